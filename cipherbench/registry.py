@@ -1,0 +1,184 @@
+"""The canonical primitive registry, expanded from registry/primitives.toml.
+
+This module uses the standard library only: the native engine's build runs it
+(``python3 -m cipherbench.registry --cpp OUT``) to generate its table, so the
+registry is read from one file by everything.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import tomllib
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+
+REGISTRY_FILE = Path(__file__).resolve().parent.parent / "registry" / "primitives.toml"
+
+KINDS = ("cipher", "aead", "stream", "hash", "null")
+
+
+@dataclass(frozen=True)
+class Primitive:
+    """One canonical primitive with every length an implementation must honour."""
+
+    name: str
+    kind: str  # one of KINDS; "cipher" = a block cipher in an unauthenticated mode
+    family: str  # cipher/stream/hash id: "aes", "chacha20", "sha-256"
+    title: str
+    mode: str | None = None
+    key_bits: int = 0  # the number in the name
+    key_bytes: int = 0  # bytes the implementation is given (XTS/SIV: both keys)
+    block_bytes: int = 0  # cipher block; for whole_blocks modes the input unit
+    iv_bytes: int = 0
+    tag_bytes: int = 0
+    digest_bytes: int = 0
+    whole_blocks: bool = False
+    rounds: int | None = None
+    params: dict = field(default_factory=dict, compare=False, hash=False)
+    spec: str = ""
+
+    @property
+    def is_aead(self) -> bool:
+        return self.kind == "aead"
+
+    def input_rule(self) -> str:
+        """A short sentence saying which input lengths are accepted."""
+        if self.kind == "hash":
+            return "any length"
+        if self.whole_blocks:
+            return f"a multiple of {self.block_bytes} bytes (no padding)"
+        return "any length"
+
+    def as_dict(self) -> dict:
+        d = {
+            "name": self.name, "kind": self.kind, "family": self.family, "title": self.title,
+            "mode": self.mode, "key_bytes": self.key_bytes, "block_bytes": self.block_bytes,
+            "iv_bytes": self.iv_bytes, "tag_bytes": self.tag_bytes,
+            "digest_bytes": self.digest_bytes, "whole_blocks": self.whole_blocks,
+            "rounds": self.rounds, "params": self.params, "spec": self.spec,
+        }
+        return {k: v for k, v in d.items() if v not in (None, {}, "")}
+
+
+class Registry:
+    def __init__(self, primitives: list[Primitive]):
+        self._by_name = {p.name: p for p in primitives}
+
+    def __contains__(self, name: str) -> bool:
+        return name in self._by_name
+
+    def __getitem__(self, name: str) -> Primitive:
+        return self._by_name[name]
+
+    def get(self, name: str) -> Primitive | None:
+        return self._by_name.get(name)
+
+    def __iter__(self):
+        return iter(self._by_name.values())
+
+    def __len__(self) -> int:
+        return len(self._by_name)
+
+    def names(self) -> list[str]:
+        return list(self._by_name)
+
+
+def _rounds_for(spec, key_bits: int) -> int | None:
+    if spec is None:
+        return None
+    if isinstance(spec, dict):
+        return spec.get(str(key_bits))
+    return int(spec)
+
+
+def _expand(data: dict) -> list[Primitive]:
+    modes = data["modes"]
+    default_modes = data["default_modes"]
+    out: list[Primitive] = []
+    for cid, c in data.get("ciphers", {}).items():
+        block_bits = c["block_bits"]
+        mode_list = c.get("modes") or default_modes.get(str(block_bits), default_modes["other"])
+        for kb in c["key_bits"]:
+            one_key = c.get("key_bytes", {}).get(str(kb), kb // 8)
+            for m in mode_list:
+                md = modes[m]
+                if "block_bits" in md and block_bits not in md["block_bits"]:
+                    continue
+                iv = md.get("iv", "none")
+                iv_bytes = 0 if iv == "none" else block_bits // 8 if iv == "block" else int(iv)
+                params = dict(c.get("params", {}))
+                for extra in ("byte_order", "key_schedule"):
+                    if extra in c:
+                        params[extra] = c[extra]
+                out.append(Primitive(
+                    name=f"{cid}-{kb}-{m}", kind=md["kind"], family=cid,
+                    title=f"{c.get('title', cid)}, {kb}-bit key, {m.upper()}",
+                    mode=m, key_bits=kb, key_bytes=one_key * md.get("key_factor", 1),
+                    block_bytes=block_bits // 8, iv_bytes=iv_bytes,
+                    tag_bytes=md.get("tag_bytes", 0), whole_blocks=md.get("whole_blocks", False),
+                    rounds=_rounds_for(c.get("rounds"), kb), params=params,
+                    spec=f"{c.get('spec', '')}; {md.get('spec', '')}".strip("; "),
+                ))
+    for sid, s in data.get("streams", {}).items():
+        out.append(Primitive(
+            name=sid, kind="stream", family=sid, title=s.get("title", sid),
+            key_bits=s["key_bits"], key_bytes=s["key_bits"] // 8, iv_bytes=s.get("iv", 0),
+            rounds=s.get("rounds"), params=s.get("params", {}), spec=s.get("spec", "")))
+    for aid, a in data.get("aeads", {}).items():
+        out.append(Primitive(
+            name=aid, kind="aead", family=aid, title=a.get("title", aid),
+            key_bits=a["key_bits"], key_bytes=a["key_bits"] // 8, iv_bytes=a["iv"],
+            tag_bytes=a["tag_bytes"], params=a.get("params", {}), spec=a.get("spec", "")))
+    for hid, h in data.get("hashes", {}).items():
+        out.append(Primitive(
+            name=hid, kind="hash", family=hid, title=h.get("title", hid.upper()),
+            digest_bytes=h["digest_bits"] // 8, block_bytes=h.get("block_bits", 0) // 8,
+            params=h.get("params", {}), spec=h.get("spec", "")))
+    for nid, n in data.get("special", {}).items():
+        out.append(Primitive(name=nid, kind=n["kind"], family=nid, title=n.get("title", nid)))
+    names = [p.name for p in out]
+    dupes = {n for n in names if names.count(n) > 1}
+    if dupes:
+        raise ValueError(f"registry names defined twice: {sorted(dupes)}")
+    return out
+
+
+@lru_cache(maxsize=None)
+def load(path: Path = REGISTRY_FILE) -> Registry:
+    with open(path, "rb") as f:
+        return Registry(_expand(tomllib.load(f)))
+
+
+def cpp_table(reg: Registry) -> str:
+    """The engine's view of the registry, as X-macro lines."""
+    lines = ["// generated from registry/primitives.toml by cipherbench/registry.py; do not edit",
+             "// CB_PRIMITIVE(name, kind, family, mode, key_bytes, block_bytes, iv_bytes,"
+             " tag_bytes, digest_bytes, whole_blocks, rounds)"]
+    for p in reg:
+        lines.append(
+            f'CB_PRIMITIVE("{p.name}", {p.kind.capitalize()}, "{p.family}", "{p.mode or ""}", '
+            f"{p.key_bytes}, {p.block_bytes}, {p.iv_bytes}, {p.tag_bytes}, {p.digest_bytes}, "
+            f"{'true' if p.whole_blocks else 'false'}, {p.rounds or 0})")
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description="Expand the primitive registry.")
+    ap.add_argument("--cpp", metavar="OUT", help="write the engine's X-macro table to OUT")
+    args = ap.parse_args(argv)
+    reg = load()
+    if args.cpp:
+        text = cpp_table(reg)
+        out = Path(args.cpp)
+        if not out.exists() or out.read_text() != text:  # keep mtime stable: no needless rebuilds
+            out.parent.mkdir(parents=True, exist_ok=True)
+            out.write_text(text)
+    else:
+        for p in reg:
+            print(p.name)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+cb_adapter(${CB_FOLDER} SOURCES ${CB_DIR}/adapter.cpp)

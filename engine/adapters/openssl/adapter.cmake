@@ -1,0 +1,6 @@
+pkg_check_modules(CB_OPENSSL IMPORTED_TARGET libcrypto>=3.0)
+if(CB_OPENSSL_FOUND)
+  cb_adapter(${CB_FOLDER} SOURCES ${CB_DIR}/adapter.cpp LIBS PkgConfig::CB_OPENSSL)
+else()
+  cb_adapter_missing(${CB_FOLDER} "OpenSSL 3 (libcrypto) not found by pkg-config at build time; install libssl-dev")
+endif()

@@ -1,0 +1,106 @@
+// The contract between the native runner and one library adapter.
+//
+// An adapter wraps one library (one folder under engine/adapters/, one
+// translation unit that includes that library's headers and no other's).
+// It names the primitives it offers under the registry's canonical names and
+// creates keyed contexts for them. The runner owns everything else: parsing
+// requests, checking lengths against the registry, timing, hex.
+//
+// Contract, sentence by sentence (the conformance suite and verify check them):
+//  - offers() lists only primitives that work at run time on this machine
+//    (probe the library; a cipher compiled out is not offered).
+//  - Everything not offered is "unsupported"; an adapter never guesses.
+//  - Lengths reaching an adapter were already checked against the registry:
+//    key_bytes, iv_bytes, tag_bytes exact; whole blocks where the mode needs them.
+//  - Cipher::update must accept in == out (in-place); timed loops use it.
+//  - Library failures are reported by throwing cb::Error; never abort, never
+//    print to stdout (stdout belongs to the protocol).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace cb {
+
+enum class Kind { Cipher, Aead, Stream, Hash, Null };
+enum class Direction { Encrypt, Decrypt };
+
+// One registry entry, generated from registry/primitives.toml.
+struct Primitive {
+    const char* name;
+    Kind kind;
+    const char* family;  // "aes", "chacha20", "sha-256"
+    const char* mode;    // "cbc", ... or "" for streams, AEADs named on their own, hashes
+    size_t key_bytes, block_bytes, iv_bytes, tag_bytes, digest_bytes;
+    bool whole_blocks;
+    unsigned rounds;  // full-cipher rounds from the registry, 0 if not applicable
+};
+const Primitive* find_primitive(const std::string& name);
+const std::vector<Primitive>& all_primitives();
+
+struct Error : std::runtime_error { using std::runtime_error::runtime_error; };
+struct Unsupported : std::runtime_error { using std::runtime_error::runtime_error; };
+
+// What an adapter offers for one primitive.
+struct Offer {
+    std::string primitive;  // canonical name
+    std::string provider;   // what actually runs: "AES-NI", "portable C", "SHA-NI", ...
+};
+
+// A keyed context for one primitive in one direction (ciphers, streams, AEADs, null).
+// A message is: start(iv) -> aad()* -> update()* -> finish(tag).
+class Cipher {
+public:
+    virtual ~Cipher() = default;
+    // Key setup. Called once per context, or once per message in the rekey workload.
+    virtual void set_key(const uint8_t* key, size_t len) = 0;
+    // Begin a message with this IV / nonce (len = the registry's iv_bytes, may be 0).
+    virtual void start(const uint8_t* iv, size_t len) = 0;
+    // Associated data (AEADs only), before any update().
+    virtual void aad(const uint8_t*, size_t) {}
+    // Transform len bytes. For whole-block modes len is a multiple of the block;
+    // for stream-like modes calls may be any length and continue the stream.
+    virtual void update(const uint8_t* in, uint8_t* out, size_t len) = 0;
+    // End the message. AEAD encrypt: writes tag_bytes to tag. AEAD decrypt:
+    // reads the expected tag and returns false if it does not verify (the
+    // output must then be discarded). Everything else returns true.
+    virtual bool finish(uint8_t* tag) { (void)tag; return true; }
+};
+
+class Hash {
+public:
+    virtual ~Hash() = default;
+    virtual void init() = 0;
+    virtual void update(const uint8_t* in, size_t len) = 0;
+    virtual void final(uint8_t* digest) = 0;  // writes digest_bytes
+};
+
+class Adapter {
+public:
+    virtual ~Adapter() = default;
+    virtual std::string name() const = 0;      // implementation name: "openssl"
+    virtual std::string library() const = 0;  // "OpenSSL"
+    virtual std::string version() const = 0;   // run-time version, never the header's
+    // Empty if usable; otherwise why nothing can run (e.g. AF_ALG absent).
+    virtual std::string unavailable_reason() const { return {}; }
+    virtual std::vector<Offer> offers() const = 0;
+    virtual std::unique_ptr<Cipher> cipher(const Primitive& p, Direction d) const {
+        (void)d;
+        throw Unsupported(std::string(p.name) + " is not offered by " + name());
+    }
+    virtual std::unique_ptr<Hash> hash(const Primitive& p) const {
+        throw Unsupported(std::string(p.name) + " is not offered by " + name());
+    }
+    // Free-form facts worth recording with results (build options, CPU paths).
+    virtual std::vector<std::pair<std::string, std::string>> notes() const { return {}; }
+};
+
+}  // namespace cb
+
+// Each adapter folder defines exactly one factory:
+//   std::unique_ptr<cb::Adapter> cb_adapter_<folder>();
+#define CB_ADAPTER_FACTORY(folder) std::unique_ptr<cb::Adapter> cb_adapter_##folder()

@@ -1,0 +1,41 @@
+// Clocks the runner reads around a timed batch. Nothing here is called
+// inside a timed loop except now_ns()/tsc()/CoreCycles::read() at its edges.
+#pragma once
+
+#include <cstdint>
+#include <ctime>
+#include <string>
+
+namespace cb {
+
+inline uint64_t now_ns() {
+    timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return uint64_t(ts.tv_sec) * 1000000000u + uint64_t(ts.tv_nsec);
+}
+
+// The time-stamp counter: a fixed-rate clock on current x86, NOT core cycles.
+bool has_tsc();
+uint64_t tsc();
+
+// A real core-cycle counter through perf_event_open, when the kernel and
+// hypervisor expose one; otherwise available() is false and why() says why.
+class CoreCycles {
+public:
+    CoreCycles();
+    ~CoreCycles();
+    bool available() const { return fd_ >= 0; }
+    const std::string& why() const { return why_; }
+    uint64_t read() const;
+
+private:
+    int fd_ = -1;
+    std::string why_;
+};
+
+// Runs `n` dependent single-cycle additions (a serial chain: one per core
+// cycle on every x86-64 core of the last decade); the caller times it to
+// estimate the core clock, as libgcrypt's bench-slope does.
+void dependent_add_chain(uint64_t n_thousands);
+
+}  // namespace cb

@@ -1,0 +1,455 @@
+// cipherbench-engine: the native runner. Speaks protocol v1 (docs/protocol.md):
+// one JSON request per line on stdin, one JSON response per line on stdout.
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "cipherbench/adapter.h"
+#include "clocks.h"
+
+using json = nlohmann::json;
+
+#define CB_ADAPTER(folder) CB_ADAPTER_FACTORY(folder);
+#define CB_ADAPTER_MISSING(folder, reason)
+#include "adapters.inc"
+#undef CB_ADAPTER
+#undef CB_ADAPTER_MISSING
+
+namespace cb {
+namespace {
+
+constexpr int kProtocol = 1;
+
+struct Impl {
+    std::string name, library, version, reason;
+    std::unique_ptr<Adapter> adapter;
+    std::map<std::string, std::string> offers;  // primitive -> provider
+    std::vector<std::string> problems;
+    std::vector<std::pair<std::string, std::string>> notes;
+};
+
+struct Fail : std::runtime_error {  // answered as status "error"
+    using std::runtime_error::runtime_error;
+};
+
+// ------------------------------------------------------------------ hex
+std::vector<uint8_t> unhex(const json& req, const char* field, bool required = false) {
+    if (!req.contains(field) || req[field].is_null()) {
+        if (required) throw Fail(std::string("missing field '") + field + "'");
+        return {};
+    }
+    if (!req[field].is_string()) throw Fail(std::string("field '") + field + "' must be a hex string");
+    const std::string& s = req[field].get_ref<const std::string&>();
+    if (s.size() % 2) throw Fail(std::string("field '") + field + "' has an odd number of hex digits");
+    std::vector<uint8_t> out(s.size() / 2);
+    auto nib = [&](char c) -> int {
+        if (c >= '0' && c <= '9') return c - '0';
+        if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+        if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+        throw Fail(std::string("field '") + field + "' is not hex");
+    };
+    for (size_t i = 0; i < out.size(); ++i) out[i] = uint8_t(nib(s[2 * i]) << 4 | nib(s[2 * i + 1]));
+    return out;
+}
+
+std::string hex(const uint8_t* p, size_t n) {
+    static const char* d = "0123456789abcdef";
+    std::string s(2 * n, '0');
+    for (size_t i = 0; i < n; ++i) { s[2 * i] = d[p[i] >> 4]; s[2 * i + 1] = d[p[i] & 15]; }
+    return s;
+}
+
+// ------------------------------------------------------------------ runner state
+class Engine {
+public:
+    Engine() {
+#define CB_ADAPTER(folder) add(#folder, [] { return cb_adapter_##folder(); });
+#define CB_ADAPTER_MISSING(folder, why) add_missing(#folder, why);
+#include "adapters.inc"
+#undef CB_ADAPTER
+#undef CB_ADAPTER_MISSING
+    }
+
+    json handle(const json& req) {
+        const std::string op = str(req, "op");
+        if (op == "hello") return hello();
+        if (op == "encrypt" || op == "decrypt") return crypt(req, op == "encrypt");
+        if (op == "hash") return hash_once(req);
+        if (op == "bench") return bench(req);
+        if (op == "cpu-clock") return cpu_clock(req);
+        throw Fail("unknown op '" + op + "'; accepted: hello, encrypt, decrypt, hash, bench, cpu-clock, quit");
+    }
+
+private:
+    template <class F>
+    void add(const std::string& folder, F make) {
+        Impl im;
+        im.name = folder;
+        try {
+            im.adapter = make();
+            im.name = im.adapter->name();
+            im.library = im.adapter->library();
+            im.version = im.adapter->version();
+            im.reason = im.adapter->unavailable_reason();
+            im.notes = im.adapter->notes();
+            if (im.reason.empty()) {
+                for (const auto& o : im.adapter->offers()) {
+                    if (!find_primitive(o.primitive))
+                        im.problems.push_back("offers '" + o.primitive + "', which is not in the registry");
+                    else
+                        im.offers[o.primitive] = o.provider;
+                }
+            }
+        } catch (const std::exception& e) {
+            im.reason = std::string("failed to initialise: ") + e.what();
+            im.offers.clear();
+        }
+        impls_.push_back(std::move(im));
+    }
+
+    void add_missing(const std::string& folder, const std::string& why) {
+        Impl im;
+        im.name = folder;
+        im.reason = why;
+        impls_.push_back(std::move(im));
+    }
+
+    static std::string str(const json& req, const char* field) {
+        if (!req.contains(field)) throw Fail(std::string("missing field '") + field + "'");
+        if (!req[field].is_string()) throw Fail(std::string("field '") + field + "' must be a string");
+        return req[field].get<std::string>();
+    }
+
+    static uint64_t count(const json& req, const char* field, uint64_t dflt, bool required = false) {
+        if (!req.contains(field)) {
+            if (required) throw Fail(std::string("missing field '") + field + "'");
+            return dflt;
+        }
+        if (!req[field].is_number_unsigned()) throw Fail(std::string("field '") + field + "' must be a non-negative integer");
+        return req[field].get<uint64_t>();
+    }
+
+    json hello() const {
+        json impls = json::array();
+        for (const auto& im : impls_) {
+            json j = {{"name", im.name}, {"available", im.reason.empty()}};
+            if (!im.library.empty()) j["library"] = im.library;
+            if (!im.version.empty()) j["version"] = im.version;
+            if (!im.reason.empty()) j["reason"] = im.reason;
+            json prims = json::array();
+            for (const auto& [p, prov] : im.offers) prims.push_back({{"name", p}, {"provider", prov}});
+            j["primitives"] = prims;
+            if (!im.problems.empty()) j["problems"] = im.problems;
+            if (!im.notes.empty()) {
+                json n = json::object();
+                for (const auto& [k, v] : im.notes) n[k] = v;
+                j["notes"] = n;
+            }
+            impls.push_back(j);
+        }
+        json clocks = {{"monotonic", "clock_gettime(CLOCK_MONOTONIC)"}};
+        clocks["tsc"] = has_tsc() ? json("rdtsc (fixed-rate, not core cycles)") : json(nullptr);
+        if (cycles_.available()) clocks["core_cycles"] = "perf_event PERF_COUNT_HW_CPU_CYCLES";
+        else { clocks["core_cycles"] = nullptr; clocks["core_cycles_unavailable"] = cycles_.why(); }
+        return {{"status", "ok"}, {"protocol", kProtocol}, {"runner", "native"}, {"language", "C++17"},
+                {"runtime", runtime()}, {"clocks", clocks}, {"implementations", impls}};
+    }
+
+    static std::string runtime() {
+#if defined(__clang__)
+        return std::string("clang ") + __clang_version__;
+#elif defined(__GNUC__)
+        return std::string("g++ ") + __VERSION__;
+#else
+        return "unknown compiler";
+#endif
+    }
+
+    struct Target {
+        const Impl* impl;
+        const Primitive* prim;
+        std::string provider;
+    };
+
+    // Resolves impl + primitive, or throws Fail / Unsupported with a clear message.
+    Target target(const json& req) const {
+        const std::string iname = str(req, "impl"), pname = str(req, "primitive");
+        const Primitive* p = find_primitive(pname);
+        if (!p) throw Fail("unknown primitive '" + pname + "' (not in the registry)");
+        for (const auto& im : impls_) {
+            if (im.name != iname) continue;
+            if (!im.reason.empty()) throw Unsupported(iname + " is unavailable: " + im.reason);
+            auto it = im.offers.find(pname);
+            if (it == im.offers.end()) throw Unsupported(iname + " does not offer " + pname);
+            return {&im, p, it->second};
+        }
+        throw Fail("unknown implementation '" + iname + "'");
+    }
+
+    static void check_lengths(const Primitive& p, const std::vector<uint8_t>& key,
+                              const std::vector<uint8_t>& iv, const std::vector<uint8_t>& aad) {
+        if (key.size() != p.key_bytes)
+            throw Fail(std::string(p.name) + " takes a " + std::to_string(p.key_bytes) +
+                       "-byte key, got " + std::to_string(key.size()));
+        if (iv.size() != p.iv_bytes)
+            throw Fail(std::string(p.name) + " takes a " + std::to_string(p.iv_bytes) +
+                       "-byte IV/nonce, got " + std::to_string(iv.size()));
+        if (!aad.empty() && p.kind != Kind::Aead)
+            throw Fail(std::string(p.name) + " is not an AEAD and takes no associated data");
+    }
+
+    static void check_input(const Primitive& p, size_t n) {
+        if (p.whole_blocks && n % p.block_bytes)
+            throw Fail(std::string(p.name) + " takes whole " + std::to_string(p.block_bytes) +
+                       "-byte blocks (no padding), got " + std::to_string(n) + " bytes");
+    }
+
+    json crypt(const json& req, bool enc) const {
+        Target t = target(req);
+        const Primitive& p = *t.prim;
+        if (p.kind == Kind::Hash) throw Fail(std::string(p.name) + " is a hash: use op 'hash'");
+        auto key = unhex(req, "key"), iv = unhex(req, "iv"), aad = unhex(req, "aad"),
+             in = unhex(req, "input", true);
+        check_lengths(p, key, iv, aad);
+        size_t n = in.size();
+        std::vector<uint8_t> tag(p.tag_bytes);
+        if (p.kind == Kind::Aead && !enc) {
+            if (n < p.tag_bytes) throw Fail(std::string(p.name) + " decryption input must end with the " +
+                                            std::to_string(p.tag_bytes) + "-byte tag");
+            n -= p.tag_bytes;
+            std::memcpy(tag.data(), in.data() + n, p.tag_bytes);
+        }
+        check_input(p, n);
+        auto c = t.impl->adapter->cipher(p, enc ? Direction::Encrypt : Direction::Decrypt);
+        c->set_key(key.data(), key.size());
+        c->start(iv.data(), iv.size());
+        if (p.kind == Kind::Aead && !aad.empty()) c->aad(aad.data(), aad.size());
+        std::vector<uint8_t> out(n);
+        if (n) c->update(in.data(), out.data(), n);
+        bool ok = c->finish(tag.data());
+        json r = {{"status", "ok"}};
+        if (p.kind == Kind::Aead && !enc) {
+            r["authentic"] = ok;
+            if (ok) r["output"] = hex(out.data(), n);
+        } else {
+            if (p.kind == Kind::Aead) out.insert(out.end(), tag.begin(), tag.end());
+            r["output"] = hex(out.data(), out.size());
+        }
+        return r;
+    }
+
+    json hash_once(const json& req) const {
+        Target t = target(req);
+        const Primitive& p = *t.prim;
+        if (p.kind != Kind::Hash) throw Fail(std::string(p.name) + " is not a hash: use encrypt/decrypt");
+        auto in = unhex(req, "input", true);
+        auto h = t.impl->adapter->hash(p);
+        h->init();
+        if (!in.empty()) h->update(in.data(), in.size());
+        std::vector<uint8_t> d(p.digest_bytes);
+        h->final(d.data());
+        return {{"status", "ok"}, {"output", hex(d.data(), d.size())}};
+    }
+
+    // ------------------------------------------------------------------ timed batches
+    struct Sample { uint64_t ns, tsc, cycles; };
+
+    template <class F>
+    Sample timed(F&& body) const {
+        uint64_t c0 = cycles_.available() ? cycles_.read() : 0;
+        uint64_t t0 = now_ns(), k0 = tsc();
+        body();
+        uint64_t k1 = tsc(), t1 = now_ns();
+        uint64_t c1 = cycles_.available() ? cycles_.read() : 0;
+        return {t1 - t0, k1 - k0, c1 - c0};
+    }
+
+    static void bump(std::vector<uint8_t>& iv) {  // next nonce: big-endian increment
+        for (size_t j = iv.size(); j-- > 0;)
+            if (++iv[j]) break;
+    }
+
+    json bench(const json& req) const {
+        Target t = target(req);
+        const Primitive& p = *t.prim;
+        const std::string op = str(req, "operation");
+        const std::string workload = req.contains("workload") ? str(req, "workload") : "bulk";
+        const uint64_t size = count(req, "size", 0, op != "keysetup" && op != "keysetup-decrypt");
+        const uint64_t loops = count(req, "loops", 0, true), batches = count(req, "batches", 1);
+        if (loops == 0 || batches == 0) throw Fail("loops and batches must be at least 1");
+        if (batches > 100000) throw Fail("at most 100000 batches per request");
+        if (size > (uint64_t(1) << 30)) throw Fail("size is limited to 1 GiB");
+        if (workload != "bulk" && workload != "message" && workload != "rekey")
+            throw Fail("unknown workload '" + workload + "'; accepted: bulk, message, rekey");
+
+        // Deterministic buffer: byte i = i mod 256 (as the 2008 comparison's verify used).
+        std::vector<uint8_t> buf(size ? size : 1), out(size ? size : 1);
+        for (size_t i = 0; i < buf.size(); ++i) buf[i] = uint8_t(i);
+        std::vector<Sample> samples;
+        samples.reserve(batches);
+
+        if (p.kind == Kind::Hash) {
+            if (op != "hash") throw Fail(std::string(p.name) + " is a hash: operation must be 'hash'");
+            if (workload == "rekey") throw Fail("hashes have no key: use workload bulk or message");
+            auto h = t.impl->adapter->hash(p);
+            std::vector<uint8_t> d(p.digest_bytes);
+            for (uint64_t b = 0; b < batches; ++b) {
+                if (workload == "bulk") {
+                    h->init();
+                    samples.push_back(timed([&] { for (uint64_t i = 0; i < loops; ++i) h->update(buf.data(), size); }));
+                    h->final(d.data());
+                } else {
+                    samples.push_back(timed([&] {
+                        for (uint64_t i = 0; i < loops; ++i) { h->init(); h->update(buf.data(), size); h->final(d.data()); }
+                    }));
+                }
+            }
+            return result(samples);
+        }
+
+        auto key = unhex(req, "key"), iv = unhex(req, "iv"), aad = unhex(req, "aad");
+        check_lengths(p, key, iv, aad);
+        if (op == "keysetup" || op == "keysetup-decrypt") {
+            auto c = t.impl->adapter->cipher(p, op == "keysetup" ? Direction::Encrypt : Direction::Decrypt);
+            for (uint64_t b = 0; b < batches; ++b)
+                samples.push_back(timed([&] { for (uint64_t i = 0; i < loops; ++i) c->set_key(key.data(), key.size()); }));
+            return result(samples);
+        }
+        check_input(p, size);
+        const bool aead = p.kind == Kind::Aead;
+        std::vector<uint8_t> tag(p.tag_bytes);
+        if (op == "encrypt") {
+            auto c = t.impl->adapter->cipher(p, Direction::Encrypt);
+            c->set_key(key.data(), key.size());
+            for (uint64_t b = 0; b < batches; ++b) {
+                if (workload == "bulk") {
+                    c->start(iv.data(), iv.size());
+                    if (aead && !aad.empty()) c->aad(aad.data(), aad.size());
+                    samples.push_back(timed([&] { for (uint64_t i = 0; i < loops; ++i) c->update(buf.data(), buf.data(), size); }));
+                    c->finish(tag.data());
+                } else {
+                    const bool rekey = workload == "rekey";
+                    samples.push_back(timed([&] {
+                        for (uint64_t i = 0; i < loops; ++i) {
+                            if (rekey) c->set_key(key.data(), key.size());
+                            c->start(iv.data(), iv.size());
+                            if (aead && !aad.empty()) c->aad(aad.data(), aad.size());
+                            c->update(buf.data(), buf.data(), size);
+                            c->finish(tag.data());
+                            bump(iv);
+                        }
+                    }));
+                }
+            }
+            return result(samples);
+        }
+        if (op == "decrypt" || op == "decrypt-forged") {
+            const bool forged = op == "decrypt-forged";
+            if (forged && !aead) throw Fail("decrypt-forged applies to AEADs only");
+            // A valid ciphertext (and tag) to open, made once outside the timing.
+            if (aead) {
+                auto e = t.impl->adapter->cipher(p, Direction::Encrypt);
+                e->set_key(key.data(), key.size());
+                e->start(iv.data(), iv.size());
+                if (!aad.empty()) e->aad(aad.data(), aad.size());
+                if (size) e->update(buf.data(), buf.data(), size);
+                e->finish(tag.data());
+                if (forged) tag[0] ^= 1;
+            }
+            auto c = t.impl->adapter->cipher(p, Direction::Decrypt);
+            c->set_key(key.data(), key.size());
+            uint64_t accepted = 0;
+            for (uint64_t b = 0; b < batches; ++b) {
+                if (workload == "bulk") {
+                    // Streaming decryption of one long message; no tag check (as openssl speed -evp -decrypt).
+                    c->start(iv.data(), iv.size());
+                    if (aead && !aad.empty()) c->aad(aad.data(), aad.size());
+                    samples.push_back(timed([&] { for (uint64_t i = 0; i < loops; ++i) c->update(buf.data(), buf.data(), size); }));
+                } else {
+                    const bool rekey = workload == "rekey";
+                    samples.push_back(timed([&] {
+                        for (uint64_t i = 0; i < loops; ++i) {
+                            if (rekey) c->set_key(key.data(), key.size());
+                            c->start(iv.data(), iv.size());
+                            if (aead && !aad.empty()) c->aad(aad.data(), aad.size());
+                            c->update(buf.data(), out.data(), size);
+                            accepted += c->finish(tag.data());
+                        }
+                    }));
+                }
+            }
+            if (aead && workload != "bulk") {
+                const uint64_t expect = forged ? 0 : loops * batches;
+                if (accepted != expect)
+                    throw Fail(std::string(p.name) + ": " + std::to_string(accepted) + " of " +
+                               std::to_string(loops * batches) + (forged ? " forged messages were accepted" : " valid messages were accepted"));
+            }
+            return result(samples);
+        }
+        throw Fail("unknown operation '" + op + "'; accepted: encrypt, decrypt, decrypt-forged, keysetup, keysetup-decrypt, hash");
+    }
+
+    json result(const std::vector<Sample>& s) const {
+        json ns = json::array(), ticks = json::array(), cyc = json::array();
+        for (const auto& x : s) { ns.push_back(x.ns); ticks.push_back(x.tsc); cyc.push_back(x.cycles); }
+        json r = {{"status", "ok"}, {"ns", ns}};
+        r["tsc"] = has_tsc() ? ticks : json(nullptr);
+        r["core_cycles"] = cycles_.available() ? cyc : json(nullptr);
+        return r;
+    }
+
+    json cpu_clock(const json& req) const {
+        const uint64_t k = count(req, "thousands", 100000);
+        if (k == 0 || k > 100000000) throw Fail("thousands must be in 1..100000000");
+        Sample s = timed([&] { dependent_add_chain(k); });
+        json r = {{"status", "ok"}, {"chain_cycles", k * 1000}, {"ns", s.ns}};
+        r["tsc"] = has_tsc() ? json(s.tsc) : json(nullptr);
+        r["core_cycles"] = cycles_.available() ? json(s.cycles) : json(nullptr);
+        return r;
+    }
+
+    std::vector<Impl> impls_;
+    CoreCycles cycles_;
+};
+
+}  // namespace
+}  // namespace cb
+
+int main(int argc, char** argv) {
+    std::ios::sync_with_stdio(false);
+    if (argc > 1 && (std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h")) {
+        std::cerr << "cipherbench-engine: native runner speaking cipherbench protocol v1 on stdin/stdout\n";
+        return 0;
+    }
+    cb::Engine engine;
+    std::string line;
+    while (std::getline(std::cin, line)) {
+        if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+        json resp;
+        json id = nullptr;
+        try {
+            json req = json::parse(line);
+            if (!req.is_object()) throw cb::Fail("a request must be a JSON object");
+            if (req.contains("id")) id = req["id"];
+            if (req.value("op", "") == "quit") break;
+            resp = engine.handle(req);
+        } catch (const json::parse_error& e) {
+            resp = {{"status", "error"}, {"message", std::string("malformed request: not JSON (") + e.what() + ")"}};
+        } catch (const cb::Unsupported& e) {
+            resp = {{"status", "unsupported"}, {"message", e.what()}};
+        } catch (const std::exception& e) {
+            resp = {{"status", "error"}, {"message", e.what()}};
+        }
+        resp["id"] = id;
+        std::cout << resp.dump(-1, ' ', false, json::error_handler_t::replace) << '\n' << std::flush;
+    }
+    return 0;
+}
