@@ -78,8 +78,12 @@ static inline void st32(uint8_t *p, uint32_t v) {
  * least ten equal consecutive bits of w, 2 <= l <= 30, and
  * w_{l-1} = w_l = w_{l+1}. */
 static uint32_t fix_mask(uint32_t w) {
-    uint32_t m = 0;
+    uint32_t m = 0, eq = ~(w ^ (w >> 1)) & 0x7fffffffu, run9 = eq;
     unsigned start = 0;
+    /* bit l of run9: w_l = w_{l+1} = ... = w_{l+9}; none set means no run
+     * of ten equal bits, the usual case */
+    for (unsigned s = 1; s < 9; ++s) run9 &= eq >> s;
+    if (!run9) return 0;
     for (unsigned l = 1; l <= 32; ++l) {
         if (l == 32 || ((w >> l) & 1) != ((w >> start) & 1)) {
             if (l - start >= 10) /* run start..l-1: interior bits only */
