@@ -1,0 +1,3 @@
+from cipherbench.cli import main
+
+main()

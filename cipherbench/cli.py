@@ -1,0 +1,464 @@
+"""The cipherbench command line. Every failure ends in one line on stderr and a status:
+2 for usage errors (unknown names, bad hex, wrong lengths), 1 for everything else."""
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import sys
+import tomllib
+import traceback
+from pathlib import Path
+
+import click
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+from rich.table import Table
+
+from cipherbench import __version__, ops, registry
+from cipherbench.context import machine_context
+from cipherbench.errors import CipherbenchError, UsageError
+from cipherbench.measure import CoreClock, Measurer, Point, figures, measure_core_ghz, settle
+from cipherbench.runner import REPO
+from cipherbench.session import Session
+from cipherbench.store import Store, default_url, describe
+from cipherbench.verify import Verifier
+
+out = Console(highlight=False, width=None if sys.stdout.isatty() else 180)
+err = Console(stderr=True, highlight=False, soft_wrap=True)
+EXPERIMENTS = REPO / "registry" / "experiments.toml"
+
+
+class Ctx:
+    def __init__(self, runners, db, builtin):
+        self.runner_cmds = tuple(runners)
+        self.db = db
+        self.builtin = builtin
+
+    def session(self, **kw) -> Session:
+        return Session(self.runner_cmds, builtin=self.builtin, **kw)
+
+    def store(self, create=True) -> Store:
+        return Store(self.db, create=create)
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+@click.option("--runner", "runners", multiple=True, metavar="CMD",
+              help="Add a runner: any command speaking docs/protocol.md (repeatable).")
+@click.option("--db", metavar="URL", default=None,
+              help="Result store: sqlite:///PATH or postgresql://... (default: $CIPHERBENCH_DB or "
+                   "~/.local/share/cipherbench/results.sqlite).")
+@click.option("--no-builtin", is_flag=True, help="Use only the runners given with --runner.")
+@click.version_option(__version__, prog_name="cipherbench")
+@click.pass_context
+def cli(ctx, runners, db, no_builtin):
+    """Verify and measure symmetric ciphers across every implementation on this machine."""
+    ctx.obj = Ctx(runners, db, not no_builtin)
+
+
+# ---------------------------------------------------------------------------- list
+@cli.command("list")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+@click.option("--primitives", is_flag=True, help="List the registry's canonical primitives instead.")
+@click.pass_obj
+def list_cmd(c: Ctx, as_json, primitives):
+    """Implementations, their versions and primitives, and why anything is unavailable."""
+    if primitives:
+        reg = registry.load()
+        if as_json:
+            click.echo(json.dumps([p.as_dict() for p in reg], indent=1))
+            return
+        t = Table("primitive", "kind", "key", "block", "iv", "tag/digest", "input")
+        for p in reg:
+            t.add_row(p.name, p.kind, str(p.key_bytes or ""), str(p.block_bytes or ""),
+                      str(p.iv_bytes or ""), str(p.tag_bytes or p.digest_bytes or ""), p.input_rule())
+        out.print(t)
+        return
+    with c.session(pin=False) as s:
+        where = describe(c.db or default_url())
+        if as_json:
+            click.echo(json.dumps({
+                "store": where,
+                "runners": [{"name": r.spec.name, "command": r.spec.argv, "problem": r.problem,
+                             **{k: r.hello.get(k) for k in ("language", "runtime", "clocks")}}
+                            for r in s.runners],
+                "implementations": [i.as_dict() for i in s.impls.values()]}, indent=1))
+            return
+        t = Table("implementation", "runner", "library", "version", "primitives", "status")
+        for i in s.impls.values():
+            t.add_row(i.name, i.runner, i.library, i.version, str(len(i.primitives)),
+                      "ok" if i.available else f"[yellow]unavailable: {i.reason}[/]")
+        for r in s.runners:
+            if r.problem:
+                t.add_row("-", r.spec.name, "", "", "", f"[yellow]runner: {r.problem}[/]")
+        out.print(t)
+        out.print(f"result store: {where}")
+
+
+# ---------------------------------------------------------------------------- one-shot ops
+def _crypt(c: Ctx, impl, primitive, key, iv, aad, data, decrypt):
+    k = ops.parse_hex("--key", key)
+    v = ops.parse_hex("--iv", iv)
+    a = ops.parse_hex("--aad", aad)
+    d = ops.parse_hex("--in", data)
+    p = registry.load().get(primitive)
+    if p is None:
+        with c.session(pin=False) as s:
+            s.primitive(primitive)  # raises a UsageError with suggestions
+    ops.check_request(p, k, v, a, d, decrypt)
+    with c.session(pin=False) as s:
+        s.implementation(impl)
+        res = ops.crypt(s, impl, p, k, v, a, d, decrypt)
+    if res is None:
+        raise CipherbenchError(f"{primitive}: the tag does not verify; the message is not authentic "
+                               "and no plaintext is output")
+    click.echo(res.hex())
+
+
+def _crypt_options(f):
+    for opt in reversed([
+        click.argument("impl"), click.argument("primitive"),
+        click.option("--key", required=True, metavar="HEX"),
+        click.option("--iv", metavar="HEX", help="IV or nonce, as the primitive requires."),
+        click.option("--aad", metavar="HEX", help="Associated data (AEADs)."),
+        click.option("--in", "data", required=True, metavar="HEX",
+                     help="Input; for AEAD decryption, ciphertext followed by the tag.")]):
+        f = opt(f)
+    return f
+
+
+@cli.command()
+@_crypt_options
+@click.pass_obj
+def encrypt(c, impl, primitive, key, iv, aad, data):
+    """Encrypt hex input; AEADs print ciphertext followed by the tag."""
+    _crypt(c, impl, primitive, key, iv, aad, data, decrypt=False)
+
+
+@cli.command()
+@_crypt_options
+@click.pass_obj
+def decrypt(c, impl, primitive, key, iv, aad, data):
+    """Decrypt hex input; an AEAD message whose tag does not verify exits 1."""
+    _crypt(c, impl, primitive, key, iv, aad, data, decrypt=True)
+
+
+@cli.command("hash")
+@click.argument("impl")
+@click.argument("primitive")
+@click.option("--in", "data", required=True, metavar="HEX")
+@click.pass_obj
+def hash_cmd(c, impl, primitive, data):
+    """Hash hex input."""
+    d = ops.parse_hex("--in", data)
+    with c.session(pin=False) as s:
+        p = s.primitive(primitive)
+        s.implementation(impl)
+        click.echo(ops.digest(s, impl, p, d).hex())
+
+
+# ---------------------------------------------------------------------------- verify
+def _progress():
+    return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                    TimeRemainingColumn(), TextColumn("[dim]{task.fields[item]}"),
+                    console=err, transient=True, disable=not err.is_terminal)
+
+
+def run_verification(s: Session, pairs):
+    with _progress() as prog:
+        task = prog.add_task("verifying", total=len(pairs), item="")
+        v = Verifier(s, progress=lambda item: prog.update(task, advance=1, item=item))
+        results = v.run(pairs)
+    return results, v.missing_corpora
+
+
+def print_failures(results):
+    for r in results:
+        for f in r.failures:
+            err.print(f"[red]FAILED[/] {r.impl} {r.primitive}: {f['check']}")
+            for k in ("key", "iv", "aad", "input", "expected", "actual", "source", "vector", "agrees_with"):
+                if f.get(k) not in (None, "", []):
+                    err.print(f"    {k:>10}: {f[k]}")
+
+
+@cli.command()
+@click.option("--impl", "impls", multiple=True, help="Only this implementation (repeatable).")
+@click.option("--primitive", "primitives", multiple=True, help="Only this primitive (repeatable).")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable report.")
+@click.pass_obj
+def verify(c: Ctx, impls, primitives, as_json):
+    """Known answers, round trips, cross-implementation agreement and forgery rejection.
+    Exits 0 only when everything it ran passed."""
+    with c.session(pin=False) as s:
+        pairs = s.pairs(impls, primitives)
+        if not pairs:
+            raise UsageError("nothing to verify: no implementation offers what was asked")
+        results, missing = run_verification(s, pairs)
+    failed = [r for r in results if r.status == "failed"]
+    if as_json:
+        click.echo(json.dumps({"corpora_missing": missing,
+                               "summary": {k: sum(r.status == k for r in results)
+                                           for k in ("passed", "failed", "unverified")},
+                               "results": [r.as_row() for r in results]}, indent=1))
+    else:
+        t = Table("implementation", "passed", "failed", "unverified", "known answers run")
+        by = {}
+        for r in results:
+            b = by.setdefault(r.impl, [0, 0, 0, 0])
+            b[("passed", "failed", "unverified").index(r.status)] += 1
+            b[3] += r.checks.get("kat", 0)
+        for impl, (p, f, u, k) in sorted(by.items()):
+            t.add_row(impl, str(p), f"[red]{f}[/]" if f else "0", str(u), str(k))
+        out.print(t)
+        for name, why in missing.items():
+            out.print(f"[yellow]corpus {name} not used: {why}[/]")
+        print_failures(failed)
+        out.print(f"{len(results)} (implementation, primitive) pairs: "
+                  f"{len(results) - len(failed)} without failures, {len(failed)} failed")
+    sys.exit(1 if failed else 0)
+
+
+# ---------------------------------------------------------------------------- run
+def load_presets() -> dict:
+    with open(EXPERIMENTS, "rb") as f:
+        data = tomllib.load(f)
+    return {**data.get("profiles", {}), **data.get("experiments", {})}
+
+
+def parse_sizes(text: str) -> list[int]:
+    sizes = []
+    for part in text.replace(" ", "").split(","):
+        if not part:
+            continue
+        mult = 1
+        for suffix, m in (("k", 1024), ("m", 1024 * 1024)):
+            if part.lower().endswith(suffix):
+                part, mult = part[:-1], m
+        if not part.isdigit() or int(part) * mult <= 0:
+            raise UsageError(f"--sizes takes positive byte counts like 16,1024,16k,1m; got {text!r}")
+        sizes.append(int(part) * mult)
+    return sizes
+
+
+def plan_points(s: Session, preset: dict, impls, primitives, sizes, operations, workloads):
+    prims = list(primitives) or list(preset.get("primitives", []))
+    want_impls = list(impls) or list(preset.get("implementations", []))
+    pairs = s.pairs(want_impls, prims)
+    if not primitives and not preset.get("primitives"):
+        pass  # every primitive every implementation offers
+    points = []
+    for im, p in pairs:
+        if p.kind == "null":
+            continue
+        ops_ = ["hash"] if p.kind == "hash" else [o for o in operations
+                                                 if o != "decrypt-forged" or p.kind == "aead"]
+        for op in ops_:
+            for wl in workloads:
+                if p.kind == "hash" and wl == "rekey":
+                    continue
+                for size in ([0] if op.startswith("keysetup") else sizes):
+                    if p.whole_blocks and size % p.block_bytes:
+                        continue
+                    points.append(Point(im.name, p, op, wl, size, provider=im.primitives.get(p.name, "")))
+    # The harness's own cost, measured the same way, next to everything else.
+    for im in s.impls.values():
+        if im.available and "null" in im.primitives and (not want_impls or "null" in want_impls):
+            for size in sizes:
+                points.append(Point(im.name, s.reg["null"], "encrypt", "bulk", size,
+                                    provider=im.primitives["null"], verified="n/a"))
+    return points
+
+
+@cli.command()
+@click.option("--profile", default=None, help="A preset from registry/experiments.toml (default: quick).")
+@click.option("--experiment", default=None, help="A named experiment from registry/experiments.toml.")
+@click.option("--impl", "impls", multiple=True, help="Only this implementation (repeatable).")
+@click.option("--primitive", "primitives", multiple=True, help="Only this primitive (repeatable).")
+@click.option("--sizes", default=None, help="Bytes per call, e.g. 16,1024,16k,1m.")
+@click.option("--operation", "operations", multiple=True,
+              type=click.Choice(["encrypt", "decrypt", "decrypt-forged", "keysetup", "keysetup-decrypt"]))
+@click.option("--workload", "workloads", multiple=True, type=click.Choice(["bulk", "message", "rekey"]))
+@click.option("--batch-ms", type=float, default=None, help="Target length of one timed batch.")
+@click.option("--batches", type=click.IntRange(1, 1000), default=None, help="Timed batches per point.")
+@click.option("--no-verify", is_flag=True, help="Time without verifying first (results are marked unverified).")
+@click.option("--json", "as_json", is_flag=True, help="Print the stored run as JSON at the end.")
+@click.pass_obj
+def run(c: Ctx, profile, experiment, impls, primitives, sizes, operations, workloads, batch_ms,
+        batches, no_verify, as_json):
+    """Verify, then measure, store every raw sample, and print MB/s and cycles/byte."""
+    presets = load_presets()
+    name = experiment or profile or "quick"
+    if name not in presets:
+        raise UsageError(f"unknown profile or experiment '{name}'; known: {', '.join(sorted(presets))}")
+    preset = presets[name]
+    size_list = parse_sizes(sizes) if sizes else list(preset["sizes"])
+    operations = list(operations) or list(preset.get("operations", ["encrypt"]))
+    workloads = list(workloads) or list(preset.get("workloads", ["bulk"]))
+    batch_ms = batch_ms or preset.get("batch_ms", 10)
+    batches = batches or preset.get("batches", 5)
+    store = c.store()  # open it first: a bad --db fails before any work
+    with c.session() as s:
+        points = plan_points(s, preset, impls, primitives, size_list, operations, workloads)
+        if not points:
+            raise UsageError("nothing to measure: no available implementation offers what was asked")
+        ctx = machine_context(s)
+        settings = {"profile": name, "sizes": size_list, "operations": operations, "workloads": workloads,
+                    "batch_ms": batch_ms, "batches": batches,
+                    "warmup_batches": preset.get("warmup_batches", 1), "verify": not no_verify}
+        run_id = store.begin_run(uuid=__import__("uuid").uuid4().hex, profile=name,
+                                 command=" ".join(shlex.quote(a) for a in sys.argv),
+                                 host=ctx["host"], cipherbench_version=__version__,
+                                 git_revision=ctx["git_revision"], context=ctx, settings=settings)
+        store.add_implementations(run_id, s.impls.values())
+        status, run_warnings = "failed", []
+        try:
+            verdict = {}
+            if not no_verify:
+                pairs = sorted({(pt.impl, pt.primitive.name) for pt in points if pt.primitive.kind != "null"})
+                results, missing = run_verification(s, [(s.impls[i], s.reg[p]) for i, p in pairs])
+                store.add_verifications(run_id, [r.as_row() for r in results])
+                verdict = {(r.impl, r.primitive): r.status for r in results}
+                print_failures([r for r in results if r.failures])
+                for corpus, why in missing.items():
+                    run_warnings.append(f"corpus {corpus} not used: {why}")
+            for pt in points:
+                if pt.primitive.kind != "null":
+                    pt.verified = verdict.get((pt.impl, pt.primitive.name), "unverified")
+            timed = [pt for pt in points if pt.verified != "failed"]
+            for pt in points:
+                if pt.verified == "failed":
+                    pt.error = "not timed: failed verification"
+            settle(1.0)
+            native = s.native()
+            ghz_before = measure_core_ghz(native)
+            m = Measurer(s, batch_ms, batches, settings["warmup_batches"])
+            total = len(timed) * (1 + batches)
+            with _progress() as prog:
+                task = prog.add_task("measuring", total=total, item="")
+                m.progress = lambda n, label: prog.update(task, advance=n, item=label)
+                m.run(timed)
+            ghz_after = measure_core_ghz(native)
+            known = [g for g in (ghz_before, ghz_after) if g]
+            clock = CoreClock(sum(known) / len(known) if known else None, "", ghz_before, ghz_after)
+            if clock.drift and clock.drift > 0.02:
+                run_warnings.append(f"core clock drifted {100 * clock.drift:.1f}% between before and after "
+                                    f"({ghz_before:.3f} -> {ghz_after:.3f} GHz): frequency scaling or "
+                                    "load; cycles/byte are less certain")
+            load = ctx.get("loadavg")
+            if load and load[0] > 0.5 * (os.cpu_count() or 1):
+                run_warnings.append(f"load average {load[0]:.2f} at start: the machine was busy")
+            gov = ctx["power"].get("governor")
+            if gov and gov != "performance":
+                run_warnings.append(f"CPU governor is '{gov}', not 'performance': clock speed may vary")
+            for pt in points:
+                row = {"impl": pt.impl, "primitive": pt.primitive.name, "provider": pt.provider,
+                       "operation": pt.operation, "workload": pt.workload, "size": pt.size,
+                       "aad_size": 0, "loops": pt.loops, "n": 0, "verified": pt.verified,
+                       "error": pt.error, "warnings": []}
+                f = figures(pt, clock) if pt.error is None else None
+                if f:
+                    row.update(n=f.summary.n, ns_per_call=f.summary.median, ns_low=f.summary.low,
+                               ns_high=f.summary.high, confidence=f.summary.confidence,
+                               rel_mad=f.summary.rel_mad, mb_per_s=f.mb_per_s,
+                               cycles_per_byte=f.cycles_per_byte, cycles_per_call=f.cycles_per_call,
+                               cycle_source=f.cycle_source, core_ghz=clock.ghz,
+                               tsc_per_byte=f.tsc_per_byte, warnings=f.warnings)
+                store.add_measurement(run_id, row, pt.raw)
+            status = "complete"
+        except KeyboardInterrupt:
+            status = "interrupted"
+            raise
+        finally:
+            store.finish_run(run_id, status, run_warnings)
+    show_run(store, run_id, as_json)
+
+
+# ---------------------------------------------------------------------------- show
+def fmt(x, digits=3):
+    if x is None:
+        return "-"
+    return f"{x:,.{max(0, digits - len(str(int(abs(x)))))}f}" if abs(x) < 10 ** digits else f"{x:,.0f}"
+
+
+def show_run(store: Store, run_id: int, as_json: bool = False):
+    r = store.run(run_id)
+    if as_json:
+        click.echo(json.dumps(r, indent=1, default=str))
+        return
+    t = Table(title=f"run {run_id} ({r['profile']}, {r['status']}) on {r['host']}",
+              caption="MB/s = 10^6 bytes/s at the median; ± = confidence interval of the median; "
+                      "c/B = cycles per byte", caption_justify="left")
+    for col, just in (("implementation", "left"), ("primitive", "left"), ("operation", "left"),
+                      ("size", "right"), ("MB/s", "right"), ("±", "right"), ("c/B", "right"),
+                      ("ns/call", "right"), ("provider", "left"), ("verified", "left")):
+        t.add_column(col, justify=just)
+    sources = set()
+    for m in r["measurements"]:
+        if m["error"]:
+            t.add_row(m["impl"], m["primitive"], f"{m['operation']}/{m['workload']}", str(m["size"]),
+                      "-", "", "", "", m["provider"] or "", f"[red]{m['error'][:60]}[/]")
+            continue
+        ci = ""
+        if m["ns_low"] and m["ns_high"] and m["ns_per_call"]:
+            half = (m["ns_high"] - m["ns_low"]) / 2 / m["ns_per_call"]
+            ci = f"{100 * half:.1f}%"
+        ver = {"passed": "[green]passed[/]", "failed": "[red]FAILED[/]",
+               "unverified": "[yellow]unverified[/]"}.get(m["verified"], m["verified"] or "")
+        flag = " [yellow]![/]" if m["warnings"] else ""
+        t.add_row(m["impl"], m["primitive"], f"{m['operation']}/{m['workload']}", str(m["size"]),
+                  fmt(m["mb_per_s"]) + flag, ci, fmt(m["cycles_per_byte"], 2), fmt(m["ns_per_call"], 2),
+                  m["provider"] or "", ver)
+        if m["cycle_source"]:
+            sources.add(m["cycle_source"])
+    out.print(t)
+    for src in sorted(sources):
+        out.print(f"cycles: {src}")
+    warned = [m for m in r["measurements"] if m["warnings"]]
+    if warned:
+        out.print(f"[yellow]! {len(warned)} measurements carry warnings[/] "
+                  f"(e.g. {warned[0]['impl']} {warned[0]['primitive']} {warned[0]['size']} B: "
+                  f"{warned[0]['warnings'][0]})")
+    for w in r.get("warnings") or []:
+        out.print(f"[yellow]warning: {w}[/]")
+    out.print(f"stored as run {run_id} in {describe(store.url)} "
+              f"({sum(1 for m in r['measurements'] if not m['error'])} measurements with raw samples)")
+
+
+@cli.command()
+@click.argument("run_id", required=False, type=int)
+@click.option("--json", "as_json", is_flag=True, help="The whole stored run as JSON.")
+@click.pass_obj
+def show(c: Ctx, run_id, as_json):
+    """Show a stored run (the latest by default)."""
+    store = c.store(create=False)
+    rid = run_id or store.latest_run()
+    if rid is None:
+        raise CipherbenchError(f"no runs stored in {describe(store.url)} yet (run 'cipherbench run')")
+    show_run(store, rid, as_json)
+
+
+# ---------------------------------------------------------------------------- entry point
+def main(argv=None):
+    try:
+        cli.main(args=argv, prog_name="cipherbench", standalone_mode=False)
+    except click.exceptions.Abort:
+        err.print("cipherbench: interrupted")
+        sys.exit(130)
+    except click.ClickException as e:  # usage errors from click itself
+        msg = e.format_message().replace("\n", " ")
+        err.print(f"cipherbench: error: {msg}", markup=False)
+        sys.exit(2 if isinstance(e, click.UsageError) else 1)
+    except CipherbenchError as e:
+        err.print(f"cipherbench: error: {e}", markup=False)
+        sys.exit(e.exit_code)
+    except KeyboardInterrupt:
+        err.print("cipherbench: interrupted; what was measured so far is stored")
+        sys.exit(130)
+    except BrokenPipeError:
+        sys.exit(1)
+    except Exception as e:  # a bug: still one line, with a way to see the rest
+        if os.environ.get("CIPHERBENCH_DEBUG"):
+            traceback.print_exc()
+        err.print(f"cipherbench: internal error: {type(e).__name__}: {e} "
+                  "(set CIPHERBENCH_DEBUG=1 for the traceback)", markup=False)
+        sys.exit(1)

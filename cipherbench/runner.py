@@ -1,0 +1,169 @@
+"""Talking to runners: start them, ask, and turn every way they can fail into one clear line.
+
+A runner is a process speaking docs/protocol.md. The orchestrator never times
+the pipe: runners time inside their own process and report nanoseconds.
+"""
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import queue
+import shlex
+import subprocess
+import tempfile
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from cipherbench.errors import RunnerError, UsageError
+
+REPO = Path(__file__).resolve().parent.parent
+BUILD = Path(os.environ.get("CIPHERBENCH_BUILD", REPO / "build"))
+
+#: How long a runner may take to answer one request. Timed batches are
+#: calibrated to well under a second, so a runner silent for this long is hung.
+DEFAULT_TIMEOUT = float(os.environ.get("CIPHERBENCH_RUNNER_TIMEOUT", "120"))
+
+
+@dataclass
+class RunnerSpec:
+    """How to start one runner, or why it cannot be started."""
+
+    name: str
+    argv: list[str]
+    builtin: bool = True
+    unavailable: str | None = None  # e.g. "not built: see build/runners/java.log"
+
+
+def builtin_runners() -> list[RunnerSpec]:
+    """The native engine and every language runner under runners/ (built or not)."""
+    specs = []
+    engine = Path(os.environ.get("CIPHERBENCH_ENGINE", BUILD / "engine" / "cipherbench-engine"))
+    specs.append(RunnerSpec("native", [str(engine)],
+                            unavailable=None if engine.exists() else
+                            f"not built: {engine} is missing (run 'make engine')"))
+    for run in sorted((REPO / "runners").glob("*/run")):
+        lang = run.parent.name
+        stamp = BUILD / "runners" / f"{lang}.ok"
+        why = None if stamp.exists() else (
+            f"not built: see {BUILD / 'runners' / (lang + '.log')} (run 'make runners')")
+        specs.append(RunnerSpec(lang, [str(run)], unavailable=why))
+    return specs
+
+
+def external_runner(cmd: str) -> RunnerSpec:
+    argv = shlex.split(cmd)
+    if not argv:
+        raise UsageError("--runner needs a command")
+    return RunnerSpec(Path(argv[0]).name, argv, builtin=False)
+
+
+class RunnerProcess:
+    """One running runner. request() returns the response dict or raises RunnerError."""
+
+    def __init__(self, spec: RunnerSpec, cpu: int | None = None, timeout: float = DEFAULT_TIMEOUT):
+        self.spec = spec
+        self.name = spec.name
+        self.timeout = timeout
+        self._ids = itertools.count(1)
+        self._stderr = tempfile.TemporaryFile()
+        self._lines: queue.Queue = queue.Queue()
+
+        def pin():  # runs in the child before exec: every thread it starts inherits the CPU
+            if cpu is not None and hasattr(os, "sched_setaffinity"):
+                os.sched_setaffinity(0, {cpu})
+
+        try:
+            self.proc = subprocess.Popen(
+                spec.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._stderr,
+                preexec_fn=pin, bufsize=0)
+        except OSError as e:
+            raise RunnerError(f"runner {self.name}: cannot start {spec.argv[0]!r}: {e.strerror}") from None
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self):
+        for line in self.proc.stdout:
+            self._lines.put(line)
+        self._lines.put(None)
+
+    def stderr_tail(self, n: int = 300) -> str:
+        self._stderr.seek(0)
+        text = self._stderr.read().decode("utf-8", "replace").strip()
+        return text[-n:].replace("\n", " | ")
+
+    def request(self, req: dict, timeout: float | None = None) -> dict:
+        """Send one request and return its response; RunnerError on crash, hang or garbage."""
+        rid = next(self._ids)
+        msg = dict(req, id=rid)
+        op = req.get("op", "?")
+        try:
+            self.proc.stdin.write((json.dumps(msg) + "\n").encode())
+            self.proc.stdin.flush()
+        except (BrokenPipeError, OSError):
+            raise self._died(op) from None
+        try:
+            line = self._lines.get(timeout=timeout or self.timeout)
+        except queue.Empty:
+            self.kill()
+            raise RunnerError(f"runner {self.name} did not answer '{op}' within "
+                              f"{timeout or self.timeout:.0f} s and was stopped") from None
+        if line is None:
+            raise self._died(op)
+        try:
+            resp = json.loads(line)
+        except ValueError:
+            snippet = line[:80].decode("utf-8", "replace").strip()
+            raise RunnerError(f"runner {self.name} answered '{op}' with something that is not "
+                              f"protocol JSON: {snippet!r}") from None
+        if not isinstance(resp, dict) or resp.get("status") not in ("ok", "unsupported", "error"):
+            raise RunnerError(f"runner {self.name} answered '{op}' without a valid status: {str(resp)[:80]!r}")
+        if resp.get("id") != rid:
+            raise RunnerError(f"runner {self.name} answered request {rid} with id {resp.get('id')!r}: "
+                              "responses are out of order")
+        return resp
+
+    def _died(self, op: str) -> RunnerError:
+        try:
+            code = self.proc.wait(timeout=2)
+        except subprocess.TimeoutExpired:
+            code = None
+        tail = self.stderr_tail()
+        how = f"exited with status {code}" if code is not None else "closed its output"
+        return RunnerError(f"runner {self.name} {how} while answering '{op}'"
+                           + (f"; its stderr ends: {tail}" if tail else ""))
+
+    def kill(self):
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+
+    def close(self):
+        if self.proc.poll() is None:
+            try:
+                self.proc.stdin.write(b'{"op":"quit"}\n')
+                self.proc.stdin.close()
+                self.proc.wait(timeout=5)
+            except (OSError, subprocess.TimeoutExpired):
+                self.kill()
+        self._stderr.close()
+
+
+@dataclass
+class Implementation:
+    """One implementation as a runner announced it."""
+
+    name: str  # unique across the session
+    runner: str
+    library: str = ""
+    version: str = ""
+    available: bool = True
+    reason: str = ""
+    primitives: dict[str, str] = field(default_factory=dict)  # primitive -> provider
+    notes: dict = field(default_factory=dict)
+    native_name: str = ""  # the name inside its runner (differs only on clashes)
+
+    def as_dict(self) -> dict:
+        return {"name": self.name, "runner": self.runner, "library": self.library,
+                "version": self.version, "available": self.available, "reason": self.reason,
+                "primitives": self.primitives, "notes": self.notes}

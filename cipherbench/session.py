@@ -1,0 +1,154 @@
+"""A session: the runners of one command, their implementations, and routed requests."""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+
+from cipherbench import registry
+from cipherbench.errors import CipherbenchError, RunnerError, UsageError
+from cipherbench.runner import (Implementation, RunnerProcess, RunnerSpec, builtin_runners,
+                                external_runner)
+
+
+@dataclass
+class RunnerInfo:
+    spec: RunnerSpec
+    process: RunnerProcess | None = None
+    hello: dict = field(default_factory=dict)
+    problem: str | None = None  # why this runner contributes nothing
+
+
+def measuring_cpu() -> int | None:
+    """The CPU runners are pinned to: the last one this process may use (the
+    orchestrator keeps to the others). None where affinity is not available."""
+    if not hasattr(os, "sched_getaffinity"):
+        return None
+    cpus = sorted(os.sched_getaffinity(0))
+    return cpus[-1] if cpus else None
+
+
+class Session:
+    def __init__(self, extra_runners: tuple[str, ...] = (), builtin: bool = True,
+                 only_runners: set[str] | None = None, pin: bool = True):
+        self.reg = registry.load()
+        self.cpu = measuring_cpu() if pin else None
+        specs = builtin_runners() if builtin else []
+        specs += [external_runner(c) for c in extra_runners]
+        if only_runners is not None:
+            specs = [s for s in specs if s.name in only_runners or not s.builtin]
+        self.runners: list[RunnerInfo] = [RunnerInfo(s) for s in specs]
+        self.impls: dict[str, Implementation] = {}
+        self._proc_of: dict[str, RunnerProcess] = {}
+        self._start()
+
+    # ------------------------------------------------------------------ start-up
+    def _start(self):
+        for r in self.runners:
+            if r.spec.unavailable:
+                r.problem = r.spec.unavailable
+                continue
+            try:
+                r.process = RunnerProcess(r.spec, cpu=self.cpu)
+            except RunnerError as e:
+                r.problem = str(e)
+        for r in self.runners:  # all started first, then greeted: start-up costs overlap
+            if r.process is None:
+                continue
+            try:
+                hello = r.process.request({"op": "hello"}, timeout=60)
+            except RunnerError as e:
+                r.problem = str(e)
+                r.process.kill()
+                r.process = None
+                continue
+            if hello.get("status") != "ok":
+                r.problem = f"hello failed: {hello.get('message', hello.get('status'))}"
+                continue
+            r.hello = hello
+            self._adopt(r, hello)
+        if not r.spec.builtin and r.problem:
+            pass
+
+    def _adopt(self, r: RunnerInfo, hello: dict):
+        for im in hello.get("implementations", []):
+            native = str(im.get("name", "?"))
+            name = native if native not in self.impls else f"{r.spec.name}:{native}"
+            prims, problems = {}, list(im.get("problems", []))
+            for p in im.get("primitives", []):
+                pname = p.get("name") if isinstance(p, dict) else str(p)
+                if pname in self.reg:
+                    prims[pname] = (p.get("provider", "") if isinstance(p, dict) else "") or ""
+                else:
+                    problems.append(f"offers '{pname}', which is not in the registry")
+            impl = Implementation(
+                name=name, runner=r.spec.name, library=im.get("library", ""),
+                version=im.get("version", ""), available=bool(im.get("available", True)),
+                reason=im.get("reason", ""), primitives=prims, notes=dict(im.get("notes", {})),
+                native_name=native)
+            if problems:
+                impl.notes["problems"] = problems
+            self.impls[name] = impl
+            if r.process:
+                self._proc_of[name] = r.process
+
+    def close(self):
+        for r in self.runners:
+            if r.process:
+                r.process.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    # ------------------------------------------------------------------ lookups
+    def primitive(self, name: str) -> registry.Primitive:
+        p = self.reg.get(name)
+        if p is None:
+            close = [n for n in self.reg.names() if n.startswith(name.split("-")[0])][:6]
+            hint = f"; similar: {', '.join(close)}" if close else "; 'cipherbench list --primitives' shows all"
+            raise UsageError(f"unknown primitive '{name}'{hint}")
+        return p
+
+    def implementation(self, name: str) -> Implementation:
+        im = self.impls.get(name)
+        if im is None:
+            known = ", ".join(sorted(self.impls)) or "none (is the engine built? run 'make')"
+            raise UsageError(f"unknown implementation '{name}'; available: {known}")
+        if not im.available:
+            raise CipherbenchError(f"implementation '{name}' is unavailable: {im.reason}")
+        return im
+
+    def pairs(self, impls=(), primitives=()) -> list[tuple[Implementation, registry.Primitive]]:
+        """Every (implementation, primitive) offered, filtered; names are checked."""
+        for n in impls:
+            self.implementation(n)
+        for n in primitives:
+            self.primitive(n)
+        out = []
+        for im in self.impls.values():
+            if not im.available or (impls and im.name not in impls):
+                continue
+            for pname in im.primitives:
+                if primitives and pname not in primitives:
+                    continue
+                out.append((im, self.reg[pname]))
+        return out
+
+    # ------------------------------------------------------------------ requests
+    def ask(self, impl: str, req: dict, timeout: float | None = None) -> dict:
+        im = self.implementation(impl)
+        proc = self._proc_of.get(impl)
+        if proc is None:
+            raise CipherbenchError(f"implementation '{impl}' has no running runner")
+        return proc.request(dict(req, impl=im.native_name), timeout=timeout)
+
+    def process_of(self, impl: str) -> RunnerProcess:
+        return self._proc_of[impl]
+
+    def native(self) -> RunnerProcess | None:
+        for r in self.runners:
+            if r.spec.name == "native" and r.process:
+                return r.process
+        return None

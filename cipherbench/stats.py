@@ -1,0 +1,63 @@
+"""Statistics over raw samples: robust centre, spread, and an honest interval.
+
+Samples are per-call nanoseconds (batch ns / loops). The centre is the median;
+the spread is the median absolute deviation; the interval is the
+distribution-free confidence interval of the median from order statistics,
+with the confidence it actually reaches for this many samples (5 samples
+cannot give 95 %; we say 94 %).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import stats as sps
+
+
+@dataclass(frozen=True)
+class Summary:
+    n: int
+    median: float
+    mad: float  # median absolute deviation (unscaled)
+    low: float  # confidence interval of the median
+    high: float
+    confidence: float  # what the interval reaches (0..1)
+    minimum: float
+    maximum: float
+
+    @property
+    def rel_mad(self) -> float:
+        return self.mad / self.median if self.median else 0.0
+
+
+def summarize(values, want: float = 0.95) -> Summary:
+    x = np.sort(np.asarray(values, dtype=float))
+    n = len(x)
+    if n == 0:
+        raise ValueError("no samples")
+    med = float(np.median(x))
+    mad = float(np.median(np.abs(x - med)))
+    lo, hi, conf = median_interval(n, want)
+    return Summary(n, med, mad, float(x[lo]), float(x[hi]), conf, float(x[0]), float(x[-1]))
+
+
+def median_interval(n: int, want: float = 0.95) -> tuple[int, int, float]:
+    """Indices (lo, hi) into sorted samples bracketing the median with at
+    least `want` confidence if n allows; otherwise the widest interval and its
+    confidence. P(x_(lo) <= median <= x_(hi)) = 1 - 2 * P(Bin(n, 1/2) <= lo)."""
+    if n == 1:
+        return 0, 0, 0.0
+    best = (0, n - 1, float(1 - 2 * sps.binom.cdf(0, n, 0.5)))
+    for lo in range(0, n // 2):
+        conf = 1 - 2 * sps.binom.cdf(lo, n, 0.5)
+        if conf >= want:
+            best = (lo, n - 1 - lo, float(conf))
+        else:
+            break
+    return best
+
+
+def slope_fit(sizes, ns_per_call):
+    """Least-squares line ns = a + b * bytes: (per-call overhead a in ns, b in ns/byte)."""
+    b, a = np.polyfit(np.asarray(sizes, float), np.asarray(ns_per_call, float), 1)
+    return float(a), float(b)

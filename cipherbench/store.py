@@ -1,0 +1,207 @@
+"""The result store: SQLite by default, PostgreSQL for shared use, one schema.
+
+Everything a run measured is kept: its machine context, the implementations
+that ran, every verification outcome, every measurement with its derived
+statistics, and every raw timed batch (warm-ups included, flagged).
+Writes go through SQLAlchemy Core; each measurement commits on its own, so an
+interrupted run keeps what it measured and never touches earlier runs.
+"""
+from __future__ import annotations
+
+import os
+from datetime import datetime, timezone
+from pathlib import Path
+
+from sqlalchemy import (JSON, Boolean, Column, DateTime, Float, ForeignKey, Integer, MetaData,
+                        String, Table, Text, create_engine, select, func)
+from sqlalchemy.engine import Engine
+from sqlalchemy.exc import ArgumentError, OperationalError, SQLAlchemyError
+
+from cipherbench.errors import CipherbenchError, UsageError
+
+SCHEMA_VERSION = 1
+meta = MetaData()
+
+runs = Table(
+    "runs", meta,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("uuid", String(36), unique=True, nullable=False),
+    Column("started_at", DateTime(timezone=True), nullable=False),
+    Column("finished_at", DateTime(timezone=True)),
+    Column("status", String(16), nullable=False),  # running, complete, failed, interrupted
+    Column("profile", String(64)),
+    Column("command", Text),
+    Column("host", String(255)),
+    Column("cipherbench_version", String(32)),
+    Column("git_revision", String(64)),
+    Column("context", JSON),  # machine, clocks, compiler, libraries: see context.py
+    Column("settings", JSON),  # what was asked: profile, sizes, batch length...
+    Column("warnings", JSON),
+    Column("schema_version", Integer, nullable=False, default=SCHEMA_VERSION),
+)
+
+run_implementations = Table(
+    "run_implementations", meta,
+    Column("run_id", Integer, ForeignKey("runs.id", ondelete="CASCADE"), primary_key=True),
+    Column("impl", String(128), primary_key=True),
+    Column("runner", String(64)),
+    Column("library", String(128)),
+    Column("version", String(255)),
+    Column("available", Boolean),
+    Column("reason", Text),
+    Column("primitives", JSON),  # primitive -> provider
+    Column("notes", JSON),
+)
+
+verifications = Table(
+    "verifications", meta,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("run_id", Integer, ForeignKey("runs.id", ondelete="CASCADE"), nullable=False, index=True),
+    Column("impl", String(128), nullable=False),
+    Column("primitive", String(128), nullable=False),
+    Column("status", String(16), nullable=False),  # passed, failed, unverified
+    Column("checks", JSON),  # per check kind: count run, corpus counts
+    Column("failures", JSON),  # minimal reproductions
+)
+
+measurements = Table(
+    "measurements", meta,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("run_id", Integer, ForeignKey("runs.id", ondelete="CASCADE"), nullable=False, index=True),
+    Column("impl", String(128), nullable=False),
+    Column("primitive", String(128), nullable=False),
+    Column("provider", String(255)),
+    Column("operation", String(32), nullable=False),
+    Column("workload", String(16), nullable=False),
+    Column("size", Integer, nullable=False),
+    Column("aad_size", Integer, nullable=False, default=0),
+    Column("loops", Integer, nullable=False),
+    Column("n", Integer, nullable=False),
+    Column("ns_per_call", Float),  # median
+    Column("ns_low", Float),
+    Column("ns_high", Float),
+    Column("confidence", Float),
+    Column("rel_mad", Float),
+    Column("mb_per_s", Float),  # 10^6 bytes/s at the median
+    Column("cycles_per_byte", Float),
+    Column("cycles_per_call", Float),
+    Column("cycle_source", String(255)),
+    Column("core_ghz", Float),
+    Column("tsc_per_byte", Float),
+    Column("verified", String(16)),
+    Column("warnings", JSON),
+    Column("error", Text),
+)
+
+samples = Table(
+    "samples", meta,
+    Column("measurement_id", Integer, ForeignKey("measurements.id", ondelete="CASCADE"),
+           primary_key=True),
+    Column("seq", Integer, primary_key=True),
+    Column("warmup", Boolean, nullable=False),
+    Column("loops", Integer, nullable=False),
+    Column("ns", Float, nullable=False),
+    Column("tsc", Float),
+    Column("core_cycles", Float),
+)
+
+
+def default_url() -> str:
+    env = os.environ.get("CIPHERBENCH_DB")
+    if env:
+        return env
+    base = Path(os.environ.get("XDG_DATA_HOME", Path.home() / ".local" / "share")) / "cipherbench"
+    return f"sqlite:///{base / 'results.sqlite'}"
+
+
+def describe(url: str) -> str:
+    return url.split("///", 1)[1] if url.startswith("sqlite:///") else url.split("@")[-1]
+
+
+class Store:
+    def __init__(self, url: str | None = None, create: bool = True):
+        self.url = url or default_url()
+        if self.url.startswith("postgresql://"):
+            self.url = "postgresql+psycopg://" + self.url[len("postgresql://"):]
+        if self.url.startswith("sqlite:///"):
+            path = Path(self.url[len("sqlite:///"):])
+            if not create and not path.exists():
+                raise CipherbenchError(f"no result store at {path} (run 'cipherbench run' first)")
+            path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self.engine: Engine = create_engine(self.url, future=True)
+            if create:
+                meta.create_all(self.engine)
+        except ArgumentError:
+            raise UsageError(f"--db is not a database URL: {self.url!r} "
+                             "(use sqlite:///PATH or postgresql://USER@HOST/DB)") from None
+        except (OperationalError, SQLAlchemyError) as e:
+            raise CipherbenchError(f"cannot open the result store {describe(self.url)}: "
+                                   f"{str(e.orig if hasattr(e, 'orig') else e).splitlines()[0]}") from None
+
+    # ------------------------------------------------------------------ writing
+    def begin_run(self, **fields) -> int:
+        fields.setdefault("started_at", datetime.now(timezone.utc))
+        fields.setdefault("status", "running")
+        fields.setdefault("schema_version", SCHEMA_VERSION)
+        with self.engine.begin() as c:
+            return c.execute(runs.insert().values(**fields)).inserted_primary_key[0]
+
+    def finish_run(self, run_id: int, status: str, warnings=None):
+        with self.engine.begin() as c:
+            c.execute(runs.update().where(runs.c.id == run_id).values(
+                status=status, finished_at=datetime.now(timezone.utc), warnings=warnings or []))
+
+    def add_implementations(self, run_id: int, impls):
+        rows = [dict(run_id=run_id, impl=i.name, runner=i.runner, library=i.library,
+                     version=i.version, available=i.available, reason=i.reason,
+                     primitives=i.primitives, notes=i.notes) for i in impls]
+        if rows:
+            with self.engine.begin() as c:
+                c.execute(run_implementations.insert(), rows)
+
+    def add_verifications(self, run_id: int, rows: list[dict]):
+        if rows:
+            with self.engine.begin() as c:
+                c.execute(verifications.insert(), [dict(r, run_id=run_id) for r in rows])
+
+    def add_measurement(self, run_id: int, row: dict, raw: list[dict]) -> int:
+        with self.engine.begin() as c:
+            mid = c.execute(measurements.insert().values(run_id=run_id, **row)).inserted_primary_key[0]
+            if raw:
+                c.execute(samples.insert(), [dict(s, measurement_id=mid, seq=i) for i, s in enumerate(raw)])
+        return mid
+
+    # ------------------------------------------------------------------ reading
+    def run_ids(self) -> list[int]:
+        with self.engine.connect() as c:
+            return [r[0] for r in c.execute(select(runs.c.id).order_by(runs.c.id))]
+
+    def latest_run(self, complete_only: bool = False) -> int | None:
+        q = select(func.max(runs.c.id))
+        if complete_only:
+            q = q.where(runs.c.status == "complete")
+        with self.engine.connect() as c:
+            return c.execute(q).scalar()
+
+    def run(self, run_id: int) -> dict:
+        with self.engine.connect() as c:
+            r = c.execute(select(runs).where(runs.c.id == run_id)).mappings().first()
+            if r is None:
+                raise UsageError(f"no run {run_id} in {describe(self.url)}")
+            out = dict(r)
+            out["implementations"] = [dict(x) for x in c.execute(
+                select(run_implementations).where(run_implementations.c.run_id == run_id)
+                .order_by(run_implementations.c.impl)).mappings()]
+            out["verifications"] = [dict(x) for x in c.execute(
+                select(verifications).where(verifications.c.run_id == run_id)
+                .order_by(verifications.c.id)).mappings()]
+            out["measurements"] = [dict(x) for x in c.execute(
+                select(measurements).where(measurements.c.run_id == run_id)
+                .order_by(measurements.c.id)).mappings()]
+            return out
+
+    def samples_of(self, measurement_id: int) -> list[dict]:
+        with self.engine.connect() as c:
+            return [dict(x) for x in c.execute(select(samples).where(
+                samples.c.measurement_id == measurement_id).order_by(samples.c.seq)).mappings()]

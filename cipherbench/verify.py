@@ -1,0 +1,230 @@
+"""The verification gate: nothing is timed until it has shown it computes the right thing.
+
+Checks per (implementation, primitive):
+  kat           known answers from every corpus that has the primitive (encrypt
+                and decrypt, or hash), counted per corpus;
+  roundtrip     decrypt(encrypt(m)) == m for deterministic messages of many lengths;
+  differential  the same deterministic inputs through every implementation of
+                the primitive give the same output (the group that agrees with
+                the known answers, else the largest group, is right);
+  forgery       AEADs: a changed ciphertext byte, tag byte or AD byte is rejected.
+A pair passes when every check it ran passed and it ran a KAT or agreed with
+an implementation that did; it is 'unverified' when nothing could vouch for
+its output; 'failed' otherwise, with a minimal reproduction.
+"""
+from __future__ import annotations
+
+import hashlib
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+from cipherbench import corpora
+from cipherbench.errors import RunnerError
+from cipherbench.registry import Primitive
+from cipherbench.vectors import KnownAnswer
+
+
+@dataclass
+class PairResult:
+    impl: str
+    primitive: str
+    checks: dict = field(default_factory=lambda: defaultdict(int))
+    corpus_counts: dict = field(default_factory=lambda: defaultdict(int))
+    failures: list = field(default_factory=list)
+    vouched: bool = False  # a KAT passed, or it agreed with a KAT-verified implementation
+
+    @property
+    def status(self) -> str:
+        if self.failures:
+            return "failed"
+        return "passed" if self.vouched else "unverified"
+
+    def fail(self, check: str, **repro):
+        if len(self.failures) < 5:  # the first few are what a reader needs
+            self.failures.append({"check": check, "impl": self.impl, "primitive": self.primitive,
+                                  **{k: (v.hex() if isinstance(v, bytes) else v) for k, v in repro.items()}})
+
+    def as_row(self) -> dict:
+        checks = dict(self.checks)
+        checks["kat_by_corpus"] = dict(self.corpus_counts)
+        return {"impl": self.impl, "primitive": self.primitive, "status": self.status,
+                "checks": checks, "failures": self.failures}
+
+
+def det_bytes(label: str, n: int) -> bytes:
+    """Deterministic pseudo-random bytes (SHAKE-256 of a label), as SUPERCOP seeds its inputs."""
+    return hashlib.shake_256(label.encode()).digest(n) if n else b""
+
+
+def message_lengths(p: Primitive) -> list[int]:
+    if p.kind == "hash":
+        return [0, 1, 3, 55, 56, 63, 64, 65, 127, 128, 129, 200, 1000, 4097]
+    if p.whole_blocks:
+        b = p.block_bytes
+        return [b, 2 * b, 3 * b, 7 * b, 64 * b] if p.mode != "xts" else [b, 2 * b, 5 * b, 64 * b]
+    return [0, 1, 15, 16, 17, 63, 64, 65, 100, 1000, 4099]
+
+
+class Verifier:
+    def __init__(self, session, progress=None):
+        self.s = session
+        self.progress = progress  # callable(str) or None
+        self.missing_corpora: dict[str, str] = {}
+
+    # ------------------------------------------------------------------ primitives of one call
+    def _encrypt(self, impl, p, key, iv, aad, data):
+        req = {"op": "encrypt", "primitive": p.name, "key": key.hex(), "input": data.hex()}
+        if iv:
+            req["iv"] = iv.hex()
+        if aad:
+            req["aad"] = aad.hex()
+        r = self.s.ask(impl, req)
+        if r["status"] != "ok":
+            return None, r.get("message", r["status"])
+        return bytes.fromhex(r.get("output", "")), None
+
+    def _decrypt(self, impl, p, key, iv, aad, data):
+        req = {"op": "decrypt", "primitive": p.name, "key": key.hex(), "input": data.hex()}
+        if iv:
+            req["iv"] = iv.hex()
+        if aad:
+            req["aad"] = aad.hex()
+        r = self.s.ask(impl, req)
+        if r["status"] != "ok":
+            return None, None, r.get("message", r["status"])
+        if p.kind == "aead" and not r.get("authentic", False):
+            return None, False, None
+        return bytes.fromhex(r.get("output", "")), True, None
+
+    def _hash(self, impl, p, data):
+        r = self.s.ask(impl, {"op": "hash", "primitive": p.name, "input": data.hex()})
+        if r["status"] != "ok":
+            return None, r.get("message", r["status"])
+        return bytes.fromhex(r.get("output", "")), None
+
+    # ------------------------------------------------------------------ checks
+    def kat(self, res: PairResult, p: Primitive, kas: list[KnownAnswer]):
+        for ka in kas:
+            where = {"source": ka.source, "vector": ka.where, "corpus": ka.corpus}
+            if p.kind == "hash":
+                out, err = self._hash(res.impl, p, ka.input)
+                res.checks["kat"] += 1
+                if out != ka.output:
+                    res.fail("kat", input=ka.input, expected=ka.output, actual=out or err, **where)
+                    continue
+            else:
+                out, err = self._encrypt(res.impl, p, ka.key, ka.iv, ka.aad, ka.input)
+                res.checks["kat"] += 1
+                if out != ka.output:
+                    res.fail("kat encrypt", key=ka.key, iv=ka.iv, aad=ka.aad, input=ka.input,
+                             expected=ka.output, actual=out if out is not None else err, **where)
+                    continue
+                back, ok, err = self._decrypt(res.impl, p, ka.key, ka.iv, ka.aad, ka.output)
+                if back != ka.input:
+                    res.fail("kat decrypt", key=ka.key, iv=ka.iv, aad=ka.aad, input=ka.output,
+                             expected=ka.input, actual=back if back is not None else (err or "rejected as forged"),
+                             **where)
+                    continue
+            res.corpus_counts[ka.corpus] += 1
+            res.vouched = True
+
+    def roundtrip_and_collect(self, res: PairResult, p: Primitive) -> dict:
+        """Round trips on deterministic inputs; returns {case: output} for the differential check."""
+        outputs = {}
+        for n in message_lengths(p):
+            label = f"{p.name}/{n}"
+            key, iv = det_bytes("key/" + label, p.key_bytes), det_bytes("iv/" + label, p.iv_bytes)
+            if p.mode == "xts" and key[: len(key) // 2] == key[len(key) // 2:]:
+                key = key[::-1]
+            aad = det_bytes("aad/" + label, 13) if p.kind == "aead" else b""
+            msg = det_bytes("msg/" + label, n)
+            if p.kind == "hash":
+                out, err = self._hash(res.impl, p, msg)
+                if out is None:
+                    res.fail("hash", input=msg, actual=err)
+                    continue
+                outputs[n] = (out, dict(input=msg))
+                continue
+            ct, err = self._encrypt(res.impl, p, key, iv, aad, msg)
+            if ct is None:
+                res.fail("encrypt", key=key, iv=iv, aad=aad, input=msg, actual=err)
+                continue
+            outputs[n] = (ct, dict(key=key, iv=iv, aad=aad, input=msg))
+            back, ok, err = self._decrypt(res.impl, p, key, iv, aad, ct)
+            res.checks["roundtrip"] += 1
+            if back != msg:
+                res.fail("roundtrip", key=key, iv=iv, aad=aad, input=ct, expected=msg,
+                         actual=back if back is not None else (err or "its own ciphertext rejected as forged"))
+            if p.kind == "aead":
+                self.forgery(res, p, key, iv, aad, ct)
+        return outputs
+
+    def forgery(self, res, p, key, iv, aad, ct):
+        cases = [("tag", ct[:-1] + bytes([ct[-1] ^ 0x01]), aad)]
+        if len(ct) > p.tag_bytes:
+            cases.append(("ciphertext", bytes([ct[0] ^ 0x80]) + ct[1:], aad))
+        if aad:
+            cases.append(("associated data", ct, bytes([aad[0] ^ 0x01]) + aad[1:]))
+        for what, c2, a2 in cases:
+            back, ok, err = self._decrypt(res.impl, p, key, iv, a2, c2)
+            res.checks["forgery"] += 1
+            if ok or back is not None:
+                res.fail(f"forgery ({what} changed) accepted", key=key, iv=iv, aad=a2, input=c2,
+                         expected="rejection", actual=back or "accepted")
+
+    # ------------------------------------------------------------------ the whole gate
+    def run(self, pairs) -> list[PairResult]:
+        by_prim: dict[str, list] = defaultdict(list)
+        for im, p in pairs:
+            by_prim[p.name].append((im, p))
+        kas_by_prim, self.missing_corpora = corpora.load_all(set(by_prim))
+        results: list[PairResult] = []
+        for pname, items in sorted(by_prim.items()):
+            p = items[0][1]
+            outs = {}
+            group_results = []
+            for im, _ in items:
+                if self.progress:
+                    self.progress(f"{im.name} {pname}")
+                res = PairResult(im.name, pname)
+                try:
+                    self.kat(res, p, kas_by_prim.get(pname, []))
+                    outs[im.name] = self.roundtrip_and_collect(res, p)
+                except RunnerError as e:
+                    res.fail("runner", actual=str(e))
+                group_results.append(res)
+            self.differential(p, group_results, outs)
+            results.extend(group_results)
+        return results
+
+    def differential(self, p: Primitive, results: list[PairResult], outs: dict):
+        if len(outs) < 2:
+            return
+        by_impl = {r.impl: r for r in results}
+        cases = set().union(*(o.keys() for o in outs.values()))
+        for case in sorted(cases):
+            groups: dict[bytes, list[str]] = defaultdict(list)
+            inputs = None
+            for impl, o in outs.items():
+                if case in o:
+                    groups[o[case][0]].append(impl)
+                    inputs = o[case][1]
+            if len(groups) == 1:
+                for impls in groups.values():
+                    for i in impls:
+                        by_impl[i].checks["differential"] += 1
+                    if any(by_impl[i].vouched and not by_impl[i].failures for i in impls) and len(impls) > 1:
+                        for i in impls:
+                            by_impl[i].vouched = True
+                continue
+            # Disagreement: the group containing a KAT-verified implementation is right; else the largest.
+            def rank(item):
+                out, impls = item
+                return (any(by_impl[i].vouched and not by_impl[i].failures for i in impls), len(impls))
+            right_out, right = max(groups.items(), key=rank)
+            for out, impls in groups.items():
+                for i in impls:
+                    by_impl[i].checks["differential"] += 1
+                    if out is not right_out:
+                        by_impl[i].fail("differential", expected=right_out, actual=out,
+                                        agrees_with=sorted(right), **inputs)
