@@ -1,13 +1,20 @@
 #!/usr/bin/env python3
 """Regenerate serpent_sbox.h: bitsliced circuits for the Serpent S-boxes.
 
-Each output bit of S-box S (and of its inverse) is written in algebraic normal
-form (XOR of AND-monomials of the input bits), computed here with the Moebius
-transform; the AND-monomials are shared between the four output bits of one
-S-box. The S-box tables are those of the Serpent proposal (Anderson, Biham,
-Knudsen, 1998), nibble x -> S[x], with bit 0 of the nibble in word x0.
+Our own small circuit generator. Each S-box (and inverse) output bit is a
+16-entry truth table over the input bits x0..x3 (x0 = bit 0 of the nibble).
+Outputs are built one after another, reusing every gate already built: a
+target that equals (or complements) an existing gate costs nothing (or one
+NOT); one that is AND/OR/XOR/AND-NOT of two existing gates costs one gate;
+otherwise it is split on the next input variable x (Shannon/Davio step:
+f = f0 ^ (x & (f0 ^ f1)), or x & f1, f0 & ~x, x | f0, f0 ^ x when a cofactor
+is constant) and the cofactors are built recursively. All 24 variable orders
+and 24 output orders are tried; the cheapest circuit is kept. The S-box
+tables are those of the Serpent proposal (Anderson, Biham, Knudsen, 1998).
 Usage: python3 gen_sbox.py > serpent_sbox.h
 """
+import itertools
+
 S = [
     [3, 8, 15, 1, 10, 6, 5, 11, 14, 13, 4, 2, 7, 0, 9, 12],
     [15, 12, 2, 7, 9, 0, 5, 10, 1, 11, 14, 8, 6, 13, 3, 4],
@@ -19,48 +26,80 @@ S = [
     [1, 13, 15, 0, 14, 8, 2, 11, 7, 4, 12, 10, 9, 3, 5, 6],
 ]
 INV = [[s.index(i) for i in range(16)] for s in S]
-V = "abcd"
+FULL=0xffff
+X=[sum(1<<t for t in range(16) if t>>i&1) for i in range(4)]
+def cof(f,i,v):
+    # cofactor of f wrt var i = v, returned as full tt independent of var i
+    r=0
+    for t in range(16):
+        tt = (t & ~(1<<i)) | (v<<i)
+        if f>>tt&1: r|=1<<t
+    return r
+class Circ:
+    def __init__(s,pairs):
+        s.memo={X[i]:('x',i) for i in range(4)}; s.gates=[]; s.pairs=pairs
+    def node(s,op,a,b,tt):
+        if tt in s.memo: return tt
+        s.gates.append((tt,op,a,b)); s.memo[tt]=(op,a,b); return tt
+    def get(s,f,order,idx):
+        if f in s.memo: return f
+        if (f^FULL) in s.memo: return s.node('not',f^FULL,None,f)
+        if s.pairs:
+            ks=list(s.memo)
+            for a in ks:
+                for b in ks:
+                    if a<b:
+                        if a&b==f: return s.node('and',a,b,f)
+                        if a|b==f: return s.node('or',a,b,f)
+                        if a^b==f: return s.node('xor',a,b,f)
+                    if a!=b and a&~b&FULL==f: return s.node('andn',a,b,f)
+        if f==0 or f==FULL: raise Exception('const')
+        while True:
+            i=order[idx]; f0=cof(f,i,0); f1=cof(f,i,1)
+            if f0!=f1: break
+            idx+=1
+        x=X[i]; d=f0^f1
+        if f0==0: b=s.get(f1,order,idx+1); return s.node('and',x,b,f)
+        if f1==0: b=s.get(f0,order,idx+1); return s.node('andn',b,x,f)
+        if f1==FULL: b=s.get(f0,order,idx+1); return s.node('or',x,b,f)
+        if f0==FULL: b=s.get(f1,order,idx+1); xn=s.node('not',x,None,x^FULL); return s.node('or',xn,b,f)
+        if d==FULL: b=s.get(f0,order,idx+1); return s.node('xor',x,b,f)
+        a=s.get(f0,order,idx+1); dd=s.get(d,order,idx+1); t=s.node('and',x,dd,x&dd); return s.node('xor',a,t,f)
+def cost(c):
+    return sum(2 if g[1]=='andn' else 1 for g in c.gates)
+def best_circ(box,pairs,orders=None):
+    outs=[sum(((box[t]>>o)&1)<<t for t in range(16)) for o in range(4)]
+    best=None
+    for vo in itertools.permutations(range(4)):
+        for oo in (orders or itertools.permutations(range(4))):
+            c=Circ(pairs)
+            try:
+                for o in oo:
+                    f=outs[o]
+                    if f in (0,FULL): raise Exception
+                    c.get(f,vo,0)
+            except Exception: continue
+            if best is None or cost(c)<cost(best[0]): best=(c,outs)
+    return best
 
 
-def anf(tt):
-    a = list(tt)
-    for i in range(4):
-        for x in range(16):
-            if x >> i & 1:
-                a[x] ^= a[x ^ (1 << i)]
-    return [m for m in range(16) if a[m]]
-
-
-def mname(m):
-    return "m" + "".join(V[i] for i in range(4) if m >> i & 1)
-
-
-def circuit(box):
-    outs, mons = [], set()
-    for ob in range(4):
-        ms = anf([(box[x] >> ob) & 1 for x in range(16)])
-        outs.append(ms)
-        mons |= {m for m in ms if bin(m).count("1") >= 2}
-    need = set()
-    for m in mons:
-        bits = [i for i in range(4) if m >> i & 1]
-        for k in range(2, len(bits) + 1):
-            need.add(sum(1 << b for b in bits[:k]))
+def emit(name, box):
+    c, outs = best_circ(box, pairs=True)
+    names = {X[i]: "x%d" % i for i in range(4)}
     lines = []
-    for m in sorted(need, key=lambda m: (bin(m).count("1"), m)):
-        bits = [i for i in range(4) if m >> i & 1]
-        if len(bits) == 2:
-            lines.append(f"uint32_t {mname(m)} = {V[bits[0]]} & {V[bits[1]]};")
+    for n, (tt, op, a, b) in enumerate(c.gates):
+        v = "t%d" % n
+        if op == "not":
+            e = "~%s" % names[a]
+        elif op == "andn":
+            e = "%s & ~%s" % (names[a], names[b])
         else:
-            lines.append(f"uint32_t {mname(m)} = {mname(m & ~(1 << bits[-1]))} & {V[bits[-1]]};")
-    for ob, ms in enumerate(outs):
-        terms = [V[[i for i in range(4) if m >> i & 1][0]] if bin(m).count("1") == 1 else mname(m)
-                 for m in ms if m]
-        e = " ^ ".join(terms)
-        if 0 in ms:
-            e = "~(" + e + ")"
-        lines.append(f"y{ob} = {e};")
-    return lines
+            e = "%s %s %s" % (names[a], {"and": "&", "or": "|", "xor": "^"}[op], names[b])
+        lines.append("uint32_t %s = %s;" % (v, e))
+        names[tt] = v
+    lines.append("x0 = %s; x1 = %s; x2 = %s; x3 = %s;" % tuple(names[outs[o]] for o in range(4)))
+    body = "".join("    %s \\\n" % s for s in lines)
+    return "#define SP_%s(x0, x1, x2, x3) do { \\\n%s} while (0) /* %d gates */\n" % (name, body, cost(c))
 
 
 def main():
@@ -70,11 +109,8 @@ def main():
           " * from the S-box tables of the Serpent proposal; do not edit by hand. */\n"
           "#ifndef SERPENT_SBOX_H\n#define SERPENT_SBOX_H\n")
     for i in range(8):
-        for nm, box in (("S%d" % i, S[i]), ("I%d" % i, INV[i])):
-            body = "".join("    %s \\\n" % s for s in circuit(box))
-            print(f"#define SP_{nm}(x0, x1, x2, x3) do {{ \\\n"
-                  f"    uint32_t a = x0, b = x1, c = x2, d = x3, y0, y1, y2, y3; \\\n"
-                  f"{body}    x0 = y0; x1 = y1; x2 = y2; x3 = y3; \\\n}} while (0)\n")
+        print(emit("S%d" % i, S[i]))
+        print(emit("I%d" % i, INV[i]))
     print("#endif")
 
 

@@ -6,293 +6,420 @@
 #define SERPENT_SBOX_H
 
 #define SP_S0(x0, x1, x2, x3) do { \
-    uint32_t a = x0, b = x1, c = x2, d = x3, y0, y1, y2, y3; \
-    uint32_t mab = a & b; \
-    uint32_t mac = a & c; \
-    uint32_t mbc = b & c; \
-    uint32_t mad = a & d; \
-    uint32_t mbd = b & d; \
-    uint32_t mabc = mab & c; \
-    uint32_t macd = mac & d; \
-    uint32_t mbcd = mbc & d; \
-    y0 = ~(a ^ mab ^ c ^ mac ^ mbc ^ mabc ^ d ^ macd ^ mbcd); \
-    y1 = ~(a ^ mac ^ mbc ^ mabc ^ mbd ^ macd ^ mbcd); \
-    y2 = b ^ mab ^ mac ^ mabc ^ d ^ mbd ^ mbcd; \
-    y3 = a ^ b ^ c ^ d ^ mad; \
-    x0 = y0; x1 = y1; x2 = y2; x3 = y3; \
-} while (0)
+    uint32_t t0 = ~x0; \
+    uint32_t t1 = x3 ^ t0; \
+    uint32_t t2 = x1 & t1; \
+    uint32_t t3 = x3 ^ t2; \
+    uint32_t t4 = ~t1; \
+    uint32_t t5 = x1 & t4; \
+    uint32_t t6 = x0 ^ t5; \
+    uint32_t t7 = x2 & t6; \
+    uint32_t t8 = t3 ^ t7; \
+    uint32_t t9 = x0 | x3; \
+    uint32_t t10 = x1 ^ t9; \
+    uint32_t t11 = x2 ^ t10; \
+    uint32_t t12 = x1 & x3; \
+    uint32_t t13 = t0 ^ t12; \
+    uint32_t t14 = t3 ^ t9; \
+    uint32_t t15 = x2 & t14; \
+    uint32_t t16 = t13 ^ t15; \
+    uint32_t t17 = x1 & x0; \
+    uint32_t t18 = t1 ^ t17; \
+    uint32_t t19 = ~t14; \
+    uint32_t t20 = x2 & t19; \
+    uint32_t t21 = t18 ^ t20; \
+    x0 = t21; x1 = t16; x2 = t8; x3 = t11; \
+} while (0) /* 22 gates */
 
 #define SP_I0(x0, x1, x2, x3) do { \
-    uint32_t a = x0, b = x1, c = x2, d = x3, y0, y1, y2, y3; \
-    uint32_t mab = a & b; \
-    uint32_t mac = a & c; \
-    uint32_t mbc = b & c; \
-    uint32_t mad = a & d; \
-    uint32_t mbd = b & d; \
-    uint32_t mcd = c & d; \
-    uint32_t mabd = mab & d; \
-    uint32_t macd = mac & d; \
-    uint32_t mbcd = mbc & d; \
-    y0 = ~(mab ^ c ^ mbc ^ mad ^ mbd ^ mabd ^ mcd ^ macd ^ mbcd); \
-    y1 = a ^ b ^ c ^ mac ^ mbd ^ macd ^ mbcd; \
-    y2 = ~(a ^ b ^ mab ^ c ^ d); \
-    y3 = ~(a ^ mbc ^ d ^ mabd ^ mcd ^ macd ^ mbcd); \
-    x0 = y0; x1 = y1; x2 = y2; x3 = y3; \
-} while (0)
+    uint32_t t0 = x0 | x2; \
+    uint32_t t1 = x1 ^ t0; \
+    uint32_t t2 = x0 & x2; \
+    uint32_t t3 = ~x2; \
+    uint32_t t4 = x1 & t3; \
+    uint32_t t5 = t2 ^ t4; \
+    uint32_t t6 = x3 & t5; \
+    uint32_t t7 = t1 ^ t6; \
+    uint32_t t8 = x0 ^ x2; \
+    uint32_t t9 = x1 & t8; \
+    uint32_t t10 = t3 ^ t9; \
+    uint32_t t11 = t1 | t8; \
+    uint32_t t12 = x3 & t11; \
+    uint32_t t13 = t10 ^ t12; \
+    uint32_t t14 = ~t8; \
+    uint32_t t15 = ~x0; \
+    uint32_t t16 = x1 & t15; \
+    uint32_t t17 = t14 ^ t16; \
+    uint32_t t18 = x3 ^ t17; \
+    uint32_t t19 = x1 & x2; \
+    uint32_t t20 = t15 ^ t19; \
+    uint32_t t21 = t10 | t2; \
+    uint32_t t22 = x3 & t21; \
+    uint32_t t23 = t20 ^ t22; \
+    x0 = t13; x1 = t7; x2 = t18; x3 = t23; \
+} while (0) /* 24 gates */
 
 #define SP_S1(x0, x1, x2, x3) do { \
-    uint32_t a = x0, b = x1, c = x2, d = x3, y0, y1, y2, y3; \
-    uint32_t mab = a & b; \
-    uint32_t mac = a & c; \
-    uint32_t mbc = b & c; \
-    uint32_t mad = a & d; \
-    uint32_t mbd = b & d; \
-    uint32_t mcd = c & d; \
-    uint32_t mabd = mab & d; \
-    uint32_t macd = mac & d; \
-    uint32_t mbcd = mbc & d; \
-    y0 = ~(a ^ b ^ mbc ^ mad ^ mcd ^ macd ^ mbcd); \
-    y1 = ~(a ^ mab ^ c ^ mac ^ d ^ mbd ^ mabd ^ macd ^ mbcd); \
-    y2 = ~(b ^ mab ^ c ^ d); \
-    y3 = ~(b ^ mac ^ d ^ mad ^ mabd ^ macd ^ mbcd); \
-    x0 = y0; x1 = y1; x2 = y2; x3 = y3; \
-} while (0)
+    uint32_t t0 = ~x3; \
+    uint32_t t1 = x1 ^ t0; \
+    uint32_t t2 = x2 ^ t1; \
+    uint32_t t3 = x0 & x1; \
+    uint32_t t4 = t2 ^ t3; \
+    uint32_t t5 = t0 | x1; \
+    uint32_t t6 = t5 ^ x3; \
+    uint32_t t7 = x2 & t6; \
+    uint32_t t8 = t5 ^ t7; \
+    uint32_t t9 = t2 | x3; \
+    uint32_t t10 = x0 & t9; \
+    uint32_t t11 = t8 ^ t10; \
+    uint32_t t12 = t7 ^ t2; \
+    uint32_t t13 = t1 ^ t9; \
+    uint32_t t14 = x0 & t13; \
+    uint32_t t15 = t12 ^ t14; \
+    uint32_t t16 = ~x1; \
+    uint32_t t17 = x1 | x3; \
+    uint32_t t18 = x2 & t17; \
+    uint32_t t19 = t16 ^ t18; \
+    uint32_t t20 = t0 | x2; \
+    uint32_t t21 = x0 & t20; \
+    uint32_t t22 = t19 ^ t21; \
+    x0 = t22; x1 = t11; x2 = t4; x3 = t15; \
+} while (0) /* 23 gates */
 
 #define SP_I1(x0, x1, x2, x3) do { \
-    uint32_t a = x0, b = x1, c = x2, d = x3, y0, y1, y2, y3; \
-    uint32_t mab = a & b; \
-    uint32_t mac = a & c; \
-    uint32_t mbc = b & c; \
-    uint32_t mad = a & d; \
-    uint32_t mbd = b & d; \
-    uint32_t mabc = mab & c; \
-    uint32_t macd = mac & d; \
-    uint32_t mbcd = mbc & d; \
-    y0 = ~(a ^ b ^ mab ^ mabc ^ mbd ^ macd ^ mbcd); \
-    y1 = b ^ c ^ mabc ^ d ^ mad ^ mbd ^ macd ^ mbcd; \
-    y2 = ~(a ^ b ^ mac ^ mbc ^ mabc ^ d ^ macd); \
-    y3 = a ^ c ^ d ^ mbd; \
-    x0 = y0; x1 = y1; x2 = y2; x3 = y3; \
-} while (0)
+    uint32_t t0 = x0 ^ x2; \
+    uint32_t t1 = ~x1; \
+    uint32_t t2 = x3 & t1; \
+    uint32_t t3 = t0 ^ t2; \
+    uint32_t t4 = ~x0; \
+    uint32_t t5 = t4 | x2; \
+    uint32_t t6 = t0 ^ t5; \
+    uint32_t t7 = x1 & t6; \
+    uint32_t t8 = t5 ^ t7; \
+    uint32_t t9 = x0 ^ t5; \
+    uint32_t t10 = x3 & t9; \
+    uint32_t t11 = t8 ^ t10; \
+    uint32_t t12 = x1 & t9; \
+    uint32_t t13 = x2 ^ t12; \
+    uint32_t t14 = t8 | x2; \
+    uint32_t t15 = x3 & t14; \
+    uint32_t t16 = t13 ^ t15; \
+    uint32_t t17 = x1 & t5; \
+    uint32_t t18 = t4 ^ t17; \
+    uint32_t t19 = t4 ^ t14; \
+    uint32_t t20 = x3 & t19; \
+    uint32_t t21 = t18 ^ t20; \
+    x0 = t21; x1 = t16; x2 = t11; x3 = t3; \
+} while (0) /* 22 gates */
 
 #define SP_S2(x0, x1, x2, x3) do { \
-    uint32_t a = x0, b = x1, c = x2, d = x3, y0, y1, y2, y3; \
-    uint32_t mab = a & b; \
-    uint32_t mac = a & c; \
-    uint32_t mbc = b & c; \
-    uint32_t mad = a & d; \
-    uint32_t mbd = b & d; \
-    uint32_t mcd = c & d; \
-    uint32_t mabc = mab & c; \
-    uint32_t mabd = mab & d; \
-    uint32_t macd = mac & d; \
-    y0 = b ^ c ^ mac ^ d; \
-    y1 = a ^ b ^ c ^ mbc ^ mabc ^ mad ^ mabd ^ mcd ^ macd; \
-    y2 = a ^ b ^ mbc ^ d ^ mbd ^ mabd ^ mcd ^ macd; \
-    y3 = ~(a ^ b ^ c ^ mabc ^ mbd); \
-    x0 = y0; x1 = y1; x2 = y2; x3 = y3; \
-} while (0)
+    uint32_t t0 = ~x1; \
+    uint32_t t1 = x0 ^ t0; \
+    uint32_t t2 = ~x0; \
+    uint32_t t3 = t2 | t0; \
+    uint32_t t4 = x2 & t3; \
+    uint32_t t5 = t1 ^ t4; \
+    uint32_t t6 = x3 & x1; \
+    uint32_t t7 = t5 ^ t6; \
+    uint32_t t8 = ~t1; \
+    uint32_t t9 = x2 & x1; \
+    uint32_t t10 = t8 ^ t9; \
+    uint32_t t11 = x0 | t5; \
+    uint32_t t12 = x3 & t11; \
+    uint32_t t13 = t10 ^ t12; \
+    uint32_t t14 = t3 ^ t11; \
+    uint32_t t15 = x3 ^ t14; \
+    uint32_t t16 = t4 ^ t10; \
+    uint32_t t17 = t1 ^ t11; \
+    uint32_t t18 = x3 & t17; \
+    uint32_t t19 = t16 ^ t18; \
+    x0 = t15; x1 = t19; x2 = t13; x3 = t7; \
+} while (0) /* 20 gates */
 
 #define SP_I2(x0, x1, x2, x3) do { \
-    uint32_t a = x0, b = x1, c = x2, d = x3, y0, y1, y2, y3; \
-    uint32_t mab = a & b; \
-    uint32_t mac = a & c; \
-    uint32_t mbc = b & c; \
-    uint32_t mad = a & d; \
-    uint32_t mbd = b & d; \
-    uint32_t mcd = c & d; \
-    uint32_t mabc = mab & c; \
-    uint32_t mabd = mab & d; \
-    uint32_t macd = mac & d; \
-    y0 = a ^ b ^ c ^ mbc ^ mbd; \
-    y1 = b ^ mab ^ c ^ mad ^ mabd ^ mcd ^ macd; \
-    y2 = ~(a ^ mab ^ c ^ d ^ mad ^ mbd ^ mabd ^ macd); \
-    y3 = ~(mab ^ mbc ^ mabc ^ d ^ macd); \
-    x0 = y0; x1 = y1; x2 = y2; x3 = y3; \
-} while (0)
+    uint32_t t0 = x0 ^ x2; \
+    uint32_t t1 = ~x3; \
+    uint32_t t2 = x2 ^ t1; \
+    uint32_t t3 = x1 & t2; \
+    uint32_t t4 = t0 ^ t3; \
+    uint32_t t5 = t1 | x2; \
+    uint32_t t6 = x0 & t5; \
+    uint32_t t7 = t2 ^ t6; \
+    uint32_t t8 = x0 | x3; \
+    uint32_t t9 = x1 & t8; \
+    uint32_t t10 = t7 ^ t9; \
+    uint32_t t11 = t1 | t6; \
+    uint32_t t12 = x0 | x2; \
+    uint32_t t13 = x1 & t12; \
+    uint32_t t14 = t11 ^ t13; \
+    uint32_t t15 = t12 & ~t2; \
+    uint32_t t16 = t1 ^ t8; \
+    uint32_t t17 = x1 & t16; \
+    uint32_t t18 = t15 ^ t17; \
+    x0 = t4; x1 = t18; x2 = t10; x3 = t14; \
+} while (0) /* 20 gates */
 
 #define SP_S3(x0, x1, x2, x3) do { \
-    uint32_t a = x0, b = x1, c = x2, d = x3, y0, y1, y2, y3; \
-    uint32_t mab = a & b; \
-    uint32_t mac = a & c; \
-    uint32_t mbc = b & c; \
-    uint32_t mad = a & d; \
-    uint32_t mbd = b & d; \
-    uint32_t mcd = c & d; \
-    uint32_t mabc = mab & c; \
-    uint32_t mabd = mab & d; \
-    uint32_t macd = mac & d; \
-    uint32_t mbcd = mbc & d; \
-    y0 = a ^ b ^ mbc ^ d ^ mad ^ mcd ^ macd ^ mbcd; \
-    y1 = a ^ b ^ mac ^ mad ^ mabd ^ mcd ^ macd; \
-    y2 = a ^ mab ^ c ^ mabc ^ d ^ mbd ^ mabd; \
-    y3 = a ^ b ^ mab ^ c ^ mac ^ mabc ^ d ^ mcd ^ macd; \
-    x0 = y0; x1 = y1; x2 = y2; x3 = y3; \
-} while (0)
+    uint32_t t0 = x0 | x2; \
+    uint32_t t1 = ~x2; \
+    uint32_t t2 = x0 | t1; \
+    uint32_t t3 = x3 & t2; \
+    uint32_t t4 = t0 ^ t3; \
+    uint32_t t5 = t1 ^ t0; \
+    uint32_t t6 = x1 & t5; \
+    uint32_t t7 = t4 ^ t6; \
+    uint32_t t8 = x0 | t3; \
+    uint32_t t9 = t1 | x3; \
+    uint32_t t10 = x1 & t9; \
+    uint32_t t11 = t8 ^ t10; \
+    uint32_t t12 = x0 ^ x2; \
+    uint32_t t13 = x3 ^ t12; \
+    uint32_t t14 = ~t5; \
+    uint32_t t15 = ~x0; \
+    uint32_t t16 = x3 & t15; \
+    uint32_t t17 = t14 ^ t16; \
+    uint32_t t18 = x1 & t17; \
+    uint32_t t19 = t13 ^ t18; \
+    uint32_t t20 = t17 ^ t3; \
+    uint32_t t21 = t15 | t4; \
+    uint32_t t22 = x1 & t21; \
+    uint32_t t23 = t20 ^ t22; \
+    x0 = t11; x1 = t23; x2 = t19; x3 = t7; \
+} while (0) /* 24 gates */
 
 #define SP_I3(x0, x1, x2, x3) do { \
-    uint32_t a = x0, b = x1, c = x2, d = x3, y0, y1, y2, y3; \
-    uint32_t mab = a & b; \
-    uint32_t mac = a & c; \
-    uint32_t mbc = b & c; \
-    uint32_t mad = a & d; \
-    uint32_t mbd = b & d; \
-    uint32_t mcd = c & d; \
-    uint32_t mabc = mab & c; \
-    uint32_t mabd = mab & d; \
-    uint32_t macd = mac & d; \
-    uint32_t mbcd = mbc & d; \
-    y0 = a ^ c ^ mbc ^ d ^ mad ^ mbd ^ mbcd; \
-    y1 = b ^ c ^ mbc ^ mabc ^ d ^ mad ^ macd ^ mbcd; \
-    y2 = mab ^ mac ^ mbc ^ mad ^ mbd ^ mabd ^ mcd ^ macd; \
-    y3 = a ^ b ^ c ^ mac ^ mabc ^ mad ^ mabd ^ mcd; \
-    x0 = y0; x1 = y1; x2 = y2; x3 = y3; \
-} while (0)
+    uint32_t t0 = x2 ^ x3; \
+    uint32_t t1 = x2 | x3; \
+    uint32_t t2 = x1 & t1; \
+    uint32_t t3 = t0 ^ t2; \
+    uint32_t t4 = ~x3; \
+    uint32_t t5 = x0 & t4; \
+    uint32_t t6 = t3 ^ t5; \
+    uint32_t t7 = t4 ^ t1; \
+    uint32_t t8 = x1 & t7; \
+    uint32_t t9 = t0 ^ t8; \
+    uint32_t t10 = x2 ^ t1; \
+    uint32_t t11 = x1 & x2; \
+    uint32_t t12 = t10 ^ t11; \
+    uint32_t t13 = x0 & t12; \
+    uint32_t t14 = t9 ^ t13; \
+    uint32_t t15 = ~t7; \
+    uint32_t t16 = x1 ^ t15; \
+    uint32_t t17 = ~t0; \
+    uint32_t t18 = x1 | t17; \
+    uint32_t t19 = x0 & t18; \
+    uint32_t t20 = t16 ^ t19; \
+    uint32_t t21 = t18 & t1; \
+    uint32_t t22 = t16 | x3; \
+    uint32_t t23 = x0 & t22; \
+    uint32_t t24 = t21 ^ t23; \
+    x0 = t6; x1 = t14; x2 = t24; x3 = t20; \
+} while (0) /* 25 gates */
 
 #define SP_S4(x0, x1, x2, x3) do { \
-    uint32_t a = x0, b = x1, c = x2, d = x3, y0, y1, y2, y3; \
-    uint32_t mab = a & b; \
-    uint32_t mac = a & c; \
-    uint32_t mbc = b & c; \
-    uint32_t mad = a & d; \
-    uint32_t mbd = b & d; \
-    uint32_t mcd = c & d; \
-    uint32_t mabc = mab & c; \
-    uint32_t mabd = mab & d; \
-    uint32_t macd = mac & d; \
-    uint32_t mbcd = mbc & d; \
-    y0 = ~(b ^ mab ^ c ^ d ^ mad ^ mbd); \
-    y1 = a ^ mac ^ mbc ^ d ^ mbd ^ mcd ^ macd ^ mbcd; \
-    y2 = a ^ mab ^ c ^ mbc ^ mabc ^ mbd ^ mabd ^ mcd ^ mbcd; \
-    y3 = a ^ b ^ c ^ mbc ^ mad ^ mbd ^ mabd; \
-    x0 = y0; x1 = y1; x2 = y2; x3 = y3; \
-} while (0)
+    uint32_t t0 = x0 ^ x3; \
+    uint32_t t1 = x0 | x3; \
+    uint32_t t2 = x2 & t1; \
+    uint32_t t3 = t0 ^ t2; \
+    uint32_t t4 = x2 | x3; \
+    uint32_t t5 = x1 & t4; \
+    uint32_t t6 = t3 ^ t5; \
+    uint32_t t7 = t0 ^ t4; \
+    uint32_t t8 = ~t0; \
+    uint32_t t9 = x2 & t8; \
+    uint32_t t10 = t1 ^ t9; \
+    uint32_t t11 = x1 & t10; \
+    uint32_t t12 = t7 ^ t11; \
+    uint32_t t13 = t8 | x0; \
+    uint32_t t14 = x2 ^ t13; \
+    uint32_t t15 = x1 & t8; \
+    uint32_t t16 = t14 ^ t15; \
+    uint32_t t17 = t14 ^ t8; \
+    uint32_t t18 = x1 & t14; \
+    uint32_t t19 = t17 ^ t18; \
+    x0 = t16; x1 = t6; x2 = t12; x3 = t19; \
+} while (0) /* 20 gates */
 
 #define SP_I4(x0, x1, x2, x3) do { \
-    uint32_t a = x0, b = x1, c = x2, d = x3, y0, y1, y2, y3; \
-    uint32_t mab = a & b; \
-    uint32_t mac = a & c; \
-    uint32_t mad = a & d; \
-    uint32_t mbd = b & d; \
-    uint32_t mcd = c & d; \
-    uint32_t mabc = mab & c; \
-    uint32_t mabd = mab & d; \
-    uint32_t macd = mac & d; \
-    y0 = ~(a ^ b ^ c ^ d ^ mad ^ mabd ^ mcd ^ macd); \
-    y1 = mab ^ c ^ mac ^ d ^ mad ^ macd; \
-    y2 = ~(a ^ b ^ mab ^ c ^ mac ^ mabc ^ d ^ mbd ^ mabd); \
-    y3 = b ^ mab ^ c ^ mad ^ mabd ^ mcd; \
-    x0 = y0; x1 = y1; x2 = y2; x3 = y3; \
-} while (0)
+    uint32_t t0 = x2 ^ x3; \
+    uint32_t t1 = x2 | x3; \
+    uint32_t t2 = x1 ^ t1; \
+    uint32_t t3 = x0 & t2; \
+    uint32_t t4 = t0 ^ t3; \
+    uint32_t t5 = ~t0; \
+    uint32_t t6 = ~x3; \
+    uint32_t t7 = x1 & t6; \
+    uint32_t t8 = t5 ^ t7; \
+    uint32_t t9 = ~x2; \
+    uint32_t t10 = x1 & t5; \
+    uint32_t t11 = t9 ^ t10; \
+    uint32_t t12 = x0 & t11; \
+    uint32_t t13 = t8 ^ t12; \
+    uint32_t t14 = t2 ^ x3; \
+    uint32_t t15 = x1 | x3; \
+    uint32_t t16 = x0 & t15; \
+    uint32_t t17 = t14 ^ t16; \
+    uint32_t t18 = ~t2; \
+    uint32_t t19 = t14 ^ t8; \
+    uint32_t t20 = x0 & t19; \
+    uint32_t t21 = t18 ^ t20; \
+    x0 = t21; x1 = t4; x2 = t13; x3 = t17; \
+} while (0) /* 22 gates */
 
 #define SP_S5(x0, x1, x2, x3) do { \
-    uint32_t a = x0, b = x1, c = x2, d = x3, y0, y1, y2, y3; \
-    uint32_t mab = a & b; \
-    uint32_t mac = a & c; \
-    uint32_t mbc = b & c; \
-    uint32_t mad = a & d; \
-    uint32_t mbd = b & d; \
-    uint32_t mcd = c & d; \
-    uint32_t mabc = mab & c; \
-    uint32_t mabd = mab & d; \
-    uint32_t macd = mac & d; \
-    uint32_t mbcd = mbc & d; \
-    y0 = ~(b ^ mab ^ c ^ d ^ mad ^ mbd); \
-    y1 = ~(a ^ mab ^ c ^ d ^ mbd ^ mabd ^ mcd); \
-    y2 = ~(b ^ mac ^ d ^ mabd ^ mcd ^ macd ^ mbcd); \
-    y3 = ~(a ^ b ^ c ^ mabc ^ d ^ mad ^ macd); \
-    x0 = y0; x1 = y1; x2 = y2; x3 = y3; \
-} while (0)
+    uint32_t t0 = ~x1; \
+    uint32_t t1 = x0 | t0; \
+    uint32_t t2 = x2 ^ t1; \
+    uint32_t t3 = t0 ^ x0; \
+    uint32_t t4 = x3 & t3; \
+    uint32_t t5 = t2 ^ t4; \
+    uint32_t t6 = t3 | x1; \
+    uint32_t t7 = x2 ^ t6; \
+    uint32_t t8 = x3 & t2; \
+    uint32_t t9 = t7 ^ t8; \
+    uint32_t t10 = x2 & x0; \
+    uint32_t t11 = t0 ^ t10; \
+    uint32_t t12 = x0 ^ t6; \
+    uint32_t t13 = x2 & t3; \
+    uint32_t t14 = t12 ^ t13; \
+    uint32_t t15 = x3 & t14; \
+    uint32_t t16 = t11 ^ t15; \
+    uint32_t t17 = x2 & t12; \
+    uint32_t t18 = t3 ^ t17; \
+    uint32_t t19 = ~x0; \
+    uint32_t t20 = x2 | t19; \
+    uint32_t t21 = x3 & t20; \
+    uint32_t t22 = t18 ^ t21; \
+    x0 = t5; x1 = t9; x2 = t16; x3 = t22; \
+} while (0) /* 23 gates */
 
 #define SP_I5(x0, x1, x2, x3) do { \
-    uint32_t a = x0, b = x1, c = x2, d = x3, y0, y1, y2, y3; \
-    uint32_t mab = a & b; \
-    uint32_t mac = a & c; \
-    uint32_t mbc = b & c; \
-    uint32_t mad = a & d; \
-    uint32_t mbd = b & d; \
-    uint32_t mabc = mab & c; \
-    uint32_t mabd = mab & d; \
-    uint32_t macd = mac & d; \
-    y0 = a ^ mbc ^ d ^ mabd; \
-    y1 = a ^ b ^ mac ^ mbc ^ mabc ^ d ^ mad ^ mabd; \
-    y2 = a ^ mab ^ c ^ mbd ^ mabd ^ macd; \
-    y3 = ~(b ^ mab ^ c ^ mabc ^ mad); \
-    x0 = y0; x1 = y1; x2 = y2; x3 = y3; \
-} while (0)
+    uint32_t t0 = x0 ^ x3; \
+    uint32_t t1 = x0 & x3; \
+    uint32_t t2 = x2 ^ t1; \
+    uint32_t t3 = x1 & t2; \
+    uint32_t t4 = t0 ^ t3; \
+    uint32_t t5 = ~t1; \
+    uint32_t t6 = x2 & t5; \
+    uint32_t t7 = x0 ^ t6; \
+    uint32_t t8 = x0 | x3; \
+    uint32_t t9 = x1 & t8; \
+    uint32_t t10 = t7 ^ t9; \
+    uint32_t t11 = ~t2; \
+    uint32_t t12 = ~x0; \
+    uint32_t t13 = x2 | t12; \
+    uint32_t t14 = x1 & t13; \
+    uint32_t t15 = t11 ^ t14; \
+    uint32_t t16 = x2 & x0; \
+    uint32_t t17 = t8 ^ t16; \
+    uint32_t t18 = t16 ^ t11; \
+    uint32_t t19 = x1 & t18; \
+    uint32_t t20 = t17 ^ t19; \
+    x0 = t4; x1 = t20; x2 = t10; x3 = t15; \
+} while (0) /* 21 gates */
 
 #define SP_S6(x0, x1, x2, x3) do { \
-    uint32_t a = x0, b = x1, c = x2, d = x3, y0, y1, y2, y3; \
-    uint32_t mab = a & b; \
-    uint32_t mac = a & c; \
-    uint32_t mbc = b & c; \
-    uint32_t mad = a & d; \
-    uint32_t mbd = b & d; \
-    uint32_t mcd = c & d; \
-    uint32_t mabc = mab & c; \
-    uint32_t mabd = mab & d; \
-    uint32_t mbcd = mbc & d; \
-    y0 = ~(a ^ b ^ c ^ mac ^ mbc ^ mabc ^ d ^ mabd ^ mbcd); \
-    y1 = ~(b ^ c ^ mad); \
-    y2 = ~(a ^ mab ^ c ^ mbc ^ mabc ^ mbd ^ mabd ^ mcd ^ mbcd); \
-    y3 = b ^ mab ^ c ^ mac ^ mabc ^ d ^ mcd ^ mbcd; \
-    x0 = y0; x1 = y1; x2 = y2; x3 = y3; \
-} while (0)
+    uint32_t t0 = ~x3; \
+    uint32_t t1 = x0 ^ t0; \
+    uint32_t t2 = ~x0; \
+    uint32_t t3 = x2 & t2; \
+    uint32_t t4 = t1 ^ t3; \
+    uint32_t t5 = t0 | t2; \
+    uint32_t t6 = x2 & t1; \
+    uint32_t t7 = t5 ^ t6; \
+    uint32_t t8 = x1 & t7; \
+    uint32_t t9 = t4 ^ t8; \
+    uint32_t t10 = t5 ^ x2; \
+    uint32_t t11 = x1 ^ t10; \
+    uint32_t t12 = x2 & t0; \
+    uint32_t t13 = t2 ^ t12; \
+    uint32_t t14 = t1 ^ t7; \
+    uint32_t t15 = x1 & t14; \
+    uint32_t t16 = t13 ^ t15; \
+    uint32_t t17 = t6 ^ x3; \
+    uint32_t t18 = t3 ^ t13; \
+    uint32_t t19 = x1 & t18; \
+    uint32_t t20 = t17 ^ t19; \
+    x0 = t9; x1 = t11; x2 = t16; x3 = t20; \
+} while (0) /* 21 gates */
 
 #define SP_I6(x0, x1, x2, x3) do { \
-    uint32_t a = x0, b = x1, c = x2, d = x3, y0, y1, y2, y3; \
-    uint32_t mab = a & b; \
-    uint32_t mac = a & c; \
-    uint32_t mbc = b & c; \
-    uint32_t mad = a & d; \
-    uint32_t mbd = b & d; \
-    uint32_t mcd = c & d; \
-    uint32_t mabc = mab & c; \
-    uint32_t mabd = mab & d; \
-    uint32_t mbcd = mbc & d; \
-    y0 = ~(a ^ mab ^ mac ^ mbc ^ mabc ^ d ^ mabd ^ mbcd); \
-    y1 = ~(b ^ c ^ mac ^ d); \
-    y2 = ~(a ^ b ^ mbc ^ mbd ^ mabd ^ mcd ^ mbcd); \
-    y3 = ~(b ^ mab ^ c ^ mbc ^ mabc ^ d ^ mad ^ mabd ^ mcd ^ mbcd); \
-    x0 = y0; x1 = y1; x2 = y2; x3 = y3; \
-} while (0)
+    uint32_t t0 = ~x0; \
+    uint32_t t1 = t0 | x2; \
+    uint32_t t2 = x3 ^ t1; \
+    uint32_t t3 = x0 | x2; \
+    uint32_t t4 = x0 ^ x2; \
+    uint32_t t5 = x3 & t4; \
+    uint32_t t6 = t3 ^ t5; \
+    uint32_t t7 = x1 & t6; \
+    uint32_t t8 = t2 ^ t7; \
+    uint32_t t9 = t2 ^ t4; \
+    uint32_t t10 = x1 ^ t9; \
+    uint32_t t11 = x3 & x2; \
+    uint32_t t12 = t0 ^ t11; \
+    uint32_t t13 = t2 ^ t6; \
+    uint32_t t14 = x1 & t13; \
+    uint32_t t15 = t12 ^ t14; \
+    uint32_t t16 = ~t6; \
+    uint32_t t17 = x1 & t16; \
+    uint32_t t18 = t13 ^ t17; \
+    x0 = t8; x1 = t10; x2 = t15; x3 = t18; \
+} while (0) /* 19 gates */
 
 #define SP_S7(x0, x1, x2, x3) do { \
-    uint32_t a = x0, b = x1, c = x2, d = x3, y0, y1, y2, y3; \
-    uint32_t mab = a & b; \
-    uint32_t mac = a & c; \
-    uint32_t mbc = b & c; \
-    uint32_t mad = a & d; \
-    uint32_t mbd = b & d; \
-    uint32_t mcd = c & d; \
-    uint32_t mabc = mab & c; \
-    uint32_t mabd = mab & d; \
-    uint32_t macd = mac & d; \
-    uint32_t mbcd = mbc & d; \
-    y0 = ~(mab ^ c ^ mad ^ mbd ^ mcd ^ macd ^ mbcd); \
-    y1 = b ^ mab ^ c ^ mac ^ mbc ^ d ^ mad ^ mabd ^ macd; \
-    y2 = a ^ b ^ c ^ mabc ^ d ^ mad ^ mbd ^ mabd ^ mbcd; \
-    y3 = a ^ b ^ c ^ mac ^ mabc ^ mad; \
-    x0 = y0; x1 = y1; x2 = y2; x3 = y3; \
-} while (0)
+    uint32_t t0 = x0 | x2; \
+    uint32_t t1 = ~x2; \
+    uint32_t t2 = ~x0; \
+    uint32_t t3 = t2 | t1; \
+    uint32_t t4 = x1 & t3; \
+    uint32_t t5 = t0 ^ t4; \
+    uint32_t t6 = x3 & x0; \
+    uint32_t t7 = t5 ^ t6; \
+    uint32_t t8 = x1 & x0; \
+    uint32_t t9 = t1 ^ t8; \
+    uint32_t t10 = t5 | x2; \
+    uint32_t t11 = x3 & t10; \
+    uint32_t t12 = t9 ^ t11; \
+    uint32_t t13 = x0 ^ t0; \
+    uint32_t t14 = t1 ^ x0; \
+    uint32_t t15 = x1 & t14; \
+    uint32_t t16 = t13 ^ t15; \
+    uint32_t t17 = t9 ^ t0; \
+    uint32_t t18 = x3 & t17; \
+    uint32_t t19 = t16 ^ t18; \
+    uint32_t t20 = t3 & t5; \
+    uint32_t t21 = t2 ^ t15; \
+    uint32_t t22 = x3 & t21; \
+    uint32_t t23 = t20 ^ t22; \
+    x0 = t12; x1 = t19; x2 = t23; x3 = t7; \
+} while (0) /* 24 gates */
 
 #define SP_I7(x0, x1, x2, x3) do { \
-    uint32_t a = x0, b = x1, c = x2, d = x3, y0, y1, y2, y3; \
-    uint32_t mab = a & b; \
-    uint32_t mac = a & c; \
-    uint32_t mbc = b & c; \
-    uint32_t mad = a & d; \
-    uint32_t mbd = b & d; \
-    uint32_t mcd = c & d; \
-    uint32_t mabc = mab & c; \
-    uint32_t mabd = mab & d; \
-    uint32_t macd = mac & d; \
-    uint32_t mbcd = mbc & d; \
-    y0 = ~(a ^ b ^ mbc ^ mbd ^ mabd ^ mcd ^ mbcd); \
-    y1 = ~(a ^ c ^ mbc ^ d ^ mad ^ mbd ^ macd ^ mbcd); \
-    y2 = b ^ mac ^ d ^ mabd ^ mcd ^ macd; \
-    y3 = mab ^ c ^ mabc ^ mad ^ mbd ^ mabd; \
-    x0 = y0; x1 = y1; x2 = y2; x3 = y3; \
-} while (0)
+    uint32_t t0 = x0 & x3; \
+    uint32_t t1 = x2 ^ t0; \
+    uint32_t t2 = x0 | x3; \
+    uint32_t t3 = x2 & x0; \
+    uint32_t t4 = t2 ^ t3; \
+    uint32_t t5 = x1 & t4; \
+    uint32_t t6 = t1 ^ t5; \
+    uint32_t t7 = ~t2; \
+    uint32_t t8 = ~t0; \
+    uint32_t t9 = x2 & t8; \
+    uint32_t t10 = t7 ^ t9; \
+    uint32_t t11 = x2 | x3; \
+    uint32_t t12 = x1 & t11; \
+    uint32_t t13 = t10 ^ t12; \
+    uint32_t t14 = ~x0; \
+    uint32_t t15 = x2 & x3; \
+    uint32_t t16 = t14 ^ t15; \
+    uint32_t t17 = t8 ^ t11; \
+    uint32_t t18 = x1 & t17; \
+    uint32_t t19 = t16 ^ t18; \
+    uint32_t t20 = x2 & t2; \
+    uint32_t t21 = x3 ^ t20; \
+    uint32_t t22 = x1 & t8; \
+    uint32_t t23 = t21 ^ t22; \
+    x0 = t19; x1 = t13; x2 = t23; x3 = t6; \
+} while (0) /* 24 gates */
 
 #endif
