@@ -105,11 +105,19 @@ static void sp_schedule(sp_ctx *ctx, const uint32_t key[8], unsigned rounds) {
     for (unsigned i = 0; i < 8; ++i) w[i] = key[i];
     for (unsigned i = 0; i < 132; ++i)
         w[i + 8] = rol(w[i] ^ w[i + 3] ^ w[i + 5] ^ w[i + 7] ^ SP_PHI ^ i, 11);
-    for (unsigned i = 0; i < 33; ++i) {
-        uint32_t *k = ctx->k[i];
-        memcpy(k, w + 8 + 4 * i, 16);
-        sbox_any(3u - i, k); /* S_{(3-i) mod 8}; unsigned wrap keeps mod 8 */
+    /* K_i = S_{(3-i) mod 8}(w_{4i}, .., w_{4i+3}) */
+#define SP_SK(i, S) do {                                                        \
+        uint32_t x0 = w[8 + 4 * (i)], x1 = w[9 + 4 * (i)], x2 = w[10 + 4 * (i)], \
+                 x3 = w[11 + 4 * (i)];                                          \
+        S(x0, x1, x2, x3);                                                      \
+        ctx->k[i][0] = x0; ctx->k[i][1] = x1; ctx->k[i][2] = x2; ctx->k[i][3] = x3; \
+    } while (0)
+    for (unsigned i = 0; i < 32; i += 8) {
+        SP_SK(i, SP_S3); SP_SK(i + 1, SP_S2); SP_SK(i + 2, SP_S1); SP_SK(i + 3, SP_S0);
+        SP_SK(i + 4, SP_S7); SP_SK(i + 5, SP_S6); SP_SK(i + 6, SP_S5); SP_SK(i + 7, SP_S4);
     }
+    SP_SK(32, SP_S3);
+#undef SP_SK
     ctx->rounds = rounds;
 }
 
