@@ -1,0 +1,45 @@
+# The two commands: `make bench` and `make test`. Both install what is missing
+# (Debian packages, a Python virtual environment), build what changed, and are
+# quick when nothing did.
+SHELL := /bin/bash
+VENV  := .venv
+PY    := $(VENV)/bin/python
+CB    := $(VENV)/bin/cipherbench
+BUILD := build
+
+.PHONY: bench test deps system-deps engine runners fidelity clean
+
+bench: engine runners
+	@status=0; $(CB) verify || status=$$?; \
+	$(CB) run --profile quick || exit $$?; \
+	exit $$status
+
+test: engine runners
+	$(PY) -m pytest -q
+
+deps: system-deps $(VENV)/.installed
+
+system-deps:
+	@scripts/install-system-deps
+
+$(VENV)/.installed: pyproject.toml | system-deps
+	python3 -m venv $(VENV)
+	$(VENV)/bin/pip install -q --upgrade pip
+	$(VENV)/bin/pip install -q -e '.[test]'
+	touch $@
+
+engine: deps
+	@mkdir -p $(BUILD)
+	@cmake -S engine -B $(BUILD)/engine -G Ninja -DCMAKE_BUILD_TYPE=Release -Wno-dev >$(BUILD)/engine-configure.log 2>&1 \
+	  || { cat $(BUILD)/engine-configure.log; exit 1; }
+	@grep -h "adapter .*:" $(BUILD)/engine-configure.log | sed 's/^-- /  /' || true
+	cmake --build $(BUILD)/engine
+
+runners: deps
+	@scripts/build-runners
+
+fidelity: engine
+	$(PY) benchmarks/fidelity
+
+clean:
+	rm -rf $(BUILD) $(VENV)
