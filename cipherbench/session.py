@@ -65,9 +65,9 @@ class Session:
                 r.problem = f"hello failed: {hello.get('message', hello.get('status'))}"
                 continue
             r.hello = hello
+            if not r.spec.builtin and isinstance(hello.get("runner"), str) and hello["runner"]:
+                r.spec.name = r.process.name = hello["runner"]  # its own name, not its interpreter's
             self._adopt(r, hello)
-        if not r.spec.builtin and r.problem:
-            pass
 
     def _adopt(self, r: RunnerInfo, hello: dict):
         for im in hello.get("implementations", []):

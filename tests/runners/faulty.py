@@ -1,0 +1,101 @@
+#!/usr/bin/env python3
+"""A deliberately wrong runner, for tests of the verification gate and of bad runners.
+
+It speaks the protocol and offers implementation "faulty" for aes-128-cbc,
+aes-128-ctr and aes-128-gcm, computing through the native engine's OpenSSL
+except where MODE breaks it:
+  cbc-chain   CBC chains the previous *plaintext* block instead of the ciphertext
+              (its own decrypt inverts that, so only known answers and
+              cross-implementation agreement can catch it)
+  gcm-any-tag GCM decryption accepts any tag
+  ctr-swap    CTR output has the bytes of every 32-bit word reversed
+  crash       exits while answering the first encrypt
+  hang        never answers the first encrypt
+  garbage     answers the first encrypt with a line that is not JSON
+  correct     nothing broken
+"""
+import json
+import os
+import subprocess
+import sys
+import time
+
+MODE = sys.argv[1] if len(sys.argv) > 1 else "correct"
+ENGINE = os.path.join(os.path.dirname(__file__), "..", "..", "build", "engine", "cipherbench-engine")
+eng = subprocess.Popen([ENGINE], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
+
+
+def engine(req):
+    eng.stdin.write(json.dumps(req) + "\n")
+    eng.stdin.flush()
+    return json.loads(eng.stdout.readline())
+
+
+def ecb(key, data, enc=True):
+    r = engine({"op": "encrypt" if enc else "decrypt", "impl": "openssl", "primitive": "aes-128-ecb",
+                "key": key, "input": data.hex()})
+    return bytes.fromhex(r["output"])
+
+
+def wrong_cbc(req, enc):
+    data, prev = bytes.fromhex(req["input"]), bytes.fromhex(req["iv"])
+    out = b""
+    for i in range(0, len(data), 16):
+        blk = data[i:i + 16]
+        if enc:
+            out += ecb(req["key"], bytes(a ^ b for a, b in zip(blk, prev)))
+            prev = blk  # the fault: chain the plaintext
+        else:
+            p = bytes(a ^ b for a, b in zip(ecb(req["key"], blk, False), prev))
+            out += p
+            prev = p
+    return {"status": "ok", "output": out.hex()}
+
+
+def answer(req):
+    op = req.get("op")
+    if op == "hello":
+        return {"status": "ok", "protocol": 1, "runner": "faulty", "language": "Python",
+                "runtime": sys.version.split()[0], "clocks": {"monotonic": "time.perf_counter_ns"},
+                "implementations": [{"name": "faulty", "library": "faulty", "version": MODE,
+                                     "available": True, "primitives": [
+                                         {"name": n, "provider": "deliberately wrong"}
+                                         for n in ("aes-128-cbc", "aes-128-ctr", "aes-128-gcm")]}]}
+    if op in ("encrypt", "decrypt"):
+        if MODE == "crash":
+            sys.exit(3)
+        if MODE == "hang":
+            time.sleep(3600)
+        if MODE == "garbage":
+            return "this is not json"
+        prim = req.get("primitive")
+        if MODE == "cbc-chain" and prim == "aes-128-cbc":
+            return wrong_cbc(req, op == "encrypt")
+        r = engine(dict(req, impl="openssl"))
+        if MODE == "gcm-any-tag" and prim == "aes-128-gcm" and op == "decrypt" and r.get("authentic") is False:
+            n = len(req["input"]) // 2 - 16
+            return {"status": "ok", "authentic": True, "output": "00" * n}
+        if MODE == "ctr-swap" and prim == "aes-128-ctr" and r.get("output"):
+            b = bytes.fromhex(r["output"])
+            b = b"".join(b[i:i + 4][::-1] for i in range(0, len(b), 4))
+            r["output"] = b.hex()
+        return r
+    if op == "bench":
+        return engine(dict(req, impl="openssl"))
+    return {"status": "error", "message": f"unknown op {op!r}"}
+
+
+for line in sys.stdin:
+    try:
+        req = json.loads(line)
+    except ValueError:
+        print(json.dumps({"id": None, "status": "error", "message": "malformed request"}), flush=True)
+        continue
+    if req.get("op") == "quit":
+        break
+    resp = answer(req)
+    if isinstance(resp, str):
+        print(resp, flush=True)
+        continue
+    resp["id"] = req.get("id")
+    print(json.dumps(resp), flush=True)

@@ -1,0 +1,65 @@
+"""A measured run is stored with every raw sample; the store reads back what was written."""
+import json
+import sqlite3
+
+from cipherbench.store import Store
+
+
+def test_store_round_trip(tmp_path):
+    s = Store(f"sqlite:///{tmp_path / 'r.sqlite'}")
+    rid = s.begin_run(uuid="u1", profile="t", context={"cpu": {"model": "X"}}, settings={"sizes": [16]})
+    mid = s.add_measurement(rid, {"impl": "openssl", "primitive": "aes-128-cbc", "operation": "encrypt",
+                                  "workload": "bulk", "size": 16, "aad_size": 0, "loops": 100, "n": 2,
+                                  "ns_per_call": 25.5, "mb_per_s": 627.45, "cycle_source": "test",
+                                  "warnings": ["w"], "verified": "passed"},
+                            [{"warmup": True, "loops": 100, "ns": 2600.0, "tsc": 6760.0, "core_cycles": None},
+                             {"warmup": False, "loops": 100, "ns": 2550.0, "tsc": 6630.0, "core_cycles": None}])
+    s.finish_run(rid, "complete", ["note"])
+    r = Store(s.url, create=False).run(rid)
+    assert r["status"] == "complete" and r["context"] == {"cpu": {"model": "X"}} and r["warnings"] == ["note"]
+    m = r["measurements"][0]
+    assert (m["ns_per_call"], m["mb_per_s"], m["warnings"], m["verified"]) == (25.5, 627.45, ["w"], "passed")
+    raw = s.samples_of(mid)
+    assert [(x["warmup"], x["ns"], x["tsc"]) for x in raw] == [(True, 2600.0, 6760.0), (False, 2550.0, 6630.0)]
+
+
+def test_run_measures_verifies_and_keeps_raw_samples(cb, db):
+    r = cb("run", "--impl", "openssl", "--impl", "null", "--primitive", "aes-128-cbc",
+           "--primitive", "sha-256", "--sizes", "16,1024", "--batch-ms", "1", "--batches", "3", "--json")
+    assert r.returncode == 0, r.stderr
+    run = json.loads(r.stdout)
+    assert run["status"] == "complete"
+    ms = {(m["impl"], m["primitive"], m["size"]): m for m in run["measurements"]}
+    assert set(ms) == {("openssl", "aes-128-cbc", 16), ("openssl", "aes-128-cbc", 1024),
+                       ("openssl", "sha-256", 16), ("openssl", "sha-256", 1024),
+                       ("null", "null", 16), ("null", "null", 1024)}
+    cbc = ms[("openssl", "aes-128-cbc", 1024)]
+    assert cbc["verified"] == "passed" and cbc["n"] == 3 and cbc["mb_per_s"] > 0
+    assert cbc["cycles_per_byte"] is None or cbc["cycles_per_byte"] > 0
+    assert cbc["cycle_source"]  # labelled, whatever it is
+    assert abs(cbc["mb_per_s"] - 1024 / cbc["ns_per_call"] * 1e3) < 1e-6 * cbc["mb_per_s"]
+    assert {v["primitive"] for v in run["verifications"]} == {"aes-128-cbc", "sha-256"}
+    con = sqlite3.connect(db[len("sqlite:///"):])
+    n_raw = con.execute("select count(*) from samples where measurement_id = ?", (cbc["id"],)).fetchone()[0]
+    assert n_raw == 4  # one warm-up batch + three timed ones
+    ctx = run["context"]
+    assert ctx["cpu"]["model"] and ctx["runners"]["native"]["runtime"]
+
+
+def test_show_prints_the_latest_run(cb):
+    assert cb("run", "--impl", "openssl", "--primitive", "aes-128-ctr", "--sizes", "64",
+              "--batch-ms", "1", "--batches", "2").returncode == 0
+    r = cb("show")
+    assert r.returncode == 0 and "aes-128-ctr" in r.stdout and "MB/s" in r.stdout
+
+
+def test_a_bad_db_url_is_one_line_and_loses_nothing(cb, db):
+    assert cb("run", "--impl", "openssl", "--primitive", "sha-256", "--sizes", "64",
+              "--batch-ms", "1", "--batches", "2").returncode == 0
+    r = cb("--db", "nonsense://x", "run", "--impl", "openssl", "--primitive", "sha-256")
+    assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1
+    r = cb("--runner", f"python3 -c 'import sys; sys.exit(4)'", "run", "--impl", "openssl",
+           "--primitive", "sha-256", "--sizes", "64", "--batch-ms", "1", "--batches", "2")
+    assert r.returncode == 0  # a broken extra runner does not stop the others
+    con = sqlite3.connect(db[len("sqlite:///"):])
+    assert con.execute("select count(*) from runs where status = 'complete'").fetchone()[0] == 2
