@@ -1,0 +1,15 @@
+#!/bin/sh
+# Builds the PHP runner: nothing to compile; checks the extensions and writes
+# the expanded registry (the runner's table of lengths) under build/runners/php.
+set -eu
+HERE=$(cd "$(dirname "$0")" && pwd)
+ROOT=$(cd "$HERE/../.." && pwd)
+OUT="$ROOT/build/runners/php"
+mkdir -p "$OUT"
+for ext in openssl mcrypt sodium hash json ctype; do
+    php -r "exit(extension_loaded('$ext') ? 0 : 1);" || { echo "build.sh: PHP extension $ext is missing (see packages.txt)" >&2; exit 1; }
+done
+php -l "$HERE/runner.php" >/dev/null
+TMP="$OUT/registry.json.tmp"
+(cd "$ROOT" && python3 -c 'import json, cipherbench.registry as r; print(json.dumps([p.as_dict() for p in r.load()]))') > "$TMP"
+if cmp -s "$TMP" "$OUT/registry.json"; then rm "$TMP"; else mv "$TMP" "$OUT/registry.json"; fi

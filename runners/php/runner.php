@@ -1,0 +1,688 @@
+<?php
+// cipherbench runner for PHP (protocol v1, docs/protocol.md): JSON lines on
+// stdin/stdout. Implementations: php-openssl (ext-openssl), php-mcrypt (PECL
+// mcrypt on libmcrypt), php-sodium (ext-sodium), php-hash (ext-hash).
+// argv[1] = the registry expanded to JSON by build.sh.
+declare(strict_types=1);
+
+final class Fail extends Exception {}
+final class Unsup extends Exception {}
+
+// Library warnings become error answers. PECL mcrypt marks every function deprecated in
+// PHP 8: those notices are silenced (PHP still raises one per call; see README).
+error_reporting(E_ALL & ~E_DEPRECATED & ~E_USER_DEPRECATED);
+set_error_handler(function (int $no, string $msg) {
+    throw new Fail(preg_replace('/^\w+\(\): /', '', $msg));
+}, E_ALL & ~E_DEPRECATED & ~E_USER_DEPRECATED);
+
+// ------------------------------------------------------------------ the one mapping table
+// canonical cipher id => [library name pattern, key bits offered, registry modes => library mode]
+// php-openssl: "%k" = key bits, "%m" = OpenSSL mode name.
+const OPENSSL_BLOCK = [
+    'aes'      => ['aes-%k-%m', [128, 192, 256], ['ecb' => 'ecb', 'cbc' => 'cbc', 'cfb' => 'cfb', 'cfb8' => 'cfb8', 'ofb' => 'ofb', 'ctr' => 'ctr', 'gcm' => 'gcm', 'ccm' => 'ccm', 'ocb' => 'ocb', 'xts' => 'xts']],
+    'aria'     => ['aria-%k-%m', [128, 192, 256], ['ecb' => 'ecb', 'cbc' => 'cbc', 'cfb' => 'cfb', 'ofb' => 'ofb', 'ctr' => 'ctr', 'gcm' => 'gcm', 'ccm' => 'ccm']],
+    'camellia' => ['camellia-%k-%m', [128, 192, 256], ['ecb' => 'ecb', 'cbc' => 'cbc', 'cfb' => 'cfb', 'ofb' => 'ofb', 'ctr' => 'ctr']],
+    'sm4'      => ['sm4-%m', [128], ['ecb' => 'ecb', 'cbc' => 'cbc', 'cfb' => 'cfb', 'ofb' => 'ofb', 'ctr' => 'ctr']],
+    'des'      => ['des-%m', [56], ['ecb' => 'ecb', 'cbc' => 'cbc', 'cfb' => 'cfb', 'ofb' => 'ofb']],
+    '3des'     => [['112' => 'des-ede-%m', '168' => 'des-ede3-%m'], [112, 168], ['ecb' => 'ecb', 'cbc' => 'cbc', 'cfb' => 'cfb', 'ofb' => 'ofb']],
+    'desx'     => ['desx-%m', [184], ['cbc' => 'cbc']],
+    'blowfish' => ['bf-%m', [128, 448], ['ecb' => 'ecb', 'cbc' => 'cbc', 'cfb' => 'cfb', 'ofb' => 'ofb']],
+    'cast5'    => ['cast5-%m', [128], ['ecb' => 'ecb', 'cbc' => 'cbc', 'cfb' => 'cfb', 'ofb' => 'ofb']],
+    'seed'     => ['seed-%m', [128], ['ecb' => 'ecb', 'cbc' => 'cbc', 'cfb' => 'cfb', 'ofb' => 'ofb']],
+    'rc2'      => ['rc2-%m', [128], ['ecb' => 'ecb', 'cbc' => 'cbc', 'cfb' => 'cfb', 'ofb' => 'ofb']],
+    'idea'     => ['idea-%m', [128], ['ecb' => 'ecb', 'cbc' => 'cbc', 'cfb' => 'cfb', 'ofb' => 'ofb']],
+];
+const OPENSSL_OTHER = ['chacha20' => 'chacha20', 'chacha20-poly1305' => 'chacha20-poly1305', 'rc4' => 'rc4'];
+const OPENSSL_HASH = [
+    'md4' => 'md4', 'md5' => 'md5', 'sha-1' => 'sha1', 'sha-224' => 'sha224', 'sha-256' => 'sha256',
+    'sha-384' => 'sha384', 'sha-512' => 'sha512', 'sha-512-256' => 'sha512-256', 'sha3-224' => 'sha3-224',
+    'sha3-256' => 'sha3-256', 'sha3-384' => 'sha3-384', 'sha3-512' => 'sha3-512', 'blake2b-512' => 'blake2b512',
+    'blake2s-256' => 'blake2s256', 'ripemd-160' => 'ripemd160', 'sm3' => 'sm3', 'whirlpool' => 'whirlpool',
+];
+// php-mcrypt: cipher id => [libmcrypt algorithm, key bits offered]; registry mode => libmcrypt mode
+// (libmcrypt's "cfb"/"ofb" are 8-bit feedback; "ncfb"/"nofb" are full-block).
+// Left out because libmcrypt computes a different variant than the registry's (checked
+// against the published vectors): cast-256 and loki97 (32-bit words byte-swapped),
+// saferplus (32-bit words in reverse order), gost (another S-box set), rc2 (effective
+// key bits 1024, not 128), blowfish-compat (little-endian Blowfish), wake and enigma
+// (not in the registry).
+const MCRYPT_BLOCK = [
+    'aes' => ['rijndael-128', [128, 192, 256]], 'rijndael192' => ['rijndael-192', [128, 192, 256]],
+    'rijndael256' => ['rijndael-256', [128, 192, 256]], 'twofish' => ['twofish', [128, 192, 256]],
+    'serpent' => ['serpent', [128, 192, 256]], 'xtea' => ['xtea', [128]], 'blowfish' => ['blowfish', [128, 448]],
+    'cast5' => ['cast-128', [128]], 'des' => ['des', [56]], '3des' => ['tripledes', [112, 168]],
+];
+const MCRYPT_MODES = ['ecb' => 'ecb', 'cbc' => 'cbc', 'cfb' => 'ncfb', 'cfb8' => 'cfb', 'ofb' => 'nofb', 'ctr' => 'ctr'];
+const MCRYPT_STREAM = ['rc4' => 'arcfour'];
+// php-sodium: canonical name => function prefix / kind
+const SODIUM = [
+    'chacha20-poly1305' => ['aead', 'sodium_crypto_aead_chacha20poly1305_ietf'],
+    'xchacha20-poly1305' => ['aead', 'sodium_crypto_aead_xchacha20poly1305_ietf'],
+    'aes-256-gcm' => ['aead', 'sodium_crypto_aead_aes256gcm'],
+    'xchacha20' => ['stream', 'sodium_crypto_stream_xchacha20_xor'],
+    'xsalsa20' => ['stream', 'sodium_crypto_stream_xor'],
+    'blake2b-512' => ['hash', 64], 'blake2b-256' => ['hash', 32],
+];
+// php-hash (ext-hash, PHP's own C code)
+const PHPHASH = [
+    'md4' => 'md4', 'md5' => 'md5', 'sha-1' => 'sha1', 'sha-224' => 'sha224', 'sha-256' => 'sha256',
+    'sha-384' => 'sha384', 'sha-512' => 'sha512', 'sha-512-256' => 'sha512/256', 'sha3-224' => 'sha3-224',
+    'sha3-256' => 'sha3-256', 'sha3-384' => 'sha3-384', 'sha3-512' => 'sha3-512', 'ripemd-160' => 'ripemd160',
+    'whirlpool' => 'whirlpool', 'tiger' => 'tiger192,3',
+];
+
+// ------------------------------------------------------------------ helpers
+function unhex(object $req, string $f, bool $required = false): string {
+    if (!property_exists($req, $f) || $req->$f === null) {
+        if ($required) throw new Fail("missing field '$f'");
+        return '';
+    }
+    $s = $req->$f;
+    if (!is_string($s)) throw new Fail("field '$f' must be a hex string");
+    if (strlen($s) % 2) throw new Fail("field '$f' has an odd number of hex digits");
+    if ($s !== '' && !ctype_xdigit($s)) throw new Fail("field '$f' is not hex");
+    return hex2bin($s);
+}
+
+function str(object $req, string $f, ?string $dflt = null): string {
+    if (!property_exists($req, $f)) {
+        if ($dflt !== null) return $dflt;
+        throw new Fail("missing field '$f'");
+    }
+    if (!is_string($req->$f)) throw new Fail("field '$f' must be a string");
+    return $req->$f;
+}
+
+function count_field(object $req, string $f, ?int $dflt): int {
+    if (!property_exists($req, $f)) {
+        if ($dflt === null) throw new Fail("missing field '$f'");
+        return $dflt;
+    }
+    $v = $req->$f;
+    if (!is_int($v) || $v < 0) throw new Fail("field '$f' must be a non-negative integer");
+    return $v;
+}
+
+function modules_info(): string {  // phpinfo() of the loaded extensions: run-time library versions
+    static $info = null;
+    if ($info === null) { ob_start(); phpinfo(INFO_MODULES); $info = ob_get_clean(); }
+    return $info;
+}
+
+function cpu_flag(string $flag): bool {  // x86 /proc/cpuinfo flag, for provider strings
+    static $flags = null;
+    if ($flags === null) {
+        $c = @file_get_contents('/proc/cpuinfo') ?: '';
+        $flags = preg_match('/^flags\s*:\s*(.*)$/m', $c, $m) ? array_flip(explode(' ', trim($m[1]))) : [];
+    }
+    return isset($flags[$flag]);
+}
+
+function bump(string $iv): string {  // next nonce: big-endian increment
+    for ($j = strlen($iv) - 1; $j >= 0; $j--) {
+        $b = (ord($iv[$j]) + 1) & 0xff;
+        $iv[$j] = chr($b);
+        if ($b) break;
+    }
+    return $iv;
+}
+
+function buffer(int $n): string {  // byte i = i mod 256
+    $block = '';
+    for ($i = 0; $i < 256; $i++) $block .= chr($i);
+    return substr(str_repeat($block, intdiv($n, 256) + 1), 0, $n);
+}
+
+// ------------------------------------------------------------------ implementations
+abstract class Impl {
+    public array $offers = [];  // canonical name => provider
+    public array $notes = [];
+    public string $reason = '';
+    abstract public function name(): string;
+    abstract public function library(): string;
+    abstract public function version(): string;
+    // Encrypt: returns [out, tag]; decrypt: returns out, or null when the tag is rejected.
+    abstract public function crypt(array $p, bool $enc, string $key, string $iv, string $aad, string $in, string $tag);
+    public function hash(array $p, string $in): string { throw new Fail("$p[name] is not a hash"); }
+    // Returns the list of ns per batch.
+    abstract public function bench(array $p, string $op, string $wl, int $size, int $loops, int $batches,
+                                   string $key, string $iv, string $aad): array;
+}
+
+class OpenSSLImpl extends Impl {
+    const F = OPENSSL_RAW_DATA | OPENSSL_ZERO_PADDING;
+    public array $lib = [];  // canonical => OpenSSL name
+
+    public function __construct(array $reg) {
+        $ciphers = array_flip(openssl_get_cipher_methods());
+        foreach (OPENSSL_BLOCK as $cid => [$pat, $kbs, $modes]) {
+            foreach ($kbs as $kb) foreach ($modes as $m => $om) {
+                $name = "$cid-$kb-$m";
+                $pt = is_array($pat) ? $pat[(string)$kb] : $pat;
+                $this->candidate($reg, $ciphers, $name, str_replace(['%k', '%m'], [(string)$kb, $om], $pt));
+            }
+        }
+        foreach (OPENSSL_OTHER as $name => $on) $this->candidate($reg, $ciphers, $name, $on);
+        $mds = array_flip(openssl_get_md_methods());
+        foreach (OPENSSL_HASH as $name => $on) {
+            if (!isset($reg[$name]) || !isset($mds[$on])) continue;
+            try { if (openssl_digest('abc', $on, true) === false) continue; } catch (Fail $e) { continue; }
+            $this->lib[$name] = $on;
+            $hw = in_array($name, ['sha-1', 'sha-224', 'sha-256'], true) && cpu_flag('sha_ni') ? 'SHA-NI' : 'OpenSSL assembly or C';
+            $this->offers[$name] = "OpenSSL $on ($hw; one-shot openssl_digest per call)";
+        }
+        $info = modules_info();
+        $this->notes['openssl_header_version'] = OPENSSL_VERSION_TEXT;
+        $this->notes['openssl_conf'] = getenv('OPENSSL_CONF') ?: '(default)';
+        $this->runtime = preg_match('/^OpenSSL Library Version => (.*)$/m', $info, $mm) ? trim($mm[1]) : OPENSSL_VERSION_TEXT;
+    }
+    public string $runtime = '';
+
+    private function candidate(array $reg, array $ciphers, string $name, string $on): void {
+        if (!isset($reg[$name]) || !isset($ciphers[$on])) return;
+        $p = $reg[$name];
+        // It must really run: one encryption through the same call the runner makes.
+        try {
+            $this->lib[$name] = $on;
+            [$out] = $this->crypt($p, true, buffer($p['key_bytes']), str_repeat("\1", $p['iv_bytes']), '',
+                                  str_repeat("\0", max($p['block_bytes'], 16)), '');
+        } catch (Fail $e) { unset($this->lib[$name]); return; }
+        $accel = $p['family'] === 'aes' ? (cpu_flag('aes') ? 'AES-NI' : 'no AES-NI: vector-permute or table code')
+            : 'OpenSSL assembly or C';
+        $this->offers[$name] = "OpenSSL $on ($accel; one-shot openssl_encrypt per call)";
+    }
+
+    public function name(): string { return 'php-openssl'; }
+    public function library(): string { return 'ext-openssl on ' . $this->runtime; }
+    public function version(): string { return PHP_VERSION . ' / ' . $this->runtime; }
+
+    private function iv(array $p, string $iv): string {
+        return $p['name'] === 'chacha20' ? "\0\0\0\0" . $iv : $iv;  // OpenSSL: 32-bit LE counter || 96-bit nonce
+    }
+
+    private function fail(string $what): Fail {
+        $e = [];
+        while (($x = openssl_error_string()) !== false) $e[] = $x;
+        return new Fail("$what failed" . ($e ? ': ' . implode('; ', $e) : ''));
+    }
+
+    public function crypt(array $p, bool $enc, string $key, string $iv, string $aad, string $in, string $tag) {
+        $on = $this->lib[$p['name']];
+        $iv = $this->iv($p, $iv);
+        if ($p['kind'] === 'aead') {
+            if ($enc) {
+                $t = '';
+                $out = openssl_encrypt($in, $on, $key, self::F, $iv, $t, $aad, $p['tag_bytes']);
+                if ($out === false) throw $this->fail('openssl_encrypt');
+                return [$out, $t];
+            }
+            $out = openssl_decrypt($in, $on, $key, self::F, $iv, $tag, $aad);
+            while (openssl_error_string() !== false) {}
+            return $out === false ? null : $out;
+        }
+        $out = $enc ? openssl_encrypt($in, $on, $key, self::F, $iv) : openssl_decrypt($in, $on, $key, self::F, $iv);
+        if ($out === false) throw $this->fail($enc ? 'openssl_encrypt' : 'openssl_decrypt');
+        return $enc ? [$out, ''] : $out;
+    }
+
+    public function hash(array $p, string $in): string {
+        $d = openssl_digest($in, $this->lib[$p['name']], true);
+        if ($d === false) throw $this->fail('openssl_digest');
+        return $d;
+    }
+
+    public function bench(array $p, string $op, string $wl, int $size, int $loops, int $batches,
+                          string $key, string $iv, string $aad): array {
+        $buf = buffer($size);
+        $ns = [];
+        $on = $this->lib[$p['name']];
+        $f = self::F;
+        if ($op === 'hash') {
+            // ext-openssl has no streaming digest: every call is one openssl_digest.
+            for ($b = 0; $b < $batches; $b++) {
+                $t0 = hrtime(true);
+                for ($i = 0; $i < $loops; $i++) openssl_digest($buf, $on, true);
+                $ns[] = hrtime(true) - $t0;
+            }
+            return $ns;
+        }
+        if ($op === 'keysetup' || $op === 'keysetup-decrypt')
+            throw new Unsup('ext-openssl has no key-setup-only call (every openssl_encrypt sets the key)');
+        $bumpiv = $wl !== 'bulk';
+        $chacha = $p['name'] === 'chacha20';
+        $xiv = $this->iv($p, $iv);
+        if ($p['kind'] === 'aead') {
+            $tl = $p['tag_bytes'];
+            if ($op === 'encrypt') {
+                for ($b = 0; $b < $batches; $b++) {
+                    $t = '';
+                    $t0 = hrtime(true);
+                    if ($bumpiv) for ($i = 0; $i < $loops; $i++) { openssl_encrypt($buf, $on, $key, $f, $iv, $t, $aad, $tl); $iv = bump($iv); }
+                    else for ($i = 0; $i < $loops; $i++) openssl_encrypt($buf, $on, $key, $f, $iv, $t, $aad, $tl);
+                    $ns[] = hrtime(true) - $t0;
+                }
+                return $ns;
+            }
+            // decrypt / decrypt-forged: a valid message prepared outside the timing; every call checks the tag.
+            $t = '';
+            $ct = openssl_encrypt($buf, $on, $key, $f, $iv, $t, $aad, $tl);
+            if ($ct === false) throw $this->fail('openssl_encrypt');
+            if ($op === 'decrypt-forged') $t[0] = chr(ord($t[0]) ^ 1);
+            $acc = 0;
+            for ($b = 0; $b < $batches; $b++) {
+                $t0 = hrtime(true);
+                for ($i = 0; $i < $loops; $i++) if (openssl_decrypt($ct, $on, $key, $f, $iv, $t, $aad) !== false) $acc++;
+                $ns[] = hrtime(true) - $t0;
+            }
+            while (openssl_error_string() !== false) {}
+            check_accepted($p, $op, $acc, $loops * $batches);
+            return $ns;
+        }
+        if ($op === 'decrypt-forged') throw new Fail('decrypt-forged applies to AEADs only');
+        $fn = $op === 'encrypt' ? 'openssl_encrypt' : 'openssl_decrypt';
+        for ($b = 0; $b < $batches; $b++) {
+            $t0 = hrtime(true);
+            if (!$bumpiv) for ($i = 0; $i < $loops; $i++) $fn($buf, $on, $key, $f, $xiv);
+            elseif ($op === 'decrypt') for ($i = 0; $i < $loops; $i++) $fn($buf, $on, $key, $f, $xiv);  // decrypt: same message
+            elseif ($chacha) for ($i = 0; $i < $loops; $i++) { $fn($buf, $on, $key, $f, "\0\0\0\0" . $iv); $iv = bump($iv); }
+            else for ($i = 0; $i < $loops; $i++) { $fn($buf, $on, $key, $f, $iv); $iv = bump($iv); }
+            $ns[] = hrtime(true) - $t0;
+        }
+        return $ns;
+    }
+}
+
+class McryptImpl extends Impl {
+    public array $lib = [];  // canonical => [algorithm, mode]
+    private array $tds = [];
+
+    public function __construct(array $reg) {
+        foreach (MCRYPT_BLOCK as $cid => [$alg, $kbs]) foreach ($kbs as $kb) foreach (MCRYPT_MODES as $m => $mm) {
+            $name = "$cid-$kb-$m";
+            if (isset($reg[$name])) $this->candidate($name, $alg, $mm, $reg[$name]);
+        }
+        foreach (MCRYPT_STREAM as $name => $alg) if (isset($reg[$name])) $this->candidate($name, $alg, 'stream', $reg[$name]);
+    }
+
+    private function candidate(string $name, string $alg, string $mode, array $p): void {
+        try { $td = mcrypt_module_open($alg, '', $mode, ''); } catch (Fail $e) { return; }
+        if ($td === false) return;
+        if ($p['block_bytes'] && mcrypt_enc_get_block_size($td) !== $p['block_bytes']) return;
+        $this->tds["$alg/$mode"] = $td;
+        $this->lib[$name] = [$alg, $mode];
+        $this->offers[$name] = "libmcrypt $alg/$mode (portable C" . (str_starts_with($alg, 'rijndael') ? ', no AES-NI' : '') . ')';
+    }
+
+    public function name(): string { return 'php-mcrypt'; }
+    public function library(): string { return 'PECL mcrypt on libmcrypt'; }
+    public function version(): string {
+        $lib = preg_match('/^mcrypt support.*?^Library version => (\S+)/ms', modules_info(), $m) ? $m[1] : 'unknown';
+        return phpversion('mcrypt') . ' / libmcrypt ' . $lib;
+    }
+
+    private function td(array $p) { [$a, $m] = $this->lib[$p['name']]; return $this->tds["$a/$m"]; }
+
+    // 3DES-112 is two-key EDE: K1 K2 K1, given to libmcrypt's three-key tripledes.
+    private static function key(array $p, string $key): string {
+        return $p['name'] !== '' && str_starts_with($p['name'], '3des-112-') ? $key . substr($key, 0, 8) : $key;
+    }
+
+    private function ivFor($td, string $iv): string {
+        $n = mcrypt_enc_get_iv_size($td);
+        return $iv === '' ? str_repeat("\0", $n) : $iv;  // ECB and the stream mode ignore it
+    }
+
+    public function crypt(array $p, bool $enc, string $key, string $iv, string $aad, string $in, string $tag) {
+        if ($in === '') return $enc ? ['', ''] : '';  // mcrypt_generic refuses empty strings; nothing to do
+        $td = $this->td($p);
+        mcrypt_generic_init($td, self::key($p, $key), $this->ivFor($td, $iv));
+        $out = $enc ? mcrypt_generic($td, $in) : mdecrypt_generic($td, $in);
+        mcrypt_generic_deinit($td);
+        return $enc ? [$out, ''] : $out;
+    }
+
+    public function bench(array $p, string $op, string $wl, int $size, int $loops, int $batches,
+                          string $key, string $iv, string $aad): array {
+        if ($op === 'decrypt-forged') throw new Fail('decrypt-forged applies to AEADs only');
+        if ($op === 'hash') throw new Fail("$p[name] is not a hash");
+        $td = $this->td($p);
+        $key = self::key($p, $key);
+        $iv = $this->ivFor($td, $iv);
+        $ns = [];
+        if ($op === 'keysetup' || $op === 'keysetup-decrypt') {
+            // mcrypt_generic_init runs the key schedule (both directions) and sets the IV.
+            for ($b = 0; $b < $batches; $b++) {
+                $t0 = hrtime(true);
+                for ($i = 0; $i < $loops; $i++) mcrypt_generic_init($td, $key, $iv);
+                $ns[] = hrtime(true) - $t0;
+            }
+            mcrypt_generic_deinit($td);
+            return $ns;
+        }
+        if ($size === 0) throw new Fail('php-mcrypt cannot process empty messages (mcrypt_generic refuses them): size must be at least 1');
+        $buf = buffer($size);
+        $enc = $op === 'encrypt';
+        $bumpiv = $enc && $wl !== 'bulk' && $p['iv_bytes'] > 0;
+        [$alg, $mode] = $this->lib[$p['name']];
+        for ($b = 0; $b < $batches; $b++) {
+            if ($wl === 'bulk') {
+                mcrypt_generic_init($td, $key, $iv);
+                $t0 = hrtime(true);
+                if ($enc) for ($i = 0; $i < $loops; $i++) mcrypt_generic($td, $buf);
+                else for ($i = 0; $i < $loops; $i++) mdecrypt_generic($td, $buf);
+                $ns[] = hrtime(true) - $t0;
+                mcrypt_generic_deinit($td);
+            } elseif ($wl === 'message') {
+                // libmcrypt has no IV-only reset: mcrypt_generic_init also reruns the key schedule.
+                $t0 = hrtime(true);
+                if ($enc && $bumpiv) for ($i = 0; $i < $loops; $i++) { mcrypt_generic_init($td, $key, $iv); mcrypt_generic($td, $buf); $iv = bump($iv); }
+                elseif ($enc) for ($i = 0; $i < $loops; $i++) { mcrypt_generic_init($td, $key, $iv); mcrypt_generic($td, $buf); }
+                else for ($i = 0; $i < $loops; $i++) { mcrypt_generic_init($td, $key, $iv); mdecrypt_generic($td, $buf); }
+                $ns[] = hrtime(true) - $t0;
+                mcrypt_generic_deinit($td);
+            } else {
+                // rekey: mcrypt_encrypt / mcrypt_decrypt per message (module open, key setup, IV, data, close).
+                $t0 = hrtime(true);
+                if ($enc && $bumpiv) for ($i = 0; $i < $loops; $i++) { mcrypt_encrypt($alg, $key, $buf, $mode, $iv); $iv = bump($iv); }
+                elseif ($enc) for ($i = 0; $i < $loops; $i++) mcrypt_encrypt($alg, $key, $buf, $mode, $iv);
+                else for ($i = 0; $i < $loops; $i++) mcrypt_decrypt($alg, $key, $buf, $mode, $iv);
+                $ns[] = hrtime(true) - $t0;
+            }
+        }
+        return $ns;
+    }
+}
+
+class SodiumImpl extends Impl {
+    public function __construct(array $reg) {
+        foreach (SODIUM as $name => [$kind, $fn]) {
+            if (!isset($reg[$name])) continue;
+            if ($name === 'aes-256-gcm' && !sodium_crypto_aead_aes256gcm_is_available()) {
+                $this->notes['aes-256-gcm'] = 'not offered: libsodium needs AES-NI and PCLMUL';
+                continue;
+            }
+            $this->offers[$name] = 'libsodium ' . SODIUM_LIBRARY_VERSION . ' (one-shot call per message; '
+                . ($name === 'aes-256-gcm' ? 'AES-NI + PCLMUL' : 'portable C or SIMD chosen at run time') . ')';
+        }
+    }
+    public function name(): string { return 'php-sodium'; }
+    public function library(): string { return 'ext-sodium on libsodium ' . SODIUM_LIBRARY_VERSION; }
+    public function version(): string { return SODIUM_LIBRARY_VERSION; }
+
+    public function crypt(array $p, bool $enc, string $key, string $iv, string $aad, string $in, string $tag) {
+        [$kind, $fn] = SODIUM[$p['name']];
+        if ($kind === 'stream') { $out = $fn($in, $iv, $key); return $enc ? [$out, ''] : $out; }
+        if ($enc) {
+            $out = ($fn . '_encrypt')($in, $aad, $iv, $key);
+            $n = strlen($out) - $p['tag_bytes'];
+            return [substr($out, 0, $n), substr($out, $n)];
+        }
+        $out = ($fn . '_decrypt')($in . $tag, $aad, $iv, $key);
+        return $out === false ? null : $out;
+    }
+
+    public function hash(array $p, string $in): string {
+        return sodium_crypto_generichash($in, '', SODIUM[$p['name']][1]);
+    }
+
+    public function bench(array $p, string $op, string $wl, int $size, int $loops, int $batches,
+                          string $key, string $iv, string $aad): array {
+        [$kind, $fn] = SODIUM[$p['name']];
+        $buf = buffer($size);
+        $ns = [];
+        if ($kind === 'hash') {
+            for ($b = 0; $b < $batches; $b++) {
+                if ($wl === 'bulk') {
+                    $st = sodium_crypto_generichash_init('', $fn);
+                    $t0 = hrtime(true);
+                    for ($i = 0; $i < $loops; $i++) sodium_crypto_generichash_update($st, $buf);
+                    $ns[] = hrtime(true) - $t0;
+                    sodium_crypto_generichash_final($st, $fn);
+                } else {
+                    $t0 = hrtime(true);
+                    for ($i = 0; $i < $loops; $i++) sodium_crypto_generichash($buf, '', $fn);
+                    $ns[] = hrtime(true) - $t0;
+                }
+            }
+            return $ns;
+        }
+        if ($op === 'keysetup' || $op === 'keysetup-decrypt')
+            throw new Unsup('libsodium takes the raw key on every call: there is no key setup to time');
+        $bumpiv = $op === 'encrypt' && $wl !== 'bulk';
+        if ($kind === 'stream') {
+            if ($op === 'decrypt-forged') throw new Fail('decrypt-forged applies to AEADs only');
+            for ($b = 0; $b < $batches; $b++) {
+                $t0 = hrtime(true);
+                if ($bumpiv) for ($i = 0; $i < $loops; $i++) { $fn($buf, $iv, $key); $iv = bump($iv); }
+                else for ($i = 0; $i < $loops; $i++) $fn($buf, $iv, $key);
+                $ns[] = hrtime(true) - $t0;
+            }
+            return $ns;
+        }
+        $e = $fn . '_encrypt';
+        $d = $fn . '_decrypt';
+        if ($op === 'encrypt') {
+            for ($b = 0; $b < $batches; $b++) {
+                $t0 = hrtime(true);
+                if ($bumpiv) for ($i = 0; $i < $loops; $i++) { $e($buf, $aad, $iv, $key); $iv = bump($iv); }
+                else for ($i = 0; $i < $loops; $i++) $e($buf, $aad, $iv, $key);
+                $ns[] = hrtime(true) - $t0;
+            }
+            return $ns;
+        }
+        $ct = $e($buf, $aad, $iv, $key);
+        if ($op === 'decrypt-forged') { $k = strlen($ct) - $p['tag_bytes']; $ct[$k] = chr(ord($ct[$k]) ^ 1); }
+        $acc = 0;
+        for ($b = 0; $b < $batches; $b++) {
+            $t0 = hrtime(true);
+            for ($i = 0; $i < $loops; $i++) if ($d($ct, $aad, $iv, $key) !== false) $acc++;
+            $ns[] = hrtime(true) - $t0;
+        }
+        check_accepted($p, $op, $acc, $loops * $batches);
+        return $ns;
+    }
+}
+
+class HashImpl extends Impl {
+    public function __construct(array $reg) {
+        $algos = array_flip(hash_algos());
+        foreach (PHPHASH as $name => $hn)
+            if (isset($reg[$name]) && isset($algos[$hn])) $this->offers[$name] = "ext-hash $hn (PHP's own C code)";
+    }
+    public function name(): string { return 'php-hash'; }
+    public function library(): string { return 'ext-hash (bundled with PHP)'; }
+    public function version(): string { return PHP_VERSION; }
+    public function crypt(array $p, bool $enc, string $key, string $iv, string $aad, string $in, string $tag) {
+        throw new Fail("$p[name] is a hash: use op 'hash'");
+    }
+    public function hash(array $p, string $in): string { return hash(PHPHASH[$p['name']], $in, true); }
+    public function bench(array $p, string $op, string $wl, int $size, int $loops, int $batches,
+                          string $key, string $iv, string $aad): array {
+        $hn = PHPHASH[$p['name']];
+        $buf = buffer($size);
+        $ns = [];
+        for ($b = 0; $b < $batches; $b++) {
+            if ($wl === 'bulk') {
+                $ctx = hash_init($hn);
+                $t0 = hrtime(true);
+                for ($i = 0; $i < $loops; $i++) hash_update($ctx, $buf);
+                $ns[] = hrtime(true) - $t0;
+                hash_final($ctx, true);
+            } else {
+                $t0 = hrtime(true);
+                for ($i = 0; $i < $loops; $i++) hash($hn, $buf, true);
+                $ns[] = hrtime(true) - $t0;
+            }
+        }
+        return $ns;
+    }
+}
+
+function check_accepted(array $p, string $op, int $acc, int $total): void {
+    $forged = $op === 'decrypt-forged';
+    if ($acc !== ($forged ? 0 : $total))
+        throw new Fail("$p[name]: $acc of $total " . ($forged ? 'forged messages were accepted' : 'valid messages were accepted'));
+}
+
+// ------------------------------------------------------------------ the runner
+final class Runner {
+    private array $reg = [];
+    private array $impls = [];
+
+    public function __construct(string $registryFile) {
+        foreach (json_decode(file_get_contents($registryFile), true, 16, JSON_THROW_ON_ERROR) as $p) $this->reg[$p['name']] = $p;
+        foreach (['OpenSSLImpl', 'McryptImpl', 'SodiumImpl', 'HashImpl'] as $cls) {
+            try { $im = new $cls($this->reg); }
+            catch (Throwable $e) { fwrite(STDERR, "$cls: " . $e->getMessage() . "\n"); continue; }
+            $this->impls[$im->name()] = $im;
+        }
+    }
+
+    public function handle(object $req): array {
+        $op = str($req, 'op');
+        switch ($op) {
+            case 'hello': return $this->hello();
+            case 'encrypt': case 'decrypt': return $this->crypt($req, $op === 'encrypt');
+            case 'hash': return $this->hashOnce($req);
+            case 'bench': return $this->bench($req);
+            case 'cpu-clock': throw new Unsup('cpu-clock is not available in PHP (no cycle-exact loop)');
+        }
+        throw new Fail("unknown op '$op'; accepted: hello, encrypt, decrypt, hash, bench, cpu-clock, quit");
+    }
+
+    private function hello(): array {
+        $impls = [];
+        foreach ($this->impls as $im) {
+            $prims = [];
+            ksort($im->offers);
+            foreach ($im->offers as $n => $prov) $prims[] = ['name' => $n, 'provider' => $prov];
+            $j = ['name' => $im->name(), 'library' => $im->library(), 'version' => $im->version(),
+                  'available' => count($prims) > 0, 'primitives' => $prims];
+            if (!$prims) $j['reason'] = 'no primitive could be loaded';
+            if ($im->notes) $j['notes'] = $im->notes;
+            $impls[] = $j;
+        }
+        return ['status' => 'ok', 'protocol' => 1, 'runner' => 'php', 'language' => 'PHP',
+                'runtime' => 'PHP ' . PHP_VERSION . ' (' . PHP_SAPI . ', ' . (PHP_ZTS ? 'ZTS' : 'NTS') . ')',
+                'clocks' => ['monotonic' => 'hrtime(true)', 'tsc' => null, 'core_cycles' => null],
+                'implementations' => $impls];
+    }
+
+    private function target(object $req): array {
+        $in = str($req, 'impl');
+        $pn = str($req, 'primitive');
+        if (!isset($this->reg[$pn])) throw new Fail("unknown primitive '$pn' (not in the registry)");
+        if (!isset($this->impls[$in])) throw new Fail("unknown implementation '$in'");
+        $im = $this->impls[$in];
+        if (!isset($im->offers[$pn])) throw new Unsup("$in does not offer $pn");
+        return [$im, $this->reg[$pn]];
+    }
+
+    private static function checkLengths(array $p, string $key, string $iv, string $aad): void {
+        if (strlen($key) !== $p['key_bytes'])
+            throw new Fail("$p[name] takes a $p[key_bytes]-byte key, got " . strlen($key));
+        if (strlen($iv) !== $p['iv_bytes'])
+            throw new Fail("$p[name] takes a $p[iv_bytes]-byte IV/nonce, got " . strlen($iv));
+        if ($aad !== '' && $p['kind'] !== 'aead')
+            throw new Fail("$p[name] is not an AEAD and takes no associated data");
+    }
+
+    private static function checkInput(array $p, int $n): void {
+        if ($p['whole_blocks'] && $n % $p['block_bytes'])
+            throw new Fail("$p[name] takes whole $p[block_bytes]-byte blocks (no padding), got $n bytes");
+    }
+
+    private function crypt(object $req, bool $enc): array {
+        [$im, $p] = $this->target($req);
+        if ($p['kind'] === 'hash') throw new Fail("$p[name] is a hash: use op 'hash'");
+        $key = unhex($req, 'key'); $iv = unhex($req, 'iv'); $aad = unhex($req, 'aad');
+        $in = unhex($req, 'input', true);
+        self::checkLengths($p, $key, $iv, $aad);
+        $tag = '';
+        $aead = $p['kind'] === 'aead';
+        if ($aead && !$enc) {
+            if (strlen($in) < $p['tag_bytes'])
+                throw new Fail("$p[name] decryption input must end with the $p[tag_bytes]-byte tag");
+            $tag = substr($in, -$p['tag_bytes']);
+            $in = substr($in, 0, -$p['tag_bytes']);
+        }
+        self::checkInput($p, strlen($in));
+        $r = $im->crypt($p, $enc, $key, $iv, $aad, $in, $tag);
+        if ($enc) {
+            [$out, $t] = $r;
+            if (strlen($out) !== strlen($in) || strlen($t) !== ($aead ? $p['tag_bytes'] : 0))
+                throw new Fail("$p[name]: the library returned " . strlen($out) . " bytes for " . strlen($in));
+            return ['status' => 'ok', 'output' => bin2hex($out . $t)];
+        }
+        if ($aead) return $r === null ? ['status' => 'ok', 'authentic' => false] : ['status' => 'ok', 'authentic' => true, 'output' => bin2hex($r)];
+        if (strlen($r) !== strlen($in)) throw new Fail("$p[name]: the library returned " . strlen($r) . " bytes for " . strlen($in));
+        return ['status' => 'ok', 'output' => bin2hex($r)];
+    }
+
+    private function hashOnce(object $req): array {
+        [$im, $p] = $this->target($req);
+        if ($p['kind'] !== 'hash') throw new Fail("$p[name] is not a hash: use encrypt/decrypt");
+        return ['status' => 'ok', 'output' => bin2hex($im->hash($p, unhex($req, 'input', true)))];
+    }
+
+    private function bench(object $req): array {
+        [$im, $p] = $this->target($req);
+        $op = str($req, 'operation');
+        $wl = str($req, 'workload', 'bulk');
+        $ks = $op === 'keysetup' || $op === 'keysetup-decrypt';
+        $size = count_field($req, 'size', $ks ? 0 : null);
+        $loops = count_field($req, 'loops', null);
+        $batches = count_field($req, 'batches', 1);
+        if ($loops === 0 || $batches === 0) throw new Fail('loops and batches must be at least 1');
+        if ($batches > 100000) throw new Fail('at most 100000 batches per request');
+        if ($size > (1 << 30)) throw new Fail('size is limited to 1 GiB');
+        if (!in_array($wl, ['bulk', 'message', 'rekey'], true)) throw new Fail("unknown workload '$wl'; accepted: bulk, message, rekey");
+        if (!in_array($op, ['encrypt', 'decrypt', 'decrypt-forged', 'keysetup', 'keysetup-decrypt', 'hash'], true))
+            throw new Fail("unknown operation '$op'; accepted: encrypt, decrypt, decrypt-forged, keysetup, keysetup-decrypt, hash");
+        if ($p['kind'] === 'hash') {
+            if ($op !== 'hash') throw new Fail("$p[name] is a hash: operation must be 'hash'");
+            if ($wl === 'rekey') throw new Fail('hashes have no key: use workload bulk or message');
+            return self::result($im->bench($p, $op, $wl, $size, $loops, $batches, '', '', ''));
+        }
+        if ($op === 'hash') throw new Fail("$p[name] is not a hash: operation 'hash' applies to hashes only");
+        $key = unhex($req, 'key'); $iv = unhex($req, 'iv'); $aad = unhex($req, 'aad');
+        self::checkLengths($p, $key, $iv, $aad);
+        if (!$ks) self::checkInput($p, $size);
+        if ($op === 'decrypt-forged' && $p['kind'] !== 'aead') throw new Fail('decrypt-forged applies to AEADs only');
+        return self::result($im->bench($p, $op, $wl, $size, $loops, $batches, $key, $iv, $aad));
+    }
+
+    private static function result(array $ns): array {
+        return ['status' => 'ok', 'ns' => $ns, 'tsc' => null, 'core_cycles' => null];
+    }
+}
+
+// ------------------------------------------------------------------ main loop
+$registry = $argv[1] ?? (__DIR__ . '/../../build/runners/php/registry.json');
+if (!is_readable($registry)) { fwrite(STDERR, "runner.php: $registry is missing: run runners/php/build.sh\n"); exit(2); }
+$runner = new Runner($registry);
+$jflags = JSON_UNESCAPED_SLASHES | JSON_INVALID_UTF8_SUBSTITUTE | JSON_PRESERVE_ZERO_FRACTION | JSON_PARTIAL_OUTPUT_ON_ERROR;
+while (($line = fgets(STDIN)) !== false) {
+    if (trim($line) === '') continue;
+    $id = null;
+    try {
+        try {
+            $req = json_decode($line, false, 512, JSON_THROW_ON_ERROR);
+        } catch (JsonException $e) {
+            throw new Fail('malformed request: not JSON (' . $e->getMessage() . ')');
+        }
+        if (!($req instanceof stdClass)) throw new Fail('a request must be a JSON object');
+        if (property_exists($req, 'id')) $id = $req->id;
+        if (($req->op ?? null) === 'quit') break;
+        $resp = $runner->handle($req);
+    } catch (Unsup $e) {
+        $resp = ['status' => 'unsupported', 'message' => $e->getMessage()];
+    } catch (Throwable $e) {
+        $resp = ['status' => 'error', 'message' => $e->getMessage()];
+    }
+    $resp['id'] = $id;
+    $s = json_encode($resp, $jflags);
+    if ($s === false) $s = json_encode(['status' => 'error', 'message' => 'response could not be encoded', 'id' => null]);
+    fwrite(STDOUT, $s . "\n");
+}
+exit(0);
