@@ -437,6 +437,17 @@ def show(c: Ctx, run_id, as_json):
     show_run(store, rid, as_json)
 
 
+# ---------------------------------------------------------------------------- more commands
+# Commands that live in their own modules register themselves on `cli` when
+# imported (report, compare, import/export).
+for _module in ("cipherbench.cli_report",):
+    try:
+        __import__(_module)
+    except ModuleNotFoundError as _e:
+        if _e.name != _module:
+            raise
+
+
 # ---------------------------------------------------------------------------- entry point
 def main(argv=None):
     try:
