@@ -21,8 +21,7 @@
  *   255 + 3*7 + 1 need no masking. PI19, E19, R220 are the decimal digit
  *   strings 3141592653589793238, 2718281828459045235, 14142135623730950488.
  * Encryption (HPC-Medium, blocksize b = 128): s0 += KX[b], s1 += KX[b+1];
- *   8 rounds i = 0..7 (the spice terms of the specification vanish for a
- *   zero spice and are left out); s0 += KX[b+8], s1 += KX[b+9].
+ *   8 rounds i = 0..7; s0 += KX[b+8], s1 += KX[b+9].
  * rounds: one unit = one of the 8 rounds of the HPC-Medium loop (the `i`
  *   loop; its constants depend on i, e.g. KX[b+16+i] and the final
  *   s0 ^= s0 >> (33+i)). A reduced count r runs rounds 0..r-1 between the
@@ -32,10 +31,16 @@
  *   0..7 and s1 = bytes 8..15, each big-endian (the files print the two
  *   64-bit words most significant digit first); key word j = key bytes
  *   8j..8j+7, big-endian.
- * Verification: the stirring function was checked word by word against the
- *   author's kxexampl file (4 keys, HPC-Tiny, all 256 words) and the round
- *   against the author's 128-bit encryption trace, then against ecb_vk and
- *   ecb_vt.
+ * Verification: the stirring function reproduces, word for word, the
+ *   author's key-expansion examples (shared hpc-author/kxexampl: 4 keys,
+ *   HPC-Tiny, all 256 words) and his key-setup trace; the round reproduces
+ *   his HPC-Medium 128-bit encryption trace (spice 1) checkpoint by
+ *   checkpoint. Both traces (trace-hpcksu, tr128e) come with the author's
+ *   vectors in the public iscgar/hasty-pudding repository (vectors/traces/),
+ *   not in /work/shared. Then ecb_vk and ecb_vt pass in full.
+ * Spice: fixed at zero. The spice terms of the round (spice[i^4], spice[i],
+ *   spice[i^7], spice[i^2] and one more added before the last shift) all
+ *   vanish and are omitted, so this file is not a general HPC with spice.
  * Not implemented: the 1999-revised key expansion (`hpc`): the extra
  *   statement of the revision is not known to us precisely, and no vector
  *   made with it is available.
