@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Builds the Python runner's venv in build/runners/python/venv from requirements.txt
+# (idempotent: reinstalls only when requirements.txt changed).
+set -euo pipefail
+HERE=$(cd "$(dirname "$0")" && pwd)
+ROOT=$(cd "$HERE/../.." && pwd)
+OUT="$ROOT/build/runners/python"
+VENV="$OUT/venv"
+mkdir -p "$OUT"
+if [ ! -x "$VENV/bin/python" ]; then
+    python3 -m venv "$VENV"
+fi
+if ! cmp -s "$HERE/requirements.txt" "$OUT/requirements.installed"; then
+    "$VENV/bin/pip" install --quiet --disable-pip-version-check --only-binary=:all: -r "$HERE/requirements.txt"
+    cp "$HERE/requirements.txt" "$OUT/requirements.installed"
+fi

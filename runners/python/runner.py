@@ -1,0 +1,792 @@
+"""cipherbench Python runner: protocol v1 (docs/protocol.md) on stdin/stdout.
+
+Implementations: pycryptodome, pyca-cryptography (cryptography), pynacl (PyNaCl).
+The canonical-name table is build_implementations() below; the protocol loop,
+length checks and timed loops follow it. Registry lengths come from
+cipherbench/registry.py (imported from the repository, standard library only).
+"""
+from __future__ import annotations
+
+import functools
+import json
+import os
+import platform
+import sys
+import time
+import warnings
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, ROOT)
+warnings.filterwarnings("ignore")  # cryptography's "moved to decrepit" notices; stdout stays clean anyway
+
+from cipherbench.registry import load as load_registry  # noqa: E402
+
+REG = load_registry()
+clock = time.perf_counter_ns
+
+
+class Fail(Exception):
+    """Answered as status "error"."""
+
+
+class Unsupported(Exception):
+    """Answered as status "unsupported"."""
+
+
+# ====================================================================== entries
+# A cipher/stream entry has make(key, iv, enc) -> an object with .run(data) -> bytes
+# and .bulk(buf) (in place or into a scratch buffer: what the timed bulk loop calls).
+# Those APIs set key and IV in one call, so keysetup times make() (see README).
+# An AEAD entry has keyed(key) -> ctx, seal(ctx, key, iv, aad, data) -> ct||tag,
+# open(ctx, key, iv, aad, ct||tag) -> plaintext or None, and optionally
+# stream(ctx, key, iv, aad, enc, total) -> a bulk callable (streaming without a tag check).
+# A hash entry has new() -> object with update(data) and final() -> digest.
+
+class Entry:
+    def __init__(self, prim, provider, **fns):
+        self.prim, self.provider = prim, provider
+        self.__dict__.update(fns)
+
+
+class Impl:
+    def __init__(self, name, library, version, notes=None):
+        self.name, self.library, self.version = name, library, version
+        self.notes = notes or {}
+        self.entries: dict[str, Entry] = {}
+        self.reason = ""
+
+    def add(self, pname, provider, **fns):
+        if pname in REG and pname not in self.entries:
+            self.entries[pname] = Entry(REG[pname], provider, **fns)
+
+
+class Xf:
+    """A started cipher: run(data) for encrypt/decrypt, bulk(buf) for the timed loop
+    (scratch: the output buffer bulk writes to when the API cannot work in place)."""
+    __slots__ = ("run", "bulk", "scratch")
+
+    def __init__(self, run, bulk, scratch=None):
+        self.run, self.bulk, self.scratch = run, bulk, scratch
+
+
+# ---------------------------------------------------------------------- pycryptodome
+def add_pycryptodome(impls):
+    try:
+        import Crypto
+        from Crypto.Cipher import AES, ARC2, ARC4, CAST, DES, DES3, Blowfish, ChaCha20, ChaCha20_Poly1305, Salsa20
+        from Crypto.Hash import (BLAKE2b, BLAKE2s, MD4, MD5, RIPEMD160, SHA1, SHA224, SHA256, SHA384, SHA512,
+                                 SHA3_224, SHA3_256, SHA3_384, SHA3_512, SHAKE128, SHAKE256)
+        from Crypto.Util import _cpu_features
+    except Exception as e:  # noqa: BLE001
+        im = Impl("pycryptodome", "pycryptodome", "")
+        im.reason = f"cannot import pycryptodome: {e}"
+        impls.append(im)
+        return
+    im = Impl("pycryptodome", "pycryptodome", Crypto.__version__,
+              {"note": "its own C code; a cipher object is created per message (key and IV are set together)"})
+    aesni = _cpu_features.have_aes_ni()
+    clmul = _cpu_features.have_clmul()
+    aes_prov = "AES-NI (pycryptodome C)" if aesni else "portable C (pycryptodome, no AES-NI)"
+
+    def block_modes(mod, fam, extra=None):
+        bits = mod.block_size * 8
+        modes = {"ecb": lambda k, iv: mod.new(k, mod.MODE_ECB, **(extra or {})),
+                 "cbc": lambda k, iv: mod.new(k, mod.MODE_CBC, iv=iv, **(extra or {})),
+                 "cfb": lambda k, iv: mod.new(k, mod.MODE_CFB, iv=iv, segment_size=bits, **(extra or {})),
+                 "ofb": lambda k, iv: mod.new(k, mod.MODE_OFB, iv=iv, **(extra or {})),
+                 "ctr": lambda k, iv: mod.new(k, mod.MODE_CTR, nonce=b"", initial_value=iv, **(extra or {}))}
+        if fam == "aes":
+            modes["cfb8"] = lambda k, iv: mod.new(k, mod.MODE_CFB, iv=iv, segment_size=8)
+        return modes
+
+    def with_output(new):  # pycryptodome objects that can write in place (output=)
+        def make(key, iv, enc):
+            c = new(key, iv)
+            f = c.encrypt if enc else c.decrypt
+            return Xf(f, lambda buf: f(buf, output=buf))
+        return make
+
+    ciphers = [("aes", AES, None, aes_prov), ("des", DES, None, "portable C (pycryptodome)"),
+               ("3des", DES3, None, "portable C (pycryptodome)"),
+               ("blowfish", Blowfish, None, "portable C (pycryptodome)"),
+               ("cast5", CAST, None, "portable C (pycryptodome)"),
+               ("rc2", ARC2, {"effective_keylen": 128}, "portable C (pycryptodome), effective key bits = 128")]
+    for fam, mod, extra, prov in ciphers:
+        for mode, new in block_modes(mod, fam, extra).items():
+            for p in REG:
+                if p.family == fam and p.mode == mode:
+                    im.add(p.name, prov, make=with_output(new))
+
+    # AEADs (AES only in pycryptodome). Streaming bulk where the mode allows several encrypt() calls.
+    def aes_aead(mode, **kw):
+        def new(key, iv, total=None, aad_len=0):
+            extra = dict(kw)
+            if mode == AES.MODE_CCM and total is not None:
+                extra.update(msg_len=total, assoc_len=aad_len)
+            return AES.new(key, mode, nonce=iv, mac_len=16, **extra) if mode != AES.MODE_SIV else \
+                AES.new(key, mode, nonce=iv)
+        return new
+
+    def pcd_aead(new, streams=True, output=True):
+        def seal(ctx, key, iv, aad, data):
+            c = new(key, iv)
+            if aad:
+                c.update(aad)
+            ct, tag = c.encrypt_and_digest(data)
+            return ct + tag
+
+        def open_(ctx, key, iv, aad, data):
+            c = new(key, iv)
+            if aad:
+                c.update(aad)
+            try:
+                return c.decrypt_and_verify(data[:-16], data[-16:])
+            except ValueError:
+                return None
+
+        def stream(ctx, key, iv, aad, enc, total):
+            c = new(key, iv, total, len(aad)) if streams else None
+            if c is None:
+                return None
+            if aad:
+                c.update(aad)
+            f = c.encrypt if enc else c.decrypt
+            return f if not output else (lambda buf: f(buf, output=buf))
+        return dict(keyed=lambda key: None, seal=seal, open=open_, stream=stream if streams else None)
+
+    gcm_prov = aes_prov + (" + CLMUL GHASH" if clmul else " + portable GHASH") + "; AES.new per message rebuilds GHASH tables"
+    for p in REG:
+        if p.family != "aes":
+            continue
+        if p.mode == "gcm":
+            im.add(p.name, gcm_prov, **pcd_aead(aes_aead(AES.MODE_GCM)))
+        elif p.mode == "ccm":
+            im.add(p.name, aes_prov + " (CCM in pycryptodome C/Python)", **pcd_aead(aes_aead(AES.MODE_CCM)))
+        elif p.mode == "eax":
+            im.add(p.name, aes_prov + " (EAX: CTR + CMAC)", **pcd_aead(aes_aead(AES.MODE_EAX)))
+        elif p.mode == "ocb":
+            im.add(p.name, aes_prov + " (OCB3 in pycryptodome C)", **pcd_aead(aes_aead(AES.MODE_OCB), output=False))
+        elif p.mode == "siv":
+            im.add(p.name, aes_prov + " (SIV: S2V-CMAC + CTR); one-shot", **pcd_aead(aes_aead(AES.MODE_SIV), streams=False))
+
+    chacha_prov = "portable C (pycryptodome)"
+    im.add("chacha20", chacha_prov, make=with_output(lambda k, iv: ChaCha20.new(key=k, nonce=iv)))
+    im.add("xchacha20", chacha_prov + ", HChaCha20 subkey", make=with_output(lambda k, iv: ChaCha20.new(key=k, nonce=iv)))
+    im.add("salsa20", "portable C (pycryptodome)", make=with_output(lambda k, iv: Salsa20.new(key=k, nonce=iv)))
+
+    def rc4_make(key, iv, enc):
+        c = ARC4.new(key)
+        return Xf(c.encrypt, c.encrypt)
+    im.add("rc4", "portable C (pycryptodome); returns a new bytes object per call", make=rc4_make)
+
+    ccp = lambda k, iv, total=None, aad_len=0: ChaCha20_Poly1305.new(key=k, nonce=iv)  # noqa: E731
+    im.add("chacha20-poly1305", "portable C (pycryptodome ChaCha20 + Poly1305)", **pcd_aead(ccp))
+    im.add("xchacha20-poly1305", "portable C (pycryptodome XChaCha20 + Poly1305)", **pcd_aead(ccp))
+
+    hashes = {"md4": MD4.new, "md5": MD5.new, "sha-1": SHA1.new, "sha-224": SHA224.new, "sha-256": SHA256.new,
+              "sha-384": SHA384.new, "sha-512": SHA512.new,
+              "sha-512-256": lambda: SHA512.new(truncate="256"),
+              "sha3-224": SHA3_224.new, "sha3-256": SHA3_256.new, "sha3-384": SHA3_384.new, "sha3-512": SHA3_512.new,
+              "blake2b-512": lambda: BLAKE2b.new(digest_bits=512), "blake2b-256": lambda: BLAKE2b.new(digest_bits=256),
+              "blake2s-256": lambda: BLAKE2s.new(digest_bits=256), "ripemd-160": RIPEMD160.new}
+    for name, new in hashes.items():
+        im.add(name, "portable C (pycryptodome)", new=lambda new=new: HashObj(new(), None))
+    im.add("shake128", "portable C (pycryptodome)", new=lambda: HashObj(SHAKE128.new(), 32))
+    im.add("shake256", "portable C (pycryptodome)", new=lambda: HashObj(SHAKE256.new(), 64))
+    impls.append(im)
+
+
+class HashObj:
+    __slots__ = ("h", "n", "update")
+
+    def __init__(self, h, xof_len):
+        self.h, self.n, self.update = h, xof_len, h.update
+
+    def final(self):
+        if self.n is not None:
+            return self.h.read(self.n) if hasattr(self.h, "read") else self.h.finalize()
+        return self.h.digest() if hasattr(self.h, "digest") else self.h.finalize()
+
+
+# ---------------------------------------------------------------------- pyca/cryptography
+def add_pyca(impls):
+    try:
+        import cryptography
+        from cryptography.hazmat.backends.openssl.backend import backend
+        from cryptography.hazmat.primitives import hashes as H
+        from cryptography.hazmat.primitives.ciphers import Cipher, algorithms as A, modes as M
+        from cryptography.hazmat.primitives.ciphers.aead import (AESCCM, AESGCM, AESGCMSIV, AESOCB3, AESSIV,
+                                                                 ChaCha20Poly1305)
+        from cryptography.exceptions import InvalidTag
+    except Exception as e:  # noqa: BLE001
+        im = Impl("pyca-cryptography", "cryptography", "")
+        im.reason = f"cannot import cryptography: {e}"
+        impls.append(im)
+        return
+    try:
+        from cryptography.hazmat.decrepit.ciphers import algorithms as DA
+    except ImportError:
+        DA = A
+    try:
+        from cryptography.hazmat.decrepit.ciphers import modes as DM
+    except ImportError:
+        DM = M
+    ossl = backend.openssl_version_text()
+    im = Impl("pyca-cryptography", "cryptography", cryptography.__version__,
+              {"openssl": ossl, "note": "the wheel's bundled OpenSSL, not the system libssl"})
+    prov = f"bundled {ossl} (EVP)"
+
+    algs = {"aes": A.AES, "camellia": getattr(DA, "Camellia", A.Camellia), "sm4": A.SM4,
+            "3des": DA.TripleDES, "blowfish": DA.Blowfish, "cast5": DA.CAST5, "idea": DA.IDEA,
+            "seed": DA.SEED, "rc2": DA.RC2}
+    modes = {"ecb": lambda iv: M.ECB(), "cbc": M.CBC, "cfb": getattr(DM, "CFB", None), "cfb8": getattr(DM, "CFB8", None),
+             "ofb": getattr(DM, "OFB", None), "ctr": M.CTR, "xts": M.XTS}
+
+    def started(ctx):  # bulk: update_into a scratch buffer (cryptography wants room for one more block)
+        scratch = bytearray(0)
+        return Xf(ctx.update, functools.partial(ctx.update_into, buf=scratch), scratch)
+
+    def make_for(alg, mode):
+        def make(key, iv, enc):
+            c = Cipher(alg(key), mode(iv))
+            return started(c.encryptor() if enc else c.decryptor())
+        return make
+
+    def probe(alg, mode, p):
+        try:
+            key = bytes((i * 7 + 1) & 0xFF for i in range(p.key_bytes))
+            iv = bytes(p.iv_bytes)
+            Cipher(alg(key), mode(iv)).encryptor().update(bytes(p.block_bytes * 2))
+            return True
+        except Exception:  # noqa: BLE001
+            return False
+
+    for p in REG:
+        if p.kind != "cipher" or p.family not in algs or modes.get(p.mode) is None:
+            continue
+        alg, mode = algs[p.family], modes[p.mode]
+        if probe(alg, mode, p):
+            im.add(p.name, prov, make=make_for(alg, mode))
+
+    # ChaCha20: cryptography's 16-byte nonce is a 32-bit little-endian counter (0) || the 12-byte IETF nonce.
+    def chacha_make(key, iv, enc):
+        return started(Cipher(A.ChaCha20(key, b"\0\0\0\0" + iv), None).encryptor())
+    im.add("chacha20", prov, make=chacha_make)
+
+    def rc4_make(key, iv, enc):
+        return started(Cipher(DA.ARC4(key), None).encryptor())
+    try:
+        rc4_make(bytes(16), b"", True).run(b"x")
+        im.add("rc4", prov + " (legacy provider)", make=rc4_make)
+    except Exception:  # noqa: BLE001
+        pass
+
+    def one_shot(cls, siv=False):
+        def seal(ctx, key, iv, aad, data):
+            if siv:  # RFC 5297: the nonce is the last AD component; cryptography returns SIV || C
+                out = ctx.encrypt(data, ([aad] if aad else []) + [iv])
+                return out[16:] + out[:16]
+            return ctx.encrypt(iv, data, aad or None)
+
+        def open_(ctx, key, iv, aad, data):
+            try:
+                if siv:
+                    return ctx.decrypt(data[-16:] + data[:-16], ([aad] if aad else []) + [iv])
+                return ctx.decrypt(iv, data, aad or None)
+            except InvalidTag:
+                return None
+        return dict(keyed=cls, seal=seal, open=open_, stream=None)
+
+    for p in REG:
+        if p.kind != "aead":
+            continue
+        if p.family == "aes" and p.mode == "gcm":
+            d = one_shot(AESGCM)
+
+            def gcm_stream(ctx, key, iv, aad, enc, total):
+                c = Cipher(A.AES(key), M.GCM(iv)).encryptor() if enc else \
+                    Cipher(A.AES(key), M.GCM(iv, b"\0" * 16)).decryptor()
+                if aad:
+                    c.authenticate_additional_data(aad)
+                scratch = bytearray(total + 64)
+                return lambda buf: c.update_into(buf, scratch)
+            d["stream"] = gcm_stream
+            im.add(p.name, prov + "; message workload: AESGCM one-shot", **d)
+        elif p.family == "aes" and p.mode in ("ccm", "ocb", "siv", "gcmsiv"):
+            cls = {"ccm": lambda k: AESCCM(k, tag_length=16), "ocb": AESOCB3, "siv": AESSIV,
+                   "gcmsiv": AESGCMSIV}[p.mode]
+            try:
+                d = one_shot(cls, siv=p.mode == "siv")
+                ctx = cls(bytes(range(1, p.key_bytes + 1)))
+                d["seal"](ctx, None, bytes(p.iv_bytes), b"", b"probe")
+                im.add(p.name, prov + "; one-shot AEAD API", **d)
+            except Exception:  # noqa: BLE001
+                pass
+        elif p.family == "sm4" and p.mode == "gcm":
+            def sm4_seal(ctx, key, iv, aad, data):
+                c = Cipher(A.SM4(key), M.GCM(iv)).encryptor()
+                if aad:
+                    c.authenticate_additional_data(aad)
+                ct = c.update(data) + c.finalize()
+                return ct + c.tag
+
+            def sm4_open(ctx, key, iv, aad, data):
+                c = Cipher(A.SM4(key), M.GCM(iv, data[-16:])).decryptor()
+                if aad:
+                    c.authenticate_additional_data(aad)
+                try:
+                    return c.update(data[:-16]) + c.finalize()
+                except InvalidTag:
+                    return None
+
+            def sm4_stream(ctx, key, iv, aad, enc, total):
+                c = Cipher(A.SM4(key), M.GCM(iv)).encryptor() if enc else \
+                    Cipher(A.SM4(key), M.GCM(iv, b"\0" * 16)).decryptor()
+                if aad:
+                    c.authenticate_additional_data(aad)
+                scratch = bytearray(total + 64)
+                return lambda buf: c.update_into(buf, scratch)
+            try:
+                if probe(A.SM4, lambda iv: M.GCM(bytes(12)), p):
+                    im.add(p.name, prov + "; Cipher(SM4, GCM) per message",
+                           keyed=lambda k: None, seal=sm4_seal, open=sm4_open, stream=sm4_stream)
+            except Exception:  # noqa: BLE001
+                pass
+    im.add("chacha20-poly1305", prov + "; one-shot AEAD API", **one_shot(ChaCha20Poly1305))
+
+    hashes = {"md5": H.MD5, "sha-1": H.SHA1, "sha-224": H.SHA224, "sha-256": H.SHA256, "sha-384": H.SHA384,
+              "sha-512": H.SHA512, "sha-512-256": H.SHA512_256, "sha3-224": H.SHA3_224, "sha3-256": H.SHA3_256,
+              "sha3-384": H.SHA3_384, "sha3-512": H.SHA3_512, "blake2b-512": lambda: H.BLAKE2b(64),
+              "blake2s-256": lambda: H.BLAKE2s(32), "sm3": H.SM3,
+              "shake128": lambda: H.SHAKE128(32), "shake256": lambda: H.SHAKE256(64)}
+    for name, alg in hashes.items():
+        try:
+            if not backend.hash_supported(alg()):
+                continue
+        except Exception:  # noqa: BLE001
+            continue
+        im.add(name, prov, new=lambda alg=alg: HashObj(H.Hash(alg()), None))
+    impls.append(im)
+
+
+# ---------------------------------------------------------------------- PyNaCl
+def add_pynacl(impls):
+    try:
+        import nacl
+        import nacl.bindings as b
+        from nacl.exceptions import CryptoError
+    except Exception as e:  # noqa: BLE001
+        im = Impl("pynacl", "PyNaCl", "")
+        im.reason = f"cannot import PyNaCl: {e}"
+        impls.append(im)
+        return
+    sodium = "bundled libsodium"
+    im = Impl("pynacl", "PyNaCl", nacl.__version__, {"libsodium": sodium + " (PyNaCl exposes no version call)"})
+
+    def aead(enc_fn, dec_fn):
+        def seal(ctx, key, iv, aad, data):
+            return enc_fn(bytes(data), aad or None, iv, key)
+
+        def open_(ctx, key, iv, aad, data):
+            try:
+                return dec_fn(bytes(data), aad or None, iv, key)
+            except CryptoError:
+                return None
+        return dict(keyed=lambda key: None, seal=seal, open=open_, stream=None)
+
+    im.add("chacha20-poly1305", f"{sodium}; one-shot, key passed per call",
+           **aead(b.crypto_aead_chacha20poly1305_ietf_encrypt, b.crypto_aead_chacha20poly1305_ietf_decrypt))
+    im.add("xchacha20-poly1305", f"{sodium}; one-shot, key passed per call",
+           **aead(b.crypto_aead_xchacha20poly1305_ietf_encrypt, b.crypto_aead_xchacha20poly1305_ietf_decrypt))
+    if hasattr(b, "crypto_aead_aes256gcm_encrypt"):
+        try:  # libsodium's AES-256-GCM exists only on CPUs with AES-NI + PCLMUL
+            b.crypto_aead_aes256gcm_encrypt(b"x", None, bytes(12), bytes(32))
+            im.add("aes-256-gcm", f"{sodium} AES-NI + PCLMUL; one-shot, key passed per call",
+                   **aead(b.crypto_aead_aes256gcm_encrypt, b.crypto_aead_aes256gcm_decrypt))
+        except Exception:  # noqa: BLE001
+            pass
+
+    class Blake2b:
+        __slots__ = ("st", "n", "update")
+
+        def __init__(self, n):
+            self.st, self.n = b.crypto_generichash_blake2b_init(digest_size=n), n
+            st = self.st
+            self.update = lambda data: b.crypto_generichash_blake2b_update(st, data)
+
+        def final(self):
+            return b.crypto_generichash_blake2b_final(self.st)
+
+    class OneShot:  # libsodium's SHA-2 through PyNaCl is one-shot: bulk hashing re-hashes each call
+        __slots__ = ("fn", "data")
+
+        def __init__(self, fn):
+            self.fn, self.data = fn, None
+
+        def update(self, data):
+            self.data = self.fn(bytes(data))
+
+        def final(self):
+            return self.data
+
+    im.add("blake2b-512", sodium + " (crypto_generichash, streaming)", new=lambda: Blake2b(64))
+    im.add("blake2b-256", sodium + " (crypto_generichash, streaming)", new=lambda: Blake2b(32))
+    im.add("sha-256", sodium + "; one-shot API: each update is a whole digest", new=lambda: OneShot(b.crypto_hash_sha256), oneshot=True)
+    im.add("sha-512", sodium + "; one-shot API: each update is a whole digest", new=lambda: OneShot(b.crypto_hash_sha512), oneshot=True)
+    impls.append(im)
+
+
+def build_implementations():
+    impls = []
+    for add in (add_pycryptodome, add_pyca, add_pynacl):
+        add(impls)
+    return impls
+
+
+IMPLS = build_implementations()
+
+
+# ====================================================================== protocol
+def unhex(req, field, required=False):
+    v = req.get(field)
+    if v is None:
+        if required:
+            raise Fail(f"missing field '{field}'")
+        return b""
+    if not isinstance(v, str):
+        raise Fail(f"field '{field}' must be a hex string")
+    if len(v) % 2:
+        raise Fail(f"field '{field}' has an odd number of hex digits")
+    try:
+        return bytes.fromhex(v)
+    except ValueError:
+        raise Fail(f"field '{field}' is not hex") from None
+
+
+def string(req, field):
+    if field not in req:
+        raise Fail(f"missing field '{field}'")
+    if not isinstance(req[field], str):
+        raise Fail(f"field '{field}' must be a string")
+    return req[field]
+
+
+def count(req, field, default, required=False):
+    if field not in req:
+        if required:
+            raise Fail(f"missing field '{field}'")
+        return default
+    v = req[field]
+    if not isinstance(v, int) or isinstance(v, bool) or v < 0:
+        raise Fail(f"field '{field}' must be a non-negative integer")
+    return v
+
+
+def hello():
+    impls = []
+    for im in IMPLS:
+        j = {"name": im.name, "library": im.library, "version": im.version, "available": not im.reason,
+             "primitives": [{"name": n, "provider": e.provider} for n, e in im.entries.items()]}
+        if im.reason:
+            j["reason"] = im.reason
+        if im.notes:
+            j["notes"] = im.notes
+        impls.append(j)
+    return {"status": "ok", "protocol": 1, "runner": "python", "language": "Python",
+            "runtime": f"{platform.python_implementation()} {platform.python_version()}",
+            "clocks": {"monotonic": "time.perf_counter_ns (CLOCK_MONOTONIC)", "tsc": None, "core_cycles": None},
+            "implementations": impls}
+
+
+def target(req):
+    iname, pname = string(req, "impl"), string(req, "primitive")
+    if pname not in REG:
+        raise Fail(f"unknown primitive '{pname}' (not in the registry)")
+    for im in IMPLS:
+        if im.name == iname:
+            if im.reason:
+                raise Unsupported(f"{iname} is unavailable: {im.reason}")
+            e = im.entries.get(pname)
+            if e is None:
+                raise Unsupported(f"{iname} does not offer {pname}")
+            return e
+    raise Fail(f"unknown implementation '{iname}'")
+
+
+def check_lengths(p, key, iv, aad):
+    if len(key) != p.key_bytes:
+        raise Fail(f"{p.name} takes a {p.key_bytes}-byte key, got {len(key)}")
+    if len(iv) != p.iv_bytes:
+        raise Fail(f"{p.name} takes a {p.iv_bytes}-byte IV/nonce, got {len(iv)}")
+    if aad and p.kind != "aead":
+        raise Fail(f"{p.name} is not an AEAD and takes no associated data")
+
+
+def check_input(p, n):
+    if p.whole_blocks and n % p.block_bytes:
+        raise Fail(f"{p.name} takes whole {p.block_bytes}-byte blocks (no padding), got {n} bytes")
+
+
+def lib_call(p, fn, *args):
+    try:
+        return fn(*args)
+    except (Fail, Unsupported):
+        raise
+    except Exception as e:  # noqa: BLE001  the library refused (e.g. a degenerate 3DES key)
+        raise Fail(f"{p.name}: the library refused: {e}") from None
+
+
+def crypt(req, enc):
+    e = target(req)
+    p = e.prim
+    if p.kind == "hash":
+        raise Fail(f"{p.name} is a hash: use op 'hash'")
+    key, iv, aad, data = unhex(req, "key"), unhex(req, "iv"), unhex(req, "aad"), unhex(req, "input", True)
+    check_lengths(p, key, iv, aad)
+    if p.kind == "aead":
+        if not enc and len(data) < p.tag_bytes:
+            raise Fail(f"{p.name} decryption input must end with the {p.tag_bytes}-byte tag")
+        check_input(p, len(data) - (0 if enc else p.tag_bytes))
+        ctx = lib_call(p, e.keyed, key)
+        if enc:
+            return {"status": "ok", "output": bytes(lib_call(p, e.seal, ctx, key, iv, aad, data)).hex()}
+        out = lib_call(p, e.open, ctx, key, iv, aad, data)
+        if out is None:
+            return {"status": "ok", "authentic": False}
+        return {"status": "ok", "authentic": True, "output": bytes(out).hex()}
+    check_input(p, len(data))
+    x = lib_call(p, e.make, key, iv, enc)
+    return {"status": "ok", "output": bytes(lib_call(p, x.run, data)).hex() if data else ""}
+
+
+def hash_once(req):
+    e = target(req)
+    p = e.prim
+    if p.kind != "hash":
+        raise Fail(f"{p.name} is not a hash: use encrypt/decrypt")
+    data = unhex(req, "input", True)
+    h = e.new()
+    h.update(data)
+    return {"status": "ok", "output": bytes(h.final()).hex()}
+
+
+def bump(iv):  # next nonce: big-endian increment
+    n = (int.from_bytes(iv, "big") + 1) % (1 << (8 * len(iv))) if iv else 0
+    return n.to_bytes(len(iv), "big")
+
+
+def result(ns):
+    return {"status": "ok", "ns": ns, "tsc": None, "core_cycles": None}
+
+
+def bench(req):
+    e = target(req)
+    p = e.prim
+    op = string(req, "operation")
+    workload = string(req, "workload") if "workload" in req else "bulk"
+    size = count(req, "size", 0, op not in ("keysetup", "keysetup-decrypt"))
+    loops, batches = count(req, "loops", 0, True), count(req, "batches", 1)
+    if loops == 0 or batches == 0:
+        raise Fail("loops and batches must be at least 1")
+    if batches > 100000:
+        raise Fail("at most 100000 batches per request")
+    if size > (1 << 30):
+        raise Fail("size is limited to 1 GiB")
+    if workload not in ("bulk", "message", "rekey"):
+        raise Fail(f"unknown workload '{workload}'; accepted: bulk, message, rekey")
+    buf = bytearray(i & 0xFF for i in range(size))
+    rng = range(loops)
+    ns = []
+
+    if p.kind == "hash":
+        if op != "hash":
+            raise Fail(f"{p.name} is a hash: operation must be 'hash'")
+        if workload == "rekey":
+            raise Fail("hashes have no key: use workload bulk or message")
+        new = e.new
+        buf = bytes(buf)
+        for _ in range(batches):
+            if workload == "bulk":
+                h = new()
+                upd = h.update
+                t0 = clock()
+                for _ in rng:
+                    upd(buf)
+                t1 = clock()
+                h.final()
+            else:
+                t0 = clock()
+                for _ in rng:
+                    h = new()
+                    h.update(buf)
+                    h.final()
+                t1 = clock()
+            ns.append(t1 - t0)
+        return result(ns)
+
+    key, iv, aad = unhex(req, "key"), unhex(req, "iv"), unhex(req, "aad")
+    check_lengths(p, key, iv, aad)
+    aead = p.kind == "aead"
+    if op in ("keysetup", "keysetup-decrypt"):
+        enc = op == "keysetup"
+        if aead:
+            f = e.keyed
+            lib_call(p, f, key)
+            args = (key,)
+        else:  # these APIs set key and IV together: keysetup = making the cipher object
+            f = e.make
+            lib_call(p, f, key, iv, enc)
+            args = (key, iv, enc)
+        for _ in range(batches):
+            t0 = clock()
+            for _ in rng:
+                f(*args)
+            ns.append(clock() - t0)
+        return result(ns)
+    check_input(p, size)
+    if op not in ("encrypt", "decrypt", "decrypt-forged"):
+        raise Fail(f"unknown operation '{op}'; accepted: encrypt, decrypt, decrypt-forged, keysetup, keysetup-decrypt, hash")
+    forged = op == "decrypt-forged"
+    if forged and not aead:
+        raise Fail("decrypt-forged applies to AEADs only")
+    enc = op == "encrypt"
+
+    if aead:
+        ctx = lib_call(p, e.keyed, key)
+        if enc:
+            stream = e.stream and workload == "bulk"
+            for _ in range(batches):
+                if stream:  # one message, loops in-place calls, no finalisation inside the clock
+                    f = lib_call(p, e.stream, ctx, key, iv, aad, True, size * loops)
+                    t0 = clock()
+                    for _ in rng:
+                        f(buf)
+                    t1 = clock()
+                elif workload == "bulk":  # one-shot API: every call is a whole seal under the same nonce
+                    seal = e.seal
+                    data = bytes(buf)
+                    lib_call(p, seal, ctx, key, iv, aad, data)
+                    t0 = clock()
+                    for _ in rng:
+                        seal(ctx, key, iv, aad, data)
+                    t1 = clock()
+                else:
+                    seal, keyed, rekey = e.seal, e.keyed, workload == "rekey"
+                    data = bytes(buf)
+                    lib_call(p, seal, ctx, key, iv, aad, data)
+                    t0 = clock()
+                    for _ in rng:
+                        if rekey:
+                            ctx = keyed(key)
+                        seal(ctx, key, iv, aad, data)
+                        iv = bump(iv)
+                    t1 = clock()
+                ns.append(t1 - t0)
+            return result(ns)
+        # A valid ciphertext and tag, made once outside the timing.
+        sealed = bytearray(lib_call(p, e.seal, ctx, key, iv, aad, bytes(buf)))
+        if forged:
+            sealed[size] ^= 1
+        sealed = bytes(sealed)
+        accepted = 0
+        for _ in range(batches):
+            if workload == "bulk" and e.stream:  # streaming decryption without the tag check
+                f = lib_call(p, e.stream, ctx, key, iv, aad, False, size * loops)
+                ct = bytearray(sealed[:size])
+                t0 = clock()
+                for _ in rng:
+                    f(ct)
+                t1 = clock()
+            else:  # one-shot open of the valid (or forged) message, tag checked
+                op_, keyed, rekey = e.open, e.keyed, workload == "rekey"
+                t0 = clock()
+                for _ in rng:
+                    if rekey:
+                        ctx = keyed(key)
+                    if op_(ctx, key, iv, aad, sealed) is not None:
+                        accepted += 1
+                t1 = clock()
+            ns.append(t1 - t0)
+        expect = 0 if forged else loops * batches
+        checked = not (workload == "bulk" and e.stream)
+        if checked and accepted != expect:
+            what = "forged messages were accepted" if forged else "valid messages were accepted"
+            raise Fail(f"{p.name}: {accepted} of {loops * batches} {what}")
+        return result(ns)
+
+    make = e.make
+    x = lib_call(p, make, key, iv, enc)
+    scratch(x, size)
+    lib_call(p, x.run, bytes(buf[: min(size, 64 * max(1, p.block_bytes))]) if size else b"")
+    for _ in range(batches):
+        if workload == "bulk":
+            x = make(key, iv, enc)
+            scratch(x, size)
+            f = x.bulk
+            t0 = clock()
+            for _ in rng:
+                f(buf)
+            t1 = clock()
+        else:
+            data = bytes(buf)
+            t0 = clock()
+            for _ in rng:  # message = making the cipher object (key + IV in these APIs) and one call
+                make(key, iv, enc).run(data)
+                if enc:
+                    iv = bump(iv)
+            t1 = clock()
+        ns.append(t1 - t0)
+    return result(ns)
+
+
+def scratch(x, size):
+    if x.scratch is not None and len(x.scratch) < size + 64:
+        x.scratch.extend(bytes(size + 64 - len(x.scratch)))
+
+
+def handle(req):
+    op = string(req, "op")
+    if op == "hello":
+        return hello()
+    if op in ("encrypt", "decrypt"):
+        return crypt(req, op == "encrypt")
+    if op == "hash":
+        return hash_once(req)
+    if op == "bench":
+        return bench(req)
+    if op == "cpu-clock":
+        raise Unsupported("the Python runner has no cpu-clock (an interpreter cannot run a cycle-exact add chain)")
+    raise Fail(f"unknown op '{op}'; accepted: hello, encrypt, decrypt, hash, bench, cpu-clock, quit")
+
+
+def main():
+    out = sys.stdout
+    for line in sys.stdin.buffer:
+        if not line.strip():
+            continue
+        rid = None
+        try:
+            try:
+                req = json.loads(line)
+            except ValueError as ex:
+                raise Fail(f"malformed request: not JSON ({ex})") from None
+            if not isinstance(req, dict):
+                raise Fail("a request must be a JSON object")
+            rid = req.get("id")
+            if req.get("op") == "quit":
+                break
+            resp = handle(req)
+        except Unsupported as ex:
+            resp = {"status": "unsupported", "message": str(ex)}
+        except Fail as ex:
+            resp = {"status": "error", "message": str(ex)}
+        except Exception as ex:  # noqa: BLE001  never crash on a request
+            resp = {"status": "error", "message": f"internal error: {type(ex).__name__}: {ex}"}
+        resp["id"] = rid
+        out.write(json.dumps(resp) + "\n")
+        out.flush()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
