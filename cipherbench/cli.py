@@ -440,7 +440,7 @@ def show(c: Ctx, run_id, as_json):
 # ---------------------------------------------------------------------------- more commands
 # Commands that live in their own modules register themselves on `cli` when
 # imported (report, compare, import/export).
-for _module in ("cipherbench.cli_report",):
+for _module in ("cipherbench.cli_report", "cipherbench.cli_conformance"):
     try:
         __import__(_module)
     except ModuleNotFoundError as _e:

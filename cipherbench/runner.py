@@ -123,6 +123,31 @@ class RunnerProcess:
                               "responses are out of order")
         return resp
 
+    def request_raw(self, line: str, timeout: float | None = None) -> dict:
+        """Send one line exactly as given (it need not be JSON) and return the
+        parsed answer without checking its id: for the conformance suite."""
+        try:
+            self.proc.stdin.write(line.encode() + b"\n")
+            self.proc.stdin.flush()
+        except (BrokenPipeError, OSError):
+            raise self._died("raw line") from None
+        try:
+            answer = self._lines.get(timeout=timeout or self.timeout)
+        except queue.Empty:
+            self.kill()
+            raise RunnerError(f"runner {self.name} did not answer a raw line within "
+                              f"{timeout or self.timeout:.0f} s") from None
+        if answer is None:
+            raise self._died("raw line")
+        try:
+            resp = json.loads(answer)
+        except ValueError:
+            raise RunnerError(f"runner {self.name} answered with something that is not JSON: "
+                              f"{answer[:80].decode('utf-8', 'replace').strip()!r}") from None
+        if not isinstance(resp, dict):
+            raise RunnerError(f"runner {self.name} answered with a JSON value that is not an object")
+        return resp
+
     def _died(self, op: str) -> RunnerError:
         try:
             code = self.proc.wait(timeout=2)
