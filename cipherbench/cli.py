@@ -411,6 +411,7 @@ def show_run(store: Store, run_id: int, as_json: bool = False):
         if m["cycle_source"]:
             sources.add(m["cycle_source"])
     out.print(t)
+    fit_table(r["measurements"])
     for src in sorted(sources):
         out.print(f"cycles: {src}")
     warned = [m for m in r["measurements"] if m["warnings"]]
@@ -422,6 +423,30 @@ def show_run(store: Store, run_id: int, as_json: bool = False):
         out.print(f"[yellow]warning: {w}[/]")
     out.print(f"stored as run {run_id} in {describe(store.url)} "
               f"({sum(1 for m in r['measurements'] if not m['error'])} measurements with raw samples)")
+
+
+def fit_table(measurements):
+    """Per series with three or more sizes: time = overhead + size x marginal cost (least squares),
+    as libgcrypt's bench-slope reports, so per-call cost and throughput are not mixed."""
+    from cipherbench.stats import slope_fit
+    series = {}
+    for m in measurements:
+        if not m["error"] and m["ns_per_call"] and m["size"] and m["primitive"] != "null":
+            series.setdefault((m["impl"], m["primitive"], m["operation"], m["workload"]), []).append(m)
+    rows = []
+    for (impl, prim, op, wl), ms in sorted(series.items()):
+        if len({m["size"] for m in ms}) < 3:
+            continue
+        overhead, ns_per_byte = slope_fit([m["size"] for m in ms], [m["ns_per_call"] for m in ms])
+        ghz = next((m["core_ghz"] for m in ms if m["core_ghz"]), None)
+        rows.append((impl, prim, f"{op}/{wl}", fmt(overhead, 2), fmt(1e3 / ns_per_byte if ns_per_byte > 0 else None),
+                     fmt(ns_per_byte * ghz if ghz and ns_per_byte > 0 else None, 2)))
+    if rows:
+        t = Table("implementation", "primitive", "operation", "overhead ns/call", "marginal MB/s",
+                  "marginal c/B", title="least-squares fit of time against size")
+        for row in rows:
+            t.add_row(*row)
+        out.print(t)
 
 
 @cli.command()
