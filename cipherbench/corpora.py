@@ -24,6 +24,7 @@ def _project(wanted: set[str]) -> list[KnownAnswer]:
 #: name -> loader. Loaders of external corpora register here (see docs/vectors.md).
 CORPORA: dict[str, Callable[[set[str]], list[KnownAnswer]]] = {
     "cipherbench": _project,
+    "cavp": lambda w: __import__("cipherbench.corpus_cavp", fromlist=["load"]).load(w),
 }
 
 

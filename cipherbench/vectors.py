@@ -31,6 +31,10 @@ class KnownAnswer:
     source: str = ""  # the document the values come from
     where: str = ""  # file:line of the record
     corpus: str = "cipherbench"
+    # AEADs only: `output` is a forged ciphertext || tag that decryption must
+    # reject (CAVP gcmDecrypt FAIL records, Wycheproof "invalid" cases); `input`
+    # is then empty and no encryption is checked.
+    expect_reject: bool = False
 
 
 class VectorFileError(ValueError):

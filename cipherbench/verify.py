@@ -106,7 +106,20 @@ class Verifier:
     def kat(self, res: PairResult, p: Primitive, kas: list[KnownAnswer]):
         for ka in kas:
             where = {"source": ka.source, "vector": ka.where, "corpus": ka.corpus}
-            if p.kind == "hash":
+            if ka.expect_reject:
+                if p.kind != "aead":
+                    continue  # only an AEAD can reject; a loader never emits these for others
+                back, ok, err = self._decrypt(res.impl, p, ka.key, ka.iv, ka.aad, ka.output)
+                res.checks["kat"] += 1
+                res.checks["kat_reject"] += 1
+                if err is not None or ok or back is not None:
+                    res.fail("kat forgery accepted" if err is None else "kat forgery",
+                             key=ka.key, iv=ka.iv, aad=ka.aad, input=ka.output,
+                             expected="rejection", actual=err or back or "accepted", **where)
+                    continue
+                res.corpus_counts[ka.corpus] += 1
+                continue  # a rejection alone never vouches: rejecting everything would pass
+            elif p.kind == "hash":
                 out, err = self._hash(res.impl, p, ka.input)
                 res.checks["kat"] += 1
                 if out != ka.output:
