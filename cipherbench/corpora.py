@@ -25,6 +25,8 @@ def _project(wanted: set[str]) -> list[KnownAnswer]:
 CORPORA: dict[str, Callable[[set[str]], list[KnownAnswer]]] = {
     "cipherbench": _project,
     "cavp": lambda w: __import__("cipherbench.corpus_cavp", fromlist=["load"]).load(w),
+    "cryptopp": lambda w: __import__("cipherbench.corpus_cryptopp", fromlist=["load"]).load(w),
+    "pycryptodome": lambda w: __import__("cipherbench.corpus_pycryptodome", fromlist=["load"]).load(w),
 }
 
 

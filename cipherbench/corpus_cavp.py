@@ -196,31 +196,36 @@ def package_root() -> tuple[Path, str]:
 _MODE_DIRS = {"ECB": "ecb", "CBC": "cbc", "OFB": "ofb"}
 
 
-def _aes_block_files(root: Path, c: Collector, pkg: str):
+def _in(root: Path, *subdirs: str) -> list[Path]:
+    """Files directly inside root/<subdir> for each subdir that exists, sorted."""
+    out = []
+    for sub in subdirs:
+        d = root / sub
+        if d.is_dir():
+            out.extend(sorted(p for p in d.iterdir() if p.is_file()))
+    return out
+
+
+def aes_block_files(files: list[Path], root: Path, c: Collector, pkg: str):
     pat = re.compile(r"^(ECB|CBC|OFB|CFB128|CFB8)(GFSbox|KeySbox|VarKey|VarTxt|MMT)(128|192|256)\.rsp$")
-    for sub in ("ECB", "CBC", "OFB", "CFB"):
-        d = root / "ciphers" / "AES" / sub
-        if not d.is_dir():
+    for f in files:
+        m = pat.match(f.name)
+        if not m:
+            continue  # CFB1 (bit feedback), MCT
+        mode = {"CFB128": "cfb", "CFB8": "cfb8"}.get(m.group(1), m.group(1).lower())
+        prim = f"aes-{m.group(3)}-{mode}"
+        if prim not in c.wanted:
             continue
-        for f in sorted(d.iterdir()):
-            m = pat.match(f.name)
-            if not m:
-                continue  # CFB1 (bit feedback), MCT
-            mode = {"CFB128": "cfb", "CFB8": "cfb8"}.get(m.group(1), m.group(1).lower())
-            prim = f"aes-{m.group(3)}-{mode}"
-            if prim not in c.wanted:
-                continue
-            src = f"NIST CAVP AESAVS {f.name} ({pkg}: {f.relative_to(root)})"
-            for r in parse_nist(f):
-                fl = r.fields
-                c.add(prim, f.name, key=unhex(fl["KEY"]), iv=unhex(fl.get("IV", "")),
-                      input=unhex(fl["PLAINTEXT"]), output=unhex(fl["CIPHERTEXT"]),
-                      source=src, where=f"{f.name}:{r.line}")
+        src = f"NIST CAVP AESAVS {f.name} ({pkg}: {f.relative_to(root)})"
+        for r in parse_nist(f):
+            fl = r.fields
+            c.add(prim, f.name, key=unhex(fl["KEY"]), iv=unhex(fl.get("IV", "")),
+                  input=unhex(fl["PLAINTEXT"]), output=unhex(fl["CIPHERTEXT"]),
+                  source=src, where=f"{f.name}:{r.line}")
 
 
-def _aes_gcm(root: Path, c: Collector, pkg: str):
-    d = root / "ciphers" / "AES" / "GCM"
-    for f in sorted(d.glob("gcm*.rsp")) if d.is_dir() else []:
+def aes_gcm(files: list[Path], root: Path, c: Collector, pkg: str):
+    for f in files:
         m = re.match(r"gcm(EncryptExtIV|Decrypt)(128|192|256)\.rsp$", f.name)
         if not m:
             continue
@@ -274,35 +279,33 @@ def _aes_xts(root: Path, c: Collector, pkg: str):
                   output=unhex(fl["CT"]), source=src, where=f"{f.name}:{r.line}")
 
 
-def _tdes(root: Path, c: Collector, pkg: str):
+def tdes(files: list[Path], root: Path, c: Collector, pkg: str):
     pat = re.compile(r"^T(ECB|CBC|CFB64|OFB)(MMT[123]|invperm|permop|subtab|varkey|vartext)\.rsp$")
     modes = {"ECB": "ecb", "CBC": "cbc", "CFB64": "cfb", "OFB": "ofb"}
-    for sub in ("ECB", "CBC", "CFB", "OFB"):
-        d = root / "ciphers" / "3DES" / sub
-        for f in sorted(d.iterdir()) if d.is_dir() else []:
-            m = pat.match(f.name)
-            if not m:
-                continue  # interleaved (TCBCI, TOFBI), pipelined (TCFBP), CFB1, CFB8
-            mode = modes[m.group(1)]
-            if not {f"des-56-{mode}", f"3des-112-{mode}", f"3des-168-{mode}"} & c.wanted:
+    for f in files:
+        m = pat.match(f.name)
+        if not m:
+            continue  # interleaved (TCBCI, TOFBI), pipelined (TCFBP), CFB1, CFB8
+        mode = modes[m.group(1)]
+        if not {f"des-56-{mode}", f"3des-112-{mode}", f"3des-168-{mode}"} & c.wanted:
+            continue
+        src = f"NIST CAVP TDESVS {f.name} ({pkg}: {f.relative_to(root)})"
+        for r in parse_nist(f):
+            fl = r.fields
+            if "KEYS" in fl:
+                k1 = k2 = k3 = unhex(fl["KEYS"])
+            else:
+                k1, k2, k3 = unhex(fl["KEY1"]), unhex(fl["KEY2"]), unhex(fl["KEY3"])
+            if k1 == k2 == k3:
+                prim, key = f"des-56-{mode}", k1
+            elif k1 == k3:
+                prim, key = f"3des-112-{mode}", k1 + k2
+            elif k1 != k2 and k2 != k3:
+                prim, key = f"3des-168-{mode}", k1 + k2 + k3
+            else:
                 continue
-            src = f"NIST CAVP TDESVS {f.name} ({pkg}: {f.relative_to(root)})"
-            for r in parse_nist(f):
-                fl = r.fields
-                if "KEYS" in fl:
-                    k1 = k2 = k3 = unhex(fl["KEYS"])
-                else:
-                    k1, k2, k3 = unhex(fl["KEY1"]), unhex(fl["KEY2"]), unhex(fl["KEY3"])
-                if k1 == k2 == k3:
-                    prim, key = f"des-56-{mode}", k1
-                elif k1 == k3:
-                    prim, key = f"3des-112-{mode}", k1 + k2
-                elif k1 != k2 and k2 != k3:
-                    prim, key = f"3des-168-{mode}", k1 + k2 + k3
-                else:
-                    continue
-                c.add(prim, f.name, key=key, iv=unhex(fl.get("IV", "")), input=unhex(fl["PLAINTEXT"]),
-                      output=unhex(fl["CIPHERTEXT"]), source=src, where=f"{f.name}:{r.line}")
+            c.add(prim, f.name, key=key, iv=unhex(fl.get("IV", "")), input=unhex(fl["PLAINTEXT"]),
+                  output=unhex(fl["CIPHERTEXT"]), source=src, where=f"{f.name}:{r.line}")
 
 
 _SHA_FILES = {"SHA1": "sha-1", "SHA224": "sha-224", "SHA256": "sha-256", "SHA384": "sha-384",
@@ -323,16 +326,18 @@ def hash_records(f: Path, prim: str, c: Collector, src: str, cap: int = CAP, md_
               cap=cap)
 
 
+def sha_files(files: list[Path], root: Path, c: Collector, pkg: str):
+    for f in files:
+        m = re.match(r"^(SHA[0-9_]+)(ShortMsg|LongMsg)\.rsp$", f.name)
+        if not m or _SHA_FILES.get(m.group(1)) not in c.wanted:
+            continue
+        hash_records(f, _SHA_FILES[m.group(1)], c,
+                     f"NIST CAVP SHAVS {f.name} ({pkg}: {f.relative_to(root)})",
+                     cap=CAP if m.group(2) == "ShortMsg" else LONG_CAP)
+
+
 def _hashes(root: Path, c: Collector, pkg: str):
-    for sub in ("SHA1", "SHA2", "SHA3"):
-        d = root / "hashes" / sub
-        for f in sorted(d.glob("*.rsp")) if d.is_dir() else []:
-            m = re.match(r"^(SHA[0-9_]+)(ShortMsg|LongMsg)\.rsp$", f.name)
-            if not m or _SHA_FILES.get(m.group(1)) not in c.wanted:
-                continue
-            hash_records(f, _SHA_FILES[m.group(1)], c,
-                         f"NIST CAVP SHAVS {f.name} ({pkg}: {f.relative_to(root)})",
-                         cap=CAP if m.group(2) == "ShortMsg" else LONG_CAP)
+    sha_files(_in(root / "hashes", "SHA1", "SHA2", "SHA3"), root, c, pkg)
     for name, prim, bits in (("SHAKE128", "shake128", 256), ("SHAKE256", "shake256", 512)):
         f = root / "hashes" / "SHAKE" / f"{name}VariableOut.rsp"
         if not f.exists() or prim not in c.wanted:
@@ -511,6 +516,9 @@ def load(wanted: set[str]) -> list[KnownAnswer]:
     root, version = package_root()
     pkg = f"cryptography-vectors {version}"
     c = Collector(CORPUS, wanted)
-    for part in (_aes_block_files, _aes_gcm, _aes_ccm, _aes_xts, _tdes, _hashes, _others):
+    aes_block_files(_in(root / "ciphers" / "AES", "ECB", "CBC", "OFB", "CFB"), root, c, pkg)
+    aes_gcm(_in(root / "ciphers" / "AES", "GCM"), root, c, pkg)
+    tdes(_in(root / "ciphers" / "3DES", "ECB", "CBC", "CFB", "OFB"), root, c, pkg)
+    for part in (_aes_ccm, _aes_xts, _hashes, _others):
         part(root, c, pkg)
     return c.result()
