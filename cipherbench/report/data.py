@@ -1,0 +1,230 @@
+"""One loader for every exporter: stored runs -> plain data, and the versioned
+results document (docs/results-format.md) built from it.
+
+Everything downstream (HTML, Markdown, CSV, JSON, compare, export) reads what
+`load()` returns, so no exporter queries the store itself.
+"""
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+
+from sqlalchemy import select
+
+from cipherbench import __version__, registry
+from cipherbench.errors import CipherbenchError, UsageError
+from cipherbench.runner import REPO
+from cipherbench.store import Store, describe, measurements, samples
+
+SCHEMA = "cipherbench-results"
+VERSION = 1
+PUBLISHED_FILE = REPO / "registry" / "published-figures.toml"
+
+KEYSETUP_OPS = ("keysetup", "keysetup-decrypt")
+# Fields of a stored measurement that belong in the document (store ids do not).
+MEASUREMENT_FIELDS = ("impl", "primitive", "provider", "operation", "workload", "size", "aad_size",
+                      "loops", "n", "ns_per_call", "ns_low", "ns_high", "confidence", "rel_mad",
+                      "mb_per_s", "cycles_per_byte", "cycles_per_call", "cycle_source", "core_ghz",
+                      "tsc_per_byte", "verified", "warnings", "error")
+SAMPLE_FIELDS = ("seq", "warmup", "loops", "ns", "tsc", "core_cycles")
+IMPLEMENTATION_FIELDS = ("impl", "runner", "library", "version", "available", "reason",
+                         "primitives", "notes")
+VERIFICATION_FIELDS = ("impl", "primitive", "status", "checks", "failures")
+RUN_FIELDS = ("uuid", "profile", "status", "started_at", "finished_at", "command", "host",
+              "cipherbench_version", "git_revision", "settings", "warnings")
+
+
+def iso(t) -> str | None:
+    """Datetimes as ISO 8601 in UTC. SQLite hands back naive values (stored as
+    UTC), PostgreSQL aware ones; both print the same."""
+    if t is None:
+        return None
+    if isinstance(t, str):
+        t = datetime.fromisoformat(t)
+    if t.tzinfo is None:
+        t = t.replace(tzinfo=timezone.utc)
+    return t.astimezone(timezone.utc).isoformat()
+
+
+@dataclass(eq=False)  # identity: runs are used as dict keys and in sets
+class Run:
+    """One stored run with everything it measured."""
+
+    id: int  # in the store it was read from
+    meta: dict  # RUN_FIELDS
+    context: dict
+    implementations: list[dict]
+    verifications: list[dict]
+    measurements: list[dict]  # MEASUREMENT_FIELDS + "id" + "samples" (list of SAMPLE_FIELDS)
+    store: str = ""
+
+    @property
+    def uuid(self) -> str:
+        return self.meta["uuid"]
+
+    @property
+    def profile(self) -> str:
+        return self.meta.get("profile") or ""
+
+    def impl_info(self, impl: str) -> dict:
+        for i in self.implementations:
+            if i["impl"] == impl:
+                return i
+        return {}
+
+    def verification(self, impl: str, primitive: str) -> str:
+        """passed / failed / unverified / n/a (the null primitive)."""
+        for v in self.verifications:
+            if v["impl"] == impl and v["primitive"] == primitive:
+                return v["status"]
+        for m in self.measurements:
+            if m["impl"] == impl and m["primitive"] == primitive and m.get("verified"):
+                return m["verified"]
+        return "unverified"
+
+
+@dataclass
+class ReportData:
+    runs: list[Run]
+    published: dict = field(default_factory=dict)  # experiment name -> published-figures entry
+
+    @property
+    def multi(self) -> bool:
+        return len(self.runs) > 1
+
+    def series_name(self, run: Run, impl: str) -> str:
+        return f"{impl} (run {run.id})" if self.multi else impl
+
+    def measurements(self):
+        """(run, measurement) for every stored measurement, in stored order."""
+        for r in self.runs:
+            for m in r.measurements:
+                yield r, m
+
+
+def resolve_runs(store: Store, run_ids) -> list[int]:
+    ids = list(run_ids)
+    if not ids:
+        rid = store.latest_run(complete_only=True)
+        if rid is None:
+            raise CipherbenchError(f"no complete run stored in {describe(store.url)} yet "
+                                   "(run 'cipherbench run' first, or name one with --run)")
+        ids = [rid]
+    return ids
+
+
+def load_run(store: Store, run_id: int, with_samples: bool = True) -> Run:
+    r = store.run(run_id)  # raises a one-line UsageError for an unknown id
+    ms = []
+    for m in r["measurements"]:
+        d = {k: m.get(k) for k in MEASUREMENT_FIELDS}
+        d["id"] = m["id"]
+        d["warnings"] = d["warnings"] or []
+        d["samples"] = []
+        ms.append(d)
+    if with_samples and ms:
+        by_id = {m["id"]: m for m in ms}
+        q = (select(samples).join(measurements, samples.c.measurement_id == measurements.c.id)
+             .where(measurements.c.run_id == run_id)
+             .order_by(samples.c.measurement_id, samples.c.seq))
+        with store.engine.connect() as c:
+            for s in c.execute(q).mappings():
+                by_id[s["measurement_id"]]["samples"].append({k: s[k] for k in SAMPLE_FIELDS})
+    meta = {k: r.get(k) for k in RUN_FIELDS}
+    meta["started_at"], meta["finished_at"] = iso(meta["started_at"]), iso(meta["finished_at"])
+    meta["settings"] = meta["settings"] or {}
+    meta["warnings"] = meta["warnings"] or []
+    return Run(id=run_id, meta=meta, context=r.get("context") or {},
+               implementations=[{k: i.get(k) for k in IMPLEMENTATION_FIELDS} for i in r["implementations"]],
+               verifications=[{k: v.get(k) for k in VERIFICATION_FIELDS} for v in r["verifications"]],
+               measurements=ms, store=describe(store.url))
+
+
+def load_published(path: Path = PUBLISHED_FILE) -> dict:
+    if not path.exists():
+        return {}
+    with open(path, "rb") as f:
+        return tomllib.load(f).get("experiments", {})
+
+
+def load(store: Store, run_ids=(), with_samples: bool = True) -> ReportData:
+    """The one loading function every exporter shares."""
+    runs = [load_run(store, rid, with_samples) for rid in resolve_runs(store, run_ids)]
+    published = load_published()
+    return ReportData(runs, {r.profile: published[r.profile] for r in runs if r.profile in published})
+
+
+# ---------------------------------------------------------------------------- helpers
+def primitive(name: str):
+    return registry.load().get(name)
+
+
+def per_call_samples(m: dict) -> list[float]:
+    """Timed (not warm-up) nanoseconds per call."""
+    return [s["ns"] / s["loops"] for s in m.get("samples", []) if not s["warmup"] and s["loops"]]
+
+
+def mb_interval(m: dict) -> tuple[float | None, float | None]:
+    """MB/s at the ends of the median's confidence interval (low MB/s = high ns)."""
+    size = m["size"]
+    if not size or not m.get("ns_low") or not m.get("ns_high"):
+        return None, None
+    return size / m["ns_high"] * 1e3, size / m["ns_low"] * 1e3
+
+
+def usable(m: dict) -> bool:
+    return not m.get("error") and m.get("ns_per_call") is not None
+
+
+# ---------------------------------------------------------------------------- the document
+def results_document(run: Run, with_samples: bool = True) -> dict:
+    """The versioned, self-describing results document for one run."""
+    ms = []
+    for m in run.measurements:
+        d = {k: m[k] for k in MEASUREMENT_FIELDS}
+        if with_samples:
+            d["samples"] = [dict(s) for s in m["samples"]]
+        ms.append(d)
+    return {
+        "schema": SCHEMA,
+        "version": VERSION,
+        "generated_by": f"cipherbench {__version__}",
+        "run": dict(run.meta),
+        "context": run.context,
+        "implementations": [dict(i) for i in run.implementations],
+        "verifications": [dict(v) for v in run.verifications],
+        "measurements": ms,
+    }
+
+
+def check_document(doc) -> dict:
+    """Accept any document of this schema and major version; unknown fields are ignored."""
+    if not isinstance(doc, dict) or doc.get("schema") != SCHEMA:
+        raise UsageError(f"not a {SCHEMA} document (no \"schema\": \"{SCHEMA}\" field)")
+    v = doc.get("version")
+    if not isinstance(v, int) or v > VERSION or v < 1:
+        raise UsageError(f"{SCHEMA} version {v!r} is not supported; this cipherbench reads "
+                         f"version {VERSION} (upgrade cipherbench to read newer files)")
+    run = doc.get("run") or {}
+    if not run.get("uuid"):
+        raise UsageError("the document has no run uuid (\"run\": {\"uuid\": ...})")
+    return doc
+
+
+CSV_COLUMNS = ("run_uuid", "run_id", "profile", "host", "impl", "library", "version", "primitive",
+               "provider", "operation", "workload", "size", "aad_size", "loops", "n", "ns_per_call",
+               "ns_low", "ns_high", "confidence", "rel_mad", "mb_per_s", "cycles_per_byte",
+               "cycles_per_call", "cycle_source", "core_ghz", "tsc_per_byte", "verified",
+               "warnings", "error")
+
+
+def csv_rows(data: ReportData):
+    for run, m in data.measurements():
+        info = run.impl_info(m["impl"])
+        row = {k: m.get(k) for k in MEASUREMENT_FIELDS}
+        row.update(run_uuid=run.uuid, run_id=run.id, profile=run.profile, host=run.meta.get("host"),
+                   library=info.get("library"), version=info.get("version"),
+                   warnings="; ".join(m["warnings"] or []))
+        yield [row[c] for c in CSV_COLUMNS]

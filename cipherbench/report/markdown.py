@@ -1,0 +1,88 @@
+"""report.md: the report's tables as Markdown, readable on a code host."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from cipherbench.report import experiments, tables
+from cipherbench.report.data import ReportData
+from cipherbench.report.tables import Table
+
+
+def _esc(s: str) -> str:
+    return str(s).replace("|", "\\|").replace("\n", " ")
+
+
+def table_md(t: Table, level: int = 3) -> str:
+    lines = [f"{'#' * level} {t.title}", ""]
+    lines.append("| " + " | ".join(_esc(c) for c in t.columns) + " |")
+    lines.append("|" + "|".join("---:" if a == "r" else "---" for a in (t.align or ["l"] * len(t.columns))) + "|")
+    for row, mark in zip(t.rows, t.row_marks or [""] * len(t.rows)):
+        cells = [_esc(c) for c in row]
+        if mark in ("unverified", "failed") and cells:
+            cells[0] = f"⚠ {cells[0]}"
+        lines.append("| " + " | ".join(cells) + " |")
+    lines.append("")
+    for n in t.notes:
+        lines.append(f"- {n}")
+    lines.append("")
+    return "\n".join(lines)
+
+
+def render(data: ReportData) -> str:
+    runs = ", ".join(f"run {r.id} ({r.profile or '–'}) on {r.meta.get('host')}" for r in data.runs)
+    out = [f"# cipherbench report: {runs}", "",
+           "Rows marked ⚠ are not verified (unverified, or failed verification and not timed); they are "
+           "shown, never ranked silently. Interactive plots: `index.html` next to this file. Raw samples: "
+           "`results.json` (format: docs/results-format.md).", ""]
+    for r in data.runs:
+        out.append(f"## Machine and method{f' (run {r.id})' if data.multi else ''}")
+        out.append("")
+        for k, v in tables.context_items(r):
+            out.append(f"- **{k}**: {_esc(v)}")
+        out.append("")
+        for w in r.meta.get("warnings") or []:
+            out.append(f"> **warning:** {w}")
+            out.append("")
+    out.append(table_md(tables.libraries_table(data)))
+    out.append(table_md(tables.verification_table(data)))
+    speed = tables.speed_tables(data)
+    if speed:
+        out.append("## Throughput")
+        out.append("")
+        for t in speed:
+            out.append(table_md(t))
+    rel = tables.relative_table(data)
+    if rel:
+        out.append(table_md(rel, 2))
+    g = tables.gladman_table(data)
+    if g:
+        out.append(table_md(g, 2))
+    for sec in experiments.sections(data):
+        e = sec.entry
+        out += [f"## Then and now: {e['title']}", "",
+                f"- **source**: {e.get('citation', '')}",
+                f"- **machine then**: {e.get('machine', '')}",
+                f"- **year**: {e.get('year', '')}",
+                f"- **method**: {e.get('method', '')}", ""]
+        for t in sec.tables:
+            out.append(table_md(t))
+        if sec.findings:
+            out += ["### Published findings and what this run says", "",
+                    "| published | today |", "|---|---|"]
+            out += [f"| {_esc(a)} | {_esc(b)} |" for a, b in sec.findings]
+            out.append("")
+    nt = tables.not_timed(data)
+    if nt:
+        out += ["## Not timed", ""] + [f"- {x}" for x in nt] + [""]
+    warns = tables.measurement_warnings(data)
+    if warns:
+        out += [f"## Measurement warnings ({len(warns)})", ""] + [f"- {w}" for w in warns] + [""]
+    return "\n".join(out)
+
+
+def write(data: ReportData, out: Path) -> list[tuple[Path, str]]:
+    path = out / "report.md"
+    text = render(data)
+    path.write_text(text)
+    n = sum(1 for line in text.splitlines() if line.startswith("|-"))
+    return [(path, f"{n} tables")]

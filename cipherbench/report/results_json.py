@@ -1,0 +1,23 @@
+"""results.json: the versioned results document (docs/results-format.md), raw samples included."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from cipherbench.report.data import ReportData, results_document
+
+
+def dump(doc: dict, path: Path):
+    path.write_text(json.dumps(doc, indent=1, allow_nan=False, default=str) + "\n")
+
+
+def write(data: ReportData, out: Path) -> list[tuple[Path, str]]:
+    """One document per run: results.json for one run, results-run<ID>.json for each of several."""
+    written = []
+    for run in data.runs:
+        path = out / ("results.json" if not data.multi else f"results-run{run.id}.json")
+        doc = results_document(run)
+        dump(doc, path)
+        n = sum(len(m["samples"]) for m in doc["measurements"])
+        written.append((path, f"{len(doc['measurements'])} measurements, {n} raw samples"))
+    return written

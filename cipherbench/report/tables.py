@@ -1,0 +1,452 @@
+"""Tables and figures' data derived from ReportData, independent of output format.
+
+A `Table` holds strings (already formatted) plus notes that state its unit,
+the cycle source and the verification status; html.py and markdown.py only
+lay them out. Anything not verified is marked in its row, never dropped.
+"""
+from __future__ import annotations
+
+import statistics
+from dataclasses import dataclass, field
+
+from cipherbench.report.data import KEYSETUP_OPS, ReportData, Run, mb_interval, primitive, usable
+
+STATUS_TEXT = {"passed": "passed", "failed": "FAILED verification", "unverified": "unverified",
+               "n/a": "n/a (harness baseline)"}
+
+
+@dataclass
+class Table:
+    id: str
+    title: str
+    columns: list[str]
+    rows: list[list[str]] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    align: list[str] = field(default_factory=list)  # "l" or "r" per column
+    row_marks: list[str] = field(default_factory=list)  # "", "unverified" or "failed" per row
+
+    def add(self, cells, mark: str = ""):
+        self.rows.append([c if isinstance(c, str) else num(c) for c in cells])
+        self.row_marks.append(mark)
+
+
+def num(x, digits: int = 3) -> str:
+    """Three significant digits for small values, thousands separators for large ones."""
+    if x is None:
+        return "–"
+    if x == 0:
+        return "0"
+    a = abs(x)
+    if a >= 10 ** digits:
+        return f"{x:,.0f}"
+    decimals = max(0, digits - len(str(int(a)))) if a >= 1 else digits
+    return f"{x:,.{decimals}f}"
+
+
+def size_label(n: int) -> str:
+    for unit, m in (("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if n >= m and n % m == 0:
+            return f"{n // m} {unit}"
+    return f"{n} B"
+
+
+def mark_of(status: str) -> str:
+    return "" if status in ("passed", "n/a") else ("failed" if status == "failed" else "unverified")
+
+
+def status_suffix(status: str) -> str:
+    return {"passed": "", "n/a": "", "failed": " (FAILED verification)"}.get(status, " (unverified)")
+
+
+def cycle_sources(ms) -> str:
+    srcs = sorted({m["cycle_source"] for m in ms if m.get("cycle_source")})
+    return "; ".join(srcs) if srcs else "none recorded"
+
+
+def verification_note(data: ReportData, pairs) -> str:
+    """One sentence on the verification status of (run, impl, primitive) pairs."""
+    counts: dict[str, list[str]] = {}
+    for run, impl, prim in sorted(set(pairs), key=lambda p: (p[0].id, p[1], p[2])):
+        st = run.verification(impl, prim)
+        counts.setdefault(st, []).append(f"{data.series_name(run, impl)} {prim}")
+    parts = []
+    for st in ("passed", "n/a", "unverified", "failed"):
+        if st in counts:
+            if st in ("passed", "n/a"):
+                names = counts[st]
+                parts.append(f"{len(names)} {STATUS_TEXT[st]}"
+                             + (f" ({', '.join(names)})" if len(names) <= 6 else ""))
+            else:
+                parts.append(f"{STATUS_TEXT[st]}: {', '.join(counts[st])}")
+    return "Verification: " + ("; ".join(parts) if parts else "nothing measured") + "."
+
+
+def throughput_kind(m) -> bool:
+    """Bulk data throughput: encryption (or hashing), workload bulk, a size."""
+    return m["operation"] in ("encrypt", "hash") and m["workload"] == "bulk" and m["size"] > 0
+
+
+# ---------------------------------------------------------------------------- series for plots
+@dataclass
+class Series:
+    run: Run
+    impl: str
+    primitive: str
+    operation: str
+    workload: str
+    status: str
+    points: list[dict]  # measurements, sorted by size
+    name: str = ""
+
+
+def series(data: ReportData, want) -> dict[str, list[Series]]:
+    """Measurements accepted by `want`, grouped primitive -> series (one per run/impl/op/workload).
+    Failed points (errors) are kept out of the lines but listed by `not_timed`."""
+    out: dict[str, dict[tuple, Series]] = {}
+    for run, m in data.measurements():
+        if not want(m) or not usable(m):
+            continue
+        key = (run.id, m["impl"], m["operation"], m["workload"])
+        s = out.setdefault(m["primitive"], {}).setdefault(key, Series(
+            run, m["impl"], m["primitive"], m["operation"], m["workload"],
+            run.verification(m["impl"], m["primitive"]), []))
+        s.points.append(m)
+    result = {}
+    for prim, d in out.items():
+        lst = []
+        for s in d.values():
+            s.points.sort(key=lambda m: m["size"])
+            s.name = data.series_name(s.run, s.impl) + status_suffix(s.status)
+            lst.append(s)
+        result[prim] = sorted(lst, key=lambda s: (s.status not in ("passed", "n/a"), s.run.id, s.impl))
+    return result
+
+
+def not_timed(data: ReportData, prim: str | None = None) -> list[str]:
+    """Measurements that carry an error instead of figures (e.g. failed verification)."""
+    seen = []
+    for run, m in data.measurements():
+        if m.get("error") and (prim is None or m["primitive"] == prim):
+            s = f"{data.series_name(run, m['impl'])} {m['primitive']}: {m['error']}"
+            if s not in seen:
+                seen.append(s)
+    return seen
+
+
+# ---------------------------------------------------------------------------- openssl speed
+def speed_tables(data: ReportData) -> list[Table]:
+    """`openssl speed`-style: rows implementation + type, columns sizes."""
+    rows: dict[tuple, dict[int, dict]] = {}
+    marks = {}
+    ms = []
+    for run, m in data.measurements():
+        if m["size"] <= 0 or m["operation"] in KEYSETUP_OPS:
+            continue
+        typ = m["primitive"]
+        if m["operation"] not in ("encrypt", "hash"):
+            typ += f" {m['operation']}"
+        if m["workload"] != "bulk":
+            typ += f" [{m['workload']}]"
+        key = (run.id, m["impl"], typ)
+        rows.setdefault(key, {})[m["size"]] = m
+        marks[key] = (run, m["impl"], m["primitive"])
+        ms.append(m)
+    if not rows:
+        return []
+    sizes = sorted({s for r in rows.values() for s in r})
+    run_of = {r.id: r for r in data.runs}
+    tables = []
+    for tid, title, unit, conv in (
+            ("speed-k", "Throughput in 1000s of bytes per second, as `openssl speed` prints it",
+             "1000s of bytes/s (k = 1000 bytes/s), median of the timed batches", lambda v: f"{v * 1e3:.2f}k"),
+            ("speed-mb", "Throughput in MB/s", "MB/s = 10⁶ bytes/s, median of the timed batches",
+             lambda v: num(v))):
+        t = Table(tid, title, ["implementation", "type"] + [f"{size_label(s)}" for s in sizes] + ["verified"],
+                  align=["l", "l"] + ["r"] * len(sizes) + ["l"])
+        for key in sorted(rows, key=lambda k: (k[0], k[1], k[2])):
+            run, impl, prim = marks[key]
+            st = run_of[key[0]].verification(impl, prim)
+            cells = [data.series_name(run, impl), key[2]]
+            for s in sizes:
+                m = rows[key].get(s)
+                if m is None:
+                    cells.append("")
+                elif not usable(m):
+                    cells.append("not timed")
+                else:
+                    cells.append(conv(m["mb_per_s"]))
+            cells.append(STATUS_TEXT.get(st, st))
+            t.add(cells, mark_of(st))
+        t.notes = [f"Unit: {unit}; sizes are bytes per call (one keyed context, `bulk` workload unless "
+                   "the type says [message] or [rekey]).",
+                   f"Cycle source of the run: {cycle_sources(ms)}.",
+                   verification_note(data, marks.values())]
+        tables.append(t)
+    return tables
+
+
+# ---------------------------------------------------------------------------- Gladman
+def _pick(ms, prefer_workload="bulk"):
+    ms = [m for m in ms if usable(m)]
+    if not ms:
+        return None
+    pref = [m for m in ms if m["workload"] == prefer_workload] or ms
+    return max(pref, key=lambda m: m["size"])
+
+
+def gladman_figures(run: Run, prim_name: str, impl: str) -> dict:
+    """Cycles for key setup (enc, dec schedule), cycles per block (enc, dec) and the
+    block size used, for one primitive of one implementation."""
+    p = primitive(prim_name)
+    ms = [m for m in run.measurements if m["impl"] == impl and m["primitive"] == prim_name]
+    out = {}
+    for op in ("keysetup", "keysetup-decrypt"):
+        m = _pick([m for m in ms if m["operation"] == op])
+        if m:
+            out[op] = m
+    for op in ("encrypt", "decrypt"):
+        m = _pick([m for m in ms if m["operation"] == op and m["workload"] == "bulk" and m["size"] > 0])
+        if m and m.get("cycles_per_byte") and p and p.block_bytes:
+            out[op] = m
+            out[op + "_cpb"] = m["cycles_per_byte"] * p.block_bytes
+    return out
+
+
+def keysetup_text(f: dict) -> str:
+    a = f.get("keysetup", {}).get("cycles_per_call")
+    b = f.get("keysetup-decrypt", {}).get("cycles_per_call")
+    if a and b:
+        return f"{a:,.0f}:{b:,.0f}"
+    if a or b:
+        return f"{(a or b):,.0f}" + ("" if a else " (dec)")
+    return "–"
+
+
+def mbit_at_clock(f: dict, block_bytes: int) -> tuple[float | None, float | None]:
+    """Gladman's mean speed: block bits × clock / mean cycles per block (enc, dec)."""
+    cpbs = [f[k] for k in ("encrypt_cpb", "decrypt_cpb") if k in f]
+    ghz = next((f[k]["core_ghz"] for k in ("encrypt", "decrypt") if k in f and f[k].get("core_ghz")), None)
+    if not cpbs or not ghz:
+        return None, ghz
+    return block_bytes * 8 * ghz * 1e3 / statistics.mean(cpbs), ghz
+
+
+def gladman_table(data: ReportData) -> Table | None:
+    groups: dict[tuple, dict[int, str]] = {}
+    for run, m in data.measurements():
+        p = primitive(m["primitive"])
+        if p is None or p.kind != "cipher" or m["operation"] not in (
+                "encrypt", "decrypt", "keysetup", "keysetup-decrypt"):
+            continue
+        groups.setdefault((run.id, m["impl"], p.family, p.mode), {})[p.key_bits] = p.name
+    if not groups:
+        return None
+    keys = sorted({kb for g in groups.values() for kb in g})
+    run_of = {r.id: r for r in data.runs}
+    cols = (["implementation", "cipher", "mode"] + [f"key setup {k}" for k in keys]
+            + [f"encrypt {k}" for k in keys] + [f"decrypt {k}" for k in keys]
+            + ["Mbit/s at clock (key)", "block sizes timed", "verified"])
+    t = Table("gladman", "Key setup and cycles per block, as Gladman tabulated the AES candidates", cols,
+              align=["l", "l", "l"] + ["r"] * (3 * len(keys) + 1) + ["l", "l"])
+    used, pairs, clocks = [], [], set()
+    for key in sorted(groups, key=lambda k: (k[0], k[2], k[1], k[3] or "")):
+        rid, impl, fam, mode = key
+        run = run_of[rid]
+        figs = {kb: gladman_figures(run, name, impl) for kb, name in groups[key].items()}
+        p0 = primitive(next(iter(groups[key].values())))
+        cells = [data.series_name(run, impl), fam, mode or ""]
+        cells += [keysetup_text(figs[k]) if k in figs else "" for k in keys]
+        for op in ("encrypt_cpb", "decrypt_cpb"):
+            cells += [num(figs[k].get(op), 4) if k in figs and op in figs[k] else ("–" if k in figs else "")
+                      for k in keys]
+        kb0 = min(figs)
+        mbit, ghz = mbit_at_clock(figs[kb0], p0.block_bytes)
+        if ghz:
+            clocks.add(round(ghz, 3))
+        cells.append(f"{num(mbit)} ({kb0})" if mbit else "–")
+        bsz = sorted({f[op]["size"] for f in figs.values() for op in ("encrypt", "decrypt") if op in f})
+        cells.append(", ".join(size_label(s) for s in bsz) or "–")
+        sts = {run.verification(impl, n) for n in groups[key].values()}
+        st = "failed" if "failed" in sts else ("unverified" if sts - {"passed", "n/a"} else "passed")
+        cells.append(STATUS_TEXT[st])
+        t.add(cells, mark_of(st))
+        for kb, name in groups[key].items():
+            pairs.append((run, impl, name))
+            used += [m for m in run.measurements if m["impl"] == impl and m["primitive"] == name]
+    t.notes = [
+        "Units: key setup in cycles per key schedule (a:b = encryption:decryption schedule, each timed "
+        "on its own); encrypt/decrypt in cycles per block = cycles/byte × block bytes, at the largest "
+        "bulk size timed (column 'block sizes timed'), through the mode named (Gladman timed bare blocks: "
+        "ECB is the closest); Mbit/s = block bits × core clock / mean of the encrypt and decrypt cycles "
+        "per block, for the smallest key size.",
+        f"Cycle source: {cycle_sources(used)}; core clock measured around the run: "
+        f"{', '.join(f'{g} GHz' for g in sorted(clocks)) or 'not measured'}.",
+        verification_note(data, pairs)]
+    return t
+
+
+# ---------------------------------------------------------------------------- relative speed
+@dataclass
+class Relative:
+    primitives: list[str]
+    rows: list[tuple[Run, str]]  # (run, impl)
+    names: list[str]
+    ratio: list[list[float | None]]  # [row][primitive]
+    text: list[list[str]]
+    size: dict[str, int | None]  # primitive -> size compared
+    baseline: dict[str, str]  # primitive -> the series everything is relative to
+    pairs: list
+    ms: list
+
+
+def relative(data: ReportData) -> Relative | None:
+    """Implementation × primitive, MB/s relative to the fastest verified implementation
+    at the largest size every implementation of that primitive measured."""
+    by = series(data, lambda m: throughput_kind(m) and m["primitive"] != "null")
+    if not by:
+        return None
+    prims = sorted(by)
+    row_keys = sorted({(s.run.id, s.impl) for lst in by.values() for s in lst}
+                      | {(r.id, m["impl"]) for r, m in data.measurements()
+                         if m.get("error") and throughput_kind(m) and m["primitive"] in by})
+    run_of = {r.id: r for r in data.runs}
+    ratio = [[None] * len(prims) for _ in row_keys]
+    text = [[""] * len(prims) for _ in row_keys]
+    size, base, pairs, ms = {}, {}, [], []
+    for j, prim in enumerate(prims):
+        lst = by[prim]
+        common = set.intersection(*[{m["size"] for m in s.points} for s in lst])
+        sz = max(common) if common else None
+        size[prim] = sz
+        vals = {}
+        for s in lst:
+            pts = [m for m in s.points if m["size"] == sz] if sz else [s.points[-1]]
+            vals[(s.run.id, s.impl)] = (pts[0], s.status)
+            pairs.append((s.run, s.impl, prim))
+            ms.append(pts[0])
+        ok = {k: v for k, v in vals.items() if v[1] in ("passed", "n/a")}
+        pool = ok or vals
+        best_key = max(pool, key=lambda k: pool[k][0]["mb_per_s"])
+        best = pool[best_key][0]["mb_per_s"]
+        base[prim] = data.series_name(run_of[best_key[0]], best_key[1]) + ("" if ok else " (unverified)")
+        for k, (m, st) in vals.items():
+            i = row_keys.index(k)
+            ratio[i][j] = m["mb_per_s"] / best
+            tag = {"failed": " FAILED", "passed": "", "n/a": ""}.get(st, " unverified")
+            text[i][j] = f"{ratio[i][j]:.2f}×{tag}"
+        for run, m in data.measurements():
+            if m["primitive"] == prim and m.get("error") and throughput_kind(m):
+                i = row_keys.index((run.id, m["impl"])) if (run.id, m["impl"]) in row_keys else None
+                if i is not None and not text[i][j]:
+                    text[i][j] = "FAILED: not timed" if m.get("verified") == "failed" else "not timed"
+    names = [data.series_name(run_of[r], i) for r, i in row_keys]
+    return Relative(prims, [(run_of[r], i) for r, i in row_keys], names, ratio, text, size, base, pairs, ms)
+
+
+def relative_table(data: ReportData) -> Table | None:
+    rel = relative(data)
+    if rel is None:
+        return None
+    t = Table("relative", "Speed relative to the fastest verified implementation of each primitive",
+              ["implementation"] + [f"{p} ({size_label(rel.size[p]) if rel.size[p] else 'largest each'})"
+                                    for p in rel.primitives],
+              align=["l"] + ["r"] * len(rel.primitives))
+    for i, name in enumerate(rel.names):
+        marks = {"failed" if "FAILED" in x else "unverified" if "unverified" in x else "" for x in rel.text[i]}
+        t.add([name] + [x or "" for x in rel.text[i]],
+              "failed" if "failed" in marks else "unverified" if "unverified" in marks else "")
+    t.notes = ["Unit: ratio of MB/s (10⁶ bytes/s) to the fastest verified implementation of the same "
+               "primitive (1.00× = fastest), bulk encryption or hashing at the largest size every "
+               "implementation of that primitive measured.",
+               f"Cycle source: {cycle_sources(rel.ms)} (ratios do not depend on it).",
+               verification_note(data, rel.pairs) + " Unverified implementations are never the baseline "
+               "when a verified one exists."]
+    return t
+
+
+# ---------------------------------------------------------------------------- verification
+def verification_table(data: ReportData) -> Table:
+    t = Table("verification", "Verification before timing",
+              ["implementation", "primitive", "status", "checks run", "failures"],
+              align=["l", "l", "l", "l", "r"])
+    seen = set()
+    for run in data.runs:
+        for v in run.verifications:
+            checks = v.get("checks") or {}
+            desc = ", ".join(f"{k} {n}" for k, n in checks.items() if isinstance(n, (int, float)))
+            t.add([data.series_name(run, v["impl"]), v["primitive"], STATUS_TEXT.get(v["status"], v["status"]),
+                   desc, str(len(v.get("failures") or []))], mark_of(v["status"]))
+            seen.add((run.id, v["impl"], v["primitive"]))
+        for m in run.measurements:
+            k = (run.id, m["impl"], m["primitive"])
+            if k not in seen and m["primitive"] != "null":
+                seen.add(k)
+                t.add([data.series_name(run, m["impl"]), m["primitive"], "unverified",
+                       "none (the run was made with --no-verify)", "0"], "unverified")
+    t.notes = ["kat = known answers from every corpus, roundtrip = decrypt(encrypt(x)) = x over many "
+               "lengths, differential = byte-for-byte agreement with the other implementations, "
+               "forgery = AEAD rejection of altered tag, ciphertext and associated data. A failed pair "
+               "is stored with a minimal reproduction and not timed."]
+    return t
+
+
+# ---------------------------------------------------------------------------- context
+def context_items(run: Run) -> list[tuple[str, str]]:
+    c = run.context or {}
+    cpu = c.get("cpu") or {}
+    power = c.get("power") or {}
+    st = run.meta.get("settings") or {}
+    clocks = ((c.get("runners") or {}).get("native") or {}).get("clocks") or {}
+    ghz = sorted({round(m["core_ghz"], 3) for m in run.measurements if m.get("core_ghz")})
+    items = [
+        ("run", f"{run.id} ({run.uuid}), profile {run.profile or '–'}, {run.meta.get('status')}"),
+        ("when", f"{run.meta.get('started_at')} to {run.meta.get('finished_at') or '–'}"),
+        ("host", f"{run.meta.get('host') or c.get('host') or '–'}"),
+        ("CPU", f"{cpu.get('model', '–')}, {cpu.get('logical_cpus', '?')} logical CPUs, "
+                f"nominal {cpu.get('nominal_mhz') or '?'} MHz; measured on CPU {c.get('measuring_cpu', '?')}"),
+        ("CPU flags", " ".join(cpu.get("flags") or []) or "–"),
+        ("power", f"governor {power.get('governor') or 'not exposed'}, boost {power.get('boost') or 'not exposed'}, "
+                  f"SMT active {power.get('smt_active') or '?'}"),
+        ("system", f"{c.get('os', '–')}, kernel {c.get('kernel', '–')}, Python {c.get('python', '–')}"),
+        ("cipherbench", f"{run.meta.get('cipherbench_version') or '–'} at {run.meta.get('git_revision') or '–'}"),
+        ("runners", "; ".join(f"{name}: {r.get('language') or ''} {r.get('runtime') or ''}".strip()
+                              for name, r in (c.get("runners") or {}).items()) or "–"),
+        ("clocks", "; ".join(f"{k}: {v}" for k, v in clocks.items() if v) or "–"),
+        ("core clock", ", ".join(f"{g} GHz" for g in ghz) + " (dependent-add chain before and after)"
+                       if ghz else "not measured"),
+        ("how measured", f"sizes {st.get('sizes')}, operations {st.get('operations')}, workloads "
+                         f"{st.get('workloads')}; each point calibrated to batches of about "
+                         f"{st.get('batch_ms')} ms, {st.get('warmup_batches')} warm-up and "
+                         f"{st.get('batches')} timed batches, interleaved in random order; figure = median "
+                         f"per call, interval = order-statistics confidence interval of the median; "
+                         f"{'verified before timing' if st.get('verify', True) else 'NOT verified (--no-verify)'}"),
+        ("command", run.meta.get("command") or "–"),
+    ]
+    return items
+
+
+def libraries_table(data: ReportData) -> Table:
+    t = Table("libraries", "Implementations and library versions",
+              ["implementation", "runner", "library", "version", "status", "built with"],
+              align=["l"] * 6)
+    for run in data.runs:
+        used = {m["impl"] for m in run.measurements}
+        for i in run.implementations:
+            if i["impl"] not in used and i.get("available"):
+                continue
+            notes = i.get("notes") or {}
+            built = notes.get("built_with", "") if isinstance(notes, dict) else ""
+            t.add([data.series_name(run, i["impl"]), i.get("runner") or "", i.get("library") or "",
+                   i.get("version") or "", "available" if i.get("available") else f"unavailable: {i.get('reason')}",
+                   (built[:120] + "…") if len(built) > 120 else built])
+    t.notes = ["Implementations that took part in the run (and those that were unavailable, with why)."]
+    return t
+
+
+def measurement_warnings(data: ReportData) -> list[str]:
+    out = []
+    for run, m in data.measurements():
+        for w in m.get("warnings") or []:
+            out.append(f"{data.series_name(run, m['impl'])} {m['primitive']} {m['operation']}/{m['workload']} "
+                       f"{size_label(m['size']) if m['size'] else ''}: {w}".replace("  ", " "))
+    return out
