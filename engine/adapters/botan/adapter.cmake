@@ -1,0 +1,6 @@
+pkg_check_modules(CB_BOTAN IMPORTED_TARGET botan-2>=2.17)
+if(CB_BOTAN_FOUND)
+  cb_adapter(${CB_FOLDER} SOURCES ${CB_DIR}/adapter.cpp LIBS PkgConfig::CB_BOTAN)
+else()
+  cb_adapter_missing(${CB_FOLDER} "Botan 2 (botan-2) not found by pkg-config at build time; install libbotan-2-dev")
+endif()

@@ -1,0 +1,447 @@
+// Botan 2 through its factories (BlockCipher, StreamCipher, Cipher_Mode,
+// HashFunction::create). Each context creates its Botan object once; start()
+// only sets the nonce, set_key() only runs the key schedule. See README.md
+// for the quirks this file works around.
+#include <cstring>
+#include <map>
+#include <string>
+
+#include <botan/aead.h>
+#include <botan/block_cipher.h>
+#include <botan/cipher_mode.h>
+#include <botan/cpuid.h>
+#include <botan/exceptn.h>
+#include <botan/hash.h>
+#include <botan/siv.h>
+#include <botan/stream_cipher.h>
+#include <botan/version.h>
+
+#include "cipherbench/adapter.h"
+
+namespace {
+
+#include "names.inc"
+
+// Everything the adapter needs to build one primitive.
+struct Recipe {
+    Drive drive;
+    std::string cipher;  // Botan BlockCipher name ("" for streams and ChaCha20Poly1305)
+    std::string spec;    // what is created (BlockCipher, StreamCipher or Cipher_Mode name)
+    size_t granularity = 0;
+    bool desx_key = false;  // reorder the key (see names.inc)
+    bool siv = false;       // tag is the synthetic IV, put in front by Botan
+};
+
+std::string fill(const char* pattern, const std::string& cipher) {
+    std::string s = pattern;
+    auto at = s.find('%');
+    if (at != std::string::npos) s.replace(at, 1, cipher);
+    return s;
+}
+
+[[noreturn]] void rethrow(const char* what, const std::exception& e) {
+    throw cb::Error(std::string("Botan ") + what + ": " + e.what());
+}
+
+// Registry DESX key (DES key || pre-whitening || post-whitening) -> Botan's
+// (pre-whitening || DES key || post-whitening).
+void desx_order(const uint8_t* key, uint8_t* out) {
+    std::memcpy(out, key + 8, 8);
+    std::memcpy(out + 8, key, 8);
+    std::memcpy(out + 16, key + 16, 8);
+}
+
+template <class Obj>
+void keyed(Obj& obj, const Recipe& r, const uint8_t* key, size_t len) {
+    try {
+        if (r.desx_key && len == 24) {
+            uint8_t k[24];
+            desx_order(key, k);
+            obj.set_key(k, 24);
+        } else {
+            obj.set_key(key, len);
+        }
+    } catch (const std::exception& e) { rethrow("set_key", e); }
+}
+
+// ECB: Botan has no ECB mode object; encrypt_n over the blocks is its multi-block API.
+class EcbCipher : public cb::Cipher {
+public:
+    EcbCipher(const Recipe& r, cb::Direction d) : r_(r), enc_(d == cb::Direction::Encrypt) {
+        bc_ = Botan::BlockCipher::create(r.spec);
+        if (!bc_) throw cb::Unsupported("Botan has no " + r.spec);
+        bs_ = bc_->block_size();
+    }
+    void set_key(const uint8_t* key, size_t len) override { keyed(*bc_, r_, key, len); }
+    void start(const uint8_t*, size_t) override {}
+    void update(const uint8_t* in, uint8_t* out, size_t len) override {
+        if (enc_) bc_->encrypt_n(in, out, len / bs_);
+        else bc_->decrypt_n(in, out, len / bs_);
+    }
+
+private:
+    const Recipe& r_;
+    bool enc_;
+    std::unique_ptr<Botan::BlockCipher> bc_;
+    size_t bs_ = 0;
+};
+
+// Stream ciphers and the OFB/CTR-BE stream modes.
+class StreamCipher : public cb::Cipher {
+public:
+    explicit StreamCipher(const Recipe& r) : r_(r) {
+        sc_ = Botan::StreamCipher::create(r.spec);
+        if (!sc_) throw cb::Unsupported("Botan has no " + r.spec);
+        rekey_on_start_ = sc_->default_iv_length() == 0;  // RC4
+    }
+    void set_key(const uint8_t* key, size_t len) override {
+        keyed(*sc_, r_, key, len);
+        if (rekey_on_start_) key_.assign(key, key + len);
+    }
+    void start(const uint8_t* iv, size_t len) override {
+        try {
+            // RC4 takes no IV; a new message restarts the keystream, which
+            // for RC4 means running its key schedule again.
+            if (rekey_on_start_) sc_->set_key(key_.data(), key_.size());
+            else sc_->set_iv(iv, len);
+        } catch (const std::exception& e) { rethrow("set_iv", e); }
+    }
+    void update(const uint8_t* in, uint8_t* out, size_t len) override { sc_->cipher(in, out, len); }
+
+private:
+    const Recipe& r_;
+    std::unique_ptr<Botan::StreamCipher> sc_;
+    bool rekey_on_start_ = false;
+    std::vector<uint8_t> key_;
+};
+
+// CBC, CFB, CFB(8), XTS: Cipher_Mode, processed in place.
+class ModeCipher : public cb::Cipher {
+public:
+    ModeCipher(const Recipe& r, cb::Direction d) : r_(r) {
+        m_ = Botan::Cipher_Mode::create(r.spec, d == cb::Direction::Encrypt ? Botan::ENCRYPTION : Botan::DECRYPTION);
+        if (!m_) throw cb::Unsupported("Botan has no " + r.spec);
+    }
+    void set_key(const uint8_t* key, size_t len) override { keyed(*m_, r_, key, len); }
+    void start(const uint8_t* iv, size_t len) override {
+        try { m_->start(iv, len); } catch (const std::exception& e) { rethrow("start", e); }
+    }
+    void update(const uint8_t* in, uint8_t* out, size_t len) override {
+        if (in != out) std::memmove(out, in, len);
+        try {
+            if (m_->process(out, len) != len) throw cb::Error("Botan " + r_.spec + " kept back part of the input");
+        } catch (const cb::Error&) { throw; } catch (const std::exception& e) { rethrow("process", e); }
+    }
+
+private:
+    const Recipe& r_;
+    std::unique_ptr<Botan::Cipher_Mode> m_;
+};
+
+// AEADs. Botan takes the associated data before start(), so start() only
+// keeps the nonce and the message begins at the first update() or finish().
+//  - Streaming modes (GCM, OCB, EAX, ChaCha20Poly1305): process() takes
+//    multiples of the granularity; a shorter rest ends the message's data,
+//    because only Botan's finish() takes a partial piece. Encryption then
+//    finishes at once and keeps the tag; decryption keeps the rest until
+//    finish() brings the tag. A later update() in that message is an error.
+//  - One-shot modes (CCM, SIV): Botan itself buffers the whole message until
+//    finish(). The adapter therefore takes one update() per message:
+//    encryption runs Botan's finish() inside it; decryption, which needs the
+//    tag first, writes its output in finish() to where update() was told.
+class AeadCipher : public cb::Cipher {
+public:
+    AeadCipher(const Recipe& r, const cb::Primitive& p, cb::Direction d)
+        : r_(r), p_(p), enc_(d == cb::Direction::Encrypt) {
+        auto m = Botan::Cipher_Mode::create(r.spec, enc_ ? Botan::ENCRYPTION : Botan::DECRYPTION);
+        m_.reset(dynamic_cast<Botan::AEAD_Mode*>(m.get()));
+        if (!m_) throw cb::Unsupported("Botan has no AEAD " + r.spec);
+        m.release();
+        one_shot_ = r.drive == Drive::OneShotAead;
+        gran_ = r.granularity ? r.granularity : m_->update_granularity();
+    }
+    void set_key(const uint8_t* key, size_t len) override { keyed(*m_, r_, key, len); }
+    void start(const uint8_t* iv, size_t len) override {
+        nonce_.assign(iv, iv + len);
+        ad_.clear();
+        begun_ = closed_ = pending_ = false;
+    }
+    void aad(const uint8_t* a, size_t len) override {
+        if (begun_) throw cb::Error("associated data must come before the message data");
+        // SIV: each aad() call is one associated-data component (RFC 5297);
+        // elsewhere the calls concatenate.
+        if (r_.siv || ad_.empty()) ad_.emplace_back(a, a + len);
+        else ad_.back().insert(ad_.back().end(), a, a + len);
+    }
+    void update(const uint8_t* in, uint8_t* out, size_t len) override {
+        begin();
+        if (closed_)
+            throw cb::Error(std::string(p_.name) + " (Botan): " +
+                            (one_shot_ ? "one update per message (Botan processes the whole message in finish)"
+                                       : "a piece that is not a multiple of " + std::to_string(gran_) +
+                                             " bytes ends the message's data"));
+        try {
+            if (one_shot_) {
+                buf_.assign(in, in + len);
+                closed_ = true;
+                if (enc_) {
+                    m_->finish(buf_);  // CCM: C || T; SIV: T || C
+                    const size_t t = p_.tag_bytes;
+                    std::memcpy(out, buf_.data() + (r_.siv ? t : 0), len);
+                    std::memcpy(tag_, buf_.data() + (r_.siv ? 0 : len), t);
+                } else {
+                    pending_ = true;
+                    out_ = out;
+                }
+                return;
+            }
+            if (in != out) std::memmove(out, in, len);
+            const size_t whole = len - len % gran_;
+            if (whole) m_->process(out, whole);
+            if (whole == len) return;
+            closed_ = true;
+            buf_.assign(out + whole, out + len);
+            if (enc_) {
+                m_->finish(buf_);
+                std::memcpy(out + whole, buf_.data(), len - whole);
+                std::memcpy(tag_, buf_.data() + (len - whole), p_.tag_bytes);
+            } else {
+                pending_ = true;
+                out_ = out + whole;
+            }
+        } catch (const std::exception& e) { rethrow("process", e); }
+    }
+    bool finish(uint8_t* tag) override {
+        begin();
+        const size_t t = p_.tag_bytes;
+        try {
+            if (enc_) {
+                if (!closed_) {
+                    buf_.clear();
+                    m_->finish(buf_);
+                    std::memcpy(tag_, buf_.data(), t);
+                }
+                std::memcpy(tag, tag_, t);
+                begun_ = false;
+                return true;
+            }
+            if (!pending_) buf_.clear();
+            const size_t n = buf_.size();
+            if (r_.siv) buf_.insert(buf_.begin(), tag, tag + t);
+            else buf_.insert(buf_.end(), tag, tag + t);
+            begun_ = false;
+            try {
+                m_->finish(buf_);
+            } catch (const Botan::Integrity_Failure&) {
+                return false;
+            }
+            if (n) std::memcpy(out_, buf_.data(), n);
+            return true;
+        } catch (const std::exception& e) { rethrow("finish", e); }
+    }
+
+private:
+    void begin() {
+        if (begun_) return;
+        try {
+            // Every message after the first starts with reset(): Botan's EAX
+            // refuses new associated data until reset(), SIV keeps its
+            // associated-data components across messages, and a message left
+            // unfinished (bulk timing) must not leak into the next.
+            if (used_) m_->reset();
+            used_ = true;
+            if (r_.siv) {
+                for (size_t i = 0; i < ad_.size(); ++i)
+                    dynamic_cast<Botan::SIV_Mode&>(*m_).set_associated_data_n(i, ad_[i].data(), ad_[i].size());
+            } else if (ad_.empty()) {
+                m_->set_associated_data(nullptr, 0);
+            } else {
+                m_->set_associated_data(ad_[0].data(), ad_[0].size());
+            }
+            m_->start(nonce_.data(), nonce_.size());
+        } catch (const std::exception& e) { rethrow("start", e); }
+        begun_ = true;
+        closed_ = pending_ = false;
+    }
+
+    const Recipe& r_;
+    const cb::Primitive& p_;
+    bool enc_;
+    std::unique_ptr<Botan::AEAD_Mode> m_;
+    bool one_shot_ = false;
+    size_t gran_ = 1;
+    std::vector<uint8_t> nonce_;
+    std::vector<std::vector<uint8_t>> ad_;
+    bool begun_ = false, closed_ = false, pending_ = false, used_ = false;
+    Botan::secure_vector<uint8_t> buf_;
+    uint8_t* out_ = nullptr;
+    uint8_t tag_[16] = {0};
+};
+
+class BotanHash : public cb::Hash {
+public:
+    explicit BotanHash(const std::string& name) : h_(Botan::HashFunction::create(name)) {
+        if (!h_) throw cb::Unsupported("Botan has no " + name);
+    }
+    void init() override { h_->clear(); }
+    void update(const uint8_t* in, size_t len) override { h_->update(in, len); }
+    void final(uint8_t* d) override { h_->final(d); }
+
+private:
+    std::unique_ptr<Botan::HashFunction> h_;
+};
+
+class BotanAdapter : public cb::Adapter {
+public:
+    BotanAdapter() { probe(); }
+
+    std::string name() const override { return "botan"; }
+    std::string library() const override { return "Botan"; }
+    std::string version() const override { return Botan::short_version_string(); }
+    std::vector<cb::Offer> offers() const override { return offers_; }
+
+    std::unique_ptr<cb::Cipher> cipher(const cb::Primitive& p, cb::Direction d) const override {
+        auto it = recipes_.find(p.name);
+        if (it == recipes_.end()) return Adapter::cipher(p, d);
+        const Recipe& r = it->second;
+        switch (r.drive) {
+            case Drive::Ecb: return std::make_unique<EcbCipher>(r, d);
+            case Drive::Stream: return std::make_unique<StreamCipher>(r);
+            case Drive::Mode: return std::make_unique<ModeCipher>(r, d);
+            case Drive::Aead:
+            case Drive::OneShotAead: return std::make_unique<AeadCipher>(r, p, d);
+        }
+        return Adapter::cipher(p, d);
+    }
+    std::unique_ptr<cb::Hash> hash(const cb::Primitive& p) const override {
+        auto it = hashes_.find(p.name);
+        if (it == hashes_.end()) return Adapter::hash(p);
+        return std::make_unique<BotanHash>(it->second);
+    }
+    std::vector<std::pair<std::string, std::string>> notes() const override {
+        return {{"version_string", Botan::version_string()}, {"cpuid", Botan::CPUID::to_string()}};
+    }
+
+private:
+    // Botan's provider() names: "cpu" for AES means AES-NI on x86 (the
+    // hardware path); the others ("avx2", "sse2", "simd", "shani", "clmul",
+    // "bmi2", "base") are Botan's own names for the code that runs.
+    static std::string label(const std::string& algo, const std::string& prov) {
+        if (prov == "cpu" && algo.rfind("AES", 0) == 0 && Botan::CPUID::has_aes_ni()) return "AES-NI (Botan provider cpu)";
+        return "Botan provider " + prov;
+    }
+
+    static std::string block_provider(const std::string& cipher) {
+        auto bc = Botan::BlockCipher::create(cipher);
+        return bc ? label(cipher, bc->provider()) : "unknown";
+    }
+
+    bool recipe_for(const cb::Primitive& p, Recipe& r) const {
+        for (const auto& m : kAeads)
+            if (std::strcmp(m.mode, p.name) == 0) {
+                r = {m.drive, "", m.pattern, m.granularity, false, false};
+                return true;
+            }
+        for (const auto& [reg, botan] : kStreams)
+            if (std::strcmp(reg, p.name) == 0) {
+                r = {Drive::Stream, "", botan, 0, false, false};
+                return true;
+            }
+        if (!*p.mode) return false;
+        const std::string fam = p.family;
+        const size_t bits = (std::strcmp(p.mode, "xts") == 0 || std::strcmp(p.mode, "siv") == 0) ? p.key_bytes * 4 : p.key_bytes * 8;
+        const std::string sized = fam + "-" + std::to_string(bits);
+        const char* cipher = nullptr;
+        for (const auto& [reg, botan] : kBlockCiphers)
+            if (sized == reg || fam == reg) cipher = botan;
+        if (!cipher) return false;
+        for (const auto& m : kModes)
+            if (std::strcmp(m.mode, p.mode) == 0) {
+                r = {m.drive, cipher, fill(m.pattern, cipher), m.granularity, fam == "desx",
+                     std::strcmp(p.mode, "siv") == 0};
+                return true;
+            }
+        return false;
+    }
+
+    std::string provider_of(const cb::Primitive& p, const Recipe& r) const {
+        std::string s;
+        if (!r.cipher.empty()) s = r.cipher + ": " + block_provider(r.cipher);
+        if (r.drive == Drive::Mode || r.drive == Drive::Aead || r.drive == Drive::OneShotAead) {
+            auto m = Botan::Cipher_Mode::create(r.spec, Botan::ENCRYPTION);
+            if (m) {
+                std::string mp = m->provider();
+                if (r.cipher.empty()) s = r.spec + ": " + label(r.spec, mp);
+                else if (mp != "base") s += "; " + std::string(p.mode) + ": Botan provider " + mp;
+            }
+        } else if (r.cipher.empty()) {
+            auto sc = Botan::StreamCipher::create(r.spec);
+            if (sc) s = r.spec + ": " + label(r.spec, sc->provider());
+        }
+        if (r.drive == Drive::Ecb) s += "; ECB = BlockCipher::encrypt_n";
+        if (r.drive == Drive::OneShotAead) s += "; one-shot in Botan: one update per message";
+        if (r.desx_key) s += "; key reordered to Botan's K1||K||K2";
+        return s;
+    }
+
+    void probe() {
+        for (const auto& p : cb::all_primitives()) {
+            if (p.kind == cb::Kind::Hash) {
+                for (const auto& [reg, botan] : kHashes) {
+                    if (std::strcmp(reg, p.name) != 0) continue;
+                    auto h = Botan::HashFunction::create(botan);
+                    if (!h || h->output_length() != p.digest_bytes) break;
+                    hashes_[p.name] = botan;
+                    offers_.push_back({p.name, label(botan, h->provider())});
+                }
+                continue;
+            }
+            if (p.kind == cb::Kind::Null) continue;
+            Recipe r;
+            if (!recipe_for(p, r)) continue;
+            recipes_[p.name] = r;
+            if (!smoke(p)) { recipes_.erase(p.name); continue; }
+            offers_.push_back({p.name, provider_of(p, recipes_[p.name])});
+        }
+    }
+
+    // One message each way, with a check that decryption restores it and a
+    // flipped tag is refused.
+    bool smoke(const cb::Primitive& p) const {
+        try {
+            uint8_t key[128], iv[32] = {0}, buf[256], tag[16] = {0}, back[256];
+            for (size_t i = 0; i < sizeof key; ++i) key[i] = uint8_t(i * 7 + 1);  // XTS/SIV halves differ
+            const size_t n = p.block_bytes ? 2 * p.block_bytes : 64;
+            for (size_t i = 0; i < n; ++i) buf[i] = uint8_t(i);
+            auto e = cipher(p, cb::Direction::Encrypt);
+            e->set_key(key, p.key_bytes);
+            e->start(iv, p.iv_bytes);
+            e->update(buf, buf, n);
+            e->finish(tag);
+            auto d = cipher(p, cb::Direction::Decrypt);
+            d->set_key(key, p.key_bytes);
+            d->start(iv, p.iv_bytes);
+            d->update(buf, back, n);
+            if (!d->finish(tag)) return false;
+            for (size_t i = 0; i < n; ++i)
+                if (back[i] != uint8_t(i)) return false;
+            if (p.kind == cb::Kind::Aead) {
+                tag[0] ^= 1;
+                d->start(iv, p.iv_bytes);
+                d->update(buf, back, n);
+                if (d->finish(tag)) return false;
+            }
+            return true;
+        } catch (const std::exception&) {
+            return false;
+        }
+    }
+
+    std::map<std::string, Recipe> recipes_;
+    std::map<std::string, std::string> hashes_;
+    std::vector<cb::Offer> offers_;
+};
+
+}  // namespace
+
+CB_ADAPTER_FACTORY(botan) { return std::make_unique<BotanAdapter>(); }

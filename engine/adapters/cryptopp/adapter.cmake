@@ -1,0 +1,6 @@
+pkg_check_modules(CB_CRYPTOPP IMPORTED_TARGET libcrypto++>=8.0)
+if(CB_CRYPTOPP_FOUND)
+  cb_adapter(${CB_FOLDER} SOURCES ${CB_DIR}/adapter.cpp LIBS PkgConfig::CB_CRYPTOPP)
+else()
+  cb_adapter_missing(${CB_FOLDER} "Crypto++ (libcrypto++) not found by pkg-config at build time; install libcrypto++-dev")
+endif()

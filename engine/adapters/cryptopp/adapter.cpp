@@ -1,0 +1,387 @@
+// Crypto++ through its SymmetricCipher and AuthenticatedSymmetricCipher
+// interfaces. Each context instantiates its mode object once; set_key() runs
+// SetKey (with a zero IV, since Crypto++ modes refuse a key without one),
+// start() runs Resynchronize with the message's IV. See README.md.
+#define CRYPTOPP_ENABLE_NAMESPACE_WEAK 1
+#include <cstring>
+#include <map>
+#include <set>
+#include <string>
+
+#include <cryptopp/algparam.h>
+#include <cryptopp/argnames.h>
+#include <cryptopp/cpu.h>
+#include <cryptopp/cryptlib.h>
+#include <cryptopp/modes.h>
+#include <cryptopp/ccm.h>
+#include <cryptopp/eax.h>
+#include <cryptopp/gcm.h>
+#include <cryptopp/xts.h>
+#include <cryptopp/aes.h>
+#include <cryptopp/aria.h>
+#include <cryptopp/blowfish.h>
+#include <cryptopp/camellia.h>
+#include <cryptopp/cast.h>
+#include <cryptopp/des.h>
+#include <cryptopp/gost.h>
+#include <cryptopp/idea.h>
+#include <cryptopp/mars.h>
+#include <cryptopp/rc2.h>
+#include <cryptopp/rc5.h>
+#include <cryptopp/rc6.h>
+#include <cryptopp/seed.h>
+#include <cryptopp/serpent.h>
+#include <cryptopp/skipjack.h>
+#include <cryptopp/sm4.h>
+#include <cryptopp/square.h>
+#include <cryptopp/tea.h>
+#include <cryptopp/threefish.h>
+#include <cryptopp/twofish.h>
+#include <cryptopp/arc4.h>
+#include <cryptopp/chacha.h>
+#include <cryptopp/chachapoly.h>
+#include <cryptopp/salsa.h>
+#include <cryptopp/blake2.h>
+#include <cryptopp/md4.h>
+#include <cryptopp/md5.h>
+#include <cryptopp/ripemd.h>
+#include <cryptopp/sha.h>
+#include <cryptopp/sha3.h>
+#include <cryptopp/shake.h>
+#include <cryptopp/sm3.h>
+#include <cryptopp/tiger.h>
+#include <cryptopp/whrlpool.h>
+
+#include "cipherbench/adapter.h"
+
+namespace {
+
+using SC = CryptoPP::SymmetricCipher;
+using AE = CryptoPP::AuthenticatedSymmetricCipher;
+
+// One Crypto++ object: a plain SymmetricCipher or an AEAD.
+struct Made {
+    std::unique_ptr<SC> sc;
+    std::unique_ptr<AE> ae;
+    bool ccm = false;
+    bool eax = false;
+    explicit operator bool() const { return sc || ae; }
+};
+
+template <class M>
+Made sym(bool enc) {
+    Made m;
+    if (enc) m.sc.reset(new typename M::Encryption);
+    else m.sc.reset(new typename M::Decryption);
+    return m;
+}
+
+template <class M>
+Made aead(bool enc) {
+    Made m;
+    if (enc) m.ae.reset(new typename M::Encryption);
+    else m.ae.reset(new typename M::Decryption);
+    return m;
+}
+
+template <class BC>
+Made block_mode(const std::string& mode, bool enc) {
+    if (mode == "ecb") return sym<CryptoPP::ECB_Mode<BC>>(enc);
+    if (mode == "cbc") return sym<CryptoPP::CBC_Mode<BC>>(enc);
+    if (mode == "cfb" || mode == "cfb8") return sym<CryptoPP::CFB_Mode<BC>>(enc);
+    if (mode == "ofb") return sym<CryptoPP::OFB_Mode<BC>>(enc);
+    if (mode == "ctr") return sym<CryptoPP::CTR_Mode<BC>>(enc);
+    if constexpr (BC::BLOCKSIZE == 16) {
+        if (mode == "xts") return sym<CryptoPP::XTS_Mode<BC>>(enc);
+        if (mode == "gcm") return aead<CryptoPP::GCM<BC>>(enc);
+        if (mode == "eax") {
+            Made m = aead<CryptoPP::EAX<BC>>(enc);
+            m.eax = true;
+            return m;
+        }
+        if (mode == "ccm") {
+            Made m = aead<CryptoPP::CCM<BC, 16>>(enc);
+            m.ccm = true;
+            return m;
+        }
+    }
+    return {};
+}
+
+#include "names.inc"
+
+[[noreturn]] void rethrow(const char* what, const std::exception& e) {
+    throw cb::Error(std::string("Crypto++ ") + what + ": " + e.what());
+}
+
+struct Recipe {
+    Made (*make_mode)(const std::string&, bool) = nullptr;
+    Made (*make_whole)(bool) = nullptr;
+    std::string mode;
+    Keying keying = Keying::Plain;
+    std::string cipher;  // Crypto++ class name, for messages
+};
+
+Made create(const Recipe& r, bool enc) {
+    return r.make_mode ? r.make_mode(r.mode, enc) : r.make_whole(enc);
+}
+
+class CppCipher : public cb::Cipher {
+public:
+    CppCipher(const Recipe& r, const cb::Primitive& p, cb::Direction d)
+        : r_(r), p_(p), enc_(d == cb::Direction::Encrypt), m_(create(r, enc_)), zero_iv_(p.iv_bytes, 0) {
+        if (!m_) throw cb::Unsupported(std::string(p.name) + " is not offered by cryptopp");
+        // Parameters for SetKey, built once: a zero IV (the real one comes in
+        // start()), plus the variant settings the registry needs.
+        using namespace CryptoPP;
+        const ConstByteArrayParameter iv(static_cast<const byte*>(zero_iv_.data()), size_t(zero_iv_.size()), false);
+        const int fb = std::strcmp(p.mode, "cfb8") == 0 ? 1 : int(p.block_bytes);
+        if (r.keying == Keying::Rc2Ekb)
+            params_ = MakeParameters(Name::EffectiveKeyLength(), int(p.key_bytes * 8))(Name::IV(), iv, false);
+        else if (r.keying == Keying::Rc5Rounds12)
+            params_ = MakeParameters(Name::Rounds(), 12)(Name::IV(), iv, false);
+        else if (r.keying == Keying::CounterFrom0)  // read back as unsigned long
+            params_ = MakeParameters("InitialBlock", static_cast<unsigned long>(0))(Name::IV(), iv);
+        else if (std::strcmp(p.mode, "cfb8") == 0 || std::strcmp(p.mode, "cfb") == 0)
+            params_ = MakeParameters(Name::FeedbackSize(), fb)(Name::IV(), iv, false);
+        else if (p.iv_bytes)
+            params_ = MakeParameters(Name::IV(), iv);
+        rekey_on_start_ = std::strcmp(p.name, "rc4") == 0;
+    }
+
+    void set_key(const uint8_t* key, size_t len) override {
+        const uint8_t* k = key;
+        uint8_t reordered[24];
+        if (r_.keying == Keying::DesxReorder && len == 24) {
+            std::memcpy(reordered, key + 8, 8);
+            std::memcpy(reordered + 8, key, 8);
+            std::memcpy(reordered + 16, key + 16, 8);
+            k = reordered;
+        }
+        try {
+            if (m_.sc) m_.sc->SetKey(k, len, params_);
+            else m_.ae->SetKey(k, len, params_);
+        } catch (const std::exception& e) { rethrow("SetKey", e); }
+        if (rekey_on_start_) key_.assign(key, key + len);
+        open_ = true;  // SetKey with an IV opens a message
+    }
+
+    void start(const uint8_t* iv, size_t len) override {
+        try {
+            if (m_.ae) {
+                // Crypto++ 8.7 EAX computes a wrong nonce MAC when Resynchronize
+                // follows another Resynchronize (or SetKey with an IV) without a
+                // finished message in between; close the open one first.
+                if (m_.eax && open_) {
+                    uint8_t scratch[16];
+                    m_.ae->TruncatedFinal(scratch, sizeof scratch);
+                }
+                m_.ae->Resynchronize(iv, int(len));
+                open_ = true;
+                aad_.clear();
+                ccm_begun_ = false;
+            } else if (rekey_on_start_) {
+                // ARC4 has no IV: a new message restarts the keystream, which
+                // for RC4 is its key schedule.
+                m_.sc->SetKey(key_.data(), key_.size());
+            } else if (len) {
+                m_.sc->Resynchronize(iv, int(len));
+            }
+        } catch (const std::exception& e) { rethrow("Resynchronize", e); }
+    }
+
+    void aad(const uint8_t* a, size_t len) override {
+        try {
+            // CCM puts the lengths of both the associated data and the message
+            // into its first block, so its associated data waits for update().
+            if (m_.ccm) aad_.insert(aad_.end(), a, a + len);
+            else m_.ae->Update(a, len);
+        } catch (const std::exception& e) { rethrow("Update (associated data)", e); }
+    }
+
+    void update(const uint8_t* in, uint8_t* out, size_t len) override {
+        try {
+            if (m_.sc) { m_.sc->ProcessData(out, in, len); return; }
+            if (m_.ccm) ccm_begin(len);
+            m_.ae->ProcessData(out, in, len);
+        } catch (const cb::Error&) { throw; } catch (const std::exception& e) { rethrow("ProcessData", e); }
+    }
+
+    bool finish(uint8_t* tag) override {
+        if (!m_.ae) return true;
+        try {
+            if (m_.ccm && !ccm_begun_) ccm_begin(0);
+            ccm_begun_ = false;
+            open_ = false;
+            if (enc_) {
+                m_.ae->TruncatedFinal(tag, p_.tag_bytes);
+                return true;
+            }
+            return m_.ae->TruncatedVerify(tag, p_.tag_bytes);
+        } catch (const std::exception& e) { rethrow("finish", e); }
+    }
+
+private:
+    void ccm_begin(size_t msg_len) {
+        if (ccm_begun_)
+            throw cb::Error(std::string(p_.name) +
+                            " (Crypto++): one update per message (CCM needs the message length before the data)");
+        ccm_begun_ = true;
+        m_.ae->SpecifyDataLengths(aad_.size(), msg_len, 0);
+        if (!aad_.empty()) m_.ae->Update(aad_.data(), aad_.size());
+    }
+
+    const Recipe& r_;
+    const cb::Primitive& p_;
+    bool enc_;
+    Made m_;
+    std::vector<uint8_t> zero_iv_;
+    CryptoPP::AlgorithmParameters params_;
+    bool rekey_on_start_ = false;
+    std::vector<uint8_t> key_, aad_;
+    bool ccm_begun_ = false;
+    bool open_ = false;
+};
+
+class CppHash : public cb::Hash {
+public:
+    explicit CppHash(CryptoPP::HashTransformation* h, size_t n) : h_(h), n_(n) {}
+    void init() override { h_->Restart(); }
+    void update(const uint8_t* in, size_t len) override { h_->Update(in, len); }
+    void final(uint8_t* d) override { h_->TruncatedFinal(d, n_); }
+
+private:
+    std::unique_ptr<CryptoPP::HashTransformation> h_;
+    size_t n_;
+};
+
+std::string provider_of(const Made& m) {
+    // AlgorithmProvider() is ambiguous on the concrete classes (P5); call it
+    // through the interface.
+    if (m.sc) return static_cast<const SC&>(*m.sc).AlgorithmProvider();
+    return static_cast<const AE&>(*m.ae).AlgorithmProvider();
+}
+
+class CryptoppAdapter : public cb::Adapter {
+public:
+    CryptoppAdapter() { probe(); }
+
+    std::string name() const override { return "cryptopp"; }
+    std::string library() const override { return "Crypto++"; }
+    std::string version() const override {
+        const int v = CryptoPP::LibraryVersion();  // run time: 870 = 8.7.0
+        return std::to_string(v / 100) + "." + std::to_string(v / 10 % 10) + "." + std::to_string(v % 10);
+    }
+    std::vector<cb::Offer> offers() const override { return offers_; }
+
+    std::unique_ptr<cb::Cipher> cipher(const cb::Primitive& p, cb::Direction d) const override {
+        auto it = recipes_.find(p.name);
+        if (it == recipes_.end()) return Adapter::cipher(p, d);
+        return std::make_unique<CppCipher>(it->second, p, d);
+    }
+    std::unique_ptr<cb::Hash> hash(const cb::Primitive& p) const override {
+        for (const auto& [reg, make] : kHashes)
+            if (std::strcmp(reg, p.name) == 0 && hashes_.count(p.name))
+                return std::make_unique<CppHash>(make(), p.digest_bytes);
+        return Adapter::hash(p);
+    }
+    std::vector<std::pair<std::string, std::string>> notes() const override {
+        using namespace CryptoPP;
+        std::string cpu;
+        auto add = [&](bool has, const char* n) { if (has) cpu += cpu.empty() ? n : std::string(" ") + n; };
+        add(HasSSE2(), "SSE2"); add(HasSSSE3(), "SSSE3"); add(HasSSE41(), "SSE4.1"); add(HasAESNI(), "AESNI");
+        add(HasCLMUL(), "CLMUL"); add(HasSHA(), "SHA"); add(HasAVX2(), "AVX2");
+        return {{"header_version", std::to_string(HeaderVersion())}, {"cpu_features", cpu}};
+    }
+
+private:
+    bool recipe_for(const cb::Primitive& p, Recipe& r) const {
+        for (const auto& w : kStreams)
+            if (std::strcmp(w.name, p.name) == 0) {
+                r.make_whole = w.make;
+                r.keying = w.keying;
+                r.cipher = p.name;
+                return true;
+            }
+        if (!*p.mode) return false;
+        const Family* f = nullptr;
+        if (std::strcmp(p.family, "3des") == 0) f = p.key_bytes == 16 ? &k3des112 : &k3des168;
+        for (const auto& fam : kFamilies)
+            if (std::strcmp(fam.family, p.family) == 0) f = &fam;
+        if (!f) return false;
+        r.make_mode = f->make;
+        r.mode = p.mode;
+        r.keying = f->keying;
+        r.cipher = f->cryptopp;
+        return bool(f->make(p.mode, true));
+    }
+
+    std::string provider(const cb::Primitive& p, const Recipe& r) const {
+        Made m = create(r, true);
+        std::string s = provider_of(m);
+        if (std::strcmp(p.mode, "gcm") == 0)
+            s += CryptoPP::HasCLMUL() ? "; GHASH: CLMUL" : "; GHASH: 2K tables";
+        if (std::strcmp(p.mode, "ccm") == 0) s += "; one update per message (CCM needs the length first)";
+        if (r.keying == Keying::DesxReorder) s += "; key reordered to Crypto++'s K1||K||K3";
+        return s;
+    }
+
+    void probe() {
+        for (const auto& p : cb::all_primitives()) {
+            if (p.kind == cb::Kind::Hash) {
+                for (const auto& [reg, make] : kHashes) {
+                    if (std::strcmp(reg, p.name) != 0) continue;
+                    std::unique_ptr<CryptoPP::HashTransformation> h(make());
+                    if (h->DigestSize() != p.digest_bytes) break;
+                    hashes_.insert(p.name);
+                    offers_.push_back({p.name, h->AlgorithmProvider()});
+                }
+                continue;
+            }
+            if (p.kind == cb::Kind::Null) continue;
+            Recipe r;
+            if (!recipe_for(p, r)) continue;
+            recipes_[p.name] = r;
+            if (!smoke(p)) { recipes_.erase(p.name); continue; }
+            offers_.push_back({p.name, provider(p, recipes_[p.name])});
+        }
+    }
+
+    bool smoke(const cb::Primitive& p) const {
+        try {
+            uint8_t key[128], iv[32] = {0}, buf[256], tag[16] = {0}, back[256];
+            for (size_t i = 0; i < sizeof key; ++i) key[i] = uint8_t(i * 7 + 1);
+            const size_t n = p.block_bytes ? 2 * p.block_bytes : 64;
+            for (size_t i = 0; i < n; ++i) buf[i] = uint8_t(i);
+            auto e = cipher(p, cb::Direction::Encrypt);
+            e->set_key(key, p.key_bytes);
+            e->start(iv, p.iv_bytes);
+            e->update(buf, buf, n);
+            e->finish(tag);
+            auto d = cipher(p, cb::Direction::Decrypt);
+            d->set_key(key, p.key_bytes);
+            d->start(iv, p.iv_bytes);
+            d->update(buf, back, n);
+            if (!d->finish(tag)) return false;
+            for (size_t i = 0; i < n; ++i)
+                if (back[i] != uint8_t(i)) return false;
+            if (p.kind == cb::Kind::Aead) {
+                tag[0] ^= 1;
+                d->start(iv, p.iv_bytes);
+                d->update(buf, back, n);
+                if (d->finish(tag)) return false;
+            }
+            return true;
+        } catch (const std::exception&) {
+            return false;
+        }
+    }
+
+    std::map<std::string, Recipe> recipes_;
+    std::set<std::string> hashes_;
+    std::vector<cb::Offer> offers_;
+};
+
+}  // namespace
+
+CB_ADAPTER_FACTORY(cryptopp) { return std::make_unique<CryptoppAdapter>(); }

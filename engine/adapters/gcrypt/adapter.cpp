@@ -1,0 +1,424 @@
+// libgcrypt through gcry_cipher_* and gcry_md_*. Each context opens its
+// handle once; set_key() is gcry_cipher_setkey, start() sets the IV / counter
+// (or, for RC4 and SIV, restores the post-setkey state with gcry_cipher_reset,
+// which copies the saved key schedule). See README.md.
+#include <cstring>
+#include <map>
+#include <string>
+
+#include <gcrypt.h>
+
+#include "cipherbench/adapter.h"
+
+namespace {
+
+#include "names.inc"
+
+void check(gcry_error_t e, const char* what) {
+    if (e) throw cb::Error(std::string("libgcrypt ") + what + ": " + gcry_strerror(e));
+}
+
+struct Recipe {
+    int algo = 0, mode = 0;
+    std::string hw;
+};
+
+// How the adapter drives a mode's message.
+enum class Flow {
+    Plain,     // ECB, CBC, CFB, CFB8, OFB, CTR and streams
+    Xts,       // XTS: one call per data unit
+    Stream,    // GCM, EAX, ChaCha20-Poly1305: any lengths
+    Ocb,       // OCB: whole blocks until gcry_cipher_final, then one last call
+    Ccm,       // CCM: lengths before the associated data: one update per message
+    Siv,       // SIV: associated data before the nonce; one call; decryption needs the tag first
+    GcmSiv,    // GCM-SIV: one call; decryption needs the tag first
+};
+
+class GcryCipher : public cb::Cipher {
+public:
+    GcryCipher(const Recipe& r, const cb::Primitive& p, cb::Direction d) : p_(p), enc_(d == cb::Direction::Encrypt) {
+        check(gcry_cipher_open(&h_, r.algo, r.mode, 0), "gcry_cipher_open");
+        switch (r.mode) {
+            case GCRY_CIPHER_MODE_GCM: case GCRY_CIPHER_MODE_EAX: case GCRY_CIPHER_MODE_POLY1305: flow_ = Flow::Stream; break;
+            case GCRY_CIPHER_MODE_OCB: flow_ = Flow::Ocb; break;
+            case GCRY_CIPHER_MODE_CCM: flow_ = Flow::Ccm; break;
+            case GCRY_CIPHER_MODE_SIV: flow_ = Flow::Siv; break;
+            case GCRY_CIPHER_MODE_GCM_SIV: flow_ = Flow::GcmSiv; break;
+            case GCRY_CIPHER_MODE_XTS: flow_ = Flow::Xts; break;
+            default: flow_ = Flow::Plain;
+        }
+        ctr_ = r.mode == GCRY_CIPHER_MODE_CTR;
+        // libgcrypt 1.10's EAX keeps MAC state across setiv(): a reused handle
+        // gives wrong tags unless it is reset (to the post-setkey state) first.
+        reset_before_iv_ = r.mode == GCRY_CIPHER_MODE_EAX;
+        // ARCFOUR has no IV: a new message restarts the keystream from the key.
+        reset_on_start_ = r.algo == GCRY_CIPHER_ARCFOUR;
+        two_key_3des_ = r.algo == GCRY_CIPHER_3DES && p.key_bytes == 16;
+        // DES and 3DES refuse weak keys unless told otherwise; the registry's
+        // DES is defined for every key (and the other libraries accept them).
+        if (r.algo == GCRY_CIPHER_DES || r.algo == GCRY_CIPHER_3DES) {
+            check(gcry_cipher_ctl(h_, GCRYCTL_SET_ALLOW_WEAK_KEY, nullptr, 1), "SET_ALLOW_WEAK_KEY");
+            weak_ok_ = true;
+        }
+    }
+    ~GcryCipher() override { gcry_cipher_close(h_); }
+
+    void set_key(const uint8_t* key, size_t len) override {
+        if (two_key_3des_) {
+            uint8_t k[24];
+            std::memcpy(k, key, 16);
+            std::memcpy(k + 16, key, 8);  // K1 || K2 || K1
+            setkey(k, 24);
+            return;
+        }
+        setkey(key, len);
+    }
+
+    void start(const uint8_t* iv, size_t len) override {
+        closed_ = begun_ = false;
+        aad_.clear();
+        switch (flow_) {
+            case Flow::Siv:
+                // The nonce is the last associated-data component, so it is set
+                // after the associated data; reset() drops the last message's S2V state.
+                check(gcry_cipher_reset(h_), "reset");
+                nonce_.assign(iv, iv + len);
+                return;
+            case Flow::GcmSiv:
+                check(gcry_cipher_reset(h_), "reset");
+                break;
+            default:
+                if (reset_before_iv_) check(gcry_cipher_reset(h_), "reset");
+                break;
+        }
+        if (reset_on_start_) { check(gcry_cipher_reset(h_), "reset"); return; }
+        if (!len) return;
+        if (ctr_) check(gcry_cipher_setctr(h_, iv, len), "setctr");
+        else check(gcry_cipher_setiv(h_, iv, len), "setiv");
+    }
+
+    void aad(const uint8_t* a, size_t len) override {
+        if (flow_ == Flow::Ccm) { aad_.insert(aad_.end(), a, a + len); return; }
+        // SIV: each call is one associated-data component.
+        check(gcry_cipher_authenticate(h_, a, len), "authenticate");
+    }
+
+    void update(const uint8_t* in, uint8_t* out, size_t len) override {
+        if (closed_) throw cb::Error(std::string(p_.name) + " (libgcrypt): " + closed_why_);
+        switch (flow_) {
+            case Flow::Plain:
+            case Flow::Stream:
+                crypt(out, in, len);
+                return;
+            case Flow::Xts:
+                // A second call would neither continue the data unit's tweak
+                // sequence nor restart it.
+                close("one update per message (libgcrypt's XTS takes a data unit in one call)");
+                crypt(out, in, len);
+                return;
+            case Flow::Ocb:
+                // Only the last piece may be partial, and it must follow gcry_cipher_final.
+                if (len % 16) {
+                    check(gcry_cipher_final(h_), "final");
+                    close("a piece that is not a multiple of 16 bytes ends the message's data");
+                }
+                crypt(out, in, len);
+                return;
+            case Flow::Ccm:
+                ccm_begin(len);
+                close("one update per message (CCM needs the message length before the data)");
+                crypt(out, in, len);
+                return;
+            case Flow::Siv:
+            case Flow::GcmSiv:
+                close("one update per message (libgcrypt takes SIV and GCM-SIV messages in one call)");
+                if (enc_) {
+                    one_call_begin();
+                    crypt(out, in, len);
+                } else {
+                    // Decryption needs the tag, which comes with finish().
+                    held_.assign(in, in + len);
+                    out_ = out;
+                }
+                return;
+        }
+    }
+
+    bool finish(uint8_t* tag) override {
+        const size_t t = p_.tag_bytes;
+        switch (flow_) {
+            case Flow::Plain:
+            case Flow::Xts:
+                return true;
+            case Flow::Ocb:
+                if (!closed_) {
+                    check(gcry_cipher_final(h_), "final");
+                    crypt(nullptr, nullptr, 0);
+                }
+                break;
+            case Flow::Ccm:
+                if (!closed_) ccm_begin(0);
+                break;
+            case Flow::Siv:
+            case Flow::GcmSiv:
+                if (!enc_) {
+                    one_call_begin(tag);
+                    gcry_error_t e = held_.empty() ? gcry_cipher_decrypt(h_, nullptr, 0, nullptr, 0)
+                                                   : gcry_cipher_decrypt(h_, out_, held_.size(), held_.data(), held_.size());
+                    closed_ = true;
+                    held_.clear();
+                    if (gpg_err_code(e) == GPG_ERR_CHECKSUM) return false;
+                    check(e, "decrypt");
+                    return true;
+                }
+                if (!closed_) one_call_begin();
+                break;
+            case Flow::Stream:
+                break;
+        }
+        closed_ = true;
+        closed_why_ = "the message is finished";
+        if (enc_) {
+            check(gcry_cipher_gettag(h_, tag, t), "gettag");
+            return true;
+        }
+        gcry_error_t e = gcry_cipher_checktag(h_, tag, t);
+        if (gpg_err_code(e) == GPG_ERR_CHECKSUM) return false;
+        check(e, "checktag");
+        return true;
+    }
+
+private:
+    void setkey(const uint8_t* key, size_t len) {
+        gcry_error_t e = gcry_cipher_setkey(h_, key, len);
+        if (weak_ok_ && gpg_err_code(e) == GPG_ERR_WEAK_KEY) return;  // reported, but keyed
+        check(e, "setkey");
+    }
+    void crypt(uint8_t* out, const uint8_t* in, size_t len) {
+        // in == out: libgcrypt's in-place form passes NULL input.
+        gcry_error_t e = enc_ ? (in == out ? gcry_cipher_encrypt(h_, out, len, nullptr, 0)
+                                           : gcry_cipher_encrypt(h_, out, len, in, len))
+                              : (in == out ? gcry_cipher_decrypt(h_, out, len, nullptr, 0)
+                                           : gcry_cipher_decrypt(h_, out, len, in, len));
+        check(e, enc_ ? "encrypt" : "decrypt");
+    }
+    void close(const char* why) {
+        closed_ = true;
+        closed_why_ = why;
+    }
+    void ccm_begin(size_t msg_len) {
+        uint64_t lengths[3] = {msg_len, aad_.size(), p_.tag_bytes};
+        check(gcry_cipher_ctl(h_, GCRYCTL_SET_CCM_LENGTHS, lengths, sizeof lengths), "SET_CCM_LENGTHS");
+        if (!aad_.empty()) check(gcry_cipher_authenticate(h_, aad_.data(), aad_.size()), "authenticate");
+    }
+    // The one call of SIV / GCM-SIV: nonce (SIV), expected tag (decryption),
+    // then gcry_cipher_final before the data.
+    void one_call_begin(const uint8_t* dec_tag = nullptr) {
+        if (begun_) return;
+        begun_ = true;
+        if (flow_ == Flow::Siv) check(gcry_cipher_setiv(h_, nonce_.data(), nonce_.size()), "setiv");
+        if (dec_tag) check(gcry_cipher_set_decryption_tag(h_, dec_tag, p_.tag_bytes), "set_decryption_tag");
+        check(gcry_cipher_final(h_), "final");
+    }
+
+    const cb::Primitive& p_;
+    bool enc_;
+    gcry_cipher_hd_t h_ = nullptr;
+    Flow flow_ = Flow::Plain;
+    bool ctr_ = false, reset_on_start_ = false, reset_before_iv_ = false, two_key_3des_ = false, weak_ok_ = false;
+    bool closed_ = false, begun_ = false;
+    const char* closed_why_ = "";
+    std::vector<uint8_t> aad_, nonce_, held_;
+    uint8_t* out_ = nullptr;
+};
+
+class GcryHash : public cb::Hash {
+public:
+    GcryHash(int algo, size_t n) : algo_(algo), n_(n) {
+        check(gcry_md_open(&h_, algo, 0), "gcry_md_open");
+        xof_ = algo == GCRY_MD_SHAKE128 || algo == GCRY_MD_SHAKE256;
+    }
+    ~GcryHash() override { gcry_md_close(h_); }
+    void init() override { gcry_md_reset(h_); }
+    void update(const uint8_t* in, size_t len) override { gcry_md_write(h_, in, len); }
+    void final(uint8_t* d) override {
+        if (xof_) { check(gcry_md_extract(h_, algo_, d, n_), "gcry_md_extract"); return; }
+        const unsigned char* r = gcry_md_read(h_, algo_);
+        if (!r) throw cb::Error("libgcrypt gcry_md_read failed");
+        std::memcpy(d, r, n_);
+    }
+
+private:
+    int algo_;
+    size_t n_;
+    gcry_md_hd_t h_ = nullptr;
+    bool xof_ = false;
+};
+
+class GcryptAdapter : public cb::Adapter {
+public:
+    GcryptAdapter() {
+        // P6: gcry_check_version initialises the library. Another part of the
+        // process may have done so already; then only the version is read.
+        if (!gcry_control(GCRYCTL_INITIALIZATION_FINISHED_P)) {
+            version_ = gcry_check_version(nullptr);
+            gcry_control(GCRYCTL_DISABLE_SECMEM, 0);
+            gcry_control(GCRYCTL_INITIALIZATION_FINISHED, 0);
+        } else {
+            version_ = gcry_check_version(nullptr);
+        }
+        if (char* c = gcry_get_config(0, "hwflist")) {
+            // "hwflist:intel-cpu:intel-bmi2:...:" -> the flag names
+            std::string s = c;
+            gcry_free(c);
+            if (s.rfind("hwflist:", 0) == 0) s = s.substr(8);
+            size_t at = 0;
+            while ((at = s.find(':')) != std::string::npos) {
+                if (at) hwf_.push_back(s.substr(0, at));
+                s = s.substr(at + 1);
+            }
+        }
+        probe();
+    }
+
+    std::string name() const override { return "gcrypt"; }
+    std::string library() const override { return "libgcrypt"; }
+    std::string version() const override { return version_; }
+    std::vector<cb::Offer> offers() const override { return offers_; }
+
+    std::unique_ptr<cb::Cipher> cipher(const cb::Primitive& p, cb::Direction d) const override {
+        auto it = recipes_.find(p.name);
+        if (it == recipes_.end()) return Adapter::cipher(p, d);
+        return std::make_unique<GcryCipher>(it->second, p, d);
+    }
+    std::unique_ptr<cb::Hash> hash(const cb::Primitive& p) const override {
+        auto it = hashes_.find(p.name);
+        if (it == hashes_.end()) return Adapter::hash(p);
+        return std::make_unique<GcryHash>(it->second, p.digest_bytes);
+    }
+    std::vector<std::pair<std::string, std::string>> notes() const override {
+        std::string h;
+        for (const auto& f : hwf_) h += (h.empty() ? "" : " ") + f;
+        std::string fips = gcry_fips_mode_active() ? "yes" : "no";
+        return {{"hwflist", h}, {"fips_mode", fips}};
+    }
+
+private:
+    bool has(const std::string& f) const {
+        for (const auto& x : hwf_) if (x == f) return true;
+        return false;
+    }
+
+    // The hardware features libgcrypt reports as enabled that its 1.10 code
+    // has paths for in this algorithm (libgcrypt does not report which path
+    // a handle picked).
+    std::string provider(const char* hw, const cb::Primitive& p) const {
+        std::string used;
+        std::string list = hw;
+        if (std::strcmp(p.mode, "gcm") == 0 || std::strcmp(p.mode, "gcmsiv") == 0) list += " intel-pclmul";
+        size_t at = 0;
+        while (at < list.size()) {
+            size_t end = list.find(' ', at);
+            if (end == std::string::npos) end = list.size();
+            std::string f = list.substr(at, end - at);
+            if (!f.empty() && has(f) && used.find(f) == std::string::npos) used += (used.empty() ? "" : " ") + f;
+            at = end + 1;
+        }
+        std::string s = used.empty() ? "libgcrypt generic code (no CPU-feature dispatch)" : "libgcrypt hwf " + used;
+        if (std::strcmp(p.mode, "ecb") == 0 && std::strcmp(p.family, "aes") == 0)
+            s += " (ECB: one block per call, no bulk path in 1.10)";
+        if (std::strcmp(p.mode, "ccm") == 0) s += "; one update per message (CCM needs the length first)";
+        if (std::strcmp(p.mode, "xts") == 0) s += "; one update per message (a data unit per call)";
+        if (std::strcmp(p.mode, "siv") == 0 || std::strcmp(p.mode, "gcmsiv") == 0)
+            s += "; one-call API: one update per message, decryption output written at finish";
+        if (std::strcmp(p.family, "3des") == 0 && p.key_bytes == 16) s += "; 3DES keyed K1||K2||K1";
+        return s;
+    }
+
+    void probe() {
+        for (const auto& p : cb::all_primitives()) {
+            if (p.kind == cb::Kind::Hash) {
+                for (const auto& hid : kHashes) {
+                    if (std::strcmp(hid.name, p.name) != 0) continue;
+                    if (gcry_md_test_algo(hid.algo)) break;
+                    const bool xof = hid.algo == GCRY_MD_SHAKE128 || hid.algo == GCRY_MD_SHAKE256;
+                    if (!xof && gcry_md_get_algo_dlen(hid.algo) != p.digest_bytes) break;
+                    hashes_[p.name] = hid.algo;
+                    offers_.push_back({p.name, provider(hid.hw, p)});
+                }
+                continue;
+            }
+            if (p.kind == cb::Kind::Null) continue;
+            Recipe r;
+            const char* hw = nullptr;
+            if (!recipe_for(p, r, hw)) continue;
+            if (gcry_cipher_test_algo(r.algo)) continue;
+            recipes_[p.name] = r;
+            if (!smoke(p)) { recipes_.erase(p.name); continue; }
+            offers_.push_back({p.name, provider(hw, p)});
+        }
+    }
+
+    bool recipe_for(const cb::Primitive& p, Recipe& r, const char*& hw) const {
+        std::string key = p.name;
+        int mode = GCRY_CIPHER_MODE_STREAM;
+        if (p.kind == cb::Kind::Aead && !*p.mode) mode = GCRY_CIPHER_MODE_POLY1305;
+        if (*p.mode) {
+            const size_t bits = (std::strcmp(p.mode, "xts") == 0 || std::strcmp(p.mode, "siv") == 0) ? p.key_bytes * 4 : p.key_bytes * 8;
+            const std::string fam = p.family;
+            key = fam + "-" + std::to_string(fam == "des" ? 56 : fam == "3des" ? (p.key_bytes == 16 ? 112 : 168) : bits);
+            mode = -1;
+            for (const auto& [reg, m] : kModes)
+                if (std::strcmp(reg, p.mode) == 0) mode = m;
+            if (mode < 0) return false;
+        }
+        for (const auto& c : kCiphers)
+            if (key == c.name) {
+                r.algo = c.algo;
+                r.mode = mode;
+                hw = c.hw;
+                return true;
+            }
+        return false;
+    }
+
+    bool smoke(const cb::Primitive& p) const {
+        try {
+            uint8_t key[128], iv[32] = {0}, buf[256], tag[16] = {0}, back[256];
+            for (size_t i = 0; i < sizeof key; ++i) key[i] = uint8_t(i * 7 + 1);
+            const size_t n = p.block_bytes ? 2 * p.block_bytes : 64;
+            for (size_t i = 0; i < n; ++i) buf[i] = uint8_t(i);
+            auto e = cipher(p, cb::Direction::Encrypt);
+            e->set_key(key, p.key_bytes);
+            e->start(iv, p.iv_bytes);
+            e->update(buf, buf, n);
+            e->finish(tag);
+            auto d = cipher(p, cb::Direction::Decrypt);
+            d->set_key(key, p.key_bytes);
+            d->start(iv, p.iv_bytes);
+            d->update(buf, back, n);
+            if (!d->finish(tag)) return false;
+            for (size_t i = 0; i < n; ++i)
+                if (back[i] != uint8_t(i)) return false;
+            if (p.kind == cb::Kind::Aead) {
+                tag[0] ^= 1;
+                d->start(iv, p.iv_bytes);
+                d->update(buf, back, n);
+                if (d->finish(tag)) return false;
+            }
+            return true;
+        } catch (const std::exception&) {
+            return false;
+        }
+    }
+
+    std::string version_;
+    std::vector<std::string> hwf_;
+    std::map<std::string, Recipe> recipes_;
+    std::map<std::string, int> hashes_;
+    std::vector<cb::Offer> offers_;
+};
+
+}  // namespace
+
+CB_ADAPTER_FACTORY(gcrypt) { return std::make_unique<GcryptAdapter>(); }
