@@ -1,0 +1,513 @@
+// cipherbench Node.js runner: protocol v1 (docs/protocol.md) on stdin/stdout.
+// Implementations: node-crypto (node:crypto, Node's bundled OpenSSL, run with
+// --openssl-legacy-provider) and webcrypto (crypto.webcrypto.subtle).
+// The canonical-name table is nodeName() / WEBCRYPTO below.
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import readline from 'node:readline';
+import { fileURLToPath } from 'node:url';
+
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+const ROOT = path.resolve(HERE, '..', '..');
+const subtle = crypto.webcrypto.subtle;
+
+class Fail extends Error {}        // status "error"
+class Unsupported extends Error {} // status "unsupported"
+
+// ------------------------------------------------------------------ registry
+function loadRegistry() {
+  const file = process.env.CB_REGISTRY || path.join(ROOT, 'build', 'runners', 'node', 'registry.json');
+  const list = JSON.parse(fs.readFileSync(file, 'utf8'));
+  return new Map(list.map((p) => [p.name, p]));
+}
+
+// ------------------------------------------------------------------ name table
+// node-crypto: canonical name -> OpenSSL cipher name (or null).
+const OSSL_FAMILY = { aes: 'aes-K', aria: 'aria-K', camellia: 'camellia-K', sm4: 'sm4', des: 'des', '3des': null,
+  blowfish: 'bf', cast5: 'cast5', idea: 'idea', rc2: 'rc2', seed: 'seed', desx: 'desx' };
+function nodeName(p) {
+  if (p.kind === 'stream') return { chacha20: 'chacha20', rc4: 'rc4' }[p.name] ?? null;
+  if (p.kind === 'aead' && !p.mode) return { 'chacha20-poly1305': 'chacha20-poly1305' }[p.name] ?? null;
+  if (p.kind === 'hash') {
+    return { md4: 'md4', md5: 'md5', 'sha-1': 'sha1', 'sha-224': 'sha224', 'sha-256': 'sha256', 'sha-384': 'sha384',
+      'sha-512': 'sha512', 'sha-512-256': 'sha512-256', 'sha3-224': 'sha3-224', 'sha3-256': 'sha3-256',
+      'sha3-384': 'sha3-384', 'sha3-512': 'sha3-512', shake128: 'shake128', shake256: 'shake256',
+      'blake2b-512': 'blake2b512', 'blake2s-256': 'blake2s256', 'ripemd-160': 'ripemd160', sm3: 'sm3',
+      whirlpool: 'whirlpool' }[p.name] ?? null;
+  }
+  const [fam, bits, mode] = p.name.split('-');
+  if (fam === '3des') {
+    const base = bits === '112' ? 'des-ede' : 'des-ede3';
+    return { ecb: `${base}-ecb`, cbc: `${base}-cbc`, cfb: `${base}-cfb`, ofb: `${base}-ofb` }[mode] ?? null;
+  }
+  const stem = OSSL_FAMILY[fam];
+  if (!stem) return null;
+  if (mode === 'xts') return fam === 'aes' ? `aes-${p.key_bytes * 4}-xts` : null;
+  const okModes = ['ecb', 'cbc', 'cfb', 'cfb8', 'ofb', 'ctr', 'gcm', 'ccm', 'ocb'];
+  if (!okModes.includes(mode)) return null;
+  return `${stem.replace('K', bits)}-${mode}`;
+}
+
+// webcrypto: AES-CBC / AES-CTR / AES-GCM and SHA digests.
+const WEB_MODES = { cbc: 'AES-CBC', ctr: 'AES-CTR', gcm: 'AES-GCM' };
+const WEB_HASHES = { 'sha-1': 'SHA-1', 'sha-256': 'SHA-256', 'sha-384': 'SHA-384', 'sha-512': 'SHA-512' };
+
+// ------------------------------------------------------------------ node-crypto entries
+// A cipher entry: start(key, iv, enc, aad, msgLen) -> object with update(buf) and final();
+// AEADs also take/give the tag. Node sets key and IV together in createCipheriv.
+function nodeEntry(p, name, provider) {
+  if (p.kind === 'hash') {
+    const opts = p.name.startsWith('shake') ? { outputLength: p.digest_bytes } : undefined;
+    return { prim: p, provider, hash: () => crypto.createHash(name, opts) };
+  }
+  const aead = p.kind === 'aead';
+  const ivOf = (iv) => (name === 'chacha20' ? Buffer.concat([Buffer.alloc(4), iv]) : (iv.length ? iv : null));
+  const start = (key, iv, enc, aad, msgLen, tag) => {
+    const opts = aead ? { authTagLength: p.tag_bytes } : undefined;
+    const c = enc ? crypto.createCipheriv(name, key, ivOf(iv), opts) : crypto.createDecipheriv(name, key, ivOf(iv), opts);
+    if (!aead) c.setAutoPadding(false);
+    if (aead && !enc) c.setAuthTag(tag ?? Buffer.alloc(p.tag_bytes));
+    if (p.mode === 'ccm') c.setAAD(aad, { plaintextLength: msgLen });
+    else if (aead && aad.length) c.setAAD(aad);
+    return c;
+  };
+  // CCM takes one update per message in OpenSSL: it cannot stream a bulk message.
+  return { prim: p, provider, start, stream: p.mode !== 'ccm' };
+}
+
+function cpuHas(flag) {
+  try {
+    const line = fs.readFileSync('/proc/cpuinfo', 'utf8').split('\n').find((l) => l.startsWith('flags'));
+    return ` ${line} `.includes(` ${flag} `);
+  } catch { return false; }
+}
+
+function buildImplementations(reg) {
+  const ossl = `bundled OpenSSL ${process.versions.openssl}`;
+  const aesni = cpuHas('aes');
+  const ciphers = new Set(crypto.getCiphers());
+  const hashes = new Set(crypto.getHashes());
+  const legacy = new Set(['des', 'desx', 'blowfish', 'cast5', 'idea', 'rc2', 'seed', 'rc4', 'md4', 'whirlpool']);
+  const nc = { name: 'node-crypto', library: `node:crypto (OpenSSL ${process.versions.openssl}, bundled in Node)`,
+    version: process.versions.openssl, entries: new Map(),
+    notes: { node: process.version, openssl: process.versions.openssl,
+      providers: 'default + legacy (node --openssl-legacy-provider)',
+      api: 'createCipheriv/createHash: key and IV are set together; update() returns a new Buffer' } };
+  for (const p of reg.values()) {
+    const name = nodeName(p);
+    if (!name) continue;
+    if (p.kind === 'hash' ? !hashes.has(name) : !ciphers.has(name)) continue;
+    const fam = p.kind === 'hash' || p.kind === 'stream' ? p.name : p.name.split('-')[0];
+    let provider = `${ossl} (EVP)`;
+    if (fam === 'aes') provider = `${aesni ? 'AES-NI' : 'no AES-NI'} via ${ossl} (EVP)`;
+    if (legacy.has(fam)) provider += ', legacy provider';
+    const e = nodeEntry(p, name, provider);
+    if (probe(e)) nc.entries.set(p.name, e);
+  }
+  const wc = { name: 'webcrypto', library: `WebCrypto (crypto.webcrypto.subtle, Node ${process.version})`,
+    version: process.version.replace(/^v/, ''), entries: new Map(),
+    notes: { openssl: process.versions.openssl,
+      api: 'one awaited promise per call; importKey is the key setup; AES-CBC always pads (see provider)' } };
+  for (const p of reg.values()) {
+    if (p.kind === 'hash' && WEB_HASHES[p.name]) {
+      wc.entries.set(p.name, { prim: p, web: WEB_HASHES[p.name],
+        provider: `${ossl} via WebCrypto digest(); one-shot: each call is a whole digest` });
+    } else if (p.name.startsWith('aes-') && WEB_MODES[p.mode]) {
+      let provider = `${aesni ? 'AES-NI' : 'no AES-NI'} via ${ossl}, WebCrypto ${WEB_MODES[p.mode]}; one promise per call`;
+      if (p.mode === 'cbc') provider += '; PKCS#7 always added: every encrypt call processes size+16 bytes and the pad block is dropped, every decrypt call gets a prepared pad block appended (size+16 bytes)';
+      if (p.mode === 'ctr') provider += '; counter length 128 bits';
+      wc.entries.set(p.name, { prim: p, web: WEB_MODES[p.mode], provider });
+    }
+  }
+  return [nc, wc];
+}
+
+function probe(e) {
+  try {
+    const p = e.prim;
+    if (p.kind === 'hash') { e.hash().update(Buffer.alloc(1)).digest(); return true; }
+    const key = Buffer.from(Array.from({ length: p.key_bytes }, (_, i) => (i * 7 + 1) & 255));
+    const n = p.block_bytes ? p.block_bytes * 2 : 32;
+    const c = e.start(key, Buffer.alloc(p.iv_bytes), true, Buffer.alloc(0), n);
+    c.update(Buffer.alloc(n));
+    c.final();
+    return true;
+  } catch { return false; }
+}
+
+// ------------------------------------------------------------------ request helpers
+function str(req, f) {
+  if (!(f in req)) throw new Fail(`missing field '${f}'`);
+  if (typeof req[f] !== 'string') throw new Fail(`field '${f}' must be a string`);
+  return req[f];
+}
+function count(req, f, dflt, required = false) {
+  if (!(f in req)) { if (required) throw new Fail(`missing field '${f}'`); return dflt; }
+  const v = req[f];
+  if (!Number.isSafeInteger(v) || v < 0) throw new Fail(`field '${f}' must be a non-negative integer`);
+  return v;
+}
+function unhex(req, f, required = false) {
+  const v = req[f];
+  if (v === undefined || v === null) { if (required) throw new Fail(`missing field '${f}'`); return Buffer.alloc(0); }
+  if (typeof v !== 'string') throw new Fail(`field '${f}' must be a hex string`);
+  if (v.length % 2) throw new Fail(`field '${f}' has an odd number of hex digits`);
+  if (!/^[0-9a-fA-F]*$/.test(v)) throw new Fail(`field '${f}' is not hex`);
+  return Buffer.from(v, 'hex');
+}
+function checkLengths(p, key, iv, aad) {
+  if (key.length !== p.key_bytes) throw new Fail(`${p.name} takes a ${p.key_bytes}-byte key, got ${key.length}`);
+  if (iv.length !== p.iv_bytes) throw new Fail(`${p.name} takes a ${p.iv_bytes}-byte IV/nonce, got ${iv.length}`);
+  if (aad.length && p.kind !== 'aead') throw new Fail(`${p.name} is not an AEAD and takes no associated data`);
+}
+function checkInput(p, n) {
+  if (p.whole_blocks && n % p.block_bytes) {
+    throw new Fail(`${p.name} takes whole ${p.block_bytes}-byte blocks (no padding), got ${n} bytes`);
+  }
+}
+const lib = (p, f) => {
+  try { return f(); } catch (err) {
+    if (err instanceof Fail || err instanceof Unsupported) throw err;
+    throw new Fail(`${p.name}: the library refused: ${err.message}`);
+  }
+};
+async function alib(p, f) {
+  try { return await f(); } catch (err) {
+    if (err instanceof Fail || err instanceof Unsupported) throw err;
+    throw new Fail(`${p.name}: the library refused: ${err.message}`);
+  }
+}
+
+// ------------------------------------------------------------------ webcrypto operations
+const WEB_USAGES = ['encrypt', 'decrypt'];
+const webKey = (e, key) => subtle.importKey('raw', key, { name: e.web }, false, WEB_USAGES);
+function webParams(e, iv, aad) {
+  if (e.web === 'AES-CTR') return { name: 'AES-CTR', counter: iv, length: 128 };
+  if (e.web === 'AES-GCM') return aad.length ? { name: 'AES-GCM', iv, additionalData: aad, tagLength: 128 }
+    : { name: 'AES-GCM', iv, tagLength: 128 };
+  return { name: 'AES-CBC', iv };
+}
+// AES-CBC without padding through an API that always pads: encryption drops the
+// pad block; decryption appends the block that encrypts to a valid pad,
+// E(C_last xor 10..10), which is what encrypting nothing with IV = C_last gives.
+async function webPadBlock(k, lastBlock) {
+  return Buffer.from(await subtle.encrypt({ name: 'AES-CBC', iv: lastBlock }, k, new Uint8Array(0)));
+}
+async function webCrypt(e, k, iv, aad, data, enc) {
+  const params = webParams(e, iv, aad);
+  if (e.web === 'AES-CBC') {
+    if (enc) return Buffer.from(await subtle.encrypt(params, k, data)).subarray(0, data.length);
+    if (!data.length) return Buffer.alloc(0);
+    const pad = await webPadBlock(k, data.subarray(data.length - 16));
+    return Buffer.from(await subtle.decrypt(params, k, Buffer.concat([data, pad])));
+  }
+  if (enc) return Buffer.from(await subtle.encrypt(params, k, data));
+  if (e.web !== 'AES-GCM') return Buffer.from(await subtle.decrypt(params, k, data));
+  try {
+    return Buffer.from(await subtle.decrypt(params, k, data));
+  } catch (err) {
+    if (err && err.name === 'OperationError') return null; // tag mismatch
+    throw err;
+  }
+}
+
+// ------------------------------------------------------------------ ops
+let REG, IMPLS;
+
+function hello() {
+  return { status: 'ok', protocol: 1, runner: 'node', language: 'JavaScript',
+    runtime: `Node.js ${process.version} (V8 ${process.versions.v8})`,
+    clocks: { monotonic: 'process.hrtime.bigint() (CLOCK_MONOTONIC)', tsc: null, core_cycles: null },
+    implementations: IMPLS.map((im) => ({ name: im.name, library: im.library, version: im.version, available: true,
+      primitives: [...im.entries.values()].map((e) => ({ name: e.prim.name, provider: e.provider })), notes: im.notes })) };
+}
+
+function target(req) {
+  const iname = str(req, 'impl'); const pname = str(req, 'primitive');
+  if (!REG.has(pname)) throw new Fail(`unknown primitive '${pname}' (not in the registry)`);
+  const im = IMPLS.find((x) => x.name === iname);
+  if (!im) throw new Fail(`unknown implementation '${iname}'`);
+  const e = im.entries.get(pname);
+  if (!e) throw new Unsupported(`${iname} does not offer ${pname}`);
+  return { e, web: im.name === 'webcrypto' };
+}
+
+async function crypt(req, enc) {
+  const { e, web } = target(req);
+  const p = e.prim;
+  if (p.kind === 'hash') throw new Fail(`${p.name} is a hash: use op 'hash'`);
+  const key = unhex(req, 'key'); const iv = unhex(req, 'iv'); const aad = unhex(req, 'aad');
+  let data = unhex(req, 'input', true);
+  checkLengths(p, key, iv, aad);
+  const aead = p.kind === 'aead';
+  let tag;
+  if (aead && !enc) {
+    if (data.length < p.tag_bytes) throw new Fail(`${p.name} decryption input must end with the ${p.tag_bytes}-byte tag`);
+    if (!web) { tag = data.subarray(data.length - p.tag_bytes); data = data.subarray(0, data.length - p.tag_bytes); }
+  }
+  checkInput(p, data.length - (web && aead && !enc ? p.tag_bytes : 0));
+  if (web) {
+    const k = await alib(p, () => webKey(e, key));
+    const out = await alib(p, () => webCrypt(e, k, iv, aad, data, enc));
+    if (aead && !enc) return out ? { status: 'ok', authentic: true, output: out.toString('hex') } : { status: 'ok', authentic: false };
+    return { status: 'ok', output: out.toString('hex') };
+  }
+  const c = lib(p, () => e.start(key, iv, enc, aad, data.length, tag));
+  // (OpenSSL's XTS refuses a zero-length update, so an empty input skips it.)
+  const part = data.length || p.mode !== 'xts' ? lib(p, () => c.update(data)) : Buffer.alloc(0);
+  if (aead && !enc) {
+    let fin; // OCB releases the last partial block only here
+    try { fin = c.final(); } catch { return { status: 'ok', authentic: false }; }
+    return { status: 'ok', authentic: true, output: Buffer.concat([part, fin]).toString('hex') };
+  }
+  const out = Buffer.concat([part, lib(p, () => c.final())]);
+  return { status: 'ok', output: (aead ? Buffer.concat([out, c.getAuthTag()]) : out).toString('hex') };
+}
+
+async function hashOnce(req) {
+  const { e, web } = target(req);
+  const p = e.prim;
+  if (p.kind !== 'hash') throw new Fail(`${p.name} is not a hash: use encrypt/decrypt`);
+  const data = unhex(req, 'input', true);
+  const d = web ? Buffer.from(await subtle.digest(e.web, data)) : e.hash().update(data).digest();
+  return { status: 'ok', output: d.toString('hex') };
+}
+
+function bump(iv) { // next nonce: big-endian increment (in place)
+  for (let j = iv.length - 1; j >= 0; j--) { iv[j] = (iv[j] + 1) & 255; if (iv[j]) break; }
+}
+
+// JIT warm-up: the first time a (impl, primitive, operation, workload, size) is
+// benched, its batch body runs untimed for about a second.
+// CB_WARMUP_MS overrides the second (tests use 0).
+const WARMUP_NS = BigInt(Math.round(Number(process.env.CB_WARMUP_MS ?? 1000) * 1e6));
+const warmed = new Set();
+async function batches(wkey, n, body) {
+  if (!warmed.has(wkey) && WARMUP_NS > 0n) {
+    warmed.add(wkey);
+    const until = process.hrtime.bigint() + WARMUP_NS;
+    do { await body(); } while (process.hrtime.bigint() < until);
+  }
+  const ns = [];
+  for (let b = 0; b < n; b++) ns.push(Number(await body()));
+  return { status: 'ok', ns, tsc: null, core_cycles: null };
+}
+const now = () => process.hrtime.bigint();
+
+async function bench(req) {
+  const { e, web } = target(req);
+  const p = e.prim;
+  const op = str(req, 'operation');
+  const workload = 'workload' in req ? str(req, 'workload') : 'bulk';
+  const size = count(req, 'size', 0, op !== 'keysetup' && op !== 'keysetup-decrypt');
+  const loops = count(req, 'loops', 0, true); const nb = count(req, 'batches', 1);
+  if (loops === 0 || nb === 0) throw new Fail('loops and batches must be at least 1');
+  if (nb > 100000) throw new Fail('at most 100000 batches per request');
+  if (size > 2 ** 30) throw new Fail('size is limited to 1 GiB');
+  if (!['bulk', 'message', 'rekey'].includes(workload)) throw new Fail(`unknown workload '${workload}'; accepted: bulk, message, rekey`);
+  const buf = Buffer.alloc(size);
+  for (let i = 0; i < size; i++) buf[i] = i & 255;
+  const wkey = `${e.provider}|${p.name}|${web}|${op}|${workload}|${size}`;
+
+  if (p.kind === 'hash') {
+    if (op !== 'hash') throw new Fail(`${p.name} is a hash: operation must be 'hash'`);
+    if (workload === 'rekey') throw new Fail('hashes have no key: use workload bulk or message');
+    if (web) {
+      return batches(wkey, nb, async () => {
+        const t0 = now();
+        for (let i = 0; i < loops; i++) await subtle.digest(e.web, buf);
+        return now() - t0;
+      });
+    }
+    if (workload === 'bulk') {
+      return batches(wkey, nb, async () => {
+        const h = e.hash();
+        const t0 = now();
+        for (let i = 0; i < loops; i++) h.update(buf);
+        const t = now() - t0;
+        h.digest();
+        return t;
+      });
+    }
+    return batches(wkey, nb, async () => {
+      const t0 = now();
+      for (let i = 0; i < loops; i++) e.hash().update(buf).digest();
+      return now() - t0;
+    });
+  }
+
+  const key = unhex(req, 'key'); const iv = unhex(req, 'iv'); const aad = unhex(req, 'aad');
+  checkLengths(p, key, iv, aad);
+  const aead = p.kind === 'aead';
+  if (op === 'keysetup' || op === 'keysetup-decrypt') {
+    const enc = op === 'keysetup';
+    if (web) {
+      await alib(p, () => webKey(e, key));
+      return batches(wkey, nb, async () => {
+        const t0 = now();
+        for (let i = 0; i < loops; i++) await webKey(e, key);
+        return now() - t0;
+      });
+    }
+    // createCipheriv sets key and IV together: keysetup times making the cipher object.
+    lib(p, () => e.start(key, iv, enc, aad, size));
+    return batches(wkey, nb, async () => {
+      const t0 = now();
+      for (let i = 0; i < loops; i++) e.start(key, iv, enc, aad, size);
+      return now() - t0;
+    });
+  }
+  checkInput(p, size);
+  if (!['encrypt', 'decrypt', 'decrypt-forged'].includes(op)) {
+    throw new Fail(`unknown operation '${op}'; accepted: encrypt, decrypt, decrypt-forged, keysetup, keysetup-decrypt, hash`);
+  }
+  const forged = op === 'decrypt-forged';
+  if (forged && !aead) throw new Fail('decrypt-forged applies to AEADs only');
+  const enc = op === 'encrypt';
+  const rekey = workload === 'rekey';
+  const ivw = Buffer.from(iv); // bumped per message for encryption
+
+  if (web) {
+    let k = await alib(p, () => webKey(e, key));
+    let data = buf;
+    if (!enc) {
+      if (aead) { // a valid (or forged) ciphertext and tag, made before timing
+        const ct = Buffer.from(await subtle.encrypt(webParams(e, iv, aad), k, buf));
+        if (forged) ct[size] ^= 1;
+        data = ct;
+      } else if (e.web === 'AES-CBC' && size) { // append the prepared pad block (see webCrypt)
+        data = Buffer.concat([buf, await webPadBlock(k, buf.subarray(size - 16))]);
+      }
+    }
+    let accepted = 0; let total = 0;
+    const params = webParams(e, iv, aad);
+    const res = await batches(wkey, nb, async () => {
+      const t0 = now();
+      for (let i = 0; i < loops; i++) {
+        if (rekey) k = await webKey(e, key);
+        if (enc) {
+          await subtle.encrypt(workload === 'bulk' ? params : webParams(e, ivw, aad), k, data);
+          if (workload !== 'bulk') bump(ivw);
+        } else if (aead) { // WebCrypto always checks the tag, also in the bulk workload
+          try { await subtle.decrypt(params, k, data); accepted++; } catch { /* rejected */ }
+        } else if (data.length) {
+          await subtle.decrypt(params, k, data);
+        }
+      }
+      total += loops;
+      return now() - t0;
+    });
+    if (aead && !enc && (forged ? accepted !== 0 : accepted !== total)) {
+      throw new Fail(`${p.name}: ${accepted} of ${total} ${forged ? 'forged messages were accepted' : 'valid messages were accepted'}`);
+    }
+    return res;
+  }
+
+  // node-crypto
+  if (aead && !enc) {
+    const s = lib(p, () => e.start(key, iv, true, aad, size));
+    const ct = Buffer.concat([s.update(buf), s.final()]);
+    const tag = Buffer.from(s.getAuthTag());
+    if (forged) tag[0] ^= 1;
+    if (workload === 'bulk' && e.stream) { // streaming decryption, no tag check (as openssl speed)
+      return batches(wkey, nb, async () => {
+        const c = e.start(key, iv, false, aad, size * loops, tag);
+        const t0 = now();
+        for (let i = 0; i < loops; i++) c.update(ct);
+        return now() - t0;
+      });
+    }
+    let accepted = 0; let total = 0;
+    const res = await batches(wkey, nb, async () => {
+      const t0 = now();
+      for (let i = 0; i < loops; i++) {
+        const c = e.start(key, iv, false, aad, size, tag);
+        c.update(ct);
+        try { c.final(); accepted++; } catch { /* rejected */ }
+      }
+      total += loops;
+      return now() - t0;
+    });
+    if (forged ? accepted !== 0 : accepted !== total) {
+      throw new Fail(`${p.name}: ${accepted} of ${total} ${forged ? 'forged messages were accepted' : 'valid messages were accepted'}`);
+    }
+    return res;
+  }
+  lib(p, () => { const c = e.start(key, iv, enc, aad, size); c.update(buf); if (enc || !aead) c.final(); });
+  if (workload === 'bulk' && (e.stream ?? true)) {
+    return batches(wkey, nb, async () => {
+      const c = e.start(key, iv, enc, aad, size * loops);
+      const t0 = now();
+      for (let i = 0; i < loops; i++) c.update(buf);
+      return now() - t0;
+    });
+  }
+  // message / rekey (and CCM bulk): createCipheriv (key + IV) and a whole message per call
+  const bulk = workload === 'bulk';
+  return batches(wkey, nb, async () => {
+    const t0 = now();
+    for (let i = 0; i < loops; i++) {
+      const c = e.start(key, bulk ? iv : ivw, enc, aad, size);
+      c.update(buf);
+      c.final();
+      if (aead) c.getAuthTag();
+      if (enc && !bulk) bump(ivw);
+    }
+    return now() - t0;
+  });
+}
+
+async function handle(req) {
+  const op = str(req, 'op');
+  if (op === 'hello') return hello();
+  if (op === 'encrypt' || op === 'decrypt') return crypt(req, op === 'encrypt');
+  if (op === 'hash') return hashOnce(req);
+  if (op === 'bench') return bench(req);
+  if (op === 'cpu-clock') throw new Unsupported('the Node runner has no cpu-clock (no cycle-exact add chain in JavaScript)');
+  throw new Fail(`unknown op '${op}'; accepted: hello, encrypt, decrypt, hash, bench, cpu-clock, quit`);
+}
+
+// ------------------------------------------------------------------ main loop
+function write(obj) {
+  return new Promise((resolve) => {
+    if (process.stdout.write(`${JSON.stringify(obj)}\n`)) resolve();
+    else process.stdout.once('drain', resolve);
+  });
+}
+
+async function main() {
+  let setupError = null;
+  try {
+    REG = loadRegistry();
+    IMPLS = buildImplementations(REG);
+  } catch (err) {
+    setupError = `the runner cannot read the registry (run runners/node/build.sh): ${err.message}`;
+    process.stderr.write(`node runner: ${setupError}\n`);
+  }
+  const rl = readline.createInterface({ input: process.stdin, crlfDelay: Infinity, terminal: false });
+  for await (const line of rl) {
+    if (!line.trim()) continue;
+    let resp; let id = null;
+    try {
+      if (setupError) throw new Fail(setupError);
+      let req;
+      try { req = JSON.parse(line); } catch (err) { throw new Fail(`malformed request: not JSON (${err.message})`); }
+      if (req === null || typeof req !== 'object' || Array.isArray(req)) throw new Fail('a request must be a JSON object');
+      id = req.id ?? null;
+      if (req.op === 'quit') break;
+      resp = await handle(req);
+    } catch (err) {
+      if (err instanceof Unsupported) resp = { status: 'unsupported', message: err.message };
+      else if (err instanceof Fail) resp = { status: 'error', message: err.message };
+      else resp = { status: 'error', message: `internal error: ${err && err.message}` };
+    }
+    resp.id = id;
+    await write(resp);
+  }
+  rl.close();
+  process.exitCode = 0;
+  process.stdin.destroy();
+}
+
+main();
