@@ -7,7 +7,13 @@ Checks per (implementation, primitive):
   differential  the same deterministic inputs through every implementation of
                 the primitive give the same output (the group that agrees with
                 the known answers, else the largest group, is right);
-  forgery       AEADs: a changed ciphertext byte, tag byte or AD byte is rejected.
+  forgery       AEADs: a changed ciphertext byte, tag byte or AD byte is rejected;
+                AEAD known answers marked expect_reject (CAVP FAIL, Wycheproof invalid)
+                must be rejected too;
+  streaming     the same message fed in pieces (protocol field `chunks`) gives the
+                one-call output (a different output fails); a runner that cannot take
+                pieces (unsupported, or an error saying why) is recorded as
+                checks["streaming_not_checked"] with its reason, not as a failure.
 A pair passes when every check it ran passed and it ran a KAT or agreed with
 an implementation that did; it is 'unverified' when nothing could vouch for
 its output; 'failed' otherwise, with a minimal reproduction.
@@ -65,6 +71,25 @@ def message_lengths(p: Primitive) -> list[int]:
     return [0, 1, 15, 16, 17, 63, 64, 65, 100, 1000, 4099]
 
 
+def stream_chunks(p: Primitive, n: int) -> list[list[int]] | None:
+    """Ways to cut an n-byte message for the streaming check, tried in order until a
+    runner takes one; None to skip this length.
+    Stream-like modes, stream ciphers and AEADs (n = 100): pieces of 1, 15 and 17 bytes, then
+    the rest; failing that, whole blocks (16 and 32 bytes; 64 for stream ciphers), as the
+    bulk workload feeds them. Whole-block modes (n = 7 blocks): one block, two, the rest.
+    XTS is not cut: a data unit is one call in the libraries' APIs (IEEE 1619 tweaks each
+    data unit)."""
+    if p.kind not in ("cipher", "stream", "aead") or p.mode == "xts":
+        return None
+    if p.whole_blocks:
+        b = p.block_bytes
+        return [[b, 2 * b]] if n == 7 * b else None
+    if n != 100:
+        return None
+    b = p.block_bytes or 64
+    return [[1, 15, 17], [b, 2 * b] if 3 * b <= n else [b]]
+
+
 class Verifier:
     def __init__(self, session, progress=None):
         self.s = session
@@ -95,6 +120,24 @@ class Verifier:
         if p.kind == "aead" and not r.get("authentic", False):
             return None, False, None
         return bytes.fromhex(r.get("output", "")), True, None
+
+    def _chunked(self, impl, p, op, key, iv, aad, data, chunks):
+        """(output or None, why not checked or None, error or None) for a chunked request."""
+        req = {"op": op, "primitive": p.name, "key": key.hex(), "input": data.hex(), "chunks": chunks}
+        if iv:
+            req["iv"] = iv.hex()
+        if aad:
+            req["aad"] = aad.hex()
+        r = self.s.ask(impl, req)
+        if r["status"] == "unsupported":
+            return None, r.get("message") or "the runner does not take chunked input", None
+        if r["status"] != "ok":
+            return None, None, r.get("message", r["status"])
+        if r.get("chunked") is not True:
+            return None, "the runner ignored 'chunks' (answered without \"chunked\": true)", None
+        if p.kind == "aead" and op == "decrypt" and not r.get("authentic", False):
+            return None, None, "rejected as forged"
+        return bytes.fromhex(r.get("output", "")), None, None
 
     def _hash(self, impl, p, data):
         r = self.s.ask(impl, {"op": "hash", "primitive": p.name, "input": data.hex()})
@@ -170,7 +213,38 @@ class Verifier:
                          actual=back if back is not None else (err or "its own ciphertext rejected as forged"))
             if p.kind == "aead":
                 self.forgery(res, p, key, iv, aad, ct)
+            chunks = stream_chunks(p, n)
+            if chunks and back == msg:
+                self.streaming(res, p, key, iv, aad, msg, ct, chunks)
         return outputs
+
+    def streaming(self, res, p, key, iv, aad, msg, ct, tiers):
+        """The same message fed in pieces (protocol field `chunks`) must give the one-call output,
+        encrypting and decrypting. A different output fails the pair; a runner that cannot take
+        the pieces (unsupported, or an error naming why) is noted and the next way is tried."""
+        refused = []
+        for chunks in tiers:
+            why = self._stream_once(res, p, key, iv, aad, msg, ct, chunks)
+            if why is None:
+                if refused:
+                    res.checks["streaming_note"] = "; ".join(refused)
+                return
+            refused.append(f"pieces {chunks}: {why}")
+        res.checks["streaming_not_checked"] = "; ".join(refused)
+
+    def _stream_once(self, res, p, key, iv, aad, msg, ct, chunks) -> str | None:
+        """None when checked (a mismatch is recorded as a failure), else why it was not."""
+        for op, data, want in (("encrypt", msg, ct), ("decrypt", ct, msg)):
+            out, skipped, err = self._chunked(res.impl, p, op, key, iv, aad, data, chunks)
+            if skipped or (err and err != "rejected as forged"):
+                return skipped or f"error: {err}"
+            res.checks["streaming"] += 1
+            if out != want:
+                res.fail(f"streaming {op} (input in pieces of {chunks} bytes, then the rest)",
+                         key=key, iv=iv, aad=aad, input=data, expected=want,
+                         actual=out if out is not None else err)
+                return None
+        return None
 
     def forgery(self, res, p, key, iv, aad, ct):
         cases = [("tag", ct[:-1] + bytes([ct[-1] ^ 0x01]), aad)]

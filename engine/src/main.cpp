@@ -228,14 +228,42 @@ private:
             std::memcpy(tag.data(), in.data() + n, p.tag_bytes);
         }
         check_input(p, n);
+        // Optional "chunks": lengths of consecutive update() calls; the rest of the
+        // input (if any) is one more call (docs/protocol.md).
+        std::vector<size_t> parts;
+        const bool chunked = req.contains("chunks") && !req["chunks"].is_null();
+        if (chunked) {
+            if (!req["chunks"].is_array()) throw Fail("field 'chunks' must be a list of byte counts");
+            size_t sum = 0;
+            for (const auto& v : req["chunks"]) {
+                if (!v.is_number_unsigned() || v.get<uint64_t>() == 0)
+                    throw Fail("field 'chunks' must hold positive byte counts");
+                const size_t len = v.get<size_t>();
+                if (p.whole_blocks && len % p.block_bytes)
+                    throw Fail(std::string(p.name) + " takes whole " + std::to_string(p.block_bytes) +
+                               "-byte blocks: chunk of " + std::to_string(len) + " bytes");
+                if (len > n - sum)
+                    throw Fail("chunks add up to more than the " + std::to_string(n) + "-byte input");
+                sum += len;
+                parts.push_back(len);
+            }
+            if (sum < n) parts.push_back(n - sum);
+        } else if (n) {
+            parts.push_back(n);
+        }
         auto c = t.impl->adapter->cipher(p, enc ? Direction::Encrypt : Direction::Decrypt);
         c->set_key(key.data(), key.size());
         c->start(iv.data(), iv.size());
         if (p.kind == Kind::Aead && !aad.empty()) c->aad(aad.data(), aad.size());
         std::vector<uint8_t> out(n);
-        if (n) c->update(in.data(), out.data(), n);
+        size_t at = 0;
+        for (size_t len : parts) {
+            c->update(in.data() + at, out.data() + at, len);
+            at += len;
+        }
         bool ok = c->finish(tag.data());
         json r = {{"status", "ok"}};
+        if (chunked) r["chunked"] = true;
         if (p.kind == Kind::Aead && !enc) {
             r["authentic"] = ok;
             if (ok) r["output"] = hex(out.data(), n);
