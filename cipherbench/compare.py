@@ -1,0 +1,135 @@
+"""Compare two stored runs point by point, from their raw samples.
+
+Points are matched by (implementation, primitive, operation, workload, size).
+The figure is the speed ratio B/A = median ns per call of A / that of B
+(for data, exactly the ratio of MB/s; for key setup, of key setups per
+second). Its interval is a percentile bootstrap over the timed per-call
+samples of both runs. A point is called faster or slower only when a
+two-sided Mann-Whitney U test on those samples gives p < alpha with at least
+MIN_SAMPLES on each side; otherwise it says why not.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.stats import mannwhitneyu
+
+from cipherbench.report.data import Run, per_call_samples, usable
+
+MIN_SAMPLES = 5
+ALPHA = 0.05
+BOOTSTRAP = 4000
+CONFIDENCE = 0.95
+
+
+@dataclass
+class Point:
+    impl: str
+    primitive: str
+    operation: str
+    workload: str
+    size: int
+    a: dict
+    b: dict
+    n_a: int
+    n_b: int
+    ratio: float  # B/A speed
+    low: float | None
+    high: float | None
+    p_value: float | None
+    verdict: str  # faster, slower, no significant difference, too few samples
+    verified: str
+
+    @property
+    def key(self):
+        return (self.impl, self.primitive, self.operation, self.workload, self.size)
+
+    def as_dict(self) -> dict:
+        return {"impl": self.impl, "primitive": self.primitive, "operation": self.operation,
+                "workload": self.workload, "size": self.size,
+                "mb_per_s_a": self.a.get("mb_per_s"), "mb_per_s_b": self.b.get("mb_per_s"),
+                "ns_per_call_a": self.a["ns_per_call"], "ns_per_call_b": self.b["ns_per_call"],
+                "samples_a": self.n_a, "samples_b": self.n_b, "ratio_b_over_a": self.ratio,
+                "ci_low": self.low, "ci_high": self.high, "confidence": CONFIDENCE,
+                "p_value": self.p_value, "verdict": self.verdict, "verified": self.verified}
+
+
+@dataclass
+class Comparison:
+    a: Run
+    b: Run
+    points: list[Point]
+    only_a: list[tuple]
+    only_b: list[tuple]
+    not_comparable: list[tuple]  # matched, but one side has no figures (error)
+
+    def context_differences(self) -> list[tuple[str, str, str]]:
+        out = []
+
+        def get(run, path):
+            x = run.context
+            for k in path:
+                x = (x or {}).get(k) if isinstance(x, dict) else None
+            return x
+
+        for label, path in (("CPU", ("cpu", "model")), ("kernel", ("kernel",)), ("OS", ("os",)),
+                            ("governor", ("power", "governor")), ("host", ("host",)),
+                            ("git revision", ("git_revision",))):
+            va, vb = get(self.a, path), get(self.b, path)
+            if va != vb:
+                out.append((label, str(va), str(vb)))
+        impls = {m["impl"] for m in self.a.measurements} | {m["impl"] for m in self.b.measurements}
+        for impl in sorted(impls):
+            va, vb = self.a.impl_info(impl).get("version"), self.b.impl_info(impl).get("version")
+            if va and vb and va != vb:
+                out.append((f"{impl} version", va, vb))
+        return out
+
+
+def bootstrap_ratio(a: np.ndarray, b: np.ndarray, rng: np.random.Generator,
+                    reps: int = BOOTSTRAP, confidence: float = CONFIDENCE) -> tuple[float, float]:
+    """Percentile interval of median(a*)/median(b*) over independent resamples of each side."""
+    ra = np.median(rng.choice(a, size=(reps, len(a)), replace=True), axis=1)
+    rb = np.median(rng.choice(b, size=(reps, len(b)), replace=True), axis=1)
+    r = ra / rb
+    tail = (1 - confidence) / 2
+    return float(np.quantile(r, tail)), float(np.quantile(r, 1 - tail))
+
+
+def judge(a: np.ndarray, b: np.ndarray, ratio: float) -> tuple[float | None, str]:
+    if len(a) < MIN_SAMPLES or len(b) < MIN_SAMPLES:
+        return None, "too few samples"
+    p = float(mannwhitneyu(a, b, alternative="two-sided").pvalue)
+    if p >= ALPHA:
+        return p, "no significant difference"
+    return p, "faster" if ratio > 1 else "slower"
+
+
+def _key(m):
+    return (m["impl"], m["primitive"], m["operation"], m["workload"], m["size"])
+
+
+def compare(a: Run, b: Run, seed: int = 0) -> Comparison:
+    rng = np.random.default_rng(seed)  # a fixed seed: the same runs always print the same intervals
+    ma = {_key(m): m for m in a.measurements}
+    mb = {_key(m): m for m in b.measurements}
+    points, broken = [], []
+    for k in sorted(set(ma) & set(mb), key=lambda k: (k[0], k[1], k[2], k[3], k[4])):
+        x, y = ma[k], mb[k]
+        if not (usable(x) and usable(y)):
+            broken.append(k + ((x.get("error") or y.get("error") or "no figures"),))
+            continue
+        sa = np.asarray(per_call_samples(x), float)
+        sb = np.asarray(per_call_samples(y), float)
+        if len(sa) and len(sb):
+            ratio = float(np.median(sa) / np.median(sb))
+            lo, hi = bootstrap_ratio(sa, sb, rng) if len(sa) > 1 and len(sb) > 1 else (None, None)
+        else:  # no raw samples stored: the stored medians, no interval
+            ratio, lo, hi = x["ns_per_call"] / y["ns_per_call"], None, None
+        p, verdict = judge(sa, sb, ratio)
+        vs = {x.get("verified"), y.get("verified")}
+        ver = ("failed" if "failed" in vs else "n/a" if vs == {"n/a"}
+               else "passed" if vs <= {"passed", "n/a"} else "unverified")
+        points.append(Point(*k, x, y, len(sa), len(sb), ratio, lo, hi, p, verdict, ver))
+    return Comparison(a, b, points, sorted(set(ma) - set(mb)), sorted(set(mb) - set(ma)), broken)

@@ -1,0 +1,251 @@
+"""report, export and import as a user runs them, checked against the stored values;
+index.html opened in real headless Chromium."""
+import csv
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+
+import pytest
+
+from conftest import REPO, faulty
+
+ARTIFACTS = REPO / "build" / "test-artifacts"
+CHROMIUM = "/usr/bin/chromium"
+
+
+def cli(db, *args, timeout=300):
+    e = dict(os.environ, CIPHERBENCH_DB=db)
+    return subprocess.run([sys.executable, "-m", "cipherbench", *args], capture_output=True, text=True,
+                          timeout=timeout, env=e, cwd=REPO)
+
+
+@pytest.fixture()
+def main(capsys):
+    """The CLI's entry point in this process (no interpreter start-up): (status, stdout, stderr)."""
+    from cipherbench.cli import main as cb_main
+
+    def run(db, *args):
+        code = 0
+        try:
+            cb_main(["--db", db, *args])
+        except SystemExit as e:
+            code = e.code or 0
+        o = capsys.readouterr()
+        return code, o.out, o.err
+    return run
+
+
+@pytest.fixture(scope="module")
+def stored(tmp_path_factory):
+    """One tiny run: openssl (CBC, ECB, SHA-256, key setup, bulk and rekey), the harness
+    baseline, and a runner whose CBC fails verification (so it is never timed)."""
+    d = tmp_path_factory.mktemp("report")
+    db = f"sqlite:///{d / 'r.sqlite'}"
+    r = cli(db, "--runner", faulty("cbc-chain"), "run", "--impl", "openssl", "--impl", "null",
+            "--impl", "faulty", "--primitive", "aes-128-cbc", "--primitive", "aes-128-ecb",
+            "--primitive", "sha-256", "--sizes", "16,1024", "--operation", "encrypt", "--operation", "decrypt",
+            "--operation", "keysetup", "--operation", "keysetup-decrypt", "--workload", "bulk",
+            "--workload", "rekey", "--batch-ms", "1", "--batches", "3")
+    assert r.returncode == 0, r.stderr
+    out = d / "out"
+    rep = cli(db, "report", "--out", str(out))
+    assert rep.returncode == 0, rep.stderr
+    return {"db": db, "path": d / "r.sqlite", "out": out, "stdout": rep.stdout, "dir": d}
+
+
+def rows(path, q, *args):
+    con = sqlite3.connect(path)
+    con.row_factory = sqlite3.Row
+    try:
+        return [dict(r) for r in con.execute(q, args)]
+    finally:
+        con.close()
+
+
+def test_report_writes_every_file_and_says_so(stored):
+    out = stored["out"]
+    for name in ("index.html", "report.md", "results.csv", "results.json"):
+        assert (out / name).stat().st_size > 0
+        assert name in stored["stdout"]
+    assert "run 1" in stored["stdout"] and "marked as not verified: faulty aes-128-cbc" in stored["stdout"]
+
+
+def test_csv_is_one_row_per_measurement_with_the_stored_values(stored):
+    db_rows = {m["id"]: m for m in rows(stored["path"], "select * from measurements")}
+    with open(stored["out"] / "results.csv", newline="") as f:
+        got = list(csv.DictReader(f))
+    assert len(got) == len(db_rows)
+    timed = [r for r in got if r["mb_per_s"]]
+    assert timed and all(r["verified"] != "failed" for r in timed)
+    by_key = {(m["impl"], m["primitive"], m["operation"], m["workload"], m["size"]): m for m in db_rows.values()}
+    for r in timed:
+        m = by_key[(r["impl"], r["primitive"], r["operation"], r["workload"], int(r["size"]))]
+        assert float(r["ns_per_call"]) == m["ns_per_call"]
+        assert float(r["mb_per_s"]) == m["mb_per_s"]
+        # MB/s = bytes per call / ns per call x 10^3, as stored
+        assert abs(float(r["mb_per_s"]) - int(r["size"]) / float(r["ns_per_call"]) * 1e3) < 1e-9 * float(r["mb_per_s"])
+        assert r["cycle_source"] == m["cycle_source"] and r["run_uuid"]
+    assert {r["library"] for r in got if r["impl"] == "openssl"} == {"OpenSSL"}
+    failed = [r for r in got if r["impl"] == "faulty"]
+    assert failed and all(r["verified"] == "failed" and r["error"] and not r["mb_per_s"] for r in failed)
+
+
+def test_json_is_versioned_self_describing_and_keeps_raw_samples(stored):
+    doc = json.loads((stored["out"] / "results.json").read_text())
+    assert doc["schema"] == "cipherbench-results" and doc["version"] == 1
+    run = rows(stored["path"], "select * from runs")[0]
+    assert doc["run"]["uuid"] == run["uuid"] and doc["context"] == json.loads(run["context"])
+    assert "cpu" in doc["context"] and "cpu" not in doc["measurements"][0]
+    assert {i["impl"] for i in doc["implementations"]} >= {"openssl", "null", "faulty"}
+    assert {(v["impl"], v["primitive"], v["status"]) for v in doc["verifications"]} >= {
+        ("faulty", "aes-128-cbc", "failed"), ("openssl", "aes-128-cbc", "passed")}
+    db = rows(stored["path"], "select m.impl, m.primitive, m.operation, m.workload, m.size, s.seq, s.warmup, "
+                              "s.loops, s.ns from samples s join measurements m on m.id = s.measurement_id")
+    flat = sorted((m["impl"], m["primitive"], m["operation"], m["workload"], m["size"], s["seq"], bool(s["warmup"]),
+                   s["loops"], s["ns"]) for m in doc["measurements"] for s in m["samples"])
+    assert flat == sorted((r["impl"], r["primitive"], r["operation"], r["workload"], r["size"], r["seq"],
+                           bool(r["warmup"]), r["loops"], r["ns"]) for r in db)
+    timed = [m for m in doc["measurements"] if m["ns_per_call"]]
+    assert all(len(m["samples"]) == 4 and sum(s["warmup"] for s in m["samples"]) == 1 for m in timed)
+
+
+def test_markdown_tables_carry_units_sources_and_marks(stored):
+    md = (stored["out"] / "report.md").read_text()
+    m = rows(stored["path"], "select * from measurements where impl='openssl' and primitive='aes-128-cbc' "
+                             "and operation='encrypt' and workload='bulk' and size=1024")[0]
+    # openssl speed prints 1000s of bytes per second with a 'k'
+    assert f"{m['mb_per_s'] * 1e3:.2f}k" in md and "1000s of bytes/s" in md and "MB/s = 10⁶ bytes/s" in md
+    assert "Cycle source" in md and m["cycle_source"] in md
+    # the failed implementation appears, marked, and is not timed
+    assert "⚠ faulty" in md and "FAILED verification" in md and "not timed" in md
+    # Gladman-style: key setup a:b and cycles per block = cycles/byte x 16
+    ks = {r["operation"]: r["cycles_per_call"] for r in rows(
+        stored["path"], "select operation, cycles_per_call from measurements where impl='openssl' and "
+                        "primitive='aes-128-ecb' and operation like 'keysetup%' and workload='bulk'")}
+    assert f"{ks['keysetup']:,.0f}:{ks['keysetup-decrypt']:,.0f}" in md
+    enc = rows(stored["path"], "select cycles_per_byte from measurements where impl='openssl' and "
+                               "primitive='aes-128-ecb' and operation='encrypt' and workload='bulk' and size=1024")[0]
+    from cipherbench.report.tables import num
+    assert num(enc["cycles_per_byte"] * 16, 4) in md
+
+
+def test_html_is_self_contained_and_marks_what_is_not_verified(stored):
+    html = (stored["out"] / "index.html").read_text()
+    import re
+    # no script, stylesheet or image loaded from anywhere (plotly.js only names a CDN as its
+    # default for geographic maps, which this report never draws)
+    assert not re.search(r"<(script|link|img|iframe)[^>]+(src|href)=", html)
+    assert "(FAILED verification: not timed)" in html  # legend entry of the failed implementation
+    assert html.count('class="cb-plot"') >= 5  # throughput x3, heat map, key setup, enc/dec, workloads
+    data = json.loads(html.split('id="cipherbench-results">', 1)[1].split("</script>", 1)[0])
+    assert data[0]["schema"] == "cipherbench-results"
+
+
+def test_html_renders_in_headless_chromium(stored):
+    if not os.path.exists(CHROMIUM):
+        pytest.fail(f"{CHROMIUM} is missing: 'chromium' is in packages.txt (make test installs it)")
+    from playwright.sync_api import sync_playwright
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    errors = []
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=[
+            "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+            "--disable-component-update", "--disable-sync", "--no-first-run"])
+        try:
+            page = browser.new_page(viewport={"width": 1280, "height": 900})
+            page.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
+            page.on("pageerror", lambda exc: errors.append(str(exc)))
+            requests = []
+            page.on("request", lambda req: requests.append(req.url) if not req.url.startswith(("file:", "data:"))
+                    else None)
+            page.goto((stored["out"] / "index.html").as_uri())
+            page.wait_for_load_state("load")
+            n_divs = page.locator("div.cb-plot").count()
+            page.wait_for_function(
+                f"document.querySelectorAll('.js-plotly-plot .main-svg').length > 0 && "
+                f"[...document.querySelectorAll('div.cb-plot .plotly-graph-div')].every("
+                f"d => d.classList.contains('js-plotly-plot') && d.querySelector('svg.main-svg'))",
+                timeout=30000)
+            rendered = page.evaluate("[...document.querySelectorAll('.js-plotly-plot')]"
+                                     ".filter(d => d.querySelector('svg.main-svg')).length")
+            traces = page.evaluate("[...document.querySelectorAll('.js-plotly-plot')].map(d => d.data.length)")
+            page.screenshot(path=str(ARTIFACTS / "report.png"), full_page=True)
+        finally:
+            browser.close()
+    assert n_divs >= 5 and rendered == n_divs
+    assert all(t >= 1 for t in traces)
+    assert errors == []
+    assert requests == []  # works offline: nothing fetched
+
+
+def test_then_and_now_beside_a_named_experiment(stored, tmp_path, main):
+    """A run whose profile is a named experiment gets the published figures beside its own."""
+    exp = tmp_path / "run.json"
+    assert main(stored["db"], "export", "--out", str(exp))[0] == 0
+    doc = json.loads(exp.read_text())
+    doc["run"]["profile"], doc["run"]["uuid"] = "aes-candidates", "0" * 32
+    exp.write_text(json.dumps(doc))
+    db2 = f"sqlite:///{tmp_path / 'exp.sqlite'}"
+    assert main(db2, "import", str(exp))[0] == 0
+    code, out, err = main(db2, "report", "--out", str(tmp_path / "out"))
+    assert code == 0, err
+    assert "then and now" in out and "aes-candidates" in out
+    md = (tmp_path / "out" / "report.md").read_text()
+    assert "Then and now: The fifteen AES candidates" in md and "Gladman" in md
+    row = next(line for line in md.splitlines() if line.startswith("| Rijndael | published"))
+    assert "305:1389" in row and "| 374 |" in row and "70.2" in row
+    ks = {m["operation"]: m["cycles_per_call"] for m in doc["measurements"]
+          if m["impl"] == "openssl" and m["primitive"] == "aes-128-ecb" and m["workload"] == "bulk"
+          and m["operation"].startswith("keysetup")}
+    assert f"| today: openssl | {ks['keysetup']:,.0f}:{ks['keysetup-decrypt']:,.0f} |" in md
+    assert "| MARS | published (1999) |" in md and "today: not measured in this run" in md
+
+
+def test_export_then_import_is_the_same_run_and_refused_twice(stored, tmp_path, main):
+    f = tmp_path / "run.json"
+    r = cli(stored["db"], "export", "--run", "1", "--out", str(f))  # once as a user types it
+    assert r.returncode == 0 and "exported run 1" in r.stdout
+    a = json.loads(f.read_text())
+    first = tmp_path / "first.json"
+    first.write_text(json.dumps(dict(a, run=dict(a["run"], uuid="1" * 32))))
+    other = f"sqlite:///{tmp_path / 'other.sqlite'}"
+    assert main(other, "import", str(first))[0] == 0
+    code, out, err = main(other, "import", str(f))
+    assert code == 0 and "as run 2" in out, err
+    again = tmp_path / "again.json"
+    assert main(other, "export", "--run", "2", "--out", str(again))[0] == 0
+    assert a == json.loads(again.read_text())
+    code, out, err = main(other, "import", str(f))
+    assert code == 1 and len(err.strip().splitlines()) == 1
+    assert "already in" in err and a["run"]["uuid"] in err
+
+
+def test_bad_input_is_one_line(stored, tmp_path, main):
+    empty = f"sqlite:///{tmp_path / 'empty.sqlite'}"
+    from cipherbench.store import Store
+    Store(empty)
+    code, out, err = main(empty, "report", "--out", str(tmp_path / "o"))
+    assert code == 1 and "no complete run" in err and len(err.strip().splitlines()) == 1
+    code, out, err = main(stored["db"], "report", "--run", "99", "--out", str(tmp_path / "o"))
+    assert code == 2 and "no run 99" in err and len(err.strip().splitlines()) == 1
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({"schema": "cipherbench-results", "version": 99, "run": {"uuid": "x"}}))
+    code, out, err = main(stored["db"], "import", str(bad))
+    assert code == 2 and "version 99" in err and len(err.strip().splitlines()) == 1
+    bad.write_text("{not json")
+    code, out, err = main(stored["db"], "import", str(bad))
+    assert code == 2 and "not JSON" in err
+
+
+def test_unknown_fields_are_ignored_on_import(stored, tmp_path, main):
+    f = tmp_path / "run.json"
+    assert main(stored["db"], "export", "--out", str(f))[0] == 0
+    doc = json.loads(f.read_text())
+    doc["future_field"] = {"x": 1}
+    doc["run"]["uuid"] = "f" * 32
+    doc["measurements"][0]["future"] = 2
+    f.write_text(json.dumps(doc))
+    code, out, err = main(f"sqlite:///{tmp_path / 'n.sqlite'}", "import", str(f))
+    assert code == 0, err
