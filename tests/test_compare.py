@@ -1,0 +1,120 @@
+"""compare: ratios from the raw samples, intervals, and verdicts only where samples support one."""
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from cipherbench import compare
+from cipherbench.report.data import Run
+from conftest import REPO
+
+
+def fake_run(uuid, per_call, n_batches=None, impl="openssl", primitive="aes-128-ctr", size=1024):
+    """A run with one measurement whose timed batches give these ns per call."""
+    samples = [{"seq": 0, "warmup": True, "loops": 10, "ns": 10 * per_call[0] * 2, "tsc": None, "core_cycles": None}]
+    samples += [{"seq": i + 1, "warmup": False, "loops": 10, "ns": 10 * x, "tsc": None, "core_cycles": None}
+                for i, x in enumerate(per_call)]
+    med = float(np.median(per_call))
+    m = {"id": 1, "impl": impl, "primitive": primitive, "provider": "", "operation": "encrypt",
+         "workload": "bulk", "size": size, "aad_size": 0, "loops": 10, "n": len(per_call), "ns_per_call": med,
+         "ns_low": min(per_call), "ns_high": max(per_call), "mb_per_s": size / med * 1e3, "verified": "passed",
+         "warnings": [], "error": None, "samples": samples}
+    return Run(1, {"uuid": uuid, "profile": "t", "host": "h"}, {}, [], [], [m])
+
+
+def test_clear_differences_are_called_with_their_direction():
+    a = fake_run("a", [100, 101, 99, 100, 102, 100, 98])
+    b = fake_run("b", [50, 51, 49, 50, 50, 52, 50])  # twice as fast
+    p = compare.compare(a, b).points[0]
+    assert p.ratio == pytest.approx(2.0) and p.verdict == "faster" and p.p_value < 0.05
+    assert p.low <= 2.0 <= p.high and p.low > 1.5
+    p = compare.compare(b, a).points[0]
+    assert p.ratio == pytest.approx(0.5) and p.verdict == "slower"
+
+
+def test_no_verdict_from_too_few_samples_however_large_the_gap():
+    p = compare.compare(fake_run("a", [100, 100, 100, 100]), fake_run("b", [10, 10, 10, 10, 10])).points[0]
+    assert p.ratio == pytest.approx(10.0) and p.verdict == "too few samples" and p.p_value is None
+
+
+def test_overlapping_samples_are_no_significant_difference():
+    rng = np.random.default_rng(1)
+    a = list(100 + rng.normal(0, 3, 9))
+    b = list(100 + rng.normal(0, 3, 9))
+    p = compare.compare(fake_run("a", a), fake_run("b", b)).points[0]
+    assert p.verdict == "no significant difference" and p.low < 1 < p.high
+
+
+def test_points_are_matched_by_every_key_field():
+    a = fake_run("a", [100] * 5)
+    b = fake_run("b", [100] * 5, size=2048)
+    res = compare.compare(a, b)
+    assert res.points == [] and res.only_a and res.only_b
+
+
+def cli(db, *args):
+    return subprocess.run([sys.executable, "-m", "cipherbench", "--db", db, *args], capture_output=True,
+                          text=True, timeout=300, cwd=REPO, env=dict(os.environ))
+
+
+@pytest.fixture(scope="module")
+def two_runs(tmp_path_factory):
+    d = tmp_path_factory.mktemp("compare")
+    db = f"sqlite:///{d / 'c.sqlite'}"
+    for batches in ("5", "5"):
+        r = cli(db, "run", "--impl", "openssl", "--primitive", "aes-128-ctr", "--sizes", "64,1024",
+                "--batch-ms", "1", "--batches", batches, "--operation", "encrypt", "--operation", "keysetup")
+        assert r.returncode == 0, r.stderr
+    return db, d / "c.sqlite"
+
+
+def samples_per_call(path, run_id):
+    con = sqlite3.connect(path)
+    out = {}
+    for impl, prim, op, size, ns, loops in con.execute(
+            "select m.impl, m.primitive, m.operation, m.size, s.ns, s.loops from samples s join measurements m "
+            "on m.id = s.measurement_id where m.run_id = ? and not s.warmup", (run_id,)):
+        out.setdefault((impl, prim, op, size), []).append(ns / loops)
+    con.close()
+    return out
+
+
+def test_compare_two_stored_runs_in_one_sqlite_file(two_runs):
+    db, path = two_runs
+    r = cli(db, "compare", "1", "2", "--json")
+    assert r.returncode == 0, r.stderr
+    res = json.loads(r.stdout)
+    a, b = samples_per_call(path, 1), samples_per_call(path, 2)
+    assert len(res["points"]) == len(a) == 3  # encrypt at two sizes, key setup
+    for p in res["points"]:
+        k = (p["impl"], p["primitive"], p["operation"], p["size"])
+        assert p["ratio_b_over_a"] == pytest.approx(np.median(a[k]) / np.median(b[k]), rel=1e-12)
+        if p["operation"] == "encrypt":
+            assert p["ratio_b_over_a"] == pytest.approx(p["mb_per_s_b"] / p["mb_per_s_a"], rel=1e-9)
+        assert p["samples_a"] == p["samples_b"] == 5
+        assert p["verdict"] in ("faster", "slower", "no significant difference")
+        assert p["ci_low"] <= p["ci_high"] and p["p_value"] is not None
+    r = cli(db, "compare", "1", "2")
+    assert r.returncode == 0 and "B/A" in r.stdout and "Mann-Whitney" in r.stdout
+    assert "aes-128-ctr" in r.stdout and "3 matched points" in r.stdout
+
+
+def test_compare_across_stores_and_unknown_runs(two_runs, tmp_path):
+    db, path = two_runs
+    other = f"sqlite:///{tmp_path / 'o.sqlite'}"
+    f = tmp_path / "r.json"
+    assert cli(db, "export", "--run", "2", "--out", str(f)).returncode == 0
+    from cipherbench import transfer
+    from cipherbench.store import Store
+    rid = transfer.import_document(Store(other), transfer.read_document(f))
+    from cipherbench.report.data import load_run
+    res = compare.compare(load_run(Store(db), 2), load_run(Store(other), rid))
+    assert res.points and all(p.ratio == 1.0 and p.verdict == "no significant difference" for p in res.points)
+    r = cli(db, "compare", "1", "9")
+    assert r.returncode == 2 and "no run 9" in r.stderr and len(r.stderr.strip().splitlines()) == 1
+    r = cli(db, "compare", "1", str(rid), "--db-b", other)
+    assert r.returncode == 0 and "B = run 1 in" in r.stdout, r.stderr
