@@ -1,0 +1,707 @@
+// cipherbench runner for Java (protocol v1, docs/protocol.md): JSON lines on
+// stdin/stdout. Implementations: "sunjce" (SunJCE ciphers and SUN digests of the
+// running JDK, SunJceImpl.java) and "bouncycastle" (Bouncy Castle's lightweight
+// API, BcImpl.java). args[0] = the registry expanded to JSON by build.sh.
+package cipherbench;
+
+import java.io.BufferedReader;
+import java.io.BufferedOutputStream;
+import java.io.InputStreamReader;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+
+public final class Main {
+    // ------------------------------------------------------------ errors
+    static final class Fail extends Exception {
+        Fail(String m) { super(m); }
+    }
+
+    static final class Unsupported extends Exception {
+        Unsupported(String m) { super(m); }
+    }
+
+    /** An AEAD tag did not verify. */
+    static final class AuthFail extends Exception {
+        AuthFail() { super("tag mismatch", null, false, false); }
+    }
+
+    // ------------------------------------------------------------ registry
+    static final class Prim {
+        String name, kind, family, mode;
+        int keyBytes, blockBytes, ivBytes, tagBytes, digestBytes;
+        boolean wholeBlocks;
+
+        boolean aead() { return kind.equals("aead"); }
+    }
+
+    // ------------------------------------------------------------ what an implementation provides
+    /** One keyed cipher object. The runner calls init/restart, then update* and finish. */
+    abstract static class Ctx {
+        /** Full set-up: key schedule, IV/nonce, associated data. */
+        abstract void init(boolean enc, byte[] key, byte[] iv, byte[] aad) throws Exception;
+
+        /** A new message with the key already set: IV/nonce and associated data only
+         *  (APIs without an IV-only reset do what they must and say so). */
+        abstract void restart(boolean enc, byte[] iv, byte[] aad) throws Exception;
+
+        /** Streaming: returns the bytes written to out. */
+        abstract int update(byte[] in, int off, int len, byte[] out, int outOff) throws Exception;
+
+        /** Ends the message (AEAD: writes or checks the tag; throws AuthFail). */
+        abstract int finish(byte[] out, int outOff) throws Exception;
+
+        /** A whole message after init/restart. */
+        int process(byte[] in, int off, int len, byte[] out, int outOff) throws Exception {
+            int n = update(in, off, len, out, outOff);
+            return n + finish(out, outOff + n);
+        }
+    }
+
+    abstract static class HashCtx {
+        abstract void reset();
+        abstract void update(byte[] in, int off, int len);
+        abstract int doFinal(byte[] out);  // resets
+    }
+
+    abstract static class Impl {
+        final Map<String, String> offers = new TreeMap<>();  // canonical name -> provider
+        final Map<String, String> notes = new TreeMap<>();
+
+        abstract String name();
+        abstract String library();
+        abstract String version();
+        abstract Ctx ctx(Prim p) throws Exception;          // a fresh, unkeyed object
+        abstract HashCtx hash(Prim p) throws Exception;
+        /** Why a bench that cannot be timed honestly is refused, or null. */
+        String benchRefusal(Prim p, String op, String workload) { return null; }
+    }
+
+    // ------------------------------------------------------------ runner state
+    static long warmupNs = 1_000_000_000L;
+    final Map<String, Prim> reg = new LinkedHashMap<>();
+    final Map<String, Impl> impls = new LinkedHashMap<>();
+    final Set<String> warmed = new HashSet<>();
+
+    Main(Path registry) throws Exception {
+        for (Object o : (List<?>) Json.parse(Files.readString(registry))) {
+            @SuppressWarnings("unchecked") Map<String, Object> m = (Map<String, Object>) o;
+            Prim p = new Prim();
+            p.name = (String) m.get("name");
+            p.kind = (String) m.get("kind");
+            p.family = (String) m.get("family");
+            p.mode = m.get("mode") instanceof String ? (String) m.get("mode") : "";
+            p.keyBytes = ((Number) m.get("key_bytes")).intValue();
+            p.blockBytes = ((Number) m.get("block_bytes")).intValue();
+            p.ivBytes = ((Number) m.get("iv_bytes")).intValue();
+            p.tagBytes = ((Number) m.get("tag_bytes")).intValue();
+            p.digestBytes = ((Number) m.get("digest_bytes")).intValue();
+            p.wholeBlocks = Boolean.TRUE.equals(m.get("whole_blocks"));
+            reg.put(p.name, p);
+        }
+        for (Impl im : new Impl[] {new SunJceImpl(reg), new BcImpl(reg)}) impls.put(im.name(), im);
+    }
+
+    // ------------------------------------------------------------ field helpers
+    static String str(Map<String, Object> req, String f, String dflt) throws Fail {
+        Object v = req.get(f);
+        if (v == null && !req.containsKey(f)) {
+            if (dflt != null) return dflt;
+            throw new Fail("missing field '" + f + "'");
+        }
+        if (!(v instanceof String)) throw new Fail("field '" + f + "' must be a string");
+        return (String) v;
+    }
+
+    static long count(Map<String, Object> req, String f, long dflt, boolean required) throws Fail {
+        if (!req.containsKey(f)) {
+            if (required) throw new Fail("missing field '" + f + "'");
+            return dflt;
+        }
+        Object v = req.get(f);
+        if (!(v instanceof Long) || (Long) v < 0) throw new Fail("field '" + f + "' must be a non-negative integer");
+        return (Long) v;
+    }
+
+    static byte[] unhex(Map<String, Object> req, String f, boolean required) throws Fail {
+        Object v = req.get(f);
+        if (v == null) {
+            if (required) throw new Fail("missing field '" + f + "'");
+            return new byte[0];
+        }
+        if (!(v instanceof String)) throw new Fail("field '" + f + "' must be a hex string");
+        String s = (String) v;
+        if (s.length() % 2 != 0) throw new Fail("field '" + f + "' has an odd number of hex digits");
+        byte[] b = new byte[s.length() / 2];
+        for (int i = 0; i < b.length; i++) b[i] = (byte) (nib(s.charAt(2 * i), f) << 4 | nib(s.charAt(2 * i + 1), f));
+        return b;
+    }
+
+    static int nib(char c, String f) throws Fail {
+        if (c >= '0' && c <= '9') return c - '0';
+        if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+        if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+        throw new Fail("field '" + f + "' is not hex");
+    }
+
+    static String hex(byte[] b, int off, int n) {
+        final char[] d = "0123456789abcdef".toCharArray();
+        char[] c = new char[2 * n];
+        for (int i = 0; i < n; i++) {
+            c[2 * i] = d[(b[off + i] >> 4) & 15];
+            c[2 * i + 1] = d[b[off + i] & 15];
+        }
+        return new String(c);
+    }
+
+    // ------------------------------------------------------------ requests
+    Map<String, Object> handle(Map<String, Object> req) throws Exception {
+        String op = str(req, "op", null);
+        switch (op) {
+            case "hello": return hello();
+            case "encrypt": return crypt(req, true);
+            case "decrypt": return crypt(req, false);
+            case "hash": return hashOnce(req);
+            case "bench": return bench(req);
+            case "cpu-clock": throw new Unsupported("cpu-clock is not available in Java (no cycle-exact loop)");
+            default:
+                throw new Fail("unknown op '" + op + "'; accepted: hello, encrypt, decrypt, hash, bench, cpu-clock, quit");
+        }
+    }
+
+    Map<String, Object> hello() {
+        List<Object> list = new ArrayList<>();
+        for (Impl im : impls.values()) {
+            Map<String, Object> j = new LinkedHashMap<>();
+            List<Object> prims = new ArrayList<>();
+            for (Map.Entry<String, String> e : im.offers.entrySet()) {
+                Map<String, Object> p = new LinkedHashMap<>();
+                p.put("name", e.getKey());
+                p.put("provider", e.getValue());
+                prims.add(p);
+            }
+            j.put("name", im.name());
+            j.put("library", im.library());
+            j.put("version", im.version());
+            j.put("available", !prims.isEmpty());
+            if (prims.isEmpty()) j.put("reason", "no primitive could be set up");
+            j.put("primitives", prims);
+            Map<String, Object> notes = new LinkedHashMap<>(im.notes);
+            notes.put("warmup_ms", warmupNs / 1_000_000);
+            j.put("notes", notes);
+            list.add(j);
+        }
+        Map<String, Object> clocks = new LinkedHashMap<>();
+        clocks.put("monotonic", "System.nanoTime");
+        clocks.put("tsc", null);
+        clocks.put("core_cycles", null);
+        Map<String, Object> r = ok();
+        r.put("protocol", 1L);
+        r.put("runner", "java");
+        r.put("language", "Java");
+        r.put("runtime", System.getProperty("java.vm.name") + " " + Runtime.version() + " ("
+                + System.getProperty("java.vendor") + ")");
+        r.put("clocks", clocks);
+        r.put("implementations", list);
+        return r;
+    }
+
+    static Map<String, Object> ok() {
+        Map<String, Object> r = new LinkedHashMap<>();
+        r.put("status", "ok");
+        return r;
+    }
+
+    final class Target {
+        Impl impl;
+        Prim p;
+    }
+
+    Target target(Map<String, Object> req) throws Exception {
+        String in = str(req, "impl", null), pn = str(req, "primitive", null);
+        Target t = new Target();
+        t.p = reg.get(pn);
+        if (t.p == null) throw new Fail("unknown primitive '" + pn + "' (not in the registry)");
+        t.impl = impls.get(in);
+        if (t.impl == null) throw new Fail("unknown implementation '" + in + "'");
+        if (!t.impl.offers.containsKey(pn)) throw new Unsupported(in + " does not offer " + pn);
+        return t;
+    }
+
+    static void checkLengths(Prim p, byte[] key, byte[] iv, byte[] aad) throws Fail {
+        if (key.length != p.keyBytes)
+            throw new Fail(p.name + " takes a " + p.keyBytes + "-byte key, got " + key.length);
+        if (iv.length != p.ivBytes)
+            throw new Fail(p.name + " takes a " + p.ivBytes + "-byte IV/nonce, got " + iv.length);
+        if (aad.length != 0 && !p.aead())
+            throw new Fail(p.name + " is not an AEAD and takes no associated data");
+    }
+
+    static void checkInput(Prim p, long n) throws Fail {
+        if (p.wholeBlocks && n % p.blockBytes != 0)
+            throw new Fail(p.name + " takes whole " + p.blockBytes + "-byte blocks (no padding), got " + n + " bytes");
+    }
+
+    Map<String, Object> crypt(Map<String, Object> req, boolean enc) throws Exception {
+        Target t = target(req);
+        Prim p = t.p;
+        if (p.kind.equals("hash")) throw new Fail(p.name + " is a hash: use op 'hash'");
+        byte[] key = unhex(req, "key", false), iv = unhex(req, "iv", false), aad = unhex(req, "aad", false),
+                in = unhex(req, "input", true);
+        checkLengths(p, key, iv, aad);
+        int n = in.length;
+        if (p.aead() && !enc) {
+            if (n < p.tagBytes)
+                throw new Fail(p.name + " decryption input must end with the " + p.tagBytes + "-byte tag");
+            n -= p.tagBytes;
+        }
+        checkInput(p, n);
+        Ctx c = t.impl.ctx(p);
+        c.init(enc, key, iv, aad);
+        byte[] out = new byte[in.length + p.tagBytes + 64];
+        int got;
+        try {
+            got = c.process(in, 0, in.length, out, 0);
+        } catch (AuthFail e) {
+            Map<String, Object> r = ok();
+            r.put("authentic", false);
+            return r;
+        }
+        int want = p.aead() ? (enc ? n + p.tagBytes : n) : n;
+        if (got != want) throw new Fail(p.name + ": the library returned " + got + " bytes, expected " + want);
+        Map<String, Object> r = ok();
+        if (p.aead() && !enc) r.put("authentic", true);
+        r.put("output", hex(out, 0, got));
+        return r;
+    }
+
+    Map<String, Object> hashOnce(Map<String, Object> req) throws Exception {
+        Target t = target(req);
+        if (!t.p.kind.equals("hash")) throw new Fail(t.p.name + " is not a hash: use encrypt/decrypt");
+        byte[] in = unhex(req, "input", true);
+        HashCtx h = t.impl.hash(t.p);
+        h.update(in, 0, in.length);
+        byte[] d = new byte[t.p.digestBytes];
+        h.doFinal(d);
+        Map<String, Object> r = ok();
+        r.put("output", hex(d, 0, d.length));
+        return r;
+    }
+
+    // ------------------------------------------------------------ timed batches
+    /** Runs `loops` calls between two clock reads and returns the elapsed ns. */
+    interface Batch {
+        long run() throws Exception;
+    }
+
+    static void bump(byte[] iv) {  // next nonce: big-endian increment
+        for (int j = iv.length - 1; j >= 0; j--)
+            if (++iv[j] != 0) break;
+    }
+
+    Map<String, Object> bench(Map<String, Object> req) throws Exception {
+        Target t = target(req);
+        Prim p = t.p;
+        Impl im = t.impl;
+        String op = str(req, "operation", null), wl = str(req, "workload", "bulk");
+        boolean ks = op.equals("keysetup") || op.equals("keysetup-decrypt");
+        long size = count(req, "size", 0, !ks), loops = count(req, "loops", 0, true), batches = count(req, "batches", 1, false);
+        if (loops == 0 || batches == 0) throw new Fail("loops and batches must be at least 1");
+        if (batches > 100000) throw new Fail("at most 100000 batches per request");
+        if (size > (1L << 30)) throw new Fail("size is limited to 1 GiB");
+        if (!wl.equals("bulk") && !wl.equals("message") && !wl.equals("rekey"))
+            throw new Fail("unknown workload '" + wl + "'; accepted: bulk, message, rekey");
+        if (!List.of("encrypt", "decrypt", "decrypt-forged", "keysetup", "keysetup-decrypt", "hash").contains(op))
+            throw new Fail("unknown operation '" + op + "'; accepted: encrypt, decrypt, decrypt-forged, keysetup, keysetup-decrypt, hash");
+        byte[] key = new byte[0], iv = key, aad = key;
+        if (p.kind.equals("hash")) {
+            if (!op.equals("hash")) throw new Fail(p.name + " is a hash: operation must be 'hash'");
+            if (wl.equals("rekey")) throw new Fail("hashes have no key: use workload bulk or message");
+        } else {
+            if (op.equals("hash")) throw new Fail(p.name + " is not a hash: operation 'hash' applies to hashes only");
+            key = unhex(req, "key", false);
+            iv = unhex(req, "iv", false);
+            aad = unhex(req, "aad", false);
+            checkLengths(p, key, iv, aad);
+            if (!ks) checkInput(p, size);
+            if (op.equals("decrypt-forged") && !p.aead()) throw new Fail("decrypt-forged applies to AEADs only");
+            String refusal = im.benchRefusal(p, op, wl);
+            if (refusal != null) throw new Unsupported(refusal);
+        }
+        long[] accepted = {0};
+        Batch batch = prepare(im, p, op, wl, (int) size, loops, key, iv, aad, accepted);
+        // JIT warm-up, first time this configuration is seen: the same code path with short
+        // calls first (HotSpot compiles a method with its intrinsics after thousands of
+        // invocations, which long calls take seconds to reach), then the real size.
+        String k = im.name() + "/" + p.name + "/" + op + "/" + wl + "/" + size;
+        if (warmed.add(k)) {
+            long t0 = System.nanoTime();
+            int small = (int) Math.min(size, 256);
+            if (p.wholeBlocks && p.blockBytes > 0) small = Math.max(small - small % p.blockBytes, (int) Math.min(size, p.blockBytes));
+            if (small < size) {
+                Batch b = prepare(im, p, op, wl, small, 1000, key, iv, aad, accepted);
+                for (int calls = 0; calls < 40000 && System.nanoTime() - t0 < warmupNs / 2; calls += 1000) b.run();
+            }
+            // Then the real size: at least warmupNs in all, and on (up to 10 x warmupNs) until
+            // the last batch is within 10 % of the fastest seen.
+            long best = Long.MAX_VALUE, last;
+            do {
+                last = batch.run();
+                best = Math.min(best, last);
+            } while (System.nanoTime() - t0 < warmupNs
+                    || (last > best + best / 10 && System.nanoTime() - t0 < 10 * warmupNs));
+        }
+        accepted[0] = 0;
+        List<Object> ns = new ArrayList<>();
+        for (long b = 0; b < batches; b++) ns.add(batch.run());
+        if (p.aead() && (op.equals("decrypt") || op.equals("decrypt-forged")) && !wl.equals("bulk")) {
+            boolean forged = op.equals("decrypt-forged");
+            long total = loops * batches, expect = forged ? 0 : total;
+            if (accepted[0] != expect)
+                throw new Fail(p.name + ": " + accepted[0] + " of " + total
+                        + (forged ? " forged messages were accepted" : " valid messages were accepted"));
+        }
+        Map<String, Object> r = ok();
+        r.put("ns", ns);
+        r.put("tsc", null);
+        r.put("core_cycles", null);
+        return r;
+    }
+
+    /** Everything a batch needs for messages of n bytes, made before any clock read. */
+    Batch prepare(Impl im, Prim p, String op, String wl, int n, long loops, byte[] key, byte[] iv, byte[] aad,
+                  long[] accepted) throws Exception {
+        final byte[] buf = new byte[Math.max(n, 1)];
+        for (int i = 0; i < buf.length; i++) buf[i] = (byte) i;
+        if (p.kind.equals("hash")) {
+            final HashCtx h = im.hash(p);
+            final byte[] d = new byte[p.digestBytes];
+            if (wl.equals("bulk")) return () -> {
+                h.reset();
+                long t0 = System.nanoTime();
+                for (long i = 0; i < loops; i++) h.update(buf, 0, n);
+                long t1 = System.nanoTime();
+                h.doFinal(d);
+                return t1 - t0;
+            };
+            return () -> {
+                long t0 = System.nanoTime();
+                for (long i = 0; i < loops; i++) { h.update(buf, 0, n); h.doFinal(d); }
+                return System.nanoTime() - t0;
+            };
+        }
+        // Key setup (keysetup, rekey) alternates between the key and the key with its last
+        // byte complemented, and decryption of whole messages alternates between two nonces
+        // (the IV with its last byte complemented): SunJCE keeps the last expanded key per
+        // Cipher and skips the key schedule when the same key bytes come again, and SunJCE
+        // (GCM, ChaCha20) and BC (GCM, OCB, EAX, ChaCha20-Poly1305) refuse an init that repeats
+        // the previous key and nonce. A counter that runs on across batches picks the pair.
+        final byte[] key2 = key.clone(), iv2 = iv.clone();
+        if (key2.length > 0) key2[key2.length - 1] ^= (byte) 0xff;
+        if (iv2.length > 0) iv2[iv2.length - 1] ^= (byte) 0xff;
+        final byte[][] keys = {key, key2}, ivs = {iv, iv2};
+        final boolean enc = op.equals("encrypt") || op.equals("keysetup");
+        final boolean rekey = wl.equals("rekey"), forged = op.equals("decrypt-forged");
+        final byte[] out = new byte[n + p.tagBytes + 64];
+        final long[] seq = {0};
+
+        if (op.startsWith("keysetup")) {
+            final Ctx c = im.ctx(p);
+            return () -> {
+                long t0 = System.nanoTime();
+                for (long i = 0; i < loops; i++) c.init(enc, keys[(int) (seq[0]++ & 1)], iv, aad);
+                return System.nanoTime() - t0;
+            };
+        }
+        // Decryption of an AEAD opens valid messages made before the clock starts: msgs[k]
+        // is sealed under ivs[k] and (rekey) keys[k] or (otherwise) the key.
+        final byte[][] msgs = new byte[2][];
+        final int mlen = p.aead() && !enc ? n + p.tagBytes : n;
+        final boolean aeadOpen = p.aead() && !enc;
+        if (aeadOpen) {
+            for (int k = 0; k < 2; k++) {
+                Ctx e = im.ctx(p);
+                e.init(true, keys[rekey ? k : 0], wl.equals("bulk") ? iv : ivs[k], aad);
+                byte[] m = new byte[n + p.tagBytes + 64];
+                if (e.process(buf, 0, n, m, 0) != n + p.tagBytes) throw new Fail(p.name + ": sealing returned a wrong length");
+                if (forged) m[n] ^= 1;
+                msgs[k] = m;
+            }
+        } else {
+            msgs[0] = msgs[1] = buf;
+        }
+        if (wl.equals("bulk")) {
+            // One keyed context per batch (fresh, so SunJCE's GCM and ChaCha20 accept the
+            // nonce again), streaming update() calls; AEAD decryption is not tag-checked.
+            return () -> {
+                Ctx c = im.ctx(p);
+                c.init(enc, key, iv, aad);
+                long t0 = System.nanoTime();
+                for (long i = 0; i < loops; i++) c.update(msgs[0], 0, n, out, 0);
+                return System.nanoTime() - t0;
+            };
+        }
+        // Encryption moves to the next nonce per message; decryption alternates between the
+        // two prepared messages. message: restart (IV/nonce only); rekey: full init.
+        final boolean bumpIv = enc && p.ivBytes > 0;
+        final Ctx c = im.ctx(p);
+        c.init(enc, key, iv2, aad);  // differs from the first timed message's nonce
+        final byte[] niv = iv.clone();
+        return () -> {
+            long t0 = System.nanoTime();
+            for (long i = 0; i < loops; i++) {
+                int k = (int) (seq[0]++ & 1);
+                byte[] v = enc ? niv : ivs[k];
+                if (rekey) c.init(enc, keys[k], v, aad);
+                else c.restart(enc, v, aad);
+                if (aeadOpen) {
+                    try {
+                        c.process(msgs[k], 0, mlen, out, 0);
+                        accepted[0]++;
+                    } catch (AuthFail e) { /* counted by the caller */ }
+                } else {
+                    c.process(msgs[k], 0, mlen, out, 0);
+                }
+                if (bumpIv) bump(niv);
+            }
+            return System.nanoTime() - t0;
+        };
+    }
+
+    // ------------------------------------------------------------ main loop
+    public static void main(String[] args) throws Exception {
+        String w = System.getenv("CIPHERBENCH_WARMUP_MS");
+        if (w != null && w.matches("[0-9]{1,9}")) warmupNs = Long.parseLong(w) * 1_000_000L;
+        Path reg = Path.of(args.length > 0 ? args[0] : "registry.json");
+        if (!Files.isReadable(reg)) {
+            System.err.println("cipherbench java runner: " + reg + " is missing: run runners/java/build.sh");
+            System.exit(2);
+        }
+        Main m = new Main(reg);
+        BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8), 1 << 16);
+        PrintStream out = new PrintStream(new BufferedOutputStream(new java.io.FileOutputStream(java.io.FileDescriptor.out), 1 << 16), false, StandardCharsets.UTF_8);
+        System.setOut(new PrintStream(System.err, true));  // nothing else may reach stdout
+        String line;
+        while ((line = in.readLine()) != null) {
+            if (line.isBlank()) continue;
+            Object id = null;
+            Map<String, Object> resp;
+            try {
+                Object req;
+                try {
+                    req = Json.parse(line);
+                } catch (IllegalArgumentException e) {
+                    throw new Fail("malformed request: not JSON (" + e.getMessage() + ")");
+                }
+                if (!(req instanceof Map)) throw new Fail("a request must be a JSON object");
+                @SuppressWarnings("unchecked") Map<String, Object> r = (Map<String, Object>) req;
+                id = r.get("id");
+                if ("quit".equals(r.get("op"))) break;
+                resp = m.handle(r);
+            } catch (Unsupported e) {
+                resp = new LinkedHashMap<>();
+                resp.put("status", "unsupported");
+                resp.put("message", e.getMessage());
+            } catch (Fail e) {
+                resp = new LinkedHashMap<>();
+                resp.put("status", "error");
+                resp.put("message", e.getMessage());
+            } catch (Throwable e) {
+                resp = new LinkedHashMap<>();
+                resp.put("status", "error");
+                resp.put("message", e.getClass().getSimpleName() + ": " + e.getMessage());
+            }
+            resp.put("id", id);
+            out.print(Json.write(resp));
+            out.print('\n');
+            out.flush();
+        }
+        out.flush();
+        System.exit(0);
+    }
+}
+
+/** A small JSON reader and writer: objects become LinkedHashMap, arrays ArrayList, integers
+ *  Long, other numbers Double (with the source text kept in Num for echoing). */
+final class Json {
+    static final class Num {
+        final String text;
+        Num(String t) { text = t; }
+    }
+
+    private final String s;
+    private int i;
+
+    private Json(String s) { this.s = s; }
+
+    static Object parse(String s) {
+        Json j = new Json(s);
+        Object v = j.value(0);
+        j.ws();
+        if (j.i != s.length()) throw new IllegalArgumentException("trailing characters at offset " + j.i);
+        return v;
+    }
+
+    private void ws() {
+        while (i < s.length() && " \t\r\n".indexOf(s.charAt(i)) >= 0) i++;
+    }
+
+    private Object value(int depth) {
+        if (depth > 512) throw new IllegalArgumentException("nesting too deep");
+        ws();
+        if (i >= s.length()) throw new IllegalArgumentException("unexpected end of input");
+        char c = s.charAt(i);
+        if (c == '{') {
+            Map<String, Object> m = new LinkedHashMap<>();
+            i++;
+            ws();
+            if (i < s.length() && s.charAt(i) == '}') { i++; return m; }
+            for (;;) {
+                ws();
+                if (i >= s.length() || s.charAt(i) != '"') throw new IllegalArgumentException("expected a string key at offset " + i);
+                String k = string();
+                ws();
+                if (i >= s.length() || s.charAt(i) != ':') throw new IllegalArgumentException("expected ':' at offset " + i);
+                i++;
+                m.put(k, value(depth + 1));
+                ws();
+                if (i < s.length() && s.charAt(i) == ',') { i++; continue; }
+                if (i < s.length() && s.charAt(i) == '}') { i++; return m; }
+                throw new IllegalArgumentException("expected ',' or '}' at offset " + i);
+            }
+        }
+        if (c == '[') {
+            List<Object> a = new ArrayList<>();
+            i++;
+            ws();
+            if (i < s.length() && s.charAt(i) == ']') { i++; return a; }
+            for (;;) {
+                a.add(value(depth + 1));
+                ws();
+                if (i < s.length() && s.charAt(i) == ',') { i++; continue; }
+                if (i < s.length() && s.charAt(i) == ']') { i++; return a; }
+                throw new IllegalArgumentException("expected ',' or ']' at offset " + i);
+            }
+        }
+        if (c == '"') return string();
+        if (s.startsWith("true", i)) { i += 4; return Boolean.TRUE; }
+        if (s.startsWith("false", i)) { i += 5; return Boolean.FALSE; }
+        if (s.startsWith("null", i)) { i += 4; return null; }
+        if (c == '-' || (c >= '0' && c <= '9')) {
+            int st = i;
+            if (c == '-') i++;
+            int d0 = i;
+            while (i < s.length() && Character.isDigit(s.charAt(i))) i++;
+            if (i == d0 || (s.charAt(d0) == '0' && i - d0 > 1)) throw new IllegalArgumentException("bad number at offset " + st);
+            boolean integer = true;
+            if (i < s.length() && s.charAt(i) == '.') {
+                integer = false;
+                int f0 = ++i;
+                while (i < s.length() && Character.isDigit(s.charAt(i))) i++;
+                if (i == f0) throw new IllegalArgumentException("bad number at offset " + st);
+            }
+            if (i < s.length() && (s.charAt(i) == 'e' || s.charAt(i) == 'E')) {
+                integer = false;
+                i++;
+                if (i < s.length() && (s.charAt(i) == '+' || s.charAt(i) == '-')) i++;
+                int e0 = i;
+                while (i < s.length() && Character.isDigit(s.charAt(i))) i++;
+                if (i == e0) throw new IllegalArgumentException("bad number at offset " + st);
+            }
+            String t = s.substring(st, i);
+            if (integer && i - st <= 18) return Long.parseLong(t);
+            return new Num(t);
+        }
+        throw new IllegalArgumentException("unexpected character '" + c + "' at offset " + i);
+    }
+
+    private String string() {
+        StringBuilder b = new StringBuilder();
+        i++;
+        for (;;) {
+            if (i >= s.length()) throw new IllegalArgumentException("unterminated string");
+            char c = s.charAt(i++);
+            if (c == '"') return b.toString();
+            if (c < 0x20) throw new IllegalArgumentException("control character in string");
+            if (c != '\\') { b.append(c); continue; }
+            if (i >= s.length()) throw new IllegalArgumentException("unterminated string");
+            char e = s.charAt(i++);
+            switch (e) {
+                case '"': b.append('"'); break;
+                case '\\': b.append('\\'); break;
+                case '/': b.append('/'); break;
+                case 'b': b.append('\b'); break;
+                case 'f': b.append('\f'); break;
+                case 'n': b.append('\n'); break;
+                case 'r': b.append('\r'); break;
+                case 't': b.append('\t'); break;
+                case 'u':
+                    if (i + 4 > s.length()) throw new IllegalArgumentException("bad \\u escape");
+                    try {
+                        b.append((char) Integer.parseInt(s.substring(i, i + 4), 16));
+                    } catch (NumberFormatException x) {
+                        throw new IllegalArgumentException("bad \\u escape");
+                    }
+                    i += 4;
+                    break;
+                default: throw new IllegalArgumentException("bad escape \\" + e);
+            }
+        }
+    }
+
+    static String write(Object v) {
+        StringBuilder b = new StringBuilder();
+        write(b, v);
+        return b.toString();
+    }
+
+    private static void write(StringBuilder b, Object v) {
+        if (v == null) b.append("null");
+        else if (v instanceof String) quote(b, (String) v);
+        else if (v instanceof Boolean || v instanceof Long || v instanceof Integer) b.append(v);
+        else if (v instanceof Num) b.append(((Num) v).text);
+        else if (v instanceof Map) {
+            b.append('{');
+            boolean first = true;
+            for (Map.Entry<?, ?> e : ((Map<?, ?>) v).entrySet()) {
+                if (!first) b.append(',');
+                first = false;
+                quote(b, (String) e.getKey());
+                b.append(':');
+                write(b, e.getValue());
+            }
+            b.append('}');
+        } else if (v instanceof List) {
+            b.append('[');
+            boolean first = true;
+            for (Object o : (List<?>) v) {
+                if (!first) b.append(',');
+                first = false;
+                write(b, o);
+            }
+            b.append(']');
+        } else quote(b, v.toString());
+    }
+
+    private static void quote(StringBuilder b, String s) {
+        b.append('"');
+        for (int k = 0; k < s.length(); k++) {
+            char c = s.charAt(k);
+            if (c == '"') b.append("\\\"");
+            else if (c == '\\') b.append("\\\\");
+            else if (c == '\n') b.append("\\n");
+            else if (c < 0x20 || c >= 0x7f) b.append(String.format("\\u%04x", (int) c));
+            else b.append(c);
+        }
+        b.append('"');
+    }
+}
