@@ -220,6 +220,8 @@ class OpenSSLImpl extends Impl {
             while (openssl_error_string() !== false) {}
             return $out === false ? null : $out;
         }
+        // Nothing to encrypt gives nothing (OpenSSL's one-shot XTS refuses an empty update).
+        if ($in === '') return $enc ? ['', ''] : '';
         $out = $enc ? openssl_encrypt($in, $on, $key, self::F, $iv) : openssl_decrypt($in, $on, $key, self::F, $iv);
         if ($out === false) throw $this->fail($enc ? 'openssl_encrypt' : 'openssl_decrypt');
         return $enc ? [$out, ''] : $out;
