@@ -356,6 +356,7 @@ private:
         std::vector<uint8_t> tag(p.tag_bytes);
         if (op == "encrypt") {
             auto c = t.impl->adapter->cipher(p, Direction::Encrypt);
+            refuse_bulk_if_one_shot(*c, p, workload);
             c->set_key(key.data(), key.size());
             for (uint64_t b = 0; b < batches; ++b) {
                 if (workload == "bulk") {
@@ -393,6 +394,7 @@ private:
                 if (forged) tag[0] ^= 1;
             }
             auto c = t.impl->adapter->cipher(p, Direction::Decrypt);
+            refuse_bulk_if_one_shot(*c, p, workload);
             c->set_key(key.data(), key.size());
             uint64_t accepted = 0;
             for (uint64_t b = 0; b < batches; ++b) {
@@ -423,6 +425,12 @@ private:
             return result(samples);
         }
         throw Fail("unknown operation '" + op + "'; accepted: encrypt, decrypt, decrypt-forged, keysetup, keysetup-decrypt, hash");
+    }
+
+    static void refuse_bulk_if_one_shot(const Cipher& c, const Primitive& p, const std::string& workload) {
+        if (workload == "bulk" && !c.streams())
+            throw Unsupported(std::string(p.name) + " is one call per message in this implementation: "
+                              "time it with the message or rekey workload");
     }
 
     json result(const std::vector<Sample>& s) const {

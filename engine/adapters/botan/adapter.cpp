@@ -151,6 +151,7 @@ private:
 //    tag first, writes its output in finish() to where update() was told.
 class AeadCipher : public cb::Cipher {
 public:
+    bool streams() const override { return !one_shot_; }  // CCM, SIV: one call per message
     AeadCipher(const Recipe& r, const cb::Primitive& p, cb::Direction d)
         : r_(r), p_(p), enc_(d == cb::Direction::Encrypt) {
         auto m = Botan::Cipher_Mode::create(r.spec, enc_ ? Botan::ENCRYPTION : Botan::DECRYPTION);

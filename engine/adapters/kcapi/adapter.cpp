@@ -145,6 +145,7 @@ const char* const kOneShot =
 
 class KcAead : public cb::Cipher {
 public:
+    bool streams() const override { return false; }  // one call per message
     KcAead(const KcapiName& n, const cb::Primitive& p, cb::Direction d)
         : p_(p), enc_(d == cb::Direction::Encrypt), max_(max_op_bytes()) {
         int rc = kcapi_aead_init(&h_, n.kernel, 0);

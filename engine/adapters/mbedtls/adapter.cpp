@@ -254,6 +254,7 @@ private:
 // finish() and writes the output given to update() then (README.md).
 class CcmCipher : public cb::Cipher {
 public:
+    bool streams() const override { return false; }  // one call per message
     CcmCipher(mbedtls_cipher_id_t id, bool enc) : id_(id), enc_(enc) { mbedtls_ccm_init(&ctx_); }
     ~CcmCipher() override { mbedtls_ccm_free(&ctx_); }
     void set_key(const uint8_t* k, size_t n) override { check(mbedtls_ccm_setkey(&ctx_, id_, k, unsigned(n * 8)), "ccm_setkey"); }

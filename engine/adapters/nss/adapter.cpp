@@ -219,6 +219,7 @@ const char* const kOneShot =
 
 class NssAead : public cb::Cipher {
 public:
+    bool streams() const override { return false; }  // one call per message
     NssAead(PK11SlotInfo* slot, const NssName& n, const cb::Primitive& p, cb::Direction d)
         : slot_(slot), n_(n), p_(p), enc_(d == cb::Direction::Encrypt) {
         aad_.reserve(256);

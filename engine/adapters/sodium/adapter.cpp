@@ -91,6 +91,7 @@ const char* const kOneShot =
 
 class SodiumAead : public cb::Cipher {
 public:
+    bool streams() const override { return false; }  // one call per message
     SodiumAead(Algo a, cb::Direction d) : algo_(a), enc_(d == cb::Direction::Encrypt) {
         aad_.reserve(256);
     }

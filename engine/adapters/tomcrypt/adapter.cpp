@@ -179,6 +179,7 @@ private:
 // symmetric_key and passed to ccm_memory, so no message re-keys.
 class CcmCipher : public cb::Cipher {
 public:
+    bool streams() const override { return false; }  // one call per message
     CcmCipher(int idx, bool enc) : idx_(idx), enc_(enc) {}
     ~CcmCipher() override { if (keyed_) cipher_descriptor[idx_].done(&key_); }
     void set_key(const uint8_t* k, size_t n) override {

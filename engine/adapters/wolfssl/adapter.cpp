@@ -133,6 +133,7 @@ private:
 // and writes the output given to update() then (README.md).
 class CcmCipher : public cb::Cipher {
 public:
+    bool streams() const override { return false; }  // one call per message
     explicit CcmCipher(bool enc) : enc_(enc) { check(wc_AesInit(&aes_, nullptr, INVALID_DEVID), "wc_AesInit"); }
     ~CcmCipher() override { wc_AesFree(&aes_); }
     void set_key(const uint8_t* k, size_t n) override { check(wc_AesCcmSetKey(&aes_, k, word32(n)), "wc_AesCcmSetKey"); }
@@ -288,6 +289,7 @@ private:
 // the tag and runs in finish(), writing the output given to update().
 class XChachaPolyCipher : public cb::Cipher {
 public:
+    bool streams() const override { return false; }  // one call per message
     explicit XChachaPolyCipher(bool enc) : enc_(enc) {}
     void set_key(const uint8_t* k, size_t n) override { std::memcpy(key_, k, n); }
     void start(const uint8_t* iv, size_t n) override {

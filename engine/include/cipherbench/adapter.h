@@ -69,6 +69,11 @@ public:
     // reads the expected tag and returns false if it does not verify (the
     // output must then be discarded). Everything else returns true.
     virtual bool finish(uint8_t* tag) { (void)tag; return true; }
+    // False for APIs that take a whole message in one call (CCM, libsodium's
+    // and NSS's AEADs, AF_ALG AEADs): a message is then exactly one update(),
+    // and the engine answers "unsupported" for the bulk workload, which would
+    // time one call, or for a decryption nothing at all.
+    virtual bool streams() const { return true; }
 };
 
 class Hash {
