@@ -155,7 +155,8 @@ def pick(items: list, cap: int) -> list:
 
 
 class Collector:
-    """KnownAnswers grouped per (primitive, file), deduplicated, capped on output."""
+    """KnownAnswers grouped per (primitive, file); duplicates within a file dropped as added,
+    each group capped on output, then duplicates across files dropped."""
 
     def __init__(self, corpus: str, wanted: set[str]):
         self.corpus, self.wanted = corpus, wanted
@@ -167,19 +168,24 @@ class Collector:
             aad=b"", source="", where="", expect_reject=False, cap: int = CAP):
         if primitive not in self.wanted:
             return
-        ident = (primitive, key, iv, aad, input, output, expect_reject)
+        g = (primitive, file_key)
+        ident = (g, key, iv, aad, input, output, expect_reject)
         if ident in self.seen:
             return
         self.seen.add(ident)
-        g = (primitive, file_key)
         self.groups.setdefault(g, []).append(KnownAnswer(
             primitive, input, output, key, iv, aad, source, where, self.corpus, expect_reject))
         self.caps[g] = cap
 
     def result(self) -> list[KnownAnswer]:
-        out = []
+        """Each group capped first, then a vector picked from several files kept once (the first)."""
+        out, seen = [], set()
         for g, kas in self.groups.items():
-            out.extend(pick(kas, self.caps[g]))
+            for k in pick(kas, self.caps[g]):
+                ident = (k.primitive, k.key, k.iv, k.aad, k.input, k.output, k.expect_reject)
+                if ident not in seen:
+                    seen.add(ident)
+                    out.append(k)
         return out
 
 

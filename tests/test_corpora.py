@@ -1,0 +1,238 @@
+"""Run-time corpora: exact records from each source, the mappings that are easy to get
+wrong (TDES keying, GCM forgeries, SHAKE lengths, FROG/Serpent byte order, MARS rounds),
+and that verify runs them. A corpus whose package or files are not installed is skipped."""
+import json
+
+import pytest
+
+from cipherbench import corpora
+from cipherbench.corpora import CorpusMissing
+
+
+def _load(name, wanted):
+    try:
+        return corpora.CORPORA[name](set(wanted))
+    except CorpusMissing as e:
+        pytest.skip(f"corpus {name} not installed: {e}")
+
+
+def _find(kas, primitive, where_prefix, **eq):
+    for k in kas:
+        if k.primitive == primitive and k.where.startswith(where_prefix) and \
+                all(getattr(k, f) == v for f, v in eq.items()):
+            return k
+    raise AssertionError(f"no {primitive} record from {where_prefix} with {eq}")
+
+
+H = bytes.fromhex
+
+
+# ---------------------------------------------------------------------------- cavp
+@pytest.fixture(scope="module")
+def cavp():
+    return _load("cavp", {"aes-128-cbc", "aes-128-gcm", "aes-128-cfb8", "3des-112-cbc", "3des-168-cbc",
+                          "des-56-ecb", "sha-256", "shake128", "shake256", "chacha20", "chacha20-poly1305"})
+
+
+def test_cavp_cbc_gfsbox_record_and_count(cavp):
+    # CBCGFSbox128.rsp, [ENCRYPT] COUNT = 0; its 7 records (the DECRYPT section repeats them) load once.
+    k = _find(cavp, "aes-128-cbc", "CBCGFSbox128.rsp:", input=H("f34481ec3cc627bacd5dc3fb08f273e6"))
+    assert (k.key, k.iv, k.output) == (bytes(16), bytes(16), H("0336763e966d92595a567cc9ce537f5e"))
+    assert k.corpus == "cavp" and "CBCGFSbox128.rsp" in k.source
+    assert sum(x.where.startswith("CBCGFSbox128.rsp:") for x in cavp) == 7
+    # VarKey128 has 128 records: capped at 64, spread over the file (first and last kept).
+    varkey = [x for x in cavp if x.where.startswith("CBCVarKey128.rsp:")]
+    assert len(varkey) == 64
+    assert {x.key for x in varkey} >= {H("80" + "00" * 15), H("ff" * 16)}
+
+
+def test_cavp_tdes_keying_options_are_told_apart_by_the_keys(cavp):
+    # TCBCMMT2.rsp COUNT = 0: KEY1 = KEY3 -> two-key 3DES, key KEY1 || KEY2.
+    k = _find(cavp, "3des-112-cbc", "TCBCMMT2.rsp:", input=H("7dd880d2a9ab411c"))
+    assert k.key == H("34a41a8c293176c1b30732ecfe38ae8a") and k.output == H("c91892948b6cadb4")
+    assert all(len(x.key) == 24 and x.key[:8] != x.key[8:16] != x.key[16:]
+               for x in cavp if x.primitive == "3des-168-cbc")
+    # TECBvarkey.rsp COUNT = 0 (KEYs: all three equal) is single DES.
+    k = _find(cavp, "des-56-ecb", "TECBvarkey.rsp:", key=H("8001010101010101"))
+    assert (k.input, k.output) == (bytes(8), H("95a8d72813daa94d"))
+
+
+def test_cavp_gcm_only_96_bit_iv_and_128_bit_tag_and_fail_records_must_be_rejected(cavp):
+    gcm = [k for k in cavp if k.primitive == "aes-128-gcm"]
+    assert all(len(k.iv) == 12 for k in gcm)
+    ok = [k for k in gcm if not k.expect_reject]
+    assert all(len(k.output) == len(k.input) + 16 for k in ok)
+    # gcmDecrypt128.rsp [PTlen = 0] Count = 1 is marked FAIL.
+    forged = _find(gcm, "aes-128-gcm", "gcmDecrypt128.rsp:", key=H("a49a5e26a2f8cb63d05546c2a62f5343"))
+    assert forged.expect_reject and forged.input == b""
+    assert forged.output == H("a2be08210d8c470a8df6e8fbd79ec5cf")
+
+
+def test_cavp_hashes_byte_aligned_and_shake_truncated_to_the_registry_length(cavp):
+    k = _find(cavp, "sha-256", "SHA256ShortMsg.rsp:", input=b"")
+    assert k.output == H("e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
+    assert all(len(k.output) == 32 for k in cavp if k.primitive == "shake128")
+    assert all(len(k.output) == 64 for k in cavp if k.primitive == "shake256")
+    # ChaCha20: only RFC 7539 A.2 #1 has block counter 0.
+    (c20,) = [k for k in cavp if k.primitive == "chacha20"]
+    assert c20.key == bytes(32) and c20.output.startswith(H("76b8e0ada0f13d90"))
+    # OpenSSL's CIPHERFINAL_ERROR case in ChaCha20Poly1305/openssl.txt is a forgery.
+    assert any(k.expect_reject for k in cavp if k.primitive == "chacha20-poly1305")
+
+
+# ---------------------------------------------------------------------------- cryptopp
+def test_cryptopp_value_grammar():
+    from cipherbench.corpus_cryptopp import Unsupported, decode
+    assert decode('r2 "ab" 0x0102 0304') == b"abab\x01\x02\x03\x04"
+    assert decode("word64 0706050403020100  0F0E0D0C0B0A0908") == bytes(range(16))
+    assert decode("76 b8 e0") == H("76b8e0") and decode("") == b""
+    with pytest.raises(Unsupported):
+        decode("6bc1bee22e409f96e93d7e117393172aae2d8")  # odd digit count (aes.txt's CFB8 record)
+
+
+def test_cryptopp_aes_cbc_maps_to_aes_cbc_with_sp800_38a_values():
+    kas = _load("cryptopp", {"aes-128-cbc", "aes-192-cbc", "aes-256-cbc", "mars-128-ecb", "xchacha20",
+                             "aes-128-gcm"})
+    cbc = {k.primitive for k in kas if k.primitive.endswith("-cbc")}
+    assert cbc == {"aes-128-cbc", "aes-192-cbc", "aes-256-cbc"}
+    f21 = _find(kas, "aes-128-cbc", "aes.txt:", key=H("2b7e151628aed2a6abf7158809cf4f3c"),
+                iv=H("000102030405060708090a0b0c0d0e0f"))
+    assert f21.output[:16] == H("7649abac8119b246cee98e9b12e9197d")  # SP 800-38A F.2.1
+    assert "NIST Special Publication 800-38A" in f21.source
+    # RFC 3602 case 1: a quoted plaintext.
+    assert _find(kas, "aes-128-cbc", "aes.txt:", input=b"Single block msg").output == \
+        H("e353779c1079aeb82708942dbe77181a")
+    # MARS/ECB is the tweaked MARS (mars), XChaCha20's counter-1 vectors are not mapped.
+    assert _find(kas, "mars-128-ecb", "mars.txt:", key=H("80" + "00" * 15)).output == \
+        H("b3e2ad5608ac1b6733a7cb4fdf8f9952")
+    assert not any(k.primitive == "xchacha20" for k in kas)
+    # gcm.txt opens with a NotVerify test: an expected rejection.
+    assert any(k.expect_reject for k in kas if k.primitive == "aes-128-gcm")
+
+
+# ---------------------------------------------------------------------------- pycryptodome
+def test_pycryptodome_wycheproof_valid_and_invalid_cases():
+    kas = _load("pycryptodome", {"aes-128-gcm", "xchacha20-poly1305", "sha3-256"})
+    k = _find(kas, "aes-128-gcm", "aes_gcm_test.json: tcId 1")
+    assert k.key == H("5b9604fe14eadba931b0ccf34843dab9") and k.iv == H("028318abc1824029138141a2")
+    assert k.output == H("26073cc1d851beff176384dc9896d5ff0a3ea7a5487cb5f7d70fb6c58d038554")
+    assert any(k.expect_reject for k in kas if k.primitive == "aes-128-gcm")
+    assert any(k.primitive == "xchacha20-poly1305" for k in kas)
+    # Keccak team's ShortMsgKAT_SHA3-256.txt, Len = 0.
+    assert _find(kas, "sha3-256", "ShortMsgKAT_SHA3-256.txt:", input=b"").output == \
+        H("a7ffc6f8bf1ed76651c14756a061d662f580ff4de43b49fa82d80a4b80f8434a")
+
+
+# ---------------------------------------------------------------------------- shared
+@pytest.fixture(scope="module")
+def shared():
+    return _load("shared", {"frog-128-ecb", "tnepres-128-ecb", "serpent-128-ecb", "mars-128-ecb",
+                            "mars1998-128-ecb", "aes-128-ecb", "hpc1998-128-ecb", "magenta-128-ecb",
+                            "noekeondirect-128-ecb", "twofish-128-ecb", "aes-128-cbc", "gost-256-ecb"})
+
+
+def test_shared_frog_is_reversed_back_to_the_nist_file_order(shared):
+    # frog.vectors writes 00..0080 -> 82700ab3..af43; frog-vals.zip (and the reference frog) has
+    # plaintext 80 00..00 -> 43af8869bde62dd0fc003153b30a7082.
+    k = _find(shared, "frog-128-ecb", "frog.vectors:", input=H("80" + "00" * 15), key=bytes(16))
+    assert k.output == H("43af8869bde62dd0fc003153b30a7082")
+
+
+def test_shared_serpent_byte_orders_and_mars_rounds(shared):
+    # Serpent's submission ecb_vk.txt: KEY=00..80 -> 3ddabfc0..; NESSIE order is serpent.
+    tn = _find(shared, "tnepres-128-ecb", "ecb_vk.txt:", key=H("80" + "00" * 15))
+    assert tn.source.startswith("Serpent AES submission")
+    assert any(k.primitive == "serpent-128-ecb" and "serpent.vectors" in k.where for k in shared)
+    # The first record of mars.vectors' original and tweak variable-text blocks (key 0, pt 80 00..).
+    tweak = _find(shared, "mars-128-ecb", "", key=bytes(16), input=H("80" + "00" * 15))
+    orig = _find(shared, "mars1998-128-ecb", "mars.vectors:", key=bytes(16), input=H("80" + "00" * 15))
+    assert orig.output != tweak.output
+    assert orig.where == "mars.vectors:13" and "mars.zip" in orig.source
+
+
+def test_shared_submission_botan_and_libtomcrypt_formats(shared):
+    # Rijndael ecb_vk.txt KEYSIZE=128 I=1, and ecb_iv.txt's final KEY/PT/CT (its decryption half
+    # repeats the same vector). Botan's aes.vec carries the same values, so test the parser itself.
+    from cipherbench.corpus_shared import aes_submission_records, shared_dir
+    d = shared_dir() / "aes-submission-rijndael"
+    vk = aes_submission_records(d / "ecb_vk.txt")
+    assert len(vk) == 576 and vk[0][:3] == (H("80" + "00" * 15), bytes(16), H("0EDD33D3C621E546455BD8BA1418BEC8"))
+    fips = bytes(range(16))
+    iv = aes_submission_records(d / "ecb_iv.txt")
+    assert [x[:3] for x in iv][0] == (fips, fips, H("0A940BB5416EF045F1C39458C653EA5A")) and len(iv) == 3
+    assert _find(shared, "aes-128-ecb", "", key=fips, input=fips).output == H("0A940BB5416EF045F1C39458C653EA5A")
+    # libtomcrypt cipher_tv.txt: step 0 = key 00..0f, plaintext 00..0f; step 1 chains step 0's output.
+    step1 = _find(shared, "aes-128-ecb", "cipher_tv.txt:", input=H("0A940BB5416EF045F1C39458C653EA5A"))
+    assert step1.key == step1.input and step1.output == H("2B20AF92A928562CF645B1B824F2E6D9")
+    assert any(k.primitive == "hpc1998-128-ecb" for k in shared)
+    assert any(k.primitive == "magenta-128-ecb" for k in shared)
+    assert any(k.primitive == "noekeondirect-128-ecb" and "Noekeon-Direct" in k.where for k in shared)
+    assert any(k.primitive == "aes-128-cbc" and k.where.startswith("cbc.vec:") for k in shared)
+    assert any(k.primitive == "gost-256-ecb" for k in shared)  # R3411_94_TestParam S-boxes only
+
+
+def test_every_installed_corpus_loads_vectors_for_registry_names_only():
+    from cipherbench.registry import load
+    reg = load()
+    wanted = set(reg.names())
+    by_prim, missing = corpora.load_all(wanted)
+    seen = {k.corpus for kas in by_prim.values() for k in kas}
+    assert seen | set(missing) == set(corpora.CORPORA)
+    for prim, kas in by_prim.items():
+        p = reg[prim]
+        for k in kas:
+            if p.kind != "hash":
+                assert len(k.key) == p.key_bytes and len(k.iv) == p.iv_bytes, k.where
+            else:
+                assert len(k.output) == p.digest_bytes, k.where
+    counts = {c: sum(k.corpus == c for kas in by_prim.values() for k in kas) for c in seen}
+    assert all(n > 0 for n in counts.values())
+    assert sum(counts.values()) < 40000  # capped: verification stays quick
+
+
+# ---------------------------------------------------------------------------- through verify
+def test_verify_reports_vectors_from_every_installed_corpus(cb):
+    r = cb("verify", "--impl", "openssl", "--primitive", "aes-128-cbc", "--json")
+    assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-2000:]
+    data = json.loads(r.stdout)
+    (row,) = data["results"]
+    by_corpus = row["checks"]["kat_by_corpus"]
+    installed = set(corpora.CORPORA) - set(data["corpora_missing"])
+    assert installed <= set(by_corpus), (installed, by_corpus)
+    assert by_corpus["cipherbench"] == 1 and all(n > 0 for n in by_corpus.values())
+    assert row["checks"]["streaming"] == 2  # 7 blocks as 1 + 2 + 4 blocks, both directions
+
+
+def test_expected_rejection_vectors_catch_a_gcm_accepting_any_tag(cb):
+    from conftest import faulty
+    r = cb("--runner", faulty("gcm-any-tag"), "verify", "--impl", "faulty", "--primitive", "aes-128-gcm", "--json")
+    assert r.returncode == 1
+    row = next(x for x in json.loads(r.stdout)["results"] if x["impl"] == "faulty")
+    if row["checks"].get("kat_reject", 0) == 0:
+        pytest.skip("no corpus with expected-rejection vectors is installed")
+    assert any(f["check"] == "kat forgery accepted" for f in row["failures"])
+    # This runner predates 'chunks' and ignores it: streaming is not counted as checked.
+    assert "ignored 'chunks'" in row["checks"]["streaming_not_checked"]
+
+
+# ---------------------------------------------------------------------------- chunking in the engine
+def test_engine_chunks_give_the_one_call_output_and_check_block_multiples(native_session):
+    s = native_session
+    key, iv = bytes(range(16)), bytes(range(16, 32))
+    msg = bytes(range(100))
+    base = {"op": "encrypt", "primitive": "aes-128-ctr", "key": key.hex(), "iv": iv.hex(), "input": msg.hex()}
+    one = s.ask("openssl", base)
+    cut = s.ask("openssl", dict(base, chunks=[1, 15, 17]))
+    assert cut["status"] == "ok" and cut["chunked"] is True and cut["output"] == one["output"]
+    assert "chunked" not in one
+    assert s.ask("openssl", dict(base, chunks=[60, 60]))["status"] == "error"  # more than the input
+    cbc = dict(base, primitive="aes-128-cbc", input=bytes(64).hex())
+    assert s.ask("openssl", dict(cbc, chunks=[16, 32]))["output"] == s.ask("openssl", cbc)["output"]
+    bad = s.ask("openssl", dict(cbc, chunks=[15]))
+    assert bad["status"] == "error" and "whole 16-byte blocks" in bad["message"]
+    gcm = {"op": "encrypt", "primitive": "aes-128-gcm", "key": key.hex(), "iv": iv[:12].hex(),
+           "aad": "00ff", "input": msg.hex()}
+    ct = s.ask("openssl", gcm)["output"]
+    assert s.ask("openssl", dict(gcm, chunks=[1, 15, 17]))["output"] == ct
+    back = s.ask("openssl", dict(gcm, op="decrypt", input=ct, chunks=[1, 15, 17]))
+    assert back["authentic"] is True and back["output"] == msg.hex()
