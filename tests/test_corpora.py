@@ -236,3 +236,18 @@ def test_engine_chunks_give_the_one_call_output_and_check_block_multiples(native
     assert s.ask("openssl", dict(gcm, chunks=[1, 15, 17]))["output"] == ct
     back = s.ask("openssl", dict(gcm, op="decrypt", input=ct, chunks=[1, 15, 17]))
     assert back["authentic"] is True and back["output"] == msg.hex()
+
+
+def test_derived_one_block_mode_vectors_follow_sp800_38a_from_an_ecb_answer():
+    kas = _load("derived", {"aes-128-cbc", "aes-128-ctr", "aes-128-cfb8"})
+    if not kas:
+        pytest.skip("no ECB known answers installed")
+    # FIPS 197 C.1 (vectors/aes-fips197.vec) is among the ECB answers: E(K, X) = Y.
+    k, x, y = bytes(range(16)), H("00112233445566778899aabbccddeeff"), H("69c4e0d86a7b0430d8cdb78070b4c55a")
+    by = {(d.primitive, d.key, d.iv, d.input): d.output for d in kas}
+    if (("aes-128-cbc", k, bytes(16), x)) not in by:
+        pytest.skip("FIPS 197 C.1 not among the ECB vectors picked")
+    assert by[("aes-128-cbc", k, bytes(16), x)] == y                # C1 = E(K, P1 xor 0)
+    assert by[("aes-128-ctr", k, x, bytes(16))] == y                # C1 = 0 xor E(K, T1)
+    assert by[("aes-128-cfb8", k, x, b"\0")] == y[:1]               # first byte of E(K, IV)
+    assert all(d.corpus == "derived" and "SP 800-38A" in d.source for d in kas)
