@@ -349,18 +349,49 @@ class Runner {
         byte[] key = Unhex(req, "key"), iv = Unhex(req, "iv"), aad = Unhex(req, "aad"), input = Unhex(req, "input", true);
         CheckLengths(p, key, iv, aad);
         CheckInput(p, input.Length);
+        int bs = p.BlockBytes, n = input.Length, padded = (n + bs - 1) / bs * bs;
+        List<int> parts = Chunks(req, p, n);
+        if (parts != null)
+            for (int i = 0; i + 1 < parts.Count; i++)
+                if (parts[i] % bs != 0)
+                    throw new Unsupported("Mono's transforms take whole blocks: every chunk but the last must be a multiple of " + bs + " bytes");
         CheckKeyAccepted(p, key);
         // CFB accepts any length; Mono's transforms take whole blocks, so a final partial
         // block is zero-padded and the output cut back (CFB output is position-wise).
-        int bs = p.BlockBytes, n = input.Length, padded = (n + bs - 1) / bs * bs;
         byte[] inb = new byte[padded], outb = new byte[padded];
         Buffer.BlockCopy(input, 0, inb, 0, n);
         using (var a = e.Sym())
         using (var t = enc ? a.CreateEncryptor(key, IvFor(p, iv)) : a.CreateDecryptor(key, IvFor(p, iv))) {
-            int got = padded == 0 ? 0 : t.TransformBlock(inb, 0, padded, outb, 0);
-            if (got != padded) throw new Fail(p.Name + ": TransformBlock returned " + got + " bytes for " + padded);
+            int at = 0;
+            foreach (int len in parts ?? new List<int> { n }) {
+                int whole = (len + bs - 1) / bs * bs;  // only the last piece can be partial
+                int got = whole == 0 ? 0 : t.TransformBlock(inb, at, whole, outb, at);
+                if (got != whole) throw new Fail(p.Name + ": TransformBlock returned " + got + " bytes for " + whole);
+                at += len;
+            }
         }
-        return "\"status\":\"ok\",\"output\":\"" + Hex(outb, n) + "\"";
+        return "\"status\":\"ok\",\"output\":\"" + Hex(outb, n) + "\"" + (parts != null ? ",\"chunked\":true" : "");
+    }
+
+    // The optional "chunks" field: lengths of consecutive TransformBlock calls, then the rest.
+    static List<int> Chunks(J req, Prim p, int n) {
+        J v = req["chunks"];
+        if (v == null || v.Kind == 'z') return null;
+        if (v.Kind != 'a') throw new Fail("field 'chunks' must be a list of byte counts");
+        var parts = new List<int>();
+        long sum = 0;
+        foreach (J c in v.Arr) {
+            ulong len;
+            if (c.Kind != 'n' || !ulong.TryParse(c.Raw, NumberStyles.None, CultureInfo.InvariantCulture, out len) || len == 0)
+                throw new Fail("field 'chunks' must hold positive byte counts");
+            if (p.WholeBlocks && len % (ulong)p.BlockBytes != 0)
+                throw new Fail(p.Name + " takes whole " + p.BlockBytes + "-byte blocks: chunk of " + len + " bytes");
+            if (len > (ulong)(n - sum)) throw new Fail("chunks add up to more than the " + n + "-byte input");
+            sum += (long)len;
+            parts.Add((int)len);
+        }
+        if (sum < n) parts.Add((int)(n - sum));
+        return parts;
     }
 
     string HashOnce(J req) {

@@ -142,7 +142,9 @@ abstract class Impl {
     abstract public function library(): string;
     abstract public function version(): string;
     // Encrypt: returns [out, tag]; decrypt: returns out, or null when the tag is rejected.
-    abstract public function crypt(array $p, bool $enc, string $key, string $iv, string $aad, string $in, string $tag);
+    // $parts: null, or the lengths of consecutive library calls (the "chunks" field).
+    abstract public function crypt(array $p, bool $enc, string $key, string $iv, string $aad, string $in, string $tag,
+                                   ?array $parts = null);
     public function hash(array $p, string $in): string { throw new Fail("$p[name] is not a hash"); }
     // Returns the list of ns per batch.
     abstract public function bench(array $p, string $op, string $wl, int $size, int $loops, int $batches,
@@ -206,7 +208,9 @@ class OpenSSLImpl extends Impl {
         return new Fail("$what failed" . ($e ? ': ' . implode('; ', $e) : ''));
     }
 
-    public function crypt(array $p, bool $enc, string $key, string $iv, string $aad, string $in, string $tag) {
+    public function crypt(array $p, bool $enc, string $key, string $iv, string $aad, string $in, string $tag,
+                          ?array $parts = null) {
+        if ($parts !== null) throw new Unsup('ext-openssl has only one-shot calls: it cannot take a message in pieces');
         $on = $this->lib[$p['name']];
         $iv = $this->iv($p, $iv);
         if ($p['kind'] === 'aead') {
@@ -334,11 +338,18 @@ class McryptImpl extends Impl {
         return $iv === '' ? str_repeat("\0", $n) : $iv;  // ECB and the stream mode ignore it
     }
 
-    public function crypt(array $p, bool $enc, string $key, string $iv, string $aad, string $in, string $tag) {
+    public function crypt(array $p, bool $enc, string $key, string $iv, string $aad, string $in, string $tag,
+                          ?array $parts = null) {
         if ($in === '') return $enc ? ['', ''] : '';  // mcrypt_generic refuses empty strings; nothing to do
         $td = $this->td($p);
         mcrypt_generic_init($td, self::key($p, $key), $this->ivFor($td, $iv));
-        $out = $enc ? mcrypt_generic($td, $in) : mdecrypt_generic($td, $in);
+        $out = '';
+        $at = 0;
+        foreach ($parts ?? [strlen($in)] as $len) {
+            $piece = substr($in, $at, $len);
+            $out .= $enc ? mcrypt_generic($td, $piece) : mdecrypt_generic($td, $piece);
+            $at += $len;
+        }
         mcrypt_generic_deinit($td);
         return $enc ? [$out, ''] : $out;
     }
@@ -411,7 +422,9 @@ class SodiumImpl extends Impl {
     public function library(): string { return 'ext-sodium on libsodium ' . SODIUM_LIBRARY_VERSION; }
     public function version(): string { return SODIUM_LIBRARY_VERSION; }
 
-    public function crypt(array $p, bool $enc, string $key, string $iv, string $aad, string $in, string $tag) {
+    public function crypt(array $p, bool $enc, string $key, string $iv, string $aad, string $in, string $tag,
+                          ?array $parts = null) {
+        if ($parts !== null) throw new Unsup('libsodium\'s calls are one-shot here: it cannot take a message in pieces');
         [$kind, $fn] = SODIUM[$p['name']];
         if ($kind === 'stream') { $out = $fn($in, $iv, $key); return $enc ? [$out, ''] : $out; }
         if ($enc) {
@@ -494,7 +507,8 @@ class HashImpl extends Impl {
     public function name(): string { return 'php-hash'; }
     public function library(): string { return 'ext-hash (bundled with PHP)'; }
     public function version(): string { return PHP_VERSION; }
-    public function crypt(array $p, bool $enc, string $key, string $iv, string $aad, string $in, string $tag) {
+    public function crypt(array $p, bool $enc, string $key, string $iv, string $aad, string $in, string $tag,
+                          ?array $parts = null) {
         throw new Fail("$p[name] is a hash: use op 'hash'");
     }
     public function hash(array $p, string $in): string { return hash(PHPHASH[$p['name']], $in, true); }
@@ -609,16 +623,40 @@ final class Runner {
             $in = substr($in, 0, -$p['tag_bytes']);
         }
         self::checkInput($p, strlen($in));
-        $r = $im->crypt($p, $enc, $key, $iv, $aad, $in, $tag);
+        $parts = self::chunks($req, $p, strlen($in));
+        $r = $im->crypt($p, $enc, $key, $iv, $aad, $in, $tag, $parts);
         if ($enc) {
             [$out, $t] = $r;
             if (strlen($out) !== strlen($in) || strlen($t) !== ($aead ? $p['tag_bytes'] : 0))
                 throw new Fail("$p[name]: the library returned " . strlen($out) . " bytes for " . strlen($in));
-            return ['status' => 'ok', 'output' => bin2hex($out . $t)];
+            return self::chunked(['status' => 'ok', 'output' => bin2hex($out . $t)], $parts);
         }
-        if ($aead) return $r === null ? ['status' => 'ok', 'authentic' => false] : ['status' => 'ok', 'authentic' => true, 'output' => bin2hex($r)];
+        if ($aead) return self::chunked($r === null ? ['status' => 'ok', 'authentic' => false] : ['status' => 'ok', 'authentic' => true, 'output' => bin2hex($r)], $parts);
         if (strlen($r) !== strlen($in)) throw new Fail("$p[name]: the library returned " . strlen($r) . " bytes for " . strlen($in));
-        return ['status' => 'ok', 'output' => bin2hex($r)];
+        return self::chunked(['status' => 'ok', 'output' => bin2hex($r)], $parts);
+    }
+
+    private static function chunked(array $r, ?array $parts): array {
+        if ($parts !== null) $r['chunked'] = true;
+        return $r;
+    }
+
+    // The optional "chunks" field: lengths of consecutive library calls, then the rest.
+    private static function chunks(object $req, array $p, int $n): ?array {
+        if (!property_exists($req, 'chunks') || $req->chunks === null) return null;
+        if (!is_array($req->chunks) || !array_is_list($req->chunks)) throw new Fail("field 'chunks' must be a list of byte counts");
+        $parts = [];
+        $sum = 0;
+        foreach ($req->chunks as $len) {
+            if (!is_int($len) || $len <= 0) throw new Fail("field 'chunks' must hold positive byte counts");
+            if ($p['whole_blocks'] && $len % $p['block_bytes'])
+                throw new Fail("$p[name] takes whole $p[block_bytes]-byte blocks: chunk of $len bytes");
+            if ($len > $n - $sum) throw new Fail("chunks add up to more than the $n-byte input");
+            $sum += $len;
+            $parts[] = $len;
+        }
+        if ($sum < $n) $parts[] = $n - $sum;
+        return $parts;
     }
 
     private function hashOnce(object $req): array {
