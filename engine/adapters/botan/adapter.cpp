@@ -372,8 +372,13 @@ private:
             auto m = Botan::Cipher_Mode::create(r.spec, Botan::ENCRYPTION);
             if (m) {
                 std::string mp = m->provider();
-                if (r.cipher.empty()) s = r.spec + ": " + label(r.spec, mp);
-                else if (mp != "base") s += "; " + std::string(p.mode) + ": Botan provider " + mp;
+                if (r.cipher.empty()) {
+                    // ChaCha20Poly1305 reports "base"; the ChaCha inside has its own provider.
+                    auto chacha = Botan::StreamCipher::create("ChaCha(20)");
+                    s = r.spec + ": " + label(r.spec, mp) + (chacha ? "; ChaCha(20): Botan provider " + chacha->provider() : "");
+                } else if (mp != "base") {
+                    s += std::string("; ") + (std::strcmp(p.mode, "gcm") == 0 ? "GHASH" : p.mode) + ": Botan provider " + mp;
+                }
             }
         } else if (r.cipher.empty()) {
             auto sc = Botan::StreamCipher::create(r.spec);

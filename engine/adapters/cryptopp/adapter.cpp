@@ -42,6 +42,7 @@
 #include <cryptopp/chachapoly.h>
 #include <cryptopp/salsa.h>
 #include <cryptopp/blake2.h>
+#include <cryptopp/md2.h>
 #include <cryptopp/md4.h>
 #include <cryptopp/md5.h>
 #include <cryptopp/ripemd.h>
@@ -136,8 +137,9 @@ public:
         using namespace CryptoPP;
         const ConstByteArrayParameter iv(static_cast<const byte*>(zero_iv_.data()), size_t(zero_iv_.size()), false);
         const int fb = std::strcmp(p.mode, "cfb8") == 0 ? 1 : int(p.block_bytes);
-        if (r.keying == Keying::Rc2Ekb)
-            params_ = MakeParameters(Name::EffectiveKeyLength(), int(p.key_bytes * 8))(Name::IV(), iv, false);
+        if (r.keying == Keying::Rc2Ekb || r.keying == Keying::Rc2Ekb1024)
+            params_ = MakeParameters(Name::EffectiveKeyLength(), r.keying == Keying::Rc2Ekb ? int(p.key_bytes * 8) : 1024)(
+                Name::IV(), iv, false);
         else if (r.keying == Keying::Rc5Rounds12)
             params_ = MakeParameters(Name::Rounds(), 12)(Name::IV(), iv, false);
         else if (r.keying == Keying::CounterFrom0)  // read back as unsigned long

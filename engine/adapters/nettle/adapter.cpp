@@ -1,0 +1,548 @@
+// Nettle 3.8 through its cipher descriptors and mode functions. Contexts are
+// allocated once per cipher context; set_key() runs the key schedule,
+// start() copies the IV / sets the nonce. CBC-AES encryption uses the fused
+// cbc_aesN_encrypt functions (P14). See README.md.
+#include <cpuid.h>
+#include <dlfcn.h>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <set>
+#include <string>
+
+#include <nettle/aes.h>
+#include <nettle/arcfour.h>
+#include <nettle/arctwo.h>
+#include <nettle/blowfish.h>
+#include <nettle/camellia.h>
+#include <nettle/cast128.h>
+#include <nettle/cbc.h>
+#include <nettle/ccm.h>
+#include <nettle/cfb.h>
+#include <nettle/chacha-poly1305.h>
+#include <nettle/chacha.h>
+#include <nettle/ctr.h>
+#include <nettle/des.h>
+#include <nettle/eax.h>
+#include <nettle/gcm.h>
+#include <nettle/md2.h>
+#include <nettle/memops.h>
+#include <nettle/nettle-meta.h>
+#include <nettle/salsa20.h>
+#include <nettle/serpent.h>
+#include <nettle/sha3.h>
+#include <nettle/twofish.h>
+#include <nettle/version.h>
+#include <nettle/xts.h>
+
+#include "cipherbench/adapter.h"
+
+namespace {
+
+// ------------------------------------------------------------ descriptors for
+// ciphers Nettle keeps out of nettle_ciphers[] (own API), and the fused CBC.
+void bf128_key(void* ctx, const uint8_t* key) {
+    if (!blowfish128_set_key(static_cast<blowfish_ctx*>(ctx), key))
+        throw cb::Error("Nettle refuses this Blowfish key as weak (blowfish_set_key returned 0)");
+}
+void bf448_key(void* ctx, const uint8_t* key) {
+    if (!blowfish_set_key(static_cast<blowfish_ctx*>(ctx), 56, key))
+        throw cb::Error("Nettle refuses this Blowfish key as weak (blowfish_set_key returned 0)");
+}
+void des_key(void* ctx, const uint8_t* key) { des_set_key(static_cast<des_ctx*>(ctx), key); }  // 0 = weak, still keyed
+void des3_key(void* ctx, const uint8_t* key) { des3_set_key(static_cast<des3_ctx*>(ctx), key); }
+void des3_two_key(void* ctx, const uint8_t* key) {
+    uint8_t k[24];
+    std::memcpy(k, key, 16);
+    std::memcpy(k + 16, key, 8);  // K1 || K2 || K1
+    des3_set_key(static_cast<des3_ctx*>(ctx), k);
+}
+const nettle_cipher kBlowfish128 = {"blowfish128", sizeof(blowfish_ctx), BLOWFISH_BLOCK_SIZE, 16, bf128_key, bf128_key,
+                                    (nettle_cipher_func*)blowfish_encrypt, (nettle_cipher_func*)blowfish_decrypt};
+const nettle_cipher kBlowfish448 = {"blowfish448", sizeof(blowfish_ctx), BLOWFISH_BLOCK_SIZE, 56, bf448_key, bf448_key,
+                                    (nettle_cipher_func*)blowfish_encrypt, (nettle_cipher_func*)blowfish_decrypt};
+const nettle_cipher kDes = {"des", sizeof(des_ctx), DES_BLOCK_SIZE, 8, des_key, des_key,
+                            (nettle_cipher_func*)des_encrypt, (nettle_cipher_func*)des_decrypt};
+const nettle_cipher kDes3 = {"des3", sizeof(des3_ctx), DES3_BLOCK_SIZE, 24, des3_key, des3_key,
+                             (nettle_cipher_func*)des3_encrypt, (nettle_cipher_func*)des3_decrypt};
+const nettle_cipher kDes3Two = {"des3-2key", sizeof(des3_ctx), DES3_BLOCK_SIZE, 16, des3_two_key, des3_two_key,
+                                (nettle_cipher_func*)des3_encrypt, (nettle_cipher_func*)des3_decrypt};
+
+using FusedFn = void (*)(const void* ctx, uint8_t* iv, size_t len, uint8_t* dst, const uint8_t* src);
+struct Fused { FusedFn cbc_encrypt = nullptr; };
+void cbc_aes128(const void* c, uint8_t* iv, size_t n, uint8_t* d, const uint8_t* s) {
+    cbc_aes128_encrypt(static_cast<const aes128_ctx*>(c), iv, n, d, s);
+}
+void cbc_aes192(const void* c, uint8_t* iv, size_t n, uint8_t* d, const uint8_t* s) {
+    cbc_aes192_encrypt(static_cast<const aes192_ctx*>(c), iv, n, d, s);
+}
+void cbc_aes256(const void* c, uint8_t* iv, size_t n, uint8_t* d, const uint8_t* s) {
+    cbc_aes256_encrypt(static_cast<const aes256_ctx*>(c), iv, n, d, s);
+}
+
+// shake256 = sha3_256 state read with sha3_256_shake.
+void shake256_digest(void* ctx, size_t len, uint8_t* d) { sha3_256_shake(static_cast<sha3_256_ctx*>(ctx), len, d); }
+const nettle_hash kShake256 = {"shake256", sizeof(sha3_256_ctx), 64, SHA3_256_BLOCK_SIZE,
+                               (nettle_hash_init_func*)sha3_256_init, (nettle_hash_update_func*)sha3_256_update,
+                               shake256_digest};
+
+#include "names.inc"
+
+// Aligned storage for one Nettle context.
+struct Ctx {
+    explicit Ctx(size_t n) : p(static_cast<uint8_t*>(std::aligned_alloc(64, (n + 63) / 64 * 64))) {
+        if (!p) throw cb::Error("out of memory");
+    }
+    ~Ctx() { std::free(p); }
+    Ctx(const Ctx&) = delete;
+    Ctx& operator=(const Ctx&) = delete;
+    uint8_t* p;
+};
+
+// Nettle's CTR, Salsa20 and ChaCha take partial blocks only on the last call
+// of a message. To continue a stream after a partial piece, the adapter makes
+// one whole block of keystream and keeps what it did not use.
+struct Leftover {
+    uint8_t ks[64];
+    size_t pos = 0, end = 0;
+    void clear() { pos = end = 0; }
+    // XOR what is left into the start of the piece.
+    void use(const uint8_t*& in, uint8_t*& out, size_t& len) {
+        while (len && pos < end) { *out++ = *in++ ^ ks[pos++]; --len; }
+    }
+    template <class Gen>
+    void tail(const uint8_t* in, uint8_t* out, size_t len, size_t block, Gen gen) {
+        std::memset(ks, 0, block);
+        gen(block, ks, ks);
+        for (size_t i = 0; i < len; ++i) out[i] = in[i] ^ ks[i];
+        pos = len;
+        end = block;
+    }
+};
+
+[[noreturn]] void closed(const cb::Primitive& p, const char* why) {
+    throw cb::Error(std::string(p.name) + " (Nettle): " + why);
+}
+
+// ECB, CBC, CFB, CFB8, CTR, XTS over one block cipher.
+class BlockCipher : public cb::Cipher {
+public:
+    BlockCipher(const Block& b, Mode m, const cb::Primitive& p, cb::Direction d)
+        : b_(b), m_(m), p_(p), enc_(d == cb::Direction::Encrypt), bs_(b.nc->block_size),
+          ek_(b.nc->context_size), dk_(b.nc->context_size), tk_(b.nc->context_size) {}
+
+    void set_key(const uint8_t* key, size_t) override {
+        b_.nc->set_encrypt_key(ek_.p, key);
+        if (!enc_ && (m_ == Mode::Ecb || m_ == Mode::Cbc || m_ == Mode::Xts)) b_.nc->set_decrypt_key(dk_.p, key);
+        if (m_ == Mode::Xts) b_.nc->set_encrypt_key(tk_.p, key + p_.key_bytes / 2);  // tweak key
+    }
+    void start(const uint8_t* iv, size_t len) override {
+        std::memcpy(iv_, iv, len);
+        left_.clear();
+        cfb_pos_ = 0;
+        used_ = false;
+    }
+    void update(const uint8_t* in, uint8_t* out, size_t len) override {
+        const nettle_cipher& c = *b_.nc;
+        switch (m_) {
+            case Mode::Ecb:
+                (enc_ ? c.encrypt : c.decrypt)(enc_ ? ek_.p : dk_.p, len, out, in);
+                return;
+            case Mode::Cbc:
+                if (!enc_) cbc_decrypt(dk_.p, c.decrypt, bs_, iv_, len, out, in);
+                else if (b_.fused.cbc_encrypt) b_.fused.cbc_encrypt(ek_.p, iv_, len, out, in);
+                else cbc_encrypt(ek_.p, c.encrypt, bs_, iv_, len, out, in);
+                return;
+            case Mode::Cfb8:
+                (enc_ ? cfb8_encrypt : cfb8_decrypt)(ek_.p, c.encrypt, bs_, iv_, len, out, in);
+                return;
+            case Mode::Ctr: {
+                left_.use(in, out, len);
+                const size_t whole = len - len % bs_;
+                if (whole) ctr_crypt(ek_.p, c.encrypt, bs_, iv_, whole, out, in);
+                if (len > whole)
+                    left_.tail(in + whole, out + whole, len - whole, bs_, [&](size_t n, uint8_t* d, const uint8_t* s) {
+                        ctr_crypt(ek_.p, c.encrypt, bs_, iv_, n, d, s);
+                    });
+                return;
+            }
+            case Mode::Cfb:
+                cfb(in, out, len);
+                return;
+            case Mode::Xts:
+                // Nettle's XTS takes a data unit in one call (xts_*_message).
+                if (used_) closed(p_, "one update per message (Nettle's XTS is a one-shot message API)");
+                used_ = true;
+                if (enc_) xts_encrypt_message(ek_.p, tk_.p, c.encrypt, iv_, len, out, in);
+                else xts_decrypt_message(dk_.p, tk_.p, c.decrypt, c.encrypt, iv_, len, out, in);
+                return;
+            default:
+                closed(p_, "mode not driven here");
+        }
+    }
+
+private:
+    // Full-block CFB: Nettle's cfb_* for whole blocks; a partial block is
+    // finished here (E(register) xor data, the ciphertext fills the next register).
+    void cfb(const uint8_t* in, uint8_t* out, size_t len) {
+        const nettle_cipher& c = *b_.nc;
+        while (len && cfb_pos_) {
+            const uint8_t ct = enc_ ? uint8_t(*in ^ ks_[cfb_pos_]) : *in;
+            *out++ = uint8_t(*in++ ^ ks_[cfb_pos_]);
+            reg_[cfb_pos_] = ct;
+            --len;
+            if (++cfb_pos_ == bs_) { std::memcpy(iv_, reg_, bs_); cfb_pos_ = 0; }
+        }
+        const size_t whole = len - len % bs_;
+        if (whole) (enc_ ? cfb_encrypt : cfb_decrypt)(ek_.p, c.encrypt, bs_, iv_, whole, out, in);
+        in += whole;
+        out += whole;
+        len -= whole;
+        if (!len) return;
+        c.encrypt(ek_.p, bs_, ks_, iv_);
+        for (size_t i = 0; i < len; ++i) {
+            const uint8_t ct = enc_ ? uint8_t(in[i] ^ ks_[i]) : in[i];
+            out[i] = uint8_t(in[i] ^ ks_[i]);
+            reg_[i] = ct;
+        }
+        cfb_pos_ = len;
+    }
+
+    const Block& b_;
+    Mode m_;
+    const cb::Primitive& p_;
+    bool enc_;
+    size_t bs_;
+    Ctx ek_, dk_, tk_;
+    uint8_t iv_[16] = {0}, ks_[16] = {0}, reg_[16] = {0};
+    size_t cfb_pos_ = 0;
+    Leftover left_;
+    bool used_ = false;
+};
+
+// GCM, CCM, EAX over one block cipher, and ChaCha20-Poly1305. Nettle takes a
+// partial block only as the last piece of a message; a later update() in that
+// message is an error. CCM needs the message length in its first block, so it
+// takes one update() per message (the associated data waits for it).
+class Aead : public cb::Cipher {
+public:
+    Aead(const Block* b, Mode m, bool chachapoly, const cb::Primitive& p, cb::Direction d)
+        : b_(b), m_(m), cp_(chachapoly), p_(p), enc_(d == cb::Direction::Encrypt), ek_(b ? b->nc->context_size : 1) {
+        gran_ = cp_ ? CHACHA_POLY1305_BLOCK_SIZE : 16;
+    }
+
+    void set_key(const uint8_t* key, size_t) override {
+        if (cp_) { chacha_poly1305_set_key(&cp_ctx_, key); return; }
+        b_->nc->set_encrypt_key(ek_.p, key);
+        if (m_ == Mode::Gcm) gcm_set_key(&gcm_key_, ek_.p, b_->nc->encrypt);
+        if (m_ == Mode::Eax) eax_set_key(&eax_key_, ek_.p, b_->nc->encrypt);
+    }
+    void start(const uint8_t* iv, size_t len) override {
+        closed_ = partial_aad_ = ccm_begun_ = false;
+        aad_.clear();
+        if (cp_) { chacha_poly1305_set_nonce(&cp_ctx_, iv); return; }
+        switch (m_) {
+            case Mode::Gcm: gcm_set_iv(&gcm_, &gcm_key_, len, iv); break;
+            case Mode::Eax: eax_set_nonce(&eax_, &eax_key_, ek_.p, b_->nc->encrypt, len, iv); break;
+            default: std::memcpy(nonce_, iv, len); nonce_len_ = len; break;  // CCM: at the first update
+        }
+    }
+    void aad(const uint8_t* a, size_t len) override {
+        if (m_ == Mode::Ccm && !cp_) { aad_.insert(aad_.end(), a, a + len); return; }
+        if (partial_aad_) closed(p_, "associated data in pieces must be multiples of 16 bytes except the last");
+        partial_aad_ = len % 16 != 0;
+        if (cp_) chacha_poly1305_update(&cp_ctx_, len, a);
+        else if (m_ == Mode::Gcm) gcm_update(&gcm_, &gcm_key_, len, a);
+        else eax_update(&eax_, &eax_key_, ek_.p, b_->nc->encrypt, len, a);
+    }
+    void update(const uint8_t* in, uint8_t* out, size_t len) override {
+        if (closed_)
+            closed(p_, m_ == Mode::Ccm && !cp_ ? "one update per message (CCM needs the message length first)"
+                                               : "a piece that is not a multiple of the block ends the message's data");
+        if (len % gran_) closed_ = true;
+        if (cp_) {
+            (enc_ ? chacha_poly1305_encrypt : chacha_poly1305_decrypt)(&cp_ctx_, len, out, in);
+            return;
+        }
+        nettle_cipher_func* f = b_->nc->encrypt;
+        switch (m_) {
+            case Mode::Gcm: (enc_ ? gcm_encrypt : gcm_decrypt)(&gcm_, &gcm_key_, ek_.p, f, len, out, in); break;
+            case Mode::Eax: (enc_ ? eax_encrypt : eax_decrypt)(&eax_, &eax_key_, ek_.p, f, len, out, in); break;
+            default:
+                ccm_begin(len);
+                closed_ = true;
+                (enc_ ? ccm_encrypt : ccm_decrypt)(&ccm_, ek_.p, f, len, out, in);
+                break;
+        }
+    }
+    bool finish(uint8_t* tag) override {
+        uint8_t t[16];
+        const size_t n = p_.tag_bytes;
+        if (cp_) {
+            chacha_poly1305_digest(&cp_ctx_, n, t);
+        } else {
+            nettle_cipher_func* f = b_->nc->encrypt;
+            switch (m_) {
+                case Mode::Gcm: gcm_digest(&gcm_, &gcm_key_, ek_.p, f, n, t); break;
+                case Mode::Eax: eax_digest(&eax_, &eax_key_, ek_.p, f, n, t); break;
+                default:
+                    if (!ccm_begun_) ccm_begin(0);
+                    ccm_digest(&ccm_, ek_.p, f, n, t);
+                    break;
+            }
+        }
+        closed_ = true;
+        if (enc_) { std::memcpy(tag, t, n); return true; }
+        return memeql_sec(t, tag, n) != 0;
+    }
+
+private:
+    void ccm_begin(size_t msg_len) {
+        ccm_begun_ = true;
+        ccm_set_nonce(&ccm_, ek_.p, b_->nc->encrypt, nonce_len_, nonce_, aad_.size(), msg_len, p_.tag_bytes);
+        if (!aad_.empty()) ccm_update(&ccm_, ek_.p, b_->nc->encrypt, aad_.size(), aad_.data());
+    }
+
+    const Block* b_;
+    Mode m_;
+    bool cp_;
+    const cb::Primitive& p_;
+    bool enc_;
+    Ctx ek_;
+    size_t gran_ = 16;
+    gcm_key gcm_key_;
+    gcm_ctx gcm_;
+    eax_key eax_key_;
+    eax_ctx eax_;
+    ccm_ctx ccm_;
+    chacha_poly1305_ctx cp_ctx_;
+    uint8_t nonce_[16] = {0};
+    size_t nonce_len_ = 0;
+    std::vector<uint8_t> aad_;
+    bool closed_ = false, partial_aad_ = false, ccm_begun_ = false;
+};
+
+class Stream : public cb::Cipher {
+public:
+    explicit Stream(Whole w) : w_(w) {}
+    void set_key(const uint8_t* key, size_t len) override {
+        switch (w_) {
+            case Whole::ChaCha20: chacha_set_key(&chacha_, key); break;
+            case Whole::Salsa20: salsa20_256_set_key(&salsa_, key); break;
+            default: arcfour_set_key(&rc4_key_, len, key); break;
+        }
+    }
+    void start(const uint8_t* iv, size_t) override {
+        left_.clear();
+        switch (w_) {
+            case Whole::ChaCha20: chacha_set_nonce96(&chacha_, iv); break;
+            case Whole::Salsa20: salsa20_set_nonce(&salsa_, iv); break;
+            // RC4 has no IV: a new message restarts the keystream from the
+            // state the key schedule left (kept in rc4_key_).
+            default: rc4_ = rc4_key_; break;
+        }
+    }
+    void update(const uint8_t* in, uint8_t* out, size_t len) override {
+        if (w_ == Whole::Rc4) { arcfour_crypt(&rc4_, len, out, in); return; }
+        left_.use(in, out, len);
+        auto gen = [&](size_t n, uint8_t* d, const uint8_t* s) {
+            if (w_ == Whole::ChaCha20) chacha_crypt32(&chacha_, n, d, s);
+            else salsa20_crypt(&salsa_, n, d, s);
+        };
+        const size_t whole = len - len % 64;
+        if (whole) gen(whole, out, in);
+        if (len > whole) left_.tail(in + whole, out + whole, len - whole, 64, gen);
+    }
+
+private:
+    Whole w_;
+    chacha_ctx chacha_;
+    salsa20_ctx salsa_;
+    arcfour_ctx rc4_key_, rc4_;
+    Leftover left_;
+};
+
+class Hash : public cb::Hash {
+public:
+    Hash(const nettle_hash* h, size_t n) : h_(h), n_(n), ctx_(h->context_size) {}
+    void init() override { h_->init(ctx_.p); }
+    void update(const uint8_t* in, size_t len) override { h_->update(ctx_.p, len, in); }
+    void final(uint8_t* d) override { h_->digest(ctx_.p, n_, d); }
+
+private:
+    const nettle_hash* h_;
+    size_t n_;
+    Ctx ctx_;
+};
+
+// Which code the fat build picks. Nettle 3.8's fat-x86_64 init chooses AES-NI,
+// SHA-NI and PCLMUL variants from CPUID, or from NETTLE_FAT_OVERRIDE (a
+// comma-separated feature list) when that is set. The variants are exported
+// as NETTLE_INTERNAL symbols, which tells a fat build from a plain one.
+struct Fat {
+    bool fat = false, aesni = false, sha_ni = false, pclmul = false;
+    std::string how;
+};
+
+Fat detect_fat() {
+    Fat f;
+    f.fat = dlsym(RTLD_DEFAULT, "_nettle_aes128_encrypt_aesni") != nullptr;
+    if (!f.fat) { f.how = "not a fat build"; return f; }
+    if (const char* o = std::getenv("NETTLE_FAT_OVERRIDE")) {
+        const std::string s = std::string(",") + o + ",";
+        f.aesni = s.find(",aesni,") != std::string::npos;
+        f.sha_ni = s.find(",sha_ni,") != std::string::npos;
+        f.pclmul = s.find(",pclmul,") != std::string::npos;
+        f.how = std::string("fat build, NETTLE_FAT_OVERRIDE=") + o;
+        return f;
+    }
+    unsigned a, b, c, d;
+    if (__get_cpuid(1, &a, &b, &c, &d)) {
+        f.aesni = c >> 25 & 1;
+        f.pclmul = c >> 1 & 1;
+    }
+    if (__get_cpuid_count(7, 0, &a, &b, &c, &d)) f.sha_ni = b >> 29 & 1;
+    f.how = "fat build, features from CPUID";
+    return f;
+}
+
+class NettleAdapter : public cb::Adapter {
+public:
+    NettleAdapter() : fat_(detect_fat()) { probe(); }
+
+    std::string name() const override { return "nettle"; }
+    std::string library() const override { return "Nettle"; }
+    std::string version() const override {
+        return std::to_string(nettle_version_major()) + "." + std::to_string(nettle_version_minor());
+    }
+    std::vector<cb::Offer> offers() const override { return offers_; }
+
+    std::unique_ptr<cb::Cipher> cipher(const cb::Primitive& p, cb::Direction d) const override {
+        auto it = recipes_.find(p.name);
+        if (it == recipes_.end()) return Adapter::cipher(p, d);
+        const Recipe& r = it->second;
+        if (r.whole_set) {
+            if (r.whole == Whole::ChaChaPoly) return std::make_unique<Aead>(nullptr, Mode::Gcm, true, p, d);
+            return std::make_unique<Stream>(r.whole);
+        }
+        if (r.mode == Mode::Gcm || r.mode == Mode::Ccm || r.mode == Mode::Eax)
+            return std::make_unique<Aead>(r.block, r.mode, false, p, d);
+        return std::make_unique<BlockCipher>(*r.block, r.mode, p, d);
+    }
+    std::unique_ptr<cb::Hash> hash(const cb::Primitive& p) const override {
+        for (const auto& [reg, h] : kHashes)
+            if (std::strcmp(reg, p.name) == 0 && hashes_.count(p.name)) return std::make_unique<Hash>(h, p.digest_bytes);
+        return Adapter::hash(p);
+    }
+    std::vector<std::pair<std::string, std::string>> notes() const override {
+        std::string sel = std::string(fat_.aesni ? "aesni " : "") + (fat_.sha_ni ? "sha_ni " : "") + (fat_.pclmul ? "pclmul" : "");
+        return {{"fat", fat_.how}, {"fat_features", sel}};
+    }
+
+private:
+    struct Recipe {
+        const Block* block = nullptr;
+        Mode mode = Mode::Ecb;
+        bool whole_set = false;
+        Whole whole = Whole::Rc4;
+    };
+
+    bool recipe_for(const cb::Primitive& p, Recipe& r) const {
+        for (const auto& [reg, w] : kWhole)
+            if (std::strcmp(reg, p.name) == 0) {
+                r.whole_set = true;
+                r.whole = w;
+                return true;
+            }
+        if (!*p.mode) return false;
+        const std::string fam = p.family;
+        const size_t bits = std::strcmp(p.mode, "xts") == 0 ? p.key_bytes * 4 : p.key_bytes * 8;
+        const std::string key = fam + "-" + std::to_string(fam == "des" ? 56 : fam == "3des" ? (p.key_bytes == 16 ? 112 : 168) : bits);
+        bool mode_ok = false;
+        for (const auto& [reg, m] : kModes)
+            if (std::strcmp(reg, p.mode) == 0) { r.mode = m; mode_ok = true; }
+        if (!mode_ok) return false;
+        for (const auto& b : kBlocks)
+            if (key == b.name) { r.block = &b; return true; }
+        return false;
+    }
+
+    std::string provider(const cb::Primitive& p, const Recipe& r) const {
+        const std::string mode = p.mode;
+        const std::string fat = " (" + fat_.how + ")";
+        std::string s;
+        if (r.block && r.block->aes) {
+            s = (fat_.aesni ? "AES-NI" : "AES x86_64 tables") + fat;
+            if (mode == "cbc") s += "; encryption through fused cbc_aes" + std::to_string(p.key_bytes * 8) + "_encrypt";
+        } else if (p.kind == cb::Kind::Hash && (std::strcmp(p.name, "sha-1") == 0 || std::strcmp(p.name, "sha-224") == 0 ||
+                                                std::strcmp(p.name, "sha-256") == 0)) {
+            s = (fat_.sha_ni ? "SHA-NI" : "x86_64 assembly") + fat;
+        } else {
+            s = "Nettle, one implementation (not CPU-dispatched)";
+        }
+        if (mode == "gcm") s += fat_.pclmul ? "; GHASH: PCLMUL" + fat : "; GHASH: tables";
+        if (mode == "ccm") s += "; one update per message (CCM needs the length first)";
+        if (mode == "xts") s += "; one-shot xts_*_message: one update per message";
+        if (std::strcmp(p.family, "3des") == 0 && p.key_bytes == 16) s += "; des3 keyed K1||K2||K1";
+        return s;
+    }
+
+    void probe() {
+        for (const auto& p : cb::all_primitives()) {
+            if (p.kind == cb::Kind::Hash) {
+                for (const auto& [reg, h] : kHashes) {
+                    if (std::strcmp(reg, p.name) != 0) continue;
+                    if (h != &kShake256 && h->digest_size != p.digest_bytes) break;
+                    hashes_.insert(p.name);
+                    offers_.push_back({p.name, provider(p, Recipe{})});
+                }
+                continue;
+            }
+            if (p.kind == cb::Kind::Null) continue;
+            Recipe r;
+            if (!recipe_for(p, r)) continue;
+            recipes_[p.name] = r;
+            if (!smoke(p)) { recipes_.erase(p.name); continue; }
+            offers_.push_back({p.name, provider(p, r)});
+        }
+    }
+
+    bool smoke(const cb::Primitive& p) const {
+        try {
+            uint8_t key[128], iv[32] = {0}, buf[256], tag[16] = {0}, back[256];
+            for (size_t i = 0; i < sizeof key; ++i) key[i] = uint8_t(i * 7 + 1);
+            const size_t n = p.block_bytes ? 2 * p.block_bytes : 64;
+            for (size_t i = 0; i < n; ++i) buf[i] = uint8_t(i);
+            auto e = cipher(p, cb::Direction::Encrypt);
+            e->set_key(key, p.key_bytes);
+            e->start(iv, p.iv_bytes);
+            e->update(buf, buf, n);
+            e->finish(tag);
+            auto d = cipher(p, cb::Direction::Decrypt);
+            d->set_key(key, p.key_bytes);
+            d->start(iv, p.iv_bytes);
+            d->update(buf, back, n);
+            if (!d->finish(tag)) return false;
+            for (size_t i = 0; i < n; ++i)
+                if (back[i] != uint8_t(i)) return false;
+            if (p.kind == cb::Kind::Aead) {
+                tag[0] ^= 1;
+                d->start(iv, p.iv_bytes);
+                d->update(buf, back, n);
+                if (d->finish(tag)) return false;
+            }
+            return true;
+        } catch (const std::exception&) {
+            return false;
+        }
+    }
+
+    Fat fat_;
+    std::map<std::string, Recipe> recipes_;
+    std::set<std::string> hashes_;
+    std::vector<cb::Offer> offers_;
+};
+
+}  // namespace
+
+CB_ADAPTER_FACTORY(nettle) { return std::make_unique<NettleAdapter>(); }
