@@ -40,6 +40,9 @@ std::string fill(const char* pattern, const std::string& cipher) {
 }
 
 [[noreturn]] void rethrow(const char* what, const std::exception& e) {
+    // Not_Implemented: something Botan does not do.
+    if (dynamic_cast<const Botan::Not_Implemented*>(&e))
+        throw cb::Unsupported(std::string("Botan ") + what + ": " + e.what());
     throw cb::Error(std::string("Botan ") + what + ": " + e.what());
 }
 
@@ -177,7 +180,7 @@ public:
     void update(const uint8_t* in, uint8_t* out, size_t len) override {
         begin();
         if (closed_)
-            throw cb::Error(std::string(p_.name) + " (Botan): " +
+            throw cb::Unsupported(std::string(p_.name) + " (Botan): " +
                             (one_shot_ ? "one update per message (Botan processes the whole message in finish)"
                                        : "a piece that is not a multiple of " + std::to_string(gran_) +
                                              " bytes ends the message's data"));
@@ -256,11 +259,13 @@ private:
                     dynamic_cast<Botan::SIV_Mode&>(*m_).set_associated_data_n(i, ad_[i].data(), ad_[i].size());
             } else if (ad_.empty()) {
                 m_->set_associated_data(nullptr, 0);
+            } else if (r_.spec.find("/CCM") != std::string::npos && ad_[0].size() >= 0xFF00) {
+                throw cb::Unsupported("Botan's CCM takes less than 65,280 bytes of associated data");
             } else {
                 m_->set_associated_data(ad_[0].data(), ad_[0].size());
             }
             m_->start(nonce_.data(), nonce_.size());
-        } catch (const std::exception& e) { rethrow("start", e); }
+        } catch (const cb::Unsupported&) { throw; } catch (const std::exception& e) { rethrow("start", e); }
         begun_ = true;
         closed_ = pending_ = false;
     }

@@ -151,6 +151,8 @@ public:
         rekey_on_start_ = std::strcmp(p.name, "rc4") == 0;
     }
 
+    bool streams() const override { return !m_.ccm; }  // CCM: one call per message
+
     void set_key(const uint8_t* key, size_t len) override {
         const uint8_t* k = key;
         uint8_t reordered[24];
@@ -206,7 +208,7 @@ public:
             if (m_.sc) { m_.sc->ProcessData(out, in, len); return; }
             if (m_.ccm) ccm_begin(len);
             m_.ae->ProcessData(out, in, len);
-        } catch (const cb::Error&) { throw; } catch (const std::exception& e) { rethrow("ProcessData", e); }
+        } catch (const cb::Unsupported&) { throw; } catch (const std::exception& e) { rethrow("ProcessData", e); }
     }
 
     bool finish(uint8_t* tag) override {
@@ -226,7 +228,7 @@ public:
 private:
     void ccm_begin(size_t msg_len) {
         if (ccm_begun_)
-            throw cb::Error(std::string(p_.name) +
+            throw cb::Unsupported(std::string(p_.name) +
                             " (Crypto++): one update per message (CCM needs the message length before the data)");
         ccm_begun_ = true;
         m_.ae->SpecifyDataLengths(aad_.size(), msg_len, 0);

@@ -62,6 +62,10 @@ public:
         }
     }
     ~GcryCipher() override { gcry_cipher_close(h_); }
+    // CCM, SIV, GCM-SIV and XTS take a message (data unit) in one call.
+    bool streams() const override {
+        return flow_ != Flow::Ccm && flow_ != Flow::Siv && flow_ != Flow::GcmSiv && flow_ != Flow::Xts;
+    }
 
     void set_key(const uint8_t* key, size_t len) override {
         if (two_key_3des_) {
@@ -104,7 +108,7 @@ public:
     }
 
     void update(const uint8_t* in, uint8_t* out, size_t len) override {
-        if (closed_) throw cb::Error(std::string(p_.name) + " (libgcrypt): " + closed_why_);
+        if (closed_) throw cb::Unsupported(std::string(p_.name) + " (libgcrypt): " + closed_why_);
         switch (flow_) {
             case Flow::Plain:
             case Flow::Stream:

@@ -120,8 +120,9 @@ struct Leftover {
     }
 };
 
+// A piece the library cannot take at this point of the message.
 [[noreturn]] void closed(const cb::Primitive& p, const char* why) {
-    throw cb::Error(std::string(p.name) + " (Nettle): " + why);
+    throw cb::Unsupported(std::string(p.name) + " (Nettle): " + why);
 }
 
 // ECB, CBC, CFB, CFB8, CTR, XTS over one block cipher.
@@ -130,6 +131,8 @@ public:
     BlockCipher(const Block& b, Mode m, const cb::Primitive& p, cb::Direction d)
         : b_(b), m_(m), p_(p), enc_(d == cb::Direction::Encrypt), bs_(b.nc->block_size),
           ek_(b.nc->context_size), dk_(b.nc->context_size), tk_(b.nc->context_size) {}
+
+    bool streams() const override { return m_ != Mode::Xts; }  // XTS: one-shot message API
 
     void set_key(const uint8_t* key, size_t) override {
         b_.nc->set_encrypt_key(ek_.p, key);
@@ -230,6 +233,8 @@ public:
         : b_(b), m_(m), cp_(chachapoly), p_(p), enc_(d == cb::Direction::Encrypt), ek_(b ? b->nc->context_size : 1) {
         gran_ = cp_ ? CHACHA_POLY1305_BLOCK_SIZE : 16;
     }
+
+    bool streams() const override { return cp_ || m_ != Mode::Ccm; }  // CCM: one call per message
 
     void set_key(const uint8_t* key, size_t) override {
         if (cp_) { chacha_poly1305_set_key(&cp_ctx_, key); return; }
