@@ -83,7 +83,7 @@ def samples_per_call(path, run_id):
     return out
 
 
-def test_compare_two_stored_runs_in_one_sqlite_file(two_runs):
+def test_compare_two_stored_runs_in_one_sqlite_file(two_runs, capsys):
     db, path = two_runs
     r = cli(db, "compare", "1", "2", "--json")
     assert r.returncode == 0, r.stderr
@@ -98,23 +98,28 @@ def test_compare_two_stored_runs_in_one_sqlite_file(two_runs):
         assert p["samples_a"] == p["samples_b"] == 5
         assert p["verdict"] in ("faster", "slower", "no significant difference")
         assert p["ci_low"] <= p["ci_high"] and p["p_value"] is not None
-    r = cli(db, "compare", "1", "2")
-    assert r.returncode == 0 and "B/A" in r.stdout and "Mann-Whitney" in r.stdout
-    assert "aes-128-ctr" in r.stdout and "3 matched points" in r.stdout
+    from cipherbench.cli import main
+    main(["--db", db, "compare", "1", "2"])  # the table people read, in this process
+    text = capsys.readouterr().out
+    assert "B/A" in text and "Mann-Whitney" in text and "aes-128-ctr" in text and "3 matched points" in text
 
 
-def test_compare_across_stores_and_unknown_runs(two_runs, tmp_path):
+def test_compare_across_stores_and_unknown_runs(two_runs, tmp_path, capsys):
+    from cipherbench import transfer
+    from cipherbench.cli import main
+    from cipherbench.report.data import load_run
+    from cipherbench.store import Store
+
     db, path = two_runs
     other = f"sqlite:///{tmp_path / 'o.sqlite'}"
     f = tmp_path / "r.json"
-    assert cli(db, "export", "--run", "2", "--out", str(f)).returncode == 0
-    from cipherbench import transfer
-    from cipherbench.store import Store
+    transfer.export_run(Store(db), 2, f)
     rid = transfer.import_document(Store(other), transfer.read_document(f))
-    from cipherbench.report.data import load_run
     res = compare.compare(load_run(Store(db), 2), load_run(Store(other), rid))
     assert res.points and all(p.ratio == 1.0 and p.verdict == "no significant difference" for p in res.points)
-    r = cli(db, "compare", "1", "9")
-    assert r.returncode == 2 and "no run 9" in r.stderr and len(r.stderr.strip().splitlines()) == 1
+    with pytest.raises(SystemExit) as e:
+        main(["--db", db, "compare", "1", "9"])
+    err = capsys.readouterr().err
+    assert e.value.code == 2 and "no run 9" in err and len(err.strip().splitlines()) == 1
     r = cli(db, "compare", "1", str(rid), "--db-b", other)
     assert r.returncode == 0 and "B = run 1 in" in r.stdout, r.stderr

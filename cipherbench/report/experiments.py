@@ -18,7 +18,7 @@ class Section:
     run: Run
     tables: list[Table] = field(default_factory=list)
     findings: list[tuple[str, str]] = field(default_factory=list)  # (published claim, today)
-    charts: list[dict] = field(default_factory=list)  # {title, unit, labels, then, now: {series: values}}
+    charts: list[dict | None] = field(default_factory=list)  # per table: {title, unit, labels, then, now}
 
 
 def _ms(run: Run, impl: str, prim: str, op: str, workload: str | None = None):
@@ -99,8 +99,10 @@ def build_table(data: ReportData, run: Run, t: dict, idx: int, name: str) -> tup
                   align=["l", "l"] + ["r"] * len(cols) + (["l"] if now_cols else []))
     used, pairs = [], []
     chart = None
-    first = now_cols[0] if now_cols else None
-    if first and all(isinstance(r.get("values", {}).get(first["key"]), (int, float)) for r in t["rows"]):
+    # Chart the first column whose published values are all numbers (key set-up "a:b" is not).
+    first = next((c for c in now_cols if all(isinstance(r.get("values", {}).get(c["key"]), (int, float))
+                                             for r in t["rows"])), None)
+    if first:
         chart = {"title": f"{t['title']}: {first['label']}", "unit": first["unit"], "labels": [],
                  "then": [], "now": {}}
     then_label = f"published ({entry.get('year', '')[:4].strip() or 'undated'})"
@@ -138,9 +140,11 @@ def build_table(data: ReportData, run: Run, t: dict, idx: int, name: str) -> tup
             for impl, vals, st in impl_rows:
                 name_ = data.series_name(run, impl) + ("" if st == "passed" else f" ({STATUS_TEXT[st]})")
                 v = vals[first["key"]]
-                chart["now"].setdefault(name_, {})[row["label"]] = v if isinstance(v, (int, float)) else None
+                series = chart["now"].setdefault(name_, {"impl": impl, "ok": st == "passed", "by_label": {}})
+                series["by_label"][row["label"]] = v if isinstance(v, (int, float)) else None
     if chart is not None:
-        chart["now"] = {k: [v.get(lbl) for lbl in chart["labels"]] for k, v in chart["now"].items()}
+        for series in chart["now"].values():
+            series["values"] = [series["by_label"].get(lbl) for lbl in chart["labels"]]
     table.notes = [f"Published: {t['units']}; on {entry.get('machine', '')} ({entry.get('year', '')}); "
                    f"source: {entry.get('citation', '')}."]
     if now_cols:
@@ -206,8 +210,7 @@ def sections(data: ReportData) -> list[Section]:
         for i, t in enumerate(entry.get("tables", [])):
             table, chart = build_table(data, run, t, i, run.profile)
             sec.tables.append(table)
-            if chart and chart["now"]:
-                sec.charts.append(chart)
+            sec.charts.append(chart if chart and chart["now"] else None)
         for f in entry.get("findings", []):
             now = f.get("now") or {}
             if "ratio" in now:

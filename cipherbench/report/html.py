@@ -10,6 +10,7 @@ from __future__ import annotations
 import html as h
 import json
 import math
+import re
 from pathlib import Path
 
 import plotly.graph_objects as go
@@ -84,7 +85,7 @@ class Page:
         self.add(f'<div class="cb-plot">{div}<div class="caption">{cap}</div></div>')
 
     def table(self, t: Table, level: int = 3):
-        self.add(f'<h{level} id="{t.id}">{h.escape(t.title)}</h{level}>')
+        self.add(f'<h{level} id="{t.id}">{code(t.title)}</h{level}>')
         head = "".join(f"<th>{h.escape(c)}</th>" for c in t.columns)
         body = []
         align = t.align or ["l"] * len(t.columns)
@@ -94,7 +95,12 @@ class Page:
             body.append(f'<tr class="{mark}">{cells}</tr>')
         self.add(f'<table class="t"><thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody></table>')
         if t.notes:
-            self.add('<ul class="notes">' + "".join(f"<li>{h.escape(n)}</li>" for n in t.notes) + "</ul>")
+            self.add('<ul class="notes">' + "".join(f"<li>{code(n)}</li>" for n in t.notes) + "</ul>")
+
+
+def code(text: str) -> str:
+    """Escape for HTML; `name` (Markdown code, shared with report.md) becomes <code>name</code>."""
+    return re.sub(r"`([^`]+)`", r"<code>\1</code>", h.escape(text))
 
 
 def _caption(unit: str, ms, note: str, extra=()) -> list[str]:
@@ -221,8 +227,9 @@ def keysetup_plots(p: Page):
             fig.add_trace(go.Bar(
                 x=[labels[m["primitive"]] for _, m in lst], y=ys,
                 name=f"{data.series_name(run, impl)} {op}{status_suffix(st)}",
-                marker=dict(color=p.color(impl), opacity=1.0 if op == "keysetup" else 0.55,
-                            pattern=dict(shape="" if st == "passed" else "/")),
+                marker=dict(color=p.color(impl), opacity=1.0 if op == "keysetup" else 0.6,
+                            pattern=dict(shape=("" if op == "keysetup" else ".") if st == "passed"
+                                         else ("/" if op == "keysetup" else "x"))),
                 error_y=dict(type="data", array=plus, arrayminus=minus, visible=True),
                 customdata=[[m["primitive"], num(m["ns_per_call"])] for _, m in lst],
                 hovertemplate="%{fullData.name}<br>%{customdata[0]}: <b>%{y:,.0f} cycles</b> "
@@ -234,9 +241,14 @@ def keysetup_plots(p: Page):
                           xaxis=dict(title="key size", categoryorder="array",
                                      categoryarray=[labels[c] for c in cats]),
                           updatemenus=_yscale_buttons(), height=400)
+        failed = sorted({f"{data.series_name(run, m['impl'])} {m['primitive']} {m['operation']}: {m['error']}"
+                         for run, m in data.measurements()
+                         if m["operation"] in KEYSETUP_OPS and m.get("error")
+                         and (primitive(m["primitive"]).family if primitive(m["primitive"]) else m["primitive"]) == fam})
         p.plot(fig, _caption("cycles per key setup (ns per call × core clock, or the core counter); "
-                             "error bars = confidence interval of the median", ms,
-                             verification_note(data, pairs)))
+                             "error bars = confidence interval of the median; dotted bars = decryption "
+                             "schedule, hatched = not verified", ms,
+                             verification_note(data, pairs), [f"Not timed: {x}" for x in failed]))
 
 
 def heatmap_plot(p: Page):
@@ -352,24 +364,26 @@ def then_and_now(p: Page):
         p.add('<dl class="ctx">' + "".join(
             f"<dt>{k}</dt><dd>{h.escape(str(e.get(f, '')))}</dd>" for k, f in
             (("source", "citation"), ("machine then", "machine"), ("year", "year"), ("method", "method"))) + "</dl>")
-        for chart in sec.charts:
+        for t, chart in zip(sec.tables, sec.charts):
+            p.table(t)
+            if chart is None:
+                continue
             fig = go.Figure()
-            fig.add_trace(go.Bar(x=chart["labels"], y=chart["then"], name=f"published ({e.get('machine', '')[:40]})",
+            fig.add_trace(go.Bar(x=chart["labels"], y=chart["then"],
+                                 name=f"published: {e.get('machine', '').split(',')[0]}",
                                  marker=dict(color="#8c8c8c")))
-            for name, vals in chart["now"].items():
-                impl = name.split(" (")[0]
-                ok = "(" not in name
-                fig.add_trace(go.Bar(x=chart["labels"], y=vals, name=f"today: {name}",
-                                     marker=dict(color=p.color(impl), pattern=dict(shape="" if ok else "/"))))
-            fig.update_layout(title=f"{h.escape(chart['title'])} — then and now ({h.escape(chart['unit'])}, log scale)",
+            for name, series in chart["now"].items():
+                fig.add_trace(go.Bar(x=chart["labels"], y=series["values"], name=f"today: {name}",
+                                     marker=dict(color=p.color(series["impl"]),
+                                                 pattern=dict(shape="" if series["ok"] else "/"))))
+            fig.update_layout(title=f"{h.escape(chart['title'])}<br><sup>then and now, "
+                                    f"{h.escape(chart['unit'])}, log scale</sup>",
                               barmode="group", yaxis=dict(type="log", title=chart["unit"]), height=420)
             p.plot(fig, [f"<b>Unit:</b> {h.escape(chart['unit'])} (published: as the source states; today: "
-                         "this run)",
+                         "this run on this machine)",
                          f"<b>Cycle source:</b> {h.escape(cycle_sources(sec.run.measurements))}",
-                         f"<b>Verification:</b> {h.escape(sec.tables[0].notes[-1].split(':', 1)[-1])} "
+                         f"<b>Verification:</b> {h.escape(t.notes[-1].split(':', 1)[-1])} "
                          "Hatched bars are not verified."])
-        for t in sec.tables:
-            p.table(t)
         if sec.findings:
             p.add("<h3>Published findings and what this run says</h3>")
             ft = Table(f"findings-{sec.name}", "", ["published", "today"], align=["l", "l"])
