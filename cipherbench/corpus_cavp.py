@@ -158,8 +158,8 @@ class Collector:
     """KnownAnswers grouped per (primitive, file); duplicates within a file dropped as added,
     each group capped on output, then duplicates across files dropped."""
 
-    def __init__(self, corpus: str, wanted: set[str]):
-        self.corpus, self.wanted = corpus, wanted
+    def __init__(self, corpus: str, wanted: set[str], max_cap: int | None = None):
+        self.corpus, self.wanted, self.max_cap = corpus, wanted, max_cap
         self.groups: dict[tuple[str, str], list[KnownAnswer]] = {}
         self.caps: dict[tuple[str, str], int] = {}
         self.seen: set = set()
@@ -175,7 +175,7 @@ class Collector:
         self.seen.add(ident)
         self.groups.setdefault(g, []).append(KnownAnswer(
             primitive, input, output, key, iv, aad, source, where, self.corpus, expect_reject))
-        self.caps[g] = cap
+        self.caps[g] = min(cap, self.max_cap) if self.max_cap else cap
 
     def result(self) -> list[KnownAnswer]:
         """Each group capped first, then a vector picked from several files kept once (the first)."""
