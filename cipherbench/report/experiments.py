@@ -3,6 +3,7 @@ run whose profile is the named experiment. Driven by the data file only: the
 quantities below are the whole vocabulary a new experiment can use."""
 from __future__ import annotations
 
+import re
 import statistics
 from dataclasses import dataclass, field
 
@@ -105,7 +106,8 @@ def build_table(data: ReportData, run: Run, t: dict, idx: int, name: str) -> tup
     if first:
         chart = {"title": f"{t['title']}: {first['label']}", "unit": first["unit"], "labels": [],
                  "then": [], "now": {}}
-    then_label = f"published ({entry.get('year', '')[:4].strip() or 'undated'})"
+    year = str(entry.get("year", "")).strip()
+    then_label = f"published ({year})" if re.fullmatch(r"\d{4}", year) else "published"
     for row in t["rows"]:
         then = [_published(row.get("values", {}).get(c["key"])) for c in cols]
         table.add([row["label"], then_label, *then] + ([""] if now_cols else []), "published")
@@ -183,12 +185,17 @@ def _rank_text(data: ReportData, run: Run, what: str) -> str:
         return "nothing measured in this run"
     if what == "primitives":
         best = []
-        for j, p in enumerate(rel.primitives):
+        for p in rel.primitives:
+            pd = primitive(p)
+            if pd is None or pd.kind == "hash":  # the claims rank ciphers
+                continue
             vals = [m for m in rel.ms if m["primitive"] == p]
             top = max(vals, key=lambda m: m["mb_per_s"])
             best.append((top["mb_per_s"], p, top["impl"]))
         best.sort(reverse=True)
-        return "fastest first (bulk, MB/s at the largest common size): " + ", ".join(
+        if not best:
+            return "no cipher measured in this run"
+        return "ciphers, fastest first (bulk encryption, MB/s at the largest size all their implementations timed): " + ", ".join(
             f"{p} {num(v)} ({impl})" for v, p, impl in best[:8]) + (" …" if len(best) > 8 else "")
     scores = []
     for i, name in enumerate(rel.names):
