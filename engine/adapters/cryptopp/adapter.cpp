@@ -42,6 +42,7 @@
 #include <cryptopp/chachapoly.h>
 #include <cryptopp/salsa.h>
 #include <cryptopp/blake2.h>
+#include <cryptopp/keccak.h>
 #include <cryptopp/md2.h>
 #include <cryptopp/md4.h>
 #include <cryptopp/md5.h>
@@ -140,7 +141,7 @@ public:
         if (r.keying == Keying::Rc2Ekb || r.keying == Keying::Rc2Ekb1024)
             params_ = MakeParameters(Name::EffectiveKeyLength(), r.keying == Keying::Rc2Ekb ? int(p.key_bytes * 8) : 1024)(
                 Name::IV(), iv, false);
-        else if (r.keying == Keying::Rc5Rounds12)
+        else if (r.keying == Keying::Rc5Rounds12 || r.keying == Keying::Rounds12)
             params_ = MakeParameters(Name::Rounds(), 12)(Name::IV(), iv, false);
         else if (r.keying == Keying::CounterFrom0)  // read back as unsigned long
             params_ = MakeParameters("InitialBlock", static_cast<unsigned long>(0))(Name::IV(), iv);

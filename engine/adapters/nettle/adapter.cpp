@@ -333,7 +333,8 @@ public:
     void set_key(const uint8_t* key, size_t len) override {
         switch (w_) {
             case Whole::ChaCha20: chacha_set_key(&chacha_, key); break;
-            case Whole::Salsa20: salsa20_256_set_key(&salsa_, key); break;
+            case Whole::Salsa20:
+            case Whole::Salsa20r12: salsa20_256_set_key(&salsa_, key); break;
             default: arcfour_set_key(&rc4_key_, len, key); break;
         }
     }
@@ -341,7 +342,8 @@ public:
         left_.clear();
         switch (w_) {
             case Whole::ChaCha20: chacha_set_nonce96(&chacha_, iv); break;
-            case Whole::Salsa20: salsa20_set_nonce(&salsa_, iv); break;
+            case Whole::Salsa20:
+            case Whole::Salsa20r12: salsa20_set_nonce(&salsa_, iv); break;
             // RC4 has no IV: a new message restarts the keystream from the
             // state the key schedule left (kept in rc4_key_).
             default: rc4_ = rc4_key_; break;
@@ -352,6 +354,7 @@ public:
         left_.use(in, out, len);
         auto gen = [&](size_t n, uint8_t* d, const uint8_t* s) {
             if (w_ == Whole::ChaCha20) chacha_crypt32(&chacha_, n, d, s);
+            else if (w_ == Whole::Salsa20r12) salsa20r12_crypt(&salsa_, n, d, s);
             else salsa20_crypt(&salsa_, n, d, s);
         };
         const size_t whole = len - len % 64;
