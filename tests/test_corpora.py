@@ -211,8 +211,37 @@ def test_expected_rejection_vectors_catch_a_gcm_accepting_any_tag(cb):
     if row["checks"].get("kat_reject", 0) == 0:
         pytest.skip("no corpus with expected-rejection vectors is installed")
     assert any(f["check"] == "kat forgery accepted" for f in row["failures"])
-    # This runner predates 'chunks' and ignores it: streaming is not counted as checked.
-    assert "ignored 'chunks'" in row["checks"]["streaming_not_checked"]
+
+
+def test_streaming_is_counted_only_when_the_runner_says_it_took_the_pieces():
+    from collections import defaultdict
+    from cipherbench.registry import load
+    from cipherbench.verify import PairResult, Verifier, stream_chunks
+
+    p = load()["aes-128-ctr"]
+    msg, ct = bytes(100), bytes(range(100))
+
+    class Runner:  # answers like a runner written before 'chunks' existed, or one that refuses
+        def __init__(self, reply):
+            self.reply, self.asked = reply, defaultdict(int)
+
+        def ask(self, impl, req):
+            self.asked[str(req.get("chunks"))] += 1
+            out = ct if req["op"] == "encrypt" else msg
+            return dict(self.reply, output=out.hex())
+
+    tiers = stream_chunks(p, 100)
+    assert tiers == [[1, 15, 17], [16, 32]] and stream_chunks(load()["aes-128-xts"], 112) is None
+    for reply, noted in (({"status": "ok"}, "ignored 'chunks'"),
+                         ({"status": "unsupported", "message": "one call per message"}, "one call per message")):
+        res = PairResult("old", p.name)
+        Verifier(Runner(reply)).streaming(res, p, bytes(16), bytes(16), b"", msg, ct, tiers)
+        assert noted in res.checks["streaming_not_checked"] and res.checks["streaming"] == 0
+        assert not res.failures
+    res = PairResult("new", p.name)
+    Verifier(Runner({"status": "ok", "chunked": True})).streaming(res, p, bytes(16), bytes(16), b"", msg,
+                                                                   ct[::-1], tiers)
+    assert res.failures and res.failures[0]["check"].startswith("streaming encrypt")
 
 
 # ---------------------------------------------------------------------------- chunking in the engine

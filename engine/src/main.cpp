@@ -252,6 +252,9 @@ private:
             parts.push_back(n);
         }
         auto c = t.impl->adapter->cipher(p, enc ? Direction::Encrypt : Direction::Decrypt);
+        if (parts.size() > 1 && !c->streams())
+            throw Unsupported(std::string(p.name) + " is one call per message in this implementation: "
+                              "it cannot take the input in chunks");
         c->set_key(key.data(), key.size());
         c->start(iv.data(), iv.size());
         if (p.kind == Kind::Aead && !aad.empty()) c->aad(aad.data(), aad.size());
