@@ -161,6 +161,8 @@ static class Table {
             AddSym(t, reg, "3des-168-" + ms, () => new TripleDESCryptoServiceProvider(), m, 0);
             AddSym(t, reg, "rc2-128-" + ms, () => { var r = new RC2CryptoServiceProvider(); r.KeySize = 128; r.EffectiveKeySize = 128; return r; }, m, 0);
         }
+        AddHash(t, reg, "md2", () => (HashAlgorithm)CryptoConfig.CreateFromName("MD2"));  // Mono.Security's MD2Managed
+        AddHash(t, reg, "md4", () => (HashAlgorithm)CryptoConfig.CreateFromName("MD4"));  // Mono.Security's MD4Managed
         AddHash(t, reg, "md5", () => MD5.Create());
         AddHash(t, reg, "sha-1", () => SHA1.Create());
         AddHash(t, reg, "sha-256", () => SHA256.Create());
@@ -198,7 +200,11 @@ static class Table {
 
     static void AddHash(Dictionary<string, Entry> t, Dictionary<string, Prim> reg, string name, Func<HashAlgorithm> make) {
         if (!reg.ContainsKey(name)) return;
-        using (var h = make()) t[name] = new Entry { Hash = make, Class = h.GetType().Name };
+        try {
+            using (var h = make()) t[name] = new Entry { Hash = make, Class = h.GetType().Name };
+        } catch (Exception e) {
+            Console.Error.WriteLine("mono: " + name + " left out: " + e.Message);
+        }
     }
 }
 

@@ -34,23 +34,26 @@ const OPENSSL_BLOCK = [
 ];
 const OPENSSL_OTHER = ['chacha20' => 'chacha20', 'chacha20-poly1305' => 'chacha20-poly1305', 'rc4' => 'rc4'];
 const OPENSSL_HASH = [
-    'md4' => 'md4', 'md5' => 'md5', 'sha-1' => 'sha1', 'sha-224' => 'sha224', 'sha-256' => 'sha256',
+    'md2' => 'md2', 'md4' => 'md4', 'md5' => 'md5', 'sha-1' => 'sha1', 'sha-224' => 'sha224', 'sha-256' => 'sha256',
     'sha-384' => 'sha384', 'sha-512' => 'sha512', 'sha-512-256' => 'sha512-256', 'sha3-224' => 'sha3-224',
     'sha3-256' => 'sha3-256', 'sha3-384' => 'sha3-384', 'sha3-512' => 'sha3-512', 'blake2b-512' => 'blake2b512',
     'blake2s-256' => 'blake2s256', 'ripemd-160' => 'ripemd160', 'sm3' => 'sm3', 'whirlpool' => 'whirlpool',
 ];
 // php-mcrypt: cipher id => [libmcrypt algorithm, key bits offered]; registry mode => libmcrypt mode
 // (libmcrypt's "cfb"/"ofb" are 8-bit feedback; "ncfb"/"nofb" are full-block).
-// Left out because libmcrypt computes a different variant than the registry's (checked
-// against the published vectors): cast-256 and loki97 (32-bit words byte-swapped),
-// saferplus (32-bit words in reverse order), gost (another S-box set), rc2 (effective
-// key bits 1024, not 128), blowfish-compat (little-endian Blowfish), wake and enigma
-// (not in the registry).
+// libmcrypt's rc2, cast-256 and saferplus compute their own variants, which the registry
+// names rc2e1024 (1024 effective key bits), cast256le (little-endian words) and
+// saferpluswr (32-bit words in reverse order). Left out, because they match no registry
+// variant (checked against the published vectors): loki97 (32-bit words byte-swapped),
+// gost (another S-box set than the GOST R 34.11-94 test parameters), blowfish-compat
+// (little-endian Blowfish); wake and enigma are not in the registry.
 const MCRYPT_BLOCK = [
     'aes' => ['rijndael-128', [128, 192, 256]], 'rijndael192' => ['rijndael-192', [128, 192, 256]],
     'rijndael256' => ['rijndael-256', [128, 192, 256]], 'twofish' => ['twofish', [128, 192, 256]],
     'serpent' => ['serpent', [128, 192, 256]], 'xtea' => ['xtea', [128]], 'blowfish' => ['blowfish', [128, 448]],
     'cast5' => ['cast-128', [128]], 'des' => ['des', [56]], '3des' => ['tripledes', [112, 168]],
+    'rc2e1024' => ['rc2', [128]], 'cast256le' => ['cast-256', [128, 192, 256]],
+    'saferpluswr' => ['saferplus', [128, 192, 256]],
 ];
 const MCRYPT_MODES = ['ecb' => 'ecb', 'cbc' => 'cbc', 'cfb' => 'ncfb', 'cfb8' => 'cfb', 'ofb' => 'nofb', 'ctr' => 'ctr'];
 const MCRYPT_STREAM = ['rc4' => 'arcfour'];
@@ -65,7 +68,7 @@ const SODIUM = [
 ];
 // php-hash (ext-hash, PHP's own C code)
 const PHPHASH = [
-    'md4' => 'md4', 'md5' => 'md5', 'sha-1' => 'sha1', 'sha-224' => 'sha224', 'sha-256' => 'sha256',
+    'md2' => 'md2', 'md4' => 'md4', 'md5' => 'md5', 'sha-1' => 'sha1', 'sha-224' => 'sha224', 'sha-256' => 'sha256',
     'sha-384' => 'sha384', 'sha-512' => 'sha512', 'sha-512-256' => 'sha512/256', 'sha3-224' => 'sha3-224',
     'sha3-256' => 'sha3-256', 'sha3-384' => 'sha3-384', 'sha3-512' => 'sha3-512', 'ripemd-160' => 'ripemd160',
     'whirlpool' => 'whirlpool', 'tiger' => 'tiger192,3',

@@ -45,6 +45,7 @@ final class BcImpl extends Main.Impl {
             case "sm4": return new SM4Engine();
             case "idea": return new IDEAEngine();
             case "rc2": return new RC2Engine();            // RC2Parameters(key, 128)
+            case "rc2e1024": return new RC2Engine();       // RC2Parameters(key, 1024)
             case "rc5": return new RC532Engine();          // RC5-32, RC5Parameters(key, 12 rounds)
             case "blowfish": return new BlowfishEngine();
             case "cast5": return new CAST5Engine();
@@ -52,7 +53,7 @@ final class BcImpl extends Main.Impl {
             case "3des": return new DESedeEngine();        // 16-byte key = two-key EDE
             case "xtea": return new XTEAEngine();
             case "tea": return new TEAEngine();
-            case "skipjack": return new SkipjackEngine();
+            case "skipjackrev": return new SkipjackEngine();  // the NSA specification's example order (not SP 800-17's)
             case "gost": return new GOST28147Engine();     // S-box "D-TEST" (GOST R 34.11-94 test parameters)
             case "threefish256": return new ThreefishEngine(ThreefishEngine.BLOCKSIZE_256);
             case "threefish512": return new ThreefishEngine(ThreefishEngine.BLOCKSIZE_512);
@@ -64,6 +65,7 @@ final class BcImpl extends Main.Impl {
     static CipherParameters keyParam(String family, byte[] key) {
         switch (family) {
             case "rc2": return new RC2Parameters(key, 128);
+            case "rc2e1024": return new RC2Parameters(key, 1024);
             case "rc5": return new RC5Parameters(key, 12);
             case "gost": return new ParametersWithSBox(new KeyParameter(key), GOST28147Engine.getSBox("D-TEST"));
             case "threefish256": case "threefish512": case "threefish1024":
@@ -90,6 +92,7 @@ final class BcImpl extends Main.Impl {
 
     static Digest digest(String name) {
         switch (name) {
+            case "md2": return new MD2Digest();
             case "md4": return new MD4Digest();
             case "md5": return new MD5Digest();
             case "sha-1": return new SHA1Digest();

@@ -25,7 +25,8 @@ final class SunJceImpl extends Main.Impl {
         {"des", "DES", "56", "ecb=ECB cbc=CBC cfb=CFB ofb=OFB ctr=CTR"},
         {"3des", "DESede", "112 168", "ecb=ECB cbc=CBC cfb=CFB ofb=OFB ctr=CTR"},
         {"blowfish", "Blowfish", "128 448", "ecb=ECB cbc=CBC cfb=CFB ofb=OFB ctr=CTR"},
-        {"rc2", "RC2", "128", "ecb=ECB cbc=CBC cfb=CFB ofb=OFB ctr=CTR"},  // RC2ParameterSpec(128): 128 effective bits
+        {"rc2", "RC2", "128", "ecb=ECB cbc=CBC cfb=CFB ofb=OFB ctr=CTR"},       // RC2ParameterSpec(128): 128 effective bits
+        {"rc2e1024", "RC2", "128", "ecb=ECB cbc=CBC cfb=CFB ofb=OFB ctr=CTR"},  // RC2ParameterSpec(1024)
     };
     // canonical name, JCA transformation
     static final String[][] OTHER = {
@@ -35,7 +36,7 @@ final class SunJceImpl extends Main.Impl {
     };
     // canonical name, SUN MessageDigest algorithm
     static final String[][] DIGESTS = {
-        {"md5", "MD5"}, {"sha-1", "SHA-1"}, {"sha-224", "SHA-224"}, {"sha-256", "SHA-256"},
+        {"md2", "MD2"}, {"md5", "MD5"}, {"sha-1", "SHA-1"}, {"sha-224", "SHA-224"}, {"sha-256", "SHA-256"},
         {"sha-384", "SHA-384"}, {"sha-512", "SHA-512"}, {"sha-512-256", "SHA-512/256"},
         {"sha3-224", "SHA3-224"}, {"sha3-256", "SHA3-256"}, {"sha3-384", "SHA3-384"}, {"sha3-512", "SHA3-512"},
     };
@@ -96,6 +97,7 @@ final class SunJceImpl extends Main.Impl {
 
     private static String digestEngine(String name) {
         String f = switch (name) {
+            case "md2" -> "none";
             case "md5" -> "UseMD5Intrinsics";
             case "sha-1" -> "UseSHA1Intrinsics";
             case "sha-224", "sha-256" -> "UseSHA256Intrinsics";
@@ -179,7 +181,10 @@ final class SunJceImpl extends Main.Impl {
         private AlgorithmParameterSpec spec(byte[] iv) {
             if (p.mode.equals("gcm")) return new GCMParameterSpec(8 * p.tagBytes, iv);
             if (p.name.equals("chacha20")) return new ChaCha20ParameterSpec(iv, 0);
-            if (p.family.equals("rc2")) return iv.length > 0 ? new RC2ParameterSpec(128, iv) : new RC2ParameterSpec(128);
+            if (p.family.startsWith("rc2")) {  // effective key bits: rc2 = key bits (128), rc2e1024 = 1024
+                int eff = p.family.equals("rc2") ? 8 * p.keyBytes : 1024;
+                return iv.length > 0 ? new RC2ParameterSpec(eff, iv) : new RC2ParameterSpec(eff);
+            }
             return iv.length > 0 ? new IvParameterSpec(iv) : null;
         }
 
