@@ -156,7 +156,8 @@ def throughput_plots(p: Page):
             ok = s.status in ("passed", "n/a")
             fig.add_trace(go.Scatter(
                 x=xs, y=ys, name=s.name, mode="lines+markers",
-                line=dict(color=p.color(s.impl), dash="solid" if ok else "dash", width=2 if ok else 1.5),
+                line=dict(color=p.color(data.series_name(s.run, s.impl)), dash="solid" if ok else "dash",
+                          width=2 if ok else 1.5),
                 marker=dict(symbol="circle" if ok else "circle-open", size=7),
                 error_y=dict(type="data", array=plus, arrayminus=minus, visible=True, thickness=1.2, width=3),
                 customdata=[_hover(m) for m in s.points], hovertemplate=HOVER))
@@ -227,7 +228,7 @@ def keysetup_plots(p: Page):
             fig.add_trace(go.Bar(
                 x=[labels[m["primitive"]] for _, m in lst], y=ys,
                 name=f"{data.series_name(run, impl)} {op}{status_suffix(st)}",
-                marker=dict(color=p.color(impl), opacity=1.0 if op == "keysetup" else 0.6,
+                marker=dict(color=p.color(data.series_name(run, impl)), opacity=1.0 if op == "keysetup" else 0.6,
                             pattern=dict(shape=("" if op == "keysetup" else ".") if st == "passed"
                                          else ("/" if op == "keysetup" else "x"))),
                 error_y=dict(type="data", array=plus, arrayminus=minus, visible=True),
@@ -341,7 +342,7 @@ def workload_plots(p: Page):
             fig.add_trace(go.Scatter(
                 x=[m["size"] for m in s.points], y=[m["mb_per_s"] for m in s.points],
                 name=f"{s.name} {s.workload}", mode="lines+markers",
-                line=dict(color=p.color(s.impl), dash=WORKLOAD_DASH.get(s.workload, "solid"),
+                line=dict(color=p.color(data.series_name(s.run, s.impl)), dash=WORKLOAD_DASH.get(s.workload, "solid"),
                           width=2 if ok else 1),
                 marker=dict(symbol=WORKLOAD_SYMBOL.get(s.workload, "circle") + ("" if ok else "-open"), size=7),
                 customdata=[_hover(m) for m in s.points], hovertemplate=HOVER))
@@ -374,7 +375,7 @@ def then_and_now(p: Page):
                                  marker=dict(color="#8c8c8c")))
             for name, series in chart["now"].items():
                 fig.add_trace(go.Bar(x=chart["labels"], y=series["values"], name=f"today: {name}",
-                                     marker=dict(color=p.color(series["impl"]),
+                                     marker=dict(color=p.color(p.data.series_name(sec.run, series["impl"])),
                                                  pattern=dict(shape="" if series["ok"] else "/"))))
             fig.update_layout(title=f"{h.escape(chart['title'])}<br><sup>then and now, "
                                     f"{h.escape(chart['unit'])}, log scale</sup>",
@@ -416,12 +417,10 @@ def header(p: Page):
 
 
 def render(data: ReportData) -> tuple[str, int]:
-    p = Page(data)
-    for r in data.runs:  # one colour per implementation across every figure
-        for m in r.measurements:
-            p.color(m["impl"])
     body = Page(data)
-    body.colors = p.colors
+    for r in data.runs:  # one colour per implementation (and run) across every figure
+        for m in r.measurements:
+            body.color(data.series_name(r, m["impl"]))
     header(body)
     body.section("libraries", "Implementations")
     body.table(tables.libraries_table(data))
