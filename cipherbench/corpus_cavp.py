@@ -31,7 +31,7 @@ What maps, and how (canonical names: registry/primitives.toml):
        ARC4 rfc-6229-128.txt (128-bit keys; the offset-0/16 keystream joined into one
        32-byte vector, later offsets cannot be reached from the start) -> rc4;
        AES CTR RFC 3686 -> aes-<bits>-ctr (the IV block is the whole counter block);
-       OCB3 rfc7253.txt (12-byte nonce, 16-byte tag) -> aes-<bits>-ocb;
+       OCB3 rfc7253.txt and openssl.txt (12-byte nonce, 16-byte tag) -> aes-<bits>-ocb;
        GCM-SIV openssl.txt, aes-192-gcm-siv.txt -> aes-<bits>-gcmsiv;
        SIV openssl.txt records with exactly one AD component followed by a 16-byte last
        component (= the registry's nonce) -> aes-<bits>-siv;
@@ -436,8 +436,9 @@ def _others(root: Path, c: Collector, pkg: str):
     for f in each("AES/CTR/aes-*-ctr.txt"):
         _nist_form(c, f, root, pkg, "RFC 3686, section 6", fixed("aes", "ctr"))
     # OCB3, RFC 7253 appendix A (Ciphertext field is C || T)
-    for f in each("AES/OCB3/rfc7253.txt"):
-        _nist_form(c, f, root, pkg, "RFC 7253, appendix A",
+    for f in each("AES/OCB3/rfc7253.txt") + each("AES/OCB3/openssl.txt"):
+        _nist_form(c, f, root, pkg, "RFC 7253, appendix A" if f.name.startswith("rfc") else
+                   "OpenSSL evpciph OCB vectors (commit 2f19ab18, per the file)",
                    lambda k, iv, fl: f"aes-{8 * len(k)}-ocb" if len(iv) == 12 and
                    len(unhex(fl["CIPHERTEXT"])) == len(unhex(fl["PLAINTEXT"])) + 16 else None)
     for f in each("AES/GCM-SIV/*.txt"):
