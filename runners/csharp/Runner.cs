@@ -368,11 +368,16 @@ class Runner {
         Buffer.BlockCopy(input, 0, inb, 0, n);
         using (var a = e.Sym())
         using (var t = enc ? a.CreateEncryptor(key, IvFor(p, iv)) : a.CreateDecryptor(key, IvFor(p, iv))) {
+            // Each piece is written to the start of an output buffer and copied into place,
+            // as CryptoStream does: Mono's CFB encryption ignores outputOffset for its
+            // feedback (see README), which is not what the streaming check is about.
             int at = 0;
+            byte[] piece = new byte[padded];
             foreach (int len in parts ?? new List<int> { n }) {
                 int whole = (len + bs - 1) / bs * bs;  // only the last piece can be partial
-                int got = whole == 0 ? 0 : t.TransformBlock(inb, at, whole, outb, at);
+                int got = whole == 0 ? 0 : t.TransformBlock(inb, at, whole, piece, 0);
                 if (got != whole) throw new Fail(p.Name + ": TransformBlock returned " + got + " bytes for " + whole);
+                Buffer.BlockCopy(piece, 0, outb, at, whole);
                 at += len;
             }
         }
