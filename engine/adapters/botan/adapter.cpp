@@ -12,7 +12,6 @@
 #include <botan/cpuid.h>
 #include <botan/exceptn.h>
 #include <botan/hash.h>
-#include <botan/siv.h>
 #include <botan/stream_cipher.h>
 #include <botan/version.h>
 
@@ -172,10 +171,7 @@ public:
     }
     void aad(const uint8_t* a, size_t len) override {
         if (begun_) throw cb::Error("associated data must come before the message data");
-        // SIV: each aad() call is one associated-data component (RFC 5297);
-        // elsewhere the calls concatenate.
-        if (r_.siv || ad_.empty()) ad_.emplace_back(a, a + len);
-        else ad_.back().insert(ad_.back().end(), a, a + len);
+        ad_.insert(ad_.end(), a, a + len);  // the calls concatenate
     }
     void update(const uint8_t* in, uint8_t* out, size_t len) override {
         begin();
@@ -254,16 +250,11 @@ private:
             // unfinished (bulk timing) must not leak into the next.
             if (used_) m_->reset();
             used_ = true;
-            if (r_.siv) {
-                for (size_t i = 0; i < ad_.size(); ++i)
-                    dynamic_cast<Botan::SIV_Mode&>(*m_).set_associated_data_n(i, ad_[i].data(), ad_[i].size());
-            } else if (ad_.empty()) {
-                m_->set_associated_data(nullptr, 0);
-            } else if (r_.spec.find("/CCM") != std::string::npos && ad_[0].size() >= 0xFF00) {
+            // SIV: the registry's S2V(AD, N, P) has exactly one AD component,
+            // empty or not, before the nonce; set_associated_data sets component 0.
+            if (r_.spec.find("/CCM") != std::string::npos && ad_.size() >= 0xFF00)
                 throw cb::Unsupported("Botan's CCM takes less than 65,280 bytes of associated data");
-            } else {
-                m_->set_associated_data(ad_[0].data(), ad_[0].size());
-            }
+            m_->set_associated_data(ad_.data(), ad_.size());
             m_->start(nonce_.data(), nonce_.size());
         } catch (const cb::Unsupported&) { throw; } catch (const std::exception& e) { rethrow("start", e); }
         begun_ = true;
@@ -277,7 +268,7 @@ private:
     bool one_shot_ = false;
     size_t gran_ = 1;
     std::vector<uint8_t> nonce_;
-    std::vector<std::vector<uint8_t>> ad_;
+    std::vector<uint8_t> ad_;
     bool begun_ = false, closed_ = false, pending_ = false, used_ = false;
     Botan::secure_vector<uint8_t> buf_;
     uint8_t* out_ = nullptr;

@@ -84,7 +84,8 @@ public:
         switch (flow_) {
             case Flow::Siv:
                 // The nonce is the last associated-data component, so it is set
-                // after the associated data; reset() drops the last message's S2V state.
+                // after the associated data (at the one call); reset() drops the
+                // last message's S2V state.
                 check(gcry_cipher_reset(h_), "reset");
                 nonce_.assign(iv, iv + len);
                 return;
@@ -102,8 +103,9 @@ public:
     }
 
     void aad(const uint8_t* a, size_t len) override {
-        if (flow_ == Flow::Ccm) { aad_.insert(aad_.end(), a, a + len); return; }
-        // SIV: each call is one associated-data component.
+        // CCM needs the lengths first; SIV gets one AD component (the calls
+        // concatenated) right before the nonce.
+        if (flow_ == Flow::Ccm || flow_ == Flow::Siv) { aad_.insert(aad_.end(), a, a + len); return; }
         check(gcry_cipher_authenticate(h_, a, len), "authenticate");
     }
 
@@ -220,7 +222,13 @@ private:
     void one_call_begin(const uint8_t* dec_tag = nullptr) {
         if (begun_) return;
         begun_ = true;
-        if (flow_ == Flow::Siv) check(gcry_cipher_setiv(h_, nonce_.data(), nonce_.size()), "setiv");
+        if (flow_ == Flow::Siv) {
+            // The registry's S2V(AD, N, P): exactly one AD component, even an
+            // empty one (gcry_cipher_authenticate with length 0 adds it).
+            static const uint8_t none[1] = {0};  // NULL is refused even with length 0
+            check(gcry_cipher_authenticate(h_, aad_.empty() ? none : aad_.data(), aad_.size()), "authenticate");
+            check(gcry_cipher_setiv(h_, nonce_.data(), nonce_.size()), "setiv");
+        }
         if (dec_tag) check(gcry_cipher_set_decryption_tag(h_, dec_tag, p_.tag_bytes), "set_decryption_tag");
         check(gcry_cipher_final(h_), "final");
     }

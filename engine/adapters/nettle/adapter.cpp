@@ -31,6 +31,7 @@
 #include <nettle/salsa20.h>
 #include <nettle/serpent.h>
 #include <nettle/sha3.h>
+#include <nettle/siv-cmac.h>
 #include <nettle/twofish.h>
 #include <nettle/version.h>
 #include <nettle/xts.h>
@@ -223,37 +224,42 @@ private:
     bool used_ = false;
 };
 
-// GCM, CCM, EAX over one block cipher, and ChaCha20-Poly1305. Nettle takes a
-// partial block only as the last piece of a message; a later update() in that
-// message is an error. CCM needs the message length in its first block, so it
-// takes one update() per message (the associated data waits for it).
+// GCM, CCM, EAX, SIV over one block cipher, and ChaCha20-Poly1305. Nettle takes
+// a partial block only as the last piece of a message; a later update() in that
+// message is refused. CCM needs the message length in its first block, so it
+// takes one update() per message (the associated data waits for it). SIV is a
+// one-shot message API: encryption runs in update() (through a scratch buffer,
+// since Nettle writes V || C); decryption needs the tag first, so its output is
+// written in finish(), to the buffer given to update().
 class Aead : public cb::Cipher {
 public:
     Aead(const Block* b, Mode m, bool chachapoly, const cb::Primitive& p, cb::Direction d)
-        : b_(b), m_(m), cp_(chachapoly), p_(p), enc_(d == cb::Direction::Encrypt), ek_(b ? b->nc->context_size : 1) {
+        : b_(b), m_(m), cp_(chachapoly), p_(p), enc_(d == cb::Direction::Encrypt), ek_(b ? b->nc->context_size : 1),
+          ek2_(b && m == Mode::Siv ? b->nc->context_size : 1) {
         gran_ = cp_ ? CHACHA_POLY1305_BLOCK_SIZE : 16;
     }
 
-    bool streams() const override { return cp_ || m_ != Mode::Ccm; }  // CCM: one call per message
+    bool streams() const override { return cp_ || (m_ != Mode::Ccm && m_ != Mode::Siv); }  // one call per message
 
     void set_key(const uint8_t* key, size_t) override {
         if (cp_) { chacha_poly1305_set_key(&cp_ctx_, key); return; }
+        if (m_ == Mode::Siv) { siv_cmac_set_key(&cmac_key_, ek_.p, ek2_.p, b_->nc, key); return; }
         b_->nc->set_encrypt_key(ek_.p, key);
         if (m_ == Mode::Gcm) gcm_set_key(&gcm_key_, ek_.p, b_->nc->encrypt);
         if (m_ == Mode::Eax) eax_set_key(&eax_key_, ek_.p, b_->nc->encrypt);
     }
     void start(const uint8_t* iv, size_t len) override {
-        closed_ = partial_aad_ = ccm_begun_ = false;
+        closed_ = partial_aad_ = ccm_begun_ = siv_used_ = false;
         aad_.clear();
         if (cp_) { chacha_poly1305_set_nonce(&cp_ctx_, iv); return; }
         switch (m_) {
             case Mode::Gcm: gcm_set_iv(&gcm_, &gcm_key_, len, iv); break;
             case Mode::Eax: eax_set_nonce(&eax_, &eax_key_, ek_.p, b_->nc->encrypt, len, iv); break;
-            default: std::memcpy(nonce_, iv, len); nonce_len_ = len; break;  // CCM: at the first update
+            default: std::memcpy(nonce_, iv, len); nonce_len_ = len; break;  // CCM, SIV: at the first update
         }
     }
     void aad(const uint8_t* a, size_t len) override {
-        if (m_ == Mode::Ccm && !cp_) { aad_.insert(aad_.end(), a, a + len); return; }
+        if ((m_ == Mode::Ccm || m_ == Mode::Siv) && !cp_) { aad_.insert(aad_.end(), a, a + len); return; }
         if (partial_aad_) closed(p_, "associated data in pieces must be multiples of 16 bytes except the last");
         partial_aad_ = len % 16 != 0;
         if (cp_) chacha_poly1305_update(&cp_ctx_, len, a);
@@ -273,6 +279,19 @@ public:
         switch (m_) {
             case Mode::Gcm: (enc_ ? gcm_encrypt : gcm_decrypt)(&gcm_, &gcm_key_, ek_.p, f, len, out, in); break;
             case Mode::Eax: (enc_ ? eax_encrypt : eax_decrypt)(&eax_, &eax_key_, ek_.p, f, len, out, in); break;
+            case Mode::Siv:
+                if (siv_used_) closed(p_, "one update per message (Nettle's SIV is a one-shot message API)");
+                siv_used_ = closed_ = true;
+                scratch_.resize(len + SIV_DIGEST_SIZE);
+                if (enc_) {
+                    siv_cmac_encrypt_message(&cmac_key_, ek_.p, b_->nc, ek2_.p, nonce_len_, nonce_, aad_.size(), aad_.data(),
+                                             len + SIV_DIGEST_SIZE, scratch_.data(), in);
+                    std::memcpy(out, scratch_.data() + SIV_DIGEST_SIZE, len);  // Nettle writes V || C
+                } else {
+                    std::memcpy(scratch_.data() + SIV_DIGEST_SIZE, in, len);  // V goes in front at finish()
+                    out_ = out;
+                }
+                break;
             default:
                 ccm_begin(len);
                 closed_ = true;
@@ -283,6 +302,7 @@ public:
     bool finish(uint8_t* tag) override {
         uint8_t t[16];
         const size_t n = p_.tag_bytes;
+        if (m_ == Mode::Siv && !cp_) return siv_finish(tag);
         if (cp_) {
             chacha_poly1305_digest(&cp_ctx_, n, t);
         } else {
@@ -302,6 +322,25 @@ public:
     }
 
 private:
+    bool siv_finish(uint8_t* tag) {
+        const bool had = siv_used_;
+        siv_used_ = closed_ = true;
+        uint8_t none[1] = {0};
+        if (enc_) {
+            if (!had) {  // empty message: the tag alone
+                scratch_.resize(SIV_DIGEST_SIZE);
+                siv_cmac_encrypt_message(&cmac_key_, ek_.p, b_->nc, ek2_.p, nonce_len_, nonce_, aad_.size(), aad_.data(),
+                                         SIV_DIGEST_SIZE, scratch_.data(), none);
+            }
+            std::memcpy(tag, scratch_.data(), SIV_DIGEST_SIZE);
+            return true;
+        }
+        if (!had) scratch_.assign(SIV_DIGEST_SIZE, 0);
+        const size_t len = scratch_.size() - SIV_DIGEST_SIZE;
+        std::memcpy(scratch_.data(), tag, SIV_DIGEST_SIZE);
+        return siv_cmac_decrypt_message(&cmac_key_, ek_.p, b_->nc, ek2_.p, nonce_len_, nonce_, aad_.size(), aad_.data(),
+                                        len, len ? out_ : none, scratch_.data()) != 0;
+    }
     void ccm_begin(size_t msg_len) {
         ccm_begun_ = true;
         ccm_set_nonce(&ccm_, ek_.p, b_->nc->encrypt, nonce_len_, nonce_, aad_.size(), msg_len, p_.tag_bytes);
@@ -323,8 +362,11 @@ private:
     chacha_poly1305_ctx cp_ctx_;
     uint8_t nonce_[16] = {0};
     size_t nonce_len_ = 0;
-    std::vector<uint8_t> aad_;
-    bool closed_ = false, partial_aad_ = false, ccm_begun_ = false;
+    std::vector<uint8_t> aad_, scratch_;
+    Ctx ek2_;
+    cmac128_key cmac_key_;
+    uint8_t* out_ = nullptr;
+    bool closed_ = false, partial_aad_ = false, ccm_begun_ = false, siv_used_ = false;
 };
 
 class Stream : public cb::Cipher {
@@ -433,7 +475,7 @@ public:
             if (r.whole == Whole::ChaChaPoly) return std::make_unique<Aead>(nullptr, Mode::Gcm, true, p, d);
             return std::make_unique<Stream>(r.whole);
         }
-        if (r.mode == Mode::Gcm || r.mode == Mode::Ccm || r.mode == Mode::Eax)
+        if (r.mode == Mode::Gcm || r.mode == Mode::Ccm || r.mode == Mode::Eax || r.mode == Mode::Siv)
             return std::make_unique<Aead>(r.block, r.mode, false, p, d);
         return std::make_unique<BlockCipher>(*r.block, r.mode, p, d);
     }
@@ -464,7 +506,7 @@ private:
             }
         if (!*p.mode) return false;
         const std::string fam = p.family;
-        const size_t bits = std::strcmp(p.mode, "xts") == 0 ? p.key_bytes * 4 : p.key_bytes * 8;
+        const size_t bits = (std::strcmp(p.mode, "xts") == 0 || std::strcmp(p.mode, "siv") == 0) ? p.key_bytes * 4 : p.key_bytes * 8;
         const std::string key = fam + "-" + std::to_string(fam == "des" ? 56 : fam == "3des" ? (p.key_bytes == 16 ? 112 : 168) : bits);
         bool mode_ok = false;
         for (const auto& [reg, m] : kModes)
@@ -491,6 +533,7 @@ private:
         if (mode == "gcm") s += fat_.pclmul ? "; GHASH: PCLMUL" + fat : "; GHASH: tables";
         if (mode == "ccm") s += "; one update per message (CCM needs the length first)";
         if (mode == "xts") s += "; one-shot xts_*_message: one update per message";
+        if (mode == "siv") s += "; one-shot siv_cmac_*_message: one update per message, decryption output written at finish";
         if (std::strcmp(p.family, "3des") == 0 && p.key_bytes == 16) s += "; des3 keyed K1||K2||K1";
         return s;
     }
