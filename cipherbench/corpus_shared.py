@@ -315,11 +315,17 @@ def _jither_cipher(base: str, opts: dict) -> str | None:
     return _JITHER[base] if variant is None else None
 
 
+_JITHER_IDS = {"mars": ("mars", "mars1998"), "serpent": ("serpent", "tnepres"), "crypton": ("crypton05",)}
+
+
 def _jither(x: _Ctx):
     for f in sorted((x.root / "jither-cryptopunk").glob("*.vectors")):
         base = f.stem
         if base not in _JITHER:
             continue
+        ids = _JITHER_IDS.get(base, (_JITHER[base],))
+        if not any(w.startswith(i + "-") for w in x.c.wanted for i in ids):
+            continue  # nothing asked of this file: not parsed
         opts: dict = {}
         origin = ""
         rec: dict = {}

@@ -174,7 +174,8 @@ def test_shared_submission_botan_and_libtomcrypt_formats(shared):
 def test_every_installed_corpus_loads_vectors_for_registry_names_only():
     from cipherbench.registry import load
     reg = load()
-    wanted = set(reg.names())
+    families = ("aes", "des", "3des", "serpent", "frog", "mars", "twofish", "chacha20-poly1305", "sha-256")
+    wanted = {n for n in reg.names() if n.startswith(families)}
     by_prim, missing = corpora.load_all(wanted)
     seen = {k.corpus for kas in by_prim.values() for k in kas}
     assert seen | set(missing) == set(corpora.CORPORA)
