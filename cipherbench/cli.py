@@ -212,6 +212,10 @@ def verify(c: Ctx, impls, primitives, as_json):
         out.print(t)
         for name, why in missing.items():
             out.print(f"[yellow]corpus {name} not used: {why}[/]")
+        unchecked = [r for r in results if r.checks.get("streaming_not_checked")]
+        if unchecked:
+            out.print(f"streaming (input in pieces) not checked for {len(unchecked)} pairs whose runner "
+                      "cannot take it in pieces; --json names the reason per pair")
         print_failures(failed)
         out.print(f"{len(results)} (implementation, primitive) pairs: "
                   f"{len(results) - len(failed)} without failures, {len(failed)} failed")
