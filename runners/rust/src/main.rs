@@ -1,0 +1,548 @@
+//! cipherbench Rust runner: protocol v1 (docs/protocol.md) on stdin/stdout.
+//! Implementations (rustcrypto, ring, aws-lc-rs) and the canonical-name table
+//! are in impls.rs; this file is the protocol loop, length checks and timed loops.
+mod impls;
+
+use serde_json::{json, Map, Value};
+use std::collections::HashMap;
+use std::io::{BufRead, Write};
+use std::time::Instant;
+
+include!(concat!(env!("OUT_DIR"), "/versions.rs"));
+
+pub fn crate_version(name: &str) -> String {
+    CRATE_VERSIONS.iter().find(|(n, _)| *n == name).map(|(_, v)| v.to_string()).unwrap_or_else(|| "unknown".into())
+}
+
+/// One registry record (build/runners/rust/registry.json, written by build.sh from the registry).
+#[derive(Clone)]
+pub struct Prim {
+    pub name: String,
+    pub kind: String,
+    pub mode: String,
+    pub key_bytes: usize,
+    pub block_bytes: usize,
+    pub iv_bytes: usize,
+    pub tag_bytes: usize,
+    pub digest_bytes: usize,
+    pub whole_blocks: bool,
+}
+
+pub enum Ans {
+    Fail(String),
+    Unsupported(String),
+}
+type R<T> = Result<T, Ans>;
+fn fail<T>(m: impl Into<String>) -> R<T> {
+    Err(Ans::Fail(m.into()))
+}
+
+// ------------------------------------------------------------------ what an implementation provides
+
+/// Transforms `buf` in place, continuing the message (block modes, streams).
+pub type Xform<'a> = Box<dyn FnMut(&mut [u8]) + 'a>;
+
+/// A keyed block-mode or stream context; `start` is the per-message init with the IV.
+pub trait Keyed {
+    fn start<'a>(&'a self, iv: &[u8]) -> Result<Xform<'a>, String>;
+}
+/// A keyed AEAD. `seal` works in place and returns the tag; `open` reads `ct`
+/// and writes `out` (same length), returning whether the tag verified.
+pub trait AeadKeyed {
+    fn seal(&self, iv: &[u8], aad: &[u8], buf: &mut [u8], tag: &mut [u8]);
+    fn open(&self, iv: &[u8], aad: &[u8], ct: &[u8], tag: &[u8], out: &mut [u8]) -> bool;
+}
+pub trait HashCtx {
+    fn update(&mut self, data: &[u8]);
+    /// Writes the digest and resets the context.
+    fn finish(&mut self) -> Vec<u8>;
+}
+
+pub enum Kind {
+    /// key setup for a direction (true = encrypt); key lengths were checked against the registry.
+    Cipher(Box<dyn Fn(&[u8], bool) -> Result<Box<dyn Keyed>, String>>),
+    Aead(Box<dyn Fn(&[u8]) -> Result<Box<dyn AeadKeyed>, String>>),
+    Hash(Box<dyn Fn() -> Box<dyn HashCtx>>),
+}
+
+pub struct Entry {
+    pub prim: Prim,
+    pub provider: String,
+    pub kind: Kind,
+    /// Some(reason): keysetup is answered unsupported (no key-setup step in the API).
+    pub no_keysetup: Option<String>,
+}
+
+pub struct Impl {
+    pub name: String,
+    pub library: String,
+    pub version: String,
+    pub notes: Map<String, Value>,
+    pub entries: Vec<Entry>,
+}
+
+// ------------------------------------------------------------------ registry
+
+fn load_registry() -> Result<Vec<Prim>, String> {
+    let args: Vec<String> = std::env::args().collect();
+    let path = if args.len() > 2 && args[1] == "--registry" {
+        args[2].clone()
+    } else if let Ok(p) = std::env::var("CB_REGISTRY") {
+        p
+    } else {
+        let exe = std::env::current_exe().map_err(|e| e.to_string())?;
+        exe.parent().unwrap().join("registry.json").to_string_lossy().into_owned()
+    };
+    let text = std::fs::read_to_string(&path).map_err(|e| format!("{path}: {e}"))?;
+    let v: Value = serde_json::from_str(&text).map_err(|e| format!("{path}: {e}"))?;
+    let list = v.as_array().ok_or("registry.json is not a list")?;
+    let n = |p: &Value, f: &str| p.get(f).and_then(Value::as_u64).unwrap_or(0) as usize;
+    Ok(list
+        .iter()
+        .map(|p| Prim {
+            name: p["name"].as_str().unwrap_or("").to_string(),
+            kind: p["kind"].as_str().unwrap_or("").to_string(),
+            mode: p.get("mode").and_then(Value::as_str).unwrap_or("").to_string(),
+            key_bytes: n(p, "key_bytes"),
+            block_bytes: n(p, "block_bytes"),
+            iv_bytes: n(p, "iv_bytes"),
+            tag_bytes: n(p, "tag_bytes"),
+            digest_bytes: n(p, "digest_bytes"),
+            whole_blocks: p.get("whole_blocks").and_then(Value::as_bool).unwrap_or(false),
+        })
+        .collect())
+}
+
+// ------------------------------------------------------------------ request fields
+
+fn string(req: &Map<String, Value>, f: &str) -> R<String> {
+    match req.get(f) {
+        None => fail(format!("missing field '{f}'")),
+        Some(Value::String(s)) => Ok(s.clone()),
+        Some(_) => fail(format!("field '{f}' must be a string")),
+    }
+}
+
+fn count(req: &Map<String, Value>, f: &str, dflt: u64, required: bool) -> R<u64> {
+    match req.get(f) {
+        None if required => fail(format!("missing field '{f}'")),
+        None => Ok(dflt),
+        Some(v) => v.as_u64().map_or_else(|| fail(format!("field '{f}' must be a non-negative integer")), Ok),
+    }
+}
+
+fn unhex(req: &Map<String, Value>, f: &str, required: bool) -> R<Vec<u8>> {
+    let s = match req.get(f) {
+        None | Some(Value::Null) if required => return fail(format!("missing field '{f}'")),
+        None | Some(Value::Null) => return Ok(Vec::new()),
+        Some(Value::String(s)) => s,
+        Some(_) => return fail(format!("field '{f}' must be a hex string")),
+    };
+    if s.len() % 2 != 0 {
+        return fail(format!("field '{f}' has an odd number of hex digits"));
+    }
+    let nib = |c: u8| match c {
+        b'0'..=b'9' => Some(c - b'0'),
+        b'a'..=b'f' => Some(c - b'a' + 10),
+        b'A'..=b'F' => Some(c - b'A' + 10),
+        _ => None,
+    };
+    s.as_bytes()
+        .chunks(2)
+        .map(|p| match (nib(p[0]), nib(p[1])) {
+            (Some(h), Some(l)) => Ok(h << 4 | l),
+            _ => fail(format!("field '{f}' is not hex")),
+        })
+        .collect()
+}
+
+fn hex(b: &[u8]) -> String {
+    const D: &[u8; 16] = b"0123456789abcdef";
+    let mut s = String::with_capacity(b.len() * 2);
+    for &x in b {
+        s.push(D[(x >> 4) as usize] as char);
+        s.push(D[(x & 15) as usize] as char);
+    }
+    s
+}
+
+// ------------------------------------------------------------------ the runner
+
+struct Runner {
+    reg: HashMap<String, Prim>,
+    impls: Vec<Impl>,
+}
+
+fn check_lengths(p: &Prim, key: &[u8], iv: &[u8], aad: &[u8]) -> R<()> {
+    if key.len() != p.key_bytes {
+        return fail(format!("{} takes a {}-byte key, got {}", p.name, p.key_bytes, key.len()));
+    }
+    if iv.len() != p.iv_bytes {
+        return fail(format!("{} takes a {}-byte IV/nonce, got {}", p.name, p.iv_bytes, iv.len()));
+    }
+    if !aad.is_empty() && p.kind != "aead" {
+        return fail(format!("{} is not an AEAD and takes no associated data", p.name));
+    }
+    Ok(())
+}
+
+fn check_input(p: &Prim, n: usize) -> R<()> {
+    if p.whole_blocks && n % p.block_bytes != 0 {
+        return fail(format!("{} takes whole {}-byte blocks (no padding), got {} bytes", p.name, p.block_bytes, n));
+    }
+    Ok(())
+}
+
+fn lib<T>(p: &Prim, r: Result<T, String>) -> R<T> {
+    r.map_err(|e| Ans::Fail(format!("{}: the library refused: {e}", p.name)))
+}
+
+fn bump(iv: &mut [u8]) {
+    for b in iv.iter_mut().rev() {
+        *b = b.wrapping_add(1);
+        if *b != 0 {
+            break;
+        }
+    }
+}
+
+fn timed(f: impl FnOnce()) -> u64 {
+    let t0 = Instant::now();
+    f();
+    t0.elapsed().as_nanos() as u64
+}
+
+fn result(ns: Vec<u64>) -> Value {
+    json!({"status": "ok", "ns": ns, "tsc": null, "core_cycles": null})
+}
+
+impl Runner {
+    fn hello(&self) -> Value {
+        let impls: Vec<Value> = self
+            .impls
+            .iter()
+            .map(|im| {
+                let prims: Vec<Value> =
+                    im.entries.iter().map(|e| json!({"name": e.prim.name, "provider": e.provider})).collect();
+                json!({"name": im.name, "library": im.library, "version": im.version, "available": true,
+                       "primitives": prims, "notes": im.notes})
+            })
+            .collect();
+        json!({"status": "ok", "protocol": 1, "runner": "rust", "language": "Rust",
+               "runtime": format!("rustc {} (release: opt-level 3, codegen-units 1, lto thin)", env!("CB_RUSTC_VERSION")),
+               "clocks": {"monotonic": "std::time::Instant (CLOCK_MONOTONIC)", "tsc": null, "core_cycles": null},
+               "implementations": impls})
+    }
+
+    fn target(&self, req: &Map<String, Value>) -> R<&Entry> {
+        let iname = string(req, "impl")?;
+        let pname = string(req, "primitive")?;
+        if !self.reg.contains_key(&pname) {
+            return fail(format!("unknown primitive '{pname}' (not in the registry)"));
+        }
+        let im = match self.impls.iter().find(|im| im.name == iname) {
+            Some(im) => im,
+            None => return fail(format!("unknown implementation '{iname}'")),
+        };
+        im.entries
+            .iter()
+            .find(|e| e.prim.name == pname)
+            .ok_or_else(|| Ans::Unsupported(format!("{iname} does not offer {pname}")))
+    }
+
+    fn crypt(&self, req: &Map<String, Value>, enc: bool) -> R<Value> {
+        let e = self.target(req)?;
+        let p = &e.prim;
+        if p.kind == "hash" {
+            return fail(format!("{} is a hash: use op 'hash'", p.name));
+        }
+        let (key, iv, aad) = (unhex(req, "key", false)?, unhex(req, "iv", false)?, unhex(req, "aad", false)?);
+        let mut data = unhex(req, "input", true)?;
+        check_lengths(p, &key, &iv, &aad)?;
+        match &e.kind {
+            Kind::Aead(new) => {
+                if !enc && data.len() < p.tag_bytes {
+                    return fail(format!("{} decryption input must end with the {}-byte tag", p.name, p.tag_bytes));
+                }
+                let a = lib(p, new(&key))?;
+                if enc {
+                    let mut tag = vec![0u8; p.tag_bytes];
+                    a.seal(&iv, &aad, &mut data, &mut tag);
+                    data.extend_from_slice(&tag);
+                    return Ok(json!({"status": "ok", "output": hex(&data)}));
+                }
+                let n = data.len() - p.tag_bytes;
+                let mut out = vec![0u8; n];
+                if a.open(&iv, &aad, &data[..n], &data[n..], &mut out) {
+                    Ok(json!({"status": "ok", "authentic": true, "output": hex(&out)}))
+                } else {
+                    Ok(json!({"status": "ok", "authentic": false}))
+                }
+            }
+            Kind::Cipher(new) => {
+                check_input(p, data.len())?;
+                let k = lib(p, new(&key, enc))?;
+                let mut x = lib(p, k.start(&iv))?;
+                if !data.is_empty() {
+                    x(&mut data);
+                }
+                Ok(json!({"status": "ok", "output": hex(&data)}))
+            }
+            Kind::Hash(_) => unreachable!(),
+        }
+    }
+
+    fn hash_once(&self, req: &Map<String, Value>) -> R<Value> {
+        let e = self.target(req)?;
+        let p = &e.prim;
+        let Kind::Hash(new) = &e.kind else {
+            return fail(format!("{} is not a hash: use encrypt/decrypt", p.name));
+        };
+        let data = unhex(req, "input", true)?;
+        let mut h = new();
+        h.update(&data);
+        Ok(json!({"status": "ok", "output": hex(&h.finish())}))
+    }
+
+    fn bench(&self, req: &Map<String, Value>) -> R<Value> {
+        let e = self.target(req)?;
+        let p = &e.prim;
+        let op = string(req, "operation")?;
+        let workload = if req.contains_key("workload") { string(req, "workload")? } else { "bulk".into() };
+        let size = count(req, "size", 0, op != "keysetup" && op != "keysetup-decrypt")?;
+        let loops = count(req, "loops", 0, true)?;
+        let batches = count(req, "batches", 1, false)?;
+        if loops == 0 || batches == 0 {
+            return fail("loops and batches must be at least 1");
+        }
+        if batches > 100000 {
+            return fail("at most 100000 batches per request");
+        }
+        if size > 1 << 30 {
+            return fail("size is limited to 1 GiB");
+        }
+        if !["bulk", "message", "rekey"].contains(&workload.as_str()) {
+            return fail(format!("unknown workload '{workload}'; accepted: bulk, message, rekey"));
+        }
+        let size = size as usize;
+        let mut buf: Vec<u8> = (0..size).map(|i| i as u8).collect();
+        let mut out = vec![0u8; size];
+        let mut ns = Vec::with_capacity(batches as usize);
+
+        if let Kind::Hash(new) = &e.kind {
+            if op != "hash" {
+                return fail(format!("{} is a hash: operation must be 'hash'", p.name));
+            }
+            if workload == "rekey" {
+                return fail("hashes have no key: use workload bulk or message");
+            }
+            let mut h = new();
+            for _ in 0..batches {
+                if workload == "bulk" {
+                    ns.push(timed(|| {
+                        for _ in 0..loops {
+                            h.update(&buf);
+                        }
+                    }));
+                    h.finish();
+                } else {
+                    ns.push(timed(|| {
+                        for _ in 0..loops {
+                            h.update(&buf);
+                            std::hint::black_box(h.finish());
+                        }
+                    }));
+                }
+            }
+            return Ok(result(ns));
+        }
+
+        let (key, mut iv, aad) = (unhex(req, "key", false)?, unhex(req, "iv", false)?, unhex(req, "aad", false)?);
+        check_lengths(p, &key, &iv, &aad)?;
+        if op == "keysetup" || op == "keysetup-decrypt" {
+            let enc = op == "keysetup";
+            if let Some(why) = &e.no_keysetup {
+                return Err(Ans::Unsupported(why.clone()));
+            }
+            match &e.kind {
+                Kind::Cipher(new) => {
+                    lib(p, new(&key, enc).map(|_| ()))?;
+                    for _ in 0..batches {
+                        ns.push(timed(|| {
+                            for _ in 0..loops {
+                                std::hint::black_box(new(std::hint::black_box(&key), enc).ok());
+                            }
+                        }));
+                    }
+                }
+                Kind::Aead(new) => {
+                    lib(p, new(&key).map(|_| ()))?;
+                    for _ in 0..batches {
+                        ns.push(timed(|| {
+                            for _ in 0..loops {
+                                std::hint::black_box(new(std::hint::black_box(&key)).ok());
+                            }
+                        }));
+                    }
+                }
+                Kind::Hash(_) => unreachable!(),
+            }
+            return Ok(result(ns));
+        }
+        check_input(p, size)?;
+        if !["encrypt", "decrypt", "decrypt-forged"].contains(&op.as_str()) {
+            return fail(format!(
+                "unknown operation '{op}'; accepted: encrypt, decrypt, decrypt-forged, keysetup, keysetup-decrypt, hash"
+            ));
+        }
+        let forged = op == "decrypt-forged";
+        let enc = op == "encrypt";
+        let rekey = workload == "rekey";
+        match &e.kind {
+            Kind::Aead(new) => {
+                let mut a = lib(p, new(&key))?;
+                let mut tag = vec![0u8; p.tag_bytes];
+                if enc {
+                    // One-shot AEAD APIs: in the bulk workload every call is a whole seal under the same nonce.
+                    for _ in 0..batches {
+                        ns.push(timed(|| {
+                            for _ in 0..loops {
+                                if rekey {
+                                    a = new(&key).unwrap();
+                                }
+                                a.seal(&iv, &aad, &mut buf, &mut tag);
+                                if workload != "bulk" {
+                                    bump(&mut iv);
+                                }
+                            }
+                        }));
+                    }
+                    return Ok(result(ns));
+                }
+                // A valid ciphertext and tag to open, made once outside the timing.
+                a.seal(&iv, &aad, &mut buf, &mut tag);
+                if forged {
+                    tag[0] ^= 1;
+                }
+                let mut accepted = 0u64;
+                for _ in 0..batches {
+                    ns.push(timed(|| {
+                        for _ in 0..loops {
+                            if rekey {
+                                a = new(&key).unwrap();
+                            }
+                            accepted += a.open(&iv, &aad, &buf, &tag, &mut out) as u64;
+                        }
+                    }));
+                }
+                let expect = if forged { 0 } else { loops * batches };
+                if accepted != expect {
+                    let what = if forged { "forged messages were accepted" } else { "valid messages were accepted" };
+                    return fail(format!("{}: {} of {} {}", p.name, accepted, loops * batches, what));
+                }
+                Ok(result(ns))
+            }
+            Kind::Cipher(new) => {
+                if forged {
+                    return fail("decrypt-forged applies to AEADs only");
+                }
+                let mut k = lib(p, new(&key, enc))?;
+                lib(p, k.start(&iv).map(|_| ()))?;
+                for _ in 0..batches {
+                    if workload == "bulk" {
+                        let mut x = k.start(&iv).unwrap();
+                        ns.push(timed(|| {
+                            for _ in 0..loops {
+                                x(&mut buf);
+                            }
+                        }));
+                    } else {
+                        ns.push(timed(|| {
+                            for _ in 0..loops {
+                                if rekey {
+                                    k = new(&key, enc).unwrap();
+                                }
+                                let mut x = k.start(&iv).unwrap();
+                                x(&mut buf); // in place (no tag to keep valid)
+                                if enc {
+                                    bump(&mut iv);
+                                }
+                            }
+                        }));
+                    }
+                }
+                Ok(result(ns))
+            }
+            Kind::Hash(_) => unreachable!(),
+        }
+    }
+
+    fn handle(&self, req: &Map<String, Value>) -> R<Value> {
+        let op = string(req, "op")?;
+        match op.as_str() {
+            "hello" => Ok(self.hello()),
+            "encrypt" | "decrypt" => self.crypt(req, op == "encrypt"),
+            "hash" => self.hash_once(req),
+            "bench" => self.bench(req),
+            "cpu-clock" => Err(Ans::Unsupported("the Rust runner has no cpu-clock".into())),
+            _ => fail(format!("unknown op '{op}'; accepted: hello, encrypt, decrypt, hash, bench, cpu-clock, quit")),
+        }
+    }
+}
+
+fn main() {
+    let registry = load_registry();
+    let runner = match &registry {
+        Ok(list) => Some(Runner {
+            reg: list.iter().map(|p| (p.name.clone(), p.clone())).collect(),
+            impls: impls::build(list),
+        }),
+        Err(e) => {
+            eprintln!("rust runner: cannot read the registry: {e}");
+            None
+        }
+    };
+    let stdin = std::io::stdin();
+    let mut stdout = std::io::stdout().lock();
+    let mut line = Vec::new();
+    let mut input = stdin.lock();
+    loop {
+        line.clear();
+        match input.read_until(b'\n', &mut line) {
+            Ok(0) | Err(_) => break,
+            Ok(_) => {}
+        }
+        let text = String::from_utf8_lossy(&line);
+        if text.trim().is_empty() {
+            continue;
+        }
+        let mut id = Value::Null;
+        let resp: R<Value> = match serde_json::from_str::<Value>(&text) {
+            Err(e) => fail(format!("malformed request: not JSON ({e})")),
+            Ok(Value::Object(req)) => {
+                id = req.get("id").cloned().unwrap_or(Value::Null);
+                if req.get("op").and_then(Value::as_str) == Some("quit") {
+                    break;
+                }
+                match &runner {
+                    None => fail(format!(
+                        "the runner cannot read the registry (run runners/rust/build.sh): {}",
+                        registry.as_ref().err().unwrap()
+                    )),
+                    Some(r) => std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| r.handle(&req)))
+                        .unwrap_or_else(|_| fail("internal error: the library panicked")),
+                }
+            }
+            Ok(_) => fail("a request must be a JSON object"),
+        };
+        let mut v = match resp {
+            Ok(v) => v,
+            Err(Ans::Fail(m)) => json!({"status": "error", "message": m}),
+            Err(Ans::Unsupported(m)) => json!({"status": "unsupported", "message": m}),
+        };
+        v["id"] = id;
+        if writeln!(stdout, "{v}").and_then(|_| stdout.flush()).is_err() {
+            break;
+        }
+    }
+}
