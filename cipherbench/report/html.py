@@ -44,6 +44,7 @@ dl.ctx dt{font-weight:600;color:#444}dl.ctx dd{margin:0;word-break:break-word}
 table.t{border-collapse:collapse;background:#fff;font-size:12.5px;margin:6px 0;display:block;overflow-x:auto;width:max-content;max-width:100%}
 table.t th,table.t td{border:1px solid #d8dee4;padding:3px 7px;white-space:nowrap}
 table.t th{background:#f3f5f7;position:sticky;top:0}
+table.t.wrap td{white-space:normal;max-width:460px;overflow-wrap:anywhere}
 table.t td.r{text-align:right;font-variant-numeric:tabular-nums}
 tr.unverified td{background:#fff8e1;font-style:italic}tr.published td{background:#f3f5f7;font-weight:600}tr.failed td{background:#ffebe9}
 ul.notes{font-size:12.5px;color:#444;margin:4px 0 12px;padding-left:18px}
@@ -93,7 +94,7 @@ class Page:
             cells = "".join(f'<td class="{align[i] if i < len(align) else "l"}">{h.escape(c)}</td>'
                             for i, c in enumerate(row))
             body.append(f'<tr class="{mark}">{cells}</tr>')
-        self.add(f'<table class="t"><thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody></table>')
+        self.add(f'<table class="t{" wrap" if t.wrap else ""}"><thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody></table>')
         if t.notes:
             self.add('<ul class="notes">' + "".join(f"<li>{code(n)}</li>" for n in t.notes) + "</ul>")
 

@@ -24,6 +24,7 @@ class Table:
     notes: list[str] = field(default_factory=list)
     align: list[str] = field(default_factory=list)  # "l" or "r" per column
     row_marks: list[str] = field(default_factory=list)  # "", "unverified" or "failed" per row
+    wrap: bool = False  # long text cells (reasons, compiler flags) may wrap
 
     def add(self, cells, mark: str = ""):
         self.rows.append([c if isinstance(c, str) else num(c) for c in cells])
@@ -439,6 +440,7 @@ def libraries_table(data: ReportData) -> Table:
             t.add([data.series_name(run, i["impl"]), i.get("runner") or "", i.get("library") or "",
                    i.get("version") or "", "available" if i.get("available") else f"unavailable: {i.get('reason')}",
                    (built[:120] + "…") if len(built) > 120 else built])
+    t.wrap = True
     t.notes = ["Implementations that took part in the run (and those that were unavailable, with why)."]
     return t
 
