@@ -449,7 +449,7 @@ def _others(root: Path, c: Collector, pkg: str):
         for r in parse_nist(f):
             fl = r.fields
             comps = [k for k in ("AAD", "AAD2", "AAD3", "AAD4") if k in fl]
-            if comps != ["AAD", "AAD2"] or len(unhex(fl["AAD2"])) != 16 or not unhex(fl["AAD"]):
+            if comps != ["AAD", "AAD2"] or len(unhex(fl["AAD2"])) != 16:
                 continue  # the protocol carries one AD component plus the nonce (the last one)
             key = unhex(fl["KEY"])
             c.add(f"aes-{4 * len(key)}-siv", f.name, key=key, iv=unhex(fl["AAD2"]), aad=unhex(fl["AAD"]),
