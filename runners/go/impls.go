@@ -53,6 +53,8 @@ type entry struct {
 	newKey     func(key []byte) (any, error)
 	start      func(ctx any, iv []byte, enc bool) (xform, error)
 	noKeySetup string // non-empty: keysetup is answered unsupported with this reason
+	oneShot    string // non-empty: the API cannot continue a message across calls (why)
+	impl       string
 	newAEAD    func(key []byte) (cipher.AEAD, error)
 	newHash    func() hasher
 }
@@ -283,7 +285,7 @@ func buildImplementations() {
 		notes: map[string]any{"modes": "ECB/CBC/CFB/OFB/CTR/GCM from Go's crypto/cipher over x/crypto block ciphers",
 			"go": runtime.Version()}}
 	byName := map[string]*impl{std: goStd, xcrypt: xc}
-	add := func(im string, e *entry) { byName[im].entries = append(byName[im].entries, e) }
+	add := func(im string, e *entry) { e.impl = im; byName[im].entries = append(byName[im].entries, e) }
 
 	for _, p := range registryOrder {
 		fam, mode := family(p)
@@ -337,7 +339,8 @@ func buildImplementations() {
 						k, nonce := ctx.(*[32]byte), append([]byte{}, iv...)
 						return func(dst, src []byte) { salsa20.XORKeyStream(dst, src, nonce, k) }, nil
 					},
-					noKeySetup: "x/crypto/salsa20 has no key setup step: the key is passed to every XORKeyStream call"})
+					noKeySetup: "x/crypto/salsa20 has no key setup step: the key is passed to every XORKeyStream call",
+					oneShot:    "x/crypto/salsa20.XORKeyStream keeps no stream state between calls"})
 			case "rc4":
 				add(std, &entry{prim: p, provider: "pure Go",
 					newKey: func(k []byte) (any, error) { return rc4.NewCipher(k) },

@@ -217,6 +217,43 @@ func checkInput(p *prim, n int) error {
 	return nil
 }
 
+// chunkParts reads the optional "chunks" field: the lengths of consecutive
+// update calls, plus one more call for the rest of the n-byte input.
+func chunkParts(req request, p *prim, n int) ([]int, bool, error) {
+	v, ok := req["chunks"]
+	if !ok || v == nil {
+		if n > 0 {
+			return []int{n}, false, nil
+		}
+		return nil, false, nil
+	}
+	list, ok := v.([]any)
+	if !ok {
+		return nil, true, fail("field 'chunks' must be a list of byte counts")
+	}
+	var parts []int
+	sum := 0
+	for _, x := range list {
+		num, ok := x.(json.Number)
+		l, err := strconv.ParseUint(string(num), 10, 62)
+		if !ok || err != nil || l == 0 {
+			return nil, true, fail("field 'chunks' must hold positive byte counts")
+		}
+		if p.WholeBlocks && int(l)%p.BlockBytes != 0 {
+			return nil, true, fail("%s takes whole %d-byte blocks: chunk of %d bytes", p.Name, p.BlockBytes, l)
+		}
+		if l > uint64(n-sum) {
+			return nil, true, fail("chunks add up to more than the %d-byte input", n)
+		}
+		sum += int(l)
+		parts = append(parts, int(l))
+	}
+	if sum < n {
+		parts = append(parts, n-sum)
+	}
+	return parts, true, nil
+}
+
 func crypt(req request, enc bool) (map[string]any, error) {
 	e, err := target(req)
 	if err != nil {
@@ -249,21 +286,45 @@ func crypt(req request, enc bool) (map[string]any, error) {
 		if !enc && len(in) < p.TagBytes {
 			return nil, fail("%s decryption input must end with the %d-byte tag", p.Name, p.TagBytes)
 		}
+		n := len(in)
+		if !enc {
+			n -= p.TagBytes
+		}
+		parts, chunked, err := chunkParts(req, p, n)
+		if err != nil {
+			return nil, err
+		}
+		if len(parts) > 1 {
+			return nil, unsupported("%s is one call per message in %s (cipher.AEAD is one-shot): it cannot take the input in chunks", p.Name, e.impl)
+		}
 		a, err := e.newAEAD(key)
 		if err != nil {
 			return nil, fail("%s: %v", p.Name, err)
 		}
+		r := map[string]any{"status": "ok"}
+		if chunked {
+			r["chunked"] = true
+		}
 		if enc {
-			return map[string]any{"status": "ok", "output": hex.EncodeToString(a.Seal(nil, iv, in, aad))}, nil
+			r["output"] = hex.EncodeToString(a.Seal(nil, iv, in, aad))
+			return r, nil
 		}
 		out, err := a.Open(nil, iv, in, aad)
-		if err != nil {
-			return map[string]any{"status": "ok", "authentic": false}, nil
+		r["authentic"] = err == nil
+		if err == nil {
+			r["output"] = hex.EncodeToString(out)
 		}
-		return map[string]any{"status": "ok", "authentic": true, "output": hex.EncodeToString(out)}, nil
+		return r, nil
 	}
 	if err := checkInput(p, len(in)); err != nil {
 		return nil, err
+	}
+	parts, chunked, err := chunkParts(req, p, len(in))
+	if err != nil {
+		return nil, err
+	}
+	if len(parts) > 1 && e.oneShot != "" {
+		return nil, unsupported("%s: %s, so it cannot take the input in chunks", p.Name, e.oneShot)
 	}
 	ctx, err := e.newKey(key)
 	if err != nil {
@@ -274,10 +335,16 @@ func crypt(req request, enc bool) (map[string]any, error) {
 		return nil, err
 	}
 	out := make([]byte, len(in))
-	if len(in) > 0 {
-		xf(out, in)
+	at := 0
+	for _, l := range parts {
+		xf(out[at:at+l], in[at:at+l])
+		at += l
 	}
-	return map[string]any{"status": "ok", "output": hex.EncodeToString(out)}, nil
+	r := map[string]any{"status": "ok", "output": hex.EncodeToString(out)}
+	if chunked {
+		r["chunked"] = true
+	}
+	return r, nil
 }
 
 func hashOnce(req request) (map[string]any, error) {

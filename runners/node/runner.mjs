@@ -233,6 +233,22 @@ function target(req) {
   return { e, web: im.name === 'webcrypto' };
 }
 
+// The optional "chunks" field: lengths of consecutive update calls, then the rest.
+function chunkParts(req, p, n) {
+  const v = req.chunks;
+  if (v === undefined || v === null) return { parts: n ? [n] : [], chunked: false };
+  if (!Array.isArray(v)) throw new Fail("field 'chunks' must be a list of byte counts");
+  const parts = []; let sum = 0;
+  for (const x of v) {
+    if (!Number.isSafeInteger(x) || x <= 0) throw new Fail("field 'chunks' must hold positive byte counts");
+    if (p.whole_blocks && x % p.block_bytes) throw new Fail(`${p.name} takes whole ${p.block_bytes}-byte blocks: chunk of ${x} bytes`);
+    if (x > n - sum) throw new Fail(`chunks add up to more than the ${n}-byte input`);
+    sum += x; parts.push(x);
+  }
+  if (sum < n) parts.push(n - sum);
+  return { parts, chunked: true };
+}
+
 async function crypt(req, enc) {
   const { e, web } = target(req);
   const p = e.prim;
@@ -246,23 +262,34 @@ async function crypt(req, enc) {
     if (data.length < p.tag_bytes) throw new Fail(`${p.name} decryption input must end with the ${p.tag_bytes}-byte tag`);
     if (!web) { tag = data.subarray(data.length - p.tag_bytes); data = data.subarray(0, data.length - p.tag_bytes); }
   }
-  checkInput(p, data.length - (web && aead && !enc ? p.tag_bytes : 0));
+  const n = data.length - (web && aead && !enc ? p.tag_bytes : 0);
+  checkInput(p, n);
+  const { parts, chunked } = chunkParts(req, p, n);
+  const flag = chunked ? { chunked: true } : {};
+  if (parts.length > 1 && (web || p.mode === 'ccm' || p.mode === 'xts')) {
+    const why = web ? 'WebCrypto is one call per message' : p.mode === 'ccm'
+      ? "OpenSSL's CCM takes one update per message" : "OpenSSL's XTS treats every update as a whole data unit";
+    throw new Unsupported(`${p.name}: ${why}, so it cannot take the input in chunks`);
+  }
   if (web) {
     const k = await alib(p, () => webKey(e, key));
     const out = await alib(p, () => webCrypt(e, k, iv, aad, data, enc));
-    if (aead && !enc) return out ? { status: 'ok', authentic: true, output: out.toString('hex') } : { status: 'ok', authentic: false };
-    return { status: 'ok', output: out.toString('hex') };
+    if (aead && !enc) return out ? { status: 'ok', ...flag, authentic: true, output: out.toString('hex') } : { status: 'ok', ...flag, authentic: false };
+    return { status: 'ok', ...flag, output: out.toString('hex') };
   }
   const c = lib(p, () => e.start(key, iv, enc, aad, data.length, tag));
   // (OpenSSL's XTS refuses a zero-length update, so an empty input skips it.)
-  const part = data.length || p.mode !== 'xts' ? lib(p, () => c.update(data)) : Buffer.alloc(0);
+  const outs = []; let at = 0;
+  for (const len of parts) { outs.push(lib(p, () => c.update(data.subarray(at, at + len)))); at += len; }
+  if (!parts.length && p.mode !== 'xts') outs.push(lib(p, () => c.update(data))); // (OpenSSL's XTS refuses an empty update; CCM needs one)
+  const part = Buffer.concat(outs);
   if (aead && !enc) {
     let fin; // OCB releases the last partial block only here
-    try { fin = c.final(); } catch { return { status: 'ok', authentic: false }; }
-    return { status: 'ok', authentic: true, output: Buffer.concat([part, fin]).toString('hex') };
+    try { fin = c.final(); } catch { return { status: 'ok', ...flag, authentic: false }; }
+    return { status: 'ok', ...flag, authentic: true, output: Buffer.concat([part, fin]).toString('hex') };
   }
   const out = Buffer.concat([part, lib(p, () => c.final())]);
-  return { status: 'ok', output: (aead ? Buffer.concat([out, c.getAuthTag()]) : out).toString('hex') };
+  return { status: 'ok', ...flag, output: (aead ? Buffer.concat([out, c.getAuthTag()]) : out).toString('hex') };
 }
 
 async function hashOnce(req) {

@@ -127,7 +127,7 @@ def add_pycryptodome(impls):
                 AES.new(key, mode, nonce=iv)
         return new
 
-    def pcd_aead(new, streams=True, output=True):
+    def pcd_aead(new, streams=True, output=True, flush=False):
         def seal(ctx, key, iv, aad, data):
             c = new(key, iv)
             if aad:
@@ -152,7 +152,25 @@ def add_pycryptodome(impls):
                 c.update(aad)
             f = c.encrypt if enc else c.decrypt
             return f if not output else (lambda buf: f(buf, output=buf))
-        return dict(keyed=lambda key: None, seal=seal, open=open_, stream=stream if streams else None)
+        def seal_parts(ctx, key, iv, aad, pieces):
+            c = new(key, iv, sum(map(len, pieces)), len(aad))
+            if aad:
+                c.update(aad)
+            ct = b"".join(c.encrypt(x) for x in pieces) + (c.encrypt() if flush else b"")  # OCB buffers
+            return ct + c.digest()
+
+        def open_parts(ctx, key, iv, aad, pieces, tag):
+            c = new(key, iv, sum(map(len, pieces)), len(aad))
+            if aad:
+                c.update(aad)
+            out = b"".join(c.decrypt(x) for x in pieces) + (c.decrypt() if flush else b"")
+            try:
+                c.verify(tag)
+            except ValueError:
+                return None
+            return out
+        return dict(keyed=lambda key: None, seal=seal, open=open_, stream=stream if streams else None,
+                    seal_parts=seal_parts if streams else None, open_parts=open_parts if streams else None)
 
     gcm_prov = aes_prov + (" + CLMUL GHASH" if clmul else " + portable GHASH") + "; AES.new per message rebuilds GHASH tables"
     for p in REG:
@@ -165,7 +183,7 @@ def add_pycryptodome(impls):
         elif p.mode == "eax":
             im.add(p.name, aes_prov + " (EAX: CTR + CMAC)", **pcd_aead(aes_aead(AES.MODE_EAX)))
         elif p.mode == "ocb":
-            im.add(p.name, aes_prov + " (OCB3 in pycryptodome C)", **pcd_aead(aes_aead(AES.MODE_OCB), output=False))
+            im.add(p.name, aes_prov + " (OCB3 in pycryptodome C)", **pcd_aead(aes_aead(AES.MODE_OCB), output=False, flush=True))
         elif p.mode == "siv":
             im.add(p.name, aes_prov + " (SIV: S2V-CMAC + CTR); one-shot", **pcd_aead(aes_aead(AES.MODE_SIV), streams=False))
 
@@ -266,7 +284,8 @@ def add_pyca(impls):
             continue
         alg, mode = algs[p.family], modes[p.mode]
         if probe(alg, mode, p):
-            im.add(p.name, prov, make=make_for(alg, mode))
+            extra = {"one_call": "OpenSSL's XTS treats every update as a whole data unit"} if p.mode == "xts" else {}
+            im.add(p.name, prov, make=make_for(alg, mode), **extra)
 
     # ChaCha20: cryptography's 16-byte nonce is a 32-bit little-endian counter (0) || the 12-byte IETF nonce.
     def chacha_make(key, iv, enc):
@@ -297,6 +316,25 @@ def add_pyca(impls):
                 return None
         return dict(keyed=cls, seal=seal, open=open_, stream=None)
 
+    def gcm_parts(alg):  # Cipher(alg, GCM) fed in pieces
+        def seal_parts(ctx, key, iv, aad, pieces):
+            c = Cipher(alg(key), M.GCM(iv)).encryptor()
+            if aad:
+                c.authenticate_additional_data(aad)
+            ct = b"".join(c.update(x) for x in pieces) + c.finalize()
+            return ct + c.tag
+
+        def open_parts(ctx, key, iv, aad, pieces, tag):
+            c = Cipher(alg(key), M.GCM(iv, tag)).decryptor()
+            if aad:
+                c.authenticate_additional_data(aad)
+            out = b"".join(c.update(x) for x in pieces)
+            try:
+                return out + c.finalize()
+            except InvalidTag:
+                return None
+        return dict(seal_parts=seal_parts, open_parts=open_parts)
+
     for p in REG:
         if p.kind != "aead":
             continue
@@ -311,6 +349,7 @@ def add_pyca(impls):
                 scratch = bytearray(total + 64)
                 return lambda buf: c.update_into(buf, scratch)
             d["stream"] = gcm_stream
+            d.update(gcm_parts(A.AES))
             im.add(p.name, prov + "; message workload: AESGCM one-shot", **d)
         elif p.family == "aes" and p.mode in ("ccm", "ocb", "siv", "gcmsiv"):
             cls = {"ccm": lambda k: AESCCM(k, tag_length=16), "ocb": AESOCB3, "siv": AESSIV,
@@ -349,7 +388,7 @@ def add_pyca(impls):
             try:
                 if probe(A.SM4, lambda iv: M.GCM(bytes(12)), p):
                     im.add(p.name, prov + "; Cipher(SM4, GCM) per message",
-                           keyed=lambda k: None, seal=sm4_seal, open=sm4_open, stream=sm4_stream)
+                           keyed=lambda k: None, seal=sm4_seal, open=sm4_open, stream=sm4_stream, **gcm_parts(A.SM4))
             except Exception:  # noqa: BLE001
                 pass
     im.add("chacha20-poly1305", prov + "; one-shot AEAD API", **one_shot(ChaCha20Poly1305))
@@ -536,6 +575,36 @@ def lib_call(p, fn, *args):
         raise Fail(f"{p.name}: the library refused: {e}") from None
 
 
+def chunk_parts(req, p, n):
+    """The optional "chunks" field: lengths of consecutive update calls, then the rest."""
+    v = req.get("chunks")
+    if v is None:
+        return ([n] if n else []), False
+    if not isinstance(v, list):
+        raise Fail("field 'chunks' must be a list of byte counts")
+    parts, total = [], 0
+    for x in v:
+        if not isinstance(x, int) or isinstance(x, bool) or x <= 0:
+            raise Fail("field 'chunks' must hold positive byte counts")
+        if p.whole_blocks and x % p.block_bytes:
+            raise Fail(f"{p.name} takes whole {p.block_bytes}-byte blocks: chunk of {x} bytes")
+        if x > n - total:
+            raise Fail(f"chunks add up to more than the {n}-byte input")
+        total += x
+        parts.append(x)
+    if total < n:
+        parts.append(n - total)
+    return parts, True
+
+
+def pieces(data, parts):
+    out, at = [], 0
+    for n in parts:
+        out.append(data[at:at + n])
+        at += n
+    return out
+
+
 def crypt(req, enc):
     e = target(req)
     p = e.prim
@@ -546,17 +615,35 @@ def crypt(req, enc):
     if p.kind == "aead":
         if not enc and len(data) < p.tag_bytes:
             raise Fail(f"{p.name} decryption input must end with the {p.tag_bytes}-byte tag")
-        check_input(p, len(data) - (0 if enc else p.tag_bytes))
+        n = len(data) - (0 if enc else p.tag_bytes)
+        check_input(p, n)
+        parts, chunked = chunk_parts(req, p, n)
+        in_pieces = len(parts) > 1
+        if in_pieces and not getattr(e, "seal_parts", None):
+            raise Unsupported(f"{p.name} is one call per message in this API: it cannot take the input in chunks")
         ctx = lib_call(p, e.keyed, key)
+        resp = {"status": "ok", "chunked": True} if chunked else {"status": "ok"}
         if enc:
-            return {"status": "ok", "output": bytes(lib_call(p, e.seal, ctx, key, iv, aad, data)).hex()}
-        out = lib_call(p, e.open, ctx, key, iv, aad, data)
+            out = lib_call(p, e.seal_parts, ctx, key, iv, aad, pieces(data, parts)) if in_pieces else \
+                lib_call(p, e.seal, ctx, key, iv, aad, data)
+            return dict(resp, output=bytes(out).hex())
+        if in_pieces:
+            out = lib_call(p, e.open_parts, ctx, key, iv, aad, pieces(data[:n], parts), data[n:])
+        else:
+            out = lib_call(p, e.open, ctx, key, iv, aad, data)
         if out is None:
-            return {"status": "ok", "authentic": False}
-        return {"status": "ok", "authentic": True, "output": bytes(out).hex()}
+            return dict(resp, authentic=False)
+        return dict(resp, authentic=True, output=bytes(out).hex())
     check_input(p, len(data))
+    parts, chunked = chunk_parts(req, p, len(data))
+    if len(parts) > 1 and getattr(e, "one_call", None):
+        raise Unsupported(f"{p.name}: {e.one_call}, so it cannot take the input in chunks")
     x = lib_call(p, e.make, key, iv, enc)
-    return {"status": "ok", "output": bytes(lib_call(p, x.run, data)).hex() if data else ""}
+    out = b"".join(bytes(lib_call(p, x.run, piece)) for piece in pieces(data, parts))
+    resp = {"status": "ok", "output": out.hex()}
+    if chunked:
+        resp["chunked"] = True
+    return resp
 
 
 def hash_once(req):

@@ -126,6 +126,7 @@ where
         provider: provider.into(),
         kind: Kind::Cipher(Box::new(move |key, enc| Ok(Box::new(Rc { c: ctor(key)?, enc, mode, ctr }) as Box<dyn Keyed>))),
         no_keysetup: None,
+        one_call: None,
     })
 }
 
@@ -155,6 +156,7 @@ fn aead_entry<G: AeadInOut + KeyInit + 'static>(p: &Prim, provider: &str) -> Ent
         provider: provider.into(),
         kind: Kind::Aead(Box::new(|key| Ok(Box::new(RcAead(G::new_from_slice(key).map_err(err)?)) as Box<dyn AeadKeyed>))),
         no_keysetup: None,
+        one_call: None,
     }
 }
 
@@ -173,6 +175,7 @@ where
             Ok(Box::new(RcAead(aes_gcm::AesGcm::<C, U12>::from(c))) as Box<dyn AeadKeyed>)
         })),
         no_keysetup: None,
+        one_call: None,
     }
 }
 
@@ -195,6 +198,7 @@ fn stream_entry<S: KeyIvInit + StreamCipher + 'static>(p: &Prim, provider: &str)
         prim: p.clone(),
         provider: provider.into(),
         kind: Kind::Cipher(Box::new(|key, _| Ok(Box::new(Stream::<S> { key: key.to_vec(), _s: PhantomData }) as Box<dyn Keyed>))),
+        one_call: None,
         no_keysetup: Some(format!(
             "{}: the RustCrypto stream API sets key and nonce together (new_from_slices); the message workload times it",
             p.name
@@ -225,11 +229,11 @@ impl<X: Update + ExtendableOutputReset> HashCtx for Xof<X> {
     }
 }
 fn hash_entry<D: Digest + digest::FixedOutputReset + Default + 'static>(p: &Prim, provider: &str) -> Entry {
-    Entry { prim: p.clone(), provider: provider.into(), kind: Kind::Hash(Box::new(|| Box::new(Dg(D::default())))), no_keysetup: None }
+    Entry { prim: p.clone(), provider: provider.into(), kind: Kind::Hash(Box::new(|| Box::new(Dg(D::default())))), no_keysetup: None, one_call: None }
 }
 fn xof_entry<X: Update + ExtendableOutputReset + Default + 'static>(p: &Prim, provider: &str) -> Entry {
     let n = p.digest_bytes;
-    Entry { prim: p.clone(), provider: provider.into(), kind: Kind::Hash(Box::new(move || Box::new(Xof(X::default(), n)))), no_keysetup: None }
+    Entry { prim: p.clone(), provider: provider.into(), kind: Kind::Hash(Box::new(move || Box::new(Xof(X::default(), n)))), no_keysetup: None, one_call: None }
 }
 
 // ====================================================================== the RustCrypto table
@@ -386,6 +390,7 @@ fn ring_entry(p: &Prim) -> Option<Entry> {
                 Ok(Box::new(RingAead(aead::LessSafeKey::new(k))) as Box<dyn AeadKeyed>)
             })),
             no_keysetup: None,
+        one_call: None,
         });
     }
     let alg: &'static digest::Algorithm = match p.name.as_str() {
@@ -401,6 +406,7 @@ fn ring_entry(p: &Prim) -> Option<Entry> {
         provider: "ring (assembly, CPU features detected at run time)".into(),
         kind: Kind::Hash(Box::new(move || Box::new(RingHash(alg, Some(digest::Context::new(alg)))))),
         no_keysetup: None,
+        one_call: None,
     })
 }
 
@@ -483,6 +489,7 @@ fn awslc_entry(p: &Prim) -> Option<Entry> {
                 Ok(Box::new(AwsAead(aead::LessSafeKey::new(k))) as Box<dyn AeadKeyed>)
             })),
             no_keysetup: None,
+        one_call: None,
         });
     }
     let halg: Option<&'static digest::Algorithm> = match p.name.as_str() {
@@ -503,6 +510,7 @@ fn awslc_entry(p: &Prim) -> Option<Entry> {
             provider: prov,
             kind: Kind::Hash(Box::new(move || Box::new(AwsHash(alg, Some(digest::Context::new(alg)))))),
             no_keysetup: None,
+        one_call: None,
         });
     }
     if !p.name.starts_with("aes-") {
@@ -546,6 +554,7 @@ fn awslc_entry(p: &Prim) -> Option<Entry> {
         provider: format!("{prov}; one-shot API: every call is a whole message from the IV"),
         kind: Kind::Cipher(Box::new(new)),
         no_keysetup: None,
+        one_call: Some("aws-lc-rs EncryptingKey/DecryptingKey are one call per message".into()),
     })
 }
 

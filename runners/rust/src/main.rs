@@ -71,6 +71,8 @@ pub struct Entry {
     pub kind: Kind,
     /// Some(reason): keysetup is answered unsupported (no key-setup step in the API).
     pub no_keysetup: Option<String>,
+    /// Some(reason): the API cannot continue a message across calls ("chunks" is unsupported).
+    pub one_call: Option<String>,
 }
 
 pub struct Impl {
@@ -193,6 +195,34 @@ fn check_input(p: &Prim, n: usize) -> R<()> {
     Ok(())
 }
 
+/// The optional "chunks" field: lengths of consecutive update calls, then one call for the rest.
+fn chunk_parts(req: &Map<String, Value>, p: &Prim, n: usize) -> R<(Vec<usize>, bool)> {
+    let v = match req.get("chunks") {
+        None | Some(Value::Null) => return Ok((if n > 0 { vec![n] } else { vec![] }, false)),
+        Some(v) => v,
+    };
+    let list = v.as_array().ok_or_else(|| Ans::Fail("field 'chunks' must be a list of byte counts".into()))?;
+    let (mut parts, mut sum) = (Vec::new(), 0usize);
+    for x in list {
+        let len = match x.as_u64() {
+            Some(l) if l > 0 => l as usize,
+            _ => return fail("field 'chunks' must hold positive byte counts"),
+        };
+        if p.whole_blocks && len % p.block_bytes != 0 {
+            return fail(format!("{} takes whole {}-byte blocks: chunk of {} bytes", p.name, p.block_bytes, len));
+        }
+        if len > n - sum {
+            return fail(format!("chunks add up to more than the {n}-byte input"));
+        }
+        sum += len;
+        parts.push(len);
+    }
+    if sum < n {
+        parts.push(n - sum);
+    }
+    Ok((parts, true))
+}
+
 fn lib<T>(p: &Prim, r: Result<T, String>) -> R<T> {
     r.map_err(|e| Ans::Fail(format!("{}: the library refused: {e}", p.name)))
 }
@@ -264,29 +294,52 @@ impl Runner {
                 if !enc && data.len() < p.tag_bytes {
                     return fail(format!("{} decryption input must end with the {}-byte tag", p.name, p.tag_bytes));
                 }
+                let n = data.len() - if enc { 0 } else { p.tag_bytes };
+                let (parts, chunked) = chunk_parts(req, p, n)?;
+                if parts.len() > 1 {
+                    return Err(Ans::Unsupported(format!(
+                        "{} is one call per message in these Rust AEAD APIs: it cannot take the input in chunks",
+                        p.name
+                    )));
+                }
                 let a = lib(p, new(&key))?;
+                let mut r = json!({"status": "ok"});
+                if chunked {
+                    r["chunked"] = json!(true);
+                }
                 if enc {
                     let mut tag = vec![0u8; p.tag_bytes];
                     a.seal(&iv, &aad, &mut data, &mut tag);
                     data.extend_from_slice(&tag);
-                    return Ok(json!({"status": "ok", "output": hex(&data)}));
+                    r["output"] = json!(hex(&data));
+                    return Ok(r);
                 }
-                let n = data.len() - p.tag_bytes;
                 let mut out = vec![0u8; n];
-                if a.open(&iv, &aad, &data[..n], &data[n..], &mut out) {
-                    Ok(json!({"status": "ok", "authentic": true, "output": hex(&out)}))
-                } else {
-                    Ok(json!({"status": "ok", "authentic": false}))
+                let ok = a.open(&iv, &aad, &data[..n], &data[n..], &mut out);
+                r["authentic"] = json!(ok);
+                if ok {
+                    r["output"] = json!(hex(&out));
                 }
+                Ok(r)
             }
             Kind::Cipher(new) => {
                 check_input(p, data.len())?;
+                let (parts, chunked) = chunk_parts(req, p, data.len())?;
+                if let (true, Some(why)) = (parts.len() > 1, &e.one_call) {
+                    return Err(Ans::Unsupported(format!("{}: {why}, so it cannot take the input in chunks", p.name)));
+                }
                 let k = lib(p, new(&key, enc))?;
                 let mut x = lib(p, k.start(&iv))?;
-                if !data.is_empty() {
-                    x(&mut data);
+                let mut at = 0;
+                for len in parts {
+                    x(&mut data[at..at + len]);
+                    at += len;
                 }
-                Ok(json!({"status": "ok", "output": hex(&data)}))
+                let mut r = json!({"status": "ok", "output": hex(&data)});
+                if chunked {
+                    r["chunked"] = json!(true);
+                }
+                Ok(r)
             }
             Kind::Hash(_) => unreachable!(),
         }
