@@ -28,6 +28,7 @@ import (
 	"golang.org/x/crypto/md4"
 	"golang.org/x/crypto/ripemd160"
 	"golang.org/x/crypto/salsa20"
+	xsha3 "golang.org/x/crypto/sha3"
 	"golang.org/x/crypto/tea"
 	"golang.org/x/crypto/twofish"
 	"golang.org/x/crypto/xtea"
@@ -141,6 +142,9 @@ var hashes = map[string]hashDef{
 	"sha-384":     {std, hashEntry(sha512.New384), ""},
 	"sha-512":     {std, hashEntry(sha512.New), ""},
 	"sha-512-256": {std, hashEntry(sha512.New512_256), ""},
+	"sha-512-224": {std, hashEntry(sha512.New512_224), ""},
+	"keccak-256":  {xcrypt, hashEntry(xsha3.NewLegacyKeccak256), "amd64 assembly (Keccak-f), original 0x01 padding"},
+	"keccak-512":  {xcrypt, hashEntry(xsha3.NewLegacyKeccak512), "amd64 assembly (Keccak-f), original 0x01 padding"},
 	"sha3-224":    {std, hashEntry(func() hash.Hash { return sha3.New224() }), "amd64 assembly (Keccak-f)"},
 	"sha3-256":    {std, hashEntry(func() hash.Hash { return sha3.New256() }), "amd64 assembly (Keccak-f)"},
 	"sha3-384":    {std, hashEntry(func() hash.Hash { return sha3.New384() }), "amd64 assembly (Keccak-f)"},
@@ -186,7 +190,7 @@ func shaProvider(name string) string {
 			return "AVX2 (Go assembly)"
 		}
 		return "amd64 assembly"
-	case "sha-384", "sha-512", "sha-512-256":
+	case "sha-384", "sha-512", "sha-512-256", "sha-512-224":
 		if cpu.X86.HasAVX2 && cpu.X86.HasBMI2 {
 			return "AVX2 (Go assembly)"
 		}

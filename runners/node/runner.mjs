@@ -31,7 +31,7 @@ function nodeName(p) {
   if (p.kind === 'aead' && !p.mode) return { 'chacha20-poly1305': 'chacha20-poly1305' }[p.name] ?? null;
   if (p.kind === 'hash') {
     return { md4: 'md4', md5: 'md5', 'sha-1': 'sha1', 'sha-224': 'sha224', 'sha-256': 'sha256', 'sha-384': 'sha384',
-      'sha-512': 'sha512', 'sha-512-256': 'sha512-256', 'sha3-224': 'sha3-224', 'sha3-256': 'sha3-256',
+      'sha-512': 'sha512', 'sha-512-256': 'sha512-256', 'sha-512-224': 'sha512-224', 'sha3-224': 'sha3-224', 'sha3-256': 'sha3-256',
       'sha3-384': 'sha3-384', 'sha3-512': 'sha3-512', shake128: 'shake128', shake256: 'shake256',
       'blake2b-512': 'blake2b512', 'blake2s-256': 'blake2s256', 'ripemd-160': 'ripemd160', sm3: 'sm3',
       whirlpool: 'whirlpool' }[p.name] ?? null;

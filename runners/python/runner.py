@@ -74,7 +74,7 @@ def add_pycryptodome(impls):
     try:
         import Crypto
         from Crypto.Cipher import AES, ARC2, ARC4, CAST, DES, DES3, Blowfish, ChaCha20, ChaCha20_Poly1305, Salsa20
-        from Crypto.Hash import (BLAKE2b, BLAKE2s, MD4, MD5, RIPEMD160, SHA1, SHA224, SHA256, SHA384, SHA512,
+        from Crypto.Hash import (BLAKE2b, BLAKE2s, MD4, MD5, RIPEMD160, SHA1, SHA224, SHA256, SHA384, SHA512, keccak,
                                  SHA3_224, SHA3_256, SHA3_384, SHA3_512, SHAKE128, SHAKE256)
         from Crypto.Util import _cpu_features
     except Exception as e:  # noqa: BLE001
@@ -127,17 +127,17 @@ def add_pycryptodome(impls):
                 AES.new(key, mode, nonce=iv)
         return new
 
-    def pcd_aead(new, streams=True, output=True, flush=False):
+    def pcd_aead(new, streams=True, output=True, flush=False, siv=False):
         def seal(ctx, key, iv, aad, data):
             c = new(key, iv)
-            if aad:
+            if aad or siv:  # SIV: exactly one AD component, even empty (the registry's S2V(AD, N, P))
                 c.update(aad)
             ct, tag = c.encrypt_and_digest(data)
             return ct + tag
 
         def open_(ctx, key, iv, aad, data):
             c = new(key, iv)
-            if aad:
+            if aad or siv:
                 c.update(aad)
             try:
                 return c.decrypt_and_verify(data[:-16], data[-16:])
@@ -185,7 +185,7 @@ def add_pycryptodome(impls):
         elif p.mode == "ocb":
             im.add(p.name, aes_prov + " (OCB3 in pycryptodome C)", **pcd_aead(aes_aead(AES.MODE_OCB), output=False, flush=True))
         elif p.mode == "siv":
-            im.add(p.name, aes_prov + " (SIV: S2V-CMAC + CTR); one-shot", **pcd_aead(aes_aead(AES.MODE_SIV), streams=False))
+            im.add(p.name, aes_prov + " (SIV: S2V-CMAC + CTR); one-shot", **pcd_aead(aes_aead(AES.MODE_SIV), streams=False, siv=True))
 
     chacha_prov = "portable C (pycryptodome)"
     im.add("chacha20", chacha_prov, make=with_output(lambda k, iv: ChaCha20.new(key=k, nonce=iv)))
@@ -203,7 +203,9 @@ def add_pycryptodome(impls):
 
     hashes = {"md4": MD4.new, "md5": MD5.new, "sha-1": SHA1.new, "sha-224": SHA224.new, "sha-256": SHA256.new,
               "sha-384": SHA384.new, "sha-512": SHA512.new,
-              "sha-512-256": lambda: SHA512.new(truncate="256"),
+              "sha-512-256": lambda: SHA512.new(truncate="256"), "sha-512-224": lambda: SHA512.new(truncate="224"),
+              "keccak-224": lambda: keccak.new(digest_bits=224), "keccak-256": lambda: keccak.new(digest_bits=256),
+              "keccak-384": lambda: keccak.new(digest_bits=384), "keccak-512": lambda: keccak.new(digest_bits=512),
               "sha3-224": SHA3_224.new, "sha3-256": SHA3_256.new, "sha3-384": SHA3_384.new, "sha3-512": SHA3_512.new,
               "blake2b-512": lambda: BLAKE2b.new(digest_bits=512), "blake2b-256": lambda: BLAKE2b.new(digest_bits=256),
               "blake2s-256": lambda: BLAKE2s.new(digest_bits=256), "ripemd-160": RIPEMD160.new}
@@ -302,15 +304,15 @@ def add_pyca(impls):
 
     def one_shot(cls, siv=False):
         def seal(ctx, key, iv, aad, data):
-            if siv:  # RFC 5297: the nonce is the last AD component; cryptography returns SIV || C
-                out = ctx.encrypt(data, ([aad] if aad else []) + [iv])
+            if siv:  # S2V(AD, N, P): one AD component (even empty), then the nonce; cryptography returns SIV || C
+                out = ctx.encrypt(data, [aad, iv])
                 return out[16:] + out[:16]
             return ctx.encrypt(iv, data, aad or None)
 
         def open_(ctx, key, iv, aad, data):
             try:
                 if siv:
-                    return ctx.decrypt(data[-16:] + data[:-16], ([aad] if aad else []) + [iv])
+                    return ctx.decrypt(data[-16:] + data[:-16], [aad, iv])
                 return ctx.decrypt(iv, data, aad or None)
             except InvalidTag:
                 return None
@@ -394,7 +396,7 @@ def add_pyca(impls):
     im.add("chacha20-poly1305", prov + "; one-shot AEAD API", **one_shot(ChaCha20Poly1305))
 
     hashes = {"md5": H.MD5, "sha-1": H.SHA1, "sha-224": H.SHA224, "sha-256": H.SHA256, "sha-384": H.SHA384,
-              "sha-512": H.SHA512, "sha-512-256": H.SHA512_256, "sha3-224": H.SHA3_224, "sha3-256": H.SHA3_256,
+              "sha-512": H.SHA512, "sha-512-256": H.SHA512_256, "sha-512-224": H.SHA512_224, "sha3-224": H.SHA3_224, "sha3-256": H.SHA3_256,
               "sha3-384": H.SHA3_384, "sha3-512": H.SHA3_512, "blake2b-512": lambda: H.BLAKE2b(64),
               "blake2s-256": lambda: H.BLAKE2s(32), "sm3": H.SM3,
               "shake128": lambda: H.SHAKE128(32), "shake256": lambda: H.SHAKE256(64)}
