@@ -314,6 +314,7 @@ fn rustcrypto_entry(p: &Prim) -> Option<Entry> {
         "chacha20" => stream_entry::<chacha20::ChaCha20>(p, &format!("chacha20 crate, {simd}")),
         "xchacha20" => stream_entry::<chacha20::XChaCha20>(p, &format!("chacha20 crate, {simd}")),
         "salsa20" => stream_entry::<salsa20::Salsa20>(p, "salsa20 crate"),
+        "salsa20r12" => stream_entry::<salsa20::Salsa12>(p, "salsa20 crate (Salsa20/12)"),
         "xsalsa20" => stream_entry::<salsa20::XSalsa20>(p, "salsa20 crate"),
         "chacha20-poly1305" => aead_entry::<chacha20poly1305::ChaCha20Poly1305>(p, &format!("chacha20 ({simd}) + poly1305 crates")),
         "xchacha20-poly1305" => aead_entry::<chacha20poly1305::XChaCha20Poly1305>(p, &format!("chacha20 ({simd}) + poly1305 crates")),
