@@ -37,7 +37,7 @@
  *   his HPC-Medium 128-bit encryption trace (spice 1) checkpoint by
  *   checkpoint. Both traces (trace-hpcksu, tr128e) come with the author's
  *   vectors in the public iscgar/hasty-pudding repository (vectors/traces/),
- *   not in /work/shared. Then ecb_vk and ecb_vt pass in full.
+ *   not among the shared vector files. Then ecb_vk and ecb_vt pass in full.
  * Spice: fixed at zero. The spice terms of the round (spice[i^4], spice[i],
  *   spice[i^7], spice[i^2] and one more added before the last shift) all
  *   vanish and are omitted, so this file is not a general HPC with spice.
