@@ -430,8 +430,9 @@ def show_run(store: Store, run_id: int, as_json: bool = False):
 
 
 def fit_table(measurements):
-    """Per series with three or more sizes: time = overhead + size x marginal cost (least squares),
-    as libgcrypt's bench-slope reports, so per-call cost and throughput are not mixed."""
+    """Per series with three or more sizes: time = overhead + size x marginal cost (a fit weighted
+    to relative error, see stats.slope_fit), as libgcrypt's bench-slope reports, so per-call cost
+    and throughput are not mixed. The overhead carries ± two standard errors."""
     from cipherbench.stats import slope_fit
     series = {}
     for m in measurements:
@@ -441,13 +442,15 @@ def fit_table(measurements):
     for (impl, prim, op, wl), ms in sorted(series.items()):
         if len({m["size"] for m in ms}) < 3:
             continue
-        overhead, ns_per_byte = slope_fit([m["size"] for m in ms], [m["ns_per_call"] for m in ms])
+        f = slope_fit([m["size"] for m in ms], [m["ns_per_call"] for m in ms])
+        ns_per_byte = f.ns_per_byte
         ghz = next((m["core_ghz"] for m in ms if m["core_ghz"]), None)
-        rows.append((impl, prim, f"{op}/{wl}", fmt(overhead, 2), fmt(1e3 / ns_per_byte if ns_per_byte > 0 else None),
+        overhead = fmt(f.overhead_ns, 2) + (f" ± {fmt(2 * f.overhead_se, 1)}" if f.overhead_se == f.overhead_se else "")
+        rows.append((impl, prim, f"{op}/{wl}", overhead, fmt(1e3 / ns_per_byte if ns_per_byte > 0 else None),
                      fmt(ns_per_byte * ghz if ghz and ns_per_byte > 0 else None, 2)))
     if rows:
         t = Table("implementation", "primitive", "operation", "overhead ns/call", "marginal MB/s",
-                  "marginal c/B", title="least-squares fit of time against size")
+                  "marginal c/B", title="fit of time against size (relative least squares; ± 2 standard errors)")
         for row in rows:
             t.add_row(*row)
         out.print(t)

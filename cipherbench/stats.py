@@ -57,7 +57,35 @@ def median_interval(n: int, want: float = 0.95) -> tuple[int, int, float]:
     return best
 
 
-def slope_fit(sizes, ns_per_call):
-    """Least-squares line ns = a + b * bytes: (per-call overhead a in ns, b in ns/byte)."""
-    b, a = np.polyfit(np.asarray(sizes, float), np.asarray(ns_per_call, float), 1)
-    return float(a), float(b)
+@dataclass(frozen=True)
+class Fit:
+    overhead_ns: float  # per-call cost a in ns = a + b * bytes
+    ns_per_byte: float  # marginal cost b
+    overhead_se: float  # standard errors (nan with too few points)
+    ns_per_byte_se: float
+
+
+def slope_fit(sizes, ns_per_call) -> Fit:
+    """Line ns = a + b * bytes fitted to relative residuals (weights 1/ns).
+
+    Sizes span 16 B to 1 MiB, so an unweighted fit lets a 1 % wobble at 1 MiB
+    (tens of microseconds) swamp the per-call overhead and even make it
+    negative. Weighting each point by 1/ns asks every size to be fitted to the
+    same relative precision, which is how the samples are spread (batches
+    are calibrated to a fixed duration), so small sizes fix the intercept and
+    large ones the slope, as libgcrypt's bench-slope intends."""
+    x = np.asarray(sizes, float)
+    y = np.asarray(ns_per_call, float)
+    if len(x) < 2:
+        raise ValueError("a fit needs at least two sizes")
+    w = 1.0 / y
+    if len(x) > 3:
+        (b, a), cov = np.polyfit(x, y, 1, w=w, cov="unscaled")
+        # the residual scale is estimated from the relative residuals themselves
+        r = (y - (a + b * x)) * w
+        cov = cov * float(r @ r) / (len(x) - 2)
+        b_se, a_se = (float(v) for v in np.sqrt(np.diag(cov)))
+    else:
+        b, a = np.polyfit(x, y, 1, w=w)
+        a_se = b_se = float("nan")
+    return Fit(float(a), float(b), a_se, b_se)
