@@ -410,8 +410,7 @@ def context_items(run: Run) -> list[tuple[str, str]]:
                   f"SMT active {power.get('smt_active') or '?'}"),
         ("system", f"{c.get('os', '–')}, kernel {c.get('kernel', '–')}, Python {c.get('python', '–')}"),
         ("cipherbench", f"{run.meta.get('cipherbench_version') or '–'} at {run.meta.get('git_revision') or '–'}"),
-        ("runners", "; ".join(f"{name}: {r.get('language') or ''} {r.get('runtime') or ''}".strip()
-                              for name, r in (c.get("runners") or {}).items()) or "–"),
+        ("runners", "; ".join(f"{name}: {_runtime(r)}" for name, r in (c.get("runners") or {}).items()) or "–"),
         ("clocks", "; ".join(f"{k}: {v}" for k, v in clocks.items() if v) or "–"),
         ("core clock", ", ".join(f"{g} GHz" for g in ghz) + " (dependent-add chain before and after)"
                        if ghz else "not measured"),
@@ -452,3 +451,9 @@ def measurement_warnings(data: ReportData) -> list[str]:
             out.append(f"{data.series_name(run, m['impl'])} {m['primitive']} {m['operation']}/{m['workload']} "
                        f"{size_label(m['size']) if m['size'] else ''}: {w}".replace("  ", " "))
     return out
+
+
+def _runtime(hello: dict) -> str:
+    """'C# Mono 6.8', 'PHP 8.2' (not 'PHP PHP 8.2' when the runtime already names the language)."""
+    lang, rt = hello.get("language") or "", hello.get("runtime") or ""
+    return rt if lang and rt.lower().startswith(lang.lower()) else f"{lang} {rt}".strip()
