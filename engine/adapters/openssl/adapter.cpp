@@ -6,6 +6,7 @@
 #include <cstring>
 #include <map>
 #include <string>
+#include <vector>
 
 #include <openssl/core_names.h>
 #include <openssl/crypto.h>
@@ -47,6 +48,13 @@ public:
         // ChaCha20's 16-byte OpenSSL IV is a 32-bit little-endian block counter
         // followed by the registry's 12-byte nonce; the counter starts at 0.
         iv_prefix_ = (std::strcmp(p.name, "chacha20") == 0) ? 4 : 0;
+        // RC4 has no IV: a new message restarts the keystream, which for RC4
+        // means running its key schedule again (OpenSSL re-initialised without
+        // a key just goes on with the keystream).
+        rekey_on_start_ = p.kind == cb::Kind::Stream && p.iv_bytes == 0;
+        // XTS: every update() is a whole data unit (OpenSSL's XTS takes one per
+        // EVP_CipherUpdate and restarts the tweak), so a message cannot be fed in pieces.
+        xts_ = std::strcmp(p.mode, "xts") == 0;
         check(EVP_CipherInit_ex2(ctx_, c, nullptr, nullptr, enc_, nullptr), "EVP_CipherInit_ex2");
         check(EVP_CIPHER_CTX_set_padding(ctx_, 0), "set_padding");
         if (size_t(EVP_CIPHER_CTX_get_key_length(ctx_)) != p.key_bytes)
@@ -61,11 +69,19 @@ public:
     }
     ~EvpCipher() override { EVP_CIPHER_CTX_free(ctx_); }
 
-    void set_key(const uint8_t* key, size_t) override { init(key, nullptr, 0, "set key"); }
-    void start(const uint8_t* iv, size_t len) override { init(nullptr, iv, len, "set IV"); }
+    bool streams() const override { return !xts_; }
+
+    void set_key(const uint8_t* key, size_t len) override {
+        if (rekey_on_start_) key_.assign(key, key + len);
+        init(key, nullptr, 0, "set key");
+    }
+    void start(const uint8_t* iv, size_t len) override {
+        init(rekey_on_start_ ? key_.data() : nullptr, iv, len, "set IV");
+    }
     // One EVP_CipherInit_ex2 with key and IV, as openssl speed's AEAD loop
     // (apps/speed.c, EVP_Update_loop_aead_enc) sets both per message.
-    void set_key_and_start(const uint8_t* key, size_t, const uint8_t* iv, size_t iv_len) override {
+    void set_key_and_start(const uint8_t* key, size_t key_len, const uint8_t* iv, size_t iv_len) override {
+        if (rekey_on_start_) key_.assign(key, key + key_len);
         init(key, iv, iv_len, "set key and IV");
     }
     void aad(const uint8_t* a, size_t len) override {
@@ -125,6 +141,8 @@ private:
     int enc_;
     EVP_CIPHER_CTX* ctx_;
     size_t iv_prefix_ = 0;
+    bool rekey_on_start_ = false, xts_ = false;
+    std::vector<uint8_t> key_;  // RC4 only: the key, to restart the keystream
     OSSL_PARAM tag_param_[2];
 };
 
