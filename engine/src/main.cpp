@@ -7,6 +7,7 @@
 #include <iostream>
 #include <map>
 #include <memory>
+#include <numeric>
 #include <string>
 #include <vector>
 
@@ -86,6 +87,35 @@ public:
         if (op == "bench") return bench(req);
         if (op == "cpu-clock") return cpu_clock(req);
         throw Fail("unknown op '" + op + "'; accepted: hello, encrypt, decrypt, hash, bench, cpu-clock, quit");
+    }
+
+    // --check-adapters: the parts of the adapter contract (adapter.h) that no
+    // protocol request can show, because every request gets a fresh context.
+    // For every offered cipher, stream, AEAD and null primitive, on one keyed
+    // context per direction: a second message with the same IV repeats the
+    // first (start() restarts), set_key_and_start() gives the same message, and
+    // update_many() equals as many update() calls. Prints one line per pair
+    // checked ("ok IMPL PRIMITIVE") or failed ("FAIL IMPL PRIMITIVE: what");
+    // returns the number of failures.
+    int check_adapters(std::ostream& log) const {
+        int failures = 0;
+        for (const auto& im : impls_) {
+            if (!im.reason.empty()) continue;
+            for (const auto& [name, provider] : im.offers) {
+                const Primitive& p = *find_primitive(name);
+                if (p.kind == Kind::Hash) continue;
+                std::string why;
+                try {
+                    why = contract_failure(*im.adapter, p);
+                } catch (const std::exception& e) {
+                    why = std::string("threw: ") + e.what();
+                }
+                if (!why.empty()) ++failures;
+                log << (why.empty() ? "ok " : "FAIL ") << im.name << ' ' << name
+                    << (why.empty() ? "" : ": " + why) << '\n';
+            }
+        }
+        return failures;
     }
 
 private:
@@ -194,11 +224,15 @@ private:
         throw Fail("unknown implementation '" + iname + "'");
     }
 
-    static void check_lengths(const Primitive& p, const std::vector<uint8_t>& key,
-                              const std::vector<uint8_t>& iv, const std::vector<uint8_t>& aad) {
+    static void check_key(const Primitive& p, const std::vector<uint8_t>& key) {
         if (key.size() != p.key_bytes)
             throw Fail(std::string(p.name) + " takes a " + std::to_string(p.key_bytes) +
                        "-byte key, got " + std::to_string(key.size()));
+    }
+
+    static void check_lengths(const Primitive& p, const std::vector<uint8_t>& key,
+                              const std::vector<uint8_t>& iv, const std::vector<uint8_t>& aad) {
+        check_key(p, key);
         if (iv.size() != p.iv_bytes)
             throw Fail(std::string(p.name) + " takes a " + std::to_string(p.iv_bytes) +
                        "-byte IV/nonce, got " + std::to_string(iv.size()));
@@ -347,13 +381,14 @@ private:
         }
 
         auto key = unhex(req, "key"), iv = unhex(req, "iv"), aad = unhex(req, "aad");
-        check_lengths(p, key, iv, aad);
         if (op == "keysetup" || op == "keysetup-decrypt") {
+            check_key(p, key);  // key setup takes no IV or AAD: any given are not used
             auto c = t.impl->adapter->cipher(p, op == "keysetup" ? Direction::Encrypt : Direction::Decrypt);
             for (uint64_t b = 0; b < batches; ++b)
                 samples.push_back(timed([&] { for (uint64_t i = 0; i < loops; ++i) c->set_key(key.data(), key.size()); }));
             return result(samples);
         }
+        check_lengths(p, key, iv, aad);
         check_input(p, size);
         const bool aead = p.kind == Kind::Aead;
         std::vector<uint8_t> tag(p.tag_bytes);
@@ -365,14 +400,14 @@ private:
                 if (workload == "bulk") {
                     c->start(iv.data(), iv.size());
                     if (aead && !aad.empty()) c->aad(aad.data(), aad.size());
-                    samples.push_back(timed([&] { for (uint64_t i = 0; i < loops; ++i) c->update(buf.data(), buf.data(), size); }));
+                    samples.push_back(timed([&] { c->update_many(buf.data(), buf.data(), size, loops); }));
                     c->finish(tag.data());
                 } else {
                     const bool rekey = workload == "rekey";
                     samples.push_back(timed([&] {
                         for (uint64_t i = 0; i < loops; ++i) {
-                            if (rekey) c->set_key(key.data(), key.size());
-                            c->start(iv.data(), iv.size());
+                            if (rekey) c->set_key_and_start(key.data(), key.size(), iv.data(), iv.size());
+                            else c->start(iv.data(), iv.size());
                             if (aead && !aad.empty()) c->aad(aad.data(), aad.size());
                             c->update(buf.data(), buf.data(), size);
                             c->finish(tag.data());
@@ -405,13 +440,13 @@ private:
                     // Streaming decryption of one long message; no tag check (as openssl speed -evp -decrypt).
                     c->start(iv.data(), iv.size());
                     if (aead && !aad.empty()) c->aad(aad.data(), aad.size());
-                    samples.push_back(timed([&] { for (uint64_t i = 0; i < loops; ++i) c->update(buf.data(), buf.data(), size); }));
+                    samples.push_back(timed([&] { c->update_many(buf.data(), buf.data(), size, loops); }));
                 } else {
                     const bool rekey = workload == "rekey";
                     samples.push_back(timed([&] {
                         for (uint64_t i = 0; i < loops; ++i) {
-                            if (rekey) c->set_key(key.data(), key.size());
-                            c->start(iv.data(), iv.size());
+                            if (rekey) c->set_key_and_start(key.data(), key.size(), iv.data(), iv.size());
+                            else c->start(iv.data(), iv.size());
                             if (aead && !aad.empty()) c->aad(aad.data(), aad.size());
                             c->update(buf.data(), out.data(), size);
                             accepted += c->finish(tag.data());
@@ -428,6 +463,76 @@ private:
             return result(samples);
         }
         throw Fail("unknown operation '" + op + "'; accepted: encrypt, decrypt, decrypt-forged, keysetup, keysetup-decrypt, hash");
+    }
+
+    // What breaks the contract for one primitive (see check_adapters), or "".
+    static std::string contract_failure(const Adapter& a, const Primitive& p) {
+        const bool aead = p.kind == Kind::Aead;
+        std::vector<uint8_t> key(p.key_bytes), iv(p.iv_bytes), aad(aead ? 5 : 0);
+        for (size_t i = 0; i < key.size(); ++i) key[i] = uint8_t(i + 1);  // XTS: the halves differ
+        for (size_t i = 0; i < iv.size(); ++i) iv[i] = uint8_t(0xa0 + i);
+        for (size_t i = 0; i < aad.size(); ++i) aad[i] = uint8_t(0x50 + i);
+        const size_t n = p.whole_blocks ? 4 * p.block_bytes : 64;
+        std::vector<uint8_t> msg(n);
+        for (size_t i = 0; i < n; ++i) msg[i] = uint8_t(i);
+
+        struct Message { std::vector<uint8_t> out, tag; bool ok; };
+        enum class Begin { Start, KeyAndStart };
+        // One message on c: begin it, AAD, one update of `in`, finish (tag: read if decrypting).
+        auto message = [&](Cipher& c, Begin how, const std::vector<uint8_t>& in, std::vector<uint8_t> tag) {
+            if (how == Begin::Start) c.start(iv.data(), iv.size());
+            else c.set_key_and_start(key.data(), key.size(), iv.data(), iv.size());
+            if (!aad.empty()) c.aad(aad.data(), aad.size());
+            std::vector<uint8_t> out(in.size());
+            c.update(in.data(), out.data(), in.size());
+            tag.resize(p.tag_bytes);
+            bool ok = c.finish(tag.data());
+            return Message{out, tag, ok};
+        };
+
+        auto e = a.cipher(p, Direction::Encrypt);
+        e->set_key(key.data(), key.size());
+        const Message first = message(*e, Begin::Start, msg, {});
+        const Message again = message(*e, Begin::Start, msg, {});
+        if (again.out != first.out || again.tag != first.tag)
+            return "a second message on one keyed context differs from the first (start() does not restart)";
+        if (first.out == msg && p.kind != Kind::Null) return "encryption left the message unchanged";
+        if (message(*e, Begin::KeyAndStart, msg, {}).out != first.out)
+            return "set_key_and_start() gives another message than set_key() then start()";
+
+        auto d = a.cipher(p, Direction::Decrypt);
+        d->set_key(key.data(), key.size());
+        for (Begin how : {Begin::Start, Begin::Start, Begin::KeyAndStart}) {
+            const Message back = message(*d, how, first.out, first.tag);
+            if (!back.ok) return "decryption rejected the encryption's own message";
+            if (back.out != msg) return "decryption does not give the message back (second message or set_key_and_start)";
+        }
+
+        if (!e->streams()) return "";
+        // update_many(count 3) against three update() calls, in place as the bulk workload
+        // runs, with pieces every streaming API takes: whole blocks, and multiples of 256
+        // bytes (Botan's OCB continues a message only after those).
+        const size_t bulk = std::lcm(size_t(256), p.block_bytes ? p.block_bytes : 1);
+        msg.resize(bulk);
+        for (size_t i = 0; i < bulk; ++i) msg[i] = uint8_t(i);
+        for (Direction dir : {Direction::Encrypt, Direction::Decrypt}) {
+            std::vector<uint8_t> many = msg, each = msg, tag_many(p.tag_bytes), tag_each(p.tag_bytes);
+            auto c = a.cipher(p, dir), c2 = a.cipher(p, dir);
+            c->set_key(key.data(), key.size());
+            c->start(iv.data(), iv.size());
+            c->update_many(many.data(), many.data(), bulk, 3);
+            c2->set_key(key.data(), key.size());
+            c2->start(iv.data(), iv.size());
+            for (int i = 0; i < 3; ++i) c2->update(each.data(), each.data(), bulk);
+            if (dir == Direction::Encrypt) {
+                c->finish(tag_many.data());
+                c2->finish(tag_each.data());
+            }
+            if (many != each || tag_many != tag_each)
+                return std::string("update_many() differs from as many update() calls (") +
+                       (dir == Direction::Encrypt ? "encrypting)" : "decrypting)");
+        }
+        return "";
     }
 
     static void refuse_bulk_if_one_shot(const Cipher& c, const Primitive& p, const std::string& workload) {
@@ -465,10 +570,17 @@ private:
 int main(int argc, char** argv) {
     std::ios::sync_with_stdio(false);
     if (argc > 1 && (std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h")) {
-        std::cerr << "cipherbench-engine: native runner speaking cipherbench protocol v1 on stdin/stdout\n";
+        std::cerr << "cipherbench-engine: native runner speaking cipherbench protocol v1 on stdin/stdout\n"
+                     "  --check-adapters  check every adapter's contexts against the adapter contract\n"
+                     "                    (engine/include/cipherbench/adapter.h); exit status 1 on a failure\n";
         return 0;
     }
     cb::Engine engine;
+    if (argc > 1 && std::string(argv[1]) == "--check-adapters") return engine.check_adapters(std::cout) ? 1 : 0;
+    if (argc > 1) {
+        std::cerr << "cipherbench-engine: unknown option '" << argv[1] << "' (see --help)\n";
+        return 2;
+    }
     std::string line;
     while (std::getline(std::cin, line)) {
         if (line.find_first_not_of(" \t\r") == std::string::npos) continue;

@@ -13,6 +13,9 @@
 //  - Lengths reaching an adapter were already checked against the registry:
 //    key_bytes, iv_bytes, tag_bytes exact; whole blocks where the mode needs them.
 //  - Cipher::update must accept in == out (in-place); timed loops use it.
+//  - On one keyed context, start() with the same IV gives the same message
+//    again; overrides of update_many() and set_key_and_start() give what their
+//    defaults give (cipherbench-engine --check-adapters checks both).
 //  - Library failures are reported by throwing cb::Error; never abort, never
 //    print to stdout (stdout belongs to the protocol).
 #pragma once
@@ -52,7 +55,8 @@ struct Offer {
 };
 
 // A keyed context for one primitive in one direction (ciphers, streams, AEADs, null).
-// A message is: start(iv) -> aad()* -> update()* -> finish(tag).
+// A message is: start(iv) -> aad()* -> update()* -> finish(tag). A context keyed
+// once takes any number of messages; each start() begins afresh.
 class Cipher {
 public:
     virtual ~Cipher() = default;
@@ -65,6 +69,21 @@ public:
     // Transform len bytes. For whole-block modes len is a multiple of the block;
     // for stream-like modes calls may be any length and continue the stream.
     virtual void update(const uint8_t* in, uint8_t* out, size_t len) = 0;
+    // The bulk workload's timed loop: the same as `count` calls of
+    // update(in, out, len), one after another (the engine runs it in place).
+    // An adapter may override it with a plain loop over its library's call, as
+    // the library's own benchmark tool runs it, so that no virtual call per
+    // buffer is timed; the output must equal the default's.
+    virtual void update_many(const uint8_t* in, uint8_t* out, size_t len, uint64_t count) {
+        for (uint64_t i = 0; i < count; ++i) update(in, out, len);
+    }
+    // Key setup and the start of a message: the same as set_key() then start().
+    // The rekey workload calls it; an adapter whose library takes key and IV in
+    // one call may override it to do so.
+    virtual void set_key_and_start(const uint8_t* key, size_t key_len, const uint8_t* iv, size_t iv_len) {
+        set_key(key, key_len);
+        start(iv, iv_len);
+    }
     // End the message. AEAD encrypt: writes tag_bytes to tag. AEAD decrypt:
     // reads the expected tag and returns false if it does not verify (the
     // output must then be discarded). Everything else returns true.
