@@ -55,6 +55,7 @@
 #include <cryptopp/whrlpool.h>
 
 #include "cipherbench/adapter.h"
+#include "cipherbench/probe.h"
 
 namespace {
 
@@ -339,7 +340,10 @@ private:
                     std::unique_ptr<CryptoPP::HashTransformation> h(make());
                     if (h->DigestSize() != p.digest_bytes) break;
                     hashes_.insert(p.name);
-                    offers_.push_back({p.name, h->AlgorithmProvider()});
+                    if (cb::probe_hash(p, [&] { return hash(p); }).empty())
+                        offers_.push_back({p.name, h->AlgorithmProvider()});
+                    else
+                        hashes_.erase(p.name);
                 }
                 continue;
             }
@@ -347,38 +351,10 @@ private:
             Recipe r;
             if (!recipe_for(p, r)) continue;
             recipes_[p.name] = r;
-            if (!smoke(p)) { recipes_.erase(p.name); continue; }
-            offers_.push_back({p.name, provider(p, recipes_[p.name])});
-        }
-    }
-
-    bool smoke(const cb::Primitive& p) const {
-        try {
-            uint8_t key[128], iv[32] = {0}, buf[256], tag[16] = {0}, back[256];
-            for (size_t i = 0; i < sizeof key; ++i) key[i] = uint8_t(i * 7 + 1);
-            const size_t n = p.block_bytes ? 2 * p.block_bytes : 64;
-            for (size_t i = 0; i < n; ++i) buf[i] = uint8_t(i);
-            auto e = cipher(p, cb::Direction::Encrypt);
-            e->set_key(key, p.key_bytes);
-            e->start(iv, p.iv_bytes);
-            e->update(buf, buf, n);
-            e->finish(tag);
-            auto d = cipher(p, cb::Direction::Decrypt);
-            d->set_key(key, p.key_bytes);
-            d->start(iv, p.iv_bytes);
-            d->update(buf, back, n);
-            if (!d->finish(tag)) return false;
-            for (size_t i = 0; i < n; ++i)
-                if (back[i] != uint8_t(i)) return false;
-            if (p.kind == cb::Kind::Aead) {
-                tag[0] ^= 1;
-                d->start(iv, p.iv_bytes);
-                d->update(buf, back, n);
-                if (d->finish(tag)) return false;
-            }
-            return true;
-        } catch (const std::exception&) {
-            return false;
+            if (cb::probe_cipher(p, [&](cb::Direction d) { return cipher(p, d); }).empty())
+                offers_.push_back({p.name, provider(p, recipes_[p.name])});
+            else
+                recipes_.erase(p.name);
         }
     }
 

@@ -9,6 +9,7 @@
 #include <gcrypt.h>
 
 #include "cipherbench/adapter.h"
+#include "cipherbench/probe.h"
 
 namespace {
 
@@ -356,7 +357,10 @@ private:
                     const bool xof = hid.algo == GCRY_MD_SHAKE128 || hid.algo == GCRY_MD_SHAKE256;
                     if (!xof && gcry_md_get_algo_dlen(hid.algo) != p.digest_bytes) break;
                     hashes_[p.name] = hid.algo;
-                    offers_.push_back({p.name, provider(hid.hw, p)});
+                    if (cb::probe_hash(p, [&] { return hash(p); }).empty())
+                        offers_.push_back({p.name, provider(hid.hw, p)});
+                    else
+                        hashes_.erase(p.name);
                 }
                 continue;
             }
@@ -366,8 +370,10 @@ private:
             if (!recipe_for(p, r, hw)) continue;
             if (gcry_cipher_test_algo(r.algo)) continue;
             recipes_[p.name] = r;
-            if (!smoke(p)) { recipes_.erase(p.name); continue; }
-            offers_.push_back({p.name, provider(hw, p)});
+            if (cb::probe_cipher(p, [&](cb::Direction d) { return cipher(p, d); }).empty())
+                offers_.push_back({p.name, provider(hw, p)});
+            else
+                recipes_.erase(p.name);
         }
     }
 
@@ -392,36 +398,6 @@ private:
                 return true;
             }
         return false;
-    }
-
-    bool smoke(const cb::Primitive& p) const {
-        try {
-            uint8_t key[128], iv[32] = {0}, buf[256], tag[16] = {0}, back[256];
-            for (size_t i = 0; i < sizeof key; ++i) key[i] = uint8_t(i * 7 + 1);
-            const size_t n = p.block_bytes ? 2 * p.block_bytes : 64;
-            for (size_t i = 0; i < n; ++i) buf[i] = uint8_t(i);
-            auto e = cipher(p, cb::Direction::Encrypt);
-            e->set_key(key, p.key_bytes);
-            e->start(iv, p.iv_bytes);
-            e->update(buf, buf, n);
-            e->finish(tag);
-            auto d = cipher(p, cb::Direction::Decrypt);
-            d->set_key(key, p.key_bytes);
-            d->start(iv, p.iv_bytes);
-            d->update(buf, back, n);
-            if (!d->finish(tag)) return false;
-            for (size_t i = 0; i < n; ++i)
-                if (back[i] != uint8_t(i)) return false;
-            if (p.kind == cb::Kind::Aead) {
-                tag[0] ^= 1;
-                d->start(iv, p.iv_bytes);
-                d->update(buf, back, n);
-                if (d->finish(tag)) return false;
-            }
-            return true;
-        } catch (const std::exception&) {
-            return false;
-        }
     }
 
     std::string version_;

@@ -19,6 +19,7 @@
 #include <gnutls/gnutls.h>
 
 #include "cipherbench/adapter.h"
+#include "cipherbench/probe.h"
 
 namespace {
 
@@ -309,8 +310,8 @@ public:
         for (const auto& n : kNames) {
             const cb::Primitive* p = cb::find_primitive(n.primitive);
             if (!p) continue;
-            std::string why;
-            if (!works(*p, n, why)) {
+            const std::string why = why_not(*p, n);
+            if (!why.empty()) {
                 skipped_ += (skipped_.empty() ? "" : "; ") + std::string(n.primitive) + ": " + why;
                 continue;
             }
@@ -379,42 +380,18 @@ private:
         return s;
     }
 
-    bool works(const cb::Primitive& p, const GnutlsName& n, std::string& why) const {
-        try {
-            uint8_t key[64], iv[16] = {0}, buf[96], orig[96], tag[16];
-            for (size_t i = 0; i < sizeof key; ++i) key[i] = uint8_t(i * 7 + 1);  // XTS halves differ
-            for (size_t i = 0; i < sizeof buf; ++i) orig[i] = buf[i] = uint8_t(i);
-            if (n.api == Api::Hash) {
-                // gnutls_hash_output() copies gnutls_hash_get_len() bytes: a length
-                // other than the registry's (0 for MD2 and SHAKE in 3.7.9) drops the row.
-                const unsigned len = gnutls_hash_get_len(n.digest);
-                if (len != p.digest_bytes) {
-                    why = "gnutls_hash_get_len() = " + std::to_string(len) + ", registry digest is " +
-                          std::to_string(p.digest_bytes) + " bytes";
-                    return false;
-                }
-                auto h = hash(p);
-                h->init();
-                h->update(buf, sizeof buf);
-                std::vector<uint8_t> d(p.digest_bytes);
-                h->final(d.data());
-                return true;
-            }
-            auto e = cipher(p, cb::Direction::Encrypt), d = cipher(p, cb::Direction::Decrypt);
-            e->set_key(key, p.key_bytes);
-            d->set_key(key, p.key_bytes);
-            e->start(iv, p.iv_bytes);
-            d->start(iv, p.iv_bytes);
-            e->update(buf, buf, sizeof buf);
-            bool ok = e->finish(tag);
-            d->update(buf, buf, sizeof buf);
-            ok = d->finish(tag) && ok;
-            if (!ok || std::memcmp(buf, orig, sizeof buf) != 0) { why = "start-up round trip failed"; return false; }
-            return true;
-        } catch (const std::exception& e) {
-            why = e.what();
-            return false;
+    // The shared start-up check (cipherbench/probe.h), after one of GnuTLS's
+    // own: gnutls_hash_output() copies gnutls_hash_get_len() bytes, so a
+    // length other than the registry's (0 for MD2 and SHAKE in 3.7.9) drops
+    // the row. "" when the primitive works, otherwise why not.
+    std::string why_not(const cb::Primitive& p, const GnutlsName& n) const {
+        if (n.api == Api::Hash) {
+            const unsigned len = gnutls_hash_get_len(n.digest);
+            if (len != p.digest_bytes)
+                return "gnutls_hash_get_len() = " + std::to_string(len) + ", registry digest is " +
+                       std::to_string(p.digest_bytes) + " bytes";
         }
+        return cb::probe(p, [&](cb::Direction d) { return cipher(p, d); }, [&] { return hash(p); });
     }
 
     std::vector<cb::Offer> offers_;

@@ -22,6 +22,7 @@
 #include <mbedtls/xtea.h>
 
 #include "cipherbench/adapter.h"
+#include "cipherbench/probe.h"
 
 namespace {
 
@@ -387,22 +388,24 @@ public:
                 {"pclmul", clmul_ ? "mbedtls_aesni_has_support(CLMUL): yes (GHASH)" : "no"}};
     }
     std::unique_ptr<cb::Cipher> cipher(const cb::Primitive& p, cb::Direction d) const override {
-        bool offered = false;
-        for (const auto& o : offers_) offered |= o.primitive == p.name;
-        if (!offered) return Adapter::cipher(p, d);
+        if (!cb::offered(offers_, p.name)) return Adapter::cipher(p, d);
         return make(p, d == cb::Direction::Encrypt);
     }
     std::unique_ptr<cb::Hash> hash(const cb::Primitive& p) const override {
-        for (const auto& [n, t] : kHashes)
-            if (n == std::string(p.name)) {
-                bool offered = false;
-                for (const auto& o : offers_) offered |= o.primitive == p.name;
-                if (offered) return std::make_unique<MdHash>(mbedtls_md_info_from_type(t));
-            }
-        return Adapter::hash(p);
+        if (!cb::offered(offers_, p.name)) return Adapter::hash(p);
+        return make_hash(p);
     }
 
 private:
+    // nullptr where mbedTLS has no digest of the registry's length.
+    static std::unique_ptr<cb::Hash> make_hash(const cb::Primitive& p) {
+        for (const auto& [n, t] : kHashes) {
+            if (n != std::string(p.name)) continue;
+            const mbedtls_md_info_t* info = mbedtls_md_info_from_type(t);
+            if (info && mbedtls_md_get_size(info) == p.digest_bytes) return std::make_unique<MdHash>(info);
+        }
+        return nullptr;
+    }
     static bool has_mode(const cb::Primitive& p) {
         if (!*p.mode) return false;
         for (const auto& f : kFamilies) {
@@ -433,33 +436,12 @@ private:
         if (m == "gcm") s += clmul_ ? ", GHASH with PCLMULQDQ" : ", GHASH 4-bit tables";
         return s;
     }
+    // Offers what passes the shared start-up check (cipherbench/probe.h).
     void probe() {
-        for (const auto& p : cb::all_primitives()) {
-            try {
-                if (p.kind == cb::Kind::Hash) {
-                    for (const auto& [n, t] : kHashes) {
-                        if (n != std::string(p.name)) continue;
-                        const mbedtls_md_info_t* info = mbedtls_md_info_from_type(t);
-                        if (info && mbedtls_md_get_size(info) == p.digest_bytes) offers_.push_back({p.name, "portable C"});
-                    }
-                    continue;
-                }
-                if (p.kind == cb::Kind::Null) continue;
-                auto e = make(p, true), d = make(p, false);
-                if (!e || !d) continue;
-                uint8_t key[64], iv[32] = {0}, tag[16];
-                for (size_t i = 0; i < sizeof key; ++i) key[i] = uint8_t(i * 7 + 1);
-                size_t b = p.block_bytes ? p.block_bytes : 16, len = 3 * b + (p.whole_blocks ? 0 : 5);
-                std::vector<uint8_t> pt(len), ct(len), back(len);
-                for (size_t i = 0; i < len; ++i) pt[i] = uint8_t(i);
-                e->set_key(key, p.key_bytes); e->start(iv, p.iv_bytes); e->update(pt.data(), ct.data(), len); e->finish(tag);
-                d->set_key(key, p.key_bytes); d->start(iv, p.iv_bytes); d->update(ct.data(), back.data(), len);
-                if (!d->finish(tag) || back != pt || ct == pt) continue;
+        for (const auto& p : cb::all_primitives())
+            if (cb::probe(p, [&](cb::Direction d) { return make(p, d == cb::Direction::Encrypt); },
+                          [&] { return make_hash(p); }).empty())
                 offers_.push_back({p.name, provider(p)});
-            } catch (const std::exception&) {
-                continue;
-            }
-        }
     }
     bool aesni_ = false, clmul_ = false;
     std::vector<cb::Offer> offers_;

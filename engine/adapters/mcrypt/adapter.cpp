@@ -10,6 +10,7 @@
 #include <mcrypt.h>
 
 #include "cipherbench/adapter.h"
+#include "cipherbench/probe.h"
 
 namespace {
 
@@ -120,10 +121,8 @@ public:
                 {"iv_change", "mcrypt_enc_set_state (no key schedule); RC4 restarts by re-keying"}};
     }
     std::unique_ptr<cb::Cipher> cipher(const cb::Primitive& p, cb::Direction d) const override {
-        bool offered = false;
-        for (const auto& o : offers_) offered |= o.primitive == p.name;
         Names n = names_of(p);
-        if (!offered || !n.algo || !n.mode) return Adapter::cipher(p, d);
+        if (!cb::offered(offers_, p.name) || !n.algo || !n.mode) return Adapter::cipher(p, d);
         return std::make_unique<McryptCipher>(p, n, d == cb::Direction::Encrypt);
     }
 
@@ -151,30 +150,9 @@ private:
                         (p.kind == cb::Kind::Stream ? mcrypt_enc_is_block_algorithm(td) == 0
                                                     : size_t(mcrypt_enc_get_block_size(td)) == p.block_bytes);
             mcrypt_module_close(td);
-            if (!fits || !smoke(p, n)) continue;
-            offers_.push_back({p.name, "portable C"});
-        }
-    }
-
-    // Encrypt/decrypt round trip of 3 blocks (+5 bytes for stream-like modes);
-    // the output length equals the input length, so nothing pads.
-    static bool smoke(const cb::Primitive& p, Names n) {
-        try {
-            uint8_t key[64], iv[32] = {0};
-            for (size_t i = 0; i < sizeof key; ++i) key[i] = uint8_t(i * 7 + 1);
-            size_t b = p.block_bytes ? p.block_bytes : 16, len = 3 * b + (p.whole_blocks ? 0 : 5);
-            std::vector<uint8_t> pt(len), ct(len), back(len);
-            for (size_t i = 0; i < len; ++i) pt[i] = uint8_t(i);
-            McryptCipher e(p, n, true), d(p, n, false);
-            e.set_key(key, p.key_bytes);
-            e.start(iv, p.iv_bytes);
-            e.update(pt.data(), ct.data(), len);
-            d.set_key(key, p.key_bytes);
-            d.start(iv, p.iv_bytes);
-            d.update(ct.data(), back.data(), len);
-            return back == pt && ct != pt;
-        } catch (const std::exception&) {
-            return false;
+            if (!fits) continue;
+            auto make = [&](cb::Direction d) { return std::make_unique<McryptCipher>(p, n, d == cb::Direction::Encrypt); };
+            if (cb::probe_cipher(p, make).empty()) offers_.push_back({p.name, "portable C"});
         }
     }
 

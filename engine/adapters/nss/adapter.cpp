@@ -22,6 +22,7 @@
 #include <secoidt.h>
 
 #include "cipherbench/adapter.h"
+#include "cipherbench/probe.h"
 
 namespace {
 
@@ -364,8 +365,9 @@ public:
                 note_skip(std::string(n.primitive) + ": PK11_DoesMechanism = false");
                 continue;
             }
-            if (!works(*p)) {
-                note_skip(std::string(n.primitive) + ": failed the start-up round trip");
+            const std::string why = cb::probe(*p, [&](cb::Direction d) { return cipher(*p, d); }, [&] { return hash(*p); });
+            if (!why.empty()) {
+                note_skip(std::string(n.primitive) + ": failed the start-up check (" + why + ")");
                 continue;
             }
             offers_.push_back({n.primitive, provider(*p, n)});
@@ -432,34 +434,6 @@ private:
         if (n.param == Param::Message) s += ", one-shot message API";
         if (n.param == Param::ChaCha20) s += ", single-part C_Encrypt per update()";
         return s;
-    }
-
-    bool works(const cb::Primitive& p) const {
-        try {
-            uint8_t key[64], iv[16] = {0}, buf[96], orig[96], tag[16];
-            for (size_t i = 0; i < sizeof key; ++i) key[i] = uint8_t(i * 7 + 1);
-            for (size_t i = 0; i < sizeof buf; ++i) orig[i] = buf[i] = uint8_t(i);
-            if (p.kind == cb::Kind::Hash) {
-                auto h = hash(p);
-                h->init();
-                h->update(buf, sizeof buf);
-                std::vector<uint8_t> d(p.digest_bytes);
-                h->final(d.data());
-                return true;
-            }
-            auto e = cipher(p, cb::Direction::Encrypt), d = cipher(p, cb::Direction::Decrypt);
-            e->set_key(key, p.key_bytes);
-            d->set_key(key, p.key_bytes);
-            e->start(iv, p.iv_bytes);
-            d->start(iv, p.iv_bytes);
-            e->update(buf, buf, sizeof buf);
-            bool ok = e->finish(tag);
-            d->update(buf, buf, sizeof buf);
-            ok = d->finish(tag) && ok;
-            return ok && std::memcmp(buf, orig, sizeof buf) == 0;
-        } catch (const std::exception&) {
-            return false;
-        }
     }
 
     PK11SlotInfo* slot_ = nullptr;

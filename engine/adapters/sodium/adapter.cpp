@@ -11,6 +11,7 @@
 #include <sodium.h>
 
 #include "cipherbench/adapter.h"
+#include "cipherbench/probe.h"
 
 namespace {
 
@@ -249,8 +250,9 @@ public:
                             "aes-256-gcm: crypto_aead_aes256gcm_is_available() = 0 (needs AES-NI and PCLMUL)";
                 continue;
             }
-            if (!works(*p)) {
-                skipped_ += std::string(skipped_.empty() ? "" : "; ") + n.primitive + ": failed the start-up check";
+            const std::string why = cb::probe(*p, [&](cb::Direction d) { return cipher(*p, d); }, [&] { return hash(*p); });
+            if (!why.empty()) {
+                skipped_ += std::string(skipped_.empty() ? "" : "; ") + n.primitive + ": failed the start-up check (" + why + ")";
                 continue;
             }
             offers_.push_back({n.primitive, provider(n.algo)});
@@ -335,43 +337,6 @@ private:
                  : sodium_runtime_has_ssse3() ? "SSSE3" : "portable C";
         }
         return "";
-    }
-
-    // Start-up check: a round trip split over several calls (streams), or a
-    // sealed and opened message (AEADs), or a digest of a short input.
-    bool works(const cb::Primitive& p) const {
-        try {
-            uint8_t key[32], iv[24] = {0}, buf[100], orig[100], tag[16];
-            for (size_t i = 0; i < sizeof key; ++i) key[i] = uint8_t(i * 7 + 1);
-            for (size_t i = 0; i < sizeof buf; ++i) orig[i] = buf[i] = uint8_t(i);
-            if (p.kind == cb::Kind::Hash) {
-                auto h = hash(p);
-                h->init();
-                h->update(buf, sizeof buf);
-                std::vector<uint8_t> d(p.digest_bytes);
-                h->final(d.data());
-                return true;
-            }
-            auto e = cipher(p, cb::Direction::Encrypt), d = cipher(p, cb::Direction::Decrypt);
-            e->set_key(key, p.key_bytes);
-            d->set_key(key, p.key_bytes);
-            e->start(iv, p.iv_bytes);
-            d->start(iv, p.iv_bytes);
-            if (p.kind == cb::Kind::Aead) {
-                e->update(buf, buf, sizeof buf);
-                e->finish(tag);
-                d->update(buf, buf, sizeof buf);
-                if (!d->finish(tag)) return false;
-            } else {
-                e->update(buf, buf, 30);
-                e->update(buf + 30, buf + 30, 70);
-                d->update(buf, buf, 71);
-                d->update(buf + 71, buf + 71, 29);
-            }
-            return std::memcmp(buf, orig, sizeof buf) == 0;
-        } catch (const std::exception&) {
-            return false;
-        }
     }
 
     std::vector<cb::Offer> offers_;

@@ -11,6 +11,7 @@
 #undef byte  // tomcrypt_macros.h defines byte(x, n) (pitfall P1)
 
 #include "cipherbench/adapter.h"
+#include "cipherbench/probe.h"
 
 namespace {
 
@@ -459,19 +460,15 @@ public:
     }
 
     std::unique_ptr<cb::Cipher> cipher(const cb::Primitive& p, cb::Direction d) const override {
-        if (!offered(p.name)) return Adapter::cipher(p, d);
+        if (!cb::offered(offers_, p.name)) return Adapter::cipher(p, d);
         return make(p, d);
     }
     std::unique_ptr<cb::Hash> hash(const cb::Primitive& p) const override {
-        if (!offered(p.name)) return Adapter::hash(p);
+        if (!cb::offered(offers_, p.name)) return Adapter::hash(p);
         return make_hash(p);
     }
 
 private:
-    bool offered(const std::string& n) const {
-        for (const auto& o : offers_) if (o.primitive == n) return true;
-        return false;
-    }
 
     static std::unique_ptr<cb::Cipher> make(const cb::Primitive& p, cb::Direction d) {
         const bool enc = d == cb::Direction::Encrypt;
@@ -526,44 +523,11 @@ private:
         return "portable C";
     }
 
-    // Offers what builds a context and survives an encrypt/decrypt round trip
-    // of 3 blocks (plus a partial block for stream-like modes) on this machine.
+    // Offers what passes the shared start-up check (cipherbench/probe.h).
     void probe() {
-        for (const auto& p : cb::all_primitives()) {
-            try {
-                if (p.kind == cb::Kind::Hash) {
-                    auto h = make_hash(p);
-                    if (!h) continue;
-                    uint8_t d[128];
-                    h->init();
-                    h->update(reinterpret_cast<const uint8_t*>("abc"), 3);
-                    h->final(d);
-                    offers_.push_back({p.name, "portable C"});
-                    continue;
-                }
-                if (p.kind == cb::Kind::Null) continue;
-                auto e = make(p, cb::Direction::Encrypt);
-                auto dec = make(p, cb::Direction::Decrypt);
-                if (!e || !dec) continue;
-                uint8_t key[128], iv[32] = {0}, tag[16];
-                for (size_t i = 0; i < sizeof key; ++i) key[i] = uint8_t(i * 7 + 1);
-                size_t b = p.block_bytes ? p.block_bytes : 16;
-                size_t n = 3 * b + (p.whole_blocks ? 0 : 5);
-                std::vector<uint8_t> pt(n), ct(n), back(n);
-                for (size_t i = 0; i < n; ++i) pt[i] = uint8_t(i);
-                e->set_key(key, p.key_bytes);
-                e->start(iv, p.iv_bytes);
-                e->update(pt.data(), ct.data(), n);
-                e->finish(tag);
-                dec->set_key(key, p.key_bytes);
-                dec->start(iv, p.iv_bytes);
-                dec->update(ct.data(), back.data(), n);
-                if (!dec->finish(tag) || back != pt || ct == pt) continue;
+        for (const auto& p : cb::all_primitives())
+            if (cb::probe(p, [&](cb::Direction d) { return make(p, d); }, [&] { return make_hash(p); }).empty())
                 offers_.push_back({p.name, provider(p)});
-            } catch (const std::exception&) {
-                continue;
-            }
-        }
     }
 
     std::vector<cb::Offer> offers_;

@@ -26,6 +26,7 @@
 #include <wolfssl/wolfcrypt/sha512.h>
 
 #include "cipherbench/adapter.h"
+#include "cipherbench/probe.h"
 
 namespace {
 
@@ -463,19 +464,15 @@ public:
                 {"gcm", "GCM_TABLE_4BIT, streaming API (WOLFSSL_AESGCM_STREAM)"}};
     }
     std::unique_ptr<cb::Cipher> cipher(const cb::Primitive& p, cb::Direction d) const override {
-        if (!offered(p.name)) return Adapter::cipher(p, d);
+        if (!cb::offered(offers_, p.name)) return Adapter::cipher(p, d);
         return make(p, d == cb::Direction::Encrypt);
     }
     std::unique_ptr<cb::Hash> hash(const cb::Primitive& p) const override {
-        if (!offered(p.name)) return Adapter::hash(p);
-        return std::make_unique<WcHash>(p.name, p.digest_bytes);
+        if (!cb::offered(offers_, p.name)) return Adapter::hash(p);
+        return make_hash(p);
     }
 
 private:
-    bool offered(const std::string& n) const {
-        for (const auto& o : offers_) if (o.primitive == n) return true;
-        return false;
-    }
     static bool has_mode(const cb::Primitive& p) {
         if (!*p.mode) return false;
         for (const auto& f : kFamilies) {
@@ -512,35 +509,17 @@ private:
         if (f == "aes") return m == "gcm" ? aes + ", GHASH 4-bit tables" : aes;
         return "portable C";
     }
+    static std::unique_ptr<cb::Hash> make_hash(const cb::Primitive& p) {
+        for (const char* h : kHashes)
+            if (std::strcmp(h, p.name) == 0) return std::make_unique<WcHash>(p.name, p.digest_bytes);
+        return nullptr;
+    }
+    // Offers what passes the shared start-up check (cipherbench/probe.h).
     void probe() {
-        for (const auto& p : cb::all_primitives()) {
-            try {
-                if (p.kind == cb::Kind::Hash) {
-                    bool known = false;
-                    for (const char* h : kHashes) known |= std::strcmp(h, p.name) == 0;
-                    if (!known) continue;
-                    WcHash h(p.name, p.digest_bytes);
-                    uint8_t d[128];
-                    h.init(); h.update(reinterpret_cast<const uint8_t*>("abc"), 3); h.final(d);
-                    offers_.push_back({p.name, "portable C"});
-                    continue;
-                }
-                if (p.kind == cb::Kind::Null) continue;
-                auto e = make(p, true), d = make(p, false);
-                if (!e || !d) continue;
-                uint8_t key[64], iv[32] = {0}, tag[16];
-                for (size_t i = 0; i < sizeof key; ++i) key[i] = uint8_t(i * 7 + 1);
-                size_t b = p.block_bytes ? p.block_bytes : 16, len = 3 * b + (p.whole_blocks ? 0 : 5);
-                std::vector<uint8_t> pt(len), ct(len), back(len);
-                for (size_t i = 0; i < len; ++i) pt[i] = uint8_t(i);
-                e->set_key(key, p.key_bytes); e->start(iv, p.iv_bytes); e->update(pt.data(), ct.data(), len); e->finish(tag);
-                d->set_key(key, p.key_bytes); d->start(iv, p.iv_bytes); d->update(ct.data(), back.data(), len);
-                if (!d->finish(tag) || back != pt || ct == pt) continue;
+        for (const auto& p : cb::all_primitives())
+            if (cb::probe(p, [&](cb::Direction d) { return make(p, d == cb::Direction::Encrypt); },
+                          [&] { return make_hash(p); }).empty())
                 offers_.push_back({p.name, provider(p)});
-            } catch (const std::exception&) {
-                continue;
-            }
-        }
     }
     std::vector<cb::Offer> offers_;
 };
