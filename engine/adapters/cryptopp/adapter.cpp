@@ -55,6 +55,7 @@
 #include <cryptopp/whrlpool.h>
 
 #include "cipherbench/adapter.h"
+#include "cipherbench/one_shot_aead.h"
 #include "cipherbench/probe.h"
 
 namespace {
@@ -66,7 +67,6 @@ using AE = CryptoPP::AuthenticatedSymmetricCipher;
 struct Made {
     std::unique_ptr<SC> sc;
     std::unique_ptr<AE> ae;
-    bool ccm = false;
     bool eax = false;
     explicit operator bool() const { return sc || ae; }
 };
@@ -102,11 +102,7 @@ Made block_mode(const std::string& mode, bool enc) {
             m.eax = true;
             return m;
         }
-        if (mode == "ccm") {
-            Made m = aead<CryptoPP::CCM<BC, 16>>(enc);
-            m.ccm = true;
-            return m;
-        }
+        if (mode == "ccm") return aead<CryptoPP::CCM<BC, 16>>(enc);
     }
     return {};
 }
@@ -153,8 +149,6 @@ public:
         rekey_on_start_ = std::strcmp(p.name, "rc4") == 0;
     }
 
-    bool streams() const override { return !m_.ccm; }  // CCM: one call per message
-
     void set_key(const uint8_t* key, size_t len) override {
         const uint8_t* k = key;
         uint8_t reordered[24];
@@ -184,8 +178,6 @@ public:
                 }
                 m_.ae->Resynchronize(iv, int(len));
                 open_ = true;
-                aad_.clear();
-                ccm_begun_ = false;
             } else if (rekey_on_start_) {
                 // ARC4 has no IV: a new message restarts the keystream, which
                 // for RC4 is its key schedule.
@@ -197,27 +189,19 @@ public:
     }
 
     void aad(const uint8_t* a, size_t len) override {
-        try {
-            // CCM puts the lengths of both the associated data and the message
-            // into its first block, so its associated data waits for update().
-            if (m_.ccm) aad_.insert(aad_.end(), a, a + len);
-            else m_.ae->Update(a, len);
-        } catch (const std::exception& e) { rethrow("Update (associated data)", e); }
+        try { m_.ae->Update(a, len); } catch (const std::exception& e) { rethrow("Update (associated data)", e); }
     }
 
     void update(const uint8_t* in, uint8_t* out, size_t len) override {
         try {
-            if (m_.sc) { m_.sc->ProcessData(out, in, len); return; }
-            if (m_.ccm) ccm_begin(len);
-            m_.ae->ProcessData(out, in, len);
-        } catch (const cb::Unsupported&) { throw; } catch (const std::exception& e) { rethrow("ProcessData", e); }
+            if (m_.sc) m_.sc->ProcessData(out, in, len);
+            else m_.ae->ProcessData(out, in, len);
+        } catch (const std::exception& e) { rethrow("ProcessData", e); }
     }
 
     bool finish(uint8_t* tag) override {
         if (!m_.ae) return true;
         try {
-            if (m_.ccm && !ccm_begun_) ccm_begin(0);
-            ccm_begun_ = false;
             open_ = false;
             if (enc_) {
                 m_.ae->TruncatedFinal(tag, p_.tag_bytes);
@@ -228,15 +212,6 @@ public:
     }
 
 private:
-    void ccm_begin(size_t msg_len) {
-        if (ccm_begun_)
-            throw cb::Unsupported(std::string(p_.name) +
-                            " (Crypto++): one update per message (CCM needs the message length before the data)");
-        ccm_begun_ = true;
-        m_.ae->SpecifyDataLengths(aad_.size(), msg_len, 0);
-        if (!aad_.empty()) m_.ae->Update(aad_.data(), aad_.size());
-    }
-
     const Recipe& r_;
     const cb::Primitive& p_;
     bool enc_;
@@ -244,9 +219,52 @@ private:
     std::vector<uint8_t> zero_iv_;
     CryptoPP::AlgorithmParameters params_;
     bool rekey_on_start_ = false;
-    std::vector<uint8_t> key_, aad_;
-    bool ccm_begun_ = false;
+    std::vector<uint8_t> key_;
     bool open_ = false;
+};
+
+// CCM puts the lengths of both the associated data and the message into its
+// first block: one call per message (cb::OneShotAead). Every family Crypto++
+// offers CCM for (16-byte blocks) keys plainly.
+class CppCcm : public cb::OneShotAead {
+public:
+    CppCcm(const Recipe& r, const cb::Primitive& p, cb::Direction d)
+        : OneShotAead(d, p.tag_bytes,
+                      std::string(p.name) + " (Crypto++): one update per message (CCM needs the message length before the data)"),
+          m_(create(r, d == cb::Direction::Encrypt)), zero_iv_(p.iv_bytes, 0) {
+        if (!m_.ae) throw cb::Unsupported(std::string(p.name) + " is not offered by cryptopp");
+    }
+    void set_key(const uint8_t* key, size_t len) override {
+        // SetKey wants an IV (a zero one); the message's own comes with Resynchronize.
+        using namespace CryptoPP;
+        try {
+            m_.ae->SetKey(key, len, MakeParameters(Name::IV(), ConstByteArrayParameter(zero_iv_.data(), zero_iv_.size(), false)));
+        } catch (const std::exception& e) { rethrow("SetKey", e); }
+    }
+
+private:
+    void begin(size_t len) {
+        m_.ae->Resynchronize(nonce(), int(nonce_len()));
+        m_.ae->SpecifyDataLengths(ad_len(), len, 0);
+        if (ad_len()) m_.ae->Update(ad(), ad_len());
+    }
+    void seal(const uint8_t* in, uint8_t* out, size_t len, uint8_t* tag) override {
+        try {
+            begin(len);
+            if (len) m_.ae->ProcessData(out, in, len);
+            m_.ae->TruncatedFinal(tag, tag_bytes());
+        } catch (const std::exception& e) { rethrow("CCM encryption", e); }
+    }
+    bool open(const uint8_t* in, uint8_t* out, size_t len, const uint8_t* tag) override {
+        try {
+            begin(len);
+            if (len) m_.ae->ProcessData(out, in, len);
+            return m_.ae->TruncatedVerify(tag, tag_bytes());
+        } catch (const std::exception& e) { rethrow("CCM decryption", e); }
+    }
+
+    Made m_;
+    std::vector<uint8_t> zero_iv_;
 };
 
 class CppHash : public cb::Hash {
@@ -283,6 +301,7 @@ public:
     std::unique_ptr<cb::Cipher> cipher(const cb::Primitive& p, cb::Direction d) const override {
         auto it = recipes_.find(p.name);
         if (it == recipes_.end()) return Adapter::cipher(p, d);
+        if (it->second.mode == "ccm") return std::make_unique<CppCcm>(it->second, p, d);
         return std::make_unique<CppCipher>(it->second, p, d);
     }
     std::unique_ptr<cb::Hash> hash(const cb::Primitive& p) const override {

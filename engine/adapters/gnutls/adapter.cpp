@@ -19,6 +19,7 @@
 #include <gnutls/gnutls.h>
 
 #include "cipherbench/adapter.h"
+#include "cipherbench/one_shot_aead.h"
 #include "cipherbench/probe.h"
 
 namespace {
@@ -167,16 +168,14 @@ private:
 };
 
 // ------------------------------------------------------------------ gnutls_aead_cipher_* (one-shot: CCM)
-const char* const kOneShot =
-    "GnuTLS's CCM exists only as a one-shot AEAD (gnutls_aead_cipher_*): a message is one update() call "
-    "(the bulk workload's many update() calls per message cannot be timed honestly; use workload 'message')";
-
-class GtAead : public cb::Cipher {
+// The message state machine is cb::OneShotAead's.
+class GtAead : public cb::OneShotAead {
 public:
-    bool streams() const override { return false; }  // one call per message
     GtAead(gnutls_cipher_algorithm_t a, const cb::Primitive& p, cb::Direction d)
-        : algo_(a), p_(p), enc_(d == cb::Direction::Encrypt) {
-        aad_.reserve(256);
+        : OneShotAead(d, p.tag_bytes,
+                      "GnuTLS's CCM exists only as a one-shot AEAD (gnutls_aead_cipher_*): a message is one update() call "
+                      "(the bulk workload's many update() calls per message cannot be timed honestly; use workload 'message')"),
+          algo_(a), p_(p) {
         scratch_.resize(65536 + 64);
     }
     ~GtAead() override { if (h_) gnutls_aead_cipher_deinit(h_); }
@@ -188,81 +187,37 @@ public:
         else check(gnutls_aead_cipher_init(&h_, algo_, &k), "gnutls_aead_cipher_init");
         std::memset(kb, 0, sizeof kb);
     }
-    void start(const uint8_t* iv, size_t len) override {
-        if (state_ == State::Updated && !enc_) { state_ = State::Idle; throw cb::Unsupported(kOneShot); }
-        std::memcpy(nonce_, iv, len);
-        nonce_len_ = len;
-        aad_len_ = 0;
-        state_ = State::Started;
-    }
-    void aad(const uint8_t* a, size_t len) override {
-        if (state_ != State::Started) throw cb::Error("aad() must come after start() and before update()");
-        if (aad_len_ + len > aad_.size()) aad_.resize(aad_len_ + len);
-        if (len) std::memcpy(aad_.data() + aad_len_, a, len);
-        aad_len_ += len;
-    }
-    void update(const uint8_t* in, uint8_t* out, size_t len) override {
-        if (state_ == State::Updated) throw cb::Unsupported(kOneShot);
-        if (state_ != State::Started) throw cb::Error("update() before start()");
-        if (scratch_.size() < len + 64) scratch_.resize(len + 64);  // grows once for long messages
-        if (enc_) {
-            encrypt(in, out, len);
-        } else {
-            pin_ = in;
-            pout_ = out;
-            plen_ = len;
-        }
-        state_ = State::Updated;
-    }
-    bool finish(uint8_t* tag) override {
-        if (state_ == State::Idle) throw cb::Error("finish() before start()");
-        const bool had_data = state_ == State::Updated;
-        state_ = State::Idle;
-        uint8_t dummy[16] = {0};
-        if (enc_) {
-            if (!had_data) encrypt(dummy, dummy, 0);
-            std::memcpy(tag, tag_, 16);
-            return true;
-        }
-        if (!had_data) { pin_ = dummy; pout_ = dummy; plen_ = 0; }
-        // GnuTLS takes ciphertext || tag in one buffer.
-        std::memcpy(scratch_.data(), pin_, plen_);
-        std::memcpy(scratch_.data() + plen_, tag, 16);
-        size_t outl = plen_;
-        int rc = gnutls_aead_cipher_decrypt(h_, nonce_, nonce_len_, aad_len_ ? aad_.data() : nullptr, aad_len_, 16,
-                                            scratch_.data(), plen_ + 16, plen_ ? pout_ : dummy, &outl);
-        if (rc == GNUTLS_E_DECRYPTION_FAILED) return false;
-        check(rc, "gnutls_aead_cipher_decrypt");
-        if (outl != plen_) throw cb::Error("gnutls_aead_cipher_decrypt returned a short output");
-        return true;
-    }
 
 private:
-    enum class State { Idle, Started, Updated };
-
     // GnuTLS writes ciphertext || tag; the ciphertext is copied to the caller's buffer.
-    void encrypt(const uint8_t* in, uint8_t* out, size_t len) {
+    void seal(const uint8_t* in, uint8_t* out, size_t len, uint8_t* tag) override {
+        if (scratch_.size() < len + 64) scratch_.resize(len + 64);  // grows once for long messages
         size_t outl = scratch_.size();
-        check(gnutls_aead_cipher_encrypt(h_, nonce_, nonce_len_, aad_len_ ? aad_.data() : nullptr, aad_len_, 16,
-                                         in, len, scratch_.data(), &outl),
+        check(gnutls_aead_cipher_encrypt(h_, nonce(), nonce_len(), ad(), ad_len(), tag_bytes(), in, len,
+                                         scratch_.data(), &outl),
               "gnutls_aead_cipher_encrypt");
-        if (outl != len + 16) throw cb::Error("gnutls_aead_cipher_encrypt returned an unexpected length");
+        if (outl != len + tag_bytes()) throw cb::Error("gnutls_aead_cipher_encrypt returned an unexpected length");
         std::memcpy(out, scratch_.data(), len);
-        std::memcpy(tag_, scratch_.data() + len, 16);
+        std::memcpy(tag, scratch_.data() + len, tag_bytes());
+    }
+    // GnuTLS takes ciphertext || tag in one buffer.
+    bool open(const uint8_t* in, uint8_t* out, size_t len, const uint8_t* tag) override {
+        if (scratch_.size() < len + 64) scratch_.resize(len + 64);
+        std::memcpy(scratch_.data(), in, len);
+        std::memcpy(scratch_.data() + len, tag, tag_bytes());
+        size_t outl = len;
+        int rc = gnutls_aead_cipher_decrypt(h_, nonce(), nonce_len(), ad(), ad_len(), tag_bytes(), scratch_.data(),
+                                            len + tag_bytes(), out, &outl);
+        if (rc == GNUTLS_E_DECRYPTION_FAILED) return false;
+        check(rc, "gnutls_aead_cipher_decrypt");
+        if (outl != len) throw cb::Error("gnutls_aead_cipher_decrypt returned a short output");
+        return true;
     }
 
     gnutls_cipher_algorithm_t algo_;
     const cb::Primitive& p_;
-    bool enc_;
-    State state_ = State::Idle;
     gnutls_aead_cipher_hd_t h_ = nullptr;
-    uint8_t nonce_[32] = {0}, tag_[16] = {0};
-    size_t nonce_len_ = 0;
-    std::vector<uint8_t> aad_, scratch_;
-    size_t aad_len_ = 0;
-    const uint8_t* pin_ = nullptr;
-    uint8_t* pout_ = nullptr;
-    size_t plen_ = 0;
+    std::vector<uint8_t> scratch_;
 };
 
 // ------------------------------------------------------------------ digests

@@ -22,6 +22,7 @@
 #include <mbedtls/xtea.h>
 
 #include "cipherbench/adapter.h"
+#include "cipherbench/one_shot_aead.h"
 #include "cipherbench/probe.h"
 
 namespace {
@@ -250,55 +251,29 @@ private:
     std::vector<uint8_t> aad_;
 };
 
-// CCM is one-shot in mbedTLS 2 (the lengths are in B_0): a message is one
-// update(). Encryption runs there; decryption needs the tag, so it runs in
-// finish() and writes the output given to update() then (README.md).
-class CcmCipher : public cb::Cipher {
+// CCM is one-shot in mbedTLS 2 (the lengths are in B_0): cb::OneShotAead.
+class CcmCipher : public cb::OneShotAead {
 public:
-    bool streams() const override { return false; }  // one call per message
-    CcmCipher(mbedtls_cipher_id_t id, bool enc) : id_(id), enc_(enc) { mbedtls_ccm_init(&ctx_); }
+    CcmCipher(mbedtls_cipher_id_t id, cb::Direction d)
+        : OneShotAead(d, 16, "mbedTLS 2's CCM is one-shot (the message length is in B_0): a message is one update()"),
+          id_(id) {
+        mbedtls_ccm_init(&ctx_);
+    }
     ~CcmCipher() override { mbedtls_ccm_free(&ctx_); }
     void set_key(const uint8_t* k, size_t n) override { check(mbedtls_ccm_setkey(&ctx_, id_, k, unsigned(n * 8)), "ccm_setkey"); }
-    void start(const uint8_t* iv, size_t n) override {
-        std::memcpy(iv_, iv, n);
-        aad_.clear();
-        used_ = false;
-        in_ = nullptr; out_ = nullptr; len_ = 0;
+private:
+    void seal(const uint8_t* in, uint8_t* out, size_t n, uint8_t* tag) override {
+        check(mbedtls_ccm_encrypt_and_tag(&ctx_, n, nonce(), nonce_len(), ad(), ad_len(), in, out, tag, 16),
+              "ccm_encrypt_and_tag");
     }
-    void aad(const uint8_t* a, size_t n) override { aad_.insert(aad_.end(), a, a + n); }
-    void update(const uint8_t* in, uint8_t* out, size_t n) override {
-        if (used_) throw cb::Error("CCM cannot stream: the message length is needed up front, so a message is one update()");
-        used_ = true;
-        in_ = in; out_ = out; len_ = n;
-        if (enc_) encrypt();
-    }
-    bool finish(uint8_t* tag) override {
-        if (enc_) {
-            if (!used_) encrypt();
-            std::memcpy(tag, tag_, 16);
-            return true;
-        }
-        uint8_t dummy[1];
-        int rc = mbedtls_ccm_auth_decrypt(&ctx_, len_, iv_, 12, aad_.empty() ? nullptr : aad_.data(), aad_.size(),
-                                          len_ ? in_ : dummy, len_ ? out_ : dummy, tag, 16);
+    bool open(const uint8_t* in, uint8_t* out, size_t n, const uint8_t* tag) override {
+        int rc = mbedtls_ccm_auth_decrypt(&ctx_, n, nonce(), nonce_len(), ad(), ad_len(), in, out, tag, 16);
         if (rc == MBEDTLS_ERR_CCM_AUTH_FAILED) return false;  // output zeroed by mbedTLS
         check(rc, "ccm_auth_decrypt");
         return true;
     }
-private:
-    void encrypt() {
-        uint8_t dummy[1];
-        check(mbedtls_ccm_encrypt_and_tag(&ctx_, len_, iv_, 12, aad_.empty() ? nullptr : aad_.data(), aad_.size(),
-                                          len_ ? in_ : dummy, len_ ? out_ : dummy, tag_, 16), "ccm_encrypt_and_tag");
-    }
     mbedtls_cipher_id_t id_;
-    bool enc_, used_ = false;
     mbedtls_ccm_context ctx_;
-    uint8_t iv_[12] = {0}, tag_[16] = {0};
-    std::vector<uint8_t> aad_;
-    const uint8_t* in_ = nullptr;
-    uint8_t* out_ = nullptr;
-    size_t len_ = 0;
 };
 
 class ChachaCipher : public cb::Cipher {
@@ -389,7 +364,7 @@ public:
     }
     std::unique_ptr<cb::Cipher> cipher(const cb::Primitive& p, cb::Direction d) const override {
         if (!cb::offered(offers_, p.name)) return Adapter::cipher(p, d);
-        return make(p, d == cb::Direction::Encrypt);
+        return make(p, d);
     }
     std::unique_ptr<cb::Hash> hash(const cb::Primitive& p) const override {
         if (!cb::offered(offers_, p.name)) return Adapter::hash(p);
@@ -415,7 +390,8 @@ private:
         }
         return false;
     }
-    static std::unique_ptr<cb::Cipher> make(const cb::Primitive& p, bool enc) {
+    static std::unique_ptr<cb::Cipher> make(const cb::Primitive& p, cb::Direction d) {
+        const bool enc = d == cb::Direction::Encrypt;
         const std::string n = p.name, m = p.mode;
         if (n == "chacha20") return std::make_unique<ChachaCipher>();
         if (n == "chacha20-poly1305") return std::make_unique<ChachaPolyCipher>(enc);
@@ -423,7 +399,7 @@ private:
         if (!has_mode(p)) return nullptr;
         mbedtls_cipher_id_t id = std::strcmp(p.family, "aes") == 0 ? MBEDTLS_CIPHER_ID_AES : MBEDTLS_CIPHER_ID_CAMELLIA;
         if (m == "gcm") return std::make_unique<GcmCipher>(id, enc);
-        if (m == "ccm") return std::make_unique<CcmCipher>(id, enc);
+        if (m == "ccm") return std::make_unique<CcmCipher>(id, d);
         if (m == "xts") return std::make_unique<XtsCipher>(enc);
         return std::make_unique<ModeCipher>(p, enc);
     }
@@ -439,8 +415,7 @@ private:
     // Offers what passes the shared start-up check (cipherbench/probe.h).
     void probe() {
         for (const auto& p : cb::all_primitives())
-            if (cb::probe(p, [&](cb::Direction d) { return make(p, d == cb::Direction::Encrypt); },
-                          [&] { return make_hash(p); }).empty())
+            if (cb::probe(p, [&](cb::Direction d) { return make(p, d); }, [&] { return make_hash(p); }).empty())
                 offers_.push_back({p.name, provider(p)});
     }
     bool aesni_ = false, clmul_ = false;

@@ -22,6 +22,7 @@
 #include <secoidt.h>
 
 #include "cipherbench/adapter.h"
+#include "cipherbench/one_shot_aead.h"
 #include "cipherbench/probe.h"
 
 namespace {
@@ -214,17 +215,15 @@ private:
 };
 
 // ------------------------------------------------------------------ AEADs (message API, one-shot)
-const char* const kOneShot =
-    "NSS's AEADs (PK11_AEADOp, PKCS#11 message API) are one-shot: a message is one update() call "
-    "(the bulk workload's many update() calls per message cannot be timed honestly; use workload 'message')";
-
-class NssAead : public cb::Cipher {
+// One C_EncryptMessage / C_DecryptMessage per message; the message state
+// machine is cb::OneShotAead's.
+class NssAead : public cb::OneShotAead {
 public:
-    bool streams() const override { return false; }  // one call per message
     NssAead(PK11SlotInfo* slot, const NssName& n, const cb::Primitive& p, cb::Direction d)
-        : slot_(slot), n_(n), p_(p), enc_(d == cb::Direction::Encrypt) {
-        aad_.reserve(256);
-    }
+        : OneShotAead(d, p.tag_bytes,
+                      "NSS's AEADs (PK11_AEADOp, PKCS#11 message API) are one-shot: a message is one update() call "
+                      "(the bulk workload's many update() calls per message cannot be timed honestly; use workload 'message')"),
+          slot_(slot), n_(n), p_(p) {}
     ~NssAead() override {
         if (ctx_) PK11_DestroyContext(ctx_, PR_TRUE);
         if (key_) PK11_FreeSymKey(key_);
@@ -233,65 +232,30 @@ public:
     void set_key(const uint8_t* key, size_t len) override {
         if (ctx_) { PK11_DestroyContext(ctx_, PR_TRUE); ctx_ = nullptr; }
         if (key_) { PK11_FreeSymKey(key_); key_ = nullptr; }
-        const CK_ATTRIBUTE_TYPE op = enc_ ? CKA_ENCRYPT : CKA_DECRYPT;
+        const CK_ATTRIBUTE_TYPE op = encrypting() ? CKA_ENCRYPT : CKA_DECRYPT;
         key_ = import_key(slot_, n_.mech, op, p_, key, len);
         SECItem none = {siBuffer, nullptr, 0};
         ctx_ = PK11_CreateContextBySymKey(n_.mech, CKA_NSS_MESSAGE | op, key_, &none);
         if (!ctx_) throw cb::Error(nss_error("PK11_CreateContextBySymKey(CKA_NSS_MESSAGE)"));
     }
-    void start(const uint8_t* iv, size_t len) override {
-        if (state_ == State::Updated && !enc_) { state_ = State::Idle; throw cb::Unsupported(kOneShot); }
-        std::memcpy(iv_, iv, len);
-        iv_len_ = int(len);
-        aad_len_ = 0;
-        state_ = State::Started;
-    }
-    void aad(const uint8_t* a, size_t len) override {
-        if (state_ != State::Started) throw cb::Error("aad() must come after start() and before update()");
-        if (aad_len_ + len > aad_.size()) aad_.resize(aad_len_ + len);
-        if (len) std::memcpy(aad_.data() + aad_len_, a, len);
-        aad_len_ += len;
-    }
-    void update(const uint8_t* in, uint8_t* out, size_t len) override {
-        if (state_ == State::Updated) throw cb::Unsupported(kOneShot);
-        if (state_ != State::Started) throw cb::Error("update() before start()");
-        if (len > size_t(INT32_MAX) - 64) throw cb::Error("NSS takes at most 2^31-1 bytes per message");
-        if (enc_) {
-            op(out, in, len, mac_);
-        } else {  // the tag arrives in finish()
-            pin_ = in;
-            pout_ = out;
-            plen_ = len;
-        }
-        state_ = State::Updated;
-    }
-    bool finish(uint8_t* tag) override {
-        if (state_ == State::Idle) throw cb::Error("finish() before start()");
-        const bool had_data = state_ == State::Updated;
-        state_ = State::Idle;
-        uint8_t dummy[16] = {0};
-        if (enc_) {
-            if (!had_data) op(dummy, dummy, 0, mac_);
-            std::memcpy(tag, mac_, 16);
-            return true;
-        }
-        if (!had_data) { pin_ = dummy; pout_ = dummy; plen_ = 0; }
-        std::memcpy(mac_, tag, 16);
-        return op(pout_, pin_, plen_, mac_);
-    }
 
 private:
-    enum class State { Idle, Started, Updated };
+    void seal(const uint8_t* in, uint8_t* out, size_t len, uint8_t* tag) override { op(out, in, len, tag); }
+    bool open(const uint8_t* in, uint8_t* out, size_t len, const uint8_t* tag) override {
+        uint8_t t[16];  // PK11_AEADOp takes the tag through a non-const pointer
+        std::memcpy(t, tag, tag_bytes());
+        return op(out, in, len, t);
+    }
 
     // One C_EncryptMessage / C_DecryptMessage. Returns false only for a tag
     // that does not verify.
     bool op(uint8_t* out, const uint8_t* in, size_t len, uint8_t* tag) {
-        int outl = 0;
-        const unsigned char* ad = aad_len_ ? aad_.data() : nullptr;
-        SECStatus s = PK11_AEADOp(ctx_, CKG_NO_GENERATE, 0, iv_, iv_len_, ad, int(aad_len_), out, &outl,
-                                  int(len), tag, int(p_.tag_bytes), in, int(len));
+        if (len > size_t(INT32_MAX) - 64) throw cb::Error("NSS takes at most 2^31-1 bytes per message");
+        int outl = 0;  // with CKG_NO_GENERATE the IV is only read
+        SECStatus s = PK11_AEADOp(ctx_, CKG_NO_GENERATE, 0, const_cast<uint8_t*>(nonce()), int(nonce_len()), ad(),
+                                  int(ad_len()), out, &outl, int(len), tag, int(tag_bytes()), in, int(len));
         if (s != SECSuccess) {
-            if (!enc_ && PORT_GetError() == SEC_ERROR_BAD_DATA) return false;
+            if (!encrypting() && PORT_GetError() == SEC_ERROR_BAD_DATA) return false;
             throw cb::Error(nss_error("PK11_AEADOp"));
         }
         if (size_t(outl) != len) throw cb::Error("PK11_AEADOp returned a short output");
@@ -301,17 +265,8 @@ private:
     PK11SlotInfo* slot_;
     const NssName& n_;
     const cb::Primitive& p_;
-    bool enc_;
-    State state_ = State::Idle;
     PK11SymKey* key_ = nullptr;
     PK11Context* ctx_ = nullptr;
-    unsigned char iv_[32] = {0}, mac_[16] = {0};
-    int iv_len_ = 0;
-    std::vector<uint8_t> aad_;
-    size_t aad_len_ = 0;
-    const uint8_t* pin_ = nullptr;
-    uint8_t* pout_ = nullptr;
-    size_t plen_ = 0;
 };
 
 // ------------------------------------------------------------------ digests

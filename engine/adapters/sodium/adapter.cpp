@@ -11,6 +11,7 @@
 #include <sodium.h>
 
 #include "cipherbench/adapter.h"
+#include "cipherbench/one_shot_aead.h"
 #include "cipherbench/probe.h"
 
 namespace {
@@ -86,16 +87,15 @@ private:
 };
 
 // ------------------------------------------------------------------ AEADs
-const char* const kOneShot =
-    "libsodium's AEADs are one-shot: a message is one update() call (the bulk workload's "
-    "many update() calls per message cannot be timed honestly; use workload 'message')";
-
-class SodiumAead : public cb::Cipher {
+// libsodium's detached one-shot functions; the message state machine is
+// cb::OneShotAead's.
+class SodiumAead : public cb::OneShotAead {
 public:
-    bool streams() const override { return false; }  // one call per message
-    SodiumAead(Algo a, cb::Direction d) : algo_(a), enc_(d == cb::Direction::Encrypt) {
-        aad_.reserve(256);
-    }
+    SodiumAead(Algo a, cb::Direction d)
+        : OneShotAead(d, 16,
+                      "libsodium's AEADs are one-shot: a message is one update() call (the bulk workload's "
+                      "many update() calls per message cannot be timed honestly; use workload 'message')"),
+          algo_(a) {}
     ~SodiumAead() override {
         sodium_memzero(key_, sizeof key_);
         sodium_memzero(&gcm_, sizeof gcm_);
@@ -106,50 +106,8 @@ public:
         if (algo_ == Algo::Aes256Gcm && crypto_aead_aes256gcm_beforenm(&gcm_, key_) != 0)
             throw cb::Error("crypto_aead_aes256gcm_beforenm failed");
     }
-    void start(const uint8_t* iv, size_t len) override {
-        // A decryption that got its data but never its tag: the engine's bulk
-        // workload, which never calls finish(). Refuse rather than time nothing.
-        if (state_ == State::Updated && !enc_) { state_ = State::Idle; throw cb::Unsupported(kOneShot); }
-        std::memcpy(npub_, iv, len);
-        aad_len_ = 0;
-        state_ = State::Started;
-    }
-    void aad(const uint8_t* a, size_t len) override {
-        if (state_ != State::Started) throw cb::Error("aad() must come after start() and before update()");
-        if (aad_len_ + len > aad_.size()) aad_.resize(aad_len_ + len);
-        if (len) std::memcpy(aad_.data() + aad_len_, a, len);
-        aad_len_ += len;
-    }
-    void update(const uint8_t* in, uint8_t* out, size_t len) override {
-        if (state_ == State::Updated) throw cb::Unsupported(kOneShot);
-        if (state_ != State::Started) throw cb::Error("update() before start()");
-        check_length(len);
-        if (enc_) {
-            encrypt(out, in, len);
-        } else {  // needs the tag: done in finish()
-            pin_ = in;
-            pout_ = out;
-            plen_ = len;
-        }
-        state_ = State::Updated;
-    }
-    bool finish(uint8_t* tag) override {
-        if (state_ == State::Idle) throw cb::Error("finish() before start()");
-        const bool had_data = state_ == State::Updated;
-        state_ = State::Idle;
-        uint8_t dummy[1] = {0};
-        if (enc_) {
-            if (!had_data) encrypt(dummy, dummy, 0);
-            std::memcpy(tag, mac_, 16);
-            return true;
-        }
-        if (!had_data) { pin_ = dummy; pout_ = dummy; plen_ = 0; }
-        return decrypt(pout_, pin_, plen_, tag);
-    }
 
 private:
-    enum class State { Idle, Started, Updated };
-
     void check_length(size_t len) const {
         const unsigned long long max =
             algo_ == Algo::Aes256Gcm ? crypto_aead_aes256gcm_messagebytes_max()
@@ -157,48 +115,42 @@ private:
                                                   : crypto_aead_xchacha20poly1305_ietf_messagebytes_max();
         if (len > max) throw cb::Error("message longer than libsodium's limit of " + std::to_string(max) + " bytes");
     }
-    const uint8_t* ad() const { return aad_len_ ? aad_.data() : nullptr; }
 
-    void encrypt(uint8_t* c, const uint8_t* m, size_t len) {
+    void seal(const uint8_t* m, uint8_t* c, size_t len, uint8_t* mac) override {
+        check_length(len);
         int rc = -1;
         switch (algo_) {
         case Algo::ChaCha20Poly1305Ietf:
-            rc = crypto_aead_chacha20poly1305_ietf_encrypt_detached(c, mac_, nullptr, m, len, ad(), aad_len_, nullptr, npub_, key_);
+            rc = crypto_aead_chacha20poly1305_ietf_encrypt_detached(c, mac, nullptr, m, len, ad(), ad_len(), nullptr, nonce(), key_);
             break;
         case Algo::XChaCha20Poly1305Ietf:
-            rc = crypto_aead_xchacha20poly1305_ietf_encrypt_detached(c, mac_, nullptr, m, len, ad(), aad_len_, nullptr, npub_, key_);
+            rc = crypto_aead_xchacha20poly1305_ietf_encrypt_detached(c, mac, nullptr, m, len, ad(), ad_len(), nullptr, nonce(), key_);
             break;
         case Algo::Aes256Gcm:
-            rc = crypto_aead_aes256gcm_encrypt_detached_afternm(c, mac_, nullptr, m, len, ad(), aad_len_, nullptr, npub_, &gcm_);
+            rc = crypto_aead_aes256gcm_encrypt_detached_afternm(c, mac, nullptr, m, len, ad(), ad_len(), nullptr, nonce(), &gcm_);
             break;
         default:
             break;
         }
         if (rc != 0) throw cb::Error("libsodium AEAD encryption failed");
     }
-    bool decrypt(uint8_t* m, const uint8_t* c, size_t len, const uint8_t* tag) {
+    bool open(const uint8_t* c, uint8_t* m, size_t len, const uint8_t* tag) override {
+        check_length(len);
         switch (algo_) {
         case Algo::ChaCha20Poly1305Ietf:
-            return crypto_aead_chacha20poly1305_ietf_decrypt_detached(m, nullptr, c, len, tag, ad(), aad_len_, npub_, key_) == 0;
+            return crypto_aead_chacha20poly1305_ietf_decrypt_detached(m, nullptr, c, len, tag, ad(), ad_len(), nonce(), key_) == 0;
         case Algo::XChaCha20Poly1305Ietf:
-            return crypto_aead_xchacha20poly1305_ietf_decrypt_detached(m, nullptr, c, len, tag, ad(), aad_len_, npub_, key_) == 0;
+            return crypto_aead_xchacha20poly1305_ietf_decrypt_detached(m, nullptr, c, len, tag, ad(), ad_len(), nonce(), key_) == 0;
         case Algo::Aes256Gcm:
-            return crypto_aead_aes256gcm_decrypt_detached_afternm(m, nullptr, c, len, tag, ad(), aad_len_, npub_, &gcm_) == 0;
+            return crypto_aead_aes256gcm_decrypt_detached_afternm(m, nullptr, c, len, tag, ad(), ad_len(), nonce(), &gcm_) == 0;
         default:
             throw cb::Error("not an AEAD");
         }
     }
 
     Algo algo_;
-    bool enc_;
-    State state_ = State::Idle;
-    uint8_t key_[32] = {0}, npub_[24] = {0}, mac_[16] = {0};
+    uint8_t key_[32] = {0};
     crypto_aead_aes256gcm_state gcm_;
-    std::vector<uint8_t> aad_;
-    size_t aad_len_ = 0;
-    const uint8_t* pin_ = nullptr;
-    uint8_t* pout_ = nullptr;
-    size_t plen_ = 0;
 };
 
 // ------------------------------------------------------------------ hashes

@@ -11,6 +11,7 @@
 #undef byte  // tomcrypt_macros.h defines byte(x, n) (pitfall P1)
 
 #include "cipherbench/adapter.h"
+#include "cipherbench/one_shot_aead.h"
 #include "cipherbench/probe.h"
 
 namespace {
@@ -173,15 +174,14 @@ private:
 };
 
 // CCM needs the message and AAD lengths before it starts (they are in B_0),
-// and tomcrypt's ccm_memory needs the tag before it decrypts. So a message is
-// one update(): encryption runs there; decryption runs in finish(), when the
-// tag arrives, writing to the output given to update(). A second update() in
-// one message is an error (CCM cannot stream). The key schedule is kept in a
-// symmetric_key and passed to ccm_memory, so no message re-keys.
-class CcmCipher : public cb::Cipher {
+// and tomcrypt's ccm_memory needs the tag before it decrypts: a one-shot
+// AEAD (cb::OneShotAead). The key schedule is kept in a symmetric_key and
+// passed to ccm_memory, so no message re-keys.
+class CcmCipher : public cb::OneShotAead {
 public:
-    bool streams() const override { return false; }  // one call per message
-    CcmCipher(int idx, bool enc) : idx_(idx), enc_(enc) {}
+    CcmCipher(int idx, cb::Direction d)
+        : OneShotAead(d, 16, "CCM needs the message length before the data (B_0): a message is one update()"),
+          idx_(idx) {}
     ~CcmCipher() override { if (keyed_) cipher_descriptor[idx_].done(&key_); }
     void set_key(const uint8_t* k, size_t n) override {
         if (keyed_) cipher_descriptor[idx_].done(&key_);
@@ -189,50 +189,26 @@ public:
         check(cipher_descriptor[idx_].setup(k, int(n), 0, &key_), "setup");
         keyed_ = true;
     }
-    void start(const uint8_t* iv, size_t n) override {
-        std::memcpy(nonce_, iv, n);
-        aad_.clear();
-        in_ = nullptr; out_ = nullptr; len_ = 0;
-        used_ = false;
+private:
+    void seal(const uint8_t* in, uint8_t* out, size_t n, uint8_t* tag) override {
+        run(const_cast<uint8_t*>(in), out, n, tag, CCM_ENCRYPT);
     }
-    void aad(const uint8_t* a, size_t n) override { aad_.insert(aad_.end(), a, a + n); }
-    void update(const uint8_t* in, uint8_t* out, size_t n) override {
-        if (!n) return; /* LTC_ARGCHK aborts on NULL */
-        if (used_) throw cb::Error("CCM cannot stream: the message length is needed up front, so a message is one update()");
-        used_ = true;
-        in_ = in; out_ = out; len_ = n;
-        if (enc_) run(tag_, CCM_ENCRYPT);
-    }
-    bool finish(uint8_t* tag) override {
-        if (enc_) {
-            if (!used_) run(tag_, CCM_ENCRYPT);
-            std::memcpy(tag, tag_, 16);
-            return true;
-        }
+    bool open(const uint8_t* in, uint8_t* out, size_t n, const uint8_t* tag) override {
         uint8_t t[16];
         std::memcpy(t, tag, 16);
-        return run(t, CCM_DECRYPT);
+        return run(out, const_cast<uint8_t*>(in), n, t, CCM_DECRYPT);
     }
-private:
-    bool run(uint8_t* tag, int dir) {
-        static uint8_t empty[1];
+    // ccm_memory(pt, ct, dir): encryption reads pt and writes ct, decryption the reverse.
+    bool run(uint8_t* pt, uint8_t* ct, size_t n, uint8_t* tag, int dir) {
         unsigned long tl = 16;
-        uint8_t* pt = len_ ? (dir == CCM_ENCRYPT ? const_cast<uint8_t*>(in_) : out_) : empty;
-        uint8_t* ct = len_ ? (dir == CCM_ENCRYPT ? out_ : const_cast<uint8_t*>(in_)) : empty;
-        int err = ccm_memory(idx_, nullptr, 0, &key_, nonce_, 12, aad_.empty() ? nullptr : aad_.data(),
-                             aad_.size(), pt, len_, ct, tag, &tl, dir);
+        int err = ccm_memory(idx_, nullptr, 0, &key_, nonce(), nonce_len(), ad(), ad_len(), pt, n, ct, tag, &tl, dir);
         if (dir == CCM_DECRYPT && err == CRYPT_ERROR) return false;  // tag mismatch (output zeroed)
         check(err, "ccm_memory");
         return true;
     }
     int idx_;
-    bool enc_, keyed_ = false, used_ = false;
+    bool keyed_ = false;
     symmetric_key key_{};
-    uint8_t nonce_[16] = {0}, tag_[16] = {0};
-    std::vector<uint8_t> aad_;
-    const uint8_t* in_ = nullptr;
-    uint8_t* out_ = nullptr;
-    size_t len_ = 0;
 };
 
 // OCB3 (RFC 7253). ocb3_init is the only way to set a nonce and it runs the
@@ -495,7 +471,7 @@ private:
         if (m == "ctr") return std::make_unique<CtrCipher>(idx);
         if (m == "xts") return std::make_unique<XtsCipher>(idx, enc);
         if (m == "gcm") return std::make_unique<GcmCipher>(idx, enc);
-        if (m == "ccm") return std::make_unique<CcmCipher>(idx, enc);
+        if (m == "ccm") return std::make_unique<CcmCipher>(idx, d);
         if (m == "ocb3") return std::make_unique<OcbCipher>(idx, enc);
         if (m == "eax") return std::make_unique<EaxCipher>(idx, enc);
         return nullptr;

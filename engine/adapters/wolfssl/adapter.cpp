@@ -26,6 +26,7 @@
 #include <wolfssl/wolfcrypt/sha512.h>
 
 #include "cipherbench/adapter.h"
+#include "cipherbench/one_shot_aead.h"
 #include "cipherbench/probe.h"
 
 namespace {
@@ -129,54 +130,27 @@ private:
     Aes aes_;
 };
 
-// CCM is one-shot (wc_AesCcmEncrypt/Decrypt need the whole message): a
-// message is one update(); decryption needs the tag, so it runs in finish()
-// and writes the output given to update() then (README.md).
-class CcmCipher : public cb::Cipher {
+// CCM is one-shot (wc_AesCcmEncrypt/Decrypt need the whole message): cb::OneShotAead.
+class CcmCipher : public cb::OneShotAead {
 public:
-    bool streams() const override { return false; }  // one call per message
-    explicit CcmCipher(bool enc) : enc_(enc) { check(wc_AesInit(&aes_, nullptr, INVALID_DEVID), "wc_AesInit"); }
+    explicit CcmCipher(cb::Direction d)
+        : OneShotAead(d, 16, "wolfCrypt's CCM is one-shot (the message length is in B_0): a message is one update()") {
+        check(wc_AesInit(&aes_, nullptr, INVALID_DEVID), "wc_AesInit");
+    }
     ~CcmCipher() override { wc_AesFree(&aes_); }
     void set_key(const uint8_t* k, size_t n) override { check(wc_AesCcmSetKey(&aes_, k, word32(n)), "wc_AesCcmSetKey"); }
-    void start(const uint8_t* iv, size_t n) override {
-        std::memcpy(nonce_, iv, n);
-        aad_.clear();
-        used_ = false;
-        in_ = nullptr; out_ = nullptr; len_ = 0;
+private:
+    void seal(const uint8_t* in, uint8_t* out, size_t n, uint8_t* tag) override {
+        check(wc_AesCcmEncrypt(&aes_, out, in, word32(n), nonce(), word32(nonce_len()), tag, 16, ad(), word32(ad_len())),
+              "wc_AesCcmEncrypt");
     }
-    void aad(const uint8_t* a, size_t n) override { aad_.insert(aad_.end(), a, a + n); }
-    void update(const uint8_t* in, uint8_t* out, size_t n) override {
-        if (used_) throw cb::Error("CCM cannot stream: the message length is needed up front, so a message is one update()");
-        used_ = true;
-        in_ = in; out_ = out; len_ = n;
-        if (enc_) encrypt();
-    }
-    bool finish(uint8_t* tag) override {
-        if (enc_) {
-            if (!used_) encrypt();
-            std::memcpy(tag, tag_, 16);
-            return true;
-        }
-        uint8_t dummy[1];
-        int rc = wc_AesCcmDecrypt(&aes_, len_ ? out_ : dummy, len_ ? in_ : dummy, word32(len_), nonce_, 12, tag, 16,
-                                  aad_.empty() ? nullptr : aad_.data(), word32(aad_.size()));
+    bool open(const uint8_t* in, uint8_t* out, size_t n, const uint8_t* tag) override {
+        int rc = wc_AesCcmDecrypt(&aes_, out, in, word32(n), nonce(), word32(nonce_len()), tag, 16, ad(), word32(ad_len()));
         if (rc == AES_CCM_AUTH_E) return false;  // wolfCrypt zeroes the output
         check(rc, "wc_AesCcmDecrypt");
         return true;
     }
-private:
-    void encrypt() {
-        uint8_t dummy[1];
-        check(wc_AesCcmEncrypt(&aes_, len_ ? out_ : dummy, len_ ? in_ : dummy, word32(len_), nonce_, 12, tag_, 16,
-                               aad_.empty() ? nullptr : aad_.data(), word32(aad_.size())), "wc_AesCcmEncrypt");
-    }
-    bool enc_, used_ = false;
     Aes aes_;
-    uint8_t nonce_[12] = {0}, tag_[16] = {0};
-    std::vector<uint8_t> aad_;
-    const uint8_t* in_ = nullptr;
-    uint8_t* out_ = nullptr;
-    size_t len_ = 0;
 };
 
 // ------------------------------------------------------------------ Camellia, DES, 3DES
@@ -285,57 +259,36 @@ private:
 // Decrypt: the streaming path after wc_XChaCha20Poly1305_Init is unusable in
 // wolfSSL 5.5.4 (Init pads the AAD but leaves aadLen and dataLen as they
 // were, so Final encodes wrong lengths and a reused context gives wrong
-// tags). One message is one update(); the tag goes after the text, so the
-// library writes into a scratch buffer that is copied out; decryption needs
-// the tag and runs in finish(), writing the output given to update().
-class XChachaPolyCipher : public cb::Cipher {
+// tags). The tag goes after the text, so the library works on a scratch
+// buffer that is copied out.
+class XChachaPolyCipher : public cb::OneShotAead {
 public:
-    bool streams() const override { return false; }  // one call per message
-    explicit XChachaPolyCipher(bool enc) : enc_(enc) {}
+    explicit XChachaPolyCipher(cb::Direction d)
+        : OneShotAead(d, 16, "wolfSSL XChaCha20-Poly1305 is one-shot here (its streaming API is broken in 5.5): "
+                             "a message is one update()") {}
     void set_key(const uint8_t* k, size_t n) override { std::memcpy(key_, k, n); }
-    void start(const uint8_t* iv, size_t n) override {
-        std::memcpy(nonce_, iv, n);
-        aad_.assign(1, 0);  // the library wants a non-NULL AAD pointer even for none
-        used_ = false;
-        in_ = nullptr; out_ = nullptr; len_ = 0;
+private:
+    // The library wants a non-NULL AAD pointer even for none.
+    const uint8_t* ad_or_empty() const { return ad() ? ad() : kZero; }
+    void seal(const uint8_t* in, uint8_t* out, size_t n, uint8_t* tag) override {
+        scratch_.resize(n + 16);
+        check(wc_XChaCha20Poly1305_Encrypt(scratch_.data(), n + 16, in, n, ad_or_empty(), ad_len(), nonce(), nonce_len(),
+                                           key_, 32), "wc_XChaCha20Poly1305_Encrypt");
+        std::memcpy(out, scratch_.data(), n);
+        std::memcpy(tag, scratch_.data() + n, 16);
     }
-    void aad(const uint8_t* a, size_t n) override { aad_.insert(aad_.end(), a, a + n); }
-    void update(const uint8_t* in, uint8_t* out, size_t n) override {
-        if (used_) throw cb::Error("wolfSSL XChaCha20-Poly1305 is one-shot here: a message is one update()");
-        used_ = true;
-        in_ = in; out_ = out; len_ = n;
-        if (enc_) encrypt();
-    }
-    bool finish(uint8_t* tag) override {
-        if (enc_) {
-            if (!used_) encrypt();
-            std::memcpy(tag, scratch_.data() + len_, 16);
-            return true;
-        }
-        scratch_.resize(len_ + 16);
-        if (len_) std::memcpy(scratch_.data(), in_, len_);
-        std::memcpy(scratch_.data() + len_, tag, 16);
-        uint8_t dummy[1];
-        int rc = wc_XChaCha20Poly1305_Decrypt(len_ ? out_ : dummy, len_, scratch_.data(), len_ + 16, aad_.data() + 1,
-                                              aad_.size() - 1, nonce_, 24, key_, 32);
+    bool open(const uint8_t* in, uint8_t* out, size_t n, const uint8_t* tag) override {
+        scratch_.resize(n + 16);
+        std::memcpy(scratch_.data(), in, n);
+        std::memcpy(scratch_.data() + n, tag, 16);
+        int rc = wc_XChaCha20Poly1305_Decrypt(out, n, scratch_.data(), n + 16, ad_or_empty(), ad_len(), nonce(), nonce_len(),
+                                              key_, 32);
         if (rc == MAC_CMP_FAILED_E) return false;
         check(rc, "wc_XChaCha20Poly1305_Decrypt");
         return true;
     }
-private:
-    void encrypt() {
-        scratch_.resize(len_ + 16);
-        uint8_t dummy[1];
-        check(wc_XChaCha20Poly1305_Encrypt(scratch_.data(), len_ + 16, len_ ? in_ : dummy, len_, aad_.data() + 1,
-                                           aad_.size() - 1, nonce_, 24, key_, 32), "wc_XChaCha20Poly1305_Encrypt");
-        if (len_) std::memcpy(out_, scratch_.data(), len_);
-    }
-    bool enc_, used_ = false;
-    uint8_t key_[32] = {0}, nonce_[24] = {0};
-    std::vector<uint8_t> aad_, scratch_;
-    const uint8_t* in_ = nullptr;
-    uint8_t* out_ = nullptr;
-    size_t len_ = 0;
+    uint8_t key_[32] = {0};
+    std::vector<uint8_t> scratch_;
 };
 
 // RC4 has no IV: start() copies the keyed state back.
@@ -465,7 +418,7 @@ public:
     }
     std::unique_ptr<cb::Cipher> cipher(const cb::Primitive& p, cb::Direction d) const override {
         if (!cb::offered(offers_, p.name)) return Adapter::cipher(p, d);
-        return make(p, d == cb::Direction::Encrypt);
+        return make(p, d);
     }
     std::unique_ptr<cb::Hash> hash(const cb::Primitive& p) const override {
         if (!cb::offered(offers_, p.name)) return Adapter::hash(p);
@@ -482,18 +435,19 @@ private:
         }
         return false;
     }
-    static std::unique_ptr<cb::Cipher> make(const cb::Primitive& p, bool enc) {
+    static std::unique_ptr<cb::Cipher> make(const cb::Primitive& p, cb::Direction d) {
+        const bool enc = d == cb::Direction::Encrypt;
         const std::string n = p.name, f = p.family, m = p.mode;
         if (n == "chacha20") return std::make_unique<ChachaCipher>(false);
         if (n == "xchacha20") return std::make_unique<ChachaCipher>(true);
         if (n == "chacha20-poly1305") return std::make_unique<ChachaPolyCipher>(enc);
-        if (n == "xchacha20-poly1305") return std::make_unique<XChachaPolyCipher>(enc);
+        if (n == "xchacha20-poly1305") return std::make_unique<XChachaPolyCipher>(d);
         if (n == "rc4") return std::make_unique<Arc4Cipher>();
         if (!has_mode(p)) return nullptr;
         if (f == "aes") {
             if (m == "xts") return std::make_unique<XtsCipher>(enc);
             if (m == "gcm") return std::make_unique<GcmCipher>(enc);
-            if (m == "ccm") return std::make_unique<CcmCipher>(enc);
+            if (m == "ccm") return std::make_unique<CcmCipher>(d);
             return std::make_unique<AesCipher>(m, enc);
         }
         if (f == "camellia") return std::make_unique<CamelliaCipher>(m == "cbc", enc);
@@ -517,8 +471,7 @@ private:
     // Offers what passes the shared start-up check (cipherbench/probe.h).
     void probe() {
         for (const auto& p : cb::all_primitives())
-            if (cb::probe(p, [&](cb::Direction d) { return make(p, d == cb::Direction::Encrypt); },
-                          [&] { return make_hash(p); }).empty())
+            if (cb::probe(p, [&](cb::Direction d) { return make(p, d); }, [&] { return make_hash(p); }).empty())
                 offers_.push_back({p.name, provider(p)});
     }
     std::vector<cb::Offer> offers_;
