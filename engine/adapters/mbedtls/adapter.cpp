@@ -122,7 +122,7 @@ public:
             case Fam::Aes: check(mbedtls_aes_crypt_cfb128(&u_.aes, mode, n, off, iv, in, out), "aes_crypt_cfb128"); break;
             case Fam::Camellia: check(mbedtls_camellia_crypt_cfb128(&u_.cam, mode, n, off, iv, in, out), "camellia_crypt_cfb128"); break;
             case Fam::Blowfish: check(mbedtls_blowfish_crypt_cfb64(&u_.bf, mode, n, off, iv, in, out), "blowfish_crypt_cfb64"); break;
-            default: throw cb::Error("mbedTLS: no CFB for this cipher");
+            default: throw cb::Unsupported("mbedTLS has no CFB for this cipher");
         }
     }
     void ctr(size_t n, size_t* off, uint8_t* ctr, uint8_t* ks, const uint8_t* in, uint8_t* out) {
@@ -130,7 +130,7 @@ public:
             case Fam::Aes: check(mbedtls_aes_crypt_ctr(&u_.aes, n, off, ctr, ks, in, out), "aes_crypt_ctr"); break;
             case Fam::Camellia: check(mbedtls_camellia_crypt_ctr(&u_.cam, n, off, ctr, ks, in, out), "camellia_crypt_ctr"); break;
             case Fam::Blowfish: check(mbedtls_blowfish_crypt_ctr(&u_.bf, n, off, ctr, ks, in, out), "blowfish_crypt_ctr"); break;
-            default: throw cb::Error("mbedTLS: no CTR for this cipher");
+            default: throw cb::Unsupported("mbedTLS has no CTR for this cipher");
         }
     }
     mbedtls_aes_context* aes() { return &u_.aes; }
@@ -175,7 +175,7 @@ public:
         } else if (mode_ == "ctr") {
             blk_.ctr(n, &off_, iv_, ks_, in, out);
         } else {
-            throw cb::Error("mbedTLS adapter: unknown mode " + mode_);
+            throw cb::Unsupported("the mbedTLS adapter has no mode " + mode_);
         }
     }
 private:
@@ -225,8 +225,8 @@ public:
     void update(const uint8_t* in, uint8_t* out, size_t n) override {
         if (!n) return;
         begin();
-        if (partial_)
-            throw cb::Error("mbedTLS 2 GCM cannot continue a message after a partial 16-byte block; use whole-block update() sizes");
+        if (partial_)  // a limit of the library, not a failure: "unsupported"
+            throw cb::Unsupported("mbedTLS 2 GCM cannot continue a message after a partial 16-byte block; use whole-block update() sizes");
         partial_ = n % 16 != 0;
         check(mbedtls_gcm_update(&ctx_, n, in, out), "gcm_update");
     }
@@ -262,11 +262,19 @@ public:
     ~CcmCipher() override { mbedtls_ccm_free(&ctx_); }
     void set_key(const uint8_t* k, size_t n) override { check(mbedtls_ccm_setkey(&ctx_, id_, k, unsigned(n * 8)), "ccm_setkey"); }
 private:
+    // mbedTLS 2.28 library/ccm.c (ccm_auth_crypt) refuses 2^16 - 2^8 bytes of
+    // associated data or more with MBEDTLS_ERR_CCM_BAD_INPUT: a limit of the
+    // library, not a failure.
+    void check_ad() const {
+        if (ad_len() >= 0xFF00) throw cb::Unsupported("mbedTLS 2's CCM takes less than 65,280 bytes of associated data");
+    }
     void seal(const uint8_t* in, uint8_t* out, size_t n, uint8_t* tag) override {
+        check_ad();
         check(mbedtls_ccm_encrypt_and_tag(&ctx_, n, nonce(), nonce_len(), ad(), ad_len(), in, out, tag, 16),
               "ccm_encrypt_and_tag");
     }
     bool open(const uint8_t* in, uint8_t* out, size_t n, const uint8_t* tag) override {
+        check_ad();
         int rc = mbedtls_ccm_auth_decrypt(&ctx_, n, nonce(), nonce_len(), ad(), ad_len(), in, out, tag, 16);
         if (rc == MBEDTLS_ERR_CCM_AUTH_FAILED) return false;  // output zeroed by mbedTLS
         check(rc, "ccm_auth_decrypt");

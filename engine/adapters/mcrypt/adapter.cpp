@@ -78,9 +78,10 @@ public:
         if (!n) return;
         // libmcrypt 2.5.8 ncfb bug: a call that continues after a partial
         // block updates the shift register wrongly (ncfb.c xor_stuff_en/de,
-        // s_register_pos != 0), so output would be wrong. Refuse instead.
+        // s_register_pos != 0), so output would be wrong. Refuse it as what
+        // the library cannot do ("unsupported"), not as a failure.
         if (ncfb_ && done_ % bs_)
-            throw cb::Error("libmcrypt ncfb (full-block CFB) cannot continue a message after a partial block "
+            throw cb::Unsupported("libmcrypt ncfb (full-block CFB) cannot continue a message after a partial block "
                             "(library bug); use whole-block update() sizes");
         done_ += n;
         if (in != out) std::memcpy(out, in, n);  // mcrypt works in place only

@@ -130,7 +130,7 @@ public:
     void update(const uint8_t* in, uint8_t* out, size_t len) override {
         if (!ctx_) throw cb::Error("update() before start()");
         if (!len) return;
-        if (len > size_t(INT32_MAX)) throw cb::Error("NSS takes at most 2^31-1 bytes per call");
+        if (len > size_t(INT32_MAX)) throw cb::Unsupported("NSS takes at most 2^31-1 bytes per call");
         int outl = 0;
         if (PK11_CipherOp(ctx_, out, &outl, int(len), in, int(len)) != SECSuccess)
             throw cb::Error(nss_error("PK11_CipherOp"));
@@ -178,7 +178,7 @@ public:
         if (ic_ + need > (uint64_t(1) << 32))
             throw cb::Error("keystream exhausted: the 32-bit block counter would wrap");
         if (full) {
-            if (full > size_t(UINT32_MAX)) throw cb::Error("NSS takes at most 2^32-1 bytes per call");
+            if (full > size_t(UINT32_MAX)) throw cb::Unsupported("NSS takes at most 2^32-1 bytes per call");
             xor_at(out, in, unsigned(full));
             ic_ += full / 64;
         }
@@ -250,7 +250,7 @@ private:
     // One C_EncryptMessage / C_DecryptMessage. Returns false only for a tag
     // that does not verify.
     bool op(uint8_t* out, const uint8_t* in, size_t len, uint8_t* tag) {
-        if (len > size_t(INT32_MAX) - 64) throw cb::Error("NSS takes at most 2^31-1 bytes per message");
+        if (len > size_t(INT32_MAX) - 64) throw cb::Unsupported("NSS takes at most 2^31-1 bytes per message");
         int outl = 0;  // with CKG_NO_GENERATE the IV is only read
         SECStatus s = PK11_AEADOp(ctx_, CKG_NO_GENERATE, 0, const_cast<uint8_t*>(nonce()), int(nonce_len()), ad(),
                                   int(ad_len()), out, &outl, int(len), tag, int(tag_bytes()), in, int(len));

@@ -113,7 +113,7 @@ private:
             algo_ == Algo::Aes256Gcm ? crypto_aead_aes256gcm_messagebytes_max()
             : algo_ == Algo::ChaCha20Poly1305Ietf ? crypto_aead_chacha20poly1305_ietf_messagebytes_max()
                                                   : crypto_aead_xchacha20poly1305_ietf_messagebytes_max();
-        if (len > max) throw cb::Error("message longer than libsodium's limit of " + std::to_string(max) + " bytes");
+        if (len > max) throw cb::Unsupported("message longer than libsodium's limit of " + std::to_string(max) + " bytes");
     }
 
     void seal(const uint8_t* m, uint8_t* c, size_t len, uint8_t* mac) override {
