@@ -3,7 +3,6 @@
 // only sets the nonce, set_key() only runs the key schedule. See README.md
 // for the quirks this file works around.
 #include <cstring>
-#include <map>
 #include <string>
 
 #include <botan/aead.h>
@@ -320,17 +319,20 @@ private:
 
 class BotanAdapter : public cb::Adapter {
 public:
-    BotanAdapter() { probe(); }
+    BotanAdapter() {
+        offered_.probe_registry(*this, [this](const cb::Primitive& p, Recipe& r) { return recipe_for(p, r); },
+                                [this](const cb::Primitive& p, const Recipe& r) { return provider_of(p, r); });
+    }
 
     std::string name() const override { return "botan"; }
     std::string library() const override { return "Botan"; }
     std::string version() const override { return Botan::short_version_string(); }
-    std::vector<cb::Offer> offers() const override { return offers_; }
+    std::vector<cb::Offer> offers() const override { return offered_.offers(); }
 
     std::unique_ptr<cb::Cipher> cipher(const cb::Primitive& p, cb::Direction d) const override {
-        auto it = recipes_.find(p.name);
-        if (it == recipes_.end()) return Adapter::cipher(p, d);
-        const Recipe& r = it->second;
+        const Recipe* found = offered_.find(p.name);
+        if (!found || p.kind == cb::Kind::Hash) return Adapter::cipher(p, d);
+        const Recipe& r = *found;
         switch (r.drive) {
             case Drive::Ecb: return std::make_unique<EcbCipher>(r, d);
             case Drive::Stream: return std::make_unique<StreamCipher>(r);
@@ -341,9 +343,9 @@ public:
         return Adapter::cipher(p, d);
     }
     std::unique_ptr<cb::Hash> hash(const cb::Primitive& p) const override {
-        auto it = hashes_.find(p.name);
-        if (it == hashes_.end()) return Adapter::hash(p);
-        return std::make_unique<BotanHash>(it->second);
+        const Recipe* r = offered_.find(p.name);
+        if (!r || p.kind != cb::Kind::Hash) return Adapter::hash(p);
+        return std::make_unique<BotanHash>(r->spec);
     }
     std::vector<std::pair<std::string, std::string>> notes() const override {
         return {{"version_string", Botan::version_string()}, {"cpuid", Botan::CPUID::to_string()}};
@@ -363,7 +365,19 @@ private:
         return bc ? label(cipher, bc->provider()) : "unknown";
     }
 
+    // A hash's recipe is its Botan name in spec, of the registry's length.
     bool recipe_for(const cb::Primitive& p, Recipe& r) const {
+        if (p.kind == cb::Kind::Hash) {
+            for (const auto& [reg, botan] : kHashes) {
+                if (std::strcmp(reg, p.name) != 0) continue;
+                auto h = Botan::HashFunction::create(botan);
+                if (!h || h->output_length() != p.digest_bytes) return false;
+                r = {};
+                r.spec = botan;
+                return true;
+            }
+            return false;
+        }
         for (const auto& m : kAeads)
             if (std::strcmp(m.mode, p.name) == 0) {
                 r = {m.drive, "", m.pattern, m.granularity, false, false};
@@ -392,6 +406,7 @@ private:
     }
 
     std::string provider_of(const cb::Primitive& p, const Recipe& r) const {
+        if (p.kind == cb::Kind::Hash) return label(r.spec, Botan::HashFunction::create(r.spec)->provider());
         std::string s;
         if (!r.cipher.empty()) s = r.cipher + ": " + block_provider(r.cipher);
         if (r.drive == Drive::Mode || r.drive == Drive::Aead || r.drive == Drive::OneShotAead) {
@@ -416,35 +431,7 @@ private:
         return s;
     }
 
-    void probe() {
-        for (const auto& p : cb::all_primitives()) {
-            if (p.kind == cb::Kind::Hash) {
-                for (const auto& [reg, botan] : kHashes) {
-                    if (std::strcmp(reg, p.name) != 0) continue;
-                    auto h = Botan::HashFunction::create(botan);
-                    if (!h || h->output_length() != p.digest_bytes) break;
-                    hashes_[p.name] = botan;
-                    if (cb::probe_hash(p, [&] { return hash(p); }).empty())
-                        offers_.push_back({p.name, label(botan, h->provider())});
-                    else
-                        hashes_.erase(p.name);
-                }
-                continue;
-            }
-            if (p.kind == cb::Kind::Null) continue;
-            Recipe r;
-            if (!recipe_for(p, r)) continue;
-            recipes_[p.name] = r;
-            if (cb::probe_cipher(p, [&](cb::Direction d) { return cipher(p, d); }).empty())
-                offers_.push_back({p.name, provider_of(p, recipes_[p.name])});
-            else
-                recipes_.erase(p.name);
-        }
-    }
-
-    std::map<std::string, Recipe> recipes_;
-    std::map<std::string, std::string> hashes_;
-    std::vector<cb::Offer> offers_;
+    cb::Offered<Recipe> offered_;
 };
 
 }  // namespace

@@ -4,8 +4,6 @@
 // start() runs Resynchronize with the message's IV. See README.md.
 #define CRYPTOPP_ENABLE_NAMESPACE_WEAK 1
 #include <cstring>
-#include <map>
-#include <set>
 #include <string>
 
 #include <cryptopp/algparam.h>
@@ -116,6 +114,7 @@ Made block_mode(const std::string& mode, bool enc) {
 struct Recipe {
     Made (*make_mode)(const std::string&, bool) = nullptr;
     Made (*make_whole)(bool) = nullptr;
+    CryptoPP::HashTransformation* (*make_hash)() = nullptr;  // hashes
     std::string mode;
     Keying keying = Keying::Plain;
     std::string cipher;  // Crypto++ class name, for messages
@@ -288,7 +287,10 @@ std::string provider_of(const Made& m) {
 
 class CryptoppAdapter : public cb::Adapter {
 public:
-    CryptoppAdapter() { probe(); }
+    CryptoppAdapter() {
+        offered_.probe_registry(*this, [this](const cb::Primitive& p, Recipe& r) { return recipe_for(p, r); },
+                                [this](const cb::Primitive& p, const Recipe& r) { return provider(p, r); });
+    }
 
     std::string name() const override { return "cryptopp"; }
     std::string library() const override { return "Crypto++"; }
@@ -296,19 +298,18 @@ public:
         const int v = CryptoPP::LibraryVersion();  // run time: 870 = 8.7.0
         return std::to_string(v / 100) + "." + std::to_string(v / 10 % 10) + "." + std::to_string(v % 10);
     }
-    std::vector<cb::Offer> offers() const override { return offers_; }
+    std::vector<cb::Offer> offers() const override { return offered_.offers(); }
 
     std::unique_ptr<cb::Cipher> cipher(const cb::Primitive& p, cb::Direction d) const override {
-        auto it = recipes_.find(p.name);
-        if (it == recipes_.end()) return Adapter::cipher(p, d);
-        if (it->second.mode == "ccm") return std::make_unique<CppCcm>(it->second, p, d);
-        return std::make_unique<CppCipher>(it->second, p, d);
+        const Recipe* r = offered_.find(p.name);
+        if (!r || p.kind == cb::Kind::Hash) return Adapter::cipher(p, d);
+        if (r->mode == "ccm") return std::make_unique<CppCcm>(*r, p, d);
+        return std::make_unique<CppCipher>(*r, p, d);
     }
     std::unique_ptr<cb::Hash> hash(const cb::Primitive& p) const override {
-        for (const auto& [reg, make] : kHashes)
-            if (std::strcmp(reg, p.name) == 0 && hashes_.count(p.name))
-                return std::make_unique<CppHash>(make(), p.digest_bytes);
-        return Adapter::hash(p);
+        const Recipe* r = offered_.find(p.name);
+        if (!r || p.kind != cb::Kind::Hash) return Adapter::hash(p);
+        return std::make_unique<CppHash>(r->make_hash(), p.digest_bytes);
     }
     std::vector<std::pair<std::string, std::string>> notes() const override {
         using namespace CryptoPP;
@@ -321,6 +322,16 @@ public:
 
 private:
     bool recipe_for(const cb::Primitive& p, Recipe& r) const {
+        if (p.kind == cb::Kind::Hash) {
+            for (const auto& [reg, make] : kHashes) {
+                if (std::strcmp(reg, p.name) != 0) continue;
+                std::unique_ptr<CryptoPP::HashTransformation> h(make());
+                if (h->DigestSize() != p.digest_bytes) return false;
+                r.make_hash = make;
+                return true;
+            }
+            return false;
+        }
         for (const auto& w : kStreams)
             if (std::strcmp(w.name, p.name) == 0) {
                 r.make_whole = w.make;
@@ -342,6 +353,7 @@ private:
     }
 
     std::string provider(const cb::Primitive& p, const Recipe& r) const {
+        if (p.kind == cb::Kind::Hash) return std::unique_ptr<CryptoPP::HashTransformation>(r.make_hash())->AlgorithmProvider();
         Made m = create(r, true);
         std::string s = provider_of(m);
         if (std::strcmp(p.mode, "gcm") == 0)
@@ -351,35 +363,7 @@ private:
         return s;
     }
 
-    void probe() {
-        for (const auto& p : cb::all_primitives()) {
-            if (p.kind == cb::Kind::Hash) {
-                for (const auto& [reg, make] : kHashes) {
-                    if (std::strcmp(reg, p.name) != 0) continue;
-                    std::unique_ptr<CryptoPP::HashTransformation> h(make());
-                    if (h->DigestSize() != p.digest_bytes) break;
-                    hashes_.insert(p.name);
-                    if (cb::probe_hash(p, [&] { return hash(p); }).empty())
-                        offers_.push_back({p.name, h->AlgorithmProvider()});
-                    else
-                        hashes_.erase(p.name);
-                }
-                continue;
-            }
-            if (p.kind == cb::Kind::Null) continue;
-            Recipe r;
-            if (!recipe_for(p, r)) continue;
-            recipes_[p.name] = r;
-            if (cb::probe_cipher(p, [&](cb::Direction d) { return cipher(p, d); }).empty())
-                offers_.push_back({p.name, provider(p, recipes_[p.name])});
-            else
-                recipes_.erase(p.name);
-        }
-    }
-
-    std::map<std::string, Recipe> recipes_;
-    std::set<std::string> hashes_;
-    std::vector<cb::Offer> offers_;
+    cb::Offered<Recipe> offered_;
 };
 
 }  // namespace

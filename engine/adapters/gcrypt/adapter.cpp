@@ -3,7 +3,6 @@
 // (or, for RC4 and SIV, restores the post-setkey state with gcry_cipher_reset,
 // which copies the saved key schedule). See README.md.
 #include <cstring>
-#include <map>
 #include <string>
 
 #include <gcrypt.h>
@@ -20,6 +19,8 @@ void check(gcry_error_t e, const char* what) {
     if (e) throw cb::Error(std::string("libgcrypt ") + what + ": " + gcry_strerror(e));
 }
 
+// A cipher (algo, mode) or a hash (algo), and the hardware features
+// libgcrypt has code paths for in it.
 struct Recipe {
     int algo = 0, mode = 0;
     std::string hw;
@@ -285,26 +286,26 @@ public:
                 s = s.substr(at + 1);
             }
         }
-        probe();
+        offered_.probe_registry(*this, [this](const cb::Primitive& p, Recipe& r) { return recipe_for(p, r); },
+                                [this](const cb::Primitive& p, const Recipe& r) { return provider(r.hw.c_str(), p); });
     }
 
     std::string name() const override { return "gcrypt"; }
     std::string library() const override { return "libgcrypt"; }
     std::string version() const override { return version_; }
-    std::vector<cb::Offer> offers() const override { return offers_; }
+    std::vector<cb::Offer> offers() const override { return offered_.offers(); }
 
     std::unique_ptr<cb::Cipher> cipher(const cb::Primitive& p, cb::Direction d) const override {
-        auto it = recipes_.find(p.name);
-        if (it == recipes_.end()) return Adapter::cipher(p, d);
-        const int mode = it->second.mode;
-        if (mode == GCRY_CIPHER_MODE_CCM || mode == GCRY_CIPHER_MODE_SIV || mode == GCRY_CIPHER_MODE_GCM_SIV)
-            return std::make_unique<GcryOneShot>(it->second, p, d);
-        return std::make_unique<GcryCipher>(it->second, p, d);
+        const Recipe* r = offered_.find(p.name);
+        if (!r || p.kind == cb::Kind::Hash) return Adapter::cipher(p, d);
+        if (r->mode == GCRY_CIPHER_MODE_CCM || r->mode == GCRY_CIPHER_MODE_SIV || r->mode == GCRY_CIPHER_MODE_GCM_SIV)
+            return std::make_unique<GcryOneShot>(*r, p, d);
+        return std::make_unique<GcryCipher>(*r, p, d);
     }
     std::unique_ptr<cb::Hash> hash(const cb::Primitive& p) const override {
-        auto it = hashes_.find(p.name);
-        if (it == hashes_.end()) return Adapter::hash(p);
-        return std::make_unique<GcryHash>(it->second, p.digest_bytes);
+        const Recipe* r = offered_.find(p.name);
+        if (!r || p.kind != cb::Kind::Hash) return Adapter::hash(p);
+        return std::make_unique<GcryHash>(r->algo, p.digest_bytes);
     }
     std::vector<std::pair<std::string, std::string>> notes() const override {
         std::string h;
@@ -345,36 +346,19 @@ private:
         return s;
     }
 
-    void probe() {
-        for (const auto& p : cb::all_primitives()) {
-            if (p.kind == cb::Kind::Hash) {
-                for (const auto& hid : kHashes) {
-                    if (std::strcmp(hid.name, p.name) != 0) continue;
-                    if (gcry_md_test_algo(hid.algo)) break;
-                    const bool xof = hid.algo == GCRY_MD_SHAKE128 || hid.algo == GCRY_MD_SHAKE256;
-                    if (!xof && gcry_md_get_algo_dlen(hid.algo) != p.digest_bytes) break;
-                    hashes_[p.name] = hid.algo;
-                    if (cb::probe_hash(p, [&] { return hash(p); }).empty())
-                        offers_.push_back({p.name, provider(hid.hw, p)});
-                    else
-                        hashes_.erase(p.name);
-                }
-                continue;
+    // What libgcrypt would run for p, if it has p at all (gcry_*_test_algo).
+    bool recipe_for(const cb::Primitive& p, Recipe& r) const {
+        if (p.kind == cb::Kind::Hash) {
+            for (const auto& hid : kHashes) {
+                if (std::strcmp(hid.name, p.name) != 0) continue;
+                if (gcry_md_test_algo(hid.algo)) return false;
+                const bool xof = hid.algo == GCRY_MD_SHAKE128 || hid.algo == GCRY_MD_SHAKE256;
+                if (!xof && gcry_md_get_algo_dlen(hid.algo) != p.digest_bytes) return false;
+                r = {hid.algo, 0, hid.hw};
+                return true;
             }
-            if (p.kind == cb::Kind::Null) continue;
-            Recipe r;
-            const char* hw = nullptr;
-            if (!recipe_for(p, r, hw)) continue;
-            if (gcry_cipher_test_algo(r.algo)) continue;
-            recipes_[p.name] = r;
-            if (cb::probe_cipher(p, [&](cb::Direction d) { return cipher(p, d); }).empty())
-                offers_.push_back({p.name, provider(hw, p)});
-            else
-                recipes_.erase(p.name);
+            return false;
         }
-    }
-
-    bool recipe_for(const cb::Primitive& p, Recipe& r, const char*& hw) const {
         std::string key = p.name;
         int mode = GCRY_CIPHER_MODE_STREAM;
         if (p.kind == cb::Kind::Aead && !*p.mode) mode = GCRY_CIPHER_MODE_POLY1305;
@@ -389,19 +373,15 @@ private:
         }
         for (const auto& c : kCiphers)
             if (key == c.name) {
-                r.algo = c.algo;
-                r.mode = mode;
-                hw = c.hw;
-                return true;
+                r = {c.algo, mode, c.hw};
+                return !gcry_cipher_test_algo(c.algo);
             }
         return false;
     }
 
     std::string version_;
     std::vector<std::string> hwf_;
-    std::map<std::string, Recipe> recipes_;
-    std::map<std::string, int> hashes_;
-    std::vector<cb::Offer> offers_;
+    cb::Offered<Recipe> offered_;
 };
 
 }  // namespace

@@ -348,12 +348,13 @@ private:
     mbedtls_md_context_t ctx_;
 };
 
-class MbedtlsAdapter : public cb::Adapter {
+// Offers what its factories build and the shared start-up check passes (cb::ProbedAdapter).
+class MbedtlsAdapter : public cb::ProbedAdapter {
 public:
     MbedtlsAdapter() {
         aesni_ = mbedtls_aesni_has_support(MBEDTLS_AESNI_AES) != 0;
         clmul_ = mbedtls_aesni_has_support(MBEDTLS_AESNI_CLMUL) != 0;
-        probe();
+        probe_registry();
     }
     std::string name() const override { return "mbedtls"; }
     std::string library() const override { return "mbedTLS"; }
@@ -362,7 +363,6 @@ public:
         mbedtls_version_get_string(v);  // run time
         return v;
     }
-    std::vector<cb::Offer> offers() const override { return offers_; }
     std::vector<std::pair<std::string, std::string>> notes() const override {
         char full[64] = {0};
         mbedtls_version_get_string_full(full);
@@ -370,18 +370,10 @@ public:
                 {"aesni", aesni_ ? "mbedtls_aesni_has_support(AES): yes (MBEDTLS_AESNI_C, one block per call)" : "no"},
                 {"pclmul", clmul_ ? "mbedtls_aesni_has_support(CLMUL): yes (GHASH)" : "no"}};
     }
-    std::unique_ptr<cb::Cipher> cipher(const cb::Primitive& p, cb::Direction d) const override {
-        if (!cb::offered(offers_, p.name)) return Adapter::cipher(p, d);
-        return make(p, d);
-    }
-    std::unique_ptr<cb::Hash> hash(const cb::Primitive& p) const override {
-        if (!cb::offered(offers_, p.name)) return Adapter::hash(p);
-        return make_hash(p);
-    }
 
 private:
     // nullptr where mbedTLS has no digest of the registry's length.
-    static std::unique_ptr<cb::Hash> make_hash(const cb::Primitive& p) {
+    std::unique_ptr<cb::Hash> make_hash(const cb::Primitive& p) const override {
         for (const auto& [n, t] : kHashes) {
             if (n != std::string(p.name)) continue;
             const mbedtls_md_info_t* info = mbedtls_md_info_from_type(t);
@@ -398,7 +390,7 @@ private:
         }
         return false;
     }
-    static std::unique_ptr<cb::Cipher> make(const cb::Primitive& p, cb::Direction d) {
+    std::unique_ptr<cb::Cipher> make(const cb::Primitive& p, cb::Direction d) const override {
         const bool enc = d == cb::Direction::Encrypt;
         const std::string n = p.name, m = p.mode;
         if (n == "chacha20") return std::make_unique<ChachaCipher>();
@@ -411,7 +403,7 @@ private:
         if (m == "xts") return std::make_unique<XtsCipher>(enc);
         return std::make_unique<ModeCipher>(p, enc);
     }
-    std::string provider(const cb::Primitive& p) const {
+    std::string provider(const cb::Primitive& p) const override {
         const std::string f = p.family, m = p.mode;
         std::string s;
         if (f == "aes") s = aesni_ ? "AES-NI (MBEDTLS_AESNI_C, one block per call)" : "portable C tables";
@@ -420,14 +412,7 @@ private:
         if (m == "gcm") s += clmul_ ? ", GHASH with PCLMULQDQ" : ", GHASH 4-bit tables";
         return s;
     }
-    // Offers what passes the shared start-up check (cipherbench/probe.h).
-    void probe() {
-        for (const auto& p : cb::all_primitives())
-            if (cb::probe(p, [&](cb::Direction d) { return make(p, d); }, [&] { return make_hash(p); }).empty())
-                offers_.push_back({p.name, provider(p)});
-    }
     bool aesni_ = false, clmul_ = false;
-    std::vector<cb::Offer> offers_;
 };
 
 }  // namespace

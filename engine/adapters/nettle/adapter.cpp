@@ -6,8 +6,6 @@
 #include <dlfcn.h>
 #include <cstdlib>
 #include <cstring>
-#include <map>
-#include <set>
 #include <string>
 
 #include <nettle/aes.h>
@@ -441,19 +439,22 @@ Fat detect_fat() {
 
 class NettleAdapter : public cb::Adapter {
 public:
-    NettleAdapter() : fat_(detect_fat()) { probe(); }
+    NettleAdapter() : fat_(detect_fat()) {
+        offered_.probe_registry(*this, [this](const cb::Primitive& p, Recipe& r) { return recipe_for(p, r); },
+                                [this](const cb::Primitive& p, const Recipe& r) { return provider(p, r); });
+    }
 
     std::string name() const override { return "nettle"; }
     std::string library() const override { return "Nettle"; }
     std::string version() const override {
         return std::to_string(nettle_version_major()) + "." + std::to_string(nettle_version_minor());
     }
-    std::vector<cb::Offer> offers() const override { return offers_; }
+    std::vector<cb::Offer> offers() const override { return offered_.offers(); }
 
     std::unique_ptr<cb::Cipher> cipher(const cb::Primitive& p, cb::Direction d) const override {
-        auto it = recipes_.find(p.name);
-        if (it == recipes_.end()) return Adapter::cipher(p, d);
-        const Recipe& r = it->second;
+        const Recipe* found = offered_.find(p.name);
+        if (!found || p.kind == cb::Kind::Hash) return Adapter::cipher(p, d);
+        const Recipe& r = *found;
         if (r.whole_set) {
             if (r.whole == Whole::ChaChaPoly) return std::make_unique<Aead>(nullptr, Mode::Gcm, true, p, d);
             return std::make_unique<Stream>(r.whole);
@@ -463,9 +464,9 @@ public:
         return std::make_unique<BlockCipher>(*r.block, r.mode, p, d);
     }
     std::unique_ptr<cb::Hash> hash(const cb::Primitive& p) const override {
-        for (const auto& [reg, h] : kHashes)
-            if (std::strcmp(reg, p.name) == 0 && hashes_.count(p.name)) return std::make_unique<Hash>(h, p.digest_bytes);
-        return Adapter::hash(p);
+        const Recipe* r = offered_.find(p.name);
+        if (!r || p.kind != cb::Kind::Hash) return Adapter::hash(p);
+        return std::make_unique<Hash>(r->hash, p.digest_bytes);
     }
     std::vector<std::pair<std::string, std::string>> notes() const override {
         std::string sel = std::string(fat_.aesni ? "aesni " : "") + (fat_.sha_ni ? "sha_ni " : "") + (fat_.pclmul ? "pclmul" : "");
@@ -478,9 +479,19 @@ private:
         Mode mode = Mode::Ecb;
         bool whole_set = false;
         Whole whole = Whole::Rc4;
+        const nettle_hash* hash = nullptr;  // hashes
     };
 
     bool recipe_for(const cb::Primitive& p, Recipe& r) const {
+        if (p.kind == cb::Kind::Hash) {
+            for (const auto& [reg, h] : kHashes) {
+                if (std::strcmp(reg, p.name) != 0) continue;
+                if (h != &kShake256 && h->digest_size != p.digest_bytes) return false;
+                r.hash = h;
+                return true;
+            }
+            return false;
+        }
         for (const auto& [reg, w] : kWhole)
             if (std::strcmp(reg, p.name) == 0) {
                 r.whole_set = true;
@@ -521,35 +532,8 @@ private:
         return s;
     }
 
-    void probe() {
-        for (const auto& p : cb::all_primitives()) {
-            if (p.kind == cb::Kind::Hash) {
-                for (const auto& [reg, h] : kHashes) {
-                    if (std::strcmp(reg, p.name) != 0) continue;
-                    if (h != &kShake256 && h->digest_size != p.digest_bytes) break;
-                    hashes_.insert(p.name);
-                    if (cb::probe_hash(p, [&] { return hash(p); }).empty())
-                        offers_.push_back({p.name, provider(p, Recipe{})});
-                    else
-                        hashes_.erase(p.name);
-                }
-                continue;
-            }
-            if (p.kind == cb::Kind::Null) continue;
-            Recipe r;
-            if (!recipe_for(p, r)) continue;
-            recipes_[p.name] = r;
-            if (cb::probe_cipher(p, [&](cb::Direction d) { return cipher(p, d); }).empty())
-                offers_.push_back({p.name, provider(p, r)});
-            else
-                recipes_.erase(p.name);
-        }
-    }
-
     Fat fat_;
-    std::map<std::string, Recipe> recipes_;
-    std::set<std::string> hashes_;
-    std::vector<cb::Offer> offers_;
+    cb::Offered<Recipe> offered_;
 };
 
 }  // namespace

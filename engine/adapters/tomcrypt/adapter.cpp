@@ -410,12 +410,13 @@ private:
 };
 
 // ------------------------------------------------------------------ the adapter
-class TomcryptAdapter : public cb::Adapter {
+// Offers what its factories build and the shared start-up check passes (cb::ProbedAdapter).
+class TomcryptAdapter : public cb::ProbedAdapter {
 public:
     TomcryptAdapter() {
         check(register_all_ciphers(), "register_all_ciphers");
         check(register_all_hashes(), "register_all_hashes");
-        probe();
+        probe_registry();
     }
     std::string name() const override { return "tomcrypt"; }
     std::string library() const override { return "libtomcrypt"; }
@@ -427,7 +428,6 @@ public:
         if (s.compare(0, pre.size(), pre) == 0) s = s.substr(pre.size());
         return s.substr(0, s.find(' '));
     }
-    std::vector<cb::Offer> offers() const override { return offers_; }
     std::vector<std::pair<std::string, std::string>> notes() const override {
         return {{"version_source", "crypt_build_settings (run time; header SCRYPT " SCRYPT ")"},
                 {"aes", "portable C tables; libtomcrypt 1.18 has no AES-NI code"},
@@ -435,18 +435,9 @@ public:
                 {"per_message_rekey", "OCB3 and EAX: the API sets the nonce only together with the key"}};
     }
 
-    std::unique_ptr<cb::Cipher> cipher(const cb::Primitive& p, cb::Direction d) const override {
-        if (!cb::offered(offers_, p.name)) return Adapter::cipher(p, d);
-        return make(p, d);
-    }
-    std::unique_ptr<cb::Hash> hash(const cb::Primitive& p) const override {
-        if (!cb::offered(offers_, p.name)) return Adapter::hash(p);
-        return make_hash(p);
-    }
 
 private:
-
-    static std::unique_ptr<cb::Cipher> make(const cb::Primitive& p, cb::Direction d) {
+    std::unique_ptr<cb::Cipher> make(const cb::Primitive& p, cb::Direction d) const override {
         const bool enc = d == cb::Direction::Encrypt;
         if (const char* s = LOOKUP(kStreams, p.name)) {
             const std::string n = s;
@@ -477,7 +468,7 @@ private:
         return nullptr;
     }
 
-    static std::unique_ptr<cb::Hash> make_hash(const cb::Primitive& p) {
+    std::unique_ptr<cb::Hash> make_hash(const cb::Primitive& p) const override {
         const char* h = LOOKUP(kHashes, p.name);
         if (!h) return nullptr;
         if (std::strcmp(h, "shake128") == 0) return std::make_unique<ShakeHash>(128, p.digest_bytes);
@@ -487,7 +478,7 @@ private:
         return std::make_unique<DescHash>(idx);
     }
 
-    static std::string provider(const cb::Primitive& p) {
+    std::string provider(const cb::Primitive& p) const override {
         const std::string f = p.family;
         if (f == "aes") {
             std::string m = p.mode;
@@ -499,14 +490,7 @@ private:
         return "portable C";
     }
 
-    // Offers what passes the shared start-up check (cipherbench/probe.h).
-    void probe() {
-        for (const auto& p : cb::all_primitives())
-            if (cb::probe(p, [&](cb::Direction d) { return make(p, d); }, [&] { return make_hash(p); }).empty())
-                offers_.push_back({p.name, provider(p)});
-    }
 
-    std::vector<cb::Offer> offers_;
 };
 
 }  // namespace

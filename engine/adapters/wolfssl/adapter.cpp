@@ -399,13 +399,13 @@ private:
 };
 
 // ------------------------------------------------------------------ the adapter
-class WolfsslAdapter : public cb::Adapter {
+// Offers what its factories build and the shared start-up check passes (cb::ProbedAdapter).
+class WolfsslAdapter : public cb::ProbedAdapter {
 public:
-    WolfsslAdapter() { probe(); }
+    WolfsslAdapter() { probe_registry(); }
     std::string name() const override { return "wolfssl"; }
     std::string library() const override { return "wolfSSL (wolfCrypt)"; }
     std::string version() const override { return wolfSSL_lib_version(); }  // run time
-    std::vector<cb::Offer> offers() const override { return offers_; }
     std::vector<std::pair<std::string, std::string>> notes() const override {
         return {{"aesni",
 #ifdef WOLFSSL_AESNI
@@ -415,14 +415,6 @@ public:
 #endif
                 },
                 {"gcm", "GCM_TABLE_4BIT, streaming API (WOLFSSL_AESGCM_STREAM)"}};
-    }
-    std::unique_ptr<cb::Cipher> cipher(const cb::Primitive& p, cb::Direction d) const override {
-        if (!cb::offered(offers_, p.name)) return Adapter::cipher(p, d);
-        return make(p, d);
-    }
-    std::unique_ptr<cb::Hash> hash(const cb::Primitive& p) const override {
-        if (!cb::offered(offers_, p.name)) return Adapter::hash(p);
-        return make_hash(p);
     }
 
 private:
@@ -435,7 +427,7 @@ private:
         }
         return false;
     }
-    static std::unique_ptr<cb::Cipher> make(const cb::Primitive& p, cb::Direction d) {
+    std::unique_ptr<cb::Cipher> make(const cb::Primitive& p, cb::Direction d) const override {
         const bool enc = d == cb::Direction::Encrypt;
         const std::string n = p.name, f = p.family, m = p.mode;
         if (n == "chacha20") return std::make_unique<ChachaCipher>(false);
@@ -453,7 +445,7 @@ private:
         if (f == "camellia") return std::make_unique<CamelliaCipher>(m == "cbc", enc);
         return std::make_unique<DesCipher>(f == "3des", m == "cbc", enc);
     }
-    static std::string provider(const cb::Primitive& p) {
+    std::string provider(const cb::Primitive& p) const override {
         const std::string f = p.family, m = p.mode;
 #ifdef WOLFSSL_AESNI
         std::string aes = "AES-NI";
@@ -463,18 +455,11 @@ private:
         if (f == "aes") return m == "gcm" ? aes + ", GHASH 4-bit tables" : aes;
         return "portable C";
     }
-    static std::unique_ptr<cb::Hash> make_hash(const cb::Primitive& p) {
+    std::unique_ptr<cb::Hash> make_hash(const cb::Primitive& p) const override {
         for (const char* h : kHashes)
             if (std::strcmp(h, p.name) == 0) return std::make_unique<WcHash>(p.name, p.digest_bytes);
         return nullptr;
     }
-    // Offers what passes the shared start-up check (cipherbench/probe.h).
-    void probe() {
-        for (const auto& p : cb::all_primitives())
-            if (cb::probe(p, [&](cb::Direction d) { return make(p, d); }, [&] { return make_hash(p); }).empty())
-                offers_.push_back({p.name, provider(p)});
-    }
-    std::vector<cb::Offer> offers_;
 };
 
 }  // namespace

@@ -31,6 +31,12 @@
 // probe(p, cipher, hash) picks the one of the two that fits p's kind (the
 // null primitive is the engine's own and never probed).
 //
+// Offered<Recipe> is the start-up table of an adapter that keeps its own
+// recipe per primitive (the library's names for it, keying quirks) and
+// builds contexts from it in cipher() and hash(). ProbedAdapter is the base
+// of an adapter that needs no table: two factories build any context, and
+// probing decides which of them are offered.
+//
 // All return "" when the primitive works, otherwise one sentence saying why
 // not (an adapter may keep it in its notes).
 #pragma once
@@ -38,6 +44,7 @@
 #include <cstdint>
 #include <exception>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -119,5 +126,71 @@ inline std::string probe(const Primitive& p, const CipherMaker& cipher, const Ha
     if (p.kind == Kind::Null) return "the null primitive is the engine's own";
     return p.kind == Kind::Hash ? probe_hash(p, hash) : probe_cipher(p, cipher);
 }
+
+// What an adapter offers, with the adapter's recipe for each primitive.
+template <class Recipe>
+class Offered {
+public:
+    // Goes through the registry once, in its order. For each primitive p,
+    // recipe_for(p, r) fills in the adapter's recipe r (false: the library
+    // has nothing for p). r is kept while p is probed through the adapter's
+    // own cipher() or hash() (which look it up with find()); p is offered
+    // only if the probe passes, otherwise r is forgotten. provider(p, r)
+    // names what runs (the Offer's provider); it is asked only for what passed.
+    template <class RecipeFor, class Provider>
+    void probe_registry(const Adapter& a, RecipeFor recipe_for, Provider provider) {
+        for (const auto& p : all_primitives()) {
+            Recipe r{};
+            if (!recipe_for(p, r)) continue;
+            auto it = recipes_.insert_or_assign(p.name, std::move(r)).first;
+            if (probe(p, [&](Direction d) { return a.cipher(p, d); }, [&] { return a.hash(p); }).empty())
+                offers_.push_back({p.name, provider(p, it->second)});
+            else
+                recipes_.erase(it);
+        }
+    }
+    // The recipe of an offered primitive (or of the one being probed), or nullptr.
+    const Recipe* find(const std::string& primitive) const {
+        auto it = recipes_.find(primitive);
+        return it == recipes_.end() ? nullptr : &it->second;
+    }
+    const std::vector<Offer>& offers() const { return offers_; }
+
+private:
+    std::map<std::string, Recipe> recipes_;  // node-based: a recipe's address stays put
+    std::vector<Offer> offers_;
+};
+
+// An adapter whose contexts come from two factories, make() and
+// make_hash(), which return nullptr (or throw) for what the library lacks.
+// offers() is what passed the probe, with provider(p) for each; cipher() and
+// hash() serve exactly that. The subclass calls probe_registry() at the end
+// of its constructor (its factories are not callable before).
+class ProbedAdapter : public Adapter {
+public:
+    std::vector<Offer> offers() const override { return offers_; }
+    std::unique_ptr<Cipher> cipher(const Primitive& p, Direction d) const override {
+        if (!offered(offers_, p.name)) return Adapter::cipher(p, d);
+        return make(p, d);
+    }
+    std::unique_ptr<Hash> hash(const Primitive& p) const override {
+        if (!offered(offers_, p.name)) return Adapter::hash(p);
+        return make_hash(p);
+    }
+
+protected:
+    virtual std::unique_ptr<Cipher> make(const Primitive& p, Direction d) const = 0;
+    virtual std::unique_ptr<Hash> make_hash(const Primitive& p) const = 0;
+    virtual std::string provider(const Primitive& p) const = 0;
+
+    void probe_registry() {
+        for (const auto& p : all_primitives())
+            if (probe(p, [&](Direction d) { return make(p, d); }, [&] { return make_hash(p); }).empty())
+                offers_.push_back({p.name, provider(p)});
+    }
+
+private:
+    std::vector<Offer> offers_;
+};
 
 }  // namespace cb
