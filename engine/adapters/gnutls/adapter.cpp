@@ -19,6 +19,7 @@
 #include <gnutls/gnutls.h>
 
 #include "cipherbench/adapter.h"
+#include "cipherbench/names.h"
 #include "cipherbench/one_shot_aead.h"
 #include "cipherbench/probe.h"
 
@@ -281,13 +282,13 @@ public:
     std::vector<cb::Offer> offers() const override { return offers_; }
 
     std::unique_ptr<cb::Cipher> cipher(const cb::Primitive& p, cb::Direction d) const override {
-        const GnutlsName* n = lookup(p.name);
+        const GnutlsName* n = cb::find_entry(kNames, p.name);
         if (!n || n->api == Api::Hash) return Adapter::cipher(p, d);
         if (n->api == Api::Aead) return std::make_unique<GtAead>(n->cipher, p, d);
         return std::make_unique<GtCipher>(n->cipher, p, d);
     }
     std::unique_ptr<cb::Hash> hash(const cb::Primitive& p) const override {
-        const GnutlsName* n = lookup(p.name);
+        const GnutlsName* n = cb::find_entry(kNames, p.name);
         if (!n || n->api != Api::Hash) return Adapter::hash(p);
         return std::make_unique<GtHash>(n->digest);
     }
@@ -302,12 +303,6 @@ public:
     }
 
 private:
-    static const GnutlsName* lookup(const char* name) {
-        for (const auto& n : kNames)
-            if (std::strcmp(n.primitive, name) == 0) return &n;
-        return nullptr;
-    }
-
     // GnuTLS registers its x86-64 code (AES-NI, PCLMUL, CRYPTOGAMS SHA) from
     // CPUID at load time unless GNUTLS_CPUID_OVERRIDE says otherwise;
     // everything else is Nettle.

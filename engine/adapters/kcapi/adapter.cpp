@@ -26,6 +26,7 @@
 #include <kcapi.h>
 
 #include "cipherbench/adapter.h"
+#include "cipherbench/names.h"
 #include "cipherbench/one_shot_aead.h"
 
 #ifndef AF_ALG
@@ -372,13 +373,13 @@ public:
     std::vector<cb::Offer> offers() const override { return offers_; }
 
     std::unique_ptr<cb::Cipher> cipher(const cb::Primitive& p, cb::Direction d) const override {
-        const KcapiName* n = lookup(p.name);
+        const KcapiName* n = cb::find_entry(kNames, p.name);
         if (!n || n->type == Type::Hash || !reason_.empty()) return Adapter::cipher(p, d);
         if (n->type == Type::Aead) return std::make_unique<KcAead>(*n, p, d);
         return std::make_unique<KcSkcipher>(*n, p, d);
     }
     std::unique_ptr<cb::Hash> hash(const cb::Primitive& p) const override {
-        const KcapiName* n = lookup(p.name);
+        const KcapiName* n = cb::find_entry(kNames, p.name);
         if (!n || n->type != Type::Hash || !reason_.empty()) return Adapter::hash(p);
         return std::make_unique<KcHash>(*n, p.digest_bytes);
     }
@@ -392,12 +393,6 @@ public:
     }
 
 private:
-    static const KcapiName* lookup(const char* name) {
-        for (const auto& n : kNames)
-            if (std::strcmp(n.primitive, name) == 0) return &n;
-        return nullptr;
-    }
-
     bool works(const cb::Primitive& p, const KcapiName& n, std::string& why) const {
         const Kat* k = nullptr;
         for (const auto& x : kKats)

@@ -22,6 +22,7 @@
 #include <mbedtls/xtea.h>
 
 #include "cipherbench/adapter.h"
+#include "cipherbench/names.h"
 #include "cipherbench/one_shot_aead.h"
 #include "cipherbench/probe.h"
 
@@ -381,22 +382,13 @@ private:
         }
         return nullptr;
     }
-    static bool has_mode(const cb::Primitive& p) {
-        if (!*p.mode) return false;
-        for (const auto& f : kFamilies) {
-            if (std::strcmp(f.family, p.family) != 0) continue;
-            std::string modes = std::string(" ") + f.modes + " ";
-            return modes.find(std::string(" ") + p.mode + " ") != std::string::npos;
-        }
-        return false;
-    }
     std::unique_ptr<cb::Cipher> make(const cb::Primitive& p, cb::Direction d) const override {
         const bool enc = d == cb::Direction::Encrypt;
         const std::string n = p.name, m = p.mode;
         if (n == "chacha20") return std::make_unique<ChachaCipher>();
         if (n == "chacha20-poly1305") return std::make_unique<ChachaPolyCipher>(enc);
         if (n == "rc4") return std::make_unique<Arc4Cipher>();
-        if (!has_mode(p)) return nullptr;
+        if (!cb::lists_mode(kFamilies, p)) return nullptr;
         mbedtls_cipher_id_t id = std::strcmp(p.family, "aes") == 0 ? MBEDTLS_CIPHER_ID_AES : MBEDTLS_CIPHER_ID_CAMELLIA;
         if (m == "gcm") return std::make_unique<GcmCipher>(id, enc);
         if (m == "ccm") return std::make_unique<CcmCipher>(id, d);

@@ -10,25 +10,19 @@
 #include <mcrypt.h>
 
 #include "cipherbench/adapter.h"
+#include "cipherbench/names.h"
 #include "cipherbench/probe.h"
 
 namespace {
 
 #include "names.inc"
 
-const char* lookup(const std::pair<const char*, const char*>* t, size_t n, const char* key) {
-    for (size_t i = 0; i < n; ++i)
-        if (std::strcmp(t[i].first, key) == 0) return t[i].second;
-    return nullptr;
-}
-#define LOOKUP(table, key) lookup(table, sizeof table / sizeof table[0], key)
-
 struct Names { const char* algo; const char* mode; };
 
 Names names_of(const cb::Primitive& p) {
-    if (const char* s = LOOKUP(kStreams, p.name)) return {s, "stream"};
+    if (const char* s = cb::library_name(kStreams, p.name)) return {s, "stream"};
     if (!*p.mode) return {nullptr, nullptr};
-    return {LOOKUP(kFamilies, p.family), LOOKUP(kModes, p.mode)};
+    return {cb::library_name(kFamilies, p.family), cb::library_name(kModes, p.mode)};
 }
 
 std::string err(const char* what, int rc) {

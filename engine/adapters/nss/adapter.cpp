@@ -22,6 +22,7 @@
 #include <secoidt.h>
 
 #include "cipherbench/adapter.h"
+#include "cipherbench/names.h"
 #include "cipherbench/one_shot_aead.h"
 #include "cipherbench/probe.h"
 
@@ -336,14 +337,14 @@ public:
     std::vector<cb::Offer> offers() const override { return offers_; }
 
     std::unique_ptr<cb::Cipher> cipher(const cb::Primitive& p, cb::Direction d) const override {
-        const NssName* n = lookup(p.name);
+        const NssName* n = cb::find_entry(kNames, p.name);
         if (!n || n->param == Param::Digest) return Adapter::cipher(p, d);
         if (n->param == Param::Message) return std::make_unique<NssAead>(slot_, *n, p, d);
         if (n->param == Param::ChaCha20) return std::make_unique<NssChaCha20>(slot_, p);
         return std::make_unique<NssCipher>(slot_, *n, p, d);
     }
     std::unique_ptr<cb::Hash> hash(const cb::Primitive& p) const override {
-        const NssName* n = lookup(p.name);
+        const NssName* n = cb::find_entry(kNames, p.name);
         if (!n || n->param != Param::Digest) return Adapter::hash(p);
         return std::make_unique<NssHash>(n->oid, p.digest_bytes);
     }
@@ -362,11 +363,6 @@ public:
     }
 
 private:
-    static const NssName* lookup(const char* name) {
-        for (const auto& n : kNames)
-            if (std::strcmp(n.primitive, name) == 0) return &n;
-        return nullptr;
-    }
     void note_skip(const std::string& s) { skipped_ += (skipped_.empty() ? "" : "; ") + s; }
 
     // freebl picks its code paths from CPUID, overridable with NSS_DISABLE_*.

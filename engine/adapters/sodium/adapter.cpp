@@ -11,6 +11,7 @@
 #include <sodium.h>
 
 #include "cipherbench/adapter.h"
+#include "cipherbench/names.h"
 #include "cipherbench/one_shot_aead.h"
 #include "cipherbench/probe.h"
 
@@ -217,7 +218,7 @@ public:
     std::vector<cb::Offer> offers() const override { return offers_; }
 
     std::unique_ptr<cb::Cipher> cipher(const cb::Primitive& p, cb::Direction d) const override {
-        const SodiumName* n = lookup(p.name);
+        const SodiumName* n = cb::find_entry(kNames, p.name);
         if (!n) return Adapter::cipher(p, d);
         switch (n->algo) {
         case Algo::ChaCha20Ietf: return std::make_unique<SodiumStream>(chacha20_ietf_xor_ic, uint64_t(1) << 32);
@@ -233,7 +234,7 @@ public:
         }
     }
     std::unique_ptr<cb::Hash> hash(const cb::Primitive& p) const override {
-        const SodiumName* n = lookup(p.name);
+        const SodiumName* n = cb::find_entry(kNames, p.name);
         if (!n) return Adapter::hash(p);
         switch (n->algo) {
         case Algo::Sha256: return std::make_unique<Sha256>();
@@ -262,12 +263,6 @@ public:
     }
 
 private:
-    static const SodiumName* lookup(const char* name) {
-        for (const auto& n : kNames)
-            if (std::strcmp(n.primitive, name) == 0) return &n;
-        return nullptr;
-    }
-
     // What libsodium's run-time dispatch picks (its *_pick_best_implementation
     // order for 1.0.18 on x86-64).
     static std::string provider(Algo a) {

@@ -11,6 +11,7 @@
 #undef byte  // tomcrypt_macros.h defines byte(x, n) (pitfall P1)
 
 #include "cipherbench/adapter.h"
+#include "cipherbench/names.h"
 #include "cipherbench/one_shot_aead.h"
 #include "cipherbench/probe.h"
 
@@ -21,13 +22,6 @@ namespace {
 void check(int err, const char* what) {
     if (err != CRYPT_OK) throw cb::Error(std::string("libtomcrypt ") + what + ": " + error_to_string(err));
 }
-
-const char* lookup(const std::pair<const char*, const char*>* t, size_t n, const char* key) {
-    for (size_t i = 0; i < n; ++i)
-        if (std::strcmp(t[i].first, key) == 0) return t[i].second;
-    return nullptr;
-}
-#define LOOKUP(table, key) lookup(table, sizeof table / sizeof table[0], key)
 
 const uint8_t kZero[MAXBLOCKSIZE] = {0};
 
@@ -439,15 +433,15 @@ public:
 private:
     std::unique_ptr<cb::Cipher> make(const cb::Primitive& p, cb::Direction d) const override {
         const bool enc = d == cb::Direction::Encrypt;
-        if (const char* s = LOOKUP(kStreams, p.name)) {
+        if (const char* s = cb::library_name(kStreams, p.name)) {
             const std::string n = s;
             if (n == "chacha") return std::make_unique<ChachaCipher>();
             if (n == "rc4") return std::make_unique<Rc4Cipher>();
             if (n == "chacha20poly1305") return std::make_unique<ChachaPolyCipher>(enc);
             return nullptr;
         }
-        const char* fam = LOOKUP(kFamilies, p.family);
-        const char* mode = LOOKUP(kModes, p.mode);
+        const char* fam = cb::library_name(kFamilies, p.family);
+        const char* mode = cb::library_name(kModes, p.mode);
         if (!fam || !mode) return nullptr;
         for (const auto& [f, kb] : kOnlyKeyBytes)
             if (std::strcmp(f, p.family) == 0 && kb != p.key_bytes) return nullptr;
@@ -469,7 +463,7 @@ private:
     }
 
     std::unique_ptr<cb::Hash> make_hash(const cb::Primitive& p) const override {
-        const char* h = LOOKUP(kHashes, p.name);
+        const char* h = cb::library_name(kHashes, p.name);
         if (!h) return nullptr;
         if (std::strcmp(h, "shake128") == 0) return std::make_unique<ShakeHash>(128, p.digest_bytes);
         if (std::strcmp(h, "shake256") == 0) return std::make_unique<ShakeHash>(256, p.digest_bytes);

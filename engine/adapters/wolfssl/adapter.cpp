@@ -26,6 +26,7 @@
 #include <wolfssl/wolfcrypt/sha512.h>
 
 #include "cipherbench/adapter.h"
+#include "cipherbench/names.h"
 #include "cipherbench/one_shot_aead.h"
 #include "cipherbench/probe.h"
 
@@ -418,15 +419,6 @@ public:
     }
 
 private:
-    static bool has_mode(const cb::Primitive& p) {
-        if (!*p.mode) return false;
-        for (const auto& f : kFamilies) {
-            if (std::strcmp(f.family, p.family) != 0) continue;
-            std::string modes = std::string(" ") + f.modes + " ";
-            return modes.find(std::string(" ") + p.mode + " ") != std::string::npos;
-        }
-        return false;
-    }
     std::unique_ptr<cb::Cipher> make(const cb::Primitive& p, cb::Direction d) const override {
         const bool enc = d == cb::Direction::Encrypt;
         const std::string n = p.name, f = p.family, m = p.mode;
@@ -435,7 +427,7 @@ private:
         if (n == "chacha20-poly1305") return std::make_unique<ChachaPolyCipher>(enc);
         if (n == "xchacha20-poly1305") return std::make_unique<XChachaPolyCipher>(d);
         if (n == "rc4") return std::make_unique<Arc4Cipher>();
-        if (!has_mode(p)) return nullptr;
+        if (!cb::lists_mode(kFamilies, p)) return nullptr;
         if (f == "aes") {
             if (m == "xts") return std::make_unique<XtsCipher>(enc);
             if (m == "gcm") return std::make_unique<GcmCipher>(enc);
