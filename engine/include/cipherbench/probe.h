@@ -29,16 +29,15 @@
 // restarts, updates concatenate).
 //
 // probe(p, cipher, hash) picks the one of the two that fits p's kind (the
-// null primitive is the engine's own and never probed).
+// null primitive is the engine's own and never probed). All three return ""
+// when the primitive works, otherwise one sentence saying why not (an
+// adapter may keep it in its notes).
 //
 // Offered<Recipe> is the start-up table of an adapter that keeps its own
 // recipe per primitive (the library's names for it, keying quirks) and
 // builds contexts from it in cipher() and hash(). ProbedAdapter is the base
 // of an adapter that needs no table: two factories build any context, and
 // probing decides which of them are offered.
-//
-// All return "" when the primitive works, otherwise one sentence saying why
-// not (an adapter may keep it in its notes).
 #pragma once
 
 #include <cstdint>
