@@ -268,6 +268,26 @@ def test_engine_chunks_give_the_one_call_output_and_check_block_multiples(native
     assert back["authentic"] is True and back["output"] == msg.hex()
 
 
+@pytest.mark.parametrize("impl, primitive, iv_bytes", [("mbedtls", "aes-128-gcm", 12), ("mcrypt", "aes-128-cfb", 16)])
+def test_engine_answers_unsupported_where_a_library_cannot_continue_after_a_partial_block(native_session, impl,
+                                                                                           primitive, iv_bytes):
+    # mbedTLS 2's GCM and libmcrypt 2.5.8's ncfb continue a message only after
+    # whole blocks: a piece after a partial block is what the library cannot
+    # do ("unsupported"), not a failure ("error"); whole-block pieces work.
+    im = native_session.impls.get(impl)
+    if not im or not im.available or primitive not in im.primitives:
+        pytest.skip(f"{impl} does not offer {primitive} here")
+    s = native_session
+    req = {"op": "encrypt", "primitive": primitive, "key": bytes(range(16)).hex(),
+           "iv": bytes(range(16, 16 + iv_bytes)).hex(), "input": bytes(range(100)).hex()}
+    one = s.ask(impl, req)
+    assert one["status"] == "ok"
+    refused = s.ask(impl, dict(req, chunks=[1, 15, 17]))
+    assert refused["status"] == "unsupported" and "partial" in refused["message"]
+    whole = s.ask(impl, dict(req, chunks=[16, 32]))
+    assert whole["status"] == "ok" and whole["chunked"] is True and whole["output"] == one["output"]
+
+
 def test_derived_one_block_mode_vectors_follow_sp800_38a_from_an_ecb_answer():
     kas = _load("derived", {"aes-128-cbc", "aes-128-ctr", "aes-128-cfb8"})
     if not kas:

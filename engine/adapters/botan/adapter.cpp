@@ -3,7 +3,6 @@
 // only sets the nonce, set_key() only runs the key schedule. See README.md
 // for the quirks this file works around.
 #include <cstring>
-#include <map>
 #include <string>
 
 #include <botan/aead.h>
@@ -16,6 +15,8 @@
 #include <botan/version.h>
 
 #include "cipherbench/adapter.h"
+#include "cipherbench/one_shot_aead.h"
+#include "cipherbench/probe.h"
 
 namespace {
 
@@ -140,27 +141,42 @@ private:
     std::unique_ptr<Botan::Cipher_Mode> m_;
 };
 
-// AEADs. Botan takes the associated data before start(), so start() only
-// keeps the nonce and the message begins at the first update() or finish().
-//  - Streaming modes (GCM, OCB, EAX, ChaCha20Poly1305): process() takes
-//    multiples of the granularity; a shorter rest ends the message's data,
-//    because only Botan's finish() takes a partial piece. Encryption then
-//    finishes at once and keeps the tag; decryption keeps the rest until
-//    finish() brings the tag. A later update() in that message is an error.
-//  - One-shot modes (CCM, SIV): Botan itself buffers the whole message until
-//    finish(). The adapter therefore takes one update() per message:
-//    encryption runs Botan's finish() inside it; decryption, which needs the
-//    tag first, writes its output in finish() to where update() was told.
+// Botan's AEAD object for a recipe.
+std::unique_ptr<Botan::AEAD_Mode> make_aead(const Recipe& r, cb::Direction d) {
+    auto m = Botan::Cipher_Mode::create(r.spec, d == cb::Direction::Encrypt ? Botan::ENCRYPTION : Botan::DECRYPTION);
+    std::unique_ptr<Botan::AEAD_Mode> a(dynamic_cast<Botan::AEAD_Mode*>(m.get()));
+    if (!a) throw cb::Unsupported("Botan has no AEAD " + r.spec);
+    m.release();
+    return a;
+}
+
+// Botan takes the associated data before start(), so an AEAD message begins
+// only when the adapter has both. Every message after the first starts with
+// reset(): Botan's EAX refuses new associated data until reset(), SIV keeps
+// its associated-data components across messages, and a message left
+// unfinished (bulk timing) must not leak into the next. SIV: the registry's
+// S2V(AD, N, P) has exactly one AD component, empty or not, before the
+// nonce; set_associated_data sets component 0.
+void begin_message(Botan::AEAD_Mode& m, bool& used, const uint8_t* ad, size_t ad_len, const uint8_t* nonce,
+                   size_t nonce_len) {
+    try {
+        if (used) m.reset();
+        used = true;
+        m.set_associated_data(ad, ad_len);
+        m.start(nonce, nonce_len);
+    } catch (const std::exception& e) { rethrow("start", e); }
+}
+
+// Streaming AEADs (GCM, OCB, EAX, ChaCha20Poly1305). start() only keeps the
+// nonce; the message begins at the first update() or finish(). process()
+// takes multiples of the granularity; a shorter rest ends the message's data,
+// because only Botan's finish() takes a partial piece. Encryption then
+// finishes at once and keeps the tag; decryption keeps the rest until
+// finish() brings the tag. A later update() in that message is unsupported.
 class AeadCipher : public cb::Cipher {
 public:
-    bool streams() const override { return !one_shot_; }  // CCM, SIV: one call per message
     AeadCipher(const Recipe& r, const cb::Primitive& p, cb::Direction d)
-        : r_(r), p_(p), enc_(d == cb::Direction::Encrypt) {
-        auto m = Botan::Cipher_Mode::create(r.spec, enc_ ? Botan::ENCRYPTION : Botan::DECRYPTION);
-        m_.reset(dynamic_cast<Botan::AEAD_Mode*>(m.get()));
-        if (!m_) throw cb::Unsupported("Botan has no AEAD " + r.spec);
-        m.release();
-        one_shot_ = r.drive == Drive::OneShotAead;
+        : r_(r), p_(p), enc_(d == cb::Direction::Encrypt), m_(make_aead(r, d)) {
         gran_ = r.granularity ? r.granularity : m_->update_granularity();
     }
     void set_key(const uint8_t* key, size_t len) override { keyed(*m_, r_, key, len); }
@@ -176,25 +192,9 @@ public:
     void update(const uint8_t* in, uint8_t* out, size_t len) override {
         begin();
         if (closed_)
-            throw cb::Unsupported(std::string(p_.name) + " (Botan): " +
-                            (one_shot_ ? "one update per message (Botan processes the whole message in finish)"
-                                       : "a piece that is not a multiple of " + std::to_string(gran_) +
-                                             " bytes ends the message's data"));
+            throw cb::Unsupported(std::string(p_.name) + " (Botan): a piece that is not a multiple of " +
+                                  std::to_string(gran_) + " bytes ends the message's data");
         try {
-            if (one_shot_) {
-                buf_.assign(in, in + len);
-                closed_ = true;
-                if (enc_) {
-                    m_->finish(buf_);  // CCM: C || T; SIV: T || C
-                    const size_t t = p_.tag_bytes;
-                    std::memcpy(out, buf_.data() + (r_.siv ? t : 0), len);
-                    std::memcpy(tag_, buf_.data() + (r_.siv ? 0 : len), t);
-                } else {
-                    pending_ = true;
-                    out_ = out;
-                }
-                return;
-            }
             if (in != out) std::memmove(out, in, len);
             const size_t whole = len - len % gran_;
             if (whole) m_->process(out, whole);
@@ -227,8 +227,7 @@ public:
             }
             if (!pending_) buf_.clear();
             const size_t n = buf_.size();
-            if (r_.siv) buf_.insert(buf_.begin(), tag, tag + t);
-            else buf_.insert(buf_.end(), tag, tag + t);
+            buf_.insert(buf_.end(), tag, tag + t);
             begun_ = false;
             try {
                 m_->finish(buf_);
@@ -243,20 +242,7 @@ public:
 private:
     void begin() {
         if (begun_) return;
-        try {
-            // Every message after the first starts with reset(): Botan's EAX
-            // refuses new associated data until reset(), SIV keeps its
-            // associated-data components across messages, and a message left
-            // unfinished (bulk timing) must not leak into the next.
-            if (used_) m_->reset();
-            used_ = true;
-            // SIV: the registry's S2V(AD, N, P) has exactly one AD component,
-            // empty or not, before the nonce; set_associated_data sets component 0.
-            if (r_.spec.find("/CCM") != std::string::npos && ad_.size() >= 0xFF00)
-                throw cb::Unsupported("Botan's CCM takes less than 65,280 bytes of associated data");
-            m_->set_associated_data(ad_.data(), ad_.size());
-            m_->start(nonce_.data(), nonce_.size());
-        } catch (const cb::Unsupported&) { throw; } catch (const std::exception& e) { rethrow("start", e); }
+        begin_message(*m_, used_, ad_.data(), ad_.size(), nonce_.data(), nonce_.size());
         begun_ = true;
         closed_ = pending_ = false;
     }
@@ -265,7 +251,6 @@ private:
     const cb::Primitive& p_;
     bool enc_;
     std::unique_ptr<Botan::AEAD_Mode> m_;
-    bool one_shot_ = false;
     size_t gran_ = 1;
     std::vector<uint8_t> nonce_;
     std::vector<uint8_t> ad_;
@@ -273,6 +258,50 @@ private:
     Botan::secure_vector<uint8_t> buf_;
     uint8_t* out_ = nullptr;
     uint8_t tag_[16] = {0};
+};
+
+// CCM and SIV: Botan itself buffers the whole message until finish(), so
+// the adapter takes one update() per message (cb::OneShotAead). CCM's
+// finish() gives C || T, SIV's T || C (the tag is the synthetic IV).
+class OneShotCipher : public cb::OneShotAead {
+public:
+    OneShotCipher(const Recipe& r, const cb::Primitive& p, cb::Direction d)
+        : OneShotAead(d, p.tag_bytes,
+                      std::string(p.name) + " (Botan): one update per message (Botan processes the whole message in finish)"),
+          r_(r), m_(make_aead(r, d)) {}
+    void set_key(const uint8_t* key, size_t len) override { keyed(*m_, r_, key, len); }
+
+private:
+    void begin() {
+        if (r_.spec.find("/CCM") != std::string::npos && ad_len() >= 0xFF00)
+            throw cb::Unsupported("Botan's CCM takes less than 65,280 bytes of associated data");
+        begin_message(*m_, used_, ad(), ad_len(), nonce(), nonce_len());
+    }
+    void seal(const uint8_t* in, uint8_t* out, size_t len, uint8_t* tag) override {
+        begin();
+        buf_.assign(in, in + len);
+        try { m_->finish(buf_); } catch (const std::exception& e) { rethrow("finish", e); }
+        const size_t t = tag_bytes();
+        std::memcpy(out, buf_.data() + (r_.siv ? t : 0), len);
+        std::memcpy(tag, buf_.data() + (r_.siv ? 0 : len), t);
+    }
+    bool open(const uint8_t* in, uint8_t* out, size_t len, const uint8_t* tag) override {
+        begin();
+        buf_.assign(in, in + len);
+        buf_.insert(r_.siv ? buf_.begin() : buf_.end(), tag, tag + tag_bytes());
+        try {
+            m_->finish(buf_);
+        } catch (const Botan::Integrity_Failure&) {
+            return false;
+        } catch (const std::exception& e) { rethrow("finish", e); }
+        std::memcpy(out, buf_.data(), len);
+        return true;
+    }
+
+    const Recipe& r_;
+    std::unique_ptr<Botan::AEAD_Mode> m_;
+    bool used_ = false;
+    Botan::secure_vector<uint8_t> buf_;
 };
 
 class BotanHash : public cb::Hash {
@@ -290,30 +319,33 @@ private:
 
 class BotanAdapter : public cb::Adapter {
 public:
-    BotanAdapter() { probe(); }
+    BotanAdapter() {
+        offered_.probe_registry(*this, [this](const cb::Primitive& p, Recipe& r) { return recipe_for(p, r); },
+                                [this](const cb::Primitive& p, const Recipe& r) { return provider_of(p, r); });
+    }
 
     std::string name() const override { return "botan"; }
     std::string library() const override { return "Botan"; }
     std::string version() const override { return Botan::short_version_string(); }
-    std::vector<cb::Offer> offers() const override { return offers_; }
+    std::vector<cb::Offer> offers() const override { return offered_.offers(); }
 
     std::unique_ptr<cb::Cipher> cipher(const cb::Primitive& p, cb::Direction d) const override {
-        auto it = recipes_.find(p.name);
-        if (it == recipes_.end()) return Adapter::cipher(p, d);
-        const Recipe& r = it->second;
+        const Recipe* found = offered_.find(p.name);
+        if (!found || p.kind == cb::Kind::Hash) return Adapter::cipher(p, d);
+        const Recipe& r = *found;
         switch (r.drive) {
             case Drive::Ecb: return std::make_unique<EcbCipher>(r, d);
             case Drive::Stream: return std::make_unique<StreamCipher>(r);
             case Drive::Mode: return std::make_unique<ModeCipher>(r, d);
-            case Drive::Aead:
-            case Drive::OneShotAead: return std::make_unique<AeadCipher>(r, p, d);
+            case Drive::Aead: return std::make_unique<AeadCipher>(r, p, d);
+            case Drive::OneShotAead: return std::make_unique<OneShotCipher>(r, p, d);
         }
         return Adapter::cipher(p, d);
     }
     std::unique_ptr<cb::Hash> hash(const cb::Primitive& p) const override {
-        auto it = hashes_.find(p.name);
-        if (it == hashes_.end()) return Adapter::hash(p);
-        return std::make_unique<BotanHash>(it->second);
+        const Recipe* r = offered_.find(p.name);
+        if (!r || p.kind != cb::Kind::Hash) return Adapter::hash(p);
+        return std::make_unique<BotanHash>(r->spec);
     }
     std::vector<std::pair<std::string, std::string>> notes() const override {
         return {{"version_string", Botan::version_string()}, {"cpuid", Botan::CPUID::to_string()}};
@@ -333,7 +365,19 @@ private:
         return bc ? label(cipher, bc->provider()) : "unknown";
     }
 
+    // A hash's recipe is its Botan name in spec, of the registry's length.
     bool recipe_for(const cb::Primitive& p, Recipe& r) const {
+        if (p.kind == cb::Kind::Hash) {
+            for (const auto& [reg, botan] : kHashes) {
+                if (std::strcmp(reg, p.name) != 0) continue;
+                auto h = Botan::HashFunction::create(botan);
+                if (!h || h->output_length() != p.digest_bytes) return false;
+                r = {};
+                r.spec = botan;
+                return true;
+            }
+            return false;
+        }
         for (const auto& m : kAeads)
             if (std::strcmp(m.mode, p.name) == 0) {
                 r = {m.drive, "", m.pattern, m.granularity, false, false};
@@ -362,6 +406,7 @@ private:
     }
 
     std::string provider_of(const cb::Primitive& p, const Recipe& r) const {
+        if (p.kind == cb::Kind::Hash) return label(r.spec, Botan::HashFunction::create(r.spec)->provider());
         std::string s;
         if (!r.cipher.empty()) s = r.cipher + ": " + block_provider(r.cipher);
         if (r.drive == Drive::Mode || r.drive == Drive::Aead || r.drive == Drive::OneShotAead) {
@@ -386,62 +431,7 @@ private:
         return s;
     }
 
-    void probe() {
-        for (const auto& p : cb::all_primitives()) {
-            if (p.kind == cb::Kind::Hash) {
-                for (const auto& [reg, botan] : kHashes) {
-                    if (std::strcmp(reg, p.name) != 0) continue;
-                    auto h = Botan::HashFunction::create(botan);
-                    if (!h || h->output_length() != p.digest_bytes) break;
-                    hashes_[p.name] = botan;
-                    offers_.push_back({p.name, label(botan, h->provider())});
-                }
-                continue;
-            }
-            if (p.kind == cb::Kind::Null) continue;
-            Recipe r;
-            if (!recipe_for(p, r)) continue;
-            recipes_[p.name] = r;
-            if (!smoke(p)) { recipes_.erase(p.name); continue; }
-            offers_.push_back({p.name, provider_of(p, recipes_[p.name])});
-        }
-    }
-
-    // One message each way, with a check that decryption restores it and a
-    // flipped tag is refused.
-    bool smoke(const cb::Primitive& p) const {
-        try {
-            uint8_t key[128], iv[32] = {0}, buf[256], tag[16] = {0}, back[256];
-            for (size_t i = 0; i < sizeof key; ++i) key[i] = uint8_t(i * 7 + 1);  // XTS/SIV halves differ
-            const size_t n = p.block_bytes ? 2 * p.block_bytes : 64;
-            for (size_t i = 0; i < n; ++i) buf[i] = uint8_t(i);
-            auto e = cipher(p, cb::Direction::Encrypt);
-            e->set_key(key, p.key_bytes);
-            e->start(iv, p.iv_bytes);
-            e->update(buf, buf, n);
-            e->finish(tag);
-            auto d = cipher(p, cb::Direction::Decrypt);
-            d->set_key(key, p.key_bytes);
-            d->start(iv, p.iv_bytes);
-            d->update(buf, back, n);
-            if (!d->finish(tag)) return false;
-            for (size_t i = 0; i < n; ++i)
-                if (back[i] != uint8_t(i)) return false;
-            if (p.kind == cb::Kind::Aead) {
-                tag[0] ^= 1;
-                d->start(iv, p.iv_bytes);
-                d->update(buf, back, n);
-                if (d->finish(tag)) return false;
-            }
-            return true;
-        } catch (const std::exception&) {
-            return false;
-        }
-    }
-
-    std::map<std::string, Recipe> recipes_;
-    std::map<std::string, std::string> hashes_;
-    std::vector<cb::Offer> offers_;
+    cb::Offered<Recipe> offered_;
 };
 
 }  // namespace

@@ -4,8 +4,6 @@
 // start() runs Resynchronize with the message's IV. See README.md.
 #define CRYPTOPP_ENABLE_NAMESPACE_WEAK 1
 #include <cstring>
-#include <map>
-#include <set>
 #include <string>
 
 #include <cryptopp/algparam.h>
@@ -55,6 +53,8 @@
 #include <cryptopp/whrlpool.h>
 
 #include "cipherbench/adapter.h"
+#include "cipherbench/one_shot_aead.h"
+#include "cipherbench/probe.h"
 
 namespace {
 
@@ -65,7 +65,6 @@ using AE = CryptoPP::AuthenticatedSymmetricCipher;
 struct Made {
     std::unique_ptr<SC> sc;
     std::unique_ptr<AE> ae;
-    bool ccm = false;
     bool eax = false;
     explicit operator bool() const { return sc || ae; }
 };
@@ -101,11 +100,7 @@ Made block_mode(const std::string& mode, bool enc) {
             m.eax = true;
             return m;
         }
-        if (mode == "ccm") {
-            Made m = aead<CryptoPP::CCM<BC, 16>>(enc);
-            m.ccm = true;
-            return m;
-        }
+        if (mode == "ccm") return aead<CryptoPP::CCM<BC, 16>>(enc);
     }
     return {};
 }
@@ -119,6 +114,7 @@ Made block_mode(const std::string& mode, bool enc) {
 struct Recipe {
     Made (*make_mode)(const std::string&, bool) = nullptr;
     Made (*make_whole)(bool) = nullptr;
+    CryptoPP::HashTransformation* (*make_hash)() = nullptr;  // hashes
     std::string mode;
     Keying keying = Keying::Plain;
     std::string cipher;  // Crypto++ class name, for messages
@@ -152,8 +148,6 @@ public:
         rekey_on_start_ = std::strcmp(p.name, "rc4") == 0;
     }
 
-    bool streams() const override { return !m_.ccm; }  // CCM: one call per message
-
     void set_key(const uint8_t* key, size_t len) override {
         const uint8_t* k = key;
         uint8_t reordered[24];
@@ -183,8 +177,6 @@ public:
                 }
                 m_.ae->Resynchronize(iv, int(len));
                 open_ = true;
-                aad_.clear();
-                ccm_begun_ = false;
             } else if (rekey_on_start_) {
                 // ARC4 has no IV: a new message restarts the keystream, which
                 // for RC4 is its key schedule.
@@ -196,27 +188,19 @@ public:
     }
 
     void aad(const uint8_t* a, size_t len) override {
-        try {
-            // CCM puts the lengths of both the associated data and the message
-            // into its first block, so its associated data waits for update().
-            if (m_.ccm) aad_.insert(aad_.end(), a, a + len);
-            else m_.ae->Update(a, len);
-        } catch (const std::exception& e) { rethrow("Update (associated data)", e); }
+        try { m_.ae->Update(a, len); } catch (const std::exception& e) { rethrow("Update (associated data)", e); }
     }
 
     void update(const uint8_t* in, uint8_t* out, size_t len) override {
         try {
-            if (m_.sc) { m_.sc->ProcessData(out, in, len); return; }
-            if (m_.ccm) ccm_begin(len);
-            m_.ae->ProcessData(out, in, len);
-        } catch (const cb::Unsupported&) { throw; } catch (const std::exception& e) { rethrow("ProcessData", e); }
+            if (m_.sc) m_.sc->ProcessData(out, in, len);
+            else m_.ae->ProcessData(out, in, len);
+        } catch (const std::exception& e) { rethrow("ProcessData", e); }
     }
 
     bool finish(uint8_t* tag) override {
         if (!m_.ae) return true;
         try {
-            if (m_.ccm && !ccm_begun_) ccm_begin(0);
-            ccm_begun_ = false;
             open_ = false;
             if (enc_) {
                 m_.ae->TruncatedFinal(tag, p_.tag_bytes);
@@ -227,15 +211,6 @@ public:
     }
 
 private:
-    void ccm_begin(size_t msg_len) {
-        if (ccm_begun_)
-            throw cb::Unsupported(std::string(p_.name) +
-                            " (Crypto++): one update per message (CCM needs the message length before the data)");
-        ccm_begun_ = true;
-        m_.ae->SpecifyDataLengths(aad_.size(), msg_len, 0);
-        if (!aad_.empty()) m_.ae->Update(aad_.data(), aad_.size());
-    }
-
     const Recipe& r_;
     const cb::Primitive& p_;
     bool enc_;
@@ -243,9 +218,52 @@ private:
     std::vector<uint8_t> zero_iv_;
     CryptoPP::AlgorithmParameters params_;
     bool rekey_on_start_ = false;
-    std::vector<uint8_t> key_, aad_;
-    bool ccm_begun_ = false;
+    std::vector<uint8_t> key_;
     bool open_ = false;
+};
+
+// CCM puts the lengths of both the associated data and the message into its
+// first block: one call per message (cb::OneShotAead). Every family Crypto++
+// offers CCM for (16-byte blocks) keys plainly.
+class CppCcm : public cb::OneShotAead {
+public:
+    CppCcm(const Recipe& r, const cb::Primitive& p, cb::Direction d)
+        : OneShotAead(d, p.tag_bytes,
+                      std::string(p.name) + " (Crypto++): one update per message (CCM needs the message length before the data)"),
+          m_(create(r, d == cb::Direction::Encrypt)), zero_iv_(p.iv_bytes, 0) {
+        if (!m_.ae) throw cb::Unsupported(std::string(p.name) + " is not offered by cryptopp");
+    }
+    void set_key(const uint8_t* key, size_t len) override {
+        // SetKey wants an IV (a zero one); the message's own comes with Resynchronize.
+        using namespace CryptoPP;
+        try {
+            m_.ae->SetKey(key, len, MakeParameters(Name::IV(), ConstByteArrayParameter(zero_iv_.data(), zero_iv_.size(), false)));
+        } catch (const std::exception& e) { rethrow("SetKey", e); }
+    }
+
+private:
+    void begin(size_t len) {
+        m_.ae->Resynchronize(nonce(), int(nonce_len()));
+        m_.ae->SpecifyDataLengths(ad_len(), len, 0);
+        if (ad_len()) m_.ae->Update(ad(), ad_len());
+    }
+    void seal(const uint8_t* in, uint8_t* out, size_t len, uint8_t* tag) override {
+        try {
+            begin(len);
+            if (len) m_.ae->ProcessData(out, in, len);
+            m_.ae->TruncatedFinal(tag, tag_bytes());
+        } catch (const std::exception& e) { rethrow("CCM encryption", e); }
+    }
+    bool open(const uint8_t* in, uint8_t* out, size_t len, const uint8_t* tag) override {
+        try {
+            begin(len);
+            if (len) m_.ae->ProcessData(out, in, len);
+            return m_.ae->TruncatedVerify(tag, tag_bytes());
+        } catch (const std::exception& e) { rethrow("CCM decryption", e); }
+    }
+
+    Made m_;
+    std::vector<uint8_t> zero_iv_;
 };
 
 class CppHash : public cb::Hash {
@@ -269,7 +287,10 @@ std::string provider_of(const Made& m) {
 
 class CryptoppAdapter : public cb::Adapter {
 public:
-    CryptoppAdapter() { probe(); }
+    CryptoppAdapter() {
+        offered_.probe_registry(*this, [this](const cb::Primitive& p, Recipe& r) { return recipe_for(p, r); },
+                                [this](const cb::Primitive& p, const Recipe& r) { return provider(p, r); });
+    }
 
     std::string name() const override { return "cryptopp"; }
     std::string library() const override { return "Crypto++"; }
@@ -277,18 +298,18 @@ public:
         const int v = CryptoPP::LibraryVersion();  // run time: 870 = 8.7.0
         return std::to_string(v / 100) + "." + std::to_string(v / 10 % 10) + "." + std::to_string(v % 10);
     }
-    std::vector<cb::Offer> offers() const override { return offers_; }
+    std::vector<cb::Offer> offers() const override { return offered_.offers(); }
 
     std::unique_ptr<cb::Cipher> cipher(const cb::Primitive& p, cb::Direction d) const override {
-        auto it = recipes_.find(p.name);
-        if (it == recipes_.end()) return Adapter::cipher(p, d);
-        return std::make_unique<CppCipher>(it->second, p, d);
+        const Recipe* r = offered_.find(p.name);
+        if (!r || p.kind == cb::Kind::Hash) return Adapter::cipher(p, d);
+        if (r->mode == "ccm") return std::make_unique<CppCcm>(*r, p, d);
+        return std::make_unique<CppCipher>(*r, p, d);
     }
     std::unique_ptr<cb::Hash> hash(const cb::Primitive& p) const override {
-        for (const auto& [reg, make] : kHashes)
-            if (std::strcmp(reg, p.name) == 0 && hashes_.count(p.name))
-                return std::make_unique<CppHash>(make(), p.digest_bytes);
-        return Adapter::hash(p);
+        const Recipe* r = offered_.find(p.name);
+        if (!r || p.kind != cb::Kind::Hash) return Adapter::hash(p);
+        return std::make_unique<CppHash>(r->make_hash(), p.digest_bytes);
     }
     std::vector<std::pair<std::string, std::string>> notes() const override {
         using namespace CryptoPP;
@@ -301,6 +322,16 @@ public:
 
 private:
     bool recipe_for(const cb::Primitive& p, Recipe& r) const {
+        if (p.kind == cb::Kind::Hash) {
+            for (const auto& [reg, make] : kHashes) {
+                if (std::strcmp(reg, p.name) != 0) continue;
+                std::unique_ptr<CryptoPP::HashTransformation> h(make());
+                if (h->DigestSize() != p.digest_bytes) return false;
+                r.make_hash = make;
+                return true;
+            }
+            return false;
+        }
         for (const auto& w : kStreams)
             if (std::strcmp(w.name, p.name) == 0) {
                 r.make_whole = w.make;
@@ -322,6 +353,7 @@ private:
     }
 
     std::string provider(const cb::Primitive& p, const Recipe& r) const {
+        if (p.kind == cb::Kind::Hash) return std::unique_ptr<CryptoPP::HashTransformation>(r.make_hash())->AlgorithmProvider();
         Made m = create(r, true);
         std::string s = provider_of(m);
         if (std::strcmp(p.mode, "gcm") == 0)
@@ -331,60 +363,7 @@ private:
         return s;
     }
 
-    void probe() {
-        for (const auto& p : cb::all_primitives()) {
-            if (p.kind == cb::Kind::Hash) {
-                for (const auto& [reg, make] : kHashes) {
-                    if (std::strcmp(reg, p.name) != 0) continue;
-                    std::unique_ptr<CryptoPP::HashTransformation> h(make());
-                    if (h->DigestSize() != p.digest_bytes) break;
-                    hashes_.insert(p.name);
-                    offers_.push_back({p.name, h->AlgorithmProvider()});
-                }
-                continue;
-            }
-            if (p.kind == cb::Kind::Null) continue;
-            Recipe r;
-            if (!recipe_for(p, r)) continue;
-            recipes_[p.name] = r;
-            if (!smoke(p)) { recipes_.erase(p.name); continue; }
-            offers_.push_back({p.name, provider(p, recipes_[p.name])});
-        }
-    }
-
-    bool smoke(const cb::Primitive& p) const {
-        try {
-            uint8_t key[128], iv[32] = {0}, buf[256], tag[16] = {0}, back[256];
-            for (size_t i = 0; i < sizeof key; ++i) key[i] = uint8_t(i * 7 + 1);
-            const size_t n = p.block_bytes ? 2 * p.block_bytes : 64;
-            for (size_t i = 0; i < n; ++i) buf[i] = uint8_t(i);
-            auto e = cipher(p, cb::Direction::Encrypt);
-            e->set_key(key, p.key_bytes);
-            e->start(iv, p.iv_bytes);
-            e->update(buf, buf, n);
-            e->finish(tag);
-            auto d = cipher(p, cb::Direction::Decrypt);
-            d->set_key(key, p.key_bytes);
-            d->start(iv, p.iv_bytes);
-            d->update(buf, back, n);
-            if (!d->finish(tag)) return false;
-            for (size_t i = 0; i < n; ++i)
-                if (back[i] != uint8_t(i)) return false;
-            if (p.kind == cb::Kind::Aead) {
-                tag[0] ^= 1;
-                d->start(iv, p.iv_bytes);
-                d->update(buf, back, n);
-                if (d->finish(tag)) return false;
-            }
-            return true;
-        } catch (const std::exception&) {
-            return false;
-        }
-    }
-
-    std::map<std::string, Recipe> recipes_;
-    std::set<std::string> hashes_;
-    std::vector<cb::Offer> offers_;
+    cb::Offered<Recipe> offered_;
 };
 
 }  // namespace

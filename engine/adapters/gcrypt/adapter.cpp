@@ -3,12 +3,13 @@
 // (or, for RC4 and SIV, restores the post-setkey state with gcry_cipher_reset,
 // which copies the saved key schedule). See README.md.
 #include <cstring>
-#include <map>
 #include <string>
 
 #include <gcrypt.h>
 
 #include "cipherbench/adapter.h"
+#include "cipherbench/one_shot_aead.h"
+#include "cipherbench/probe.h"
 
 namespace {
 
@@ -18,41 +19,18 @@ void check(gcry_error_t e, const char* what) {
     if (e) throw cb::Error(std::string("libgcrypt ") + what + ": " + gcry_strerror(e));
 }
 
+// A cipher (algo, mode) or a hash (algo), and the hardware features
+// libgcrypt has code paths for in it.
 struct Recipe {
     int algo = 0, mode = 0;
     std::string hw;
 };
 
-// How the adapter drives a mode's message.
-enum class Flow {
-    Plain,     // ECB, CBC, CFB, CFB8, OFB, CTR and streams
-    Xts,       // XTS: one call per data unit
-    Stream,    // GCM, EAX, ChaCha20-Poly1305: any lengths
-    Ocb,       // OCB: whole blocks until gcry_cipher_final, then one last call
-    Ccm,       // CCM: lengths before the associated data: one update per message
-    Siv,       // SIV: associated data before the nonce; one call; decryption needs the tag first
-    GcmSiv,    // GCM-SIV: one call; decryption needs the tag first
-};
-
-class GcryCipher : public cb::Cipher {
+// One libgcrypt cipher handle, opened once and keyed the registry's way.
+class Handle {
 public:
-    GcryCipher(const Recipe& r, const cb::Primitive& p, cb::Direction d) : p_(p), enc_(d == cb::Direction::Encrypt) {
+    Handle(const Recipe& r, const cb::Primitive& p) {
         check(gcry_cipher_open(&h_, r.algo, r.mode, 0), "gcry_cipher_open");
-        switch (r.mode) {
-            case GCRY_CIPHER_MODE_GCM: case GCRY_CIPHER_MODE_EAX: case GCRY_CIPHER_MODE_POLY1305: flow_ = Flow::Stream; break;
-            case GCRY_CIPHER_MODE_OCB: flow_ = Flow::Ocb; break;
-            case GCRY_CIPHER_MODE_CCM: flow_ = Flow::Ccm; break;
-            case GCRY_CIPHER_MODE_SIV: flow_ = Flow::Siv; break;
-            case GCRY_CIPHER_MODE_GCM_SIV: flow_ = Flow::GcmSiv; break;
-            case GCRY_CIPHER_MODE_XTS: flow_ = Flow::Xts; break;
-            default: flow_ = Flow::Plain;
-        }
-        ctr_ = r.mode == GCRY_CIPHER_MODE_CTR;
-        // libgcrypt 1.10's EAX keeps MAC state across setiv(): a reused handle
-        // gives wrong tags unless it is reset (to the post-setkey state) first.
-        reset_before_iv_ = r.mode == GCRY_CIPHER_MODE_EAX;
-        // ARCFOUR has no IV: a new message restarts the keystream from the key.
-        reset_on_start_ = r.algo == GCRY_CIPHER_ARCFOUR;
         two_key_3des_ = r.algo == GCRY_CIPHER_3DES && p.key_bytes == 16;
         // DES and 3DES refuse weak keys unless told otherwise; the registry's
         // DES is defined for every key (and the other libraries accept them).
@@ -61,13 +39,13 @@ public:
             weak_ok_ = true;
         }
     }
-    ~GcryCipher() override { gcry_cipher_close(h_); }
-    // CCM, SIV, GCM-SIV and XTS take a message (data unit) in one call.
-    bool streams() const override {
-        return flow_ != Flow::Ccm && flow_ != Flow::Siv && flow_ != Flow::GcmSiv && flow_ != Flow::Xts;
-    }
+    ~Handle() { gcry_cipher_close(h_); }
+    Handle(const Handle&) = delete;
+    Handle& operator=(const Handle&) = delete;
 
-    void set_key(const uint8_t* key, size_t len) override {
+    gcry_cipher_hd_t get() const { return h_; }
+
+    void set_key(const uint8_t* key, size_t len) {
         if (two_key_3des_) {
             uint8_t k[24];
             std::memcpy(k, key, 16);
@@ -77,77 +55,83 @@ public:
         }
         setkey(key, len);
     }
+    // Encrypts or decrypts; in == out is libgcrypt's in-place form (NULL input).
+    gcry_error_t run(bool enc, uint8_t* out, const uint8_t* in, size_t len) {
+        if (in == out) return enc ? gcry_cipher_encrypt(h_, out, len, nullptr, 0) : gcry_cipher_decrypt(h_, out, len, nullptr, 0);
+        return enc ? gcry_cipher_encrypt(h_, out, len, in, len) : gcry_cipher_decrypt(h_, out, len, in, len);
+    }
+    void crypt(bool enc, uint8_t* out, const uint8_t* in, size_t len) { check(run(enc, out, in, len), enc ? "encrypt" : "decrypt"); }
+
+private:
+    void setkey(const uint8_t* key, size_t len) {
+        gcry_error_t e = gcry_cipher_setkey(h_, key, len);
+        if (weak_ok_ && gpg_err_code(e) == GPG_ERR_WEAK_KEY) return;  // reported, but keyed
+        check(e, "setkey");
+    }
+
+    gcry_cipher_hd_t h_ = nullptr;
+    bool two_key_3des_ = false, weak_ok_ = false;
+};
+
+// How the adapter drives a streaming mode's message.
+enum class Flow {
+    Plain,     // ECB, CBC, CFB, CFB8, OFB, CTR and streams
+    Xts,       // XTS: one call per data unit
+    Stream,    // GCM, EAX, ChaCha20-Poly1305: any lengths
+    Ocb,       // OCB: whole blocks until gcry_cipher_final, then one last call
+};
+
+class GcryCipher : public cb::Cipher {
+public:
+    GcryCipher(const Recipe& r, const cb::Primitive& p, cb::Direction d) : p_(p), enc_(d == cb::Direction::Encrypt), h_(r, p) {
+        switch (r.mode) {
+            case GCRY_CIPHER_MODE_GCM: case GCRY_CIPHER_MODE_EAX: case GCRY_CIPHER_MODE_POLY1305: flow_ = Flow::Stream; break;
+            case GCRY_CIPHER_MODE_OCB: flow_ = Flow::Ocb; break;
+            case GCRY_CIPHER_MODE_XTS: flow_ = Flow::Xts; break;
+            default: flow_ = Flow::Plain;
+        }
+        ctr_ = r.mode == GCRY_CIPHER_MODE_CTR;
+        // libgcrypt 1.10's EAX keeps MAC state across setiv(): a reused handle
+        // gives wrong tags unless it is reset (to the post-setkey state) first.
+        reset_before_iv_ = r.mode == GCRY_CIPHER_MODE_EAX;
+        // ARCFOUR has no IV: a new message restarts the keystream from the key.
+        reset_on_start_ = r.algo == GCRY_CIPHER_ARCFOUR;
+    }
+    // XTS takes a data unit in one call.
+    bool streams() const override { return flow_ != Flow::Xts; }
+
+    void set_key(const uint8_t* key, size_t len) override { h_.set_key(key, len); }
 
     void start(const uint8_t* iv, size_t len) override {
-        closed_ = begun_ = false;
-        aad_.clear();
-        switch (flow_) {
-            case Flow::Siv:
-                // The nonce is the last associated-data component, so it is set
-                // after the associated data (at the one call); reset() drops the
-                // last message's S2V state.
-                check(gcry_cipher_reset(h_), "reset");
-                nonce_.assign(iv, iv + len);
-                return;
-            case Flow::GcmSiv:
-                check(gcry_cipher_reset(h_), "reset");
-                break;
-            default:
-                if (reset_before_iv_) check(gcry_cipher_reset(h_), "reset");
-                break;
-        }
-        if (reset_on_start_) { check(gcry_cipher_reset(h_), "reset"); return; }
-        if (!len) return;
-        if (ctr_) check(gcry_cipher_setctr(h_, iv, len), "setctr");
-        else check(gcry_cipher_setiv(h_, iv, len), "setiv");
+        closed_ = false;
+        if (reset_before_iv_ || reset_on_start_) check(gcry_cipher_reset(h_.get()), "reset");
+        if (reset_on_start_ || !len) return;
+        if (ctr_) check(gcry_cipher_setctr(h_.get(), iv, len), "setctr");
+        else check(gcry_cipher_setiv(h_.get(), iv, len), "setiv");
     }
 
-    void aad(const uint8_t* a, size_t len) override {
-        // CCM needs the lengths first; SIV gets one AD component (the calls
-        // concatenated) right before the nonce.
-        if (flow_ == Flow::Ccm || flow_ == Flow::Siv) { aad_.insert(aad_.end(), a, a + len); return; }
-        check(gcry_cipher_authenticate(h_, a, len), "authenticate");
-    }
+    void aad(const uint8_t* a, size_t len) override { check(gcry_cipher_authenticate(h_.get(), a, len), "authenticate"); }
 
     void update(const uint8_t* in, uint8_t* out, size_t len) override {
         if (closed_) throw cb::Unsupported(std::string(p_.name) + " (libgcrypt): " + closed_why_);
         switch (flow_) {
             case Flow::Plain:
             case Flow::Stream:
-                crypt(out, in, len);
-                return;
+                break;
             case Flow::Xts:
                 // A second call would neither continue the data unit's tweak
                 // sequence nor restart it.
                 close("one update per message (libgcrypt's XTS takes a data unit in one call)");
-                crypt(out, in, len);
-                return;
+                break;
             case Flow::Ocb:
                 // Only the last piece may be partial, and it must follow gcry_cipher_final.
                 if (len % 16) {
-                    check(gcry_cipher_final(h_), "final");
+                    check(gcry_cipher_final(h_.get()), "final");
                     close("a piece that is not a multiple of 16 bytes ends the message's data");
                 }
-                crypt(out, in, len);
-                return;
-            case Flow::Ccm:
-                ccm_begin(len);
-                close("one update per message (CCM needs the message length before the data)");
-                crypt(out, in, len);
-                return;
-            case Flow::Siv:
-            case Flow::GcmSiv:
-                close("one update per message (libgcrypt takes SIV and GCM-SIV messages in one call)");
-                if (enc_) {
-                    one_call_begin();
-                    crypt(out, in, len);
-                } else {
-                    // Decryption needs the tag, which comes with finish().
-                    held_.assign(in, in + len);
-                    out_ = out;
-                }
-                return;
+                break;
         }
+        h_.crypt(enc_, out, in, len);
     }
 
     bool finish(uint8_t* tag) override {
@@ -158,90 +142,102 @@ public:
                 return true;
             case Flow::Ocb:
                 if (!closed_) {
-                    check(gcry_cipher_final(h_), "final");
-                    crypt(nullptr, nullptr, 0);
+                    check(gcry_cipher_final(h_.get()), "final");
+                    h_.crypt(enc_, nullptr, nullptr, 0);
                 }
-                break;
-            case Flow::Ccm:
-                if (!closed_) ccm_begin(0);
-                break;
-            case Flow::Siv:
-            case Flow::GcmSiv:
-                if (!enc_) {
-                    one_call_begin(tag);
-                    gcry_error_t e = held_.empty() ? gcry_cipher_decrypt(h_, nullptr, 0, nullptr, 0)
-                                                   : gcry_cipher_decrypt(h_, out_, held_.size(), held_.data(), held_.size());
-                    closed_ = true;
-                    held_.clear();
-                    if (gpg_err_code(e) == GPG_ERR_CHECKSUM) return false;
-                    check(e, "decrypt");
-                    return true;
-                }
-                if (!closed_) one_call_begin();
                 break;
             case Flow::Stream:
                 break;
         }
-        closed_ = true;
-        closed_why_ = "the message is finished";
+        close("the message is finished");
         if (enc_) {
-            check(gcry_cipher_gettag(h_, tag, t), "gettag");
+            check(gcry_cipher_gettag(h_.get(), tag, t), "gettag");
             return true;
         }
-        gcry_error_t e = gcry_cipher_checktag(h_, tag, t);
+        gcry_error_t e = gcry_cipher_checktag(h_.get(), tag, t);
         if (gpg_err_code(e) == GPG_ERR_CHECKSUM) return false;
         check(e, "checktag");
         return true;
     }
 
 private:
-    void setkey(const uint8_t* key, size_t len) {
-        gcry_error_t e = gcry_cipher_setkey(h_, key, len);
-        if (weak_ok_ && gpg_err_code(e) == GPG_ERR_WEAK_KEY) return;  // reported, but keyed
-        check(e, "setkey");
-    }
-    void crypt(uint8_t* out, const uint8_t* in, size_t len) {
-        // in == out: libgcrypt's in-place form passes NULL input.
-        gcry_error_t e = enc_ ? (in == out ? gcry_cipher_encrypt(h_, out, len, nullptr, 0)
-                                           : gcry_cipher_encrypt(h_, out, len, in, len))
-                              : (in == out ? gcry_cipher_decrypt(h_, out, len, nullptr, 0)
-                                           : gcry_cipher_decrypt(h_, out, len, in, len));
-        check(e, enc_ ? "encrypt" : "decrypt");
-    }
     void close(const char* why) {
         closed_ = true;
         closed_why_ = why;
     }
-    void ccm_begin(size_t msg_len) {
-        uint64_t lengths[3] = {msg_len, aad_.size(), p_.tag_bytes};
-        check(gcry_cipher_ctl(h_, GCRYCTL_SET_CCM_LENGTHS, lengths, sizeof lengths), "SET_CCM_LENGTHS");
-        if (!aad_.empty()) check(gcry_cipher_authenticate(h_, aad_.data(), aad_.size()), "authenticate");
-    }
-    // The one call of SIV / GCM-SIV: nonce (SIV), expected tag (decryption),
-    // then gcry_cipher_final before the data.
-    void one_call_begin(const uint8_t* dec_tag = nullptr) {
-        if (begun_) return;
-        begun_ = true;
-        if (flow_ == Flow::Siv) {
-            // The registry's S2V(AD, N, P): exactly one AD component, even an
-            // empty one (gcry_cipher_authenticate with length 0 adds it).
-            static const uint8_t none[1] = {0};  // NULL is refused even with length 0
-            check(gcry_cipher_authenticate(h_, aad_.empty() ? none : aad_.data(), aad_.size()), "authenticate");
-            check(gcry_cipher_setiv(h_, nonce_.data(), nonce_.size()), "setiv");
-        }
-        if (dec_tag) check(gcry_cipher_set_decryption_tag(h_, dec_tag, p_.tag_bytes), "set_decryption_tag");
-        check(gcry_cipher_final(h_), "final");
-    }
 
     const cb::Primitive& p_;
     bool enc_;
-    gcry_cipher_hd_t h_ = nullptr;
+    Handle h_;
     Flow flow_ = Flow::Plain;
-    bool ctr_ = false, reset_on_start_ = false, reset_before_iv_ = false, two_key_3des_ = false, weak_ok_ = false;
-    bool closed_ = false, begun_ = false;
+    bool ctr_ = false, reset_on_start_ = false, reset_before_iv_ = false;
+    bool closed_ = false;
     const char* closed_why_ = "";
-    std::vector<uint8_t> aad_, nonce_, held_;
-    uint8_t* out_ = nullptr;
+};
+
+// CCM, SIV and GCM-SIV take a message in one call (cb::OneShotAead): CCM
+// needs the lengths before the associated data, SIV the associated data
+// before the nonce, and SIV and GCM-SIV decryption the tag before the data.
+class GcryOneShot : public cb::OneShotAead {
+public:
+    GcryOneShot(const Recipe& r, const cb::Primitive& p, cb::Direction d)
+        : OneShotAead(d, p.tag_bytes,
+                      std::string(p.name) + " (libgcrypt): one update per message (" +
+                          (r.mode == GCRY_CIPHER_MODE_CCM ? "CCM needs the message length before the data)"
+                                                          : "libgcrypt takes SIV and GCM-SIV messages in one call)")),
+          mode_(r.mode), h_(r, p) {}
+    void set_key(const uint8_t* key, size_t len) override { h_.set_key(key, len); }
+
+private:
+    // Everything before the data of a len-byte message; dec_tag: the expected
+    // tag, which SIV and GCM-SIV decryption take before the data.
+    void begin(size_t len, const uint8_t* dec_tag) {
+        gcry_cipher_hd_t h = h_.get();
+        if (mode_ == GCRY_CIPHER_MODE_CCM) {
+            check(gcry_cipher_setiv(h, nonce(), nonce_len()), "setiv");
+            uint64_t lengths[3] = {len, ad_len(), tag_bytes()};
+            check(gcry_cipher_ctl(h, GCRYCTL_SET_CCM_LENGTHS, lengths, sizeof lengths), "SET_CCM_LENGTHS");
+            if (ad_len()) check(gcry_cipher_authenticate(h, ad(), ad_len()), "authenticate");
+            return;
+        }
+        // reset() drops the last message's state (SIV's S2V components).
+        check(gcry_cipher_reset(h), "reset");
+        if (mode_ == GCRY_CIPHER_MODE_SIV) {
+            // The registry's S2V(AD, N, P): exactly one AD component, even an
+            // empty one (gcry_cipher_authenticate with length 0 adds it),
+            // then the nonce as the last component.
+            static const uint8_t none[1] = {0};  // NULL is refused even with length 0
+            check(gcry_cipher_authenticate(h, ad_len() ? ad() : none, ad_len()), "authenticate");
+            check(gcry_cipher_setiv(h, nonce(), nonce_len()), "setiv");
+        } else {
+            check(gcry_cipher_setiv(h, nonce(), nonce_len()), "setiv");
+            if (ad_len()) check(gcry_cipher_authenticate(h, ad(), ad_len()), "authenticate");
+        }
+        if (dec_tag) check(gcry_cipher_set_decryption_tag(h, dec_tag, tag_bytes()), "set_decryption_tag");
+        check(gcry_cipher_final(h), "final");
+    }
+    void seal(const uint8_t* in, uint8_t* out, size_t len, uint8_t* tag) override {
+        begin(len, nullptr);
+        if (len) h_.crypt(true, out, in, len);
+        check(gcry_cipher_gettag(h_.get(), tag, tag_bytes()), "gettag");
+    }
+    bool open(const uint8_t* in, uint8_t* out, size_t len, const uint8_t* tag) override {
+        const bool ccm = mode_ == GCRY_CIPHER_MODE_CCM;
+        begin(len, ccm ? nullptr : tag);
+        gcry_error_t e = 0;
+        if (ccm) {
+            if (len) h_.crypt(false, out, in, len);
+            e = gcry_cipher_checktag(h_.get(), tag, tag_bytes());
+        } else {
+            e = h_.run(false, out, in, len);
+        }
+        if (gpg_err_code(e) == GPG_ERR_CHECKSUM) return false;
+        check(e, ccm ? "checktag" : "decrypt");
+        return true;
+    }
+
+    int mode_;
+    Handle h_;
 };
 
 class GcryHash : public cb::Hash {
@@ -290,23 +286,26 @@ public:
                 s = s.substr(at + 1);
             }
         }
-        probe();
+        offered_.probe_registry(*this, [this](const cb::Primitive& p, Recipe& r) { return recipe_for(p, r); },
+                                [this](const cb::Primitive& p, const Recipe& r) { return provider(r.hw.c_str(), p); });
     }
 
     std::string name() const override { return "gcrypt"; }
     std::string library() const override { return "libgcrypt"; }
     std::string version() const override { return version_; }
-    std::vector<cb::Offer> offers() const override { return offers_; }
+    std::vector<cb::Offer> offers() const override { return offered_.offers(); }
 
     std::unique_ptr<cb::Cipher> cipher(const cb::Primitive& p, cb::Direction d) const override {
-        auto it = recipes_.find(p.name);
-        if (it == recipes_.end()) return Adapter::cipher(p, d);
-        return std::make_unique<GcryCipher>(it->second, p, d);
+        const Recipe* r = offered_.find(p.name);
+        if (!r || p.kind == cb::Kind::Hash) return Adapter::cipher(p, d);
+        if (r->mode == GCRY_CIPHER_MODE_CCM || r->mode == GCRY_CIPHER_MODE_SIV || r->mode == GCRY_CIPHER_MODE_GCM_SIV)
+            return std::make_unique<GcryOneShot>(*r, p, d);
+        return std::make_unique<GcryCipher>(*r, p, d);
     }
     std::unique_ptr<cb::Hash> hash(const cb::Primitive& p) const override {
-        auto it = hashes_.find(p.name);
-        if (it == hashes_.end()) return Adapter::hash(p);
-        return std::make_unique<GcryHash>(it->second, p.digest_bytes);
+        const Recipe* r = offered_.find(p.name);
+        if (!r || p.kind != cb::Kind::Hash) return Adapter::hash(p);
+        return std::make_unique<GcryHash>(r->algo, p.digest_bytes);
     }
     std::vector<std::pair<std::string, std::string>> notes() const override {
         std::string h;
@@ -347,31 +346,19 @@ private:
         return s;
     }
 
-    void probe() {
-        for (const auto& p : cb::all_primitives()) {
-            if (p.kind == cb::Kind::Hash) {
-                for (const auto& hid : kHashes) {
-                    if (std::strcmp(hid.name, p.name) != 0) continue;
-                    if (gcry_md_test_algo(hid.algo)) break;
-                    const bool xof = hid.algo == GCRY_MD_SHAKE128 || hid.algo == GCRY_MD_SHAKE256;
-                    if (!xof && gcry_md_get_algo_dlen(hid.algo) != p.digest_bytes) break;
-                    hashes_[p.name] = hid.algo;
-                    offers_.push_back({p.name, provider(hid.hw, p)});
-                }
-                continue;
+    // What libgcrypt would run for p, if it has p at all (gcry_*_test_algo).
+    bool recipe_for(const cb::Primitive& p, Recipe& r) const {
+        if (p.kind == cb::Kind::Hash) {
+            for (const auto& hid : kHashes) {
+                if (std::strcmp(hid.name, p.name) != 0) continue;
+                if (gcry_md_test_algo(hid.algo)) return false;
+                const bool xof = hid.algo == GCRY_MD_SHAKE128 || hid.algo == GCRY_MD_SHAKE256;
+                if (!xof && gcry_md_get_algo_dlen(hid.algo) != p.digest_bytes) return false;
+                r = {hid.algo, 0, hid.hw};
+                return true;
             }
-            if (p.kind == cb::Kind::Null) continue;
-            Recipe r;
-            const char* hw = nullptr;
-            if (!recipe_for(p, r, hw)) continue;
-            if (gcry_cipher_test_algo(r.algo)) continue;
-            recipes_[p.name] = r;
-            if (!smoke(p)) { recipes_.erase(p.name); continue; }
-            offers_.push_back({p.name, provider(hw, p)});
+            return false;
         }
-    }
-
-    bool recipe_for(const cb::Primitive& p, Recipe& r, const char*& hw) const {
         std::string key = p.name;
         int mode = GCRY_CIPHER_MODE_STREAM;
         if (p.kind == cb::Kind::Aead && !*p.mode) mode = GCRY_CIPHER_MODE_POLY1305;
@@ -386,49 +373,15 @@ private:
         }
         for (const auto& c : kCiphers)
             if (key == c.name) {
-                r.algo = c.algo;
-                r.mode = mode;
-                hw = c.hw;
-                return true;
+                r = {c.algo, mode, c.hw};
+                return !gcry_cipher_test_algo(c.algo);
             }
         return false;
     }
 
-    bool smoke(const cb::Primitive& p) const {
-        try {
-            uint8_t key[128], iv[32] = {0}, buf[256], tag[16] = {0}, back[256];
-            for (size_t i = 0; i < sizeof key; ++i) key[i] = uint8_t(i * 7 + 1);
-            const size_t n = p.block_bytes ? 2 * p.block_bytes : 64;
-            for (size_t i = 0; i < n; ++i) buf[i] = uint8_t(i);
-            auto e = cipher(p, cb::Direction::Encrypt);
-            e->set_key(key, p.key_bytes);
-            e->start(iv, p.iv_bytes);
-            e->update(buf, buf, n);
-            e->finish(tag);
-            auto d = cipher(p, cb::Direction::Decrypt);
-            d->set_key(key, p.key_bytes);
-            d->start(iv, p.iv_bytes);
-            d->update(buf, back, n);
-            if (!d->finish(tag)) return false;
-            for (size_t i = 0; i < n; ++i)
-                if (back[i] != uint8_t(i)) return false;
-            if (p.kind == cb::Kind::Aead) {
-                tag[0] ^= 1;
-                d->start(iv, p.iv_bytes);
-                d->update(buf, back, n);
-                if (d->finish(tag)) return false;
-            }
-            return true;
-        } catch (const std::exception&) {
-            return false;
-        }
-    }
-
     std::string version_;
     std::vector<std::string> hwf_;
-    std::map<std::string, Recipe> recipes_;
-    std::map<std::string, int> hashes_;
-    std::vector<cb::Offer> offers_;
+    cb::Offered<Recipe> offered_;
 };
 
 }  // namespace

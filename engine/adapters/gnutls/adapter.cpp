@@ -19,6 +19,9 @@
 #include <gnutls/gnutls.h>
 
 #include "cipherbench/adapter.h"
+#include "cipherbench/names.h"
+#include "cipherbench/one_shot_aead.h"
+#include "cipherbench/probe.h"
 
 namespace {
 
@@ -166,16 +169,14 @@ private:
 };
 
 // ------------------------------------------------------------------ gnutls_aead_cipher_* (one-shot: CCM)
-const char* const kOneShot =
-    "GnuTLS's CCM exists only as a one-shot AEAD (gnutls_aead_cipher_*): a message is one update() call "
-    "(the bulk workload's many update() calls per message cannot be timed honestly; use workload 'message')";
-
-class GtAead : public cb::Cipher {
+// The message state machine is cb::OneShotAead's.
+class GtAead : public cb::OneShotAead {
 public:
-    bool streams() const override { return false; }  // one call per message
     GtAead(gnutls_cipher_algorithm_t a, const cb::Primitive& p, cb::Direction d)
-        : algo_(a), p_(p), enc_(d == cb::Direction::Encrypt) {
-        aad_.reserve(256);
+        : OneShotAead(d, p.tag_bytes,
+                      "GnuTLS's CCM exists only as a one-shot AEAD (gnutls_aead_cipher_*): a message is one update() call "
+                      "(the bulk workload's many update() calls per message cannot be timed honestly; use workload 'message')"),
+          algo_(a), p_(p) {
         scratch_.resize(65536 + 64);
     }
     ~GtAead() override { if (h_) gnutls_aead_cipher_deinit(h_); }
@@ -187,81 +188,37 @@ public:
         else check(gnutls_aead_cipher_init(&h_, algo_, &k), "gnutls_aead_cipher_init");
         std::memset(kb, 0, sizeof kb);
     }
-    void start(const uint8_t* iv, size_t len) override {
-        if (state_ == State::Updated && !enc_) { state_ = State::Idle; throw cb::Unsupported(kOneShot); }
-        std::memcpy(nonce_, iv, len);
-        nonce_len_ = len;
-        aad_len_ = 0;
-        state_ = State::Started;
-    }
-    void aad(const uint8_t* a, size_t len) override {
-        if (state_ != State::Started) throw cb::Error("aad() must come after start() and before update()");
-        if (aad_len_ + len > aad_.size()) aad_.resize(aad_len_ + len);
-        if (len) std::memcpy(aad_.data() + aad_len_, a, len);
-        aad_len_ += len;
-    }
-    void update(const uint8_t* in, uint8_t* out, size_t len) override {
-        if (state_ == State::Updated) throw cb::Unsupported(kOneShot);
-        if (state_ != State::Started) throw cb::Error("update() before start()");
-        if (scratch_.size() < len + 64) scratch_.resize(len + 64);  // grows once for long messages
-        if (enc_) {
-            encrypt(in, out, len);
-        } else {
-            pin_ = in;
-            pout_ = out;
-            plen_ = len;
-        }
-        state_ = State::Updated;
-    }
-    bool finish(uint8_t* tag) override {
-        if (state_ == State::Idle) throw cb::Error("finish() before start()");
-        const bool had_data = state_ == State::Updated;
-        state_ = State::Idle;
-        uint8_t dummy[16] = {0};
-        if (enc_) {
-            if (!had_data) encrypt(dummy, dummy, 0);
-            std::memcpy(tag, tag_, 16);
-            return true;
-        }
-        if (!had_data) { pin_ = dummy; pout_ = dummy; plen_ = 0; }
-        // GnuTLS takes ciphertext || tag in one buffer.
-        std::memcpy(scratch_.data(), pin_, plen_);
-        std::memcpy(scratch_.data() + plen_, tag, 16);
-        size_t outl = plen_;
-        int rc = gnutls_aead_cipher_decrypt(h_, nonce_, nonce_len_, aad_len_ ? aad_.data() : nullptr, aad_len_, 16,
-                                            scratch_.data(), plen_ + 16, plen_ ? pout_ : dummy, &outl);
-        if (rc == GNUTLS_E_DECRYPTION_FAILED) return false;
-        check(rc, "gnutls_aead_cipher_decrypt");
-        if (outl != plen_) throw cb::Error("gnutls_aead_cipher_decrypt returned a short output");
-        return true;
-    }
 
 private:
-    enum class State { Idle, Started, Updated };
-
     // GnuTLS writes ciphertext || tag; the ciphertext is copied to the caller's buffer.
-    void encrypt(const uint8_t* in, uint8_t* out, size_t len) {
+    void seal(const uint8_t* in, uint8_t* out, size_t len, uint8_t* tag) override {
+        if (scratch_.size() < len + 64) scratch_.resize(len + 64);  // grows once for long messages
         size_t outl = scratch_.size();
-        check(gnutls_aead_cipher_encrypt(h_, nonce_, nonce_len_, aad_len_ ? aad_.data() : nullptr, aad_len_, 16,
-                                         in, len, scratch_.data(), &outl),
+        check(gnutls_aead_cipher_encrypt(h_, nonce(), nonce_len(), ad(), ad_len(), tag_bytes(), in, len,
+                                         scratch_.data(), &outl),
               "gnutls_aead_cipher_encrypt");
-        if (outl != len + 16) throw cb::Error("gnutls_aead_cipher_encrypt returned an unexpected length");
+        if (outl != len + tag_bytes()) throw cb::Error("gnutls_aead_cipher_encrypt returned an unexpected length");
         std::memcpy(out, scratch_.data(), len);
-        std::memcpy(tag_, scratch_.data() + len, 16);
+        std::memcpy(tag, scratch_.data() + len, tag_bytes());
+    }
+    // GnuTLS takes ciphertext || tag in one buffer.
+    bool open(const uint8_t* in, uint8_t* out, size_t len, const uint8_t* tag) override {
+        if (scratch_.size() < len + 64) scratch_.resize(len + 64);
+        std::memcpy(scratch_.data(), in, len);
+        std::memcpy(scratch_.data() + len, tag, tag_bytes());
+        size_t outl = len;
+        int rc = gnutls_aead_cipher_decrypt(h_, nonce(), nonce_len(), ad(), ad_len(), tag_bytes(), scratch_.data(),
+                                            len + tag_bytes(), out, &outl);
+        if (rc == GNUTLS_E_DECRYPTION_FAILED) return false;
+        check(rc, "gnutls_aead_cipher_decrypt");
+        if (outl != len) throw cb::Error("gnutls_aead_cipher_decrypt returned a short output");
+        return true;
     }
 
     gnutls_cipher_algorithm_t algo_;
     const cb::Primitive& p_;
-    bool enc_;
-    State state_ = State::Idle;
     gnutls_aead_cipher_hd_t h_ = nullptr;
-    uint8_t nonce_[32] = {0}, tag_[16] = {0};
-    size_t nonce_len_ = 0;
-    std::vector<uint8_t> aad_, scratch_;
-    size_t aad_len_ = 0;
-    const uint8_t* pin_ = nullptr;
-    uint8_t* pout_ = nullptr;
-    size_t plen_ = 0;
+    std::vector<uint8_t> scratch_;
 };
 
 // ------------------------------------------------------------------ digests
@@ -309,8 +266,8 @@ public:
         for (const auto& n : kNames) {
             const cb::Primitive* p = cb::find_primitive(n.primitive);
             if (!p) continue;
-            std::string why;
-            if (!works(*p, n, why)) {
+            const std::string why = why_not(*p, n);
+            if (!why.empty()) {
                 skipped_ += (skipped_.empty() ? "" : "; ") + std::string(n.primitive) + ": " + why;
                 continue;
             }
@@ -325,13 +282,13 @@ public:
     std::vector<cb::Offer> offers() const override { return offers_; }
 
     std::unique_ptr<cb::Cipher> cipher(const cb::Primitive& p, cb::Direction d) const override {
-        const GnutlsName* n = lookup(p.name);
+        const GnutlsName* n = cb::find_entry(kNames, p.name);
         if (!n || n->api == Api::Hash) return Adapter::cipher(p, d);
         if (n->api == Api::Aead) return std::make_unique<GtAead>(n->cipher, p, d);
         return std::make_unique<GtCipher>(n->cipher, p, d);
     }
     std::unique_ptr<cb::Hash> hash(const cb::Primitive& p) const override {
-        const GnutlsName* n = lookup(p.name);
+        const GnutlsName* n = cb::find_entry(kNames, p.name);
         if (!n || n->api != Api::Hash) return Adapter::hash(p);
         return std::make_unique<GtHash>(n->digest);
     }
@@ -346,12 +303,6 @@ public:
     }
 
 private:
-    static const GnutlsName* lookup(const char* name) {
-        for (const auto& n : kNames)
-            if (std::strcmp(n.primitive, name) == 0) return &n;
-        return nullptr;
-    }
-
     // GnuTLS registers its x86-64 code (AES-NI, PCLMUL, CRYPTOGAMS SHA) from
     // CPUID at load time unless GNUTLS_CPUID_OVERRIDE says otherwise;
     // everything else is Nettle.
@@ -379,42 +330,18 @@ private:
         return s;
     }
 
-    bool works(const cb::Primitive& p, const GnutlsName& n, std::string& why) const {
-        try {
-            uint8_t key[64], iv[16] = {0}, buf[96], orig[96], tag[16];
-            for (size_t i = 0; i < sizeof key; ++i) key[i] = uint8_t(i * 7 + 1);  // XTS halves differ
-            for (size_t i = 0; i < sizeof buf; ++i) orig[i] = buf[i] = uint8_t(i);
-            if (n.api == Api::Hash) {
-                // gnutls_hash_output() copies gnutls_hash_get_len() bytes: a length
-                // other than the registry's (0 for MD2 and SHAKE in 3.7.9) drops the row.
-                const unsigned len = gnutls_hash_get_len(n.digest);
-                if (len != p.digest_bytes) {
-                    why = "gnutls_hash_get_len() = " + std::to_string(len) + ", registry digest is " +
-                          std::to_string(p.digest_bytes) + " bytes";
-                    return false;
-                }
-                auto h = hash(p);
-                h->init();
-                h->update(buf, sizeof buf);
-                std::vector<uint8_t> d(p.digest_bytes);
-                h->final(d.data());
-                return true;
-            }
-            auto e = cipher(p, cb::Direction::Encrypt), d = cipher(p, cb::Direction::Decrypt);
-            e->set_key(key, p.key_bytes);
-            d->set_key(key, p.key_bytes);
-            e->start(iv, p.iv_bytes);
-            d->start(iv, p.iv_bytes);
-            e->update(buf, buf, sizeof buf);
-            bool ok = e->finish(tag);
-            d->update(buf, buf, sizeof buf);
-            ok = d->finish(tag) && ok;
-            if (!ok || std::memcmp(buf, orig, sizeof buf) != 0) { why = "start-up round trip failed"; return false; }
-            return true;
-        } catch (const std::exception& e) {
-            why = e.what();
-            return false;
+    // The shared start-up check (cipherbench/probe.h), after one of GnuTLS's
+    // own: gnutls_hash_output() copies gnutls_hash_get_len() bytes, so a
+    // length other than the registry's (0 for MD2 and SHAKE in 3.7.9) drops
+    // the row. "" when the primitive works, otherwise why not.
+    std::string why_not(const cb::Primitive& p, const GnutlsName& n) const {
+        if (n.api == Api::Hash) {
+            const unsigned len = gnutls_hash_get_len(n.digest);
+            if (len != p.digest_bytes)
+                return "gnutls_hash_get_len() = " + std::to_string(len) + ", registry digest is " +
+                       std::to_string(p.digest_bytes) + " bytes";
         }
+        return cb::probe(p, [&](cb::Direction d) { return cipher(p, d); }, [&] { return hash(p); });
     }
 
     std::vector<cb::Offer> offers_;

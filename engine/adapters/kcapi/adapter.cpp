@@ -26,6 +26,8 @@
 #include <kcapi.h>
 
 #include "cipherbench/adapter.h"
+#include "cipherbench/names.h"
+#include "cipherbench/one_shot_aead.h"
 
 #ifndef AF_ALG
 #define AF_ALG 38
@@ -139,22 +141,22 @@ private:
 };
 
 // ------------------------------------------------------------------ aead: gcm(aes), one-shot
-const char* const kOneShot =
-    "AF_ALG AEADs are one-shot (one sendmsg/recvmsg per message): a message is one update() call "
-    "(the bulk workload's many update() calls per message cannot be timed honestly; use workload 'message')";
-
-class KcAead : public cb::Cipher {
+// One sendmsg/recvmsg per message over AAD || data || tag, the layout AF_ALG
+// wants; the message state machine is cb::OneShotAead's.
+class KcAead : public cb::OneShotAead {
 public:
-    bool streams() const override { return false; }  // one call per message
     KcAead(const KcapiName& n, const cb::Primitive& p, cb::Direction d)
-        : p_(p), enc_(d == cb::Direction::Encrypt), max_(max_op_bytes()) {
+        : OneShotAead(d, p.tag_bytes,
+                      "AF_ALG AEADs are one-shot (one sendmsg/recvmsg per message): a message is one update() call "
+                      "(the bulk workload's many update() calls per message cannot be timed honestly; use workload 'message')"),
+          max_(max_op_bytes()) {
         int rc = kcapi_aead_init(&h_, n.kernel, 0);
         if (rc < 0) throw cb::Error(std::string("kcapi_aead_init(") + n.kernel + ") failed: " + errno_text(rc));
         if (kcapi_aead_ivsize(h_) != p.iv_bytes)
             throw cb::Error(std::string(n.kernel) + " has an unexpected IV size " + std::to_string(kcapi_aead_ivsize(h_)));
         rc = kcapi_aead_settaglen(h_, uint32_t(p.tag_bytes));
         if (rc < 0) throw cb::Error("kcapi_aead_settaglen failed: " + errno_text(rc));
-        buf_.resize(max_ + 64);  // AAD || data || tag, the layout AF_ALG wants
+        buf_.resize(max_ + 64);
     }
     ~KcAead() override { if (h_) kcapi_aead_destroy(h_); }
 
@@ -162,86 +164,43 @@ public:
         int rc = kcapi_aead_setkey(h_, key, uint32_t(len));
         if (rc < 0) throw cb::Error("kcapi_aead_setkey failed: " + errno_text(rc));
     }
-    void start(const uint8_t* iv, size_t len) override {
-        if (state_ == State::Updated && !enc_) { state_ = State::Idle; throw cb::Unsupported(kOneShot); }
-        std::memcpy(iv_, iv, len);
-        aad_len_ = 0;
-        state_ = State::Started;
-    }
-    void aad(const uint8_t* a, size_t len) override {
-        if (state_ != State::Started) throw cb::Error("aad() must come after start() and before update()");
-        if (aad_len_ + len + p_.tag_bytes > max_)
-            throw cb::Unsupported("AF_ALG takes at most " + std::to_string(max_) + " bytes per AEAD operation");
-        if (len) std::memcpy(buf_.data() + aad_len_, a, len);  // the AAD leads the buffer
-        aad_len_ += len;
-    }
-    void update(const uint8_t* in, uint8_t* out, size_t len) override {
-        if (state_ == State::Updated) throw cb::Unsupported(kOneShot);
-        if (state_ != State::Started) throw cb::Error("update() before start()");
-        if (aad_len_ + len + p_.tag_bytes > max_)
+
+private:
+    // Lays out AAD || data in buf_ for one operation on n bytes of data.
+    uint8_t* load(const uint8_t* in, size_t n) {
+        if (ad_len() + n + tag_bytes() > max_)
             throw cb::Unsupported("AF_ALG takes at most " + std::to_string(max_) + " bytes per AEAD operation (AAD + data + tag)");
-        if (enc_) {
-            encrypt(in, out, len);
-        } else {  // the tag arrives in finish()
-            pin_ = in;
-            pout_ = out;
-            plen_ = len;
-        }
-        state_ = State::Updated;
-    }
-    bool finish(uint8_t* tag) override {
-        if (state_ == State::Idle) throw cb::Error("finish() before start()");
-        const bool had_data = state_ == State::Updated;
-        state_ = State::Idle;
-        if (enc_) {
-            if (!had_data) encrypt(nullptr, nullptr, 0);
-            std::memcpy(tag, tag_, p_.tag_bytes);
-            return true;
-        }
-        const size_t n = had_data ? plen_ : 0;
-        const size_t tl = p_.tag_bytes;
-        if (aad_len_ + n == 0)
-            throw cb::Unsupported("libkcapi refuses an empty AEAD operation (no AAD, no data)");
+        if (ad_len() + n == 0) throw cb::Unsupported("libkcapi refuses an empty AEAD operation (no AAD, no data)");
         uint8_t* b = buf_.data();
-        if (n) std::memcpy(b + aad_len_, pin_, n);
-        std::memcpy(b + aad_len_ + n, tag, tl);
-        kcapi_aead_setassoclen(h_, aad_len_);
-        ssize_t r = kcapi_aead_decrypt(h_, b, aad_len_ + n + tl, iv_, b, aad_len_ + n, KCAPI_ACCESS_SENDMSG);
+        if (ad_len()) std::memcpy(b, ad(), ad_len());
+        if (n) std::memcpy(b + ad_len(), in, n);
+        kcapi_aead_setassoclen(h_, ad_len());
+        return b;
+    }
+    void seal(const uint8_t* in, uint8_t* out, size_t n, uint8_t* tag) override {
+        const size_t a = ad_len(), tl = tag_bytes();
+        uint8_t* b = load(in, n);
+        ssize_t r = kcapi_aead_encrypt(h_, b, a + n, nonce(), b, a + n + tl, KCAPI_ACCESS_SENDMSG);
+        if (r < 0) throw cb::Error("kcapi_aead_encrypt failed: " + errno_text(r));
+        if (size_t(r) != a + n + tl) throw cb::Error("kcapi_aead_encrypt returned " + std::to_string(r) + " bytes");
+        if (n) std::memcpy(out, b + a, n);
+        std::memcpy(tag, b + a + n, tl);
+    }
+    bool open(const uint8_t* in, uint8_t* out, size_t n, const uint8_t* tag) override {
+        const size_t a = ad_len(), tl = tag_bytes();
+        uint8_t* b = load(in, n);
+        std::memcpy(b + a + n, tag, tl);
+        ssize_t r = kcapi_aead_decrypt(h_, b, a + n + tl, nonce(), b, a + n, KCAPI_ACCESS_SENDMSG);
         if (r == -EBADMSG) return false;
         if (r < 0) throw cb::Error("kcapi_aead_decrypt failed: " + errno_text(r));
-        if (size_t(r) != aad_len_ + n) throw cb::Error("kcapi_aead_decrypt returned " + std::to_string(r) + " bytes");
-        if (n) std::memcpy(pout_, b + aad_len_, n);
+        if (size_t(r) != a + n) throw cb::Error("kcapi_aead_decrypt returned " + std::to_string(r) + " bytes");
+        if (n) std::memcpy(out, b + a, n);
         return true;
     }
 
-private:
-    enum class State { Idle, Started, Updated };
-
-    void encrypt(const uint8_t* in, uint8_t* out, size_t n) {
-        const size_t tl = p_.tag_bytes;
-        if (aad_len_ + n == 0)
-            throw cb::Unsupported("libkcapi refuses an empty AEAD operation (no AAD, no data)");
-        uint8_t* b = buf_.data();
-        if (n) std::memcpy(b + aad_len_, in, n);
-        kcapi_aead_setassoclen(h_, aad_len_);
-        ssize_t r = kcapi_aead_encrypt(h_, b, aad_len_ + n, iv_, b, aad_len_ + n + tl, KCAPI_ACCESS_SENDMSG);
-        if (r < 0) throw cb::Error("kcapi_aead_encrypt failed: " + errno_text(r));
-        if (size_t(r) != aad_len_ + n + tl) throw cb::Error("kcapi_aead_encrypt returned " + std::to_string(r) + " bytes");
-        if (n) std::memcpy(out, b + aad_len_, n);
-        std::memcpy(tag_, b + aad_len_ + n, tl);
-    }
-
-    const cb::Primitive& p_;
-    bool enc_;
     size_t max_;
-    State state_ = State::Idle;
     struct kcapi_handle* h_ = nullptr;
-    uint8_t iv_[16] = {0}, tag_[16] = {0};
     std::vector<uint8_t> buf_;
-    size_t aad_len_ = 0;
-    const uint8_t* pin_ = nullptr;
-    uint8_t* pout_ = nullptr;
-    size_t plen_ = 0;
 };
 
 // ------------------------------------------------------------------ hash
@@ -414,13 +373,13 @@ public:
     std::vector<cb::Offer> offers() const override { return offers_; }
 
     std::unique_ptr<cb::Cipher> cipher(const cb::Primitive& p, cb::Direction d) const override {
-        const KcapiName* n = lookup(p.name);
+        const KcapiName* n = cb::find_entry(kNames, p.name);
         if (!n || n->type == Type::Hash || !reason_.empty()) return Adapter::cipher(p, d);
         if (n->type == Type::Aead) return std::make_unique<KcAead>(*n, p, d);
         return std::make_unique<KcSkcipher>(*n, p, d);
     }
     std::unique_ptr<cb::Hash> hash(const cb::Primitive& p) const override {
-        const KcapiName* n = lookup(p.name);
+        const KcapiName* n = cb::find_entry(kNames, p.name);
         if (!n || n->type != Type::Hash || !reason_.empty()) return Adapter::hash(p);
         return std::make_unique<KcHash>(*n, p.digest_bytes);
     }
@@ -434,12 +393,6 @@ public:
     }
 
 private:
-    static const KcapiName* lookup(const char* name) {
-        for (const auto& n : kNames)
-            if (std::strcmp(n.primitive, name) == 0) return &n;
-        return nullptr;
-    }
-
     bool works(const cb::Primitive& p, const KcapiName& n, std::string& why) const {
         const Kat* k = nullptr;
         for (const auto& x : kKats)

@@ -22,6 +22,9 @@
 #include <mbedtls/xtea.h>
 
 #include "cipherbench/adapter.h"
+#include "cipherbench/names.h"
+#include "cipherbench/one_shot_aead.h"
+#include "cipherbench/probe.h"
 
 namespace {
 
@@ -120,7 +123,7 @@ public:
             case Fam::Aes: check(mbedtls_aes_crypt_cfb128(&u_.aes, mode, n, off, iv, in, out), "aes_crypt_cfb128"); break;
             case Fam::Camellia: check(mbedtls_camellia_crypt_cfb128(&u_.cam, mode, n, off, iv, in, out), "camellia_crypt_cfb128"); break;
             case Fam::Blowfish: check(mbedtls_blowfish_crypt_cfb64(&u_.bf, mode, n, off, iv, in, out), "blowfish_crypt_cfb64"); break;
-            default: throw cb::Error("mbedTLS: no CFB for this cipher");
+            default: throw cb::Unsupported("mbedTLS has no CFB for this cipher");
         }
     }
     void ctr(size_t n, size_t* off, uint8_t* ctr, uint8_t* ks, const uint8_t* in, uint8_t* out) {
@@ -128,7 +131,7 @@ public:
             case Fam::Aes: check(mbedtls_aes_crypt_ctr(&u_.aes, n, off, ctr, ks, in, out), "aes_crypt_ctr"); break;
             case Fam::Camellia: check(mbedtls_camellia_crypt_ctr(&u_.cam, n, off, ctr, ks, in, out), "camellia_crypt_ctr"); break;
             case Fam::Blowfish: check(mbedtls_blowfish_crypt_ctr(&u_.bf, n, off, ctr, ks, in, out), "blowfish_crypt_ctr"); break;
-            default: throw cb::Error("mbedTLS: no CTR for this cipher");
+            default: throw cb::Unsupported("mbedTLS has no CTR for this cipher");
         }
     }
     mbedtls_aes_context* aes() { return &u_.aes; }
@@ -173,7 +176,7 @@ public:
         } else if (mode_ == "ctr") {
             blk_.ctr(n, &off_, iv_, ks_, in, out);
         } else {
-            throw cb::Error("mbedTLS adapter: unknown mode " + mode_);
+            throw cb::Unsupported("the mbedTLS adapter has no mode " + mode_);
         }
     }
 private:
@@ -223,8 +226,8 @@ public:
     void update(const uint8_t* in, uint8_t* out, size_t n) override {
         if (!n) return;
         begin();
-        if (partial_)
-            throw cb::Error("mbedTLS 2 GCM cannot continue a message after a partial 16-byte block; use whole-block update() sizes");
+        if (partial_)  // a limit of the library, not a failure: "unsupported"
+            throw cb::Unsupported("mbedTLS 2 GCM cannot continue a message after a partial 16-byte block; use whole-block update() sizes");
         partial_ = n % 16 != 0;
         check(mbedtls_gcm_update(&ctx_, n, in, out), "gcm_update");
     }
@@ -249,55 +252,37 @@ private:
     std::vector<uint8_t> aad_;
 };
 
-// CCM is one-shot in mbedTLS 2 (the lengths are in B_0): a message is one
-// update(). Encryption runs there; decryption needs the tag, so it runs in
-// finish() and writes the output given to update() then (README.md).
-class CcmCipher : public cb::Cipher {
+// CCM is one-shot in mbedTLS 2 (the lengths are in B_0): cb::OneShotAead.
+class CcmCipher : public cb::OneShotAead {
 public:
-    bool streams() const override { return false; }  // one call per message
-    CcmCipher(mbedtls_cipher_id_t id, bool enc) : id_(id), enc_(enc) { mbedtls_ccm_init(&ctx_); }
+    CcmCipher(mbedtls_cipher_id_t id, cb::Direction d)
+        : OneShotAead(d, 16, "mbedTLS 2's CCM is one-shot (the message length is in B_0): a message is one update()"),
+          id_(id) {
+        mbedtls_ccm_init(&ctx_);
+    }
     ~CcmCipher() override { mbedtls_ccm_free(&ctx_); }
     void set_key(const uint8_t* k, size_t n) override { check(mbedtls_ccm_setkey(&ctx_, id_, k, unsigned(n * 8)), "ccm_setkey"); }
-    void start(const uint8_t* iv, size_t n) override {
-        std::memcpy(iv_, iv, n);
-        aad_.clear();
-        used_ = false;
-        in_ = nullptr; out_ = nullptr; len_ = 0;
+private:
+    // mbedTLS 2.28 library/ccm.c (ccm_auth_crypt) refuses 2^16 - 2^8 bytes of
+    // associated data or more with MBEDTLS_ERR_CCM_BAD_INPUT: a limit of the
+    // library, not a failure.
+    void check_ad() const {
+        if (ad_len() >= 0xFF00) throw cb::Unsupported("mbedTLS 2's CCM takes less than 65,280 bytes of associated data");
     }
-    void aad(const uint8_t* a, size_t n) override { aad_.insert(aad_.end(), a, a + n); }
-    void update(const uint8_t* in, uint8_t* out, size_t n) override {
-        if (used_) throw cb::Error("CCM cannot stream: the message length is needed up front, so a message is one update()");
-        used_ = true;
-        in_ = in; out_ = out; len_ = n;
-        if (enc_) encrypt();
+    void seal(const uint8_t* in, uint8_t* out, size_t n, uint8_t* tag) override {
+        check_ad();
+        check(mbedtls_ccm_encrypt_and_tag(&ctx_, n, nonce(), nonce_len(), ad(), ad_len(), in, out, tag, 16),
+              "ccm_encrypt_and_tag");
     }
-    bool finish(uint8_t* tag) override {
-        if (enc_) {
-            if (!used_) encrypt();
-            std::memcpy(tag, tag_, 16);
-            return true;
-        }
-        uint8_t dummy[1];
-        int rc = mbedtls_ccm_auth_decrypt(&ctx_, len_, iv_, 12, aad_.empty() ? nullptr : aad_.data(), aad_.size(),
-                                          len_ ? in_ : dummy, len_ ? out_ : dummy, tag, 16);
+    bool open(const uint8_t* in, uint8_t* out, size_t n, const uint8_t* tag) override {
+        check_ad();
+        int rc = mbedtls_ccm_auth_decrypt(&ctx_, n, nonce(), nonce_len(), ad(), ad_len(), in, out, tag, 16);
         if (rc == MBEDTLS_ERR_CCM_AUTH_FAILED) return false;  // output zeroed by mbedTLS
         check(rc, "ccm_auth_decrypt");
         return true;
     }
-private:
-    void encrypt() {
-        uint8_t dummy[1];
-        check(mbedtls_ccm_encrypt_and_tag(&ctx_, len_, iv_, 12, aad_.empty() ? nullptr : aad_.data(), aad_.size(),
-                                          len_ ? in_ : dummy, len_ ? out_ : dummy, tag_, 16), "ccm_encrypt_and_tag");
-    }
     mbedtls_cipher_id_t id_;
-    bool enc_, used_ = false;
     mbedtls_ccm_context ctx_;
-    uint8_t iv_[12] = {0}, tag_[16] = {0};
-    std::vector<uint8_t> aad_;
-    const uint8_t* in_ = nullptr;
-    uint8_t* out_ = nullptr;
-    size_t len_ = 0;
 };
 
 class ChachaCipher : public cb::Cipher {
@@ -364,12 +349,13 @@ private:
     mbedtls_md_context_t ctx_;
 };
 
-class MbedtlsAdapter : public cb::Adapter {
+// Offers what its factories build and the shared start-up check passes (cb::ProbedAdapter).
+class MbedtlsAdapter : public cb::ProbedAdapter {
 public:
     MbedtlsAdapter() {
         aesni_ = mbedtls_aesni_has_support(MBEDTLS_AESNI_AES) != 0;
         clmul_ = mbedtls_aesni_has_support(MBEDTLS_AESNI_CLMUL) != 0;
-        probe();
+        probe_registry();
     }
     std::string name() const override { return "mbedtls"; }
     std::string library() const override { return "mbedTLS"; }
@@ -378,7 +364,6 @@ public:
         mbedtls_version_get_string(v);  // run time
         return v;
     }
-    std::vector<cb::Offer> offers() const override { return offers_; }
     std::vector<std::pair<std::string, std::string>> notes() const override {
         char full[64] = {0};
         mbedtls_version_get_string_full(full);
@@ -386,45 +371,31 @@ public:
                 {"aesni", aesni_ ? "mbedtls_aesni_has_support(AES): yes (MBEDTLS_AESNI_C, one block per call)" : "no"},
                 {"pclmul", clmul_ ? "mbedtls_aesni_has_support(CLMUL): yes (GHASH)" : "no"}};
     }
-    std::unique_ptr<cb::Cipher> cipher(const cb::Primitive& p, cb::Direction d) const override {
-        bool offered = false;
-        for (const auto& o : offers_) offered |= o.primitive == p.name;
-        if (!offered) return Adapter::cipher(p, d);
-        return make(p, d == cb::Direction::Encrypt);
-    }
-    std::unique_ptr<cb::Hash> hash(const cb::Primitive& p) const override {
-        for (const auto& [n, t] : kHashes)
-            if (n == std::string(p.name)) {
-                bool offered = false;
-                for (const auto& o : offers_) offered |= o.primitive == p.name;
-                if (offered) return std::make_unique<MdHash>(mbedtls_md_info_from_type(t));
-            }
-        return Adapter::hash(p);
-    }
 
 private:
-    static bool has_mode(const cb::Primitive& p) {
-        if (!*p.mode) return false;
-        for (const auto& f : kFamilies) {
-            if (std::strcmp(f.family, p.family) != 0) continue;
-            std::string modes = std::string(" ") + f.modes + " ";
-            return modes.find(std::string(" ") + p.mode + " ") != std::string::npos;
+    // nullptr where mbedTLS has no digest of the registry's length.
+    std::unique_ptr<cb::Hash> make_hash(const cb::Primitive& p) const override {
+        for (const auto& [n, t] : kHashes) {
+            if (n != std::string(p.name)) continue;
+            const mbedtls_md_info_t* info = mbedtls_md_info_from_type(t);
+            if (info && mbedtls_md_get_size(info) == p.digest_bytes) return std::make_unique<MdHash>(info);
         }
-        return false;
+        return nullptr;
     }
-    static std::unique_ptr<cb::Cipher> make(const cb::Primitive& p, bool enc) {
+    std::unique_ptr<cb::Cipher> make(const cb::Primitive& p, cb::Direction d) const override {
+        const bool enc = d == cb::Direction::Encrypt;
         const std::string n = p.name, m = p.mode;
         if (n == "chacha20") return std::make_unique<ChachaCipher>();
         if (n == "chacha20-poly1305") return std::make_unique<ChachaPolyCipher>(enc);
         if (n == "rc4") return std::make_unique<Arc4Cipher>();
-        if (!has_mode(p)) return nullptr;
+        if (!cb::lists_mode(kFamilies, p)) return nullptr;
         mbedtls_cipher_id_t id = std::strcmp(p.family, "aes") == 0 ? MBEDTLS_CIPHER_ID_AES : MBEDTLS_CIPHER_ID_CAMELLIA;
         if (m == "gcm") return std::make_unique<GcmCipher>(id, enc);
-        if (m == "ccm") return std::make_unique<CcmCipher>(id, enc);
+        if (m == "ccm") return std::make_unique<CcmCipher>(id, d);
         if (m == "xts") return std::make_unique<XtsCipher>(enc);
         return std::make_unique<ModeCipher>(p, enc);
     }
-    std::string provider(const cb::Primitive& p) const {
+    std::string provider(const cb::Primitive& p) const override {
         const std::string f = p.family, m = p.mode;
         std::string s;
         if (f == "aes") s = aesni_ ? "AES-NI (MBEDTLS_AESNI_C, one block per call)" : "portable C tables";
@@ -433,36 +404,7 @@ private:
         if (m == "gcm") s += clmul_ ? ", GHASH with PCLMULQDQ" : ", GHASH 4-bit tables";
         return s;
     }
-    void probe() {
-        for (const auto& p : cb::all_primitives()) {
-            try {
-                if (p.kind == cb::Kind::Hash) {
-                    for (const auto& [n, t] : kHashes) {
-                        if (n != std::string(p.name)) continue;
-                        const mbedtls_md_info_t* info = mbedtls_md_info_from_type(t);
-                        if (info && mbedtls_md_get_size(info) == p.digest_bytes) offers_.push_back({p.name, "portable C"});
-                    }
-                    continue;
-                }
-                if (p.kind == cb::Kind::Null) continue;
-                auto e = make(p, true), d = make(p, false);
-                if (!e || !d) continue;
-                uint8_t key[64], iv[32] = {0}, tag[16];
-                for (size_t i = 0; i < sizeof key; ++i) key[i] = uint8_t(i * 7 + 1);
-                size_t b = p.block_bytes ? p.block_bytes : 16, len = 3 * b + (p.whole_blocks ? 0 : 5);
-                std::vector<uint8_t> pt(len), ct(len), back(len);
-                for (size_t i = 0; i < len; ++i) pt[i] = uint8_t(i);
-                e->set_key(key, p.key_bytes); e->start(iv, p.iv_bytes); e->update(pt.data(), ct.data(), len); e->finish(tag);
-                d->set_key(key, p.key_bytes); d->start(iv, p.iv_bytes); d->update(ct.data(), back.data(), len);
-                if (!d->finish(tag) || back != pt || ct == pt) continue;
-                offers_.push_back({p.name, provider(p)});
-            } catch (const std::exception&) {
-                continue;
-            }
-        }
-    }
     bool aesni_ = false, clmul_ = false;
-    std::vector<cb::Offer> offers_;
 };
 
 }  // namespace

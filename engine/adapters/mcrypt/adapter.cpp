@@ -10,24 +10,19 @@
 #include <mcrypt.h>
 
 #include "cipherbench/adapter.h"
+#include "cipherbench/names.h"
+#include "cipherbench/probe.h"
 
 namespace {
 
 #include "names.inc"
 
-const char* lookup(const std::pair<const char*, const char*>* t, size_t n, const char* key) {
-    for (size_t i = 0; i < n; ++i)
-        if (std::strcmp(t[i].first, key) == 0) return t[i].second;
-    return nullptr;
-}
-#define LOOKUP(table, key) lookup(table, sizeof table / sizeof table[0], key)
-
 struct Names { const char* algo; const char* mode; };
 
 Names names_of(const cb::Primitive& p) {
-    if (const char* s = LOOKUP(kStreams, p.name)) return {s, "stream"};
+    if (const char* s = cb::library_name(kStreams, p.name)) return {s, "stream"};
     if (!*p.mode) return {nullptr, nullptr};
-    return {LOOKUP(kFamilies, p.family), LOOKUP(kModes, p.mode)};
+    return {cb::library_name(kFamilies, p.family), cb::library_name(kModes, p.mode)};
 }
 
 std::string err(const char* what, int rc) {
@@ -77,9 +72,10 @@ public:
         if (!n) return;
         // libmcrypt 2.5.8 ncfb bug: a call that continues after a partial
         // block updates the shift register wrongly (ncfb.c xor_stuff_en/de,
-        // s_register_pos != 0), so output would be wrong. Refuse instead.
+        // s_register_pos != 0), so output would be wrong. Refuse it as what
+        // the library cannot do ("unsupported"), not as a failure.
         if (ncfb_ && done_ % bs_)
-            throw cb::Error("libmcrypt ncfb (full-block CFB) cannot continue a message after a partial block "
+            throw cb::Unsupported("libmcrypt ncfb (full-block CFB) cannot continue a message after a partial block "
                             "(library bug); use whole-block update() sizes");
         done_ += n;
         if (in != out) std::memcpy(out, in, n);  // mcrypt works in place only
@@ -120,10 +116,8 @@ public:
                 {"iv_change", "mcrypt_enc_set_state (no key schedule); RC4 restarts by re-keying"}};
     }
     std::unique_ptr<cb::Cipher> cipher(const cb::Primitive& p, cb::Direction d) const override {
-        bool offered = false;
-        for (const auto& o : offers_) offered |= o.primitive == p.name;
         Names n = names_of(p);
-        if (!offered || !n.algo || !n.mode) return Adapter::cipher(p, d);
+        if (!cb::offered(offers_, p.name) || !n.algo || !n.mode) return Adapter::cipher(p, d);
         return std::make_unique<McryptCipher>(p, n, d == cb::Direction::Encrypt);
     }
 
@@ -151,30 +145,9 @@ private:
                         (p.kind == cb::Kind::Stream ? mcrypt_enc_is_block_algorithm(td) == 0
                                                     : size_t(mcrypt_enc_get_block_size(td)) == p.block_bytes);
             mcrypt_module_close(td);
-            if (!fits || !smoke(p, n)) continue;
-            offers_.push_back({p.name, "portable C"});
-        }
-    }
-
-    // Encrypt/decrypt round trip of 3 blocks (+5 bytes for stream-like modes);
-    // the output length equals the input length, so nothing pads.
-    static bool smoke(const cb::Primitive& p, Names n) {
-        try {
-            uint8_t key[64], iv[32] = {0};
-            for (size_t i = 0; i < sizeof key; ++i) key[i] = uint8_t(i * 7 + 1);
-            size_t b = p.block_bytes ? p.block_bytes : 16, len = 3 * b + (p.whole_blocks ? 0 : 5);
-            std::vector<uint8_t> pt(len), ct(len), back(len);
-            for (size_t i = 0; i < len; ++i) pt[i] = uint8_t(i);
-            McryptCipher e(p, n, true), d(p, n, false);
-            e.set_key(key, p.key_bytes);
-            e.start(iv, p.iv_bytes);
-            e.update(pt.data(), ct.data(), len);
-            d.set_key(key, p.key_bytes);
-            d.start(iv, p.iv_bytes);
-            d.update(ct.data(), back.data(), len);
-            return back == pt && ct != pt;
-        } catch (const std::exception&) {
-            return false;
+            if (!fits) continue;
+            auto make = [&](cb::Direction d) { return std::make_unique<McryptCipher>(p, n, d == cb::Direction::Encrypt); };
+            if (cb::probe_cipher(p, make).empty()) offers_.push_back({p.name, "portable C"});
         }
     }
 

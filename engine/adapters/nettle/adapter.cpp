@@ -6,8 +6,6 @@
 #include <dlfcn.h>
 #include <cstdlib>
 #include <cstring>
-#include <map>
-#include <set>
 #include <string>
 
 #include <nettle/aes.h>
@@ -37,6 +35,8 @@
 #include <nettle/xts.h>
 
 #include "cipherbench/adapter.h"
+#include "cipherbench/one_shot_aead.h"
+#include "cipherbench/probe.h"
 
 namespace {
 
@@ -224,42 +224,29 @@ private:
     bool used_ = false;
 };
 
-// GCM, CCM, EAX, SIV over one block cipher, and ChaCha20-Poly1305. Nettle takes
-// a partial block only as the last piece of a message; a later update() in that
-// message is refused. CCM needs the message length in its first block, so it
-// takes one update() per message (the associated data waits for it). SIV is a
-// one-shot message API: encryption runs in update() (through a scratch buffer,
-// since Nettle writes V || C); decryption needs the tag first, so its output is
-// written in finish(), to the buffer given to update().
+// GCM, EAX over one block cipher, and ChaCha20-Poly1305. Nettle takes a
+// partial block only as the last piece of a message; a later update() in
+// that message is refused.
 class Aead : public cb::Cipher {
 public:
     Aead(const Block* b, Mode m, bool chachapoly, const cb::Primitive& p, cb::Direction d)
-        : b_(b), m_(m), cp_(chachapoly), p_(p), enc_(d == cb::Direction::Encrypt), ek_(b ? b->nc->context_size : 1),
-          ek2_(b && m == Mode::Siv ? b->nc->context_size : 1) {
+        : b_(b), m_(m), cp_(chachapoly), p_(p), enc_(d == cb::Direction::Encrypt), ek_(b ? b->nc->context_size : 1) {
         gran_ = cp_ ? CHACHA_POLY1305_BLOCK_SIZE : 16;
     }
 
-    bool streams() const override { return cp_ || (m_ != Mode::Ccm && m_ != Mode::Siv); }  // one call per message
-
     void set_key(const uint8_t* key, size_t) override {
         if (cp_) { chacha_poly1305_set_key(&cp_ctx_, key); return; }
-        if (m_ == Mode::Siv) { siv_cmac_set_key(&cmac_key_, ek_.p, ek2_.p, b_->nc, key); return; }
         b_->nc->set_encrypt_key(ek_.p, key);
         if (m_ == Mode::Gcm) gcm_set_key(&gcm_key_, ek_.p, b_->nc->encrypt);
         if (m_ == Mode::Eax) eax_set_key(&eax_key_, ek_.p, b_->nc->encrypt);
     }
     void start(const uint8_t* iv, size_t len) override {
-        closed_ = partial_aad_ = ccm_begun_ = siv_used_ = false;
-        aad_.clear();
-        if (cp_) { chacha_poly1305_set_nonce(&cp_ctx_, iv); return; }
-        switch (m_) {
-            case Mode::Gcm: gcm_set_iv(&gcm_, &gcm_key_, len, iv); break;
-            case Mode::Eax: eax_set_nonce(&eax_, &eax_key_, ek_.p, b_->nc->encrypt, len, iv); break;
-            default: std::memcpy(nonce_, iv, len); nonce_len_ = len; break;  // CCM, SIV: at the first update
-        }
+        closed_ = partial_aad_ = false;
+        if (cp_) chacha_poly1305_set_nonce(&cp_ctx_, iv);
+        else if (m_ == Mode::Gcm) gcm_set_iv(&gcm_, &gcm_key_, len, iv);
+        else eax_set_nonce(&eax_, &eax_key_, ek_.p, b_->nc->encrypt, len, iv);
     }
     void aad(const uint8_t* a, size_t len) override {
-        if ((m_ == Mode::Ccm || m_ == Mode::Siv) && !cp_) { aad_.insert(aad_.end(), a, a + len); return; }
         if (partial_aad_) closed(p_, "associated data in pieces must be multiples of 16 bytes except the last");
         partial_aad_ = len % 16 != 0;
         if (cp_) chacha_poly1305_update(&cp_ctx_, len, a);
@@ -267,86 +254,28 @@ public:
         else eax_update(&eax_, &eax_key_, ek_.p, b_->nc->encrypt, len, a);
     }
     void update(const uint8_t* in, uint8_t* out, size_t len) override {
-        if (closed_)
-            closed(p_, m_ == Mode::Ccm && !cp_ ? "one update per message (CCM needs the message length first)"
-                                               : "a piece that is not a multiple of the block ends the message's data");
+        if (closed_) closed(p_, "a piece that is not a multiple of the block ends the message's data");
         if (len % gran_) closed_ = true;
         if (cp_) {
             (enc_ ? chacha_poly1305_encrypt : chacha_poly1305_decrypt)(&cp_ctx_, len, out, in);
             return;
         }
         nettle_cipher_func* f = b_->nc->encrypt;
-        switch (m_) {
-            case Mode::Gcm: (enc_ ? gcm_encrypt : gcm_decrypt)(&gcm_, &gcm_key_, ek_.p, f, len, out, in); break;
-            case Mode::Eax: (enc_ ? eax_encrypt : eax_decrypt)(&eax_, &eax_key_, ek_.p, f, len, out, in); break;
-            case Mode::Siv:
-                if (siv_used_) closed(p_, "one update per message (Nettle's SIV is a one-shot message API)");
-                siv_used_ = closed_ = true;
-                scratch_.resize(len + SIV_DIGEST_SIZE);
-                if (enc_) {
-                    siv_cmac_encrypt_message(&cmac_key_, ek_.p, b_->nc, ek2_.p, nonce_len_, nonce_, aad_.size(), aad_.data(),
-                                             len + SIV_DIGEST_SIZE, scratch_.data(), in);
-                    std::memcpy(out, scratch_.data() + SIV_DIGEST_SIZE, len);  // Nettle writes V || C
-                } else {
-                    std::memcpy(scratch_.data() + SIV_DIGEST_SIZE, in, len);  // V goes in front at finish()
-                    out_ = out;
-                }
-                break;
-            default:
-                ccm_begin(len);
-                closed_ = true;
-                (enc_ ? ccm_encrypt : ccm_decrypt)(&ccm_, ek_.p, f, len, out, in);
-                break;
-        }
+        if (m_ == Mode::Gcm) (enc_ ? gcm_encrypt : gcm_decrypt)(&gcm_, &gcm_key_, ek_.p, f, len, out, in);
+        else (enc_ ? eax_encrypt : eax_decrypt)(&eax_, &eax_key_, ek_.p, f, len, out, in);
     }
     bool finish(uint8_t* tag) override {
         uint8_t t[16];
         const size_t n = p_.tag_bytes;
-        if (m_ == Mode::Siv && !cp_) return siv_finish(tag);
-        if (cp_) {
-            chacha_poly1305_digest(&cp_ctx_, n, t);
-        } else {
-            nettle_cipher_func* f = b_->nc->encrypt;
-            switch (m_) {
-                case Mode::Gcm: gcm_digest(&gcm_, &gcm_key_, ek_.p, f, n, t); break;
-                case Mode::Eax: eax_digest(&eax_, &eax_key_, ek_.p, f, n, t); break;
-                default:
-                    if (!ccm_begun_) ccm_begin(0);
-                    ccm_digest(&ccm_, ek_.p, f, n, t);
-                    break;
-            }
-        }
+        if (cp_) chacha_poly1305_digest(&cp_ctx_, n, t);
+        else if (m_ == Mode::Gcm) gcm_digest(&gcm_, &gcm_key_, ek_.p, b_->nc->encrypt, n, t);
+        else eax_digest(&eax_, &eax_key_, ek_.p, b_->nc->encrypt, n, t);
         closed_ = true;
         if (enc_) { std::memcpy(tag, t, n); return true; }
         return memeql_sec(t, tag, n) != 0;
     }
 
 private:
-    bool siv_finish(uint8_t* tag) {
-        const bool had = siv_used_;
-        siv_used_ = closed_ = true;
-        uint8_t none[1] = {0};
-        if (enc_) {
-            if (!had) {  // empty message: the tag alone
-                scratch_.resize(SIV_DIGEST_SIZE);
-                siv_cmac_encrypt_message(&cmac_key_, ek_.p, b_->nc, ek2_.p, nonce_len_, nonce_, aad_.size(), aad_.data(),
-                                         SIV_DIGEST_SIZE, scratch_.data(), none);
-            }
-            std::memcpy(tag, scratch_.data(), SIV_DIGEST_SIZE);
-            return true;
-        }
-        if (!had) scratch_.assign(SIV_DIGEST_SIZE, 0);
-        const size_t len = scratch_.size() - SIV_DIGEST_SIZE;
-        std::memcpy(scratch_.data(), tag, SIV_DIGEST_SIZE);
-        return siv_cmac_decrypt_message(&cmac_key_, ek_.p, b_->nc, ek2_.p, nonce_len_, nonce_, aad_.size(), aad_.data(),
-                                        len, len ? out_ : none, scratch_.data()) != 0;
-    }
-    void ccm_begin(size_t msg_len) {
-        ccm_begun_ = true;
-        ccm_set_nonce(&ccm_, ek_.p, b_->nc->encrypt, nonce_len_, nonce_, aad_.size(), msg_len, p_.tag_bytes);
-        if (!aad_.empty()) ccm_update(&ccm_, ek_.p, b_->nc->encrypt, aad_.size(), aad_.data());
-    }
-
     const Block* b_;
     Mode m_;
     bool cp_;
@@ -358,15 +287,67 @@ private:
     gcm_ctx gcm_;
     eax_key eax_key_;
     eax_ctx eax_;
-    ccm_ctx ccm_;
     chacha_poly1305_ctx cp_ctx_;
-    uint8_t nonce_[16] = {0};
-    size_t nonce_len_ = 0;
-    std::vector<uint8_t> aad_, scratch_;
-    Ctx ek2_;
+    bool closed_ = false, partial_aad_ = false;
+};
+
+// CCM and SIV take a message in one call (cb::OneShotAead): CCM needs the
+// message length in its first block, and Nettle's SIV is a one-shot message
+// API (siv_cmac_*_message) that writes and reads V || C, so it works through
+// a scratch buffer.
+class OneShot : public cb::OneShotAead {
+public:
+    OneShot(const Block& b, Mode m, const cb::Primitive& p, cb::Direction d)
+        : OneShotAead(d, p.tag_bytes,
+                      std::string(p.name) + " (Nettle): " +
+                          (m == Mode::Ccm ? "one update per message (CCM needs the message length first)"
+                                          : "one update per message (Nettle's SIV is a one-shot message API)")),
+          b_(b), m_(m), ek_(b.nc->context_size), ek2_(m == Mode::Siv ? b.nc->context_size : 1) {}
+
+    void set_key(const uint8_t* key, size_t) override {
+        if (m_ == Mode::Siv) siv_cmac_set_key(&cmac_key_, ek_.p, ek2_.p, b_.nc, key);
+        else b_.nc->set_encrypt_key(ek_.p, key);
+    }
+
+private:
+    void seal(const uint8_t* in, uint8_t* out, size_t len, uint8_t* tag) override {
+        if (m_ == Mode::Ccm) {
+            ccm_begin(len);
+            if (len) ccm_encrypt(&ccm_, ek_.p, b_.nc->encrypt, len, out, in);
+            ccm_digest(&ccm_, ek_.p, b_.nc->encrypt, tag_bytes(), tag);
+            return;
+        }
+        scratch_.resize(len + SIV_DIGEST_SIZE);
+        siv_cmac_encrypt_message(&cmac_key_, ek_.p, b_.nc, ek2_.p, nonce_len(), nonce(), ad_len(), ad(),
+                                 len + SIV_DIGEST_SIZE, scratch_.data(), in);
+        std::memcpy(tag, scratch_.data(), SIV_DIGEST_SIZE);
+        std::memcpy(out, scratch_.data() + SIV_DIGEST_SIZE, len);
+    }
+    bool open(const uint8_t* in, uint8_t* out, size_t len, const uint8_t* tag) override {
+        if (m_ == Mode::Ccm) {
+            uint8_t t[16];
+            ccm_begin(len);
+            if (len) ccm_decrypt(&ccm_, ek_.p, b_.nc->encrypt, len, out, in);
+            ccm_digest(&ccm_, ek_.p, b_.nc->encrypt, tag_bytes(), t);
+            return memeql_sec(t, tag, tag_bytes()) != 0;
+        }
+        scratch_.resize(len + SIV_DIGEST_SIZE);
+        std::memcpy(scratch_.data(), tag, SIV_DIGEST_SIZE);
+        std::memcpy(scratch_.data() + SIV_DIGEST_SIZE, in, len);
+        return siv_cmac_decrypt_message(&cmac_key_, ek_.p, b_.nc, ek2_.p, nonce_len(), nonce(), ad_len(), ad(), len, out,
+                                        scratch_.data()) != 0;
+    }
+    void ccm_begin(size_t msg_len) {
+        ccm_set_nonce(&ccm_, ek_.p, b_.nc->encrypt, nonce_len(), nonce(), ad_len(), msg_len, tag_bytes());
+        if (ad_len()) ccm_update(&ccm_, ek_.p, b_.nc->encrypt, ad_len(), ad());
+    }
+
+    const Block& b_;
+    Mode m_;
+    Ctx ek_, ek2_;
+    ccm_ctx ccm_;
     cmac128_key cmac_key_;
-    uint8_t* out_ = nullptr;
-    bool closed_ = false, partial_aad_ = false, ccm_begun_ = false, siv_used_ = false;
+    std::vector<uint8_t> scratch_;
 };
 
 class Stream : public cb::Cipher {
@@ -458,31 +439,34 @@ Fat detect_fat() {
 
 class NettleAdapter : public cb::Adapter {
 public:
-    NettleAdapter() : fat_(detect_fat()) { probe(); }
+    NettleAdapter() : fat_(detect_fat()) {
+        offered_.probe_registry(*this, [this](const cb::Primitive& p, Recipe& r) { return recipe_for(p, r); },
+                                [this](const cb::Primitive& p, const Recipe& r) { return provider(p, r); });
+    }
 
     std::string name() const override { return "nettle"; }
     std::string library() const override { return "Nettle"; }
     std::string version() const override {
         return std::to_string(nettle_version_major()) + "." + std::to_string(nettle_version_minor());
     }
-    std::vector<cb::Offer> offers() const override { return offers_; }
+    std::vector<cb::Offer> offers() const override { return offered_.offers(); }
 
     std::unique_ptr<cb::Cipher> cipher(const cb::Primitive& p, cb::Direction d) const override {
-        auto it = recipes_.find(p.name);
-        if (it == recipes_.end()) return Adapter::cipher(p, d);
-        const Recipe& r = it->second;
+        const Recipe* found = offered_.find(p.name);
+        if (!found || p.kind == cb::Kind::Hash) return Adapter::cipher(p, d);
+        const Recipe& r = *found;
         if (r.whole_set) {
             if (r.whole == Whole::ChaChaPoly) return std::make_unique<Aead>(nullptr, Mode::Gcm, true, p, d);
             return std::make_unique<Stream>(r.whole);
         }
-        if (r.mode == Mode::Gcm || r.mode == Mode::Ccm || r.mode == Mode::Eax || r.mode == Mode::Siv)
-            return std::make_unique<Aead>(r.block, r.mode, false, p, d);
+        if (r.mode == Mode::Ccm || r.mode == Mode::Siv) return std::make_unique<OneShot>(*r.block, r.mode, p, d);
+        if (r.mode == Mode::Gcm || r.mode == Mode::Eax) return std::make_unique<Aead>(r.block, r.mode, false, p, d);
         return std::make_unique<BlockCipher>(*r.block, r.mode, p, d);
     }
     std::unique_ptr<cb::Hash> hash(const cb::Primitive& p) const override {
-        for (const auto& [reg, h] : kHashes)
-            if (std::strcmp(reg, p.name) == 0 && hashes_.count(p.name)) return std::make_unique<Hash>(h, p.digest_bytes);
-        return Adapter::hash(p);
+        const Recipe* r = offered_.find(p.name);
+        if (!r || p.kind != cb::Kind::Hash) return Adapter::hash(p);
+        return std::make_unique<Hash>(r->hash, p.digest_bytes);
     }
     std::vector<std::pair<std::string, std::string>> notes() const override {
         std::string sel = std::string(fat_.aesni ? "aesni " : "") + (fat_.sha_ni ? "sha_ni " : "") + (fat_.pclmul ? "pclmul" : "");
@@ -495,9 +479,19 @@ private:
         Mode mode = Mode::Ecb;
         bool whole_set = false;
         Whole whole = Whole::Rc4;
+        const nettle_hash* hash = nullptr;  // hashes
     };
 
     bool recipe_for(const cb::Primitive& p, Recipe& r) const {
+        if (p.kind == cb::Kind::Hash) {
+            for (const auto& [reg, h] : kHashes) {
+                if (std::strcmp(reg, p.name) != 0) continue;
+                if (h != &kShake256 && h->digest_size != p.digest_bytes) return false;
+                r.hash = h;
+                return true;
+            }
+            return false;
+        }
         for (const auto& [reg, w] : kWhole)
             if (std::strcmp(reg, p.name) == 0) {
                 r.whole_set = true;
@@ -538,60 +532,8 @@ private:
         return s;
     }
 
-    void probe() {
-        for (const auto& p : cb::all_primitives()) {
-            if (p.kind == cb::Kind::Hash) {
-                for (const auto& [reg, h] : kHashes) {
-                    if (std::strcmp(reg, p.name) != 0) continue;
-                    if (h != &kShake256 && h->digest_size != p.digest_bytes) break;
-                    hashes_.insert(p.name);
-                    offers_.push_back({p.name, provider(p, Recipe{})});
-                }
-                continue;
-            }
-            if (p.kind == cb::Kind::Null) continue;
-            Recipe r;
-            if (!recipe_for(p, r)) continue;
-            recipes_[p.name] = r;
-            if (!smoke(p)) { recipes_.erase(p.name); continue; }
-            offers_.push_back({p.name, provider(p, r)});
-        }
-    }
-
-    bool smoke(const cb::Primitive& p) const {
-        try {
-            uint8_t key[128], iv[32] = {0}, buf[256], tag[16] = {0}, back[256];
-            for (size_t i = 0; i < sizeof key; ++i) key[i] = uint8_t(i * 7 + 1);
-            const size_t n = p.block_bytes ? 2 * p.block_bytes : 64;
-            for (size_t i = 0; i < n; ++i) buf[i] = uint8_t(i);
-            auto e = cipher(p, cb::Direction::Encrypt);
-            e->set_key(key, p.key_bytes);
-            e->start(iv, p.iv_bytes);
-            e->update(buf, buf, n);
-            e->finish(tag);
-            auto d = cipher(p, cb::Direction::Decrypt);
-            d->set_key(key, p.key_bytes);
-            d->start(iv, p.iv_bytes);
-            d->update(buf, back, n);
-            if (!d->finish(tag)) return false;
-            for (size_t i = 0; i < n; ++i)
-                if (back[i] != uint8_t(i)) return false;
-            if (p.kind == cb::Kind::Aead) {
-                tag[0] ^= 1;
-                d->start(iv, p.iv_bytes);
-                d->update(buf, back, n);
-                if (d->finish(tag)) return false;
-            }
-            return true;
-        } catch (const std::exception&) {
-            return false;
-        }
-    }
-
     Fat fat_;
-    std::map<std::string, Recipe> recipes_;
-    std::set<std::string> hashes_;
-    std::vector<cb::Offer> offers_;
+    cb::Offered<Recipe> offered_;
 };
 
 }  // namespace

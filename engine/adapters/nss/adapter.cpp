@@ -22,6 +22,9 @@
 #include <secoidt.h>
 
 #include "cipherbench/adapter.h"
+#include "cipherbench/names.h"
+#include "cipherbench/one_shot_aead.h"
+#include "cipherbench/probe.h"
 
 namespace {
 
@@ -128,7 +131,7 @@ public:
     void update(const uint8_t* in, uint8_t* out, size_t len) override {
         if (!ctx_) throw cb::Error("update() before start()");
         if (!len) return;
-        if (len > size_t(INT32_MAX)) throw cb::Error("NSS takes at most 2^31-1 bytes per call");
+        if (len > size_t(INT32_MAX)) throw cb::Unsupported("NSS takes at most 2^31-1 bytes per call");
         int outl = 0;
         if (PK11_CipherOp(ctx_, out, &outl, int(len), in, int(len)) != SECSuccess)
             throw cb::Error(nss_error("PK11_CipherOp"));
@@ -176,7 +179,7 @@ public:
         if (ic_ + need > (uint64_t(1) << 32))
             throw cb::Error("keystream exhausted: the 32-bit block counter would wrap");
         if (full) {
-            if (full > size_t(UINT32_MAX)) throw cb::Error("NSS takes at most 2^32-1 bytes per call");
+            if (full > size_t(UINT32_MAX)) throw cb::Unsupported("NSS takes at most 2^32-1 bytes per call");
             xor_at(out, in, unsigned(full));
             ic_ += full / 64;
         }
@@ -213,17 +216,15 @@ private:
 };
 
 // ------------------------------------------------------------------ AEADs (message API, one-shot)
-const char* const kOneShot =
-    "NSS's AEADs (PK11_AEADOp, PKCS#11 message API) are one-shot: a message is one update() call "
-    "(the bulk workload's many update() calls per message cannot be timed honestly; use workload 'message')";
-
-class NssAead : public cb::Cipher {
+// One C_EncryptMessage / C_DecryptMessage per message; the message state
+// machine is cb::OneShotAead's.
+class NssAead : public cb::OneShotAead {
 public:
-    bool streams() const override { return false; }  // one call per message
     NssAead(PK11SlotInfo* slot, const NssName& n, const cb::Primitive& p, cb::Direction d)
-        : slot_(slot), n_(n), p_(p), enc_(d == cb::Direction::Encrypt) {
-        aad_.reserve(256);
-    }
+        : OneShotAead(d, p.tag_bytes,
+                      "NSS's AEADs (PK11_AEADOp, PKCS#11 message API) are one-shot: a message is one update() call "
+                      "(the bulk workload's many update() calls per message cannot be timed honestly; use workload 'message')"),
+          slot_(slot), n_(n), p_(p) {}
     ~NssAead() override {
         if (ctx_) PK11_DestroyContext(ctx_, PR_TRUE);
         if (key_) PK11_FreeSymKey(key_);
@@ -232,65 +233,30 @@ public:
     void set_key(const uint8_t* key, size_t len) override {
         if (ctx_) { PK11_DestroyContext(ctx_, PR_TRUE); ctx_ = nullptr; }
         if (key_) { PK11_FreeSymKey(key_); key_ = nullptr; }
-        const CK_ATTRIBUTE_TYPE op = enc_ ? CKA_ENCRYPT : CKA_DECRYPT;
+        const CK_ATTRIBUTE_TYPE op = encrypting() ? CKA_ENCRYPT : CKA_DECRYPT;
         key_ = import_key(slot_, n_.mech, op, p_, key, len);
         SECItem none = {siBuffer, nullptr, 0};
         ctx_ = PK11_CreateContextBySymKey(n_.mech, CKA_NSS_MESSAGE | op, key_, &none);
         if (!ctx_) throw cb::Error(nss_error("PK11_CreateContextBySymKey(CKA_NSS_MESSAGE)"));
     }
-    void start(const uint8_t* iv, size_t len) override {
-        if (state_ == State::Updated && !enc_) { state_ = State::Idle; throw cb::Unsupported(kOneShot); }
-        std::memcpy(iv_, iv, len);
-        iv_len_ = int(len);
-        aad_len_ = 0;
-        state_ = State::Started;
-    }
-    void aad(const uint8_t* a, size_t len) override {
-        if (state_ != State::Started) throw cb::Error("aad() must come after start() and before update()");
-        if (aad_len_ + len > aad_.size()) aad_.resize(aad_len_ + len);
-        if (len) std::memcpy(aad_.data() + aad_len_, a, len);
-        aad_len_ += len;
-    }
-    void update(const uint8_t* in, uint8_t* out, size_t len) override {
-        if (state_ == State::Updated) throw cb::Unsupported(kOneShot);
-        if (state_ != State::Started) throw cb::Error("update() before start()");
-        if (len > size_t(INT32_MAX) - 64) throw cb::Error("NSS takes at most 2^31-1 bytes per message");
-        if (enc_) {
-            op(out, in, len, mac_);
-        } else {  // the tag arrives in finish()
-            pin_ = in;
-            pout_ = out;
-            plen_ = len;
-        }
-        state_ = State::Updated;
-    }
-    bool finish(uint8_t* tag) override {
-        if (state_ == State::Idle) throw cb::Error("finish() before start()");
-        const bool had_data = state_ == State::Updated;
-        state_ = State::Idle;
-        uint8_t dummy[16] = {0};
-        if (enc_) {
-            if (!had_data) op(dummy, dummy, 0, mac_);
-            std::memcpy(tag, mac_, 16);
-            return true;
-        }
-        if (!had_data) { pin_ = dummy; pout_ = dummy; plen_ = 0; }
-        std::memcpy(mac_, tag, 16);
-        return op(pout_, pin_, plen_, mac_);
-    }
 
 private:
-    enum class State { Idle, Started, Updated };
+    void seal(const uint8_t* in, uint8_t* out, size_t len, uint8_t* tag) override { op(out, in, len, tag); }
+    bool open(const uint8_t* in, uint8_t* out, size_t len, const uint8_t* tag) override {
+        uint8_t t[16];  // PK11_AEADOp takes the tag through a non-const pointer
+        std::memcpy(t, tag, tag_bytes());
+        return op(out, in, len, t);
+    }
 
     // One C_EncryptMessage / C_DecryptMessage. Returns false only for a tag
     // that does not verify.
     bool op(uint8_t* out, const uint8_t* in, size_t len, uint8_t* tag) {
-        int outl = 0;
-        const unsigned char* ad = aad_len_ ? aad_.data() : nullptr;
-        SECStatus s = PK11_AEADOp(ctx_, CKG_NO_GENERATE, 0, iv_, iv_len_, ad, int(aad_len_), out, &outl,
-                                  int(len), tag, int(p_.tag_bytes), in, int(len));
+        if (len > size_t(INT32_MAX) - 64) throw cb::Unsupported("NSS takes at most 2^31-1 bytes per message");
+        int outl = 0;  // with CKG_NO_GENERATE the IV is only read
+        SECStatus s = PK11_AEADOp(ctx_, CKG_NO_GENERATE, 0, const_cast<uint8_t*>(nonce()), int(nonce_len()), ad(),
+                                  int(ad_len()), out, &outl, int(len), tag, int(tag_bytes()), in, int(len));
         if (s != SECSuccess) {
-            if (!enc_ && PORT_GetError() == SEC_ERROR_BAD_DATA) return false;
+            if (!encrypting() && PORT_GetError() == SEC_ERROR_BAD_DATA) return false;
             throw cb::Error(nss_error("PK11_AEADOp"));
         }
         if (size_t(outl) != len) throw cb::Error("PK11_AEADOp returned a short output");
@@ -300,17 +266,8 @@ private:
     PK11SlotInfo* slot_;
     const NssName& n_;
     const cb::Primitive& p_;
-    bool enc_;
-    State state_ = State::Idle;
     PK11SymKey* key_ = nullptr;
     PK11Context* ctx_ = nullptr;
-    unsigned char iv_[32] = {0}, mac_[16] = {0};
-    int iv_len_ = 0;
-    std::vector<uint8_t> aad_;
-    size_t aad_len_ = 0;
-    const uint8_t* pin_ = nullptr;
-    uint8_t* pout_ = nullptr;
-    size_t plen_ = 0;
 };
 
 // ------------------------------------------------------------------ digests
@@ -364,8 +321,9 @@ public:
                 note_skip(std::string(n.primitive) + ": PK11_DoesMechanism = false");
                 continue;
             }
-            if (!works(*p)) {
-                note_skip(std::string(n.primitive) + ": failed the start-up round trip");
+            const std::string why = cb::probe(*p, [&](cb::Direction d) { return cipher(*p, d); }, [&] { return hash(*p); });
+            if (!why.empty()) {
+                note_skip(std::string(n.primitive) + ": failed the start-up check (" + why + ")");
                 continue;
             }
             offers_.push_back({n.primitive, provider(*p, n)});
@@ -379,14 +337,14 @@ public:
     std::vector<cb::Offer> offers() const override { return offers_; }
 
     std::unique_ptr<cb::Cipher> cipher(const cb::Primitive& p, cb::Direction d) const override {
-        const NssName* n = lookup(p.name);
+        const NssName* n = cb::find_entry(kNames, p.name);
         if (!n || n->param == Param::Digest) return Adapter::cipher(p, d);
         if (n->param == Param::Message) return std::make_unique<NssAead>(slot_, *n, p, d);
         if (n->param == Param::ChaCha20) return std::make_unique<NssChaCha20>(slot_, p);
         return std::make_unique<NssCipher>(slot_, *n, p, d);
     }
     std::unique_ptr<cb::Hash> hash(const cb::Primitive& p) const override {
-        const NssName* n = lookup(p.name);
+        const NssName* n = cb::find_entry(kNames, p.name);
         if (!n || n->param != Param::Digest) return Adapter::hash(p);
         return std::make_unique<NssHash>(n->oid, p.digest_bytes);
     }
@@ -405,11 +363,6 @@ public:
     }
 
 private:
-    static const NssName* lookup(const char* name) {
-        for (const auto& n : kNames)
-            if (std::strcmp(n.primitive, name) == 0) return &n;
-        return nullptr;
-    }
     void note_skip(const std::string& s) { skipped_ += (skipped_.empty() ? "" : "; ") + s; }
 
     // freebl picks its code paths from CPUID, overridable with NSS_DISABLE_*.
@@ -432,34 +385,6 @@ private:
         if (n.param == Param::Message) s += ", one-shot message API";
         if (n.param == Param::ChaCha20) s += ", single-part C_Encrypt per update()";
         return s;
-    }
-
-    bool works(const cb::Primitive& p) const {
-        try {
-            uint8_t key[64], iv[16] = {0}, buf[96], orig[96], tag[16];
-            for (size_t i = 0; i < sizeof key; ++i) key[i] = uint8_t(i * 7 + 1);
-            for (size_t i = 0; i < sizeof buf; ++i) orig[i] = buf[i] = uint8_t(i);
-            if (p.kind == cb::Kind::Hash) {
-                auto h = hash(p);
-                h->init();
-                h->update(buf, sizeof buf);
-                std::vector<uint8_t> d(p.digest_bytes);
-                h->final(d.data());
-                return true;
-            }
-            auto e = cipher(p, cb::Direction::Encrypt), d = cipher(p, cb::Direction::Decrypt);
-            e->set_key(key, p.key_bytes);
-            d->set_key(key, p.key_bytes);
-            e->start(iv, p.iv_bytes);
-            d->start(iv, p.iv_bytes);
-            e->update(buf, buf, sizeof buf);
-            bool ok = e->finish(tag);
-            d->update(buf, buf, sizeof buf);
-            ok = d->finish(tag) && ok;
-            return ok && std::memcmp(buf, orig, sizeof buf) == 0;
-        } catch (const std::exception&) {
-            return false;
-        }
     }
 
     PK11SlotInfo* slot_ = nullptr;

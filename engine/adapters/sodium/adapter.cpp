@@ -11,6 +11,9 @@
 #include <sodium.h>
 
 #include "cipherbench/adapter.h"
+#include "cipherbench/names.h"
+#include "cipherbench/one_shot_aead.h"
+#include "cipherbench/probe.h"
 
 namespace {
 
@@ -85,16 +88,15 @@ private:
 };
 
 // ------------------------------------------------------------------ AEADs
-const char* const kOneShot =
-    "libsodium's AEADs are one-shot: a message is one update() call (the bulk workload's "
-    "many update() calls per message cannot be timed honestly; use workload 'message')";
-
-class SodiumAead : public cb::Cipher {
+// libsodium's detached one-shot functions; the message state machine is
+// cb::OneShotAead's.
+class SodiumAead : public cb::OneShotAead {
 public:
-    bool streams() const override { return false; }  // one call per message
-    SodiumAead(Algo a, cb::Direction d) : algo_(a), enc_(d == cb::Direction::Encrypt) {
-        aad_.reserve(256);
-    }
+    SodiumAead(Algo a, cb::Direction d)
+        : OneShotAead(d, 16,
+                      "libsodium's AEADs are one-shot: a message is one update() call (the bulk workload's "
+                      "many update() calls per message cannot be timed honestly; use workload 'message')"),
+          algo_(a) {}
     ~SodiumAead() override {
         sodium_memzero(key_, sizeof key_);
         sodium_memzero(&gcm_, sizeof gcm_);
@@ -105,99 +107,51 @@ public:
         if (algo_ == Algo::Aes256Gcm && crypto_aead_aes256gcm_beforenm(&gcm_, key_) != 0)
             throw cb::Error("crypto_aead_aes256gcm_beforenm failed");
     }
-    void start(const uint8_t* iv, size_t len) override {
-        // A decryption that got its data but never its tag: the engine's bulk
-        // workload, which never calls finish(). Refuse rather than time nothing.
-        if (state_ == State::Updated && !enc_) { state_ = State::Idle; throw cb::Unsupported(kOneShot); }
-        std::memcpy(npub_, iv, len);
-        aad_len_ = 0;
-        state_ = State::Started;
-    }
-    void aad(const uint8_t* a, size_t len) override {
-        if (state_ != State::Started) throw cb::Error("aad() must come after start() and before update()");
-        if (aad_len_ + len > aad_.size()) aad_.resize(aad_len_ + len);
-        if (len) std::memcpy(aad_.data() + aad_len_, a, len);
-        aad_len_ += len;
-    }
-    void update(const uint8_t* in, uint8_t* out, size_t len) override {
-        if (state_ == State::Updated) throw cb::Unsupported(kOneShot);
-        if (state_ != State::Started) throw cb::Error("update() before start()");
-        check_length(len);
-        if (enc_) {
-            encrypt(out, in, len);
-        } else {  // needs the tag: done in finish()
-            pin_ = in;
-            pout_ = out;
-            plen_ = len;
-        }
-        state_ = State::Updated;
-    }
-    bool finish(uint8_t* tag) override {
-        if (state_ == State::Idle) throw cb::Error("finish() before start()");
-        const bool had_data = state_ == State::Updated;
-        state_ = State::Idle;
-        uint8_t dummy[1] = {0};
-        if (enc_) {
-            if (!had_data) encrypt(dummy, dummy, 0);
-            std::memcpy(tag, mac_, 16);
-            return true;
-        }
-        if (!had_data) { pin_ = dummy; pout_ = dummy; plen_ = 0; }
-        return decrypt(pout_, pin_, plen_, tag);
-    }
 
 private:
-    enum class State { Idle, Started, Updated };
-
     void check_length(size_t len) const {
         const unsigned long long max =
             algo_ == Algo::Aes256Gcm ? crypto_aead_aes256gcm_messagebytes_max()
             : algo_ == Algo::ChaCha20Poly1305Ietf ? crypto_aead_chacha20poly1305_ietf_messagebytes_max()
                                                   : crypto_aead_xchacha20poly1305_ietf_messagebytes_max();
-        if (len > max) throw cb::Error("message longer than libsodium's limit of " + std::to_string(max) + " bytes");
+        if (len > max) throw cb::Unsupported("message longer than libsodium's limit of " + std::to_string(max) + " bytes");
     }
-    const uint8_t* ad() const { return aad_len_ ? aad_.data() : nullptr; }
 
-    void encrypt(uint8_t* c, const uint8_t* m, size_t len) {
+    void seal(const uint8_t* m, uint8_t* c, size_t len, uint8_t* mac) override {
+        check_length(len);
         int rc = -1;
         switch (algo_) {
         case Algo::ChaCha20Poly1305Ietf:
-            rc = crypto_aead_chacha20poly1305_ietf_encrypt_detached(c, mac_, nullptr, m, len, ad(), aad_len_, nullptr, npub_, key_);
+            rc = crypto_aead_chacha20poly1305_ietf_encrypt_detached(c, mac, nullptr, m, len, ad(), ad_len(), nullptr, nonce(), key_);
             break;
         case Algo::XChaCha20Poly1305Ietf:
-            rc = crypto_aead_xchacha20poly1305_ietf_encrypt_detached(c, mac_, nullptr, m, len, ad(), aad_len_, nullptr, npub_, key_);
+            rc = crypto_aead_xchacha20poly1305_ietf_encrypt_detached(c, mac, nullptr, m, len, ad(), ad_len(), nullptr, nonce(), key_);
             break;
         case Algo::Aes256Gcm:
-            rc = crypto_aead_aes256gcm_encrypt_detached_afternm(c, mac_, nullptr, m, len, ad(), aad_len_, nullptr, npub_, &gcm_);
+            rc = crypto_aead_aes256gcm_encrypt_detached_afternm(c, mac, nullptr, m, len, ad(), ad_len(), nullptr, nonce(), &gcm_);
             break;
         default:
             break;
         }
         if (rc != 0) throw cb::Error("libsodium AEAD encryption failed");
     }
-    bool decrypt(uint8_t* m, const uint8_t* c, size_t len, const uint8_t* tag) {
+    bool open(const uint8_t* c, uint8_t* m, size_t len, const uint8_t* tag) override {
+        check_length(len);
         switch (algo_) {
         case Algo::ChaCha20Poly1305Ietf:
-            return crypto_aead_chacha20poly1305_ietf_decrypt_detached(m, nullptr, c, len, tag, ad(), aad_len_, npub_, key_) == 0;
+            return crypto_aead_chacha20poly1305_ietf_decrypt_detached(m, nullptr, c, len, tag, ad(), ad_len(), nonce(), key_) == 0;
         case Algo::XChaCha20Poly1305Ietf:
-            return crypto_aead_xchacha20poly1305_ietf_decrypt_detached(m, nullptr, c, len, tag, ad(), aad_len_, npub_, key_) == 0;
+            return crypto_aead_xchacha20poly1305_ietf_decrypt_detached(m, nullptr, c, len, tag, ad(), ad_len(), nonce(), key_) == 0;
         case Algo::Aes256Gcm:
-            return crypto_aead_aes256gcm_decrypt_detached_afternm(m, nullptr, c, len, tag, ad(), aad_len_, npub_, &gcm_) == 0;
+            return crypto_aead_aes256gcm_decrypt_detached_afternm(m, nullptr, c, len, tag, ad(), ad_len(), nonce(), &gcm_) == 0;
         default:
             throw cb::Error("not an AEAD");
         }
     }
 
     Algo algo_;
-    bool enc_;
-    State state_ = State::Idle;
-    uint8_t key_[32] = {0}, npub_[24] = {0}, mac_[16] = {0};
+    uint8_t key_[32] = {0};
     crypto_aead_aes256gcm_state gcm_;
-    std::vector<uint8_t> aad_;
-    size_t aad_len_ = 0;
-    const uint8_t* pin_ = nullptr;
-    uint8_t* pout_ = nullptr;
-    size_t plen_ = 0;
 };
 
 // ------------------------------------------------------------------ hashes
@@ -249,8 +203,9 @@ public:
                             "aes-256-gcm: crypto_aead_aes256gcm_is_available() = 0 (needs AES-NI and PCLMUL)";
                 continue;
             }
-            if (!works(*p)) {
-                skipped_ += std::string(skipped_.empty() ? "" : "; ") + n.primitive + ": failed the start-up check";
+            const std::string why = cb::probe(*p, [&](cb::Direction d) { return cipher(*p, d); }, [&] { return hash(*p); });
+            if (!why.empty()) {
+                skipped_ += std::string(skipped_.empty() ? "" : "; ") + n.primitive + ": failed the start-up check (" + why + ")";
                 continue;
             }
             offers_.push_back({n.primitive, provider(n.algo)});
@@ -263,7 +218,7 @@ public:
     std::vector<cb::Offer> offers() const override { return offers_; }
 
     std::unique_ptr<cb::Cipher> cipher(const cb::Primitive& p, cb::Direction d) const override {
-        const SodiumName* n = lookup(p.name);
+        const SodiumName* n = cb::find_entry(kNames, p.name);
         if (!n) return Adapter::cipher(p, d);
         switch (n->algo) {
         case Algo::ChaCha20Ietf: return std::make_unique<SodiumStream>(chacha20_ietf_xor_ic, uint64_t(1) << 32);
@@ -279,7 +234,7 @@ public:
         }
     }
     std::unique_ptr<cb::Hash> hash(const cb::Primitive& p) const override {
-        const SodiumName* n = lookup(p.name);
+        const SodiumName* n = cb::find_entry(kNames, p.name);
         if (!n) return Adapter::hash(p);
         switch (n->algo) {
         case Algo::Sha256: return std::make_unique<Sha256>();
@@ -308,12 +263,6 @@ public:
     }
 
 private:
-    static const SodiumName* lookup(const char* name) {
-        for (const auto& n : kNames)
-            if (std::strcmp(n.primitive, name) == 0) return &n;
-        return nullptr;
-    }
-
     // What libsodium's run-time dispatch picks (its *_pick_best_implementation
     // order for 1.0.18 on x86-64).
     static std::string provider(Algo a) {
@@ -335,43 +284,6 @@ private:
                  : sodium_runtime_has_ssse3() ? "SSSE3" : "portable C";
         }
         return "";
-    }
-
-    // Start-up check: a round trip split over several calls (streams), or a
-    // sealed and opened message (AEADs), or a digest of a short input.
-    bool works(const cb::Primitive& p) const {
-        try {
-            uint8_t key[32], iv[24] = {0}, buf[100], orig[100], tag[16];
-            for (size_t i = 0; i < sizeof key; ++i) key[i] = uint8_t(i * 7 + 1);
-            for (size_t i = 0; i < sizeof buf; ++i) orig[i] = buf[i] = uint8_t(i);
-            if (p.kind == cb::Kind::Hash) {
-                auto h = hash(p);
-                h->init();
-                h->update(buf, sizeof buf);
-                std::vector<uint8_t> d(p.digest_bytes);
-                h->final(d.data());
-                return true;
-            }
-            auto e = cipher(p, cb::Direction::Encrypt), d = cipher(p, cb::Direction::Decrypt);
-            e->set_key(key, p.key_bytes);
-            d->set_key(key, p.key_bytes);
-            e->start(iv, p.iv_bytes);
-            d->start(iv, p.iv_bytes);
-            if (p.kind == cb::Kind::Aead) {
-                e->update(buf, buf, sizeof buf);
-                e->finish(tag);
-                d->update(buf, buf, sizeof buf);
-                if (!d->finish(tag)) return false;
-            } else {
-                e->update(buf, buf, 30);
-                e->update(buf + 30, buf + 30, 70);
-                d->update(buf, buf, 71);
-                d->update(buf + 71, buf + 71, 29);
-            }
-            return std::memcmp(buf, orig, sizeof buf) == 0;
-        } catch (const std::exception&) {
-            return false;
-        }
     }
 
     std::vector<cb::Offer> offers_;

@@ -11,6 +11,9 @@
 #undef byte  // tomcrypt_macros.h defines byte(x, n) (pitfall P1)
 
 #include "cipherbench/adapter.h"
+#include "cipherbench/names.h"
+#include "cipherbench/one_shot_aead.h"
+#include "cipherbench/probe.h"
 
 namespace {
 
@@ -19,13 +22,6 @@ namespace {
 void check(int err, const char* what) {
     if (err != CRYPT_OK) throw cb::Error(std::string("libtomcrypt ") + what + ": " + error_to_string(err));
 }
-
-const char* lookup(const std::pair<const char*, const char*>* t, size_t n, const char* key) {
-    for (size_t i = 0; i < n; ++i)
-        if (std::strcmp(t[i].first, key) == 0) return t[i].second;
-    return nullptr;
-}
-#define LOOKUP(table, key) lookup(table, sizeof table / sizeof table[0], key)
 
 const uint8_t kZero[MAXBLOCKSIZE] = {0};
 
@@ -172,15 +168,14 @@ private:
 };
 
 // CCM needs the message and AAD lengths before it starts (they are in B_0),
-// and tomcrypt's ccm_memory needs the tag before it decrypts. So a message is
-// one update(): encryption runs there; decryption runs in finish(), when the
-// tag arrives, writing to the output given to update(). A second update() in
-// one message is an error (CCM cannot stream). The key schedule is kept in a
-// symmetric_key and passed to ccm_memory, so no message re-keys.
-class CcmCipher : public cb::Cipher {
+// and tomcrypt's ccm_memory needs the tag before it decrypts: a one-shot
+// AEAD (cb::OneShotAead). The key schedule is kept in a symmetric_key and
+// passed to ccm_memory, so no message re-keys.
+class CcmCipher : public cb::OneShotAead {
 public:
-    bool streams() const override { return false; }  // one call per message
-    CcmCipher(int idx, bool enc) : idx_(idx), enc_(enc) {}
+    CcmCipher(int idx, cb::Direction d)
+        : OneShotAead(d, 16, "CCM needs the message length before the data (B_0): a message is one update()"),
+          idx_(idx) {}
     ~CcmCipher() override { if (keyed_) cipher_descriptor[idx_].done(&key_); }
     void set_key(const uint8_t* k, size_t n) override {
         if (keyed_) cipher_descriptor[idx_].done(&key_);
@@ -188,50 +183,26 @@ public:
         check(cipher_descriptor[idx_].setup(k, int(n), 0, &key_), "setup");
         keyed_ = true;
     }
-    void start(const uint8_t* iv, size_t n) override {
-        std::memcpy(nonce_, iv, n);
-        aad_.clear();
-        in_ = nullptr; out_ = nullptr; len_ = 0;
-        used_ = false;
+private:
+    void seal(const uint8_t* in, uint8_t* out, size_t n, uint8_t* tag) override {
+        run(const_cast<uint8_t*>(in), out, n, tag, CCM_ENCRYPT);
     }
-    void aad(const uint8_t* a, size_t n) override { aad_.insert(aad_.end(), a, a + n); }
-    void update(const uint8_t* in, uint8_t* out, size_t n) override {
-        if (!n) return; /* LTC_ARGCHK aborts on NULL */
-        if (used_) throw cb::Error("CCM cannot stream: the message length is needed up front, so a message is one update()");
-        used_ = true;
-        in_ = in; out_ = out; len_ = n;
-        if (enc_) run(tag_, CCM_ENCRYPT);
-    }
-    bool finish(uint8_t* tag) override {
-        if (enc_) {
-            if (!used_) run(tag_, CCM_ENCRYPT);
-            std::memcpy(tag, tag_, 16);
-            return true;
-        }
+    bool open(const uint8_t* in, uint8_t* out, size_t n, const uint8_t* tag) override {
         uint8_t t[16];
         std::memcpy(t, tag, 16);
-        return run(t, CCM_DECRYPT);
+        return run(out, const_cast<uint8_t*>(in), n, t, CCM_DECRYPT);
     }
-private:
-    bool run(uint8_t* tag, int dir) {
-        static uint8_t empty[1];
+    // ccm_memory(pt, ct, dir): encryption reads pt and writes ct, decryption the reverse.
+    bool run(uint8_t* pt, uint8_t* ct, size_t n, uint8_t* tag, int dir) {
         unsigned long tl = 16;
-        uint8_t* pt = len_ ? (dir == CCM_ENCRYPT ? const_cast<uint8_t*>(in_) : out_) : empty;
-        uint8_t* ct = len_ ? (dir == CCM_ENCRYPT ? out_ : const_cast<uint8_t*>(in_)) : empty;
-        int err = ccm_memory(idx_, nullptr, 0, &key_, nonce_, 12, aad_.empty() ? nullptr : aad_.data(),
-                             aad_.size(), pt, len_, ct, tag, &tl, dir);
+        int err = ccm_memory(idx_, nullptr, 0, &key_, nonce(), nonce_len(), ad(), ad_len(), pt, n, ct, tag, &tl, dir);
         if (dir == CCM_DECRYPT && err == CRYPT_ERROR) return false;  // tag mismatch (output zeroed)
         check(err, "ccm_memory");
         return true;
     }
     int idx_;
-    bool enc_, keyed_ = false, used_ = false;
+    bool keyed_ = false;
     symmetric_key key_{};
-    uint8_t nonce_[16] = {0}, tag_[16] = {0};
-    std::vector<uint8_t> aad_;
-    const uint8_t* in_ = nullptr;
-    uint8_t* out_ = nullptr;
-    size_t len_ = 0;
 };
 
 // OCB3 (RFC 7253). ocb3_init is the only way to set a nonce and it runs the
@@ -433,12 +404,13 @@ private:
 };
 
 // ------------------------------------------------------------------ the adapter
-class TomcryptAdapter : public cb::Adapter {
+// Offers what its factories build and the shared start-up check passes (cb::ProbedAdapter).
+class TomcryptAdapter : public cb::ProbedAdapter {
 public:
     TomcryptAdapter() {
         check(register_all_ciphers(), "register_all_ciphers");
         check(register_all_hashes(), "register_all_hashes");
-        probe();
+        probe_registry();
     }
     std::string name() const override { return "tomcrypt"; }
     std::string library() const override { return "libtomcrypt"; }
@@ -450,7 +422,6 @@ public:
         if (s.compare(0, pre.size(), pre) == 0) s = s.substr(pre.size());
         return s.substr(0, s.find(' '));
     }
-    std::vector<cb::Offer> offers() const override { return offers_; }
     std::vector<std::pair<std::string, std::string>> notes() const override {
         return {{"version_source", "crypt_build_settings (run time; header SCRYPT " SCRYPT ")"},
                 {"aes", "portable C tables; libtomcrypt 1.18 has no AES-NI code"},
@@ -458,32 +429,19 @@ public:
                 {"per_message_rekey", "OCB3 and EAX: the API sets the nonce only together with the key"}};
     }
 
-    std::unique_ptr<cb::Cipher> cipher(const cb::Primitive& p, cb::Direction d) const override {
-        if (!offered(p.name)) return Adapter::cipher(p, d);
-        return make(p, d);
-    }
-    std::unique_ptr<cb::Hash> hash(const cb::Primitive& p) const override {
-        if (!offered(p.name)) return Adapter::hash(p);
-        return make_hash(p);
-    }
 
 private:
-    bool offered(const std::string& n) const {
-        for (const auto& o : offers_) if (o.primitive == n) return true;
-        return false;
-    }
-
-    static std::unique_ptr<cb::Cipher> make(const cb::Primitive& p, cb::Direction d) {
+    std::unique_ptr<cb::Cipher> make(const cb::Primitive& p, cb::Direction d) const override {
         const bool enc = d == cb::Direction::Encrypt;
-        if (const char* s = LOOKUP(kStreams, p.name)) {
+        if (const char* s = cb::library_name(kStreams, p.name)) {
             const std::string n = s;
             if (n == "chacha") return std::make_unique<ChachaCipher>();
             if (n == "rc4") return std::make_unique<Rc4Cipher>();
             if (n == "chacha20poly1305") return std::make_unique<ChachaPolyCipher>(enc);
             return nullptr;
         }
-        const char* fam = LOOKUP(kFamilies, p.family);
-        const char* mode = LOOKUP(kModes, p.mode);
+        const char* fam = cb::library_name(kFamilies, p.family);
+        const char* mode = cb::library_name(kModes, p.mode);
         if (!fam || !mode) return nullptr;
         for (const auto& [f, kb] : kOnlyKeyBytes)
             if (std::strcmp(f, p.family) == 0 && kb != p.key_bytes) return nullptr;
@@ -498,14 +456,14 @@ private:
         if (m == "ctr") return std::make_unique<CtrCipher>(idx);
         if (m == "xts") return std::make_unique<XtsCipher>(idx, enc);
         if (m == "gcm") return std::make_unique<GcmCipher>(idx, enc);
-        if (m == "ccm") return std::make_unique<CcmCipher>(idx, enc);
+        if (m == "ccm") return std::make_unique<CcmCipher>(idx, d);
         if (m == "ocb3") return std::make_unique<OcbCipher>(idx, enc);
         if (m == "eax") return std::make_unique<EaxCipher>(idx, enc);
         return nullptr;
     }
 
-    static std::unique_ptr<cb::Hash> make_hash(const cb::Primitive& p) {
-        const char* h = LOOKUP(kHashes, p.name);
+    std::unique_ptr<cb::Hash> make_hash(const cb::Primitive& p) const override {
+        const char* h = cb::library_name(kHashes, p.name);
         if (!h) return nullptr;
         if (std::strcmp(h, "shake128") == 0) return std::make_unique<ShakeHash>(128, p.digest_bytes);
         if (std::strcmp(h, "shake256") == 0) return std::make_unique<ShakeHash>(256, p.digest_bytes);
@@ -514,7 +472,7 @@ private:
         return std::make_unique<DescHash>(idx);
     }
 
-    static std::string provider(const cb::Primitive& p) {
+    std::string provider(const cb::Primitive& p) const override {
         const std::string f = p.family;
         if (f == "aes") {
             std::string m = p.mode;
@@ -526,47 +484,7 @@ private:
         return "portable C";
     }
 
-    // Offers what builds a context and survives an encrypt/decrypt round trip
-    // of 3 blocks (plus a partial block for stream-like modes) on this machine.
-    void probe() {
-        for (const auto& p : cb::all_primitives()) {
-            try {
-                if (p.kind == cb::Kind::Hash) {
-                    auto h = make_hash(p);
-                    if (!h) continue;
-                    uint8_t d[128];
-                    h->init();
-                    h->update(reinterpret_cast<const uint8_t*>("abc"), 3);
-                    h->final(d);
-                    offers_.push_back({p.name, "portable C"});
-                    continue;
-                }
-                if (p.kind == cb::Kind::Null) continue;
-                auto e = make(p, cb::Direction::Encrypt);
-                auto dec = make(p, cb::Direction::Decrypt);
-                if (!e || !dec) continue;
-                uint8_t key[128], iv[32] = {0}, tag[16];
-                for (size_t i = 0; i < sizeof key; ++i) key[i] = uint8_t(i * 7 + 1);
-                size_t b = p.block_bytes ? p.block_bytes : 16;
-                size_t n = 3 * b + (p.whole_blocks ? 0 : 5);
-                std::vector<uint8_t> pt(n), ct(n), back(n);
-                for (size_t i = 0; i < n; ++i) pt[i] = uint8_t(i);
-                e->set_key(key, p.key_bytes);
-                e->start(iv, p.iv_bytes);
-                e->update(pt.data(), ct.data(), n);
-                e->finish(tag);
-                dec->set_key(key, p.key_bytes);
-                dec->start(iv, p.iv_bytes);
-                dec->update(ct.data(), back.data(), n);
-                if (!dec->finish(tag) || back != pt || ct == pt) continue;
-                offers_.push_back({p.name, provider(p)});
-            } catch (const std::exception&) {
-                continue;
-            }
-        }
-    }
 
-    std::vector<cb::Offer> offers_;
 };
 
 }  // namespace

@@ -26,6 +26,9 @@
 #include <wolfssl/wolfcrypt/sha512.h>
 
 #include "cipherbench/adapter.h"
+#include "cipherbench/names.h"
+#include "cipherbench/one_shot_aead.h"
+#include "cipherbench/probe.h"
 
 namespace {
 
@@ -128,54 +131,27 @@ private:
     Aes aes_;
 };
 
-// CCM is one-shot (wc_AesCcmEncrypt/Decrypt need the whole message): a
-// message is one update(); decryption needs the tag, so it runs in finish()
-// and writes the output given to update() then (README.md).
-class CcmCipher : public cb::Cipher {
+// CCM is one-shot (wc_AesCcmEncrypt/Decrypt need the whole message): cb::OneShotAead.
+class CcmCipher : public cb::OneShotAead {
 public:
-    bool streams() const override { return false; }  // one call per message
-    explicit CcmCipher(bool enc) : enc_(enc) { check(wc_AesInit(&aes_, nullptr, INVALID_DEVID), "wc_AesInit"); }
+    explicit CcmCipher(cb::Direction d)
+        : OneShotAead(d, 16, "wolfCrypt's CCM is one-shot (the message length is in B_0): a message is one update()") {
+        check(wc_AesInit(&aes_, nullptr, INVALID_DEVID), "wc_AesInit");
+    }
     ~CcmCipher() override { wc_AesFree(&aes_); }
     void set_key(const uint8_t* k, size_t n) override { check(wc_AesCcmSetKey(&aes_, k, word32(n)), "wc_AesCcmSetKey"); }
-    void start(const uint8_t* iv, size_t n) override {
-        std::memcpy(nonce_, iv, n);
-        aad_.clear();
-        used_ = false;
-        in_ = nullptr; out_ = nullptr; len_ = 0;
+private:
+    void seal(const uint8_t* in, uint8_t* out, size_t n, uint8_t* tag) override {
+        check(wc_AesCcmEncrypt(&aes_, out, in, word32(n), nonce(), word32(nonce_len()), tag, 16, ad(), word32(ad_len())),
+              "wc_AesCcmEncrypt");
     }
-    void aad(const uint8_t* a, size_t n) override { aad_.insert(aad_.end(), a, a + n); }
-    void update(const uint8_t* in, uint8_t* out, size_t n) override {
-        if (used_) throw cb::Error("CCM cannot stream: the message length is needed up front, so a message is one update()");
-        used_ = true;
-        in_ = in; out_ = out; len_ = n;
-        if (enc_) encrypt();
-    }
-    bool finish(uint8_t* tag) override {
-        if (enc_) {
-            if (!used_) encrypt();
-            std::memcpy(tag, tag_, 16);
-            return true;
-        }
-        uint8_t dummy[1];
-        int rc = wc_AesCcmDecrypt(&aes_, len_ ? out_ : dummy, len_ ? in_ : dummy, word32(len_), nonce_, 12, tag, 16,
-                                  aad_.empty() ? nullptr : aad_.data(), word32(aad_.size()));
+    bool open(const uint8_t* in, uint8_t* out, size_t n, const uint8_t* tag) override {
+        int rc = wc_AesCcmDecrypt(&aes_, out, in, word32(n), nonce(), word32(nonce_len()), tag, 16, ad(), word32(ad_len()));
         if (rc == AES_CCM_AUTH_E) return false;  // wolfCrypt zeroes the output
         check(rc, "wc_AesCcmDecrypt");
         return true;
     }
-private:
-    void encrypt() {
-        uint8_t dummy[1];
-        check(wc_AesCcmEncrypt(&aes_, len_ ? out_ : dummy, len_ ? in_ : dummy, word32(len_), nonce_, 12, tag_, 16,
-                               aad_.empty() ? nullptr : aad_.data(), word32(aad_.size())), "wc_AesCcmEncrypt");
-    }
-    bool enc_, used_ = false;
     Aes aes_;
-    uint8_t nonce_[12] = {0}, tag_[16] = {0};
-    std::vector<uint8_t> aad_;
-    const uint8_t* in_ = nullptr;
-    uint8_t* out_ = nullptr;
-    size_t len_ = 0;
 };
 
 // ------------------------------------------------------------------ Camellia, DES, 3DES
@@ -284,57 +260,36 @@ private:
 // Decrypt: the streaming path after wc_XChaCha20Poly1305_Init is unusable in
 // wolfSSL 5.5.4 (Init pads the AAD but leaves aadLen and dataLen as they
 // were, so Final encodes wrong lengths and a reused context gives wrong
-// tags). One message is one update(); the tag goes after the text, so the
-// library writes into a scratch buffer that is copied out; decryption needs
-// the tag and runs in finish(), writing the output given to update().
-class XChachaPolyCipher : public cb::Cipher {
+// tags). The tag goes after the text, so the library works on a scratch
+// buffer that is copied out.
+class XChachaPolyCipher : public cb::OneShotAead {
 public:
-    bool streams() const override { return false; }  // one call per message
-    explicit XChachaPolyCipher(bool enc) : enc_(enc) {}
+    explicit XChachaPolyCipher(cb::Direction d)
+        : OneShotAead(d, 16, "wolfSSL XChaCha20-Poly1305 is one-shot here (its streaming API is broken in 5.5): "
+                             "a message is one update()") {}
     void set_key(const uint8_t* k, size_t n) override { std::memcpy(key_, k, n); }
-    void start(const uint8_t* iv, size_t n) override {
-        std::memcpy(nonce_, iv, n);
-        aad_.assign(1, 0);  // the library wants a non-NULL AAD pointer even for none
-        used_ = false;
-        in_ = nullptr; out_ = nullptr; len_ = 0;
+private:
+    // The library wants a non-NULL AAD pointer even for none.
+    const uint8_t* ad_or_empty() const { return ad() ? ad() : kZero; }
+    void seal(const uint8_t* in, uint8_t* out, size_t n, uint8_t* tag) override {
+        scratch_.resize(n + 16);
+        check(wc_XChaCha20Poly1305_Encrypt(scratch_.data(), n + 16, in, n, ad_or_empty(), ad_len(), nonce(), nonce_len(),
+                                           key_, 32), "wc_XChaCha20Poly1305_Encrypt");
+        std::memcpy(out, scratch_.data(), n);
+        std::memcpy(tag, scratch_.data() + n, 16);
     }
-    void aad(const uint8_t* a, size_t n) override { aad_.insert(aad_.end(), a, a + n); }
-    void update(const uint8_t* in, uint8_t* out, size_t n) override {
-        if (used_) throw cb::Error("wolfSSL XChaCha20-Poly1305 is one-shot here: a message is one update()");
-        used_ = true;
-        in_ = in; out_ = out; len_ = n;
-        if (enc_) encrypt();
-    }
-    bool finish(uint8_t* tag) override {
-        if (enc_) {
-            if (!used_) encrypt();
-            std::memcpy(tag, scratch_.data() + len_, 16);
-            return true;
-        }
-        scratch_.resize(len_ + 16);
-        if (len_) std::memcpy(scratch_.data(), in_, len_);
-        std::memcpy(scratch_.data() + len_, tag, 16);
-        uint8_t dummy[1];
-        int rc = wc_XChaCha20Poly1305_Decrypt(len_ ? out_ : dummy, len_, scratch_.data(), len_ + 16, aad_.data() + 1,
-                                              aad_.size() - 1, nonce_, 24, key_, 32);
+    bool open(const uint8_t* in, uint8_t* out, size_t n, const uint8_t* tag) override {
+        scratch_.resize(n + 16);
+        std::memcpy(scratch_.data(), in, n);
+        std::memcpy(scratch_.data() + n, tag, 16);
+        int rc = wc_XChaCha20Poly1305_Decrypt(out, n, scratch_.data(), n + 16, ad_or_empty(), ad_len(), nonce(), nonce_len(),
+                                              key_, 32);
         if (rc == MAC_CMP_FAILED_E) return false;
         check(rc, "wc_XChaCha20Poly1305_Decrypt");
         return true;
     }
-private:
-    void encrypt() {
-        scratch_.resize(len_ + 16);
-        uint8_t dummy[1];
-        check(wc_XChaCha20Poly1305_Encrypt(scratch_.data(), len_ + 16, len_ ? in_ : dummy, len_, aad_.data() + 1,
-                                           aad_.size() - 1, nonce_, 24, key_, 32), "wc_XChaCha20Poly1305_Encrypt");
-        if (len_) std::memcpy(out_, scratch_.data(), len_);
-    }
-    bool enc_, used_ = false;
-    uint8_t key_[32] = {0}, nonce_[24] = {0};
-    std::vector<uint8_t> aad_, scratch_;
-    const uint8_t* in_ = nullptr;
-    uint8_t* out_ = nullptr;
-    size_t len_ = 0;
+    uint8_t key_[32] = {0};
+    std::vector<uint8_t> scratch_;
 };
 
 // RC4 has no IV: start() copies the keyed state back.
@@ -445,13 +400,13 @@ private:
 };
 
 // ------------------------------------------------------------------ the adapter
-class WolfsslAdapter : public cb::Adapter {
+// Offers what its factories build and the shared start-up check passes (cb::ProbedAdapter).
+class WolfsslAdapter : public cb::ProbedAdapter {
 public:
-    WolfsslAdapter() { probe(); }
+    WolfsslAdapter() { probe_registry(); }
     std::string name() const override { return "wolfssl"; }
     std::string library() const override { return "wolfSSL (wolfCrypt)"; }
     std::string version() const override { return wolfSSL_lib_version(); }  // run time
-    std::vector<cb::Offer> offers() const override { return offers_; }
     std::vector<std::pair<std::string, std::string>> notes() const override {
         return {{"aesni",
 #ifdef WOLFSSL_AESNI
@@ -462,47 +417,27 @@ public:
                 },
                 {"gcm", "GCM_TABLE_4BIT, streaming API (WOLFSSL_AESGCM_STREAM)"}};
     }
-    std::unique_ptr<cb::Cipher> cipher(const cb::Primitive& p, cb::Direction d) const override {
-        if (!offered(p.name)) return Adapter::cipher(p, d);
-        return make(p, d == cb::Direction::Encrypt);
-    }
-    std::unique_ptr<cb::Hash> hash(const cb::Primitive& p) const override {
-        if (!offered(p.name)) return Adapter::hash(p);
-        return std::make_unique<WcHash>(p.name, p.digest_bytes);
-    }
 
 private:
-    bool offered(const std::string& n) const {
-        for (const auto& o : offers_) if (o.primitive == n) return true;
-        return false;
-    }
-    static bool has_mode(const cb::Primitive& p) {
-        if (!*p.mode) return false;
-        for (const auto& f : kFamilies) {
-            if (std::strcmp(f.family, p.family) != 0) continue;
-            std::string modes = std::string(" ") + f.modes + " ";
-            return modes.find(std::string(" ") + p.mode + " ") != std::string::npos;
-        }
-        return false;
-    }
-    static std::unique_ptr<cb::Cipher> make(const cb::Primitive& p, bool enc) {
+    std::unique_ptr<cb::Cipher> make(const cb::Primitive& p, cb::Direction d) const override {
+        const bool enc = d == cb::Direction::Encrypt;
         const std::string n = p.name, f = p.family, m = p.mode;
         if (n == "chacha20") return std::make_unique<ChachaCipher>(false);
         if (n == "xchacha20") return std::make_unique<ChachaCipher>(true);
         if (n == "chacha20-poly1305") return std::make_unique<ChachaPolyCipher>(enc);
-        if (n == "xchacha20-poly1305") return std::make_unique<XChachaPolyCipher>(enc);
+        if (n == "xchacha20-poly1305") return std::make_unique<XChachaPolyCipher>(d);
         if (n == "rc4") return std::make_unique<Arc4Cipher>();
-        if (!has_mode(p)) return nullptr;
+        if (!cb::lists_mode(kFamilies, p)) return nullptr;
         if (f == "aes") {
             if (m == "xts") return std::make_unique<XtsCipher>(enc);
             if (m == "gcm") return std::make_unique<GcmCipher>(enc);
-            if (m == "ccm") return std::make_unique<CcmCipher>(enc);
+            if (m == "ccm") return std::make_unique<CcmCipher>(d);
             return std::make_unique<AesCipher>(m, enc);
         }
         if (f == "camellia") return std::make_unique<CamelliaCipher>(m == "cbc", enc);
         return std::make_unique<DesCipher>(f == "3des", m == "cbc", enc);
     }
-    static std::string provider(const cb::Primitive& p) {
+    std::string provider(const cb::Primitive& p) const override {
         const std::string f = p.family, m = p.mode;
 #ifdef WOLFSSL_AESNI
         std::string aes = "AES-NI";
@@ -512,37 +447,11 @@ private:
         if (f == "aes") return m == "gcm" ? aes + ", GHASH 4-bit tables" : aes;
         return "portable C";
     }
-    void probe() {
-        for (const auto& p : cb::all_primitives()) {
-            try {
-                if (p.kind == cb::Kind::Hash) {
-                    bool known = false;
-                    for (const char* h : kHashes) known |= std::strcmp(h, p.name) == 0;
-                    if (!known) continue;
-                    WcHash h(p.name, p.digest_bytes);
-                    uint8_t d[128];
-                    h.init(); h.update(reinterpret_cast<const uint8_t*>("abc"), 3); h.final(d);
-                    offers_.push_back({p.name, "portable C"});
-                    continue;
-                }
-                if (p.kind == cb::Kind::Null) continue;
-                auto e = make(p, true), d = make(p, false);
-                if (!e || !d) continue;
-                uint8_t key[64], iv[32] = {0}, tag[16];
-                for (size_t i = 0; i < sizeof key; ++i) key[i] = uint8_t(i * 7 + 1);
-                size_t b = p.block_bytes ? p.block_bytes : 16, len = 3 * b + (p.whole_blocks ? 0 : 5);
-                std::vector<uint8_t> pt(len), ct(len), back(len);
-                for (size_t i = 0; i < len; ++i) pt[i] = uint8_t(i);
-                e->set_key(key, p.key_bytes); e->start(iv, p.iv_bytes); e->update(pt.data(), ct.data(), len); e->finish(tag);
-                d->set_key(key, p.key_bytes); d->start(iv, p.iv_bytes); d->update(ct.data(), back.data(), len);
-                if (!d->finish(tag) || back != pt || ct == pt) continue;
-                offers_.push_back({p.name, provider(p)});
-            } catch (const std::exception&) {
-                continue;
-            }
-        }
+    std::unique_ptr<cb::Hash> make_hash(const cb::Primitive& p) const override {
+        for (const char* h : kHashes)
+            if (std::strcmp(h, p.name) == 0) return std::make_unique<WcHash>(p.name, p.digest_bytes);
+        return nullptr;
     }
-    std::vector<cb::Offer> offers_;
 };
 
 }  // namespace
