@@ -192,6 +192,8 @@ class XtsCipher : public cb::Cipher {
 public:
     explicit XtsCipher(bool enc) : enc_(enc) { mbedtls_aes_xts_init(&ctx_); }
     ~XtsCipher() override { mbedtls_aes_xts_free(&ctx_); }
+    // Each update() is a whole data unit (its own tweak), so a message cannot be fed in pieces.
+    bool streams() const override { return false; }
     void set_key(const uint8_t* k, size_t n) override {
         check(enc_ ? mbedtls_aes_xts_setkey_enc(&ctx_, k, unsigned(n * 8)) : mbedtls_aes_xts_setkey_dec(&ctx_, k, unsigned(n * 8)),
               "aes_xts_setkey");

@@ -114,6 +114,8 @@ class XtsCipher : public cb::Cipher {
 public:
     XtsCipher(int idx, bool enc) : idx_(idx), enc_(enc) {}
     ~XtsCipher() override { if (keyed_) xts_done(&s_); }
+    // Each update() is a whole data unit (its own tweak), so a message cannot be fed in pieces.
+    bool streams() const override { return false; }
     void set_key(const uint8_t* k, size_t n) override {
         if (keyed_) xts_done(&s_);
         keyed_ = false;

@@ -84,6 +84,8 @@ class XtsCipher : public cb::Cipher {
 public:
     explicit XtsCipher(bool enc) : enc_(enc) {}
     ~XtsCipher() override { if (keyed_) wc_AesXtsFree(&x_); }
+    // Each update() is a whole data unit (its own tweak), so a message cannot be fed in pieces.
+    bool streams() const override { return false; }
     void set_key(const uint8_t* k, size_t n) override {
         if (keyed_) wc_AesXtsFree(&x_);
         keyed_ = false;
