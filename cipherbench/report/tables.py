@@ -595,11 +595,12 @@ def diffusion_tables(data: ReportData) -> list[Table]:
                num(sm["overall"]), str(sm["full_diffusion_rounds"] or ("–" if not sm["reduced_measured"]
                                                                         else "not reached")),
                f"{num(full.get('mean_bits'))} of {full['block_bits']}" if full else "–",
-               _verdict(sm["sac"]), _verdict(sm["bic"]), str(full.get("samples") or rows[0]["samples"])],
+               _verdict(sm["sac"]), _verdict(sm["bic"]), str(full.get("samples") or rows[0].get("samples") or "–")],
               mark_of(st))
         for d in sorted(rows, key=lambda d: (d["rounds"] is None, d["rounds"] or 0)):
             if d.get("error"):
-                detail.add([data.series_name(run, impl), prim, str(d["rounds"] or "full"), d["error"]], "failed")
+                detail.add([data.series_name(run, impl), prim, str(d["rounds"] or "full"), f"not measured: {d['error']}"]
+                           + [""] * 7, "failed")
                 continue
             bic = "–" if d["bic_max_corr"] is None else num(d["bic_max_corr"])
             detail.add([data.series_name(run, impl), prim,
