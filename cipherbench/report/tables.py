@@ -513,11 +513,10 @@ def security_table(data: ReportData) -> Table | None:
         return None
     t = Table("security", "Security margin: rounds, the best published attack, and the cost of the minimum "
                           "secure rounds",
-              ["implementation", "primitive", "rounds", "best attack today (rounds)", "margin", "the attack",
+              ["implementation", "primitive", "rounds", "best attack today (rounds)", "margin",
                "min secure rounds (Biham 1999)", "cycles per block", "cycles per round", "min secure cycles",
                "verified"],
-              align=["l", "l", "r", "r", "r", "l", "r", "r", "r", "r", "l"])
-    t.wrap = True
+              align=["l", "l", "r", "r", "r", "r", "r", "r", "r", "l"])
     refs, pairs, used = {}, [], []
     for run, impl, prim in rows:
         p = primitive(prim)
@@ -531,16 +530,15 @@ def security_table(data: ReportData) -> Table | None:
         t.add([data.series_name(run, impl), prim, str(p.rounds or "–"),
                (a.text() + margins.unchecked(a.status)) if a else "–",
                f"{100 * a.margin:.0f}%" if a else "–",
-               a.kind if a else "no figure in registry/security-margins.toml",
                f"{ms.rounds} of {ms.of}{margins.unchecked(ms.status)}" if ms else "–",
                num(cpb, 4), num(cpb / p.rounds, 3) if cpb and p.rounds else "–",
                num(cpb * ms.ratio, 4) if cpb and ms else "–", STATUS_TEXT.get(st, st)], mark_of(st))
         if a:
-            refs[mg.title] = a.reference
+            refs[f"{mg.title} ({p.key_bits}-bit key), {a.text()}"] = f"{a.kind}. {a.reference}{margins.unchecked(a.status)}"
     t.notes = [
         "Rounds: the full cipher's (registry/primitives.toml). Best attack: rounds reached by the best published "
         "attack for that key size, of the full count; margin = 1 − attacked/full, a rough indicator only "
-        "(attacks differ in cost, data and model: read the attack column). \"(unchecked)\": the value is the "
+        "(attacks differ in cost, data and model: each is described below). \"(unchecked)\": the value is the "
         "widely quoted one with its primary citation, not yet checked against the source.",
         "Min secure rounds: " + margins.sources().get("biham1999", "") + "; for 128-bit keys, as rounds of the "
         "cipher as submitted. Cycles per block: mean of encryption and decryption (encryption alone where "
@@ -548,7 +546,7 @@ def security_table(data: ReportData) -> Table | None:
         "cycles per round = cycles per block / full rounds; min secure cycles = cycles per block × min secure "
         "rounds / rounds as submitted (Gladman 1999, seed 002: the speed of the minimal secure variant).",
         f"Cycle source: {cycle_sources(used)}.",
-        "Attacks: " + "; ".join(f"{k}: {v}" for k, v in refs.items()) + ".",
+        *[f"{k}: {v}." for k, v in refs.items()],
         verification_note(data, pairs)]
     return t
 
