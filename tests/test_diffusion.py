@@ -190,6 +190,22 @@ def test_security_margins_carry_the_published_figures_with_citations():
         assert m[fam].attacks, fam
 
 
+def test_security_columns_are_derived_from_the_stored_cycles():
+    from cipherbench.report.data import Run
+    from cipherbench.report.tables import security_value
+
+    def m(op, cpb):
+        return {"impl": "reference", "primitive": "rc6-128-ecb", "operation": op, "workload": "bulk",
+                "size": 4096, "ns_per_call": 1.0, "cycles_per_byte": cpb, "error": None}
+    run = Run(1, {"uuid": "x"}, {}, [], [], [m("encrypt", 10.0), m("decrypt", 12.0)])
+    # mean of 160 and 192 cycles per 16-byte block, x Biham's 21 of 20 rounds
+    assert security_value(run, "reference", "rc6-128-ecb", "min_secure_cycles")[0] == pytest.approx(176 * 21 / 20)
+    assert security_value(run, "reference", "rc6-128-ecb", "min_secure_rounds")[0] == "21 of 20 (unchecked)"
+    assert security_value(run, "reference", "rc6-128-ecb", "attack_rounds")[0] == "15 of 20"
+    # another implementation that measured nothing gets no row of figures from the data file
+    assert security_value(run, "openssl", "rc6-128-ecb", "attack_rounds") == (None, [])
+
+
 # ---------------------------------------------------------------------------- CLI
 def test_diffusion_and_avalanche_commands(cb):
     r = cb("diffusion", "aes-128-ecb", "--keys", "2", "--blocks", "16")

@@ -474,7 +474,8 @@ def security_value(run: Run, impl: str, prim: str, quantity: str) -> tuple[float
     from cipherbench import margins
     p = primitive(prim)
     mg = margins.load().get(p.family) if p else None
-    if mg is None:
+    # Figures from the data file belong to a row only where this implementation measured the primitive.
+    if mg is None or not any(m["impl"] == impl and m["primitive"] == prim and usable(m) for m in run.measurements):
         return None, []
     if quantity == "attack_rounds":
         a = mg.attack(p.key_bits)
