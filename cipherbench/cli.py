@@ -300,6 +300,10 @@ def run(c: Ctx, profile, experiment, impls, primitives, sizes, operations, workl
     workloads = list(workloads) or list(preset.get("workloads", ["bulk"]))
     batch_ms = batch_ms or preset.get("batch_ms", 10)
     batches = batches or preset.get("batches", 5)
+    sampling = None
+    if "diffusion" in preset:  # experiments that also measure diffusion (cipherbench/diffusion.py)
+        from cipherbench.diffusion import sampling_from
+        sampling = sampling_from(preset["diffusion"])
     store = c.store()  # open it first: a bad --db fails before any work
     with c.session() as s:
         points = plan_points(s, preset, impls, primitives, size_list, operations, workloads)
@@ -309,6 +313,8 @@ def run(c: Ctx, profile, experiment, impls, primitives, sizes, operations, workl
         settings = {"profile": name, "sizes": size_list, "operations": operations, "workloads": workloads,
                     "batch_ms": batch_ms, "batches": batches,
                     "warmup_batches": preset.get("warmup_batches", 1), "verify": not no_verify}
+        if sampling:
+            settings["diffusion"] = {"keys": sampling.keys, "blocks": sampling.blocks, "seed": sampling.seed}
         run_id = store.begin_run(uuid=__import__("uuid").uuid4().hex, profile=name,
                                  command=" ".join(shlex.quote(a) for a in sys.argv),
                                  host=ctx["host"], cipherbench_version=__version__,
@@ -328,6 +334,13 @@ def run(c: Ctx, profile, experiment, impls, primitives, sizes, operations, workl
             for pt in points:
                 if pt.primitive.kind != "null":
                     pt.verified = verdict.get((pt.impl, pt.primitive.name), "unverified")
+            if sampling:
+                from cipherbench.diffusion import experiment_pairs, experiment_rows
+                dpairs = experiment_pairs(points)
+                with _progress() as prog:
+                    task = prog.add_task("diffusion", total=len(dpairs), item="")
+                    store.add_diffusion(run_id, experiment_rows(
+                        s, dpairs, sampling, progress=lambda item: prog.update(task, advance=1, item=item)))
             timed = [pt for pt in points if pt.verified != "failed"]
             for pt in points:
                 if pt.verified == "failed":
@@ -472,7 +485,7 @@ def show(c: Ctx, run_id, as_json):
 # ---------------------------------------------------------------------------- more commands
 # Commands that live in their own modules register themselves on `cli` when
 # imported (report, compare, import/export).
-for _module in ("cipherbench.cli_report", "cipherbench.cli_conformance"):
+for _module in ("cipherbench.cli_report", "cipherbench.cli_conformance", "cipherbench.cli_analysis"):
     try:
         __import__(_module)
     except ModuleNotFoundError as _e:

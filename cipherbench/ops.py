@@ -63,8 +63,9 @@ def _output(resp: dict, impl: str) -> bytes:
 
 
 def crypt(session, impl: str, p: Primitive, key: bytes | None, iv: bytes | None,
-          aad: bytes | None, data: bytes, decrypt: bool) -> bytes | None:
-    """Ciphertext (AEAD: ciphertext || tag), plaintext, or None for a rejected AEAD message."""
+          aad: bytes | None, data: bytes, decrypt: bool, rounds: int | None = None) -> bytes | None:
+    """Ciphertext (AEAD: ciphertext || tag), plaintext, or None for a rejected AEAD message.
+    `rounds`: a reduced-round variant (docs/protocol.md), in the unit the implementation announced."""
     check_request(p, key, iv, aad, data, decrypt)
     req = {"op": "decrypt" if decrypt else "encrypt", "primitive": p.name,
            "key": (key or b"").hex(), "input": data.hex()}
@@ -72,7 +73,15 @@ def crypt(session, impl: str, p: Primitive, key: bytes | None, iv: bytes | None,
         req["iv"] = iv.hex()
     if aad:
         req["aad"] = aad.hex()
-    resp = _answer(session.ask(impl, req), impl, p)
+    if rounds is not None:
+        req["rounds"] = rounds
+    resp = session.ask(impl, req)
+    if rounds is not None and resp.get("status") == "unsupported":
+        raise UsageError(f"{impl} cannot run {p.name} with {rounds} rounds: {resp.get('message', 'unsupported')}")
+    resp = _answer(resp, impl, p)
+    if rounds is not None and resp.get("rounds") != rounds:
+        # A runner written before the field ignores it and answers the full cipher.
+        raise UsageError(f"{impl} ignored the round count: its runner runs {p.name} only with full rounds")
     if p.kind == "aead" and decrypt and resp.get("authentic") is False:
         return None
     return _output(resp, impl)

@@ -187,8 +187,13 @@ class Implementation:
     primitives: dict[str, str] = field(default_factory=dict)  # primitive -> provider
     notes: dict = field(default_factory=dict)
     native_name: str = ""  # the name inside its runner (differs only on clashes)
+    # primitive -> {"full", "max", "unit"}: reduced-round variants it can run (protocol `rounds`)
+    rounds: dict[str, dict] = field(default_factory=dict)
 
     def as_dict(self) -> dict:
-        return {"name": self.name, "runner": self.runner, "library": self.library,
-                "version": self.version, "available": self.available, "reason": self.reason,
-                "primitives": self.primitives, "notes": self.notes}
+        d = {"name": self.name, "runner": self.runner, "library": self.library,
+             "version": self.version, "available": self.available, "reason": self.reason,
+             "primitives": self.primitives, "notes": self.notes}
+        if self.rounds:
+            d["rounds"] = self.rounds
+        return d

@@ -73,18 +73,22 @@ class Session:
         for im in hello.get("implementations", []):
             native = str(im.get("name", "?"))
             name = native if native not in self.impls else f"{r.spec.name}:{native}"
-            prims, problems = {}, list(im.get("problems", []))
+            prims, problems, rounds = {}, list(im.get("problems", [])), {}
             for p in im.get("primitives", []):
                 pname = p.get("name") if isinstance(p, dict) else str(p)
                 if pname in self.reg:
                     prims[pname] = (p.get("provider", "") if isinstance(p, dict) else "") or ""
+                    rd = p.get("rounds") if isinstance(p, dict) else None
+                    if (isinstance(rd, dict) and isinstance(rd.get("full"), int) and isinstance(rd.get("max"), int)
+                            and 0 < rd["full"] <= rd["max"]):
+                        rounds[pname] = {"full": rd["full"], "max": rd["max"], "unit": str(rd.get("unit") or "round")}
                 else:
                     problems.append(f"offers '{pname}', which is not in the registry")
             impl = Implementation(
                 name=name, runner=r.spec.name, library=im.get("library", ""),
                 version=im.get("version", ""), available=bool(im.get("available", True)),
                 reason=im.get("reason", ""), primitives=prims, notes=dict(im.get("notes", {})),
-                native_name=native)
+                native_name=native, rounds=rounds)
             if problems:
                 impl.notes["problems"] = problems
             self.impls[name] = impl

@@ -2,7 +2,8 @@
 
 Everything a run measured is kept: its machine context, the implementations
 that ran, every verification outcome, every measurement with its derived
-statistics, and every raw timed batch (warm-ups included, flagged).
+statistics, every raw timed batch (warm-ups included, flagged), and the
+diffusion and avalanche figures of experiments that ask for them.
 Writes go through SQLAlchemy Core; each measurement commits on its own, so an
 interrupted run keeps what it measured and never touches earlier runs.
 """
@@ -106,6 +107,39 @@ samples = Table(
 )
 
 
+# Diffusion and avalanche figures of a run (cipherbench/diffusion.py defines each column).
+diffusion = Table(
+    "diffusion", meta,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("run_id", Integer, ForeignKey("runs.id", ondelete="CASCADE"), nullable=False, index=True),
+    Column("impl", String(128), nullable=False),
+    Column("primitive", String(128), nullable=False),
+    Column("rounds", Integer),  # null = the full cipher, asked for without a round count
+    Column("full_rounds", Integer),  # the full count in the implementation's unit, if it announced one
+    Column("rounds_unit", Text),
+    Column("keys", Integer),
+    Column("blocks", Integer),
+    Column("seed", Integer),
+    Column("samples", Integer),
+    Column("block_bits", Integer),
+    Column("mean_bits", Float),
+    Column("input_min", Float),
+    Column("input_max", Float),
+    Column("output_min", Float),
+    Column("output_max", Float),
+    Column("complete", Boolean),
+    Column("dependent_pairs", Integer),
+    Column("sac_max_dev", Float),
+    Column("sac_p", Float),
+    Column("sac_worst_p", Float),
+    Column("bic_max_corr", Float),
+    Column("bic_p", Float),
+    Column("error", Text),
+)
+
+DIFFUSION_FIELDS = tuple(c.name for c in diffusion.columns if c.name not in ("id", "run_id"))
+
+
 def default_url() -> str:
     env = os.environ.get("CIPHERBENCH_DB")
     if env:
@@ -165,6 +199,12 @@ class Store:
             with self.engine.begin() as c:
                 c.execute(verifications.insert(), [dict(r, run_id=run_id) for r in rows])
 
+    def add_diffusion(self, run_id: int, rows: list[dict]):
+        if rows:
+            with self.engine.begin() as c:
+                c.execute(diffusion.insert(), [dict({k: r.get(k) for k in DIFFUSION_FIELDS}, run_id=run_id)
+                                               for r in rows])
+
     def add_measurement(self, run_id: int, row: dict, raw: list[dict]) -> int:
         with self.engine.begin() as c:
             mid = c.execute(measurements.insert().values(run_id=run_id, **row)).inserted_primary_key[0]
@@ -199,6 +239,8 @@ class Store:
             out["measurements"] = [dict(x) for x in c.execute(
                 select(measurements).where(measurements.c.run_id == run_id)
                 .order_by(measurements.c.id)).mappings()]
+            out["diffusion"] = [dict(x) for x in c.execute(
+                select(diffusion).where(diffusion.c.run_id == run_id).order_by(diffusion.c.id)).mappings()]
             return out
 
     def samples_of(self, measurement_id: int) -> list[dict]:

@@ -16,7 +16,7 @@ from sqlalchemy import select
 from cipherbench import __version__, registry
 from cipherbench.errors import CipherbenchError, UsageError
 from cipherbench.runner import REPO
-from cipherbench.store import Store, describe, measurements, samples
+from cipherbench.store import DIFFUSION_FIELDS, Store, describe, measurements, samples
 
 SCHEMA = "cipherbench-results"
 VERSION = 1
@@ -59,6 +59,7 @@ class Run:
     verifications: list[dict]
     measurements: list[dict]  # MEASUREMENT_FIELDS + "id" + "samples" (list of SAMPLE_FIELDS)
     store: str = ""
+    diffusion: list[dict] = field(default_factory=list)  # DIFFUSION_FIELDS (cipherbench/diffusion.py)
 
     @property
     def uuid(self) -> str:
@@ -139,7 +140,8 @@ def load_run(store: Store, run_id: int, with_samples: bool = True) -> Run:
     return Run(id=run_id, meta=meta, context=r.get("context") or {},
                implementations=[{k: i.get(k) for k in IMPLEMENTATION_FIELDS} for i in r["implementations"]],
                verifications=[{k: v.get(k) for k in VERIFICATION_FIELDS} for v in r["verifications"]],
-               measurements=ms, store=describe(store.url))
+               measurements=ms, store=describe(store.url),
+               diffusion=[{k: d.get(k) for k in DIFFUSION_FIELDS} for d in r.get("diffusion", [])])
 
 
 def load_published(path: Path = PUBLISHED_FILE) -> dict:
@@ -196,6 +198,7 @@ def results_document(run: Run, with_samples: bool = True) -> dict:
         "implementations": [dict(i) for i in run.implementations],
         "verifications": [dict(v) for v in run.verifications],
         "measurements": ms,
+        "diffusion": [dict(d) for d in run.diffusion],
     }
 
 

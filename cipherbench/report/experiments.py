@@ -8,8 +8,8 @@ import statistics
 from dataclasses import dataclass, field
 
 from cipherbench.report.data import ReportData, Run, primitive, usable
-from cipherbench.report.tables import (STATUS_TEXT, Table, cycle_sources, gladman_figures, mark_of,
-                                       mbit_at_clock, num, relative, size_label)
+from cipherbench.report.tables import (STATUS_TEXT, Table, cycle_sources, diffusion_summary, gladman_figures,
+                                       mark_of, mbit_at_clock, num, relative, security_value, size_label)
 
 
 @dataclass
@@ -57,6 +57,18 @@ def now_value(run: Run, impl: str, prim: str, spec: dict) -> tuple[float | str |
     if q == "mbit_per_s":
         m = _largest(_ms(run, impl, prim, op, "bulk"))
         return (m["mb_per_s"] * 8, [m]) if m else (None, [])
+    if q in ("min_secure_rounds", "min_secure_cycles", "attack_rounds"):
+        return security_value(run, impl, prim, q)
+    if q in ("diffusion", "diffusion_overall", "full_diffusion_rounds"):
+        s = diffusion_summary(run, impl, prim)
+        if s is None:
+            return None, []
+        key = {"diffusion_overall": "overall", "full_diffusion_rounds": "full_diffusion_rounds"}.get(q)
+        if key is None:
+            key = {1: "d1", 2: "d2"}.get(spec.get("rounds"))
+            if key is None:
+                raise ValueError("published-figures.toml: quantity 'diffusion' takes rounds = 1 or 2")
+        return s[key], []
     raise ValueError(f"published-figures.toml: unknown quantity {q!r}")
 
 
@@ -72,6 +84,8 @@ def _fmt(v) -> str:
         return "–"
     if isinstance(v, str):
         return v
+    if isinstance(v, int):  # counts (rounds to full diffusion) stay whole
+        return f"{v:,}"
     return num(v, 4)
 
 

@@ -441,6 +441,11 @@ def render(data: ReportData) -> tuple[str, int]:
     g = tables.gladman_table(data)
     if g:
         body.table(g)
+    sec = tables.security_table(data)
+    if sec:
+        body.table(sec)
+    for t in tables.diffusion_tables(data):
+        body.table(t)
     runs = ", ".join(f"run {r.id} ({h.escape(r.profile or '–')}) on {h.escape(str(r.meta.get('host')))}"
                      for r in data.runs)
     toc = " ".join(f'<a href="#{sid}">{h.escape(t)}</a>' for sid, t in body.toc)

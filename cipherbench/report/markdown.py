@@ -57,6 +57,11 @@ def render(data: ReportData) -> str:
     g = tables.gladman_table(data)
     if g:
         out.append(table_md(g, 2))
+    sec = tables.security_table(data)
+    if sec:
+        out.append(table_md(sec, 2))
+    for t in tables.diffusion_tables(data):
+        out.append(table_md(t, 2))
     for sec in experiments.sections(data):
         e = sec.entry
         out += [f"## Then and now: {e['title']}", "",

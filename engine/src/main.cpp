@@ -33,6 +33,7 @@ struct Impl {
     std::string name, library, version, reason;
     std::unique_ptr<Adapter> adapter;
     std::map<std::string, std::string> offers;  // primitive -> provider
+    std::map<std::string, RoundsOffer> rounds;  // primitive -> reduced rounds offered
     std::vector<std::string> problems;
     std::vector<std::pair<std::string, std::string>> notes;
 };
@@ -136,11 +137,13 @@ private:
                         im.problems.push_back("offers '" + o.primitive + "', which is not in the registry");
                     else
                         im.offers[o.primitive] = o.provider;
+                    if (o.rounds.full && find_primitive(o.primitive)) im.rounds[o.primitive] = o.rounds;
                 }
             }
         } catch (const std::exception& e) {
             im.reason = std::string("failed to initialise: ") + e.what();
             im.offers.clear();
+            im.rounds.clear();
         }
         impls_.push_back(std::move(im));
     }
@@ -175,7 +178,13 @@ private:
             if (!im.version.empty()) j["version"] = im.version;
             if (!im.reason.empty()) j["reason"] = im.reason;
             json prims = json::array();
-            for (const auto& [p, prov] : im.offers) prims.push_back({{"name", p}, {"provider", prov}});
+            for (const auto& [p, prov] : im.offers) {
+                json e = {{"name", p}, {"provider", prov}};
+                auto r = im.rounds.find(p);
+                if (r != im.rounds.end())
+                    e["rounds"] = {{"full", r->second.full}, {"max", r->second.max}, {"unit", r->second.unit}};
+                prims.push_back(e);
+            }
             j["primitives"] = prims;
             if (!im.problems.empty()) j["problems"] = im.problems;
             if (!im.notes.empty()) {
@@ -289,6 +298,15 @@ private:
         if (parts.size() > 1 && !c->streams())
             throw Unsupported(std::string(p.name) + " is one call per message in this implementation: "
                               "it cannot take the input in chunks");
+        // Optional "rounds": a reduced-round variant (docs/protocol.md); echoed when honoured.
+        uint64_t rounds = 0;  // the full cipher
+        if (req.contains("rounds") && !req["rounds"].is_null()) {
+            rounds = count(req, "rounds", 0);
+            if (rounds == 0 || rounds > 1000000)
+                throw Fail("field 'rounds' must be a positive round count (omit it for the full cipher)");
+            if (!c->set_rounds(unsigned(rounds)))
+                throw Unsupported(t.impl->name + " runs " + p.name + " only with its full round count");
+        }
         c->set_key(key.data(), key.size());
         c->start(iv.data(), iv.size());
         if (p.kind == Kind::Aead && !aad.empty()) c->aad(aad.data(), aad.size());
@@ -301,6 +319,7 @@ private:
         bool ok = c->finish(tag.data());
         json r = {{"status", "ok"}};
         if (chunked) r["chunked"] = true;
+        if (rounds) r["rounds"] = rounds;
         if (p.kind == Kind::Aead && !enc) {
             r["authentic"] = ok;
             if (ok) r["output"] = hex(out.data(), n);

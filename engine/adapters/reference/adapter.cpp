@@ -1,8 +1,9 @@
 // Implementation "reference": the project's own C implementations of
 // historical ciphers (engine/reference/<cipher>/), written from their
 // specifications, in the registry's modes through cipherbench's generic mode
-// code. Every cipher runs at its full round count here; reduced-round variants
-// are for diffusion analysis, not for the speed tables.
+// code. Every cipher runs at its full round count unless a request asks for
+// fewer (protocol field `rounds`, in the cipher's own unit, cbref.h): reduced-
+// round variants are for diffusion analysis, not for the speed tables.
 #include <cstring>
 #include <vector>
 
@@ -25,8 +26,18 @@ public:
         fn_.block = c->block_bytes;
     }
     void set_key(const uint8_t* key, size_t len) override {
-        int rc = c_->set_key(aligned(), key, len, 0, dir_);
+        int rc = c_->set_key(aligned(), key, len, rounds_, dir_);
+        if (rc == CBREF_EROUNDS)
+            throw cb::Error(std::string(c_->name) + ": " + std::to_string(rounds_) + " rounds are not accepted with a " +
+                            std::to_string(len) + "-byte key");
         if (rc != CBREF_OK) throw cb::Error(std::string(c_->name) + ": key setup failed (" + std::to_string(rc) + ")");
+    }
+    bool set_rounds(unsigned rounds) override {
+        if (rounds < 1 || rounds > c_->max_rounds)
+            throw cb::Error(std::string(c_->name) + " runs 1 to " + std::to_string(c_->max_rounds) + " rounds, not " +
+                            std::to_string(rounds));
+        rounds_ = rounds;
+        return true;
     }
 
 private:
@@ -37,6 +48,7 @@ private:
     const cbref_cipher* c_;
     std::vector<uint8_t> ctx_;
     int dir_;
+    unsigned rounds_ = 0;  // 0 = the full cipher (cbref.h)
 };
 
 class ReferenceAdapter : public cb::Adapter {
@@ -49,7 +61,11 @@ public:
         std::vector<cb::Offer> out;
         for (const auto& p : cb::all_primitives()) {
             const cbref_cipher* c = match(p);
-            if (c) out.push_back({p.name, "portable C (" + std::string(c->full_name) + "), cipherbench modes"});
+            if (!c) continue;
+            // The registry counts full rounds in its own unit; cbref's may be coarser (CAST-256).
+            const unsigned per_unit = c->registry_rounds_per_unit ? c->registry_rounds_per_unit : 1;
+            out.push_back({p.name, "portable C (" + std::string(c->full_name) + "), cipherbench modes",
+                           {p.rounds / per_unit, c->max_rounds, c->rounds_unit}});
         }
         return out;
     }

@@ -48,10 +48,18 @@ const std::vector<Primitive>& all_primitives();
 struct Error : std::runtime_error { using std::runtime_error::runtime_error; };
 struct Unsupported : std::runtime_error { using std::runtime_error::runtime_error; };
 
+// Reduced-round variants an implementation can run (docs/protocol.md, `rounds`).
+struct RoundsOffer {
+    unsigned full = 0;  // the full cipher's count in `unit` for this primitive; 0 = none offered
+    unsigned max = 0;   // the largest count accepted
+    std::string unit;   // what one round is, e.g. "quad-round (4 of the 48 rounds)"
+};
+
 // What an adapter offers for one primitive.
 struct Offer {
     std::string primitive;  // canonical name
     std::string provider;   // what actually runs: "AES-NI", "portable C", "SHA-NI", ...
+    RoundsOffer rounds{};   // only implementations that can run reduced rounds fill it
 };
 
 // A keyed context for one primitive in one direction (ciphers, streams, AEADs, null).
@@ -93,6 +101,11 @@ public:
     // and the engine answers "unsupported" for the bulk workload, which would
     // time one call, or for a decryption nothing at all.
     virtual bool streams() const { return true; }
+    // Run the next set_key()'s cipher with `rounds` rounds (1..the offer's max)
+    // instead of the full count. False: this implementation runs only the full
+    // cipher (the engine answers "unsupported"). A count it does not accept
+    // throws cb::Error.
+    virtual bool set_rounds(unsigned rounds) { (void)rounds; return false; }
 };
 
 class Hash {

@@ -171,4 +171,5 @@ const cbref_cipher cbref_cast256 = {
     .set_key = cast256_set_key,
     .encrypt = cast256_encrypt,
     .decrypt = cast256_decrypt,
+    .registry_rounds_per_unit = 4,  /* RFC 2612: 48 rounds = 12 quad-rounds */
 };

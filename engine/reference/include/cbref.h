@@ -46,6 +46,11 @@ typedef struct cbref_cipher {
     int (*set_key)(void *ctx, const uint8_t *key, size_t key_len, unsigned rounds, int dir);
     void (*encrypt)(const void *ctx, const uint8_t *in, uint8_t *out);
     void (*decrypt)(const void *ctx, const uint8_t *in, uint8_t *out);
+    /* How many of the rounds registry/primitives.toml counts make one unit of
+     * `rounds`: 1 (or 0, read as 1) where they are the same unit; 4 for
+     * CAST-256, whose unit is the quad-round while RFC 2612 and the registry
+     * count 48 rounds. The engine divides the registry's full count by it. */
+    unsigned registry_rounds_per_unit;
 } cbref_cipher;
 
 /* Every reference cipher, in the order of ciphers.inc; NULL-terminated. */

@@ -269,4 +269,4 @@ static const unsigned mars_keys[] = {16, 24, 32, 0};
 const cbref_cipher cbref_mars = {
     "mars", "MARS (round-2 tweaked key schedule)", 16, mars_keys, 32, 32,
     "MARS round, counting mixing rounds (8 forward mixing + 16 core + 8 backwards mixing; a reduced count runs the first R)",
-    sizeof(mars_ctx), mars_set_key, mars_encrypt, mars_decrypt};
+    sizeof(mars_ctx), mars_set_key, mars_encrypt, mars_decrypt, 1};

@@ -150,4 +150,4 @@ static const unsigned rc6_keys[] = {16, 24, 32, 0};
 const cbref_cipher cbref_rc6 = {
     "rc6", "RC6-32/20/b", 16, rc6_keys, 20, RC6_MAXR,
     "RC6 round (RC6-32/R/b: the key schedule makes 2R+4 subkeys)",
-    sizeof(rc6_ctx), rc6_set_key, rc6_encrypt, rc6_decrypt};
+    sizeof(rc6_ctx), rc6_set_key, rc6_encrypt, rc6_decrypt, 1};

@@ -262,14 +262,14 @@ static const unsigned rij_keys[] = {16, 24, 32, 0};
 const cbref_cipher cbref_aes = {
     "aes", "AES (Rijndael, 128-bit block)", 16, rij_keys, 10, 14,
     "Rijndael round (full: 10/12/14 for 128/192/256-bit keys; last round without MixColumns)",
-    sizeof(rij_ctx), aes_set_key, aes_enc, aes_dec};
+    sizeof(rij_ctx), aes_set_key, aes_enc, aes_dec, 1};
 
 const cbref_cipher cbref_rijndael192 = {
     "rijndael192", "Rijndael, 192-bit block", 24, rij_keys, 12, 14,
     "Rijndael round (full: 12/12/14 for 128/192/256-bit keys; last round without MixColumns)",
-    sizeof(rij_ctx), r192_set_key, r192_enc, r192_dec};
+    sizeof(rij_ctx), r192_set_key, r192_enc, r192_dec, 1};
 
 const cbref_cipher cbref_rijndael256 = {
     "rijndael256", "Rijndael, 256-bit block", 32, rij_keys, 14, 14,
     "Rijndael round (full: 14 for every key length; last round without MixColumns)",
-    sizeof(rij_ctx), r256_set_key, r256_enc, r256_dec};
+    sizeof(rij_ctx), r256_set_key, r256_enc, r256_dec, 1};

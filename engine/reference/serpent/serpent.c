@@ -254,9 +254,9 @@ static const unsigned sp_keys[] = {16, 24, 32, 0};
 const cbref_cipher cbref_serpent = {
     "serpent", "Serpent (NESSIE/library byte order)", 16, sp_keys, 32, 32,
     "Serpent round (key mixing, S-box, LT; the last round adds K_R instead of LT)",
-    sizeof(sp_ctx), serpent_set_key, serpent_encrypt, serpent_decrypt};
+    sizeof(sp_ctx), serpent_set_key, serpent_encrypt, serpent_decrypt, 1};
 
 const cbref_cipher cbref_tnepres = {
     "tnepres", "Serpent, AES-submission byte order (Tnepres)", 16, sp_keys, 32, 32,
     "Serpent round (key mixing, S-box, LT; the last round adds K_R instead of LT)",
-    sizeof(sp_ctx), tnepres_set_key, tnepres_encrypt, tnepres_decrypt};
+    sizeof(sp_ctx), tnepres_set_key, tnepres_encrypt, tnepres_decrypt, 1};

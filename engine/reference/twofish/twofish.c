@@ -207,4 +207,4 @@ static const unsigned tf_keys[] = {16, 24, 32, 0};
 const cbref_cipher cbref_twofish = {
     "twofish", "Twofish", 16, tf_keys, 16, 16,
     "Feistel round (one F-function and swap; whitening always applied)",
-    sizeof(tf_ctx), tf_set_key, tf_encrypt, tf_decrypt};
+    sizeof(tf_ctx), tf_set_key, tf_encrypt, tf_decrypt, 1};
