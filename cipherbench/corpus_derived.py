@@ -13,8 +13,10 @@ These check one block only: that the mode wrapper feeds the cipher the right
 block and that the cipher is the one the ECB vectors describe. Chaining across
 blocks is left to the round trips, the streaming check and cross-implementation
 agreement. They are a corpus of their own so a reader of `kat_by_corpus` sees
-what vouched for a pair. At most PER_PRIMITIVE per primitive, taken evenly from
-the ECB vectors (first block of each).
+what vouched for a pair: each record's corpus label (label(), e.g. "derived from a
+published ECB vector (cavp)") says so and names the corpus of the ECB vector it
+came from. At most PER_PRIMITIVE per primitive, taken evenly from the ECB vectors
+(first block of each).
 """
 from __future__ import annotations
 
@@ -28,6 +30,11 @@ from cipherbench.vectors import KnownAnswer
 CORPUS = "derived"
 PER_PRIMITIVE = 4
 _SECTION = {"cbc": "6.2", "cfb": "6.3", "cfb8": "6.3", "ofb": "6.4", "ctr": "6.5"}
+
+
+def label(base_corpus: str) -> str:
+    """The corpus label of a record derived from an ECB vector of `base_corpus`."""
+    return f"{CORPUS} from a published ECB vector ({base_corpus})"
 
 
 def load(wanted: set[str]) -> list[KnownAnswer]:
@@ -66,5 +73,6 @@ def load(wanted: set[str]) -> list[KnownAnswer]:
                 iv, pt, ct = x, bytes(b), y
             src = (f"one {p.mode.upper()} block derived by NIST SP 800-38A {_SECTION[p.mode]} from the ECB "
                    f"vector {k.where} ({k.corpus}: {k.source})")
-            out.append(KnownAnswer(p.name, pt, ct, k.key, iv, b"", src, f"from {k.corpus} {k.where}", CORPUS))
+            out.append(KnownAnswer(p.name, pt, ct, k.key, iv, b"", src, f"from {k.corpus} {k.where}",
+                                   label(k.corpus)))
     return out
