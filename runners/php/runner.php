@@ -345,6 +345,13 @@ class McryptImpl extends Impl {
                           ?array $parts = null) {
         if ($in === '') return $enc ? ['', ''] : '';  // mcrypt_generic refuses empty strings; nothing to do
         $td = $this->td($p);
+        // libmcrypt 2.5.8's ncfb loses its place when a call continues after a partial block
+        // (README, "chunks"): refuse such pieces rather than answer a wrong output.
+        if ($parts !== null && $this->lib[$p['name']][1] === 'ncfb') {
+            foreach (array_slice($parts, 0, -1) as $len) if ($len % $p['block_bytes'])
+                throw new Unsup("libmcrypt ncfb (full-block CFB) cannot continue a message after a partial block "
+                                . "(library bug); pieces must be whole blocks");
+        }
         mcrypt_generic_init($td, self::key($p, $key), $this->ivFor($td, $iv));
         $out = '';
         $at = 0;

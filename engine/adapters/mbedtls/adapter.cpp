@@ -264,7 +264,11 @@ public:
         used_ = false;
         in_ = nullptr; out_ = nullptr; len_ = 0;
     }
-    void aad(const uint8_t* a, size_t n) override { aad_.insert(aad_.end(), a, a + n); }
+    void aad(const uint8_t* a, size_t n) override {
+        aad_.insert(aad_.end(), a, a + n);
+        if (aad_.size() >= 0xFF00)  // mbedTLS 2 ccm.c returns MBEDTLS_ERR_CCM_BAD_INPUT for add_len >= 0xFF00
+            throw cb::Unsupported("mbedTLS 2's CCM takes less than 65,280 bytes of associated data");
+    }
     void update(const uint8_t* in, uint8_t* out, size_t n) override {
         if (used_) throw cb::Error("CCM cannot stream: the message length is needed up front, so a message is one update()");
         used_ = true;
