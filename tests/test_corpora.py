@@ -286,3 +286,35 @@ def test_derived_one_block_mode_vectors_follow_sp800_38a_from_an_ecb_answer():
     assert {d.corpus for d in kas} <= {f"derived from a published ECB vector ({c})" for c in corpora.CORPORA}
     fips = next(d for d in kas if d.primitive == "aes-128-cbc" and d.input == x and d.key == k)
     assert fips.corpus == "derived from a published ECB vector (cipherbench)"
+
+
+def test_derived_gcm_tag_of_the_empty_message_is_e_k_j0():
+    kas = _load("derived", {"aes-128-gcm"})
+    rec = [d for d in kas if d.key == bytes(16) and d.iv == bytes(12)]
+    if not rec:
+        pytest.skip("no AES ECB vector with key 0 and plaintext 0...01 installed (shared corpus)")
+    # The Rijndael submission's ecb_vt.txt, KEYSIZE=128 I=128: E(0, 0...01) = 58e2fcce...455a; it is
+    # also the tag of McGrew and Viega's GCM test case 1 (vectors/aes-gcm.vec): same J0, same key.
+    (d,) = rec
+    assert (d.input, d.output) == (b"", H("58e2fccefa7e3061367f1d57a4e7455a"))
+    assert "SP 800-38D 7.1" in d.source and d.corpus == "derived from a published ECB vector (shared)"
+
+
+def test_derived_xts_block_from_two_ecb_vectors_matches_openssl(native_session):
+    from cipherbench.corpus_derived import _xts
+    from cipherbench.registry import load
+    from cipherbench.vectors import KnownAnswer
+    p = load()["aes-128-xts"]
+    # FIPS 197 C.1 and NIST SP 800-38A F.1.1 (ECB-AES128, block 1).
+    k1 = KnownAnswer("aes-128-ecb", H("00112233445566778899aabbccddeeff"), H("69c4e0d86a7b0430d8cdb78070b4c55a"),
+                     H("000102030405060708090a0b0c0d0e0f"), corpus="cipherbench", where="fips197")
+    k2 = KnownAnswer("aes-128-ecb", H("6bc1bee22e409f96e93d7e117393172a"), H("3ad77bb40d7a3660a89ecaf32466ef97"),
+                     H("2b7e151628aed2a6abf7158809cf4f3c"), corpus="cavp", where="sp800-38a")
+    (d,) = _xts(p, [k1, k2])
+    assert d.key == k1.key + k2.key and d.iv == k2.input
+    assert d.input == bytes(a ^ b for a, b in zip(k1.input, k2.output))
+    assert d.output == bytes(a ^ b for a, b in zip(k1.output, k2.output))
+    assert d.corpus == "derived from a published ECB vector (cavp, cipherbench)"
+    r = native_session.ask("openssl", {"op": "encrypt", "primitive": p.name, "key": d.key.hex(),
+                                       "iv": d.iv.hex(), "input": d.input.hex()})
+    assert r["output"] == d.output.hex()
