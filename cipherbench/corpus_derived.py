@@ -15,6 +15,10 @@ GCM, NIST SP 800-38D section 7.1, the empty message with empty AAD and a 96-bit 
   J0 = IV || 0^31 || 1, S = GHASH_H(0^128) = 0, so the tag is E(K, J0). An ECB vector
   whose X ends in 00000001 (the last variable-text vector, X = 0...01) gives
   IV = the first 12 bytes of X, tag = Y. This checks the cipher and J0, not GHASH.
+Registry variants defined as a byte order of another cipher (VARIANTS: libmcrypt's
+cast256le and saferpluswr, whose `byte_order` in registry/primitives.toml says how key,
+input and output are rearranged): the base cipher's ECB vectors, rearranged so, are the
+variant's ECB known answers, and the modes above are derived from those.
 These check the cipher under the mode's wrapper, and the wrapper's first block: that
 it feeds the cipher the right block, and that the cipher is the one the ECB vectors
 describe. Chaining across blocks (and GHASH) is left to the round trips, the streaming
@@ -26,6 +30,7 @@ vectors (first block of each).
 """
 from __future__ import annotations
 
+import dataclasses
 from collections import defaultdict
 
 from cipherbench.corpora import CORPORA, CorpusMissing
@@ -40,6 +45,20 @@ _SECTION = {"cbc": "NIST SP 800-38A 6.2", "cfb": "NIST SP 800-38A 6.3", "cfb8": 
             "gcm": "NIST SP 800-38D 7.1"}
 
 
+def _swap_words(b: bytes) -> bytes:
+    """Each 32-bit word byte-swapped (cast256le: libmcrypt's little-endian CAST-256 words)."""
+    return b"".join(b[i:i + 4][::-1] for i in range(0, len(b), 4))
+
+
+def _reverse_words(b: bytes) -> bytes:
+    """32-bit words in reverse order, bytes within each kept (saferpluswr)."""
+    return b"".join(b[i:i + 4] for i in reversed(range(0, len(b), 4)))
+
+
+#: variant cipher id -> (base cipher id, how key, input and output are rearranged)
+VARIANTS = {"cast256le": ("cast256", _swap_words), "saferpluswr": ("saferplus", _reverse_words)}
+
+
 def label(*base_corpora: str) -> str:
     """The corpus label of a record derived from ECB vectors of `base_corpora`."""
     return f"{CORPUS} from a published ECB vector ({', '.join(sorted(set(base_corpora)))})"
@@ -47,8 +66,9 @@ def label(*base_corpora: str) -> str:
 
 def load(wanted: set[str]) -> list[KnownAnswer]:
     reg = load_registry()
-    targets = [reg[n] for n in sorted(wanted) if n in reg and reg[n].mode in _SECTION]
-    ecb_of = {p.name: f"{p.family}-{p.key_bits}-ecb" for p in targets}
+    targets = [reg[n] for n in sorted(wanted) if n in reg and (reg[n].mode in _SECTION or (
+        reg[n].mode == "ecb" and reg[n].family in VARIANTS))]
+    ecb_of = {p.name: f"{VARIANTS.get(p.family, (p.family,))[0]}-{p.key_bits}-ecb" for p in targets}
     ecb_names = {n for n in ecb_of.values() if n in reg}
     if not ecb_names:
         return []
@@ -71,13 +91,29 @@ def load(wanted: set[str]) -> list[KnownAnswer]:
     out = []
     for p in targets:
         vectors = base.get(ecb_of[p.name], [])
-        if p.mode == "xts":
+        if p.family in VARIANTS:
+            vectors = [_rearranged(p, k) for k in vectors]
+        if p.mode == "ecb":
+            out += [dataclasses.replace(k, primitive=p.name, where=f"from {k.corpus} {k.where}", corpus=label(k.corpus))
+                    for k in pick(vectors, PER_PRIMITIVE)]
+        elif p.mode == "xts":
             out += _xts(p, vectors)
         elif p.mode == "gcm":
             out += _gcm_empty(p, vectors)
         else:
             out += _sp800_38a(p, vectors)
     return out
+
+
+def _rearranged(p, k: KnownAnswer) -> KnownAnswer:
+    """The base cipher's ECB vector k (first block) as one of the variant p's (still naming k's
+    corpus and record: the caller labels what it derives from it)."""
+    base, f = VARIANTS[p.family]
+    b = p.block_bytes
+    src = (f"the {base} ECB vector {k.where} ({k.corpus}: {k.source}) with key, input and output "
+           f"rearranged as registry/primitives.toml defines {p.family}")
+    return KnownAnswer(f"{p.family}-{p.key_bits}-ecb", f(k.input[:b]), f(k.output[:b]), f(k.key), b"", b"",
+                       src, k.where, k.corpus)
 
 
 def _src(p, what: str, ks) -> str:
