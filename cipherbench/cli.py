@@ -246,8 +246,10 @@ def verify(c: Ctx, impls, primitives, as_json):
         for why, names in unverified.items():
             out.print(f"[yellow]unverified[/] ({why}): {', '.join(names)}")
         print_failures(failed)
-        out.print(f"{len(results)} (implementation, primitive) pairs: "
-                  f"{len(results) - len(failed)} without failures, {len(failed)} failed")
+        n = {k: sum(r.status == k for r in results) for k in ("passed", "unverified")}
+        out.print(f"{len(results)} (implementation, primitive) pairs: {n['passed']} passed known answers "
+                  f"of their own, {n['unverified']} unverified (no known answer they could run), "
+                  f"{len(failed)} failed")
     sys.exit(1 if failed else 0)
 
 
