@@ -41,7 +41,11 @@ def _check(resp: dict, expect: dict) -> str | None:
         return f"status {st!r}, expected {expect['status']!r} ({resp.get('message', '')})"
     if "status_in" in expect and st not in expect["status_in"]:
         return f"status {st!r}, expected one of {expect['status_in']}"
-    for key in ("id", "protocol", "authentic", "output"):
+    if st == "ok" and "if_ok" in expect:  # what an ok answer must hold when other statuses may do
+        why = _check(resp, expect["if_ok"])
+        if why:
+            return why
+    for key in ("id", "protocol", "authentic", "output", "inplace"):
         if key in expect and resp.get(key) != expect[key]:
             got = resp.get(key)
             return f"{key} = {str(got)[:70]!r}, expected {str(expect[key])[:70]!r}"

@@ -13,10 +13,16 @@ Checks per (implementation, primitive):
   streaming     the same message fed in pieces (protocol field `chunks`) gives the
                 one-call output (a different output fails); a runner that cannot take
                 pieces (unsupported, or an error saying why) is recorded as
-                checks["streaming_not_checked"] with its reason, not as a failure.
-A pair passes when every check it ran passed and it ran a KAT or agreed with
-an implementation that did; it is 'unverified' when nothing could vouch for
-its output; 'failed' otherwise, with a minimal reproduction.
+                checks["streaming_not_checked"] with its reason, not as a failure;
+  inplace       the same message with the output written over the input (protocol
+                field `inplace`) gives the same output, encrypting and decrypting; a
+                runner that does not offer it is recorded as checks["inplace_not_checked"].
+An `unsupported` answer to one known answer (a DES weak key the library refuses, a
+64 KiB AAD beyond its CCM) is a skip, kept with its reason, never a failure.
+A pair passes when every check it ran passed and at least one known answer of its
+own passed (a rejected forgery alone proves nothing: rejecting everything would pass);
+it is 'unverified' when it has no known answer, or every one was skipped, however many
+implementations it agrees with; 'failed' otherwise, with a minimal reproduction.
 """
 from __future__ import annotations
 
@@ -30,14 +36,21 @@ from cipherbench.registry import Primitive
 from cipherbench.vectors import KnownAnswer
 
 
+class Unsupported(Exception):
+    """The runner answered `unsupported` to one request (docs/protocol.md: not a failure)."""
+
+
 @dataclass
 class PairResult:
     impl: str
     primitive: str
     checks: dict = field(default_factory=lambda: defaultdict(int))
-    corpus_counts: dict = field(default_factory=lambda: defaultdict(int))
+    corpus_counts: dict = field(default_factory=lambda: defaultdict(int))  # KATs passed, per corpus
+    skipped_counts: dict = field(default_factory=lambda: defaultdict(int))  # KATs skipped, per corpus
+    skips: list = field(default_factory=list)  # the first few skipped KATs, with the runner's reason
     failures: list = field(default_factory=list)
-    vouched: bool = False  # a KAT passed, or it agreed with a KAT-verified implementation
+    vouched: bool = False  # a known answer of its own passed
+    agrees_with_verified: set = field(default_factory=set)  # passed implementations with its outputs
 
     @property
     def status(self) -> str:
@@ -45,14 +58,39 @@ class PairResult:
             return "failed"
         return "passed" if self.vouched else "unverified"
 
+    @property
+    def unverified_because(self) -> str | None:
+        if self.status != "unverified":
+            return None
+        if self.skipped_counts:
+            why = "every known answer was skipped (the runner answered unsupported)"
+        elif self.checks.get("kat_reject"):
+            why = "its corpora hold only forgeries to reject, no known answer"
+        else:
+            why = "no corpus has a known answer for it"
+        if self.agrees_with_verified:
+            why += f"; it agrees with {', '.join(sorted(self.agrees_with_verified))}"
+        return why
+
     def fail(self, check: str, **repro):
         if len(self.failures) < 5:  # the first few are what a reader needs
             self.failures.append({"check": check, "impl": self.impl, "primitive": self.primitive,
                                   **{k: (v.hex() if isinstance(v, bytes) else v) for k, v in repro.items()}})
 
+    def skip(self, ka: KnownAnswer, reason: str):
+        self.checks["kat_skipped"] += 1
+        self.skipped_counts[ka.corpus] += 1
+        if len(self.skips) < 5:
+            self.skips.append({"corpus": ka.corpus, "vector": ka.where, "source": ka.source, "reason": reason})
+
     def as_row(self) -> dict:
         checks = dict(self.checks)
         checks["kat_by_corpus"] = dict(self.corpus_counts)
+        if self.skipped_counts:
+            checks["kat_skipped_by_corpus"] = dict(self.skipped_counts)
+            checks["kat_skips"] = self.skips
+        if self.unverified_because:
+            checks["unverified_because"] = self.unverified_because
         return {"impl": self.impl, "primitive": self.primitive, "status": self.status,
                 "checks": checks, "failures": self.failures}
 
@@ -90,6 +128,16 @@ def stream_chunks(p: Primitive, n: int) -> list[list[int]] | None:
     return [[1, 15, 17], [b, 2 * b] if 3 * b <= n else [b]]
 
 
+def inplace_length(p: Primitive) -> int:
+    """The message length of the in-place check, one of the round-trip lengths: three
+    blocks for whole-block modes (XTS: five), else 100 bytes (a partial block included)."""
+    if p.kind == "hash":
+        return -1
+    if p.whole_blocks:
+        return 3 * p.block_bytes if p.mode != "xts" else 5 * p.block_bytes
+    return 100
+
+
 class Verifier:
     def __init__(self, session, progress=None):
         self.s = session
@@ -97,44 +145,45 @@ class Verifier:
         self.missing_corpora: dict[str, str] = {}
 
     # ------------------------------------------------------------------ primitives of one call
-    def _encrypt(self, impl, p, key, iv, aad, data):
-        req = {"op": "encrypt", "primitive": p.name, "key": key.hex(), "input": data.hex()}
+    def _crypt(self, impl, p, op, key, iv, aad, data, **extra) -> dict:
+        req = {"op": op, "primitive": p.name, "key": key.hex(), "input": data.hex(), **extra}
         if iv:
             req["iv"] = iv.hex()
         if aad:
             req["aad"] = aad.hex()
-        r = self.s.ask(impl, req)
+        return self.s.ask(impl, req)
+
+    @staticmethod
+    def _refused(r: dict) -> str:
+        """The runner's reason for a non-ok answer; raises Unsupported for `unsupported`."""
+        if r["status"] == "unsupported":
+            raise Unsupported(r.get("message") or "unsupported")
+        return r.get("message", r["status"])
+
+    def _encrypt(self, impl, p, key, iv, aad, data):
+        r = self._crypt(impl, p, "encrypt", key, iv, aad, data)
         if r["status"] != "ok":
-            return None, r.get("message", r["status"])
+            return None, self._refused(r)
         return bytes.fromhex(r.get("output", "")), None
 
     def _decrypt(self, impl, p, key, iv, aad, data):
-        req = {"op": "decrypt", "primitive": p.name, "key": key.hex(), "input": data.hex()}
-        if iv:
-            req["iv"] = iv.hex()
-        if aad:
-            req["aad"] = aad.hex()
-        r = self.s.ask(impl, req)
+        r = self._crypt(impl, p, "decrypt", key, iv, aad, data)
         if r["status"] != "ok":
-            return None, None, r.get("message", r["status"])
+            return None, None, self._refused(r)
         if p.kind == "aead" and not r.get("authentic", False):
             return None, False, None
         return bytes.fromhex(r.get("output", "")), True, None
 
-    def _chunked(self, impl, p, op, key, iv, aad, data, chunks):
-        """(output or None, why not checked or None, error or None) for a chunked request."""
-        req = {"op": op, "primitive": p.name, "key": key.hex(), "input": data.hex(), "chunks": chunks}
-        if iv:
-            req["iv"] = iv.hex()
-        if aad:
-            req["aad"] = aad.hex()
-        r = self.s.ask(impl, req)
+    def _optional(self, impl, p, op, key, iv, aad, data, field, value, echo):
+        """(output or None, why not checked or None, error or None) for a request with an
+        optional protocol field (`chunks`, `inplace`) that a runner confirms with `echo`: true."""
+        r = self._crypt(impl, p, op, key, iv, aad, data, **{field: value})
         if r["status"] == "unsupported":
-            return None, r.get("message") or "the runner does not take chunked input", None
+            return None, r.get("message") or f"the runner does not take '{field}'", None
         if r["status"] != "ok":
             return None, None, r.get("message", r["status"])
-        if r.get("chunked") is not True:
-            return None, "the runner ignored 'chunks' (answered without \"chunked\": true)", None
+        if r.get(echo) is not True:
+            return None, f"the runner ignored '{field}' (answered without \"{echo}\": true)", None
         if p.kind == "aead" and op == "decrypt" and not r.get("authentic", False):
             return None, None, "rejected as forged"
         return bytes.fromhex(r.get("output", "")), None, None
@@ -142,81 +191,95 @@ class Verifier:
     def _hash(self, impl, p, data):
         r = self.s.ask(impl, {"op": "hash", "primitive": p.name, "input": data.hex()})
         if r["status"] != "ok":
-            return None, r.get("message", r["status"])
+            return None, self._refused(r)
         return bytes.fromhex(r.get("output", "")), None
 
     # ------------------------------------------------------------------ checks
     def kat(self, res: PairResult, p: Primitive, kas: list[KnownAnswer]):
         for ka in kas:
-            where = {"source": ka.source, "vector": ka.where, "corpus": ka.corpus}
-            if ka.expect_reject:
-                if p.kind != "aead":
-                    continue  # only an AEAD can reject; a loader never emits these for others
-                back, ok, err = self._decrypt(res.impl, p, ka.key, ka.iv, ka.aad, ka.output)
-                res.checks["kat"] += 1
-                res.checks["kat_reject"] += 1
-                if err is not None or ok or back is not None:
-                    res.fail("kat forgery accepted" if err is None else "kat forgery",
-                             key=ka.key, iv=ka.iv, aad=ka.aad, input=ka.output,
-                             expected="rejection", actual=err or back or "accepted", **where)
-                    continue
-                res.corpus_counts[ka.corpus] += 1
-                continue  # a rejection alone never vouches: rejecting everything would pass
-            elif p.kind == "hash":
-                out, err = self._hash(res.impl, p, ka.input)
-                res.checks["kat"] += 1
-                if out != ka.output:
-                    res.fail("kat", input=ka.input, expected=ka.output, actual=out or err, **where)
-                    continue
-            else:
-                out, err = self._encrypt(res.impl, p, ka.key, ka.iv, ka.aad, ka.input)
-                res.checks["kat"] += 1
-                if out != ka.output:
-                    res.fail("kat encrypt", key=ka.key, iv=ka.iv, aad=ka.aad, input=ka.input,
-                             expected=ka.output, actual=out if out is not None else err, **where)
-                    continue
-                back, ok, err = self._decrypt(res.impl, p, ka.key, ka.iv, ka.aad, ka.output)
-                if back != ka.input:
-                    res.fail("kat decrypt", key=ka.key, iv=ka.iv, aad=ka.aad, input=ka.output,
-                             expected=ka.input, actual=back if back is not None else (err or "rejected as forged"),
-                             **where)
-                    continue
+            if ka.expect_reject and p.kind != "aead":
+                continue  # only an AEAD can reject; a loader never emits these for others
+            try:
+                self._kat_one(res, p, ka)
+            except Unsupported as e:
+                res.skip(ka, str(e))
+
+    def _kat_one(self, res: PairResult, p: Primitive, ka: KnownAnswer):
+        where = {"source": ka.source, "vector": ka.where, "corpus": ka.corpus}
+        if ka.expect_reject:
+            back, ok, err = self._decrypt(res.impl, p, ka.key, ka.iv, ka.aad, ka.output)
+            res.checks["kat"] += 1
+            res.checks["kat_reject"] += 1
+            if err is not None or ok or back is not None:
+                res.fail("kat forgery accepted" if err is None else "kat forgery",
+                         key=ka.key, iv=ka.iv, aad=ka.aad, input=ka.output,
+                         expected="rejection", actual=err or back or "accepted", **where)
+                return
             res.corpus_counts[ka.corpus] += 1
-            res.vouched = True
+            return  # a rejection alone never vouches: rejecting everything would pass
+        if p.kind == "hash":
+            out, err = self._hash(res.impl, p, ka.input)
+            res.checks["kat"] += 1
+            if out != ka.output:
+                res.fail("kat", input=ka.input, expected=ka.output, actual=out or err, **where)
+                return
+        else:
+            out, err = self._encrypt(res.impl, p, ka.key, ka.iv, ka.aad, ka.input)
+            res.checks["kat"] += 1
+            if out != ka.output:
+                res.fail("kat encrypt", key=ka.key, iv=ka.iv, aad=ka.aad, input=ka.input,
+                         expected=ka.output, actual=out if out is not None else err, **where)
+                return
+            back, ok, err = self._decrypt(res.impl, p, ka.key, ka.iv, ka.aad, ka.output)
+            if back != ka.input:
+                res.fail("kat decrypt", key=ka.key, iv=ka.iv, aad=ka.aad, input=ka.output,
+                         expected=ka.input, actual=back if back is not None else (err or "rejected as forged"),
+                         **where)
+                return
+        res.corpus_counts[ka.corpus] += 1
+        res.vouched = True
 
     def roundtrip_and_collect(self, res: PairResult, p: Primitive) -> dict:
         """Round trips on deterministic inputs; returns {case: output} for the differential check."""
         outputs = {}
         for n in message_lengths(p):
-            label = f"{p.name}/{n}"
-            key, iv = det_bytes("key/" + label, p.key_bytes), det_bytes("iv/" + label, p.iv_bytes)
-            if p.mode == "xts" and key[: len(key) // 2] == key[len(key) // 2:]:
-                key = key[::-1]
-            aad = det_bytes("aad/" + label, 13) if p.kind == "aead" else b""
-            msg = det_bytes("msg/" + label, n)
-            if p.kind == "hash":
-                out, err = self._hash(res.impl, p, msg)
-                if out is None:
-                    res.fail("hash", input=msg, actual=err)
-                    continue
-                outputs[n] = (out, dict(input=msg))
-                continue
-            ct, err = self._encrypt(res.impl, p, key, iv, aad, msg)
-            if ct is None:
-                res.fail("encrypt", key=key, iv=iv, aad=aad, input=msg, actual=err)
-                continue
-            outputs[n] = (ct, dict(key=key, iv=iv, aad=aad, input=msg))
-            back, ok, err = self._decrypt(res.impl, p, key, iv, aad, ct)
-            res.checks["roundtrip"] += 1
-            if back != msg:
-                res.fail("roundtrip", key=key, iv=iv, aad=aad, input=ct, expected=msg,
-                         actual=back if back is not None else (err or "its own ciphertext rejected as forged"))
-            if p.kind == "aead":
-                self.forgery(res, p, key, iv, aad, ct)
-            chunks = stream_chunks(p, n)
-            if chunks and back == msg:
-                self.streaming(res, p, key, iv, aad, msg, ct, chunks)
+            try:
+                self._roundtrip_one(res, p, n, outputs)
+            except Unsupported as e:  # an offered primitive must take these ordinary inputs
+                res.fail("roundtrip", actual=f"unsupported: {e}", length=n)
         return outputs
+
+    def _roundtrip_one(self, res: PairResult, p: Primitive, n: int, outputs: dict):
+        label = f"{p.name}/{n}"
+        key, iv = det_bytes("key/" + label, p.key_bytes), det_bytes("iv/" + label, p.iv_bytes)
+        if p.mode == "xts" and key[: len(key) // 2] == key[len(key) // 2:]:
+            key = key[::-1]
+        aad = det_bytes("aad/" + label, 13) if p.kind == "aead" else b""
+        msg = det_bytes("msg/" + label, n)
+        if p.kind == "hash":
+            out, err = self._hash(res.impl, p, msg)
+            if out is None:
+                res.fail("hash", input=msg, actual=err)
+                return
+            outputs[n] = (out, dict(input=msg))
+            return
+        ct, err = self._encrypt(res.impl, p, key, iv, aad, msg)
+        if ct is None:
+            res.fail("encrypt", key=key, iv=iv, aad=aad, input=msg, actual=err)
+            return
+        outputs[n] = (ct, dict(key=key, iv=iv, aad=aad, input=msg))
+        back, ok, err = self._decrypt(res.impl, p, key, iv, aad, ct)
+        res.checks["roundtrip"] += 1
+        if back != msg:
+            res.fail("roundtrip", key=key, iv=iv, aad=aad, input=ct, expected=msg,
+                     actual=back if back is not None else (err or "its own ciphertext rejected as forged"))
+        if p.kind == "aead":
+            self.forgery(res, p, key, iv, aad, ct)
+        chunks = stream_chunks(p, n)
+        if chunks and back == msg:
+            self.streaming(res, p, key, iv, aad, msg, ct, chunks)
+        if n == inplace_length(p) and back == msg:
+            self.inplace(res, p, key, iv, aad, msg, ct)
 
     def streaming(self, res, p, key, iv, aad, msg, ct, tiers):
         """The same message fed in pieces (protocol field `chunks`) must give the one-call output,
@@ -235,7 +298,7 @@ class Verifier:
     def _stream_once(self, res, p, key, iv, aad, msg, ct, chunks) -> str | None:
         """None when checked (a mismatch is recorded as a failure), else why it was not."""
         for op, data, want in (("encrypt", msg, ct), ("decrypt", ct, msg)):
-            out, skipped, err = self._chunked(res.impl, p, op, key, iv, aad, data, chunks)
+            out, skipped, err = self._optional(res.impl, p, op, key, iv, aad, data, "chunks", chunks, "chunked")
             if skipped or (err and err != "rejected as forged"):
                 return skipped or f"error: {err}"
             res.checks["streaming"] += 1
@@ -245,6 +308,21 @@ class Verifier:
                          actual=out if out is not None else err)
                 return None
         return None
+
+    def inplace(self, res, p, key, iv, aad, msg, ct):
+        """The same message with the output written over the input (protocol field `inplace`)
+        must give the same output, encrypting and decrypting: the timed loops work in place, so
+        an API that breaks on aliased buffers would time something it never verified."""
+        for op, data, want in (("encrypt", msg, ct), ("decrypt", ct, msg)):
+            out, why, err = self._optional(res.impl, p, op, key, iv, aad, data, "inplace", True, "inplace")
+            if why:
+                res.checks["inplace_not_checked"] = why
+                return
+            res.checks["inplace"] += 1
+            if out != want:
+                res.fail(f"inplace {op} (output written over the input)", key=key, iv=iv, aad=aad,
+                         input=data, expected=want, actual=out if out is not None else err)
+                return
 
     def forgery(self, res, p, key, iv, aad, ct):
         cases = [("tag", ct[:-1] + bytes([ct[-1] ^ 0x01]), aad)]
@@ -298,11 +376,10 @@ class Verifier:
                     inputs = o[case][1]
             if len(groups) == 1:
                 for impls in groups.values():
+                    verified = {i for i in impls if by_impl[i].vouched and not by_impl[i].failures}
                     for i in impls:
                         by_impl[i].checks["differential"] += 1
-                    if any(by_impl[i].vouched and not by_impl[i].failures for i in impls) and len(impls) > 1:
-                        for i in impls:
-                            by_impl[i].vouched = True
+                        by_impl[i].agrees_with_verified |= verified - {i}
                 continue
             # Disagreement: the group containing a KAT-verified implementation is right; else the largest.
             def rank(item):

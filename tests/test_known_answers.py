@@ -21,6 +21,8 @@ def test_vector_files_cover_every_aes_mode_and_the_named_documents():
 def test_openssl_known_answer(native_session, ka):
     s = native_session
     p = s.reg[ka.primitive]
+    if ka.primitive not in s.impls["openssl"].primitives:
+        pytest.skip(f"OpenSSL does not offer {ka.primitive}; the next test covers whoever does")
     if p.kind == "hash":
         assert ops.digest(s, "openssl", p, ka.input) == ka.output
         return

@@ -1,7 +1,13 @@
 """The gate catches deliberately wrong implementations and names the fault."""
 import json
+import re
+from collections import defaultdict
 
 from conftest import faulty
+
+from cipherbench.registry import load
+from cipherbench.vectors import KnownAnswer
+from cipherbench.verify import PairResult, Verifier
 
 
 def verify_json(cb, mode, *extra):
@@ -18,14 +24,23 @@ def status(data, impl, prim):
 def test_wrong_cbc_chaining_fails_exactly_cbc_with_a_reproduction(cb):
     r, data = verify_json(cb, "cbc-chain")
     assert r.returncode == 1
-    cbc = status(data, "faulty", "aes-128-cbc")
-    assert cbc["status"] == "failed"
-    f = cbc["failures"][0]
-    assert f["check"].startswith("kat") or f["check"] == "differential"
-    assert f["key"] and f["input"] and f["expected"] != f["actual"]
-    assert status(data, "faulty", "aes-128-ctr")["status"] == "passed"
-    assert status(data, "faulty", "aes-128-gcm")["status"] == "passed"
-    assert status(data, "openssl", "aes-128-cbc")["status"] == "passed"
+    # Exactly one pair fails: the faulty runner's CBC; its CTR and GCM, and OpenSSL, pass.
+    assert {(x["impl"], x["primitive"]): x["status"] for x in data["results"]} == {
+        ("faulty", "aes-128-cbc"): "failed", ("faulty", "aes-128-ctr"): "passed",
+        ("faulty", "aes-128-gcm"): "passed", ("openssl", "aes-128-cbc"): "passed",
+        ("openssl", "aes-128-ctr"): "passed", ("openssl", "aes-128-gcm"): "passed"}
+    assert data["summary"]["failed"] == 1
+    # SP 800-38A F.2.1 (vectors/aes-sp800-38a.vec) has four blocks: chaining the plaintext
+    # changes blocks 2-4, so a known answer is what fails first.
+    f = status(data, "faulty", "aes-128-cbc")["failures"][0]
+    assert f["check"] == "kat encrypt"
+    for k in ("key", "iv", "input", "expected", "actual"):
+        assert re.fullmatch("[0-9a-f]+", f[k]), (k, f[k])
+    assert f["expected"][:32] == f["actual"][:32] and f["expected"] != f["actual"]
+    # The reproduction reproduces: OpenSSL gives `expected`, the faulty runner `actual`.
+    args = ["aes-128-cbc", "--key", f["key"], "--iv", f["iv"], "--in", f["input"]]
+    assert cb("encrypt", "openssl", *args).stdout.strip() == f["expected"]
+    assert cb("--runner", faulty("cbc-chain"), "encrypt", "faulty", *args).stdout.strip() == f["actual"]
 
 
 def test_gcm_accepting_any_tag_is_caught_as_forgery(cb):
@@ -50,3 +65,96 @@ def test_correct_runner_passes_and_counts_vectors(cb):
     cbc = status(data, "faulty", "aes-128-cbc")
     assert cbc["checks"]["kat_by_corpus"]["cipherbench"] == 1  # vectors/aes-sp800-38a.vec: F.2.1
     assert cbc["checks"]["differential"] > 0 and cbc["checks"]["roundtrip"] > 0
+    # The faulty runner passes 'inplace' on to the engine, which honours it: 3 blocks, both ways.
+    assert cbc["checks"]["inplace"] == 2 and "inplace_not_checked" not in cbc["checks"]
+
+
+def test_an_unsupported_known_answer_is_a_skip_with_its_reason_not_a_failure(cb):
+    r, data = verify_json(cb, "zero-key-unsupported")
+    assert r.returncode == 0, r.stdout[-2000:]
+    gcm = status(data, "faulty", "aes-128-gcm")
+    # McGrew and Viega test cases 1 and 2 (vectors/aes-gcm.vec) have the all-zero key.
+    assert gcm["status"] == "passed" and not gcm["failures"]
+    assert gcm["checks"]["kat_skipped_by_corpus"]["cipherbench"] == 2
+    assert gcm["checks"]["kat_by_corpus"]["cipherbench"] == 2  # test cases 3 and 4
+    skip = gcm["checks"]["kat_skips"][0]
+    assert skip["reason"] == "this implementation refuses an all-zero key"
+    assert skip["vector"] and skip["corpus"]
+    ssl = status(data, "openssl", "aes-128-gcm")["checks"]
+    assert gcm["checks"]["kat"] + gcm["checks"]["kat_skipped"] == ssl["kat"]
+    assert data["summary"]["known_answers_by_corpus"]["cipherbench"]["skipped"] >= 2
+
+
+class FakeRunner:
+    """Answers every request with `reply`, or with `answer(req)` when given."""
+    def __init__(self, reply=None, answer=None):
+        self.reply, self.answer, self.asked = reply, answer, defaultdict(int)
+
+    def ask(self, impl, req):
+        self.asked[req["op"]] += 1
+        return self.answer(req) if self.answer else dict(self.reply)
+
+
+def test_a_pair_whose_every_known_answer_was_skipped_is_unverified():
+    p = load()["des-56-ecb"]
+    # FIPS 81 appendix B, table B1 (ECB, first block). The fake runner refuses every request,
+    # as Mono's DES refuses weak keys.
+    ka = KnownAnswer(p.name, bytes.fromhex("4e6f772069732074"), bytes.fromhex("3fa40e8a984d4815"),
+                     bytes.fromhex("0123456789abcdef"), corpus="cavp", where="x:1")
+    res = PairResult("refuser", p.name)
+    Verifier(FakeRunner({"status": "unsupported", "message": "weak key refused"})).kat(res, p, [ka, ka])
+    assert res.status == "unverified" and not res.failures
+    row = res.as_row()
+    assert row["checks"]["kat_skipped_by_corpus"] == {"cavp": 2}
+    assert row["checks"]["kat_skips"][0]["reason"] == "weak key refused"
+    assert "skipped" in row["checks"]["unverified_because"]
+    # Agreeing with verified implementations does not make it 'passed'.
+    res.agrees_with_verified.add("openssl")
+    assert res.status == "unverified" and "openssl" in res.as_row()["checks"]["unverified_because"]
+    # One known answer of its own that passes does.
+    res = PairResult("ok", p.name)
+    Verifier(FakeRunner(answer=lambda req: {"status": "ok", "output": (
+        ka.output if req["op"] == "encrypt" else ka.input).hex()})).kat(res, p, [ka])
+    assert res.status == "passed" and res.corpus_counts == {"cavp": 1}
+
+
+def test_inplace_is_checked_only_where_the_runner_confirms_it():
+    p = load()["aes-128-ctr"]
+    msg, ct = bytes(100), bytes(range(100))
+
+    def answering(echo, wrong=False):
+        def answer(req):
+            out = ct if req["op"] == "encrypt" else msg
+            r = {"status": "ok", "output": (out[::-1] if wrong and req.get("inplace") else out).hex()}
+            if echo and req.get("inplace"):
+                r["inplace"] = True
+            return r
+        return answer
+
+    for runner, noted in ((FakeRunner(answer=answering(False)), "ignored 'inplace'"),
+                          (FakeRunner({"status": "unsupported", "message": "no in-place API"}), "no in-place API")):
+        res = PairResult("old", p.name)
+        Verifier(runner).inplace(res, p, bytes(16), bytes(16), b"", msg, ct)
+        assert noted in res.checks["inplace_not_checked"] and res.checks["inplace"] == 0 and not res.failures
+    res = PairResult("good", p.name)
+    Verifier(FakeRunner(answer=answering(True))).inplace(res, p, bytes(16), bytes(16), b"", msg, ct)
+    assert res.checks["inplace"] == 2 and not res.failures
+    res = PairResult("aliasing-bug", p.name)
+    Verifier(FakeRunner(answer=answering(True, wrong=True))).inplace(res, p, bytes(16), bytes(16), b"", msg, ct)
+    assert res.failures[0]["check"].startswith("inplace encrypt") and res.failures[0]["expected"] == ct.hex()
+
+
+def test_engine_inplace_gives_the_separate_buffer_output(native_session):
+    s = native_session
+    # NIST SP 800-38A F.5.1, first 20 bytes (a partial block), and GCM paper test case 2.
+    ctr = {"op": "encrypt", "primitive": "aes-128-ctr", "key": "2b7e151628aed2a6abf7158809cf4f3c",
+           "iv": "f0f1f2f3f4f5f6f7f8f9fafbfcfdfeff", "input": "6bc1bee22e409f96e93d7e117393172aae2d8a57"}
+    r = s.ask("openssl", dict(ctr, inplace=True))
+    assert r["output"] == "874d6191b620e3261bef6864990db6ce9806f66b" and r["inplace"] is True
+    assert "inplace" not in s.ask("openssl", ctr)
+    gcm = {"op": "decrypt", "primitive": "aes-128-gcm", "key": "00" * 16, "iv": "00" * 12,
+           "input": "0388dace60b6a392f328c2b971b2fe78ab6e47d42cec13bdf53a67b21257bddf", "inplace": True}
+    r = s.ask("openssl", gcm)
+    assert r["authentic"] is True and r["output"] == "00" * 16
+    bad = s.ask("openssl", dict(ctr, inplace="yes"))
+    assert bad["status"] == "error" and "inplace" in bad["message"]

@@ -294,6 +294,10 @@ private:
         } else if (n) {
             parts.push_back(n);
         }
+        // Optional "inplace": the library writes its output over the input buffer.
+        const bool inplace = req.contains("inplace") && !req["inplace"].is_null();
+        if (inplace && !req["inplace"].is_boolean()) throw Fail("field 'inplace' must be true or false");
+        const bool over = inplace && req["inplace"].get<bool>();
         auto c = t.impl->adapter->cipher(p, enc ? Direction::Encrypt : Direction::Decrypt);
         if (parts.size() > 1 && !c->streams())
             throw Unsupported(std::string(p.name) + " is one call per message in this implementation: "
@@ -310,16 +314,19 @@ private:
         c->set_key(key.data(), key.size());
         c->start(iv.data(), iv.size());
         if (p.kind == Kind::Aead && !aad.empty()) c->aad(aad.data(), aad.size());
-        std::vector<uint8_t> out(n);
+        std::vector<uint8_t> out(over ? 0 : n);
+        uint8_t* dst = over ? in.data() : out.data();
         size_t at = 0;
         for (size_t len : parts) {
-            c->update(in.data() + at, out.data() + at, len);
+            c->update(in.data() + at, dst + at, len);
             at += len;
         }
         bool ok = c->finish(tag.data());
+        if (over) { in.resize(n); out.swap(in); }
         json r = {{"status", "ok"}};
         if (chunked) r["chunked"] = true;
         if (rounds) r["rounds"] = rounds;
+        if (over) r["inplace"] = true;
         if (p.kind == Kind::Aead && !enc) {
             r["authentic"] = ok;
             if (ok) r["output"] = hex(out.data(), n);

@@ -352,6 +352,8 @@ class Runner {
         Prim p; Entry e;
         Target(req, out p, out e);
         if (p.Kind == "hash") throw new Fail(p.Name + " is a hash: use op 'hash'");
+        J inplace = req["inplace"];
+        if (inplace != null && inplace.Kind == 'b' && inplace.Bool) throw new Unsupported("this runner does not offer in-place operation ('inplace')");
         byte[] key = Unhex(req, "key"), iv = Unhex(req, "iv"), aad = Unhex(req, "aad"), input = Unhex(req, "input", true);
         CheckLengths(p, key, iv, aad);
         CheckInput(p, input.Length);

@@ -263,6 +263,9 @@ func crypt(req request, enc bool) (map[string]any, error) {
 	if p.Kind == "hash" {
 		return nil, fail("%s is a hash: use op 'hash'", p.Name)
 	}
+	if req["inplace"] == true {
+		return nil, unsupported("this runner does not offer in-place operation ('inplace')")
+	}
 	key, err := req.hex("key", false)
 	if err != nil {
 		return nil, err

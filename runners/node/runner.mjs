@@ -253,6 +253,7 @@ async function crypt(req, enc) {
   const { e, web } = target(req);
   const p = e.prim;
   if (p.kind === 'hash') throw new Fail(`${p.name} is a hash: use op 'hash'`);
+  if (req.inplace === true) throw new Unsupported("this runner does not offer in-place operation ('inplace')");
   const key = unhex(req, 'key'); const iv = unhex(req, 'iv'); const aad = unhex(req, 'aad');
   let data = unhex(req, 'input', true);
   checkLengths(p, key, iv, aad);

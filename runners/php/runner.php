@@ -345,6 +345,13 @@ class McryptImpl extends Impl {
                           ?array $parts = null) {
         if ($in === '') return $enc ? ['', ''] : '';  // mcrypt_generic refuses empty strings; nothing to do
         $td = $this->td($p);
+        // libmcrypt 2.5.8's ncfb loses its place when a call continues after a partial block
+        // (README, "chunks"): refuse such pieces rather than answer a wrong output.
+        if ($parts !== null && $this->lib[$p['name']][1] === 'ncfb') {
+            foreach (array_slice($parts, 0, -1) as $len) if ($len % $p['block_bytes'])
+                throw new Unsup("libmcrypt ncfb (full-block CFB) cannot continue a message after a partial block "
+                                . "(library bug); pieces must be whole blocks");
+        }
         mcrypt_generic_init($td, self::key($p, $key), $this->ivFor($td, $iv));
         $out = '';
         $at = 0;
@@ -614,6 +621,7 @@ final class Runner {
     private function crypt(object $req, bool $enc): array {
         [$im, $p] = $this->target($req);
         if ($p['kind'] === 'hash') throw new Fail("$p[name] is a hash: use op 'hash'");
+        if (($req->inplace ?? null) === true) throw new Unsup("this runner does not offer in-place operation ('inplace')");
         $key = unhex($req, 'key'); $iv = unhex($req, 'iv'); $aad = unhex($req, 'aad');
         $in = unhex($req, 'input', true);
         self::checkLengths($p, $key, $iv, $aad);

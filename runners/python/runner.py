@@ -612,6 +612,8 @@ def crypt(req, enc):
     p = e.prim
     if p.kind == "hash":
         raise Fail(f"{p.name} is a hash: use op 'hash'")
+    if req.get("inplace") is True:
+        raise Unsupported("this runner does not offer in-place operation ('inplace')")
     key, iv, aad, data = unhex(req, "key"), unhex(req, "iv"), unhex(req, "aad"), unhex(req, "input", True)
     check_lengths(p, key, iv, aad)
     if p.kind == "aead":

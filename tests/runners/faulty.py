@@ -12,6 +12,8 @@ except where MODE breaks it:
   crash       exits while answering the first encrypt
   hang        never answers the first encrypt
   garbage     answers the first encrypt with a line that is not JSON
+  zero-key-unsupported  answers `unsupported` to any request with an all-zero key, as Mono
+              refuses DES weak keys (not wrong: verify must skip those known answers)
   correct     nothing broken
 """
 import json
@@ -69,6 +71,9 @@ def answer(req):
         if MODE == "garbage":
             return "this is not json"
         prim = req.get("primitive")
+        key = req.get("key", "")
+        if MODE == "zero-key-unsupported" and key and set(key) == {"0"}:
+            return {"status": "unsupported", "message": "this implementation refuses an all-zero key"}
         if MODE == "cbc-chain" and prim == "aes-128-cbc":
             return wrong_cbc(req, op == "encrypt")
         r = engine(dict(req, impl="openssl"))

@@ -286,6 +286,9 @@ impl Runner {
         if p.kind == "hash" {
             return fail(format!("{} is a hash: use op 'hash'", p.name));
         }
+        if req.get("inplace") == Some(&Value::Bool(true)) {
+            return Err(Ans::Unsupported("this runner does not offer in-place operation ('inplace')".into()));
+        }
         let (key, iv, aad) = (unhex(req, "key", false)?, unhex(req, "iv", false)?, unhex(req, "aad", false)?);
         let mut data = unhex(req, "input", true)?;
         check_lengths(p, &key, &iv, &aad)?;

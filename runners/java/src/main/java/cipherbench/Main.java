@@ -255,6 +255,7 @@ public final class Main {
         Target t = target(req);
         Prim p = t.p;
         if (p.kind.equals("hash")) throw new Fail(p.name + " is a hash: use op 'hash'");
+        if (Boolean.TRUE.equals(req.get("inplace"))) throw new Unsupported("this runner does not offer in-place operation ('inplace')");
         byte[] key = unhex(req, "key", false), iv = unhex(req, "iv", false), aad = unhex(req, "aad", false),
                 in = unhex(req, "input", true);
         checkLengths(p, key, iv, aad);
