@@ -20,7 +20,7 @@ from cipherbench.context import machine_context
 from cipherbench.errors import CipherbenchError, UsageError
 from cipherbench.measure import CoreClock, Measurer, Point, figures, measure_core_ghz, settle
 from cipherbench.runner import REPO
-from cipherbench.session import Session
+from cipherbench.session import Session, primitive_named
 from cipherbench.store import Store, default_url, describe
 from cipherbench.verify import Verifier
 
@@ -75,6 +75,7 @@ def list_cmd(c: Ctx, as_json, primitives):
         out.print(t)
         return
     with c.session(pin=False) as s:
+        s.start_all()
         where = describe(c.db or default_url())
         if as_json:
             click.echo(json.dumps({
@@ -101,10 +102,7 @@ def _crypt(c: Ctx, impl, primitive, key, iv, aad, data, decrypt):
     v = ops.parse_hex("--iv", iv)
     a = ops.parse_hex("--aad", aad)
     d = ops.parse_hex("--in", data)
-    p = registry.load().get(primitive)
-    if p is None:
-        with c.session(pin=False) as s:
-            s.primitive(primitive)  # raises a UsageError with suggestions
+    p = primitive_named(registry.load(), primitive)
     ops.check_request(p, k, v, a, d, decrypt)
     with c.session(pin=False) as s:
         s.implementation(impl)

@@ -44,6 +44,7 @@ def test_run_measures_verifies_and_keeps_raw_samples(cb, db):
     assert n_raw == 4  # one warm-up batch + three timed ones
     ctx = run["context"]
     assert ctx["cpu"]["model"] and ctx["runners"]["native"]["runtime"]
+    assert set(ctx["runners"]) == {"native"}  # only native implementations were named: no other runner ran
 
 
 def test_show_prints_the_latest_run(cb):
