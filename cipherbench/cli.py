@@ -242,6 +242,16 @@ def parse_sizes(text: str) -> list[int]:
     return sizes
 
 
+def whole_block_sizes(p: registry.Primitive, sizes: list[int]) -> list[int]:
+    """The sizes a primitive is timed at. Modes that take whole blocks (ECB, CBC, XTS) get
+    the largest whole number of blocks not above each size, so a 24-byte-block Rijndael is
+    timed at 16,368 bytes for 16 KiB instead of not at all; a size below one block is left out."""
+    if not p.whole_blocks:
+        return list(sizes)
+    out = [s - s % p.block_bytes for s in sizes]
+    return list(dict.fromkeys(s for s in out if s > 0))
+
+
 def plan_points(s: Session, preset: dict, impls, primitives, sizes, operations, workloads):
     prims = list(primitives) or list(preset.get("primitives", []))
     want_impls = list(impls) or list(preset.get("implementations", []))
@@ -258,9 +268,7 @@ def plan_points(s: Session, preset: dict, impls, primitives, sizes, operations, 
             for wl in workloads:
                 if p.kind == "hash" and wl == "rekey":
                     continue
-                for size in ([0] if op.startswith("keysetup") else sizes):
-                    if p.whole_blocks and size % p.block_bytes:
-                        continue
+                for size in ([0] if op.startswith("keysetup") else whole_block_sizes(p, sizes)):
                     points.append(Point(im.name, p, op, wl, size, provider=im.primitives.get(p.name, "")))
     # The harness's own cost, measured the same way, next to everything else.
     for im in s.impls.values():
