@@ -20,7 +20,7 @@ from cipherbench.context import machine_context
 from cipherbench.errors import CipherbenchError, UsageError
 from cipherbench.measure import CoreClock, Measurer, Point, figures, measure_core_ghz, settle
 from cipherbench.runner import REPO
-from cipherbench.session import Session
+from cipherbench.session import Session, primitive_named
 from cipherbench.store import Store, default_url, describe
 from cipherbench.verify import Verifier
 
@@ -75,6 +75,7 @@ def list_cmd(c: Ctx, as_json, primitives):
         out.print(t)
         return
     with c.session(pin=False) as s:
+        s.start_all()
         where = describe(c.db or default_url())
         if as_json:
             click.echo(json.dumps({
@@ -101,10 +102,7 @@ def _crypt(c: Ctx, impl, primitive, key, iv, aad, data, decrypt):
     v = ops.parse_hex("--iv", iv)
     a = ops.parse_hex("--aad", aad)
     d = ops.parse_hex("--in", data)
-    p = registry.load().get(primitive)
-    if p is None:
-        with c.session(pin=False) as s:
-            s.primitive(primitive)  # raises a UsageError with suggestions
+    p = primitive_named(registry.load(), primitive)
     ops.check_request(p, k, v, a, d, decrypt)
     with c.session(pin=False) as s:
         s.implementation(impl)
@@ -275,6 +273,16 @@ def parse_sizes(text: str) -> list[int]:
     return sizes
 
 
+def whole_block_sizes(p: registry.Primitive, sizes: list[int]) -> list[int]:
+    """The sizes a primitive is timed at. Modes that take whole blocks (ECB, CBC, XTS) get
+    the largest whole number of blocks not above each size, so a 24-byte-block Rijndael is
+    timed at 16,368 bytes for 16 KiB instead of not at all; a size below one block is left out."""
+    if not p.whole_blocks:
+        return list(sizes)
+    out = [s - s % p.block_bytes for s in sizes]
+    return list(dict.fromkeys(s for s in out if s > 0))
+
+
 def plan_points(s: Session, preset: dict, impls, primitives, sizes, operations, workloads):
     prims = list(primitives) or list(preset.get("primitives", []))
     want_impls = list(impls) or list(preset.get("implementations", []))
@@ -291,9 +299,7 @@ def plan_points(s: Session, preset: dict, impls, primitives, sizes, operations, 
             for wl in workloads:
                 if p.kind == "hash" and wl == "rekey":
                     continue
-                for size in ([0] if op.startswith("keysetup") else sizes):
-                    if p.whole_blocks and size % p.block_bytes:
-                        continue
+                for size in ([0] if op.startswith("keysetup") else whole_block_sizes(p, sizes)):
                     points.append(Point(im.name, p, op, wl, size, provider=im.primitives.get(p.name, "")))
     # The harness's own cost, measured the same way, next to everything else.
     for im in s.impls.values():

@@ -28,22 +28,50 @@ def measuring_cpu() -> int | None:
 
 
 class Session:
+    """The runners of one command and their implementations.
+
+    Runners start in a fixed order: the native engine, then every ``--runner``
+    (what the user asked for on this command line), then the language runners
+    under runners/. The first two start with the session; each language runner
+    starts only when the command needs it: when a name is asked for that the
+    runners started so far do not offer (one runner at a time, in order), or
+    when the command wants everything (``start_all``: ``list``, and ``verify``
+    or ``run`` without ``--impl``). The started runners are always a prefix of
+    that order, so an implementation name that two runners offer belongs to the
+    earlier one, and the later one's is prefixed with its runner's name
+    (``rust:openssl``), however many runners a command started."""
+
     def __init__(self, extra_runners: tuple[str, ...] = (), builtin: bool = True,
                  only_runners: set[str] | None = None, pin: bool = True):
         self.reg = registry.load()
         self.cpu = measuring_cpu() if pin else None
-        specs = builtin_runners() if builtin else []
-        specs += [external_runner(c) for c in extra_runners]
+        builtins = builtin_runners() if builtin else []  # native first
+        specs = builtins[:1] + [external_runner(c) for c in extra_runners] + builtins[1:]
         if only_runners is not None:
             specs = [s for s in specs if s.name in only_runners or not s.builtin]
         self.runners: list[RunnerInfo] = [RunnerInfo(s) for s in specs]
-        self.impls: dict[str, Implementation] = {}
+        self.impls: dict[str, Implementation] = {}  # of the runners started so far
         self._proc_of: dict[str, RunnerProcess] = {}
-        self._start()
+        self._started = 0  # self.runners[:_started] have been started
+        # the native engine and the --runner ones: the prefix of the order that starts at once
+        self._start_upto(sum(1 for s in specs if not s.builtin or s.name == "native"))
 
     # ------------------------------------------------------------------ start-up
-    def _start(self):
-        for r in self.runners:
+    def start_all(self):
+        """Start every runner not started yet: for commands about everything."""
+        self._start_upto(len(self.runners))
+
+    def _start_next(self) -> bool:
+        """Start the next runner in order; False when none is left."""
+        if self._started >= len(self.runners):
+            return False
+        self._start_upto(self._started + 1)
+        return True
+
+    def _start_upto(self, end: int):
+        batch = self.runners[self._started:end]
+        self._started = max(self._started, end)
+        for r in batch:
             if r.spec.unavailable:
                 r.problem = r.spec.unavailable
                 continue
@@ -51,7 +79,7 @@ class Session:
                 r.process = RunnerProcess(r.spec, cpu=self.cpu)
             except RunnerError as e:
                 r.problem = str(e)
-        for r in self.runners:  # all started first, then greeted: start-up costs overlap
+        for r in batch:  # all started first, then greeted in order: start-up costs overlap
             if r.process is None:
                 continue
             try:
@@ -108,14 +136,12 @@ class Session:
 
     # ------------------------------------------------------------------ lookups
     def primitive(self, name: str) -> registry.Primitive:
-        p = self.reg.get(name)
-        if p is None:
-            close = [n for n in self.reg.names() if n.startswith(name.split("-")[0])][:6]
-            hint = f"; similar: {', '.join(close)}" if close else "; 'cipherbench list --primitives' shows all"
-            raise UsageError(f"unknown primitive '{name}'{hint}")
-        return p
+        return primitive_named(self.reg, name)
 
     def implementation(self, name: str) -> Implementation:
+        """The implementation of that name, starting runners in order until one offers it."""
+        while name not in self.impls and self._start_next():
+            pass
         im = self.impls.get(name)
         if im is None:
             known = ", ".join(sorted(self.impls)) or "none (is the engine built? run 'make')"
@@ -125,9 +151,12 @@ class Session:
         return im
 
     def pairs(self, impls=(), primitives=()) -> list[tuple[Implementation, registry.Primitive]]:
-        """Every (implementation, primitive) offered, filtered; names are checked."""
+        """Every (implementation, primitive) offered, filtered; names are checked. Without
+        an implementation filter every runner is started."""
         for n in impls:
             self.implementation(n)
+        if not impls:
+            self.start_all()
         for n in primitives:
             self.primitive(n)
         out = []
@@ -152,7 +181,17 @@ class Session:
         return self._proc_of[impl]
 
     def native(self) -> RunnerProcess | None:
-        for r in self.runners:
-            if r.spec.name == "native" and r.process:
+        for r in self.runners[:self._started]:  # the native engine, when there is one, is first
+            if r.spec.name == "native" and r.spec.builtin and r.process:
                 return r.process
         return None
+
+
+def primitive_named(reg: registry.Registry, name: str) -> registry.Primitive:
+    """The registry's primitive of that name, or a UsageError with similar names."""
+    p = reg.get(name)
+    if p is None:
+        close = [n for n in reg.names() if n.startswith(name.split("-")[0])][:6]
+        hint = f"; similar: {', '.join(close)}" if close else "; 'cipherbench list --primitives' shows all"
+        raise UsageError(f"unknown primitive '{name}'{hint}")
+    return p

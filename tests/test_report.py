@@ -278,3 +278,18 @@ def test_published_quantities_are_computed_from_the_stored_measurements(stored):
     # not measured stays empty rather than being extrapolated
     assert now_value(run, "openssl", "aes-128-cbc", {"quantity": "seconds", "calls": 50, "size": 1048576,
                                                       "operation": "encrypt", "workload": "rekey"}) == (None, [])
+
+
+def test_a_published_ratio_keeps_three_significant_digits_however_small():
+    """A cipher 600 times slower than another is 0.00167x, not 0.00x."""
+    from cipherbench.report.data import Run
+    from cipherbench.report.experiments import _ratio_text
+
+    def m(prim, mb):
+        return {"impl": "x", "primitive": prim, "operation": "encrypt", "workload": "bulk", "size": 1 << 20,
+                "mb_per_s": mb, "ns_per_call": (1 << 20) / mb * 1e3, "error": None}
+    run = Run(1, {}, {}, [], [{"impl": "x", "primitive": p, "status": "passed"}
+                              for p in ("twofish-256-cbc", "aes-128-cbc")],
+              [m("twofish-256-cbc", 1.0), m("aes-128-cbc", 600.0)])
+    assert _ratio_text(run, "twofish-256-cbc", "aes-128-cbc") == \
+        "x: twofish-256-cbc runs at 0.00167× the speed of aes-128-cbc (1 MiB)"

@@ -44,6 +44,7 @@ def test_run_measures_verifies_and_keeps_raw_samples(cb, db):
     assert n_raw == 4  # one warm-up batch + three timed ones
     ctx = run["context"]
     assert ctx["cpu"]["model"] and ctx["runners"]["native"]["runtime"]
+    assert set(ctx["runners"]) == {"native"}  # only native implementations were named: no other runner ran
 
 
 def test_show_prints_the_latest_run(cb):
@@ -63,3 +64,14 @@ def test_a_bad_db_url_is_one_line_and_loses_nothing(cb, db):
     assert r.returncode == 0  # a broken extra runner does not stop the others
     con = sqlite3.connect(db[len("sqlite:///"):])
     assert con.execute("select count(*) from runs where status = 'complete'").fetchone()[0] == 2
+
+
+def test_whole_block_modes_are_timed_at_the_largest_whole_number_of_blocks(cb):
+    """A 24-byte-block Rijndael has no whole-block message of 1000 or 1024 bytes: it is timed
+    at 984 (41 blocks) and 1008 (42 blocks); 16 bytes is below one block and left out."""
+    r = cb("run", "--impl", "reference", "--primitive", "rijndael192-128-ecb", "--primitive", "aes-128-ecb",
+           "--sizes", "16,1000,1024", "--batch-ms", "1", "--batches", "2", "--json")
+    assert r.returncode == 0, r.stderr
+    sizes = {(m["primitive"], m["size"]) for m in json.loads(r.stdout)["measurements"] if not m["error"]}
+    assert sizes == {("rijndael192-128-ecb", 984), ("rijndael192-128-ecb", 1008),
+                     ("aes-128-ecb", 16), ("aes-128-ecb", 992), ("aes-128-ecb", 1024)}

@@ -187,7 +187,7 @@ def _ratio_text(run: Run, a: str, b: str) -> str:
         s = max(common)
         x = next(m for m in ma if m["size"] == s)["mb_per_s"] / next(m for m in mb if m["size"] == s)["mb_per_s"]
         sts = {run.verification(impl, a), run.verification(impl, b)} - {"passed"}
-        parts.append(f"{impl}: {a} runs at {x:.2f}× the speed of {b} ({size_label(s)})"
+        parts.append(f"{impl}: {a} runs at {x:.3g}× the speed of {b} ({size_label(s)})"
                      + (f" [{', '.join(sorted(STATUS_TEXT.get(t, t) for t in sts))}]" if sts else ""))
     return "; ".join(parts) if parts else f"not measured in this run (needs {a} and {b}, bulk encryption)"
 

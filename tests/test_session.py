@@ -1,0 +1,56 @@
+"""A command starts only the runners it needs, and names implementations as if all had started."""
+import pytest
+
+from cipherbench.errors import UsageError
+from cipherbench.runner import builtin_runners
+from cipherbench.session import Session
+from conftest import faulty
+
+BUILT = [s.name for s in builtin_runners() if not s.unavailable]
+
+
+def started(s: Session) -> list[str]:
+    return [r.spec.name for r in s.runners if r.hello]
+
+
+def test_a_session_starts_the_native_engine_and_the_given_runners_only():
+    with Session((faulty("correct"),), pin=False) as s:
+        assert started(s) == ["native", "faulty"]
+        assert s.implementation("openssl").runner == "native"
+        assert s.implementation("faulty").runner == "faulty"
+        assert {im.runner for im, _ in s.pairs(("openssl", "faulty"), ("aes-128-cbc",))} == {"native", "faulty"}
+        assert started(s) == ["native", "faulty"]
+
+
+@pytest.mark.skipif("csharp" not in BUILT, reason="the C# runner is not built")
+def test_naming_an_implementation_starts_runners_in_order_up_to_its_own():
+    order = [s.name for s in builtin_runners()]
+    with Session(pin=False) as s:
+        assert s.implementation("mono").runner == "csharp"
+        assert started(s) == [n for n in order[: order.index("csharp") + 1] if n in BUILT]
+
+
+def test_an_unknown_name_starts_everything_and_lists_what_exists():
+    with Session(pin=False) as s:
+        with pytest.raises(UsageError) as e:
+            s.implementation("nosuchlib")
+        assert started(s) == BUILT
+        assert "available: " in str(e.value) and "openssl" in str(e.value)
+
+
+def test_without_an_implementation_filter_every_runner_starts():
+    with Session(pin=False) as s:
+        runners = {im.runner for im, _ in s.pairs((), ("sha-256",))}
+    assert started(s) == BUILT
+    # every built runner offers SHA-256 through at least one implementation
+    assert runners == set(BUILT)
+
+
+def test_a_clashing_name_belongs_to_the_earlier_runner():
+    """Two runners announcing "faulty": the first keeps the name, the second's is prefixed."""
+    ctr = {"op": "encrypt", "primitive": "aes-128-ctr", "key": "00" * 16, "iv": "00" * 16, "input": "00" * 16}
+    with Session((faulty("correct"), faulty("ctr-swap")), pin=False) as s:
+        assert started(s) == ["native", "faulty", "faulty"]
+        want = s.ask("openssl", ctr)["output"]
+        assert s.ask("faulty", ctr)["output"] == want
+        assert s.ask("faulty:faulty", ctr)["output"] != want
