@@ -630,6 +630,7 @@ final class Runner {
     private function crypt(object $req, bool $enc): array {
         [$im, $p] = $this->target($req);
         if ($p['kind'] === 'hash') throw new Fail("$p[name] is a hash: use op 'hash'");
+        if (($req->inplace ?? null) === true) throw new Unsup("this runner does not offer in-place operation ('inplace')");
         $key = unhex($req, 'key'); $iv = unhex($req, 'iv'); $aad = unhex($req, 'aad');
         $in = unhex($req, 'input', true);
         self::checkLengths($p, $key, $iv, $aad);
