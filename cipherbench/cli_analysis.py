@@ -70,6 +70,15 @@ def _verdict(ok) -> str:
     return "not measurable" if ok is None else ("[green]consistent[/]" if ok else "[red]departs[/]")
 
 
+def _offered_ecb(s, impl: str, primitive: str):
+    """The ECB primitive named (or implied) by `primitive`, checked to be offered by `impl`."""
+    p = dif.ecb_primitive(s, primitive)
+    s.implementation(impl)
+    if p.name not in s.impls[impl].primitives:
+        raise UsageError(f"{impl} does not offer {p.name}")
+    return p
+
+
 @cli.command("diffusion")
 @click.argument("primitive")
 @click.option("--impl", default="reference", show_default=True,
@@ -85,10 +94,7 @@ def diffusion_cmd(c: Ctx, primitive, impl, rounds_text, keys, blocks, seed, as_j
     rounds = parse_rounds(rounds_text)
     sampling = dif.Sampling(keys, blocks, seed)
     with c.session(pin=False) as s:
-        p = dif.ecb_primitive(s, primitive)
-        s.implementation(impl)
-        if p.name not in s.impls[impl].primitives:
-            raise UsageError(f"{impl} does not offer {p.name}")
+        p = _offered_ecb(s, impl, primitive)
         rows = dif.profile(s, impl, p, sampling, rounds=rounds, progress=_note if err.is_terminal else None)
     sm = dif.summary(rows)
     if as_json:
@@ -120,10 +126,7 @@ def avalanche_cmd(c: Ctx, impl, primitive, keys, blocks, seed, as_json):
     avalanche criterion and the bit independence criterion (Webster and Tavares, CRYPTO '85)."""
     sampling = dif.Sampling(keys, blocks, seed)
     with c.session(pin=False) as s:
-        p = dif.ecb_primitive(s, primitive)
-        s.implementation(impl)
-        if p.name not in s.impls[impl].primitives:
-            raise UsageError(f"{impl} does not offer {p.name}")
+        p = _offered_ecb(s, impl, primitive)
         row = dif.measure(s, impl, p, None, sampling)
     if as_json:
         click.echo(json.dumps(dict(row, sac=dif.passes(row, "sac"), bic=dif.passes(row, "bic")), indent=1))
