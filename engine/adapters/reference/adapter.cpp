@@ -24,6 +24,8 @@ public:
         fn_.encrypt = c->encrypt;
         fn_.decrypt = c->decrypt;
         fn_.block = c->block_bytes;
+        fn_.encrypt_blocks = c->encrypt_blocks;  // NULL unless the cipher has a multi-block ECB path
+        fn_.decrypt_blocks = c->decrypt_blocks;
     }
     void set_key(const uint8_t* key, size_t len) override {
         int rc = c_->set_key(aligned(), key, len, rounds_, dir_);

@@ -19,6 +19,13 @@
  *    and `out` may be the same pointer. Keys and blocks are byte strings in
  *    the byte order the cipher's published vectors print them; any word
  *    conversion happens inside the cipher.
+ *  - `encrypt_blocks`/`decrypt_blocks` are optional (NULL where a cipher has
+ *    none; trailing members, so a cipher that does not set them gets NULL).
+ *    Where present, they transform `n` consecutive blocks (ECB) and give
+ *    exactly what `n` calls of `encrypt`/`decrypt` would; `in` and `out` may
+ *    be the same pointer but must not otherwise overlap. They exist so a
+ *    cipher can work on independent blocks together (interleaved rounds, or
+ *    bitslicing across blocks) in portable C.
  *  - Nothing here reads global mutable state, so contexts are independent.
  */
 #ifndef CBREF_H
@@ -51,6 +58,9 @@ typedef struct cbref_cipher {
      * CAST-256, whose unit is the quad-round while RFC 2612 and the registry
      * count 48 rounds. The engine divides the registry's full count by it. */
     unsigned registry_rounds_per_unit;
+    /* Optional multi-block ECB entry points (see the contract above). */
+    void (*encrypt_blocks)(const void *ctx, const uint8_t *in, uint8_t *out, size_t n);
+    void (*decrypt_blocks)(const void *ctx, const uint8_t *in, uint8_t *out, size_t n);
 } cbref_cipher;
 
 /* Every reference cipher, in the order of ciphers.inc; NULL-terminated. */

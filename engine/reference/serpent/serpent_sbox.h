@@ -6,215 +6,178 @@
 #define SERPENT_SBOX_H
 
 #define SP_S0(x0, x1, x2, x3) do { \
-    uint32_t t0 = ~x0; \
-    uint32_t t1 = x3 ^ t0; \
-    uint32_t t2 = x1 & t1; \
-    uint32_t t3 = x3 ^ t2; \
-    uint32_t t4 = ~t1; \
-    uint32_t t5 = x1 & t4; \
-    uint32_t t6 = x0 ^ t5; \
-    uint32_t t7 = x2 & t6; \
-    uint32_t t8 = t3 ^ t7; \
-    uint32_t t9 = x0 | x3; \
-    uint32_t t10 = x1 ^ t9; \
-    uint32_t t11 = x2 ^ t10; \
-    uint32_t t12 = x1 & x3; \
-    uint32_t t13 = t0 ^ t12; \
-    uint32_t t14 = t3 ^ t9; \
-    uint32_t t15 = x2 & t14; \
-    uint32_t t16 = t13 ^ t15; \
-    uint32_t t17 = x1 & x0; \
-    uint32_t t18 = t1 ^ t17; \
-    uint32_t t19 = ~t14; \
-    uint32_t t20 = x2 & t19; \
-    uint32_t t21 = t18 ^ t20; \
-    x0 = t21; x1 = t16; x2 = t8; x3 = t11; \
-} while (0) /* 22 gates */
-
-#define SP_I0(x0, x1, x2, x3) do { \
-    uint32_t t0 = x0 | x2; \
-    uint32_t t1 = x1 ^ t0; \
-    uint32_t t2 = x0 & x2; \
-    uint32_t t3 = ~x2; \
-    uint32_t t4 = x1 & t3; \
-    uint32_t t5 = t2 ^ t4; \
-    uint32_t t6 = x3 & t5; \
-    uint32_t t7 = t1 ^ t6; \
-    uint32_t t8 = x0 ^ x2; \
-    uint32_t t9 = x1 & t8; \
-    uint32_t t10 = t3 ^ t9; \
-    uint32_t t11 = t1 | t8; \
-    uint32_t t12 = x3 & t11; \
-    uint32_t t13 = t10 ^ t12; \
-    uint32_t t14 = ~t8; \
-    uint32_t t15 = ~x0; \
-    uint32_t t16 = x1 & t15; \
-    uint32_t t17 = t14 ^ t16; \
-    uint32_t t18 = x3 ^ t17; \
-    uint32_t t19 = x1 & x2; \
-    uint32_t t20 = t15 ^ t19; \
-    uint32_t t21 = t10 | t2; \
-    uint32_t t22 = x3 & t21; \
-    uint32_t t23 = t20 ^ t22; \
-    x0 = t13; x1 = t7; x2 = t18; x3 = t23; \
-} while (0) /* 24 gates */
-
-#define SP_S1(x0, x1, x2, x3) do { \
-    uint32_t t0 = ~x3; \
-    uint32_t t1 = x1 ^ t0; \
-    uint32_t t2 = x2 ^ t1; \
-    uint32_t t3 = x0 & x1; \
-    uint32_t t4 = t2 ^ t3; \
-    uint32_t t5 = t0 | x1; \
-    uint32_t t6 = t5 ^ x3; \
-    uint32_t t7 = x2 & t6; \
-    uint32_t t8 = t5 ^ t7; \
-    uint32_t t9 = t2 | x3; \
-    uint32_t t10 = x0 & t9; \
-    uint32_t t11 = t8 ^ t10; \
-    uint32_t t12 = t7 ^ t2; \
-    uint32_t t13 = t1 ^ t9; \
-    uint32_t t14 = x0 & t13; \
-    uint32_t t15 = t12 ^ t14; \
-    uint32_t t16 = ~x1; \
-    uint32_t t17 = x1 | x3; \
-    uint32_t t18 = x2 & t17; \
-    uint32_t t19 = t16 ^ t18; \
-    uint32_t t20 = t0 | x2; \
-    uint32_t t21 = x0 & t20; \
-    uint32_t t22 = t19 ^ t21; \
-    x0 = t22; x1 = t11; x2 = t4; x3 = t15; \
-} while (0) /* 23 gates */
-
-#define SP_I1(x0, x1, x2, x3) do { \
-    uint32_t t0 = x0 ^ x2; \
-    uint32_t t1 = ~x1; \
-    uint32_t t2 = x3 & t1; \
-    uint32_t t3 = t0 ^ t2; \
-    uint32_t t4 = ~x0; \
-    uint32_t t5 = t4 | x2; \
-    uint32_t t6 = t0 ^ t5; \
-    uint32_t t7 = x1 & t6; \
-    uint32_t t8 = t5 ^ t7; \
-    uint32_t t9 = x0 ^ t5; \
-    uint32_t t10 = x3 & t9; \
-    uint32_t t11 = t8 ^ t10; \
-    uint32_t t12 = x1 & t9; \
-    uint32_t t13 = x2 ^ t12; \
-    uint32_t t14 = t8 | x2; \
-    uint32_t t15 = x3 & t14; \
-    uint32_t t16 = t13 ^ t15; \
-    uint32_t t17 = x1 & t5; \
-    uint32_t t18 = t4 ^ t17; \
-    uint32_t t19 = t4 ^ t14; \
-    uint32_t t20 = x3 & t19; \
-    uint32_t t21 = t18 ^ t20; \
-    x0 = t21; x1 = t16; x2 = t11; x3 = t3; \
-} while (0) /* 22 gates */
-
-#define SP_S2(x0, x1, x2, x3) do { \
-    uint32_t t0 = ~x1; \
-    uint32_t t1 = x0 ^ t0; \
-    uint32_t t2 = ~x0; \
-    uint32_t t3 = t2 | t0; \
-    uint32_t t4 = x2 & t3; \
-    uint32_t t5 = t1 ^ t4; \
-    uint32_t t6 = x3 & x1; \
-    uint32_t t7 = t5 ^ t6; \
-    uint32_t t8 = ~t1; \
-    uint32_t t9 = x2 & x1; \
-    uint32_t t10 = t8 ^ t9; \
-    uint32_t t11 = x0 | t5; \
-    uint32_t t12 = x3 & t11; \
-    uint32_t t13 = t10 ^ t12; \
-    uint32_t t14 = t3 ^ t11; \
-    uint32_t t15 = x3 ^ t14; \
-    uint32_t t16 = t4 ^ t10; \
-    uint32_t t17 = t1 ^ t11; \
-    uint32_t t18 = x3 & t17; \
-    uint32_t t19 = t16 ^ t18; \
-    x0 = t15; x1 = t19; x2 = t13; x3 = t7; \
-} while (0) /* 20 gates */
-
-#define SP_I2(x0, x1, x2, x3) do { \
-    uint32_t t0 = x0 ^ x2; \
-    uint32_t t1 = ~x3; \
-    uint32_t t2 = x2 ^ t1; \
-    uint32_t t3 = x1 & t2; \
-    uint32_t t4 = t0 ^ t3; \
-    uint32_t t5 = t1 | x2; \
-    uint32_t t6 = x0 & t5; \
-    uint32_t t7 = t2 ^ t6; \
-    uint32_t t8 = x0 | x3; \
-    uint32_t t9 = x1 & t8; \
-    uint32_t t10 = t7 ^ t9; \
-    uint32_t t11 = t1 | t6; \
-    uint32_t t12 = x0 | x2; \
-    uint32_t t13 = x1 & t12; \
-    uint32_t t14 = t11 ^ t13; \
-    uint32_t t15 = t12 & ~t2; \
-    uint32_t t16 = t1 ^ t8; \
-    uint32_t t17 = x1 & t16; \
-    uint32_t t18 = t15 ^ t17; \
-    x0 = t4; x1 = t18; x2 = t10; x3 = t14; \
-} while (0) /* 20 gates */
-
-#define SP_S3(x0, x1, x2, x3) do { \
-    uint32_t t0 = x0 | x2; \
-    uint32_t t1 = ~x2; \
-    uint32_t t2 = x0 | t1; \
-    uint32_t t3 = x3 & t2; \
-    uint32_t t4 = t0 ^ t3; \
-    uint32_t t5 = t1 ^ t0; \
-    uint32_t t6 = x1 & t5; \
-    uint32_t t7 = t4 ^ t6; \
-    uint32_t t8 = x0 | t3; \
-    uint32_t t9 = t1 | x3; \
-    uint32_t t10 = x1 & t9; \
-    uint32_t t11 = t8 ^ t10; \
-    uint32_t t12 = x0 ^ x2; \
-    uint32_t t13 = x3 ^ t12; \
-    uint32_t t14 = ~t5; \
-    uint32_t t15 = ~x0; \
-    uint32_t t16 = x3 & t15; \
-    uint32_t t17 = t14 ^ t16; \
-    uint32_t t18 = x1 & t17; \
-    uint32_t t19 = t13 ^ t18; \
-    uint32_t t20 = t17 ^ t3; \
-    uint32_t t21 = t15 | t4; \
-    uint32_t t22 = x1 & t21; \
-    uint32_t t23 = t20 ^ t22; \
-    x0 = t11; x1 = t23; x2 = t19; x3 = t7; \
-} while (0) /* 24 gates */
-
-#define SP_I3(x0, x1, x2, x3) do { \
-    uint32_t t0 = x2 ^ x3; \
-    uint32_t t1 = x2 | x3; \
-    uint32_t t2 = x1 & t1; \
-    uint32_t t3 = t0 ^ t2; \
-    uint32_t t4 = ~x3; \
+    uint32_t t0 = x1 | x3; \
+    uint32_t t1 = x0 & x1; \
+    uint32_t t2 = t0 ^ t1; \
+    uint32_t t3 = x1 & x3; \
+    uint32_t t4 = ~x1; \
     uint32_t t5 = x0 & t4; \
     uint32_t t6 = t3 ^ t5; \
-    uint32_t t7 = t4 ^ t1; \
-    uint32_t t8 = x1 & t7; \
-    uint32_t t9 = t0 ^ t8; \
-    uint32_t t10 = x2 ^ t1; \
-    uint32_t t11 = x1 & x2; \
-    uint32_t t12 = t10 ^ t11; \
-    uint32_t t13 = x0 & t12; \
-    uint32_t t14 = t9 ^ t13; \
-    uint32_t t15 = ~t7; \
-    uint32_t t16 = x1 ^ t15; \
-    uint32_t t17 = ~t0; \
-    uint32_t t18 = x1 | t17; \
-    uint32_t t19 = x0 & t18; \
-    uint32_t t20 = t16 ^ t19; \
-    uint32_t t21 = t18 & t1; \
-    uint32_t t22 = t16 | x3; \
-    uint32_t t23 = x0 & t22; \
-    uint32_t t24 = t21 ^ t23; \
-    x0 = t6; x1 = t14; x2 = t24; x3 = t20; \
-} while (0) /* 25 gates */
+    uint32_t t7 = x2 & t6; \
+    uint32_t t8 = t2 ^ t7; \
+    uint32_t t9 = x0 | x3; \
+    uint32_t t10 = x2 ^ t9; \
+    uint32_t t11 = x1 ^ t10; \
+    uint32_t t12 = ~t3; \
+    uint32_t t13 = x0 ^ t12; \
+    uint32_t t14 = t2 ^ t9; \
+    uint32_t t15 = x2 & t14; \
+    uint32_t t16 = t13 ^ t15; \
+    uint32_t t17 = t16 ^ t14; \
+    uint32_t t18 = t11 ^ t17; \
+    x0 = t18; x1 = t16; x2 = t8; x3 = t11; \
+} while (0) /* 19 gates */
+
+#define SP_I0(x0, x1, x2, x3) do { \
+    uint32_t t0 = ~x1; \
+    uint32_t t1 = t0 & ~x0; \
+    uint32_t t2 = x2 ^ t1; \
+    uint32_t t3 = x3 ^ t2; \
+    uint32_t t4 = x0 ^ x1; \
+    uint32_t t5 = x2 & x1; \
+    uint32_t t6 = t4 ^ t5; \
+    uint32_t t7 = t2 & ~t4; \
+    uint32_t t8 = x3 & t7; \
+    uint32_t t9 = t6 ^ t8; \
+    uint32_t t10 = t3 ^ t9; \
+    uint32_t t11 = x3 & t4; \
+    uint32_t t12 = t0 ^ t11; \
+    uint32_t t13 = t9 ^ t12; \
+    uint32_t t14 = t10 | t13; \
+    uint32_t t15 = t2 ^ t14; \
+    x0 = t10; x1 = t15; x2 = t3; x3 = t13; \
+} while (0) /* 16 gates */
+
+#define SP_S1(x0, x1, x2, x3) do { \
+    uint32_t t0 = ~x1; \
+    uint32_t t1 = x0 | t0; \
+    uint32_t t2 = x2 ^ t1; \
+    uint32_t t3 = x3 ^ t2; \
+    uint32_t t4 = x1 | x3; \
+    uint32_t t5 = x0 & t4; \
+    uint32_t t6 = ~x3; \
+    uint32_t t7 = t0 | t6; \
+    uint32_t t8 = x0 & t6; \
+    uint32_t t9 = t7 ^ t8; \
+    uint32_t t10 = x2 & t9; \
+    uint32_t t11 = t5 ^ t10; \
+    uint32_t t12 = t3 ^ t11; \
+    uint32_t t13 = t9 ^ t11; \
+    uint32_t t14 = x3 ^ t13; \
+    uint32_t t15 = t12 & ~t14; \
+    uint32_t t16 = t2 ^ t15; \
+    x0 = t16; x1 = t14; x2 = t3; x3 = t12; \
+} while (0) /* 17 gates */
+
+#define SP_I1(x0, x1, x2, x3) do { \
+    uint32_t t0 = ~x1; \
+    uint32_t t1 = x0 ^ t0; \
+    uint32_t t2 = x3 ^ t1; \
+    uint32_t t3 = x0 | x1; \
+    uint32_t t4 = x3 & x0; \
+    uint32_t t5 = t3 ^ t4; \
+    uint32_t t6 = x2 & t5; \
+    uint32_t t7 = t2 ^ t6; \
+    uint32_t t8 = t2 & x1; \
+    uint32_t t9 = t8 | t4; \
+    uint32_t t10 = x2 & t9; \
+    uint32_t t11 = t8 ^ t10; \
+    uint32_t t12 = t1 ^ t11; \
+    uint32_t t13 = x3 & t0; \
+    uint32_t t14 = x0 ^ t13; \
+    uint32_t t15 = x2 ^ t14; \
+    uint32_t t16 = t15 & ~t9; \
+    uint32_t t17 = t5 ^ t16; \
+    x0 = t12; x1 = t17; x2 = t7; x3 = t15; \
+} while (0) /* 18 gates */
+
+#define SP_S2(x0, x1, x2, x3) do { \
+    uint32_t t0 = x2 & ~x0; \
+    uint32_t t1 = x3 ^ t0; \
+    uint32_t t2 = x1 ^ t1; \
+    uint32_t t3 = ~x2; \
+    uint32_t t4 = x0 ^ t3; \
+    uint32_t t5 = t3 ^ t1; \
+    uint32_t t6 = x1 & t5; \
+    uint32_t t7 = t4 ^ t6; \
+    uint32_t t8 = t5 & ~t0; \
+    uint32_t t9 = x3 & x0; \
+    uint32_t t10 = t0 ^ t9; \
+    uint32_t t11 = x1 & t10; \
+    uint32_t t12 = t8 ^ t11; \
+    uint32_t t13 = t7 ^ t12; \
+    uint32_t t14 = t5 & ~x0; \
+    uint32_t t15 = x1 ^ t14; \
+    uint32_t t16 = t12 ^ t15; \
+    x0 = t2; x1 = t16; x2 = t13; x3 = t7; \
+} while (0) /* 17 gates */
+
+#define SP_I2(x0, x1, x2, x3) do { \
+    uint32_t t0 = ~x3; \
+    uint32_t t1 = x1 | t0; \
+    uint32_t t2 = t0 | x2; \
+    uint32_t t3 = x1 & t0; \
+    uint32_t t4 = t2 ^ t3; \
+    uint32_t t5 = x0 & t4; \
+    uint32_t t6 = t1 ^ t5; \
+    uint32_t t7 = x2 ^ t6; \
+    uint32_t t8 = x2 & ~x1; \
+    uint32_t t9 = x0 ^ t8; \
+    uint32_t t10 = t3 ^ t9; \
+    uint32_t t11 = t7 ^ t4; \
+    uint32_t t12 = x0 ^ t11; \
+    uint32_t t13 = t10 & t7; \
+    uint32_t t14 = t4 ^ t13; \
+    x0 = t10; x1 = t12; x2 = t7; x3 = t14; \
+} while (0) /* 15 gates */
+
+#define SP_S3(x0, x1, x2, x3) do { \
+    uint32_t t0 = x0 | x3; \
+    uint32_t t1 = ~x0; \
+    uint32_t t2 = x1 ^ t1; \
+    uint32_t t3 = x3 & t2; \
+    uint32_t t4 = x1 ^ t3; \
+    uint32_t t5 = x2 & t4; \
+    uint32_t t6 = t0 ^ t5; \
+    uint32_t t7 = x1 ^ t6; \
+    uint32_t t8 = t0 & ~t2; \
+    uint32_t t9 = t1 | t8; \
+    uint32_t t10 = x2 & t9; \
+    uint32_t t11 = t8 ^ t10; \
+    uint32_t t12 = x3 ^ t11; \
+    uint32_t t13 = x1 & ~t8; \
+    uint32_t t14 = x2 & t0; \
+    uint32_t t15 = t13 ^ t14; \
+    uint32_t t16 = t12 ^ t15; \
+    uint32_t t17 = t4 & t0; \
+    uint32_t t18 = t17 ^ t10; \
+    uint32_t t19 = t16 ^ t18; \
+    x0 = t7; x1 = t19; x2 = t12; x3 = t16; \
+} while (0) /* 20 gates */
+
+#define SP_I3(x0, x1, x2, x3) do { \
+    uint32_t t0 = x1 & x2; \
+    uint32_t t1 = x1 ^ x2; \
+    uint32_t t2 = x0 & t1; \
+    uint32_t t3 = t0 ^ t2; \
+    uint32_t t4 = t1 | x0; \
+    uint32_t t5 = x3 & t4; \
+    uint32_t t6 = t3 ^ t5; \
+    uint32_t t7 = x1 & ~x2; \
+    uint32_t t8 = x0 ^ t7; \
+    uint32_t t9 = x3 | t8; \
+    uint32_t t10 = t1 ^ t9; \
+    uint32_t t11 = t8 | t0; \
+    uint32_t t12 = x0 & x2; \
+    uint32_t t13 = x1 ^ t12; \
+    uint32_t t14 = x3 & t13; \
+    uint32_t t15 = t11 ^ t14; \
+    uint32_t t16 = t10 ^ t15; \
+    uint32_t t17 = x2 & ~x0; \
+    uint32_t t18 = t17 ^ t5; \
+    uint32_t t19 = t15 ^ t18; \
+    x0 = t10; x1 = t16; x2 = t6; x3 = t19; \
+} while (0) /* 20 gates */
 
 #define SP_S4(x0, x1, x2, x3) do { \
     uint32_t t0 = x0 ^ x3; \
@@ -224,202 +187,185 @@
     uint32_t t4 = x2 | x3; \
     uint32_t t5 = x1 & t4; \
     uint32_t t6 = t3 ^ t5; \
-    uint32_t t7 = t0 ^ t4; \
-    uint32_t t8 = ~t0; \
-    uint32_t t9 = x2 & t8; \
-    uint32_t t10 = t1 ^ t9; \
-    uint32_t t11 = x1 & t10; \
-    uint32_t t12 = t7 ^ t11; \
-    uint32_t t13 = t8 | x0; \
-    uint32_t t14 = x2 ^ t13; \
-    uint32_t t15 = x1 & t8; \
-    uint32_t t16 = t14 ^ t15; \
-    uint32_t t17 = t14 ^ t8; \
-    uint32_t t18 = x1 & t14; \
-    uint32_t t19 = t17 ^ t18; \
-    x0 = t16; x1 = t6; x2 = t12; x3 = t19; \
-} while (0) /* 20 gates */
-
-#define SP_I4(x0, x1, x2, x3) do { \
-    uint32_t t0 = x2 ^ x3; \
-    uint32_t t1 = x2 | x3; \
-    uint32_t t2 = x1 ^ t1; \
-    uint32_t t3 = x0 & t2; \
-    uint32_t t4 = t0 ^ t3; \
-    uint32_t t5 = ~t0; \
-    uint32_t t6 = ~x3; \
-    uint32_t t7 = x1 & t6; \
-    uint32_t t8 = t5 ^ t7; \
-    uint32_t t9 = ~x2; \
-    uint32_t t10 = x1 & t5; \
-    uint32_t t11 = t9 ^ t10; \
-    uint32_t t12 = x0 & t11; \
-    uint32_t t13 = t8 ^ t12; \
-    uint32_t t14 = t2 ^ x3; \
-    uint32_t t15 = x1 | x3; \
-    uint32_t t16 = x0 & t15; \
-    uint32_t t17 = t14 ^ t16; \
-    uint32_t t18 = ~t2; \
-    uint32_t t19 = t14 ^ t8; \
-    uint32_t t20 = x0 & t19; \
-    uint32_t t21 = t18 ^ t20; \
-    x0 = t21; x1 = t4; x2 = t13; x3 = t17; \
-} while (0) /* 22 gates */
-
-#define SP_S5(x0, x1, x2, x3) do { \
-    uint32_t t0 = ~x1; \
-    uint32_t t1 = x0 | t0; \
-    uint32_t t2 = x2 ^ t1; \
-    uint32_t t3 = t0 ^ x0; \
-    uint32_t t4 = x3 & t3; \
-    uint32_t t5 = t2 ^ t4; \
-    uint32_t t6 = t3 | x1; \
-    uint32_t t7 = x2 ^ t6; \
-    uint32_t t8 = x3 & t2; \
-    uint32_t t9 = t7 ^ t8; \
-    uint32_t t10 = x2 & x0; \
-    uint32_t t11 = t0 ^ t10; \
-    uint32_t t12 = x0 ^ t6; \
-    uint32_t t13 = x2 & t3; \
-    uint32_t t14 = t12 ^ t13; \
-    uint32_t t15 = x3 & t14; \
-    uint32_t t16 = t11 ^ t15; \
-    uint32_t t17 = x2 & t12; \
-    uint32_t t18 = t3 ^ t17; \
-    uint32_t t19 = ~x0; \
-    uint32_t t20 = x2 | t19; \
-    uint32_t t21 = x3 & t20; \
-    uint32_t t22 = t18 ^ t21; \
-    x0 = t5; x1 = t9; x2 = t16; x3 = t22; \
-} while (0) /* 23 gates */
-
-#define SP_I5(x0, x1, x2, x3) do { \
-    uint32_t t0 = x0 ^ x3; \
-    uint32_t t1 = x0 & x3; \
-    uint32_t t2 = x2 ^ t1; \
-    uint32_t t3 = x1 & t2; \
-    uint32_t t4 = t0 ^ t3; \
-    uint32_t t5 = ~t1; \
-    uint32_t t6 = x2 & t5; \
-    uint32_t t7 = x0 ^ t6; \
-    uint32_t t8 = x0 | x3; \
+    uint32_t t7 = t3 ^ t4; \
+    uint32_t t8 = t0 | t7; \
     uint32_t t9 = x1 & t8; \
     uint32_t t10 = t7 ^ t9; \
-    uint32_t t11 = ~t2; \
-    uint32_t t12 = ~x0; \
-    uint32_t t13 = x2 | t12; \
-    uint32_t t14 = x1 & t13; \
-    uint32_t t15 = t11 ^ t14; \
-    uint32_t t16 = x2 & x0; \
-    uint32_t t17 = t8 ^ t16; \
-    uint32_t t18 = t16 ^ t11; \
-    uint32_t t19 = x1 & t18; \
-    uint32_t t20 = t17 ^ t19; \
-    x0 = t4; x1 = t20; x2 = t10; x3 = t15; \
-} while (0) /* 21 gates */
-
-#define SP_S6(x0, x1, x2, x3) do { \
-    uint32_t t0 = ~x3; \
-    uint32_t t1 = x0 ^ t0; \
-    uint32_t t2 = ~x0; \
-    uint32_t t3 = x2 & t2; \
-    uint32_t t4 = t1 ^ t3; \
-    uint32_t t5 = t0 | t2; \
-    uint32_t t6 = x2 & t1; \
-    uint32_t t7 = t5 ^ t6; \
-    uint32_t t8 = x1 & t7; \
-    uint32_t t9 = t4 ^ t8; \
-    uint32_t t10 = t5 ^ x2; \
-    uint32_t t11 = x1 ^ t10; \
-    uint32_t t12 = x2 & t0; \
-    uint32_t t13 = t2 ^ t12; \
-    uint32_t t14 = t1 ^ t7; \
-    uint32_t t15 = x1 & t14; \
-    uint32_t t16 = t13 ^ t15; \
-    uint32_t t17 = t6 ^ x3; \
-    uint32_t t18 = t3 ^ t13; \
-    uint32_t t19 = x1 & t18; \
-    uint32_t t20 = t17 ^ t19; \
-    x0 = t9; x1 = t11; x2 = t16; x3 = t20; \
-} while (0) /* 21 gates */
-
-#define SP_I6(x0, x1, x2, x3) do { \
-    uint32_t t0 = ~x0; \
-    uint32_t t1 = t0 | x2; \
-    uint32_t t2 = x3 ^ t1; \
-    uint32_t t3 = x0 | x2; \
-    uint32_t t4 = x0 ^ x2; \
-    uint32_t t5 = x3 & t4; \
-    uint32_t t6 = t3 ^ t5; \
-    uint32_t t7 = x1 & t6; \
-    uint32_t t8 = t2 ^ t7; \
-    uint32_t t9 = t2 ^ t4; \
-    uint32_t t10 = x1 ^ t9; \
-    uint32_t t11 = x3 & x2; \
-    uint32_t t12 = t0 ^ t11; \
-    uint32_t t13 = t2 ^ t6; \
-    uint32_t t14 = x1 & t13; \
-    uint32_t t15 = t12 ^ t14; \
-    uint32_t t16 = ~t6; \
-    uint32_t t17 = x1 & t16; \
+    uint32_t t11 = t2 ^ t10; \
+    uint32_t t12 = x0 ^ t1; \
+    uint32_t t13 = x2 ^ t12; \
+    uint32_t t14 = x1 | t13; \
+    uint32_t t15 = t0 ^ t14; \
+    uint32_t t16 = ~x1; \
+    uint32_t t17 = t16 | t0; \
     uint32_t t18 = t13 ^ t17; \
-    x0 = t8; x1 = t10; x2 = t15; x3 = t18; \
+    x0 = t18; x1 = t6; x2 = t11; x3 = t15; \
 } while (0) /* 19 gates */
 
-#define SP_S7(x0, x1, x2, x3) do { \
-    uint32_t t0 = x0 | x2; \
-    uint32_t t1 = ~x2; \
-    uint32_t t2 = ~x0; \
-    uint32_t t3 = t2 | t1; \
-    uint32_t t4 = x1 & t3; \
-    uint32_t t5 = t0 ^ t4; \
-    uint32_t t6 = x3 & x0; \
-    uint32_t t7 = t5 ^ t6; \
-    uint32_t t8 = x1 & x0; \
-    uint32_t t9 = t1 ^ t8; \
-    uint32_t t10 = t5 | x2; \
-    uint32_t t11 = x3 & t10; \
-    uint32_t t12 = t9 ^ t11; \
-    uint32_t t13 = x0 ^ t0; \
-    uint32_t t14 = t1 ^ x0; \
-    uint32_t t15 = x1 & t14; \
-    uint32_t t16 = t13 ^ t15; \
-    uint32_t t17 = t9 ^ t0; \
-    uint32_t t18 = x3 & t17; \
-    uint32_t t19 = t16 ^ t18; \
-    uint32_t t20 = t3 & t5; \
-    uint32_t t21 = t2 ^ t15; \
-    uint32_t t22 = x3 & t21; \
-    uint32_t t23 = t20 ^ t22; \
-    x0 = t12; x1 = t19; x2 = t23; x3 = t7; \
-} while (0) /* 24 gates */
+#define SP_I4(x0, x1, x2, x3) do { \
+    uint32_t t0 = ~x3; \
+    uint32_t t1 = x2 | t0; \
+    uint32_t t2 = x1 ^ t1; \
+    uint32_t t3 = t0 | t2; \
+    uint32_t t4 = x0 & t3; \
+    uint32_t t5 = t2 ^ t4; \
+    uint32_t t6 = x2 ^ t5; \
+    uint32_t t7 = t2 ^ x3; \
+    uint32_t t8 = x0 & t7; \
+    uint32_t t9 = t0 ^ t8; \
+    uint32_t t10 = t6 ^ t9; \
+    uint32_t t11 = x0 | t6; \
+    uint32_t t12 = t7 ^ t11; \
+    uint32_t t13 = t0 ^ x2; \
+    uint32_t t14 = x1 & x2; \
+    uint32_t t15 = t13 ^ t14; \
+    uint32_t t16 = x0 & t15; \
+    uint32_t t17 = t3 ^ t16; \
+    uint32_t t18 = t10 ^ t17; \
+    x0 = t6; x1 = t12; x2 = t18; x3 = t10; \
+} while (0) /* 19 gates */
 
-#define SP_I7(x0, x1, x2, x3) do { \
-    uint32_t t0 = x0 & x3; \
-    uint32_t t1 = x2 ^ t0; \
-    uint32_t t2 = x0 | x3; \
-    uint32_t t3 = x2 & x0; \
+#define SP_S5(x0, x1, x2, x3) do { \
+    uint32_t t0 = ~x2; \
+    uint32_t t1 = x0 & x1; \
+    uint32_t t2 = t0 ^ t1; \
+    uint32_t t3 = t2 ^ x1; \
+    uint32_t t4 = x3 & t3; \
+    uint32_t t5 = t2 ^ t4; \
+    uint32_t t6 = x0 ^ t5; \
+    uint32_t t7 = x3 & ~t6; \
+    uint32_t t8 = t3 ^ t7; \
+    uint32_t t9 = t3 & ~t1; \
+    uint32_t t10 = ~x0; \
+    uint32_t t11 = t10 | x2; \
+    uint32_t t12 = x3 & t11; \
+    uint32_t t13 = t9 ^ t12; \
+    uint32_t t14 = x0 ^ t13; \
+    uint32_t t15 = x0 ^ x1; \
+    uint32_t t16 = t15 | t2; \
+    uint32_t t17 = x3 & t16; \
+    uint32_t t18 = t15 ^ t17; \
+    uint32_t t19 = t11 ^ t18; \
+    x0 = t8; x1 = t6; x2 = t19; x3 = t14; \
+} while (0) /* 20 gates */
+
+#define SP_I5(x0, x1, x2, x3) do { \
+    uint32_t t0 = x1 & x2; \
+    uint32_t t1 = x3 ^ t0; \
+    uint32_t t2 = x1 & x3; \
+    uint32_t t3 = x0 & t2; \
+    uint32_t t4 = t1 ^ t3; \
+    uint32_t t5 = x0 ^ t4; \
+    uint32_t t6 = t1 ^ x2; \
+    uint32_t t7 = x0 & t6; \
+    uint32_t t8 = x1 ^ t7; \
+    uint32_t t9 = t5 ^ t8; \
+    uint32_t t10 = ~x2; \
+    uint32_t t11 = x1 ^ t10; \
+    uint32_t t12 = x0 | t11; \
+    uint32_t t13 = t7 ^ t12; \
+    uint32_t t14 = t2 ^ x2; \
+    uint32_t t15 = t11 & ~t1; \
+    uint32_t t16 = x0 & t15; \
+    uint32_t t17 = t14 ^ t16; \
+    uint32_t t18 = t7 ^ t17; \
+    x0 = t5; x1 = t9; x2 = t18; x3 = t13; \
+} while (0) /* 19 gates */
+
+#define SP_S6(x0, x1, x2, x3) do { \
+    uint32_t t0 = x0 ^ x3; \
+    uint32_t t1 = x2 | t0; \
+    uint32_t t2 = ~x0; \
+    uint32_t t3 = x2 & t0; \
     uint32_t t4 = t2 ^ t3; \
     uint32_t t5 = x1 & t4; \
     uint32_t t6 = t1 ^ t5; \
-    uint32_t t7 = ~t2; \
-    uint32_t t8 = ~t0; \
-    uint32_t t9 = x2 & t8; \
+    uint32_t t7 = x0 ^ t6; \
+    uint32_t t8 = t2 | t0; \
+    uint32_t t9 = x2 ^ t8; \
+    uint32_t t10 = x1 ^ t9; \
+    uint32_t t11 = t2 & ~x2; \
+    uint32_t t12 = t0 | t9; \
+    uint32_t t13 = x1 & t12; \
+    uint32_t t14 = t11 ^ t13; \
+    uint32_t t15 = x3 ^ t14; \
+    uint32_t t16 = ~t0; \
+    uint32_t t17 = x1 & t16; \
+    uint32_t t18 = t3 ^ t17; \
+    uint32_t t19 = t14 ^ t18; \
+    x0 = t15; x1 = t10; x2 = t19; x3 = t7; \
+} while (0) /* 20 gates */
+
+#define SP_I6(x0, x1, x2, x3) do { \
+    uint32_t t0 = ~x2; \
+    uint32_t t1 = x0 | t0; \
+    uint32_t t2 = x1 ^ t1; \
+    uint32_t t3 = x3 ^ t2; \
+    uint32_t t4 = x0 ^ x2; \
+    uint32_t t5 = t0 | x3; \
+    uint32_t t6 = t0 ^ x3; \
+    uint32_t t7 = x0 & t6; \
+    uint32_t t8 = t5 ^ t7; \
+    uint32_t t9 = x1 & t8; \
+    uint32_t t10 = t4 ^ t9; \
+    uint32_t t11 = t3 ^ t10; \
+    uint32_t t12 = t10 & t8; \
+    uint32_t t13 = t6 ^ t12; \
+    uint32_t t14 = t4 ^ t5; \
+    uint32_t t15 = t9 ^ t13; \
+    uint32_t t16 = x1 & t15; \
+    uint32_t t17 = t14 ^ t16; \
+    x0 = t11; x1 = t3; x2 = t17; x3 = t13; \
+} while (0) /* 18 gates */
+
+#define SP_S7(x0, x1, x2, x3) do { \
+    uint32_t t0 = x1 ^ x2; \
+    uint32_t t1 = ~x2; \
+    uint32_t t2 = x1 | t1; \
+    uint32_t t3 = x3 ^ t2; \
+    uint32_t t4 = x0 & t3; \
+    uint32_t t5 = t0 ^ t4; \
+    uint32_t t6 = x1 | x2; \
+    uint32_t t7 = x3 ^ t6; \
+    uint32_t t8 = t0 | x3; \
+    uint32_t t9 = x0 & t8; \
     uint32_t t10 = t7 ^ t9; \
-    uint32_t t11 = x2 | x3; \
-    uint32_t t12 = x1 & t11; \
-    uint32_t t13 = t10 ^ t12; \
-    uint32_t t14 = ~x0; \
-    uint32_t t15 = x2 & x3; \
-    uint32_t t16 = t14 ^ t15; \
-    uint32_t t17 = t8 ^ t11; \
-    uint32_t t18 = x1 & t17; \
+    uint32_t t11 = t0 ^ t2; \
+    uint32_t t12 = x3 & t11; \
+    uint32_t t13 = x3 & x1; \
+    uint32_t t14 = x2 ^ t13; \
+    uint32_t t15 = x0 & t14; \
+    uint32_t t16 = t12 ^ t15; \
+    uint32_t t17 = t5 ^ t16; \
+    uint32_t t18 = t1 & ~x3; \
+    uint32_t t19 = t18 ^ t9; \
+    uint32_t t20 = t16 ^ t19; \
+    x0 = t20; x1 = t10; x2 = t17; x3 = t5; \
+} while (0) /* 21 gates */
+
+#define SP_I7(x0, x1, x2, x3) do { \
+    uint32_t t0 = x3 & ~x2; \
+    uint32_t t1 = x1 ^ x2; \
+    uint32_t t2 = x3 & t1; \
+    uint32_t t3 = x2 ^ t2; \
+    uint32_t t4 = x0 & t3; \
+    uint32_t t5 = t0 ^ t4; \
+    uint32_t t6 = x1 ^ t5; \
+    uint32_t t7 = ~x1; \
+    uint32_t t8 = t7 | x2; \
+    uint32_t t9 = t8 & ~x3; \
+    uint32_t t10 = ~t0; \
+    uint32_t t11 = x0 & t10; \
+    uint32_t t12 = t9 ^ t11; \
+    uint32_t t13 = t1 ^ t12; \
+    uint32_t t14 = t9 | t5; \
+    uint32_t t15 = x0 ^ t14; \
+    uint32_t t16 = t7 & ~t3; \
+    uint32_t t17 = t8 ^ x3; \
+    uint32_t t18 = x0 & t17; \
     uint32_t t19 = t16 ^ t18; \
-    uint32_t t20 = x2 & t2; \
-    uint32_t t21 = x3 ^ t20; \
-    uint32_t t22 = x1 & t8; \
-    uint32_t t23 = t21 ^ t22; \
-    x0 = t19; x1 = t13; x2 = t23; x3 = t6; \
-} while (0) /* 24 gates */
+    uint32_t t20 = t15 ^ t19; \
+    x0 = t15; x1 = t13; x2 = t6; x3 = t20; \
+} while (0) /* 21 gates */
 
 #endif
