@@ -66,7 +66,10 @@ public:
             if (!c) continue;
             // The registry counts full rounds in its own unit; cbref's may be coarser (CAST-256).
             const unsigned per_unit = c->registry_rounds_per_unit ? c->registry_rounds_per_unit : 1;
-            out.push_back({p.name, "portable C (" + std::string(c->full_name) + "), cipherbench modes",
+            // Only ECB takes the multi-block path; say which build of it runs where that varies.
+            const bool multi = c->encrypt_blocks && std::strcmp(p.mode, "ecb") == 0;
+            std::string path = multi && c->code_path ? ", " + std::string(c->code_path()) : "";
+            out.push_back({p.name, "portable C (" + std::string(c->full_name) + ")" + path + ", cipherbench modes",
                            {p.rounds / per_unit, c->max_rounds, c->rounds_unit}});
         }
         return out;

@@ -61,6 +61,10 @@ typedef struct cbref_cipher {
     /* Optional multi-block ECB entry points (see the contract above). */
     void (*encrypt_blocks)(const void *ctx, const uint8_t *in, uint8_t *out, size_t n);
     void (*decrypt_blocks)(const void *ctx, const uint8_t *in, uint8_t *out, size_t n);
+    /* Optional: what code runs on this machine where that is chosen at load
+     * time (e.g. "16-block ECB loop, AVX2 build"); NULL when there is one build.
+     * The engine puts it in the implementation's provider label. */
+    const char *(*code_path)(void);
 } cbref_cipher;
 
 /* Every reference cipher, in the order of ciphers.inc; NULL-terminated. */

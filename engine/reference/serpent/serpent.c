@@ -237,7 +237,21 @@ static void sp_decrypt_words(const sp_ctx *ctx, uint32_t *w) {
 #endif
 #ifndef SP_CLONES
 #define SP_CLONES
+#define SP_NO_CLONES
 #endif
+
+/* The build of the lane loops this machine runs (for the provider label). The
+ * target_clones resolver picks "avx2" exactly when the CPU reports it, which is
+ * what __builtin_cpu_supports asks. */
+static const char *sp_code_path(void) {
+#ifdef SP_NO_CLONES
+    return "16-block ECB loop, one build";
+#else
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx2") ? "16-block ECB loop, AVX2 build (chosen at load)"
+                                           : "16-block ECB loop, baseline build (no AVX2)";
+#endif
+}
 
 SP_CLONES static void sp_encrypt_lanes(const sp_ctx *restrict ctx, uint32_t (*restrict w)[SP_LANES]) {
     for (unsigned j = 0; j < SP_LANES; ++j) {
@@ -369,10 +383,10 @@ const cbref_cipher cbref_serpent = {
     "serpent", "Serpent (NESSIE/library byte order)", 16, sp_keys, 32, 32,
     "Serpent round (key mixing, S-box, LT; the last round adds K_R instead of LT)",
     sizeof(sp_ctx), serpent_set_key, serpent_encrypt, serpent_decrypt, 1,
-    serpent_encrypt_blocks, serpent_decrypt_blocks};
+    serpent_encrypt_blocks, serpent_decrypt_blocks, sp_code_path};
 
 const cbref_cipher cbref_tnepres = {
     "tnepres", "Serpent, AES-submission byte order (Tnepres)", 16, sp_keys, 32, 32,
     "Serpent round (key mixing, S-box, LT; the last round adds K_R instead of LT)",
     sizeof(sp_ctx), tnepres_set_key, tnepres_encrypt, tnepres_decrypt, 1,
-    tnepres_encrypt_blocks, tnepres_decrypt_blocks};
+    tnepres_encrypt_blocks, tnepres_decrypt_blocks, sp_code_path};
