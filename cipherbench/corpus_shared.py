@@ -1,8 +1,10 @@
 """Corpus "shared": the vector files kept next to the repository (shared/vectors,
 listed with their origins in its SOURCES.md), read in place.
 
-Where: $CIPHERBENCH_SHARED_VECTORS, else <repo>/../shared/vectors when it
-exists; otherwise the corpus is missing. Formats and mappings:
+Where: $CIPHERBENCH_SHARED_VECTORS, else the nearest shared/vectors beside the
+repository or beside one of its parent folders (<repo>/../shared/vectors for a
+checkout next to it, <repo>/../../shared/vectors for a git worktree one level
+down); otherwise the corpus is missing. Formats and mappings:
 
   botan/**/*.vec      Botan's test data ([Section], Field = hex). Block files have no
                       mode -> <cipher>-<bits>-ecb, the key size from the key length;
@@ -74,10 +76,16 @@ CORPUS = "shared"
 
 def shared_dir() -> Path:
     env = os.environ.get("CIPHERBENCH_SHARED_VECTORS")
-    d = Path(env) if env else REPO.parent / "shared" / "vectors"
-    if not d.is_dir():
-        raise CorpusMissing(f"{d} not found (set CIPHERBENCH_SHARED_VECTORS to the shared vector directory)")
-    return d
+    if env:
+        d = Path(env)
+        if not d.is_dir():
+            raise CorpusMissing(f"{d} (CIPHERBENCH_SHARED_VECTORS) is not a directory")
+        return d
+    for above in REPO.parents:
+        if (above / "shared" / "vectors").is_dir():
+            return above / "shared" / "vectors"
+    raise CorpusMissing(f"no shared/vectors beside {REPO} or any folder above it "
+                        "(set CIPHERBENCH_SHARED_VECTORS to the shared vector directory)")
 
 
 def _hex(s: str) -> bytes:
