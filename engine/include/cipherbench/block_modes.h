@@ -1,6 +1,7 @@
 // Modes of operation over a bare block function, for adapters whose library
 // offers only the block primitive (the reference ciphers). Modes follow NIST
-// SP 800-38A: CFB and OFB with full-block feedback; CTR increments the whole
+// SP 800-38A: CFB and OFB with full-block feedback, CFB8 with 8-bit feedback
+// (section 6.3 with s = 8: one cipher call per byte); CTR increments the whole
 // IV block as one big-endian counter.
 #pragma once
 
@@ -52,6 +53,17 @@ public:
                     std::memcpy(v, tmp_.data(), b);
                 }
             }
+        } else if (mode_ == "cfb8") {
+            // The register (iv_) shifts left one byte per byte of data and takes in
+            // that byte's ciphertext; only the first byte of each cipher output is used.
+            uint8_t* r = iv_.data();
+            for (size_t i = 0; i < len; ++i) {
+                fn_.encrypt(fn_.ctx, r, ks_.data());
+                const uint8_t c = in[i];  // in may equal out
+                out[i] = c ^ ks_[0];
+                std::memmove(r, r + 1, b - 1);
+                r[b - 1] = dir_ == Direction::Encrypt ? out[i] : c;
+            }
         } else {  // cfb, ofb, ctr: keystream modes, any length
             for (size_t i = 0; i < len; ++i) {
                 if (used_ == b) { next_keystream(); used_ = 0; }
@@ -88,7 +100,7 @@ private:
 };
 
 inline bool generic_mode_supported(const std::string& mode) {
-    return mode == "ecb" || mode == "cbc" || mode == "cfb" || mode == "ofb" || mode == "ctr";
+    return mode == "ecb" || mode == "cbc" || mode == "cfb" || mode == "cfb8" || mode == "ofb" || mode == "ctr";
 }
 
 }  // namespace cb
