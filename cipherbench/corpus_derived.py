@@ -6,14 +6,17 @@ For an ECB vector E(K, X) = Y, NIST SP 800-38A gives exactly, for the first bloc
   CBC  (6.2)  C1 = E(K, P1 xor IV)          -> IV = 0, P1 = X, C1 = Y
   CFB  (6.3)  C1 = P1 xor E(K, IV)          -> IV = X, P1 = 0, C1 = Y   (full-block feedback)
   CFB8 (6.3)  C1 = P1 xor MSB8(E(K, IV))    -> IV = X, P1 = 00, C1 = first byte of Y
+  CFB128 (6.3, 16-byte segments in a wider block)  -> IV = X, P1 = 0^16, C1 = first 16 bytes of Y
   OFB  (6.4)  O1 = E(K, IV), C1 = P1 xor O1 -> IV = X, P1 = 0, C1 = Y
   CTR  (6.5)  C1 = P1 xor E(K, T1), T1 = IV -> IV = X, P1 = 0, C1 = Y
-CFB8 also gives answers of many bytes when X is one byte x repeated: with IV = X and every
-  plaintext byte x xor MSB8(Y), every ciphertext byte is x, so the register (shifted one
-  byte, then filled with that ciphertext byte) is X again before every byte, and
-  P = (x xor Y[0]) * n, C = x * n for any n. These check the 8-bit feedback itself: a
-  whole block fed back (as full-block CFB does; the first bytes of CFB8 and CFB agree) or
-  the plaintext fed back instead of the ciphertext gives other bytes from the second on.
+CFB with s-byte segments shorter than the block (CFB8: s = 1, CFB128: s = 16) also gives
+  answers of many segments when X repeats with period s (for CFB8: one byte repeated):
+  with IV = X and every plaintext segment T xor MSB_s(Y), T = the last s bytes of X, every
+  ciphertext segment is T, so the register (moved on by s bytes, then filled with that
+  segment) is X again before every segment: P = (T xor Y[:s]) repeated, C = T repeated.
+  These check the feedback itself: a whole block fed back (as full-block CFB does; its
+  first segment agrees) or the plaintext fed back instead of the ciphertext gives other
+  bytes from the second segment on.
 XTS, IEEE 1619-2007 section 5.3.1 (one block, j = 0, so T = E(K2, i) times alpha^0):
   C = E(K1, P xor T) xor T. Two ECB vectors with different keys, E(K1, X1) = Y1 and
   E(K2, X2) = Y2, give key K1 || K2, tweak i = X2, P = X1 xor Y2, C = Y1 xor Y2.
@@ -27,13 +30,13 @@ input and output are rearranged): the base cipher's ECB vectors, rearranged so, 
 variant's ECB known answers, and the modes above are derived from those.
 These check the cipher under the mode's wrapper, and the wrapper's first block: that
 it feeds the cipher the right block, and that the cipher is the one the ECB vectors
-describe. Chaining across blocks (except CFB8's, above) and GHASH are left to the round
-trips, the streaming check and cross-implementation agreement. They are a corpus of their own so a reader of
+describe. Chaining across blocks (except CFB's in segments, above) and GHASH are left to
+the round trips, the streaming check and cross-implementation agreement. They are a corpus of their own so a reader of
 `kat_by_corpus` sees what vouched for a pair: each record's corpus label (label(), e.g.
 "derived from a published ECB vector (cavp)") says so and names the corpus of the ECB
 vectors it came from. At most PER_PRIMITIVE per primitive, taken evenly from the ECB
-vectors (first block of each); for CFB8, up to STEADY_CFB8 of them are vectors whose X is
-one byte repeated, each giving a CFB8_BYTES-byte answer.
+vectors (first block of each); for CFB8 and CFB128, up to STEADY of them are vectors whose
+X repeats with the segment's period, each giving a steady_bytes()-byte answer.
 """
 from __future__ import annotations
 
@@ -47,15 +50,17 @@ from cipherbench.vectors import KnownAnswer
 
 CORPUS = "derived"
 PER_PRIMITIVE = 4
-STEADY_CFB8 = 2  # multi-byte CFB8 answers per primitive, where ECB vectors allow them
+#: CFB modes whose segment (bytes) is shorter than the block
+SEGMENT = {"cfb8": 1, "cfb128": 16}
+STEADY = 2  # many-segment answers per primitive, where ECB vectors allow them
 
 
-def cfb8_bytes(block_bytes: int) -> int:
-    """Length of a multi-byte CFB8 answer: past the second block, so that an implementation
-    working block by block shows its error."""
-    return 2 * block_bytes + 1
+def steady_bytes(block_bytes: int, segment: int) -> int:
+    """Length of a many-segment CFB answer: a segment past the second block, so that an
+    implementation working block by block shows its error."""
+    return 2 * block_bytes + segment
 _SECTION = {"cbc": "NIST SP 800-38A 6.2", "cfb": "NIST SP 800-38A 6.3", "cfb8": "NIST SP 800-38A 6.3",
-            "ofb": "NIST SP 800-38A 6.4", "ctr": "NIST SP 800-38A 6.5", "xts": "IEEE 1619-2007 5.3.1",
+            "cfb128": "NIST SP 800-38A 6.3", "ofb": "NIST SP 800-38A 6.4", "ctr": "NIST SP 800-38A 6.5", "xts": "IEEE 1619-2007 5.3.1",
             "gcm": "NIST SP 800-38D 7.1"}
 
 
@@ -135,17 +140,18 @@ def _src(p, what: str, ks) -> str:
             + " and ".join(f"{k.where} ({k.corpus}: {k.source})" for k in ks))
 
 
-def _steady(x: bytes) -> bool:
-    """X is one byte repeated, so CFB8 can keep its register at X (see the module doc)."""
-    return x == x[:1] * len(x)
+def _steady(x: bytes, s: int) -> bool:
+    """X repeats with period s, so CFB in s-byte segments can keep its register at X."""
+    return x[s:] == x[:-s]
 
 
 def _sp800_38a(p, vectors):
     b = p.block_bytes
+    s = SEGMENT.get(p.mode)
     chosen = [(k, False) for k in pick(vectors, PER_PRIMITIVE)]
-    if p.mode == "cfb8":
-        steady = pick([k for k in vectors if _steady(k.input[:b])], STEADY_CFB8)
-        rest = pick([k for k in vectors if not _steady(k.input[:b])], PER_PRIMITIVE - len(steady))
+    if s:
+        steady = pick([k for k in vectors if _steady(k.input[:b], s)], STEADY)
+        rest = pick([k for k in vectors if not _steady(k.input[:b], s)], PER_PRIMITIVE - len(steady))
         chosen = [(k, True) for k in steady] + [(k, False) for k in rest]
     out = []
     for k, many in chosen:
@@ -154,12 +160,14 @@ def _sp800_38a(p, vectors):
         if p.mode == "cbc":
             iv, pt, ct = bytes(b), x, y
         elif many:
-            n = cfb8_bytes(b)
-            iv, pt, ct = x, bytes([x[0] ^ y[0]]) * n, x[:1] * n
-            what = f"{n} CFB8 bytes (register kept at the IV)"
-        elif p.mode == "cfb8":
-            iv, pt, ct = x, b"\0", y[:1]
-            what = "one CFB8 byte"
+            n, t = steady_bytes(b, s), x[b - s:]
+            iv = x
+            pt = (bytes(a ^ c for a, c in zip(t, y)) * (n // s + 1))[:n]
+            ct = (t * (n // s + 1))[:n]
+            what = f"{n} {p.mode.upper()} bytes (register kept at the IV)"
+        elif s:
+            iv, pt, ct = x, bytes(s), y[:s]
+            what = f"one {p.mode.upper()} segment"
         else:
             iv, pt, ct = x, bytes(b), y
         out.append(KnownAnswer(p.name, pt, ct, k.key, iv, b"", _src(p, what, [k]),

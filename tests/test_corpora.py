@@ -344,7 +344,7 @@ def test_derived_one_block_mode_vectors_follow_sp800_38a_from_an_ecb_answer():
 
 def test_derived_cfb8_keeps_the_register_at_an_iv_of_one_repeated_byte(native_session):
     from cipherbench import ops
-    from cipherbench.corpus_derived import cfb8_bytes
+    from cipherbench.corpus_derived import steady_bytes
     kas = _load("derived", {"rc2-128-cfb8", "des-56-cfb8"})
     # Botan's block/rc2.vec, the RFC 2268 section 5 vector with a 16-byte key and 128 effective
     # bits: key 88bca90e90875a7f0f79c384627bafb2, E(K, 0) = 2269552ab0f85ca6. With IV = 0 and every
@@ -354,7 +354,7 @@ def test_derived_cfb8_keeps_the_register_at_an_iv_of_one_repeated_byte(native_se
         pytest.skip("Botan's rc2.vec (shared corpus) is not installed")
     (d,) = rc2
     assert d.key == H("88bca90e90875a7f0f79c384627bafb2") and d.iv == bytes(8)
-    assert (d.input, d.output) == (H("22") * cfb8_bytes(8), bytes(cfb8_bytes(8))) and len(d.input) == 17
+    assert (d.input, d.output) == (H("22") * steady_bytes(8, 1), bytes(steady_bytes(8, 1))) and len(d.input) == 17
     assert "17 CFB8 bytes" in d.source and "rc2.vec" in d.where
     # Such an answer tells 8-bit from full-block feedback, which the one-byte answers cannot:
     # full-block CFB of the same input (any implementation offering des-56-cfb) differs from the
@@ -366,6 +366,28 @@ def test_derived_cfb8_keeps_the_register_at_an_iv_of_one_repeated_byte(native_se
         pytest.skip("no native implementation offers des-56-cfb")
     full = ops.crypt(s, impl, s.reg["des-56-cfb"], des.key, des.iv, b"", des.input, decrypt=False)
     assert full[:1] == des.output[:1] and full[1:] != des.output[1:]
+
+
+def test_derived_cfb128_segments_in_a_256_bit_block(native_session):
+    """The derivation itself, for 16-byte segments in a 32-byte block: an ECB answer E(K, 0) (here
+    the reference Rijndael's, as if published) gives a 3-block answer whose register stays 0,
+    which the reference CFB128 reproduces and full-block CFB does not."""
+    from cipherbench import ops
+    from cipherbench.corpus_derived import _sp800_38a, steady_bytes
+    from cipherbench.vectors import KnownAnswer
+    s = native_session
+    if "rijndael256-256-cfb128" not in s.impls["reference"].primitives:
+        pytest.skip("the reference adapter is not built")
+    key = H("2b7e151628aed2a6abf7158809cf4f3c762e7160f38b4da56a784d9045190cfe")
+    y = ops.crypt(s, "reference", s.reg["rijndael256-256-ecb"], key, b"", b"", bytes(32), decrypt=False)
+    ecb = KnownAnswer("rijndael256-256-ecb", bytes(32), y, key, b"", b"", "test", "t:1", "cipherbench")
+    (d,) = [x for x in _sp800_38a(s.reg["rijndael256-256-cfb128"], [ecb]) if len(x.input) > 16]
+    assert len(d.input) == steady_bytes(32, 16) == 80
+    assert (d.iv, d.input, d.output) == (bytes(32), (y[:16] * 5), bytes(80))
+    assert ops.crypt(s, "reference", s.reg["rijndael256-256-cfb128"], d.key, d.iv, b"", d.input,
+                     decrypt=False) == d.output
+    full = ops.crypt(s, "reference", s.reg["rijndael256-256-cfb"], d.key, d.iv, b"", d.input, decrypt=False)
+    assert full[:16] == d.output[:16] and full[16:] != d.output[16:]
 
 
 def test_derived_gcm_tag_of_the_empty_message_is_e_k_j0():
