@@ -13,8 +13,9 @@ What maps, and how (canonical names: registry/primitives.toml):
   CCM  VNT*.rsp [Nlen = 12] with Tlen = 16 -> aes-<bits>-ccm (CT already ends with the tag).
   XTS  tweak-128hexstr/XTSGenAES*.rsp, DataUnitLen a multiple of 128 -> aes-<bits>-xts
        (i = the 16-byte tweak, key = Key1 || Key2); records whose key halves are equal skipped.
-  TDES T{ECB,CBC,CFB64,OFB}*.rsp (not the interleaved TCBCI/TOFBI or pipelined TCFBP
-       files, not CFB1/CFB8), classified by the keys themselves:
+  TDES T{ECB,CBC,CFB64,CFB8,OFB}*.rsp -> <mode> ecb, cbc, cfb (CFB64: full-block feedback),
+       cfb8, ofb (not the interleaved TCBCI/TOFBI or pipelined TCFBP files, not the
+       bit-level CFB1), classified by the keys themselves:
          KEY1 = KEY2 = KEY3 (and the KAT files' single KEYs) -> des-56-<mode>:
            EDE with three equal keys is single DES (SP 800-67 rev. 2, 3.2);
          KEY1 = KEY3 != KEY2 -> 3des-112-<mode> with key KEY1 || KEY2;
@@ -286,12 +287,12 @@ def _aes_xts(root: Path, c: Collector, pkg: str):
 
 
 def tdes(files: list[Path], root: Path, c: Collector, pkg: str):
-    pat = re.compile(r"^T(ECB|CBC|CFB64|OFB)(MMT[123]|invperm|permop|subtab|varkey|vartext)\.rsp$")
-    modes = {"ECB": "ecb", "CBC": "cbc", "CFB64": "cfb", "OFB": "ofb"}
+    pat = re.compile(r"^T(ECB|CBC|CFB64|CFB8|OFB)(MMT[123]|invperm|permop|subtab|varkey|vartext)\.rsp$")
+    modes = {"ECB": "ecb", "CBC": "cbc", "CFB64": "cfb", "CFB8": "cfb8", "OFB": "ofb"}
     for f in files:
         m = pat.match(f.name)
         if not m:
-            continue  # interleaved (TCBCI, TOFBI), pipelined (TCFBP), CFB1, CFB8
+            continue  # interleaved (TCBCI, TOFBI), pipelined (TCFBP), CFB1
         mode = modes[m.group(1)]
         if not {f"des-56-{mode}", f"3des-112-{mode}", f"3des-168-{mode}"} & c.wanted:
             continue

@@ -6,8 +6,17 @@ For an ECB vector E(K, X) = Y, NIST SP 800-38A gives exactly, for the first bloc
   CBC  (6.2)  C1 = E(K, P1 xor IV)          -> IV = 0, P1 = X, C1 = Y
   CFB  (6.3)  C1 = P1 xor E(K, IV)          -> IV = X, P1 = 0, C1 = Y   (full-block feedback)
   CFB8 (6.3)  C1 = P1 xor MSB8(E(K, IV))    -> IV = X, P1 = 00, C1 = first byte of Y
+  CFB128 (6.3, 16-byte segments in a wider block)  -> IV = X, P1 = 0^16, C1 = first 16 bytes of Y
   OFB  (6.4)  O1 = E(K, IV), C1 = P1 xor O1 -> IV = X, P1 = 0, C1 = Y
   CTR  (6.5)  C1 = P1 xor E(K, T1), T1 = IV -> IV = X, P1 = 0, C1 = Y
+CFB with s-byte segments shorter than the block (CFB8: s = 1, CFB128: s = 16) also gives
+  answers of many segments when X repeats with period s (for CFB8: one byte repeated):
+  with IV = X and every plaintext segment T xor MSB_s(Y), T = the last s bytes of X, every
+  ciphertext segment is T, so the register (moved on by s bytes, then filled with that
+  segment) is X again before every segment: P = (T xor Y[:s]) repeated, C = T repeated.
+  These check the feedback itself: a whole block fed back (as full-block CFB does; its
+  first segment agrees) or the plaintext fed back instead of the ciphertext gives other
+  bytes from the second segment on.
 XTS, IEEE 1619-2007 section 5.3.1 (one block, j = 0, so T = E(K2, i) times alpha^0):
   C = E(K1, P xor T) xor T. Two ECB vectors with different keys, E(K1, X1) = Y1 and
   E(K2, X2) = Y2, give key K1 || K2, tweak i = X2, P = X1 xor Y2, C = Y1 xor Y2.
@@ -21,12 +30,13 @@ input and output are rearranged): the base cipher's ECB vectors, rearranged so, 
 variant's ECB known answers, and the modes above are derived from those.
 These check the cipher under the mode's wrapper, and the wrapper's first block: that
 it feeds the cipher the right block, and that the cipher is the one the ECB vectors
-describe. Chaining across blocks (and GHASH) is left to the round trips, the streaming
-check and cross-implementation agreement. They are a corpus of their own so a reader of
+describe. Chaining across blocks (except CFB's in segments, above) and GHASH are left to
+the round trips, the streaming check and cross-implementation agreement. They are a corpus of their own so a reader of
 `kat_by_corpus` sees what vouched for a pair: each record's corpus label (label(), e.g.
 "derived from a published ECB vector (cavp)") says so and names the corpus of the ECB
 vectors it came from. At most PER_PRIMITIVE per primitive, taken evenly from the ECB
-vectors (first block of each).
+vectors (first block of each); for CFB8 and CFB128, up to STEADY of them are vectors whose
+X repeats with the segment's period, each giving a steady_bytes()-byte answer.
 """
 from __future__ import annotations
 
@@ -40,8 +50,17 @@ from cipherbench.vectors import KnownAnswer
 
 CORPUS = "derived"
 PER_PRIMITIVE = 4
+#: CFB modes whose segment (bytes) is shorter than the block
+SEGMENT = {"cfb8": 1, "cfb128": 16}
+STEADY = 2  # many-segment answers per primitive, where ECB vectors allow them
+
+
+def steady_bytes(block_bytes: int, segment: int) -> int:
+    """Length of a many-segment CFB answer: a segment past the second block, so that an
+    implementation working block by block shows its error."""
+    return 2 * block_bytes + segment
 _SECTION = {"cbc": "NIST SP 800-38A 6.2", "cfb": "NIST SP 800-38A 6.3", "cfb8": "NIST SP 800-38A 6.3",
-            "ofb": "NIST SP 800-38A 6.4", "ctr": "NIST SP 800-38A 6.5", "xts": "IEEE 1619-2007 5.3.1",
+            "cfb128": "NIST SP 800-38A 6.3", "ofb": "NIST SP 800-38A 6.4", "ctr": "NIST SP 800-38A 6.5", "xts": "IEEE 1619-2007 5.3.1",
             "gcm": "NIST SP 800-38D 7.1"}
 
 
@@ -121,18 +140,37 @@ def _src(p, what: str, ks) -> str:
             + " and ".join(f"{k.where} ({k.corpus}: {k.source})" for k in ks))
 
 
+def _steady(x: bytes, s: int) -> bool:
+    """X repeats with period s, so CFB in s-byte segments can keep its register at X."""
+    return x[s:] == x[:-s]
+
+
 def _sp800_38a(p, vectors):
     b = p.block_bytes
+    s = SEGMENT.get(p.mode)
+    chosen = [(k, False) for k in pick(vectors, PER_PRIMITIVE)]
+    if s:
+        steady = pick([k for k in vectors if _steady(k.input[:b], s)], STEADY)
+        rest = pick([k for k in vectors if not _steady(k.input[:b], s)], PER_PRIMITIVE - len(steady))
+        chosen = [(k, True) for k in steady] + [(k, False) for k in rest]
     out = []
-    for k in pick(vectors, PER_PRIMITIVE):
+    for k, many in chosen:
         x, y = k.input[:b], k.output[:b]
+        what = f"one {p.mode.upper()} block"
         if p.mode == "cbc":
             iv, pt, ct = bytes(b), x, y
-        elif p.mode == "cfb8":
-            iv, pt, ct = x, b"\0", y[:1]
+        elif many:
+            n, t = steady_bytes(b, s), x[b - s:]
+            iv = x
+            pt = (bytes(a ^ c for a, c in zip(t, y)) * (n // s + 1))[:n]
+            ct = (t * (n // s + 1))[:n]
+            what = f"{n} {p.mode.upper()} bytes (register kept at the IV)"
+        elif s:
+            iv, pt, ct = x, bytes(s), y[:s]
+            what = f"one {p.mode.upper()} segment"
         else:
             iv, pt, ct = x, bytes(b), y
-        out.append(KnownAnswer(p.name, pt, ct, k.key, iv, b"", _src(p, f"one {p.mode.upper()} block", [k]),
+        out.append(KnownAnswer(p.name, pt, ct, k.key, iv, b"", _src(p, what, [k]),
                                f"from {k.corpus} {k.where}", label(k.corpus)))
     return out
 

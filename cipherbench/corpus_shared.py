@@ -8,15 +8,15 @@ down); otherwise the corpus is missing. Formats and mappings:
 
   botan/**/*.vec      Botan's test data ([Section], Field = hex). Block files have no
                       mode -> <cipher>-<bits>-ecb, the key size from the key length;
-                      `X/CBC/NoPadding` -> cbc, `X/CFB` -> cfb (full block), `AES-n/CFB(8)`
-                      -> cfb8, `CTR-BE(X)` -> ctr (whole-block counter; `CTR-BE(X,n)` has an
+                      `X/CBC/NoPadding` -> cbc, `X/CFB` -> cfb (full block), `X/CFB(8)`
+                      -> cfb8 (AES, DES, TripleDES), `CTR-BE(X)` -> ctr (whole-block counter; `CTR-BE(X,n)` has an
                       n-byte counter and is skipped, as are records with a non-zero Seek),
                       `OFB(X)` -> ofb, `X/XTS` -> xts, `X/GCM` (16-byte tag, 12-byte nonce)
                       -> gcm. Names: see _BOTAN_CIPHERS; GOST with the R3411_94_TestParam
                       S-boxes -> gost; MARS (Botan: tweaked) -> mars; Noekeon -> noekeon
                       (Botan's key schedule runs the cipher over the key: indirect mode);
                       RC2 -> rc2 (effective bits = key bits); RC5(12) -> rc5. Skipped:
-                      PKCS7/CTS/OneAndZeros padding, CFB(n) other than full block and AES's
+                      PKCS7/CTS/OneAndZeros padding, CFB(n) other than full block and
                       8-bit, tags shorter than 16 bytes, Kuznyechik, SAFER-SK, SHACAL2,
                       Threefish-512/XTS, BLAKE2b(384), CryptoPro GOST S-boxes.
   aes-submission-*/   the AES round-1 submission format (KEYSIZE=, I=, KEY=, PT=, CT=;
@@ -147,7 +147,7 @@ def _botan_section(name: str) -> tuple[str | None, str | None]:
         return cid, "cbc"
     if mode == "CFB" and len(parts) == 2:
         return cid, "cfb"
-    if mode == "CFB(8)" and cid == "aes":
+    if mode == "CFB(8)" and len(parts) == 2:
         return cid, "cfb8"
     if mode in ("XTS", "GCM") and len(parts) == 2:
         return cid, mode.lower()

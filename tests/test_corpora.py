@@ -57,6 +57,26 @@ def test_cavp_tdes_keying_options_are_told_apart_by_the_keys(cavp):
     assert (k.input, k.output) == (bytes(8), H("95a8d72813daa94d"))
 
 
+def test_cavp_tdes_cfb8_files_are_8_bit_cfb_by_keying_option():
+    kas = _load("cavp", {"des-56-cfb8", "3des-112-cfb8", "3des-168-cfb8", "des-56-cfb"})
+    # TCFB8MMT3.rsp [ENCRYPT] COUNT = 9: three distinct keys, 10 bytes (past the 8-byte register).
+    k = _find(kas, "3des-168-cfb8", "TCFB8MMT3.rsp:", input=H("d5db2469ae56ecac5164"))
+    assert k.key == H("df97ab263768d6f4" "61866e1c86d57a54" "1301734c5dc86dae")
+    assert (k.iv, k.output) == (H("d0ddad02a219226d"), H("14a0743bf00ae9ec3c24"))
+    # TCFB8MMT2.rsp COUNT = 0: KEY1 = KEY3 -> two-key, key KEY1 || KEY2.
+    k = _find(kas, "3des-112-cfb8", "TCFB8MMT2.rsp:", input=H("29"))
+    assert (k.key, k.iv, k.output) == (H("10974a0838972925c14592918ca26e52"), H("981a620eae5772d0"), H("63"))
+    # TCFB8MMT1.rsp COUNT = 9: three equal keys -> single DES.
+    k = _find(kas, "des-56-cfb8", "TCFB8MMT1.rsp:", input=H("450ca7f4e01057ec201f"))
+    assert (k.key, k.iv, k.output) == (H("cbe6cb6bce5173fb"), H("179f4f591aab2df7"), H("4cd41846cf2ff0946b88"))
+    # TCFB8varkey.rsp COUNT = 0 (KEYs): the first byte of TECBvarkey's E(K, 0) = 95a8d728...
+    k = _find(kas, "des-56-cfb8", "TCFB8varkey.rsp:", key=H("8001010101010101"))
+    assert (k.iv, k.input, k.output) == (bytes(8), H("00"), H("95"))
+    # The CFB8 files feed cfb8 only; full-block cfb keeps the CFB64 files.
+    assert not any(x.where.startswith("TCFB8") for x in kas if x.primitive == "des-56-cfb")
+    assert any(x.where.startswith("TCFB64") for x in kas if x.primitive == "des-56-cfb")
+
+
 def test_cavp_gcm_only_96_bit_iv_and_128_bit_tag_and_fail_records_must_be_rejected(cavp):
     gcm = [k for k in cavp if k.primitive == "aes-128-gcm"]
     assert all(len(k.iv) == 12 for k in gcm)
@@ -169,6 +189,20 @@ def test_shared_submission_botan_and_libtomcrypt_formats(shared):
     assert any(k.primitive == "noekeondirect-128-ecb" and "Noekeon-Direct" in k.where for k in shared)
     assert any(k.primitive == "aes-128-cbc" and k.where.startswith("cbc.vec:") for k in shared)
     assert any(k.primitive == "gost-256-ecb" for k in shared)  # R3411_94_TestParam S-boxes only
+
+
+def test_shared_botan_cfb8_sections_of_64_bit_ciphers():
+    kas = _load("shared", {"des-56-cfb8", "3des-168-cfb8", "des-56-cfb"})
+    # Botan modes/cfb.vec [DES/CFB(8)], first record.
+    k = _find(kas, "des-56-cfb8", "cfb.vec:", key=H("3400AA949E053449"))
+    assert (k.iv, k.input, k.output) == (H("2ABF031C3DD08BA5"), H("CDD4BAAD59214E97"), H("DFD8C7EE7485E30C"))
+    # [TripleDES/CFB(8)], its 10-byte record.
+    k = _find(kas, "3des-168-cfb8", "cfb.vec:", input=H("dbe915fcb33bca18ef14"))
+    assert k.key == H("e3347a6b0bc1152c642a25cbd3bc31abfba162a81f197c15")
+    assert (k.iv, k.output) == (H("b740cc21e925e3c8"), H("f4801a8d039db4ca8ff6"))
+    # [DES/CFB(32)] and [DES/CFB(16)] have no registry name: their first records are not loaded.
+    assert not any(x.key in (H("44FD92D1AF17DA22"), H("302A7B0BDB8669FF")) for x in kas)
+    assert any(x.primitive == "des-56-cfb" for x in kas)
 
 
 def test_every_installed_corpus_loads_vectors_for_registry_names_only():
@@ -306,6 +340,54 @@ def test_derived_one_block_mode_vectors_follow_sp800_38a_from_an_ecb_answer():
     assert {d.corpus for d in kas} <= {f"derived from a published ECB vector ({c})" for c in corpora.CORPORA}
     fips = next(d for d in kas if d.primitive == "aes-128-cbc" and d.input == x and d.key == k)
     assert fips.corpus == "derived from a published ECB vector (cipherbench)"
+
+
+def test_derived_cfb8_keeps_the_register_at_an_iv_of_one_repeated_byte(native_session):
+    from cipherbench import ops
+    from cipherbench.corpus_derived import steady_bytes
+    kas = _load("derived", {"rc2-128-cfb8", "des-56-cfb8"})
+    # Botan's block/rc2.vec, the RFC 2268 section 5 vector with a 16-byte key and 128 effective
+    # bits: key 88bca90e90875a7f0f79c384627bafb2, E(K, 0) = 2269552ab0f85ca6. With IV = 0 and every
+    # plaintext byte 0 xor 22, every ciphertext byte is 00 and the register stays 0.
+    rc2 = [d for d in kas if d.primitive == "rc2-128-cfb8" and len(d.input) > 1]
+    if not rc2:
+        pytest.skip("Botan's rc2.vec (shared corpus) is not installed")
+    (d,) = rc2
+    assert d.key == H("88bca90e90875a7f0f79c384627bafb2") and d.iv == bytes(8)
+    assert (d.input, d.output) == (H("22") * steady_bytes(8, 1), bytes(steady_bytes(8, 1))) and len(d.input) == 17
+    assert "17 CFB8 bytes" in d.source and "rc2.vec" in d.where
+    # Such an answer tells 8-bit from full-block feedback, which the one-byte answers cannot:
+    # full-block CFB of the same input (any implementation offering des-56-cfb) differs from the
+    # second byte on, while its first byte agrees.
+    des = next(d for d in kas if d.primitive == "des-56-cfb8" and len(d.input) > 1)
+    s = native_session
+    impl = next((n for n, im in s.impls.items() if im.available and "des-56-cfb" in im.primitives), None)
+    if impl is None:
+        pytest.skip("no native implementation offers des-56-cfb")
+    full = ops.crypt(s, impl, s.reg["des-56-cfb"], des.key, des.iv, b"", des.input, decrypt=False)
+    assert full[:1] == des.output[:1] and full[1:] != des.output[1:]
+
+
+def test_derived_cfb128_segments_in_a_256_bit_block(native_session):
+    """The derivation itself, for 16-byte segments in a 32-byte block: an ECB answer E(K, 0) (here
+    the reference Rijndael's, as if published) gives a 3-block answer whose register stays 0,
+    which the reference CFB128 reproduces and full-block CFB does not."""
+    from cipherbench import ops
+    from cipherbench.corpus_derived import _sp800_38a, steady_bytes
+    from cipherbench.vectors import KnownAnswer
+    s = native_session
+    if "rijndael256-256-cfb128" not in s.impls["reference"].primitives:
+        pytest.skip("the reference adapter is not built")
+    key = H("2b7e151628aed2a6abf7158809cf4f3c762e7160f38b4da56a784d9045190cfe")
+    y = ops.crypt(s, "reference", s.reg["rijndael256-256-ecb"], key, b"", b"", bytes(32), decrypt=False)
+    ecb = KnownAnswer("rijndael256-256-ecb", bytes(32), y, key, b"", b"", "test", "t:1", "cipherbench")
+    (d,) = [x for x in _sp800_38a(s.reg["rijndael256-256-cfb128"], [ecb]) if len(x.input) > 16]
+    assert len(d.input) == steady_bytes(32, 16) == 80
+    assert (d.iv, d.input, d.output) == (bytes(32), (y[:16] * 5), bytes(80))
+    assert ops.crypt(s, "reference", s.reg["rijndael256-256-cfb128"], d.key, d.iv, b"", d.input,
+                     decrypt=False) == d.output
+    full = ops.crypt(s, "reference", s.reg["rijndael256-256-cfb"], d.key, d.iv, b"", d.input, decrypt=False)
+    assert full[:16] == d.output[:16] and full[16:] != d.output[16:]
 
 
 def test_derived_gcm_tag_of_the_empty_message_is_e_k_j0():

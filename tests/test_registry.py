@@ -50,3 +50,50 @@ def test_engine_table_matches_registry():
     text = registry.cpp_table(registry.load())
     assert 'CB_PRIMITIVE("aes-128-cbc", Cipher, "aes", "cbc", 16, 16, 16, 0, 0, true, 10)' in text
     assert 'CB_PRIMITIVE("chacha20-poly1305", Aead, "chacha20-poly1305", "", 32, 0, 12, 16, 0, false, 0)' in text
+
+
+def test_cfb_feedback_widths_follow_the_block():
+    reg = registry.load()
+    # 8-bit CFB for every 64-bit-block cipher (the .NET DES/TripleDES/RC2 CFB) and for AES.
+    for name in ("des-56-cfb8", "3des-112-cfb8", "3des-168-cfb8", "rc2-128-cfb8", "blowfish-128-cfb8", "idea-128-cfb8"):
+        p = reg[name]
+        assert (p.mode, p.block_bytes, p.iv_bytes, p.whole_blocks) == ("cfb8", 8, 8, False), name
+    assert {p.family for p in reg if p.block_bytes == 8 and p.kind == "cipher"} == \
+        {p.family for p in reg if p.mode == "cfb8" and p.block_bytes == 8}
+    assert "aes-128-cfb8" in reg and "camellia-128-cfb8" not in reg
+    # 128-bit segments only where the block is wider (for 128-bit blocks that is plain cfb).
+    p = reg["rijndael256-256-cfb128"]
+    assert (p.block_bytes, p.iv_bytes, p.key_bytes, p.whole_blocks) == (32, 32, 32, False)
+    assert reg["rijndael192-128-cfb128"].block_bytes == 24
+    assert {p.name for p in reg if p.mode == "cfb128"} == \
+        {f"rijndael{b}-{k}-cfb128" for b in (192, 256) for k in (128, 192, 256)}
+    assert 'CB_PRIMITIVE("des-56-cfb8", Cipher, "des", "cfb8", 8, 8, 8, 0, 0, false, 16)' in \
+        registry.cpp_table(reg)
+
+
+def test_published_ratios_name_primitives_their_experiment_times():
+    """A finding's ratio can only be computed from names the experiment measures."""
+    import tomllib
+    from cipherbench.cli import EXPERIMENTS
+    from cipherbench.report.data import load_published
+    reg = registry.load()
+    experiments = tomllib.loads(EXPERIMENTS.read_text())["experiments"]
+    checked = 0
+    for name, pub in load_published().items():
+        timed = set(experiments[name]["primitives"])
+        assert timed <= set(reg.names()), name
+        for f in pub.get("findings", []):
+            if "ratio" in f.get("now", {}):
+                assert set(f["now"]["ratio"]) <= timed, (name, f["text"])
+                checked += 1
+    assert checked >= 7
+
+
+def test_dotnet_experiment_times_cfb_as_the_net_classes_run_it():
+    import tomllib
+    from cipherbench.cli import EXPERIMENTS
+    timed = tomllib.loads(EXPERIMENTS.read_text())["experiments"]["dotnet"]["primitives"]
+    cfb = sorted(n for n in timed if "-cfb" in n)
+    # DES/TripleDES/RC2: FeedbackSize 8; Rijndael: 128 (full block at 128 bits, a segment at 256).
+    assert cfb == ["3des-112-cfb8", "3des-168-cfb8", "aes-128-cfb", "des-56-cfb8", "rc2-128-cfb8",
+                   "rijndael256-256-cfb128"]

@@ -32,3 +32,38 @@ def test_php_mcrypt_cfb_takes_whole_block_pieces_and_refuses_what_libmcrypt_gets
         assert r["status"] == "unsupported" and "after a partial block" in r["message"]
         assert s.ask("php-mcrypt", dict(bench, size=17, workload="rekey"))["status"] == "ok"
         assert s.ask("php-mcrypt", dict(bench, size=32))["status"] == "ok"
+
+
+@pytest.mark.skipif("csharp" not in BUILT, reason="the C# runner is not built")
+def test_mono_cfb_is_what_the_net_classes_run_by_default():
+    """DES/TripleDES/RC2 CFB is 8-bit (their FeedbackSize is 8); Rijndael's is 128 bits whatever
+    the block, so 256-bit-block CFB with default settings is cfb128."""
+    with Session(only_runners={"csharp"}, pin=False) as s:
+        offered = s.implementation("mono").primitives
+        assert {"des-56-cfb8", "3des-112-cfb8", "3des-168-cfb8", "rc2-128-cfb8", "aes-128-cfb8",
+                "rijndael256-256-cfb128"} <= set(offered)
+        assert not {"des-56-cfb", "3des-168-cfb", "rc2-128-cfb"} & set(offered)
+        # Botan modes/cfb.vec [DES/CFB(8)], first record.
+        r = s.ask("mono", {"op": "encrypt", "primitive": "des-56-cfb8", "key": "3400AA949E053449",
+                           "iv": "2ABF031C3DD08BA5", "input": "CDD4BAAD59214E97"})
+        assert (r["status"], r["output"]) == ("ok", "dfd8c7ee7485e30c")
+        # NIST CAVP TCFB8MMT3.rsp [ENCRYPT] COUNT = 9: 10 bytes, past one block, three keys.
+        r = s.ask("mono", {"op": "decrypt", "primitive": "3des-168-cfb8",
+                           "key": "df97ab263768d6f461866e1c86d57a541301734c5dc86dae",
+                           "iv": "d0ddad02a219226d", "input": "14a0743bf00ae9ec3c24"})
+        assert (r["status"], r["output"]) == ("ok", "d5db2469ae56ecac5164")
+        # RFC 2268's RC2 vector (16-byte key, 128 effective bits): E(K, 0) = 2269552ab0f85ca6, so
+        # CFB8 with IV 0 and every plaintext byte 22 keeps the register at 0 (corpus_derived).
+        r = s.ask("mono", {"op": "encrypt", "primitive": "rc2-128-cfb8", "key": "88bca90e90875a7f0f79c384627bafb2",
+                           "iv": "00" * 8, "input": "22" * 17})
+        assert (r["status"], r["output"]) == ("ok", "00" * 17)
+        # Gladman's Rijndael-256 vector (vectors/rijndael-gladman.vec): E(K, X) starts a49406115dfb30a4...,
+        # the first 16 bytes of CFB128 (and of full-block CFB) with IV = X and a zero plaintext.
+        key = "2b7e151628aed2a6abf7158809cf4f3c762e7160f38b4da56a784d9045190cfe"
+        x = "3243f6a8885a308d313198a2e03707344a4093822299f31d0082efa98ec4e6c8"
+        seg = s.ask("mono", {"op": "encrypt", "primitive": "rijndael256-256-cfb128", "key": key, "iv": x,
+                             "input": "00" * 48})
+        full = s.ask("mono", {"op": "encrypt", "primitive": "rijndael256-256-cfb", "key": key, "iv": x,
+                              "input": "00" * 48})
+        assert seg["output"][:32] == full["output"][:32] == "a49406115dfb30a40418aafa4869b7c6"
+        assert seg["output"][32:] != full["output"][32:]  # the second segment feeds back 16 bytes, not 32

@@ -131,7 +131,10 @@ class Prim {
 
 // ---------------------------------------------------------------- the one mapping table
 // canonical name => what runs. Block ciphers: a factory for the SymmetricAlgorithm, set
-// to the mode with PaddingMode.None and FeedbackSize = block size for CFB.
+// to the mode with PaddingMode.None and, for CFB, the FeedbackSize the name says: cfb = the
+// block, cfb8 = 8, cfb128 = 128 (Mono's Rijndael runs SP 800-38A CFB in FeedbackSize-bit
+// segments, checked against cfb8/cfb128 answers; its default is 128 whatever the block,
+// as in .NET Framework).
 class Entry {
     public Func<SymmetricAlgorithm> Sym;
     public Func<HashAlgorithm> Hash;
@@ -143,23 +146,29 @@ static class Table {
         var t = new Dictionary<string, Entry>();
         foreach (int kb in new[] { 128, 192, 256 }) {
             // AES: AesCryptoServiceProvider for ECB/CBC; it refuses CFB with feedback above
-            // 64 bits, so aes-K-cfb (full-block CFB128) uses RijndaelManaged.
+            // 64 bits, so aes-K-cfb (full-block CFB128) and aes-K-cfb8 use RijndaelManaged.
             AddSym(t, reg, "aes-" + kb + "-ecb", () => new AesCryptoServiceProvider(), CipherMode.ECB, 0);
             AddSym(t, reg, "aes-" + kb + "-cbc", () => new AesCryptoServiceProvider(), CipherMode.CBC, 0);
             AddSym(t, reg, "aes-" + kb + "-cfb", () => new RijndaelManaged(), CipherMode.CFB, 128);
-            foreach (int bb in new[] { 192, 256 })
-                foreach (var m in new[] { CipherMode.ECB, CipherMode.CBC, CipherMode.CFB })
-                    AddSym(t, reg, "rijndael" + bb + "-" + kb + "-" + m.ToString().ToLowerInvariant(), () => new RijndaelManaged(), m, bb);
+            AddSym(t, reg, "aes-" + kb + "-cfb8", () => new RijndaelManaged(), CipherMode.CFB, 128, 8);
+            foreach (int bb in new[] { 192, 256 }) {
+                string r = "rijndael" + bb + "-" + kb + "-";
+                AddSym(t, reg, r + "ecb", () => new RijndaelManaged(), CipherMode.ECB, bb);
+                AddSym(t, reg, r + "cbc", () => new RijndaelManaged(), CipherMode.CBC, bb);
+                AddSym(t, reg, r + "cfb", () => new RijndaelManaged(), CipherMode.CFB, bb);
+                AddSym(t, reg, r + "cfb128", () => new RijndaelManaged(), CipherMode.CFB, bb, 128);  // .NET's default
+            }
         }
-        // DES, 3DES, RC2: ECB and CBC only. Mono's CFB for these classes runs 8-bit feedback
-        // whatever FeedbackSize says (checked against CFB64 and CFB8 vectors), and the
-        // registry has no cfb8 for 64-bit-block ciphers.
-        foreach (var m in new[] { CipherMode.ECB, CipherMode.CBC }) {
-            string ms = m.ToString().ToLowerInvariant();
-            AddSym(t, reg, "des-56-" + ms, () => new DESCryptoServiceProvider(), m, 0);
-            AddSym(t, reg, "3des-112-" + ms, () => new TripleDESCryptoServiceProvider(), m, 0);
-            AddSym(t, reg, "3des-168-" + ms, () => new TripleDESCryptoServiceProvider(), m, 0);
-            AddSym(t, reg, "rc2-128-" + ms, () => { var r = new RC2CryptoServiceProvider(); r.KeySize = 128; r.EffectiveKeySize = 128; return r; }, m, 0);
+        // DES, 3DES, RC2: Mono's CFB for these classes runs 8-bit feedback whatever FeedbackSize
+        // says (a FeedbackSize of 64 still gives CFB8 output), and 8 is their default, as in
+        // .NET Framework, whose CryptoAPI-backed classes take nothing else: so cfb8, not cfb.
+        foreach (var m in new[] { CipherMode.ECB, CipherMode.CBC, CipherMode.CFB }) {
+            string ms = m == CipherMode.CFB ? "cfb8" : m.ToString().ToLowerInvariant();
+            int fb = m == CipherMode.CFB ? 8 : 0;
+            AddSym(t, reg, "des-56-" + ms, () => new DESCryptoServiceProvider(), m, 0, fb);
+            AddSym(t, reg, "3des-112-" + ms, () => new TripleDESCryptoServiceProvider(), m, 0, fb);
+            AddSym(t, reg, "3des-168-" + ms, () => new TripleDESCryptoServiceProvider(), m, 0, fb);
+            AddSym(t, reg, "rc2-128-" + ms, () => { var r = new RC2CryptoServiceProvider(); r.KeySize = 128; r.EffectiveKeySize = 128; return r; }, m, 0, fb);
         }
         AddHash(t, reg, "md2", () => (HashAlgorithm)CryptoConfig.CreateFromName("MD2"));  // Mono.Security's MD2Managed
         AddHash(t, reg, "md4", () => (HashAlgorithm)CryptoConfig.CreateFromName("MD4"));  // Mono.Security's MD4Managed
@@ -172,8 +181,9 @@ static class Table {
         return t;
     }
 
+    // blockBits: 0 = the class's default block. feedbackBits (CFB): 0 = the whole block.
     static void AddSym(Dictionary<string, Entry> t, Dictionary<string, Prim> reg, string name,
-                       Func<SymmetricAlgorithm> make, CipherMode mode, int blockBits) {
+                       Func<SymmetricAlgorithm> make, CipherMode mode, int blockBits, int feedbackBits = 0) {
         if (!reg.ContainsKey(name)) return;
         Prim p = reg[name];
         Func<SymmetricAlgorithm> f = () => {
@@ -181,7 +191,7 @@ static class Table {
             if (blockBits != 0) a.BlockSize = blockBits;
             a.Mode = mode;
             a.Padding = PaddingMode.None;
-            if (mode == CipherMode.CFB) a.FeedbackSize = a.BlockSize;  // full-block feedback
+            if (mode == CipherMode.CFB) a.FeedbackSize = feedbackBits != 0 ? feedbackBits : a.BlockSize;
             a.KeySize = p.KeyBytes * 8;
             return a;
         };

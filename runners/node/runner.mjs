@@ -39,7 +39,7 @@ function nodeName(p) {
   const [fam, bits, mode] = p.name.split('-');
   if (fam === '3des') {
     const base = bits === '112' ? 'des-ede' : 'des-ede3';
-    return { ecb: `${base}-ecb`, cbc: `${base}-cbc`, cfb: `${base}-cfb`, ofb: `${base}-ofb` }[mode] ?? null;
+    return { ecb: `${base}-ecb`, cbc: `${base}-cbc`, cfb: `${base}-cfb`, cfb8: `${base}-cfb8`, ofb: `${base}-ofb` }[mode] ?? null;
   }
   const stem = OSSL_FAMILY[fam];
   if (!stem) return null;

@@ -88,15 +88,14 @@ def add_pycryptodome(impls):
     clmul = _cpu_features.have_clmul()
     aes_prov = "AES-NI (pycryptodome C)" if aesni else "portable C (pycryptodome, no AES-NI)"
 
-    def block_modes(mod, fam, extra=None):
+    def block_modes(mod, extra=None):
         bits = mod.block_size * 8
         modes = {"ecb": lambda k, iv: mod.new(k, mod.MODE_ECB, **(extra or {})),
                  "cbc": lambda k, iv: mod.new(k, mod.MODE_CBC, iv=iv, **(extra or {})),
                  "cfb": lambda k, iv: mod.new(k, mod.MODE_CFB, iv=iv, segment_size=bits, **(extra or {})),
+                 "cfb8": lambda k, iv: mod.new(k, mod.MODE_CFB, iv=iv, segment_size=8, **(extra or {})),
                  "ofb": lambda k, iv: mod.new(k, mod.MODE_OFB, iv=iv, **(extra or {})),
                  "ctr": lambda k, iv: mod.new(k, mod.MODE_CTR, nonce=b"", initial_value=iv, **(extra or {}))}
-        if fam == "aes":
-            modes["cfb8"] = lambda k, iv: mod.new(k, mod.MODE_CFB, iv=iv, segment_size=8)
         return modes
 
     def with_output(new):  # pycryptodome objects that can write in place (output=)
@@ -112,7 +111,7 @@ def add_pycryptodome(impls):
                ("cast5", CAST, None, "portable C (pycryptodome)"),
                ("rc2", ARC2, {"effective_keylen": 128}, "portable C (pycryptodome), effective key bits = 128")]
     for fam, mod, extra, prov in ciphers:
-        for mode, new in block_modes(mod, fam, extra).items():
+        for mode, new in block_modes(mod, extra).items():
             for p in REG:
                 if p.family == fam and p.mode == mode:
                     im.add(p.name, prov, make=with_output(new))

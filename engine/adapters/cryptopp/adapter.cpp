@@ -133,7 +133,6 @@ public:
         // start()), plus the variant settings the registry needs.
         using namespace CryptoPP;
         const ConstByteArrayParameter iv(static_cast<const byte*>(zero_iv_.data()), size_t(zero_iv_.size()), false);
-        const int fb = std::strcmp(p.mode, "cfb8") == 0 ? 1 : int(p.block_bytes);
         if (r.keying == Keying::Rc2Ekb || r.keying == Keying::Rc2Ekb1024)
             params_ = MakeParameters(Name::EffectiveKeyLength(), r.keying == Keying::Rc2Ekb ? int(p.key_bytes * 8) : 1024)(
                 Name::IV(), iv, false);
@@ -141,10 +140,13 @@ public:
             params_ = MakeParameters(Name::Rounds(), 12)(Name::IV(), iv, false);
         else if (r.keying == Keying::CounterFrom0)  // read back as unsigned long
             params_ = MakeParameters("InitialBlock", static_cast<unsigned long>(0))(Name::IV(), iv);
-        else if (std::strcmp(p.mode, "cfb8") == 0 || std::strcmp(p.mode, "cfb") == 0)
-            params_ = MakeParameters(Name::FeedbackSize(), fb)(Name::IV(), iv, false);
         else if (p.iv_bytes)
             params_ = MakeParameters(Name::IV(), iv);
+        // CFB's feedback size goes with whatever variant settings the cipher has
+        // (RC2's effective bits, RC5's rounds): without it CFB_Mode feeds back a
+        // whole block, which agrees with CFB8 in the first byte only.
+        if (std::strcmp(p.mode, "cfb8") == 0 || std::strcmp(p.mode, "cfb") == 0)
+            params_(Name::FeedbackSize(), std::strcmp(p.mode, "cfb8") == 0 ? 1 : int(p.block_bytes));
         rekey_on_start_ = std::strcmp(p.name, "rc4") == 0;
     }
 

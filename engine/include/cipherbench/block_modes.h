@@ -1,7 +1,8 @@
 // Modes of operation over a bare block function, for adapters whose library
 // offers only the block primitive (the reference ciphers). Modes follow NIST
-// SP 800-38A: CFB and OFB with full-block feedback; CTR increments the whole
-// IV block as one big-endian counter.
+// SP 800-38A: CFB (section 6.3) in s-byte segments, s = the block for cfb, 1 for
+// cfb8, 16 for cfb128; OFB with full-block feedback; CTR increments the whole IV
+// block as one big-endian counter.
 #pragma once
 
 #include <cstring>
@@ -28,7 +29,18 @@ struct BlockFn {
 class BlockModeCipher : public Cipher {
 public:
     BlockModeCipher(const std::string& mode, Direction dir, size_t block)
-        : mode_(mode), dir_(dir), iv_(block), ks_(block), tmp_(block) {}
+        : mode_(mode), dir_(dir), iv_(block), ks_(block), tmp_(block), segment_(cfb_segment(mode, block)) {}
+
+    // CFB's segment in bytes for a mode name (0: not CFB).
+    static size_t cfb_segment(const std::string& mode, size_t block) {
+        if (mode == "cfb") return block;
+        if (mode == "cfb8") return 1;
+        if (mode == "cfb128") {
+            if (block < 16) throw Unsupported("cfb128 needs a block of at least 16 bytes");
+            return 16;
+        }
+        return 0;
+    }
 
     void start(const uint8_t* iv, size_t len) override {
         if (len) std::memcpy(iv_.data(), iv, len);
@@ -60,12 +72,28 @@ public:
                     std::memcpy(v, tmp_.data(), b);
                 }
             }
-        } else {  // cfb, ofb, ctr: keystream modes, any length
+        } else if (segment_) {
+            // Each segment XORs the first s bytes of E(register); the register then
+            // moves on by s bytes and takes in the segment's ciphertext. It is shifted
+            // when the segment starts and filled byte by byte, so a segment may span
+            // update() calls.
+            const size_t s = segment_;
+            uint8_t* r = iv_.data();
+            for (size_t i = 0; i < len; ++i) {
+                if (used_ >= s) {
+                    fn_.encrypt(fn_.ctx, r, ks_.data());
+                    std::memmove(r, r + s, b - s);
+                    used_ = 0;
+                }
+                const uint8_t c = in[i];  // in may equal out
+                out[i] = c ^ ks_[used_];
+                r[b - s + used_] = dir_ == Direction::Encrypt ? out[i] : c;
+                ++used_;
+            }
+        } else {  // ofb, ctr: keystream modes, any length
             for (size_t i = 0; i < len; ++i) {
                 if (used_ == b) { next_keystream(); used_ = 0; }
-                uint8_t c = in[i];
-                out[i] = c ^ ks_[used_];
-                if (mode_ == "cfb") iv_[used_] = dir_ == Direction::Encrypt ? out[i] : c;
+                out[i] = in[i] ^ ks_[used_];
                 ++used_;
             }
         }
@@ -81,22 +109,22 @@ private:
             fn_.encrypt(fn_.ctx, iv_.data(), ks_.data());
             for (size_t j = b; j-- > 0;)
                 if (++iv_[j]) break;
-        } else if (mode_ == "ofb") {
+        } else {  // ofb
             fn_.encrypt(fn_.ctx, iv_.data(), iv_.data());
             std::memcpy(ks_.data(), iv_.data(), b);
-        } else {  // cfb: the register holds the previous ciphertext block
-            fn_.encrypt(fn_.ctx, iv_.data(), ks_.data());
         }
     }
 
     std::string mode_;
     Direction dir_;
     std::vector<uint8_t> iv_, ks_, tmp_;
+    size_t segment_;
     size_t used_ = 0;
 };
 
 inline bool generic_mode_supported(const std::string& mode) {
-    return mode == "ecb" || mode == "cbc" || mode == "cfb" || mode == "ofb" || mode == "ctr";
+    return mode == "ecb" || mode == "cbc" || mode == "cfb" || mode == "cfb8" || mode == "cfb128" || mode == "ofb" ||
+           mode == "ctr";
 }
 
 }  // namespace cb

@@ -74,7 +74,7 @@ final class BcImpl extends Main.Impl {
         }
     }
 
-    static final Set<String> MODES = Set.of("ecb", "cbc", "cfb", "cfb8", "ofb", "ctr", "gcm", "ccm", "ocb", "eax", "gcmsiv");
+    static final Set<String> MODES = Set.of("ecb", "cbc", "cfb", "cfb8", "cfb128", "ofb", "ctr", "gcm", "ccm", "ocb", "eax", "gcmsiv");
 
     /** Stream ciphers and AEADs not named by a block mode. */
     static Object other(String name) {
@@ -193,6 +193,7 @@ final class BcImpl extends Main.Impl {
             case "cbc": return new BlockCtx(p, CBCBlockCipher.newInstance(e), true);
             case "cfb": return new StreamCtx(p, CFBBlockCipher.newInstance(e, bits), true);
             case "cfb8": return new StreamCtx(p, CFBBlockCipher.newInstance(e, 8), true);
+            case "cfb128": return new StreamCtx(p, CFBBlockCipher.newInstance(e, 128), true);  // 16-byte segments, wider blocks
             case "ofb": return new StreamCtx(p, new OFBBlockCipher(e, bits), true);
             case "ctr": return new StreamCtx(p, SICBlockCipher.newInstance(e), true);  // whole block = big-endian counter
             case "gcm": return new AeadCtx(p, GCMBlockCipher.newInstance(e));

@@ -22,11 +22,11 @@ final class SunJceImpl extends Main.Impl {
     // ("CFB" is full-block feedback in SunJCE, "CFB8" 8-bit; CTR counts over the whole block).
     static final String[][] BLOCK = {
         {"aes", "AES", "128 192 256", "ecb=ECB cbc=CBC cfb=CFB cfb8=CFB8 ofb=OFB ctr=CTR gcm=GCM"},
-        {"des", "DES", "56", "ecb=ECB cbc=CBC cfb=CFB ofb=OFB ctr=CTR"},
-        {"3des", "DESede", "112 168", "ecb=ECB cbc=CBC cfb=CFB ofb=OFB ctr=CTR"},
-        {"blowfish", "Blowfish", "128 448", "ecb=ECB cbc=CBC cfb=CFB ofb=OFB ctr=CTR"},
-        {"rc2", "RC2", "128", "ecb=ECB cbc=CBC cfb=CFB ofb=OFB ctr=CTR"},       // RC2ParameterSpec(128): 128 effective bits
-        {"rc2e1024", "RC2", "128", "ecb=ECB cbc=CBC cfb=CFB ofb=OFB ctr=CTR"},  // RC2ParameterSpec(1024)
+        {"des", "DES", "56", "ecb=ECB cbc=CBC cfb=CFB cfb8=CFB8 ofb=OFB ctr=CTR"},
+        {"3des", "DESede", "112 168", "ecb=ECB cbc=CBC cfb=CFB cfb8=CFB8 ofb=OFB ctr=CTR"},
+        {"blowfish", "Blowfish", "128 448", "ecb=ECB cbc=CBC cfb=CFB cfb8=CFB8 ofb=OFB ctr=CTR"},
+        {"rc2", "RC2", "128", "ecb=ECB cbc=CBC cfb=CFB cfb8=CFB8 ofb=OFB ctr=CTR"},       // RC2ParameterSpec(128): 128 effective bits
+        {"rc2e1024", "RC2", "128", "ecb=ECB cbc=CBC cfb=CFB cfb8=CFB8 ofb=OFB ctr=CTR"},  // RC2ParameterSpec(1024)
     };
     // canonical name, JCA transformation
     static final String[][] OTHER = {
