@@ -27,6 +27,7 @@
  */
 #include <string.h>
 #include "cbref.h"
+#include "cbref_bits.h"
 #include "cast256_sbox.h"
 
 #define CAST256_QUADS 12
@@ -37,31 +38,17 @@ typedef struct {
     unsigned quads;
 } cast256_ctx;
 
-static inline uint32_t rol32(uint32_t x, unsigned n) {
-    n &= 31;
-    return n ? (x << n) | (x >> (32 - n)) : x;
-}
-
-static inline uint32_t load_be32(const uint8_t *p) {
-    return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) | p[3];
-}
-
-static inline void store_be32(uint8_t *p, uint32_t v) {
-    p[0] = (uint8_t)(v >> 24); p[1] = (uint8_t)(v >> 16);
-    p[2] = (uint8_t)(v >> 8);  p[3] = (uint8_t)v;
-}
-
 /* The three round-function types of RFC 2612 section 2.2. */
 static inline uint32_t f1(uint32_t d, uint32_t km, unsigned kr) {
-    uint32_t i = rol32(km + d, kr);
+    uint32_t i = cbref_rol32(km + d, kr);
     return ((cast_s1[i >> 24] ^ cast_s2[(i >> 16) & 0xff]) - cast_s3[(i >> 8) & 0xff]) + cast_s4[i & 0xff];
 }
 static inline uint32_t f2(uint32_t d, uint32_t km, unsigned kr) {
-    uint32_t i = rol32(km ^ d, kr);
+    uint32_t i = cbref_rol32(km ^ d, kr);
     return ((cast_s1[i >> 24] - cast_s2[(i >> 16) & 0xff]) + cast_s3[(i >> 8) & 0xff]) ^ cast_s4[i & 0xff];
 }
 static inline uint32_t f3(uint32_t d, uint32_t km, unsigned kr) {
-    uint32_t i = rol32(km - d, kr);
+    uint32_t i = cbref_rol32(km - d, kr);
     return ((cast_s1[i >> 24] + cast_s2[(i >> 16) & 0xff]) ^ cast_s3[(i >> 8) & 0xff]) - cast_s4[i & 0xff];
 }
 
@@ -75,7 +62,7 @@ static int cast256_set_key(void *vctx, const uint8_t *key, size_t key_len, unsig
     ctx->quads = rounds ? rounds : CAST256_QUADS;
     memset(kb, 0, sizeof kb);
     memcpy(kb, key, key_len);
-    for (int i = 0; i < 8; ++i) k[i] = load_be32(kb + 4 * i);
+    for (int i = 0; i < 8; ++i) k[i] = cbref_load32be(kb + 4 * i);
 
     /* Tm/Tr generation (RFC 2612 section 2.4): Cm = 2^30*sqrt(2), Mm = 2^30*sqrt(3),
      * Cr = 19, Mr = 17, stepped once per (i, j) in the order i = 0..23, j = 0..7. */
@@ -128,7 +115,7 @@ static int cast256_set_key(void *vctx, const uint8_t *key, size_t key_len, unsig
 
 static void cast256_encrypt(const void *vctx, const uint8_t *in, uint8_t *out) {
     const cast256_ctx *ctx = (const cast256_ctx *)vctx;
-    uint32_t a = load_be32(in), b = load_be32(in + 4), c = load_be32(in + 8), d = load_be32(in + 12);
+    uint32_t a = cbref_load32be(in), b = cbref_load32be(in + 4), c = cbref_load32be(in + 8), d = cbref_load32be(in + 12);
     unsigned n = ctx->quads;
     if (n == CAST256_QUADS) {
         QFWD(0); QFWD(1); QFWD(2); QFWD(3); QFWD(4); QFWD(5);
@@ -138,12 +125,12 @@ static void cast256_encrypt(const void *vctx, const uint8_t *in, uint8_t *out) {
             if (i < 6) QFWD(i); else QREV(i);
         }
     }
-    store_be32(out, a); store_be32(out + 4, b); store_be32(out + 8, c); store_be32(out + 12, d);
+    cbref_store32be(out, a); cbref_store32be(out + 4, b); cbref_store32be(out + 8, c); cbref_store32be(out + 12, d);
 }
 
 static void cast256_decrypt(const void *vctx, const uint8_t *in, uint8_t *out) {
     const cast256_ctx *ctx = (const cast256_ctx *)vctx;
-    uint32_t a = load_be32(in), b = load_be32(in + 4), c = load_be32(in + 8), d = load_be32(in + 12);
+    uint32_t a = cbref_load32be(in), b = cbref_load32be(in + 4), c = cbref_load32be(in + 8), d = cbref_load32be(in + 12);
     unsigned n = ctx->quads;
     if (n == CAST256_QUADS) {
         QFWD(11); QFWD(10); QFWD(9); QFWD(8); QFWD(7); QFWD(6);
@@ -154,7 +141,7 @@ static void cast256_decrypt(const void *vctx, const uint8_t *in, uint8_t *out) {
             if (i >= 6) QFWD(i); else QREV(i);
         }
     }
-    store_be32(out, a); store_be32(out + 4, b); store_be32(out + 8, c); store_be32(out + 12, d);
+    cbref_store32be(out, a); cbref_store32be(out + 4, b); cbref_store32be(out + 8, c); cbref_store32be(out + 12, d);
 }
 
 static const unsigned cast256_keys[] = {16, 20, 24, 28, 32, 0};

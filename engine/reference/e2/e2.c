@@ -41,6 +41,7 @@
  */
 #include <string.h>
 #include "cbref.h"
+#include "cbref_bits.h"
 #include "e2_tables.h"
 
 #define E2_ROUNDS 12
@@ -60,13 +61,6 @@ static inline uint64_t load_be64(const uint8_t *p) {
 static inline void store_be64(uint8_t *p, uint64_t v) {
     for (int i = 7; i >= 0; --i) { p[i] = (uint8_t)v; v >>= 8; }
 }
-static inline uint32_t load_be32(const uint8_t *p) {
-    return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) | p[3];
-}
-static inline void store_be32(uint8_t *p, uint32_t v) {
-    p[0] = (uint8_t)(v >> 24); p[1] = (uint8_t)(v >> 16); p[2] = (uint8_t)(v >> 8); p[3] = (uint8_t)v;
-}
-
 /* P(S(x)) */
 static inline uint64_t e2_ps64(uint64_t x) {
     return e2_ps[0][x >> 56] ^ e2_ps[1][(x >> 48) & 0xff] ^ e2_ps[2][(x >> 40) & 0xff] ^
@@ -132,10 +126,10 @@ static int e2_set_key(void *vctx, const uint8_t *key, size_t key_len, unsigned r
         ctx->k2[i] = load_be64(k[i] + 8);
     }
     for (int w = 0; w < 4; ++w) {
-        ctx->k13[w] = load_be32(k[12] + 4 * w);
-        ctx->k14[w] = load_be32(k[13] + 4 * w) | 1u;
-        ctx->k15[w] = load_be32(k[14] + 4 * w) | 1u;
-        ctx->k16[w] = load_be32(k[15] + 4 * w);
+        ctx->k13[w] = cbref_load32be(k[12] + 4 * w);
+        ctx->k14[w] = cbref_load32be(k[13] + 4 * w) | 1u;
+        ctx->k15[w] = cbref_load32be(k[14] + 4 * w) | 1u;
+        ctx->k16[w] = cbref_load32be(k[15] + 4 * w);
         if (dir & CBREF_ENCRYPT) ctx->k15inv[w] = inv32(ctx->k15[w]);
         if (dir & CBREF_DECRYPT) ctx->k14inv[w] = inv32(ctx->k14[w]);
     }
@@ -145,7 +139,7 @@ static int e2_set_key(void *vctx, const uint8_t *key, size_t key_len, unsigned r
 static void e2_encrypt(const void *vctx, const uint8_t *in, uint8_t *out) {
     const e2_ctx *ctx = (const e2_ctx *)vctx;
     uint32_t a[4], b[4];
-    for (int w = 0; w < 4; ++w) a[w] = (load_be32(in + 4 * w) ^ ctx->k13[w]) * ctx->k14[w];
+    for (int w = 0; w < 4; ++w) a[w] = (cbref_load32be(in + 4 * w) ^ ctx->k13[w]) * ctx->k14[w];
     e2_bp(a, b);
     uint64_t l = ((uint64_t)b[0] << 32) | b[1], r = ((uint64_t)b[2] << 32) | b[3];
     for (unsigned i = 0; i < ctx->rounds; ++i) {
@@ -154,13 +148,13 @@ static void e2_encrypt(const void *vctx, const uint8_t *in, uint8_t *out) {
     }
     a[0] = (uint32_t)(r >> 32); a[1] = (uint32_t)r; a[2] = (uint32_t)(l >> 32); a[3] = (uint32_t)l;
     e2_bp_inv(a, b);
-    for (int w = 0; w < 4; ++w) store_be32(out + 4 * w, (b[w] * ctx->k15inv[w]) ^ ctx->k16[w]);
+    for (int w = 0; w < 4; ++w) cbref_store32be(out + 4 * w, (b[w] * ctx->k15inv[w]) ^ ctx->k16[w]);
 }
 
 static void e2_decrypt(const void *vctx, const uint8_t *in, uint8_t *out) {
     const e2_ctx *ctx = (const e2_ctx *)vctx;
     uint32_t a[4], b[4];
-    for (int w = 0; w < 4; ++w) a[w] = (load_be32(in + 4 * w) ^ ctx->k16[w]) * ctx->k15[w];
+    for (int w = 0; w < 4; ++w) a[w] = (cbref_load32be(in + 4 * w) ^ ctx->k16[w]) * ctx->k15[w];
     e2_bp(a, b);
     /* b = R(n) | L(n) */
     uint64_t r = ((uint64_t)b[0] << 32) | b[1], l = ((uint64_t)b[2] << 32) | b[3];
@@ -170,7 +164,7 @@ static void e2_decrypt(const void *vctx, const uint8_t *in, uint8_t *out) {
     }
     a[0] = (uint32_t)(l >> 32); a[1] = (uint32_t)l; a[2] = (uint32_t)(r >> 32); a[3] = (uint32_t)r;
     e2_bp_inv(a, b);
-    for (int w = 0; w < 4; ++w) store_be32(out + 4 * w, (b[w] * ctx->k14inv[w]) ^ ctx->k13[w]);
+    for (int w = 0; w < 4; ++w) cbref_store32be(out + 4 * w, (b[w] * ctx->k14inv[w]) ^ ctx->k13[w]);
 }
 
 static const unsigned e2_keys[] = {16, 24, 32, 0};

@@ -41,6 +41,7 @@
 #include <stdint.h>
 #include <string.h>
 #include "cbref.h"
+#include "cbref_bits.h"
 #include "mars_sbox.h"
 
 #define S0(x) MARS_S[(x) & 0xff]
@@ -50,27 +51,6 @@ typedef struct {
     uint32_t k[40];
     unsigned rounds;
 } mars_ctx;
-
-static inline uint32_t rol(uint32_t x, uint32_t n) { return (x << (n & 31)) | (x >> ((0u - n) & 31)); }
-static inline uint32_t ror(uint32_t x, uint32_t n) { return (x >> (n & 31)) | (x << ((0u - n) & 31)); }
-
-static inline uint32_t ld32(const uint8_t *p) {
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    uint32_t v;
-    memcpy(&v, p, 4);
-    return v;
-#else
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-#endif
-}
-
-static inline void st32(uint8_t *p, uint32_t v) {
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    memcpy(p, &v, 4);
-#else
-    p[0] = (uint8_t)v; p[1] = (uint8_t)(v >> 8); p[2] = (uint8_t)(v >> 16); p[3] = (uint8_t)(v >> 24);
-#endif
-}
 
 /* ---- key schedule ---- */
 
@@ -97,7 +77,7 @@ static uint32_t fix_mask(uint32_t w) {
 static void fix_mult_keys(uint32_t *K) {
     for (unsigned i = 5; i <= 35; i += 2) {
         uint32_t j = K[i] & 3, w = K[i] | 3;
-        uint32_t p = rol(MARS_S[265 + j], K[i - 1] & 31);
+        uint32_t p = cbref_rol32(MARS_S[265 + j], K[i - 1] & 31);
         K[i] = w ^ (p & fix_mask(w));
     }
 }
@@ -109,9 +89,9 @@ static void expand_tweak(uint32_t *K, const uint32_t *k, unsigned n) {
     T[n] = n;
     for (unsigned j = 0; j < 4; ++j) {
         for (unsigned i = 0; i < 15; ++i)
-            T[i] ^= rol(T[(i + 8) % 15] ^ T[(i + 13) % 15], 3) ^ (4 * i + j);
+            T[i] ^= cbref_rol32(T[(i + 8) % 15] ^ T[(i + 13) % 15], 3) ^ (4 * i + j);
         for (unsigned rep = 0; rep < 4; ++rep)
-            for (unsigned i = 0; i < 15; ++i) T[i] = rol(T[i] + MARS_S[T[(i + 14) % 15] & 511], 9);
+            for (unsigned i = 0; i < 15; ++i) T[i] = cbref_rol32(T[i] + MARS_S[T[(i + 14) % 15] & 511], 9);
         for (unsigned i = 0; i < 10; ++i) K[10 * j + i] = T[(4 * i) % 15];
     }
     fix_mult_keys(K);
@@ -123,7 +103,7 @@ static int mars_set_key(void *vctx, const uint8_t *key, size_t key_len, unsigned
     if (key_len < 16 || key_len > 56 || key_len % 4) return CBREF_EKEYLEN;
     if (rounds > 32) return CBREF_EROUNDS;
     unsigned n = (unsigned)(key_len / 4);
-    for (unsigned i = 0; i < n; ++i) k[i] = ld32(key + 4 * i);
+    for (unsigned i = 0; i < n; ++i) k[i] = cbref_load32le(key + 4 * i);
     (void)dir; /* one schedule for both directions */
     expand_tweak(ctx->k, k, n);
     ctx->rounds = rounds ? rounds : 32;
@@ -137,7 +117,7 @@ static int mars_set_key(void *vctx, const uint8_t *key, size_t key_len, unsigned
 #define MARS_FM(a, b, c, d, i) do {                         \
         b ^= S0(a); b += S1((a) >> 8);                      \
         c += S0((a) >> 16); d ^= S1((a) >> 24);             \
-        a = ror(a, 24);                                     \
+        a = cbref_ror32(a, 24);                                     \
         if ((i) == 0 || (i) == 4) a += d;                   \
         if ((i) == 1 || (i) == 5) a += b;                   \
     } while (0)
@@ -145,7 +125,7 @@ static int mars_set_key(void *vctx, const uint8_t *key, size_t key_len, unsigned
 #define MARS_IFM(a, b, c, d, i) do {                        \
         if ((i) == 1 || (i) == 5) a -= b;                   \
         if ((i) == 0 || (i) == 4) a -= d;                   \
-        a = rol(a, 24);                                     \
+        a = cbref_rol32(a, 24);                                     \
         d ^= S1((a) >> 24); c -= S0((a) >> 16);             \
         b -= S1((a) >> 8); b ^= S0(a);                      \
     } while (0)
@@ -153,14 +133,14 @@ static int mars_set_key(void *vctx, const uint8_t *key, size_t key_len, unsigned
 /* E-function on in with keys K[2i+4], K[2i+5]: L, M, R outputs */
 #define MARS_E(in, i, L, M, R) do {                         \
         uint32_t m_ = (in) + K[2 * (i) + 4];                \
-        uint32_t r_ = rol(in, 13) * K[2 * (i) + 5];         \
+        uint32_t r_ = cbref_rol32(in, 13) * K[2 * (i) + 5];         \
         uint32_t l_ = MARS_S[m_ & 511];                     \
-        r_ = rol(r_, 5);                                    \
-        m_ = rol(m_, r_);                                   \
+        r_ = cbref_rol32(r_, 5);                                    \
+        m_ = cbref_rol32(m_, r_);                                   \
         l_ ^= r_;                                           \
-        r_ = rol(r_, 5);                                    \
+        r_ = cbref_rol32(r_, 5);                                    \
         l_ ^= r_;                                           \
-        l_ = rol(l_, r_);                                   \
+        l_ = cbref_rol32(l_, r_);                                   \
         L = l_; M = m_; R = r_;                             \
     } while (0)
 
@@ -168,7 +148,7 @@ static int mars_set_key(void *vctx, const uint8_t *key, size_t key_len, unsigned
 #define MARS_CR(a, b, c, d, i) do {                         \
         uint32_t L, M, R;                                   \
         MARS_E(a, i, L, M, R);                              \
-        a = rol(a, 13);                                     \
+        a = cbref_rol32(a, 13);                                     \
         c += M;                                             \
         if ((i) < 8) { b += L; d ^= R; }                    \
         else { d += L; b ^= R; }                            \
@@ -176,7 +156,7 @@ static int mars_set_key(void *vctx, const uint8_t *key, size_t key_len, unsigned
 
 #define MARS_ICR(a, b, c, d, i) do {                        \
         uint32_t L, M, R;                                   \
-        a = ror(a, 13);                                     \
+        a = cbref_ror32(a, 13);                                     \
         MARS_E(a, i, L, M, R);                              \
         c -= M;                                             \
         if ((i) < 8) { b -= L; d ^= R; }                    \
@@ -189,11 +169,11 @@ static int mars_set_key(void *vctx, const uint8_t *key, size_t key_len, unsigned
         if ((i) == 3 || (i) == 7) a -= b;                   \
         b ^= S1(a); c -= S0((a) >> 24);                     \
         d -= S1((a) >> 16); d ^= S0((a) >> 8);              \
-        a = rol(a, 24);                                     \
+        a = cbref_rol32(a, 24);                                     \
     } while (0)
 
 #define MARS_IBM(a, b, c, d, i) do {                        \
-        a = ror(a, 24);                                     \
+        a = cbref_ror32(a, 24);                                     \
         d ^= S0((a) >> 8); d += S1((a) >> 16);              \
         c += S0((a) >> 24); b ^= S1(a);                     \
         if ((i) == 3 || (i) == 7) a += b;                   \
@@ -222,7 +202,7 @@ static inline void mars_iround(const uint32_t *K, uint32_t *W, unsigned t) {
 static void mars_encrypt(const void *vctx, const uint8_t *in, uint8_t *out) {
     const mars_ctx *ctx = (const mars_ctx *)vctx;
     const uint32_t *K = ctx->k;
-    uint32_t a = ld32(in) + K[0], b = ld32(in + 4) + K[1], c = ld32(in + 8) + K[2], d = ld32(in + 12) + K[3];
+    uint32_t a = cbref_load32le(in) + K[0], b = cbref_load32le(in + 4) + K[1], c = cbref_load32le(in + 8) + K[2], d = cbref_load32le(in + 12) + K[3];
     unsigned R = ctx->rounds;
     if (R == 32) {
         MARS_FM(a, b, c, d, 0); MARS_FM(b, c, d, a, 1); MARS_FM(c, d, a, b, 2); MARS_FM(d, a, b, c, 3);
@@ -238,13 +218,13 @@ static void mars_encrypt(const void *vctx, const uint8_t *in, uint8_t *out) {
         for (unsigned t = 0; t < R; ++t) mars_round(K, W, t);
         a = W[R & 3]; b = W[(R + 1) & 3]; c = W[(R + 2) & 3]; d = W[(R + 3) & 3];
     }
-    st32(out, a - K[36]); st32(out + 4, b - K[37]); st32(out + 8, c - K[38]); st32(out + 12, d - K[39]);
+    cbref_store32le(out, a - K[36]); cbref_store32le(out + 4, b - K[37]); cbref_store32le(out + 8, c - K[38]); cbref_store32le(out + 12, d - K[39]);
 }
 
 static void mars_decrypt(const void *vctx, const uint8_t *in, uint8_t *out) {
     const mars_ctx *ctx = (const mars_ctx *)vctx;
     const uint32_t *K = ctx->k;
-    uint32_t a = ld32(in) + K[36], b = ld32(in + 4) + K[37], c = ld32(in + 8) + K[38], d = ld32(in + 12) + K[39];
+    uint32_t a = cbref_load32le(in) + K[36], b = cbref_load32le(in + 4) + K[37], c = cbref_load32le(in + 8) + K[38], d = cbref_load32le(in + 12) + K[39];
     unsigned R = ctx->rounds;
     if (R == 32) {
         MARS_IBM(d, a, b, c, 7); MARS_IBM(c, d, a, b, 6); MARS_IBM(b, c, d, a, 5); MARS_IBM(a, b, c, d, 4);
@@ -261,7 +241,7 @@ static void mars_decrypt(const void *vctx, const uint8_t *in, uint8_t *out) {
         for (unsigned t = R; t-- > 0;) mars_iround(K, W, t);
         a = W[0]; b = W[1]; c = W[2]; d = W[3];
     }
-    st32(out, a - K[0]); st32(out + 4, b - K[1]); st32(out + 8, c - K[2]); st32(out + 12, d - K[3]);
+    cbref_store32le(out, a - K[0]); cbref_store32le(out + 4, b - K[1]); cbref_store32le(out + 8, c - K[2]); cbref_store32le(out + 12, d - K[3]);
 }
 
 static const unsigned mars_keys[] = {16, 24, 32, 0};

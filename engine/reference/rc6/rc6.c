@@ -28,6 +28,7 @@
 #include <stdint.h>
 #include <string.h>
 #include "cbref.h"
+#include "cbref_bits.h"
 
 #define RC6_MAXR 20
 #define RC6_P32 0xB7E15163u
@@ -37,28 +38,6 @@ typedef struct {
     uint32_t s[2 * RC6_MAXR + 4];
     unsigned rounds;
 } rc6_ctx;
-
-/* Rotations by n mod 32 (the idiom compilers turn into one instruction). */
-static inline uint32_t rol(uint32_t x, uint32_t n) { return (x << (n & 31)) | (x >> ((0u - n) & 31)); }
-static inline uint32_t ror(uint32_t x, uint32_t n) { return (x >> (n & 31)) | (x << ((0u - n) & 31)); }
-
-static inline uint32_t ld32(const uint8_t *p) {
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    uint32_t v;
-    memcpy(&v, p, 4);
-    return v;
-#else
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-#endif
-}
-
-static inline void st32(uint8_t *p, uint32_t v) {
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    memcpy(p, &v, 4);
-#else
-    p[0] = (uint8_t)v; p[1] = (uint8_t)(v >> 8); p[2] = (uint8_t)(v >> 16); p[3] = (uint8_t)(v >> 24);
-#endif
-}
 
 static int rc6_set_key(void *vctx, const uint8_t *key, size_t key_len, unsigned rounds, int dir) {
     rc6_ctx *ctx = (rc6_ctx *)vctx;
@@ -77,8 +56,8 @@ static int rc6_set_key(void *vctx, const uint8_t *key, size_t key_len, unsigned 
     uint32_t A = 0, B = 0;
     unsigned i = 0, j = 0, v = 3 * (c > t ? c : t);
     for (unsigned s = 0; s < v; ++s) {
-        A = ctx->s[i] = rol(ctx->s[i] + A + B, 3);
-        B = L[j] = rol(L[j] + A + B, A + B);
+        A = ctx->s[i] = cbref_rol32(ctx->s[i] + A + B, 3);
+        B = L[j] = cbref_rol32(L[j] + A + B, A + B);
         if (++i == t) i = 0;
         if (++j == c) j = 0;
     }
@@ -91,23 +70,23 @@ static int rc6_set_key(void *vctx, const uint8_t *key, size_t key_len, unsigned 
         uint32_t t = b * (2 * b + 1), u = d * (2 * d + 1);  \
         t = (t << 5) | (t >> 27);                           \
         u = (u << 5) | (u >> 27);                           \
-        a = rol(a ^ t, u) + S[2 * (i)];                     \
-        c = rol(c ^ u, t) + S[2 * (i) + 1];                 \
+        a = cbref_rol32(a ^ t, u) + S[2 * (i)];                     \
+        c = cbref_rol32(c ^ u, t) + S[2 * (i) + 1];                 \
     } while (0)
 
 #define RC6_DR(a, b, c, d, i) do {                          \
         uint32_t t = b * (2 * b + 1), u = d * (2 * d + 1);  \
         t = (t << 5) | (t >> 27);                           \
         u = (u << 5) | (u >> 27);                           \
-        c = ror(c - S[2 * (i) + 1], t) ^ u;                 \
-        a = ror(a - S[2 * (i)], u) ^ t;                     \
+        c = cbref_ror32(c - S[2 * (i) + 1], t) ^ u;                 \
+        a = cbref_ror32(a - S[2 * (i)], u) ^ t;                     \
     } while (0)
 
 static void rc6_encrypt(const void *vctx, const uint8_t *in, uint8_t *out) {
     const rc6_ctx *ctx = (const rc6_ctx *)vctx;
     const uint32_t *S = ctx->s;
     unsigned R = ctx->rounds, i = 1;
-    uint32_t A = ld32(in), B = ld32(in + 4) + S[0], C = ld32(in + 8), D = ld32(in + 12) + S[1];
+    uint32_t A = cbref_load32le(in), B = cbref_load32le(in + 4) + S[0], C = cbref_load32le(in + 8), D = cbref_load32le(in + 12) + S[1];
     /* four rounds per iteration bring the names back to (A, B, C, D) */
     for (; i + 3 <= R; i += 4) {
         RC6_ER(A, B, C, D, i);
@@ -122,14 +101,14 @@ static void rc6_encrypt(const void *vctx, const uint8_t *in, uint8_t *out) {
     }
     A += S[2 * R + 2];
     C += S[2 * R + 3];
-    st32(out, A); st32(out + 4, B); st32(out + 8, C); st32(out + 12, D);
+    cbref_store32le(out, A); cbref_store32le(out + 4, B); cbref_store32le(out + 8, C); cbref_store32le(out + 12, D);
 }
 
 static void rc6_decrypt(const void *vctx, const uint8_t *in, uint8_t *out) {
     const rc6_ctx *ctx = (const rc6_ctx *)vctx;
     const uint32_t *S = ctx->s;
     unsigned R = ctx->rounds, i = R;
-    uint32_t A = ld32(in) - S[2 * R + 2], B = ld32(in + 4), C = ld32(in + 8) - S[2 * R + 3], D = ld32(in + 12);
+    uint32_t A = cbref_load32le(in) - S[2 * R + 2], B = cbref_load32le(in + 4), C = cbref_load32le(in + 8) - S[2 * R + 3], D = cbref_load32le(in + 12);
     for (; i >= 4; i -= 4) {
         RC6_DR(D, A, B, C, i);
         RC6_DR(C, D, A, B, i - 1);
@@ -142,7 +121,7 @@ static void rc6_decrypt(const void *vctx, const uint8_t *in, uint8_t *out) {
     }
     B -= S[0];
     D -= S[1];
-    st32(out, A); st32(out + 4, B); st32(out + 8, C); st32(out + 12, D);
+    cbref_store32le(out, A); cbref_store32le(out + 4, B); cbref_store32le(out + 8, C); cbref_store32le(out + 12, D);
 }
 
 static const unsigned rc6_keys[] = {16, 24, 32, 0};

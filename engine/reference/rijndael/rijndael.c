@@ -38,6 +38,7 @@
 #include <stdint.h>
 #include <string.h>
 #include "cbref.h"
+#include "cbref_bits.h"
 
 /* The S-box of FIPS-197 Figure 7 and its inverse (Figure 14). The values
  * were generated from the definition of FIPS-197 5.1.1 (inverse in GF(2^8)
@@ -124,24 +125,6 @@ typedef struct {
     unsigned nr;                             /* rounds in use */
 } rij_ctx;
 
-static inline uint32_t ld32(const uint8_t *p) {
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    uint32_t v;
-    memcpy(&v, p, 4);
-    return v;
-#else
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-#endif
-}
-
-static inline void st32(uint8_t *p, uint32_t v) {
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    memcpy(p, &v, 4);
-#else
-    p[0] = (uint8_t)v; p[1] = (uint8_t)(v >> 8); p[2] = (uint8_t)(v >> 16); p[3] = (uint8_t)(v >> 24);
-#endif
-}
-
 #define B0(x) ((x) & 0xff)
 #define B1(x) (((x) >> 8) & 0xff)
 #define B2(x) (((x) >> 16) & 0xff)
@@ -167,7 +150,7 @@ static int rij_set_key(void *vctx, const uint8_t *key, size_t key_len, unsigned 
     uint32_t *w = ctx->ek;
     uint32_t rcon = 1;
     ctx->nr = nr;
-    for (unsigned i = 0; i < nk && i < total; ++i) w[i] = ld32(key + 4 * i);
+    for (unsigned i = 0; i < nk && i < total; ++i) w[i] = cbref_load32le(key + 4 * i);
     for (unsigned i = nk; i < total; ++i) {
         uint32_t t = w[i - 1];
         if (i % nk == 0) {
@@ -206,7 +189,7 @@ static inline void rij_encrypt(const rij_ctx *ctx, const uint8_t *in, uint8_t *o
     const uint32_t *rk = ctx->ek;
     uint32_t s[RIJ_MAXNB], t[RIJ_MAXNB];
     RIJ_UNROLL
-    for (unsigned c = 0; c < NB; ++c) s[c] = ld32(in + 4 * c) ^ rk[c];
+    for (unsigned c = 0; c < NB; ++c) s[c] = cbref_load32le(in + 4 * c) ^ rk[c];
     for (unsigned r = 1; r < ctx->nr; ++r) {
         rk += NB;
         RIJ_UNROLL
@@ -219,7 +202,7 @@ static inline void rij_encrypt(const rij_ctx *ctx, const uint8_t *in, uint8_t *o
     rk += NB;
     RIJ_UNROLL
     for (unsigned c = 0; c < NB; ++c)
-        st32(out + 4 * c, RIJ_W(Sbox[B0(s[c])], Sbox[B1(s[(c + C1) % NB])], Sbox[B2(s[(c + C2) % NB])],
+        cbref_store32le(out + 4 * c, RIJ_W(Sbox[B0(s[c])], Sbox[B1(s[(c + C1) % NB])], Sbox[B2(s[(c + C2) % NB])],
                                 Sbox[B3(s[(c + C3) % NB])]) ^ rk[c]);
 }
 
@@ -228,7 +211,7 @@ static inline void rij_decrypt(const rij_ctx *ctx, const uint8_t *in, uint8_t *o
     const uint32_t *rk = ctx->dk;
     uint32_t s[RIJ_MAXNB], t[RIJ_MAXNB];
     RIJ_UNROLL
-    for (unsigned c = 0; c < NB; ++c) s[c] = ld32(in + 4 * c) ^ rk[c];
+    for (unsigned c = 0; c < NB; ++c) s[c] = cbref_load32le(in + 4 * c) ^ rk[c];
     for (unsigned r = 1; r < ctx->nr; ++r) {
         rk += NB;
         RIJ_UNROLL
@@ -241,7 +224,7 @@ static inline void rij_decrypt(const rij_ctx *ctx, const uint8_t *in, uint8_t *o
     rk += NB;
     RIJ_UNROLL
     for (unsigned c = 0; c < NB; ++c)
-        st32(out + 4 * c, RIJ_W(InvSbox[B0(s[c])], InvSbox[B1(s[(c + NB - C1) % NB])],
+        cbref_store32le(out + 4 * c, RIJ_W(InvSbox[B0(s[c])], InvSbox[B1(s[(c + NB - C1) % NB])],
                                 InvSbox[B2(s[(c + NB - C2) % NB])], InvSbox[B3(s[(c + NB - C3) % NB])]) ^
                               rk[c]);
 }

@@ -40,6 +40,7 @@
 #include <stdint.h>
 #include <string.h>
 #include "cbref.h"
+#include "cbref_bits.h"
 #include "serpent_sbox.h"
 
 #define SP_PHI 0x9e3779b9u
@@ -48,27 +49,6 @@ typedef struct {
     uint32_t k[33][4]; /* subkeys K_0..K_32, bitslice form */
     unsigned rounds;
 } sp_ctx;
-
-static inline uint32_t rol(uint32_t x, unsigned n) { return (x << n) | (x >> (32 - n)); }
-static inline uint32_t ror(uint32_t x, unsigned n) { return (x >> n) | (x << (32 - n)); }
-
-static inline uint32_t ld32(const uint8_t *p) {
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    uint32_t v;
-    memcpy(&v, p, 4);
-    return v;
-#else
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-#endif
-}
-
-static inline void st32(uint8_t *p, uint32_t v) {
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    memcpy(p, &v, 4);
-#else
-    p[0] = (uint8_t)v; p[1] = (uint8_t)(v >> 8); p[2] = (uint8_t)(v >> 16); p[3] = (uint8_t)(v >> 24);
-#endif
-}
 
 /* Apply S-box / inverse S-box number n (0..7) to four words, n not constant. */
 static void sbox_any(unsigned n, uint32_t *w) {
@@ -106,7 +86,7 @@ static void sp_schedule(sp_ctx *ctx, const uint32_t key[8], unsigned rounds) {
     uint32_t w[140];
     for (unsigned i = 0; i < 8; ++i) w[i] = key[i];
     for (unsigned i = 0; i < 132; ++i)
-        w[i + 8] = rol(w[i] ^ w[i + 3] ^ w[i + 5] ^ w[i + 7] ^ SP_PHI ^ i, 11);
+        w[i + 8] = cbref_rol32(w[i] ^ w[i + 3] ^ w[i + 5] ^ w[i + 7] ^ SP_PHI ^ i, 11);
     /* K_i = S_{(3-i) mod 8}(w_{4i}, .., w_{4i+3}) */
 #define SP_SK(i, S) do {                                                        \
         uint32_t x0 = w[8 + 4 * (i)], x1 = w[9 + 4 * (i)], x2 = w[10 + 4 * (i)], \
@@ -124,19 +104,19 @@ static void sp_schedule(sp_ctx *ctx, const uint32_t key[8], unsigned rounds) {
 }
 
 #define SP_LT(x0, x1, x2, x3) do {                 \
-        x0 = rol(x0, 13); x2 = rol(x2, 3);          \
+        x0 = cbref_rol32(x0, 13); x2 = cbref_rol32(x2, 3);          \
         x1 ^= x0 ^ x2; x3 ^= x2 ^ (x0 << 3);        \
-        x1 = rol(x1, 1); x3 = rol(x3, 7);           \
+        x1 = cbref_rol32(x1, 1); x3 = cbref_rol32(x3, 7);           \
         x0 ^= x1 ^ x3; x2 ^= x3 ^ (x1 << 7);        \
-        x0 = rol(x0, 5); x2 = rol(x2, 22);          \
+        x0 = cbref_rol32(x0, 5); x2 = cbref_rol32(x2, 22);          \
     } while (0)
 
 #define SP_ILT(x0, x1, x2, x3) do {                \
-        x2 = ror(x2, 22); x0 = ror(x0, 5);          \
+        x2 = cbref_ror32(x2, 22); x0 = cbref_ror32(x0, 5);          \
         x2 ^= x3 ^ (x1 << 7); x0 ^= x1 ^ x3;        \
-        x3 = ror(x3, 7); x1 = ror(x1, 1);           \
+        x3 = cbref_ror32(x3, 7); x1 = cbref_ror32(x1, 1);           \
         x3 ^= x2 ^ (x0 << 3); x1 ^= x0 ^ x2;        \
-        x2 = ror(x2, 3); x0 = ror(x0, 13);          \
+        x2 = cbref_ror32(x2, 3); x0 = cbref_ror32(x0, 13);          \
     } while (0)
 
 #define SP_KX(i) do { x0 ^= ctx->k[i][0]; x1 ^= ctx->k[i][1]; x2 ^= ctx->k[i][2]; x3 ^= ctx->k[i][3]; } while (0)
@@ -282,13 +262,13 @@ static inline void st32_rev(uint8_t *end, uint32_t v) {
 
 /* Block bytes <-> the words X0..X3: `serpent` order, or reversed (`tnepres`). */
 static inline void sp_get(const uint8_t *b, int rev, uint32_t x[4]) {
-    for (unsigned i = 0; i < 4; ++i) x[i] = rev ? ld32_rev(b + 16 - 4 * i) : ld32(b + 4 * i);
+    for (unsigned i = 0; i < 4; ++i) x[i] = rev ? ld32_rev(b + 16 - 4 * i) : cbref_load32le(b + 4 * i);
 }
 
 static inline void sp_put(uint8_t *b, int rev, const uint32_t x[4]) {
     for (unsigned i = 0; i < 4; ++i) {
         if (rev) st32_rev(b + 16 - 4 * i, x[i]);
-        else st32(b + 4 * i, x[i]);
+        else cbref_store32le(b + 4 * i, x[i]);
     }
 }
 
@@ -296,17 +276,17 @@ static inline void sp_put(uint8_t *b, int rev, const uint32_t x[4]) {
 static void sp_group(const sp_ctx *ctx, const uint8_t *in, uint8_t *out, int dec) {
     uint32_t w[4][SP_LANES];
     for (unsigned j = 0; j < SP_LANES; ++j)
-        for (unsigned i = 0; i < 4; ++i) w[i][j] = ld32(in + 16 * j + 4 * i);
+        for (unsigned i = 0; i < 4; ++i) w[i][j] = cbref_load32le(in + 16 * j + 4 * i);
     if (dec) sp_decrypt_lanes(ctx, w);
     else sp_encrypt_lanes(ctx, w);
     for (unsigned j = 0; j < SP_LANES; ++j)
-        for (unsigned i = 0; i < 4; ++i) st32(out + 16 * j + 4 * i, w[i][j]);
+        for (unsigned i = 0; i < 4; ++i) cbref_store32le(out + 16 * j + 4 * i, w[i][j]);
 }
 
 /* Reverse each 16-byte block (tnepres <-> serpent byte strings). */
 static void sp_reverse_blocks(const uint8_t *in, uint8_t *out, size_t n) {
     for (size_t j = 0; j < n; ++j, in += 16, out += 16)
-        for (unsigned i = 0; i < 4; ++i) st32(out + 12 - 4 * i, ld32_rev(in + 4 * i + 4));
+        for (unsigned i = 0; i < 4; ++i) cbref_store32le(out + 12 - 4 * i, ld32_rev(in + 4 * i + 4));
 }
 
 /* n blocks in ECB: full cipher in groups of SP_LANES, the rest (and every
@@ -348,7 +328,7 @@ static int serpent_set_key(void *vctx, const uint8_t *key, size_t key_len, unsig
     int rc = sp_prepare(key, key_len, rounds, p);
     (void)dir; /* one schedule for both directions */
     if (rc) return rc;
-    for (unsigned i = 0; i < 8; ++i) kw[i] = ld32(p + 4 * i);
+    for (unsigned i = 0; i < 8; ++i) kw[i] = cbref_load32le(p + 4 * i);
     sp_schedule((sp_ctx *)vctx, kw, rounds ? rounds : 32);
     return CBREF_OK;
 }

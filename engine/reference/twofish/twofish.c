@@ -35,6 +35,7 @@
 #include <stdint.h>
 #include <string.h>
 #include "cbref.h"
+#include "cbref_bits.h"
 #include "twofish_tables.h"
 
 typedef struct {
@@ -42,27 +43,6 @@ typedef struct {
     uint32_t k[40];     /* whitening and round subkeys */
     unsigned rounds;
 } tf_ctx;
-
-static inline uint32_t rol(uint32_t x, unsigned n) { return (x << n) | (x >> (32 - n)); }
-static inline uint32_t ror(uint32_t x, unsigned n) { return (x >> n) | (x << (32 - n)); }
-
-static inline uint32_t ld32(const uint8_t *p) {
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    uint32_t v;
-    memcpy(&v, p, 4);
-    return v;
-#else
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-#endif
-}
-
-static inline void st32(uint8_t *p, uint32_t v) {
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    memcpy(p, &v, 4);
-#else
-    p[0] = (uint8_t)v; p[1] = (uint8_t)(v >> 8); p[2] = (uint8_t)(v >> 16); p[3] = (uint8_t)(v >> 24);
-#endif
-}
 
 #define TF_B(x, n) (((x) >> (8 * (n))) & 0xff)
 
@@ -121,8 +101,8 @@ static int tf_set_key(void *vctx, const uint8_t *key, size_t key_len, unsigned r
     k = (unsigned)(key_len / 8);
     ctx->rounds = rounds ? rounds : 16;
     for (unsigned i = 0; i < k; ++i) {
-        me[i] = ld32(key + 8 * i);
-        mo[i] = ld32(key + 8 * i + 4);
+        me[i] = cbref_load32le(key + 8 * i);
+        mo[i] = cbref_load32le(key + 8 * i + 4);
         uint32_t s = 0;
         for (unsigned r = 0; r < 4; ++r) {
             uint8_t acc = 0;
@@ -133,9 +113,9 @@ static int tf_set_key(void *vctx, const uint8_t *key, size_t key_len, unsigned r
     }
     for (unsigned i = 0; i < 20; ++i) {
         uint32_t a = tf_h((uint8_t)(2 * i), me, k);
-        uint32_t b = rol(tf_h((uint8_t)(2 * i + 1), mo, k), 8);
+        uint32_t b = cbref_rol32(tf_h((uint8_t)(2 * i + 1), mo, k), 8);
         ctx->k[2 * i] = a + b;
-        ctx->k[2 * i + 1] = rol(a + 2 * b, 9);
+        ctx->k[2 * i + 1] = cbref_rol32(a + 2 * b, 9);
     }
     for (unsigned j = 0; j < 4; ++j)
         for (unsigned x = 0; x < 256; ++x) ctx->s[j][x] = tf_mdsq[j][tf_chain(j, (uint8_t)x, sv, k)];
@@ -149,22 +129,22 @@ static int tf_set_key(void *vctx, const uint8_t *key, size_t key_len, unsigned r
  * round's (R0, R1, R2, R3) is (c, d, a, b). */
 #define TF_ENC(a, b, c, d, r) do {                                  \
         uint32_t t0 = TF_G0(a), t1 = TF_G1(b);                      \
-        c = ror(c ^ (t0 + t1 + ctx->k[2 * (r) + 8]), 1);            \
-        d = rol(d, 1) ^ (t0 + 2 * t1 + ctx->k[2 * (r) + 9]);        \
+        c = cbref_ror32(c ^ (t0 + t1 + ctx->k[2 * (r) + 8]), 1);            \
+        d = cbref_rol32(d, 1) ^ (t0 + 2 * t1 + ctx->k[2 * (r) + 9]);        \
     } while (0)
 
 /* Inverse of round r: (a, b, c, d) = R_{r+1}; a, b are replaced and
  * R_r = (c, d, a, b). */
 #define TF_DEC(a, b, c, d, r) do {                                  \
         uint32_t t0 = TF_G0(c), t1 = TF_G1(d);                      \
-        a = rol(a, 1) ^ (t0 + t1 + ctx->k[2 * (r) + 8]);            \
-        b = ror(b ^ (t0 + 2 * t1 + ctx->k[2 * (r) + 9]), 1);        \
+        a = cbref_rol32(a, 1) ^ (t0 + t1 + ctx->k[2 * (r) + 8]);            \
+        b = cbref_ror32(b ^ (t0 + 2 * t1 + ctx->k[2 * (r) + 9]), 1);        \
     } while (0)
 
 static void tf_encrypt(const void *vctx, const uint8_t *in, uint8_t *out) {
     const tf_ctx *ctx = (const tf_ctx *)vctx;
-    uint32_t x0 = ld32(in) ^ ctx->k[0], x1 = ld32(in + 4) ^ ctx->k[1];
-    uint32_t x2 = ld32(in + 8) ^ ctx->k[2], x3 = ld32(in + 12) ^ ctx->k[3];
+    uint32_t x0 = cbref_load32le(in) ^ ctx->k[0], x1 = cbref_load32le(in + 4) ^ ctx->k[1];
+    uint32_t x2 = cbref_load32le(in + 8) ^ ctx->k[2], x3 = cbref_load32le(in + 12) ^ ctx->k[3];
     unsigned R = ctx->rounds, r = 0;
     if (R & 1) { /* odd count: one single round first, then rename */
         uint32_t t;
@@ -178,16 +158,16 @@ static void tf_encrypt(const void *vctx, const uint8_t *in, uint8_t *out) {
         TF_ENC(x2, x3, x0, x1, r + 1);
     }
     /* C_i = R_{R,(i+2) mod 4} ^ K_{i+4} */
-    st32(out, x2 ^ ctx->k[4]);
-    st32(out + 4, x3 ^ ctx->k[5]);
-    st32(out + 8, x0 ^ ctx->k[6]);
-    st32(out + 12, x1 ^ ctx->k[7]);
+    cbref_store32le(out, x2 ^ ctx->k[4]);
+    cbref_store32le(out + 4, x3 ^ ctx->k[5]);
+    cbref_store32le(out + 8, x0 ^ ctx->k[6]);
+    cbref_store32le(out + 12, x1 ^ ctx->k[7]);
 }
 
 static void tf_decrypt(const void *vctx, const uint8_t *in, uint8_t *out) {
     const tf_ctx *ctx = (const tf_ctx *)vctx;
-    uint32_t x2 = ld32(in) ^ ctx->k[4], x3 = ld32(in + 4) ^ ctx->k[5];
-    uint32_t x0 = ld32(in + 8) ^ ctx->k[6], x1 = ld32(in + 12) ^ ctx->k[7];
+    uint32_t x2 = cbref_load32le(in) ^ ctx->k[4], x3 = cbref_load32le(in + 4) ^ ctx->k[5];
+    uint32_t x0 = cbref_load32le(in + 8) ^ ctx->k[6], x1 = cbref_load32le(in + 12) ^ ctx->k[7];
     unsigned R = ctx->rounds;
     int r = (int)R - 1;
     for (; r >= 1; r -= 2) {
@@ -200,10 +180,10 @@ static void tf_decrypt(const void *vctx, const uint8_t *in, uint8_t *out) {
         t = x0; x0 = x2; x2 = t;
         t = x1; x1 = x3; x3 = t;
     }
-    st32(out, x0 ^ ctx->k[0]);
-    st32(out + 4, x1 ^ ctx->k[1]);
-    st32(out + 8, x2 ^ ctx->k[2]);
-    st32(out + 12, x3 ^ ctx->k[3]);
+    cbref_store32le(out, x0 ^ ctx->k[0]);
+    cbref_store32le(out + 4, x1 ^ ctx->k[1]);
+    cbref_store32le(out + 8, x2 ^ ctx->k[2]);
+    cbref_store32le(out + 12, x3 ^ ctx->k[3]);
 }
 
 /* Two blocks at a time (cbref.h's optional multi-block entry). The rounds of
@@ -215,20 +195,20 @@ static void tf_encrypt_blocks(const void *vctx, const uint8_t *in, uint8_t *out,
     const tf_ctx *ctx = (const tf_ctx *)vctx;
     const unsigned R = ctx->rounds;
     for (; n >= 2 && R % 2 == 0; n -= 2, in += 32, out += 32) {
-        uint32_t x0 = ld32(in) ^ ctx->k[0], x1 = ld32(in + 4) ^ ctx->k[1];
-        uint32_t x2 = ld32(in + 8) ^ ctx->k[2], x3 = ld32(in + 12) ^ ctx->k[3];
-        uint32_t y0 = ld32(in + 16) ^ ctx->k[0], y1 = ld32(in + 20) ^ ctx->k[1];
-        uint32_t y2 = ld32(in + 24) ^ ctx->k[2], y3 = ld32(in + 28) ^ ctx->k[3];
+        uint32_t x0 = cbref_load32le(in) ^ ctx->k[0], x1 = cbref_load32le(in + 4) ^ ctx->k[1];
+        uint32_t x2 = cbref_load32le(in + 8) ^ ctx->k[2], x3 = cbref_load32le(in + 12) ^ ctx->k[3];
+        uint32_t y0 = cbref_load32le(in + 16) ^ ctx->k[0], y1 = cbref_load32le(in + 20) ^ ctx->k[1];
+        uint32_t y2 = cbref_load32le(in + 24) ^ ctx->k[2], y3 = cbref_load32le(in + 28) ^ ctx->k[3];
         for (unsigned r = 0; r < R; r += 2) {
             TF_ENC(x0, x1, x2, x3, r);
             TF_ENC(y0, y1, y2, y3, r);
             TF_ENC(x2, x3, x0, x1, r + 1);
             TF_ENC(y2, y3, y0, y1, r + 1);
         }
-        st32(out, x2 ^ ctx->k[4]); st32(out + 4, x3 ^ ctx->k[5]);
-        st32(out + 8, x0 ^ ctx->k[6]); st32(out + 12, x1 ^ ctx->k[7]);
-        st32(out + 16, y2 ^ ctx->k[4]); st32(out + 20, y3 ^ ctx->k[5]);
-        st32(out + 24, y0 ^ ctx->k[6]); st32(out + 28, y1 ^ ctx->k[7]);
+        cbref_store32le(out, x2 ^ ctx->k[4]); cbref_store32le(out + 4, x3 ^ ctx->k[5]);
+        cbref_store32le(out + 8, x0 ^ ctx->k[6]); cbref_store32le(out + 12, x1 ^ ctx->k[7]);
+        cbref_store32le(out + 16, y2 ^ ctx->k[4]); cbref_store32le(out + 20, y3 ^ ctx->k[5]);
+        cbref_store32le(out + 24, y0 ^ ctx->k[6]); cbref_store32le(out + 28, y1 ^ ctx->k[7]);
     }
     for (; n; --n, in += 16, out += 16) tf_encrypt(vctx, in, out);
 }
@@ -237,20 +217,20 @@ static void tf_decrypt_blocks(const void *vctx, const uint8_t *in, uint8_t *out,
     const tf_ctx *ctx = (const tf_ctx *)vctx;
     const unsigned R = ctx->rounds;
     for (; n >= 2 && R % 2 == 0; n -= 2, in += 32, out += 32) {
-        uint32_t x2 = ld32(in) ^ ctx->k[4], x3 = ld32(in + 4) ^ ctx->k[5];
-        uint32_t x0 = ld32(in + 8) ^ ctx->k[6], x1 = ld32(in + 12) ^ ctx->k[7];
-        uint32_t y2 = ld32(in + 16) ^ ctx->k[4], y3 = ld32(in + 20) ^ ctx->k[5];
-        uint32_t y0 = ld32(in + 24) ^ ctx->k[6], y1 = ld32(in + 28) ^ ctx->k[7];
+        uint32_t x2 = cbref_load32le(in) ^ ctx->k[4], x3 = cbref_load32le(in + 4) ^ ctx->k[5];
+        uint32_t x0 = cbref_load32le(in + 8) ^ ctx->k[6], x1 = cbref_load32le(in + 12) ^ ctx->k[7];
+        uint32_t y2 = cbref_load32le(in + 16) ^ ctx->k[4], y3 = cbref_load32le(in + 20) ^ ctx->k[5];
+        uint32_t y0 = cbref_load32le(in + 24) ^ ctx->k[6], y1 = cbref_load32le(in + 28) ^ ctx->k[7];
         for (unsigned r = R; r >= 2; r -= 2) {
             TF_DEC(x0, x1, x2, x3, r - 1);
             TF_DEC(y0, y1, y2, y3, r - 1);
             TF_DEC(x2, x3, x0, x1, r - 2);
             TF_DEC(y2, y3, y0, y1, r - 2);
         }
-        st32(out, x0 ^ ctx->k[0]); st32(out + 4, x1 ^ ctx->k[1]);
-        st32(out + 8, x2 ^ ctx->k[2]); st32(out + 12, x3 ^ ctx->k[3]);
-        st32(out + 16, y0 ^ ctx->k[0]); st32(out + 20, y1 ^ ctx->k[1]);
-        st32(out + 24, y2 ^ ctx->k[2]); st32(out + 28, y3 ^ ctx->k[3]);
+        cbref_store32le(out, x0 ^ ctx->k[0]); cbref_store32le(out + 4, x1 ^ ctx->k[1]);
+        cbref_store32le(out + 8, x2 ^ ctx->k[2]); cbref_store32le(out + 12, x3 ^ ctx->k[3]);
+        cbref_store32le(out + 16, y0 ^ ctx->k[0]); cbref_store32le(out + 20, y1 ^ ctx->k[1]);
+        cbref_store32le(out + 24, y2 ^ ctx->k[2]); cbref_store32le(out + 28, y3 ^ ctx->k[3]);
     }
     for (; n; --n, in += 16, out += 16) tf_decrypt(vctx, in, out);
 }
