@@ -41,9 +41,16 @@
  * Spice: fixed at zero. The spice terms of the round (spice[i^4], spice[i],
  *   spice[i^7], spice[i^2] and one more added before the last shift) all
  *   vanish and are omitted, so this file is not a general HPC with spice.
- * Not implemented: the 1999-revised key expansion (`hpc`): the extra
- *   statement of the revision is not known to us precisely, and no vector
- *   made with it is available.
+ * Not implemented: the 1999-revised key expansion (`hpc`). It is specified
+ *   in R. Schroeppel, "Hasty Pudding Cipher Specification", June 1998,
+ *   "Revised May 1999: Added one statement to the inner loop of the key
+ *   expansion stirring function" (richard.schroeppel.name:8015/hpc/hpc-spec),
+ *   and proposed in his note "Tweaking the Hasty Pudding Cipher" (mirrored
+ *   at ftp.wiretapped.net .../aes-testing/hpc/tweak: fixes Wagner's and
+ *   D'Halluin-Bijnens-Preneel-Rijmen's equivalent keys, key expansion 3%
+ *   slower, encryption unchanged). Only the opening paragraphs of those two
+ *   documents were reachable when this was written, not the statement
+ *   itself, and no vector made with the revised schedule is available.
  * One table serves both directions: `dir` is ignored. No tables beyond KX.
  */
 #include <stdint.h>

@@ -34,6 +34,13 @@
  *            bytes 0..15 are the words D[0..3], key bytes the words k[0..n-1],
  *            all little-endian.
  *
+ * Not here: the original round-1 key expansion of June 1998 (registry
+ *            `mars1998`, Cryptix mars.zip vectors in the shared set). The
+ *            specification texts reachable when this was written (IBM's
+ *            revised paper of 27 August 1999, restatements of its key-setup
+ *            tweak) give only the tweaked schedule above; the 1998
+ *            submission text was not, so the variant is not implemented.
+ *
  * Key lengths: 16, 24, 32 bytes listed; any multiple of 4 from 16 to 56
  *            bytes (4..14 words) is accepted, as in the specification. One
  *            schedule serves both directions (`dir` is ignored).
