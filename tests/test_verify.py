@@ -158,3 +158,35 @@ def test_engine_inplace_gives_the_separate_buffer_output(native_session):
     assert r["authentic"] is True and r["output"] == "00" * 16
     bad = s.ask("openssl", dict(ctr, inplace="yes"))
     assert bad["status"] == "error" and "inplace" in bad["message"]
+
+
+def test_rfc7253_iterated_ocb_vouches_for_botan_and_catches_one_wrong_step(native_session):
+    """RFC 7253 appendix A's iterated test for every AES key size, through Botan; then the
+    same procedure with one of its 385 encryptions corrupted in one bit (a long-message
+    bug the sample vectors would miss) fails with the published tag as expected."""
+    reg = load()
+
+    def botan(req):
+        return native_session.ask("botan", req)
+
+    for bits in (128, 192, 256):
+        p = reg[f"aes-{bits}-ocb"]
+        res = PairResult("botan", p.name)
+        Verifier(FakeRunner(answer=botan)).iterated(res, p)
+        assert res.status == "passed" and res.corpus_counts == {"iterated": 1}, res.failures
+
+    def wrong_on_long_messages(req):
+        r = botan(req)
+        if req.get("input") and len(req["input"]) // 2 == 100:  # S = zeros(100), i = 100
+            out = bytearray.fromhex(r["output"])
+            out[0] ^= 1
+            r = dict(r, output=out.hex())
+        return r
+
+    p = reg["aes-256-ocb"]
+    res = PairResult("wrong", p.name)
+    Verifier(FakeRunner(answer=wrong_on_long_messages)).iterated(res, p)
+    assert res.status == "failed"
+    f = res.failures[0]
+    assert f["check"] == "kat iterated" and f["expected"] == "d90eb8e9c977c88b79dd793d7ffa161c"
+    assert f["actual"] != f["expected"] and "RFC 7253" in f["source"]
