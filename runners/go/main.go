@@ -103,6 +103,21 @@ func (r request) count(field string, dflt uint64, required bool) (uint64, error)
 	return 0, fail("field '%s' must be a non-negative integer", field)
 }
 
+// keyIVAAD reads the optional key, iv and aad fields and checks their lengths against p.
+func (r request) keyIVAAD(p *prim) (key, iv, aad []byte, err error) {
+	if key, err = r.hex("key", false); err != nil {
+		return
+	}
+	if iv, err = r.hex("iv", false); err != nil {
+		return
+	}
+	if aad, err = r.hex("aad", false); err != nil {
+		return
+	}
+	err = checkLengths(p, key, iv, aad)
+	return
+}
+
 func (r request) hex(field string, required bool) ([]byte, error) {
 	v, ok := r[field]
 	if !ok || v == nil {
@@ -266,23 +281,12 @@ func crypt(req request, enc bool) (map[string]any, error) {
 	if req["inplace"] == true {
 		return nil, unsupported("this runner does not offer in-place operation ('inplace')")
 	}
-	key, err := req.hex("key", false)
-	if err != nil {
-		return nil, err
-	}
-	iv, err := req.hex("iv", false)
-	if err != nil {
-		return nil, err
-	}
-	aad, err := req.hex("aad", false)
+	key, iv, aad, err := req.keyIVAAD(p)
 	if err != nil {
 		return nil, err
 	}
 	in, err := req.hex("input", true)
 	if err != nil {
-		return nil, err
-	}
-	if err := checkLengths(p, key, iv, aad); err != nil {
 		return nil, err
 	}
 	if p.Kind == "aead" {
@@ -466,19 +470,8 @@ func bench(req request) (map[string]any, error) {
 		return result(ns), nil
 	}
 
-	key, err := req.hex("key", false)
+	key, iv, aad, err := req.keyIVAAD(p)
 	if err != nil {
-		return nil, err
-	}
-	iv, err := req.hex("iv", false)
-	if err != nil {
-		return nil, err
-	}
-	aad, err := req.hex("aad", false)
-	if err != nil {
-		return nil, err
-	}
-	if err := checkLengths(p, key, iv, aad); err != nil {
 		return nil, err
 	}
 	aead := p.Kind == "aead"
