@@ -63,7 +63,7 @@ static int deal_set_key(void *vctx, const uint8_t *key, size_t key_len, unsigned
     uint32_t pl = 0, pr = 0; /* RK_{i-1} */
     for (unsigned i = 0; i < ctx->rounds; ++i) {
         const uint8_t *kb = key + 8 * (i % s);
-        uint32_t l = des_load32(kb) ^ pl, r = des_load32(kb + 4) ^ pr;
+        uint32_t l = cbref_load32be(kb) ^ pl, r = cbref_load32be(kb + 4) ^ pr;
         if (i >= s) {
             unsigned j = i - s; /* bit j+1 from the left */
             if (j < 32) l ^= 0x80000000U >> j;
@@ -75,8 +75,8 @@ static int deal_set_key(void *vctx, const uint8_t *key, size_t key_len, unsigned
         pl = l;
         pr = r;
         uint8_t rk[8];
-        des_store32(rk, l);
-        des_store32(rk + 4, r);
+        cbref_store32be(rk, l);
+        cbref_store32be(rk + 4, r);
         cbref_des_key_schedule(&ctx->ks[i], rk);
     }
     return CBREF_OK;
@@ -84,8 +84,8 @@ static int deal_set_key(void *vctx, const uint8_t *key, size_t key_len, unsigned
 
 static void deal_encrypt(const void *vctx, const uint8_t *in, uint8_t *out) {
     const deal_ctx *ctx = vctx;
-    uint32_t ll = des_load32(in), lr = des_load32(in + 4);
-    uint32_t rl = des_load32(in + 8), rr = des_load32(in + 12);
+    uint32_t ll = cbref_load32be(in), lr = cbref_load32be(in + 4);
+    uint32_t rl = cbref_load32be(in + 8), rr = cbref_load32be(in + 12);
     des_ip(&ll, &lr);
     des_ip(&rl, &rr);
     for (unsigned i = 0; i < ctx->rounds; ++i) {
@@ -100,16 +100,16 @@ static void deal_encrypt(const void *vctx, const uint8_t *in, uint8_t *out) {
     }
     des_fp(&ll, &lr);
     des_fp(&rl, &rr);
-    des_store32(out, ll);
-    des_store32(out + 4, lr);
-    des_store32(out + 8, rl);
-    des_store32(out + 12, rr);
+    cbref_store32be(out, ll);
+    cbref_store32be(out + 4, lr);
+    cbref_store32be(out + 8, rl);
+    cbref_store32be(out + 12, rr);
 }
 
 static void deal_decrypt(const void *vctx, const uint8_t *in, uint8_t *out) {
     const deal_ctx *ctx = vctx;
-    uint32_t ll = des_load32(in), lr = des_load32(in + 4);
-    uint32_t rl = des_load32(in + 8), rr = des_load32(in + 12);
+    uint32_t ll = cbref_load32be(in), lr = cbref_load32be(in + 4);
+    uint32_t rl = cbref_load32be(in + 8), rr = cbref_load32be(in + 12);
     des_ip(&ll, &lr);
     des_ip(&rl, &rr);
     /* (L', R') = (R ^ DES(L), L)  =>  L = R', R = L' ^ DES(R'). */
@@ -125,10 +125,10 @@ static void deal_decrypt(const void *vctx, const uint8_t *in, uint8_t *out) {
     }
     des_fp(&ll, &lr);
     des_fp(&rl, &rr);
-    des_store32(out, ll);
-    des_store32(out + 4, lr);
-    des_store32(out + 8, rl);
-    des_store32(out + 12, rr);
+    cbref_store32be(out, ll);
+    cbref_store32be(out + 4, lr);
+    cbref_store32be(out + 8, rl);
+    cbref_store32be(out + 12, rr);
 }
 
 static const unsigned deal_keys[] = {16, 24, 32, 0};

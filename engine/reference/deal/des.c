@@ -268,7 +268,7 @@ static const uint32_t des_pc2d[4][128] = {
 static const uint8_t des_shifts[16] = {1, 1, 2, 2, 2, 2, 2, 2, 1, 2, 2, 2, 2, 2, 2, 1};
 
 void cbref_des_key_schedule(des_sched *ks, const uint8_t key[8]) {
-    uint64_t k = ((uint64_t)des_load32(key) << 32) | des_load32(key + 4);
+    uint64_t k = ((uint64_t)cbref_load32be(key) << 32) | cbref_load32be(key + 4);
     uint32_t c = 0, d = 0; /* 28-bit registers, FIPS bit 1 in bit 27 */
     for (int i = 0; i < 28; ++i) {
         c = (c << 1) | (uint32_t)((k >> (64 - des_pc1[i])) & 1);
@@ -307,7 +307,7 @@ static int des_set_key(void *vctx, const uint8_t *key, size_t key_len, unsigned 
 
 static void des_encrypt(const void *vctx, const uint8_t *in, uint8_t *out) {
     const des_ctx *ctx = vctx;
-    uint32_t l = des_load32(in), r = des_load32(in + 4);
+    uint32_t l = cbref_load32be(in), r = cbref_load32be(in + 4);
     des_ip(&l, &r);
     if (ctx->rounds == 16) {
         des_encrypt_ipd(&ctx->ks, &l, &r);
@@ -322,13 +322,13 @@ static void des_encrypt(const void *vctx, const uint8_t *in, uint8_t *out) {
         r = t;
     }
     des_fp(&l, &r);
-    des_store32(out, l);
-    des_store32(out + 4, r);
+    cbref_store32be(out, l);
+    cbref_store32be(out + 4, r);
 }
 
 static void des_decrypt(const void *vctx, const uint8_t *in, uint8_t *out) {
     const des_ctx *ctx = vctx;
-    uint32_t l = des_load32(in), r = des_load32(in + 4);
+    uint32_t l = cbref_load32be(in), r = cbref_load32be(in + 4);
     des_ip(&l, &r);
     if (ctx->rounds == 16) {
         des_decrypt_ipd(&ctx->ks, &l, &r);
@@ -343,8 +343,8 @@ static void des_decrypt(const void *vctx, const uint8_t *in, uint8_t *out) {
         r = t;
     }
     des_fp(&l, &r);
-    des_store32(out, l);
-    des_store32(out + 4, r);
+    cbref_store32be(out, l);
+    cbref_store32be(out + 4, r);
 }
 
 static const unsigned des_keys[] = {8, 0};

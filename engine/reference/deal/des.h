@@ -16,6 +16,7 @@
 
 #include <stdint.h>
 #include <string.h>
+#include "cbref_bits.h"
 
 extern const uint32_t cbref_des_sp[8][64];
 
@@ -26,17 +27,6 @@ typedef struct {
 /* Fills ks from an 8-byte key (parity bits ignored), subkeys in encryption
    order; decrypt runs them backwards. */
 void cbref_des_key_schedule(des_sched *ks, const uint8_t key[8]);
-
-static inline uint32_t des_load32(const uint8_t *p) {
-    return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) | p[3];
-}
-
-static inline void des_store32(uint8_t *p, uint32_t v) {
-    p[0] = (uint8_t)(v >> 24);
-    p[1] = (uint8_t)(v >> 16);
-    p[2] = (uint8_t)(v >> 8);
-    p[3] = (uint8_t)v;
-}
 
 #define DES_SWAPMOVE(a, b, n, m)                 \
     do {                                         \
