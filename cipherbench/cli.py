@@ -322,10 +322,13 @@ def plan_points(s: Session, preset: dict, impls, primitives, sizes, operations, 
 @click.option("--batch-ms", type=float, default=None, help="Target length of one timed batch.")
 @click.option("--batches", type=click.IntRange(1, 1000), default=None, help="Timed batches per point.")
 @click.option("--no-verify", is_flag=True, help="Time without verifying first (results are marked unverified).")
+@click.option("--layout", type=click.Choice(["fixed", "random"]), default="fixed", show_default=True,
+              help="Runners' memory addresses: the same every run (address-space randomisation off, "
+                   "repeatable), or randomised per run (to see how much layout moves a figure).")
 @click.option("--json", "as_json", is_flag=True, help="Print the stored run as JSON at the end.")
 @click.pass_obj
 def run(c: Ctx, profile, experiment, impls, primitives, sizes, operations, workloads, batch_ms,
-        batches, no_verify, as_json):
+        batches, no_verify, layout, as_json):
     """Verify, then measure, store every raw sample, and print MB/s and cycles/byte."""
     presets = load_presets()
     name = experiment or profile or "quick"
@@ -342,14 +345,15 @@ def run(c: Ctx, profile, experiment, impls, primitives, sizes, operations, workl
         from cipherbench.diffusion import sampling_from
         sampling = sampling_from(preset["diffusion"])
     store = c.store()  # open it first: a bad --db fails before any work
-    with c.session() as s:
+    with c.session(fixed_layout=layout == "fixed") as s:
         points = plan_points(s, preset, impls, primitives, size_list, operations, workloads)
         if not points:
             raise UsageError("nothing to measure: no available implementation offers what was asked")
         ctx = machine_context(s)
         settings = {"profile": name, "sizes": size_list, "operations": operations, "workloads": workloads,
                     "batch_ms": batch_ms, "batches": batches,
-                    "warmup_batches": preset.get("warmup_batches", 1), "verify": not no_verify}
+                    "warmup_batches": preset.get("warmup_batches", 1), "verify": not no_verify,
+                    "layout": layout}
         if sampling:
             settings["diffusion"] = {"keys": sampling.keys, "blocks": sampling.blocks, "seed": sampling.seed}
         run_id = store.begin_run(uuid=__import__("uuid").uuid4().hex, profile=name,
@@ -401,6 +405,8 @@ def run(c: Ctx, profile, experiment, impls, primitives, sizes, operations, workl
             load = ctx.get("loadavg")
             if load and load[0] > 0.5 * (os.cpu_count() or 1):
                 run_warnings.append(f"load average {load[0]:.2f} at start: the machine was busy")
+            if ctx["address_layout"].startswith("fixed asked"):
+                run_warnings.append(ctx["address_layout"])
             gov = ctx["power"].get("governor")
             if gov and gov != "performance":
                 run_warnings.append(f"CPU governor is '{gov}', not 'performance': clock speed may vary")

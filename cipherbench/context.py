@@ -59,6 +59,21 @@ def git_revision() -> str | None:
         return None
 
 
+def address_layout(session) -> str:
+    """One line on where the runners' memory sat (runner.RunnerProcess, fixed_layout)."""
+    got = {r.spec.name: r.process.layout for r in session.runners if r.process}
+    asked = "fixed" if session.fixed_layout else "random"
+    if not got:
+        return f"{asked} (no runner started)"
+    wrong = sorted(n for n, lay in got.items() if lay != asked)
+    if asked == "fixed" and not wrong:
+        return "fixed: runners started with address-space randomisation off, the same addresses every run"
+    if asked == "random":
+        return "random: runners started with address-space randomisation (--layout random)"
+    return (f"fixed asked, but {', '.join(wrong)} ran with randomised addresses (personality(2) refused "
+            "or unreadable): their figures can differ from run to run by where buffers landed")
+
+
 def machine_context(session=None) -> dict:
     ctx = {
         "host": platform.node(),
@@ -74,5 +89,7 @@ def machine_context(session=None) -> dict:
     if session is not None:
         ctx["measuring_cpu"] = session.cpu
         ctx["runners"] = {r.spec.name: {k: r.hello.get(k) for k in ("language", "runtime", "clocks")}
+                          | {"address_layout": r.process.layout if r.process else None}
                           for r in session.runners if r.hello}
+        ctx["address_layout"] = address_layout(session)
     return ctx

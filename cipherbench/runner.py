@@ -14,6 +14,7 @@ import subprocess
 import tempfile
 import threading
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 
 from cipherbench.errors import RunnerError, UsageError
@@ -24,6 +25,33 @@ BUILD = Path(os.environ.get("CIPHERBENCH_BUILD", REPO / "build"))
 #: How long a runner may take to answer one request. Timed batches are
 #: calibrated to well under a second, so a runner silent for this long is hung.
 DEFAULT_TIMEOUT = float(os.environ.get("CIPHERBENCH_RUNNER_TIMEOUT", "120"))
+
+#: personality(2) flag that turns address-space layout randomisation off for a
+#: process and what it executes (linux/personality.h).
+ADDR_NO_RANDOMIZE = 0x0040000
+
+
+@lru_cache(maxsize=1)
+def _personality():
+    """libc's personality(2), or None off Linux/glibc."""
+    try:
+        import ctypes
+        libc = ctypes.CDLL(None, use_errno=True)
+        f = libc.personality
+        f.argtypes, f.restype = [ctypes.c_ulong], ctypes.c_int
+        return f
+    except (OSError, AttributeError):
+        return None
+
+
+def layout_of(pid: int) -> str | None:
+    """'fixed' when the process runs without address-space randomisation, 'random'
+    when with, None when that cannot be read (/proc/PID/personality, Linux)."""
+    try:
+        flags = int(Path(f"/proc/{pid}/personality").read_text().strip(), 16)
+    except (OSError, ValueError):
+        return None
+    return "fixed" if flags & ADDR_NO_RANDOMIZE else "random"
 
 
 @dataclass
@@ -62,7 +90,17 @@ def external_runner(cmd: str) -> RunnerSpec:
 class RunnerProcess:
     """One running runner. request() returns the response dict or raises RunnerError."""
 
-    def __init__(self, spec: RunnerSpec, cpu: int | None = None, timeout: float = DEFAULT_TIMEOUT):
+    def __init__(self, spec: RunnerSpec, cpu: int | None = None, timeout: float = DEFAULT_TIMEOUT,
+                 fixed_layout: bool = False):
+        """fixed_layout: start the runner with address-space randomisation off, so its
+        buffers, heap and stacks sit at the same addresses in every run. Where a
+        library's working buffers (a keystream block on the stack, a table) land
+        relative to the data changes its speed by up to a third on these machines
+        (4 KiB aliasing between loads and stores), and with randomisation that
+        landing differs from process to process: identical runs then disagree by
+        more than any within-run spread (Mytkowicz et al., "Producing wrong data
+        without doing anything obviously wrong!", ASPLOS 2009, on layout bias).
+        `layout` says what the runner actually got."""
         self.spec = spec
         self.name = spec.name
         self.timeout = timeout
@@ -70,9 +108,15 @@ class RunnerProcess:
         self._stderr = tempfile.TemporaryFile()
         self._lines: queue.Queue = queue.Queue()
 
+        personality = _personality() if fixed_layout else None
+
         def pin():  # runs in the child before exec: every thread it starts inherits the CPU
             if cpu is not None and hasattr(os, "sched_setaffinity"):
                 os.sched_setaffinity(0, {cpu})
+            if personality is not None:  # kept across exec; a refusal leaves the layout random
+                current = personality(0xFFFFFFFF)
+                if current != -1:
+                    personality(current | ADDR_NO_RANDOMIZE)
 
         try:
             self.proc = subprocess.Popen(
@@ -80,6 +124,7 @@ class RunnerProcess:
                 preexec_fn=pin, bufsize=0)
         except OSError as e:
             raise RunnerError(f"runner {self.name}: cannot start {spec.argv[0]!r}: {e.strerror}") from None
+        self.layout = layout_of(self.proc.pid)
         threading.Thread(target=self._read, daemon=True).start()
 
     def _read(self):

@@ -42,9 +42,10 @@ class Session:
     (``rust:openssl``), however many runners a command started."""
 
     def __init__(self, extra_runners: tuple[str, ...] = (), builtin: bool = True,
-                 only_runners: set[str] | None = None, pin: bool = True):
+                 only_runners: set[str] | None = None, pin: bool = True, fixed_layout: bool = True):
         self.reg = registry.load()
         self.cpu = measuring_cpu() if pin else None
+        self.fixed_layout = fixed_layout  # runners start without address-space randomisation
         builtins = builtin_runners() if builtin else []  # native first
         specs = builtins[:1] + [external_runner(c) for c in extra_runners] + builtins[1:]
         if only_runners is not None:
@@ -76,7 +77,7 @@ class Session:
                 r.problem = r.spec.unavailable
                 continue
             try:
-                r.process = RunnerProcess(r.spec, cpu=self.cpu)
+                r.process = RunnerProcess(r.spec, cpu=self.cpu, fixed_layout=self.fixed_layout)
             except RunnerError as e:
                 r.problem = str(e)
         for r in batch:  # all started first, then greeted in order: start-up costs overlap

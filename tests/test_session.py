@@ -54,3 +54,20 @@ def test_a_clashing_name_belongs_to_the_earlier_runner():
         want = s.ask("openssl", ctr)["output"]
         assert s.ask("faulty", ctr)["output"] == want
         assert s.ask("faulty:faulty", ctr)["output"] != want
+
+
+def _maps_of(pid: int) -> str:
+    with open(f"/proc/{pid}/maps") as f:
+        return "".join(line for line in f if "[stack]" in line or "[heap]" in line)
+
+
+def test_runners_start_at_the_same_addresses_unless_asked_for_random_layout():
+    # The engine's stack and heap are where a library's working buffers land; with
+    # randomisation off they must be at the same addresses in two separate starts.
+    with Session(pin=False) as a, Session(pin=False) as b:
+        pa, pb = a.native().proc.pid, b.native().proc.pid
+        assert a.native().layout == b.native().layout == "fixed"
+        assert _maps_of(pa) == _maps_of(pb) != ""
+    with Session(pin=False, fixed_layout=False) as a, Session(pin=False, fixed_layout=False) as b:
+        assert a.native().layout == b.native().layout == "random"
+        assert _maps_of(a.native().proc.pid) != _maps_of(b.native().proc.pid)

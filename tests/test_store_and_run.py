@@ -45,6 +45,8 @@ def test_run_measures_verifies_and_keeps_raw_samples(cb, db):
     ctx = run["context"]
     assert ctx["cpu"]["model"] and ctx["runners"]["native"]["runtime"]
     assert set(ctx["runners"]) == {"native"}  # only native implementations were named: no other runner ran
+    assert ctx["runners"]["native"]["address_layout"] == "fixed" and run["settings"]["layout"] == "fixed"
+    assert ctx["address_layout"].startswith("fixed: ")
 
 
 def test_show_prints_the_latest_run(cb):
