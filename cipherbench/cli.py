@@ -18,7 +18,8 @@ from rich.table import Table
 from cipherbench import __version__, ops, registry
 from cipherbench.context import machine_context
 from cipherbench.errors import CipherbenchError, UsageError
-from cipherbench.measure import CoreClock, Measurer, Point, figures, measure_core_ghz, settle
+from cipherbench.measure import (EXTRA_SHARE, MAX_FACTOR, UNSURE, CoreClock, Measurer, Point, figures,
+                                 measure_core_ghz, settle)
 from cipherbench.runner import REPO
 from cipherbench.session import Session, primitive_named
 from cipherbench.store import Store, default_url, describe
@@ -353,7 +354,9 @@ def run(c: Ctx, profile, experiment, impls, primitives, sizes, operations, workl
         settings = {"profile": name, "sizes": size_list, "operations": operations, "workloads": workloads,
                     "batch_ms": batch_ms, "batches": batches,
                     "warmup_batches": preset.get("warmup_batches", 1), "verify": not no_verify,
-                    "layout": layout}
+                    "layout": layout,
+                    "more_rounds_when_unsure": {"half_width_over": UNSURE, "at_most_times": MAX_FACTOR,
+                                                "extra_share_at_most": EXTRA_SHARE}}
         if sampling:
             settings["diffusion"] = {"keys": sampling.keys, "blocks": sampling.blocks, "seed": sampling.seed}
         run_id = store.begin_run(uuid=__import__("uuid").uuid4().hex, profile=name,

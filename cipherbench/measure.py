@@ -10,6 +10,12 @@ Method (docs/ARCHITECTURE.md, "Measuring"):
 - Warm-up batches are run and stored but not counted.
 - Timed batches are interleaved: round r runs one batch of every point, in a
   fresh random order per round, so slow drift hits every point alike.
+- Then points whose median is still uncertain (the interval of the median wider
+  than +-UNSURE of it) get further rounds, among themselves, until they settle,
+  reach MAX_FACTOR times the batches asked for, or the extra batches reach
+  EXTRA_SHARE of the planned ones: a JIT runtime's garbage collector or a
+  thread pool's scheduling spreads some points' batches far more than others',
+  and more samples where they are needed cost less than more everywhere.
 - The core clock is measured before and after with a dependent-add chain;
   cycles/byte is labelled with its source, and TSC ticks are never called cycles.
 """
@@ -25,6 +31,9 @@ from cipherbench.registry import Primitive
 from cipherbench.stats import Summary, summarize
 
 MIN_BATCH_NS = 1_000_000  # below 1 ms a batch says more about the timer than the cipher
+UNSURE = 0.015  # half-width of the median's interval, relative, above which a point gets more rounds
+MAX_FACTOR = 3  # at most this many times the batches asked for, per point
+EXTRA_SHARE = 0.5  # extra batches in all, at most this share of the planned timed batches
 
 
 @dataclass
@@ -39,6 +48,7 @@ class Point:
     raw: list = field(default_factory=list)  # dicts: warmup, loops, ns, tsc, core_cycles
     error: str | None = None
     verified: str = "unverified"
+    extra_batches: int = 0  # timed batches added because the median was still uncertain
 
     @property
     def label(self) -> str:
@@ -147,13 +157,33 @@ class Measurer:
                 if self._batch(pt, pt.loops, warmup=True) is None:
                     break
         for _ in range(self.batches):
-            order = [p for p in live if p.error is None]
-            self.rng.shuffle(order)
-            for pt in order:
-                self._batch(pt, pt.loops, warmup=False)
-                if self.progress:
-                    self.progress(1, pt.label)
+            self._round([p for p in live if p.error is None])
+        budget = int(EXTRA_SHARE * self.batches * len(live))
+        for _ in range(self.batches * (MAX_FACTOR - 1)):
+            unsure = [p for p in live if p.error is None and _unsure(p)]
+            if not unsure or budget < len(unsure):
+                break
+            budget -= len(unsure)
+            self._round(unsure, extra=True)
         return points
+
+    def _round(self, pts: list[Point], extra: bool = False):
+        order = list(pts)
+        self.rng.shuffle(order)
+        for pt in order:
+            self._batch(pt, pt.loops, warmup=False)
+            if extra:
+                pt.extra_batches += 1
+            if self.progress:
+                self.progress(0 if extra else 1, pt.label)
+
+
+def _unsure(pt: Point) -> bool:
+    per_call = [s["ns"] / s["loops"] for s in pt.raw if not s["warmup"]]
+    if len(per_call) < 3:
+        return False
+    sm = summarize(per_call)
+    return (sm.high - sm.low) / 2 > UNSURE * sm.median
 
 
 @dataclass

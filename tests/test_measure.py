@@ -1,0 +1,40 @@
+"""The measurer's rounds: every point gets its batches; uncertain ones get more, within a budget."""
+import itertools
+
+from cipherbench import registry
+from cipherbench.measure import MAX_FACTOR, Measurer, Point
+
+
+class FakeSession:
+    """Answers bench with a fixed ns per call per implementation: 'steady' always the
+    same, 'noisy' alternating 20 % apart, so its median stays uncertain."""
+
+    def __init__(self):
+        self.flip = itertools.cycle([1.0, 1.2])
+
+    def ask(self, impl, req):
+        per_call = 1000.0 if impl == "steady" else 1000.0 * next(self.flip)
+        return {"status": "ok", "ns": [per_call * req["loops"]]}
+
+
+def _timed(pt):
+    return sum(1 for s in pt.raw if not s["warmup"])
+
+
+def test_only_uncertain_points_get_more_rounds_and_never_past_the_cap():
+    p = registry.load()["aes-128-cbc"]
+    steady, noisy = Point("steady", p, "encrypt", "bulk", 1024), Point("noisy", p, "encrypt", "bulk", 1024)
+    Measurer(FakeSession(), batch_ms=1, batches=5, warmup_batches=1).run([steady, noisy])
+    assert _timed(steady) == 5 and steady.extra_batches == 0
+    # the budget (half the planned 10 batches) allows 5 more rounds of the one uncertain point
+    assert noisy.extra_batches == 5 and _timed(noisy) == 10
+    assert _timed(noisy) <= 5 * MAX_FACTOR
+
+
+def test_extra_rounds_stop_when_the_budget_cannot_cover_every_uncertain_point():
+    p = registry.load()["aes-128-cbc"]
+    pts = [Point("noisy", p, "encrypt", "bulk", n) for n in (1024, 2048)]
+    Measurer(FakeSession(), batch_ms=1, batches=3, warmup_batches=0).run(pts)
+    # 3 rounds planned for 2 points: a budget of 3 extra batches covers one more round of
+    # both, and then too few are left for another
+    assert [pt.extra_batches for pt in pts] == [1, 1]
