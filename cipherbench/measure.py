@@ -104,6 +104,7 @@ class Measurer:
         self.warmups = warmup_batches
         self.rng = random.Random(seed)
         self.progress = progress  # callable(advance: int, label: str) or None
+        self._seen: dict[tuple, dict[int, float]] = {}  # path -> {size: ns per call} from calibration
 
     def _batch(self, pt: Point, loops: int, warmup: bool) -> float | None:
         try:
@@ -125,24 +126,54 @@ class Measurer:
         return float(ns[0])
 
     def calibrate(self, pt: Point):
-        loops = max(1, 65536 // max(pt.size, 1)) if pt.operation not in ("keysetup", "keysetup-decrypt") else 16
+        """Find `loops` for a batch of about target_ns, starting from what the same code path
+        (impl, primitive, operation, workload) took at the sizes calibrated before, so that
+        one request usually suffices. The request that settles it is kept as the point's
+        first warm-up batch (it ran the code path just before; timing it again would buy
+        nothing)."""
+        keysetup = pt.operation in ("keysetup", "keysetup-decrypt")
+        guess = self._predict(pt)
+        if guess:
+            loops = max(1, round(self.target_ns / guess))
+        else:
+            loops = 16 if keysetup else max(1, 65536 // max(pt.size, 1))
         for _ in range(8):
-            try:
-                r = self.s.ask(pt.impl, pt.request(loops))
-            except RunnerError as e:
-                pt.error = str(e)
+            ns = self._batch(pt, loops, warmup=True)
+            if ns is None:
                 return
-            if r["status"] != "ok":
-                pt.error = f"{r['status']}: {r.get('message', '')}"
-                return
-            ns = float((r.get("ns") or [0])[0] or 0)
-            if ns >= self.target_ns * 0.5:
+            if ns >= self.target_ns * 0.5 and (ns <= self.target_ns * 2 or loops == 1):
                 break
-            grow = self.target_ns / max(ns, 1000.0)
-            loops = max(loops + 1, int(math.ceil(loops * min(grow, 1000.0))))
+            want = loops * self.target_ns / max(ns, 1000.0)
+            if ns < self.target_ns * 0.5:
+                loops = max(loops + 1, int(math.ceil(min(want, loops * 1000.0))))
+            else:  # the prediction overshot: shrink rather than time a batch far too long
+                loops = max(1, int(want))
             if loops > 2**40:
                 break
+        pt.raw = pt.raw[-1:]  # only the settling request stays, as a warm-up
         pt.loops = loops
+        self._seen.setdefault(self._path(pt), {})[pt.size] = ns / loops
+
+    @staticmethod
+    def _path(pt: Point):
+        return pt.impl, pt.primitive.name, pt.operation, pt.workload
+
+    def _predict(self, pt: Point) -> float | None:
+        """ns per call at pt.size from the path's calibrated sizes: a straight line in
+        log-log through the two nearest (a per-call cost and a per-byte cost both fit it
+        piecewise); from one size, time proportional to size; None before any."""
+        seen = self._seen.get(self._path(pt))
+        if not seen or pt.size <= 0:
+            return next(iter(seen.values())) if seen else None
+        sizes = sorted(s for s in seen if s > 0)
+        if not sizes:
+            return None
+        near = sorted(sizes, key=lambda s: abs(math.log(s / pt.size)))[:2]
+        if len(near) == 1 or near[0] == near[1]:
+            return seen[near[0]] * pt.size / near[0]
+        (s0, s1) = sorted(near)
+        slope = math.log(seen[s1] / seen[s0]) / math.log(s1 / s0)
+        return seen[s0] * (pt.size / s0) ** slope
 
     def run(self, points: list[Point]) -> list[Point]:
         live = []
@@ -153,7 +184,7 @@ class Measurer:
             if pt.error is None:
                 live.append(pt)
         for pt in live:
-            for _ in range(self.warmups):
+            for _ in range(self.warmups - 1):  # calibration's last request was the first
                 if self._batch(pt, pt.loops, warmup=True) is None:
                     break
         for _ in range(self.batches):

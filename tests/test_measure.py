@@ -38,3 +38,28 @@ def test_extra_rounds_stop_when_the_budget_cannot_cover_every_uncertain_point():
     # 3 rounds planned for 2 points: a budget of 3 extra batches covers one more round of
     # both, and then too few are left for another
     assert [pt.extra_batches for pt in pts] == [1, 1]
+
+
+class LinearSession:
+    """ns per call = 200 + 0.5 * size, exactly; counts the requests per size."""
+
+    def __init__(self):
+        self.asked = {}
+
+    def ask(self, impl, req):
+        self.asked[req["size"]] = self.asked.get(req["size"], 0) + 1
+        return {"status": "ok", "ns": [(200 + 0.5 * req["size"]) * req["loops"]]}
+
+
+def test_calibration_predicts_from_the_sizes_before_and_keeps_the_settling_batch_as_warm_up():
+    p = registry.load()["aes-128-cbc"]
+    sizes = [16, 64, 256, 1024, 4096, 16384]
+    pts = [Point("x", p, "encrypt", "bulk", n) for n in sizes]
+    fake = LinearSession()
+    Measurer(fake, batch_ms=1, batches=3, warmup_batches=1).run(pts)
+    # after two sizes, the log-log line through the nearest two lands within 2x of 1 ms
+    assert all(fake.asked[n] == 1 + 3 for n in sizes[2:]), fake.asked
+    for pt in pts:
+        warm = [s for s in pt.raw if s["warmup"]]
+        assert len(warm) == 1 and 0.5e6 <= warm[0]["ns"] <= 2e6
+        assert pt.loops == warm[0]["loops"]

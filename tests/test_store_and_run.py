@@ -34,14 +34,15 @@ def test_run_measures_verifies_and_keeps_raw_samples(cb, db):
                        ("openssl", "sha-256", 16), ("openssl", "sha-256", 1024),
                        ("null", "null", 16), ("null", "null", 1024)}
     cbc = ms[("openssl", "aes-128-cbc", 1024)]
-    assert cbc["verified"] == "passed" and cbc["n"] == 3 and cbc["mb_per_s"] > 0
+    # three timed batches, and up to six more if the machine made the median uncertain
+    assert cbc["verified"] == "passed" and 3 <= cbc["n"] <= 9 and cbc["mb_per_s"] > 0
     assert cbc["cycles_per_byte"] is None or cbc["cycles_per_byte"] > 0
     assert cbc["cycle_source"]  # labelled, whatever it is
     assert abs(cbc["mb_per_s"] - 1024 / cbc["ns_per_call"] * 1e3) < 1e-6 * cbc["mb_per_s"]
     assert {v["primitive"] for v in run["verifications"]} == {"aes-128-cbc", "sha-256"}
     con = sqlite3.connect(db[len("sqlite:///"):])
     n_raw = con.execute("select count(*) from samples where measurement_id = ?", (cbc["id"],)).fetchone()[0]
-    assert n_raw == 4  # one warm-up batch + three timed ones
+    assert n_raw == cbc["n"] + 1  # calibration's settling batch, a warm-up, + the timed ones
     ctx = run["context"]
     assert ctx["cpu"]["model"] and ctx["runners"]["native"]["runtime"]
     assert set(ctx["runners"]) == {"native"}  # only native implementations were named: no other runner ran
