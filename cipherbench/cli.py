@@ -356,7 +356,8 @@ def run(c: Ctx, profile, experiment, impls, primitives, sizes, operations, workl
                     "warmup_batches": preset.get("warmup_batches", 1), "verify": not no_verify,
                     "layout": layout,
                     "more_rounds_when_unsure": {"half_width_over": UNSURE, "at_most_times": MAX_FACTOR,
-                                                "extra_share_at_most": EXTRA_SHARE}}
+                                                "extra_share_at_most": preset.get("extra_share", EXTRA_SHARE)},
+                    "jit_warmup_ms": preset.get("jit_warmup_ms")}
         if sampling:
             settings["diffusion"] = {"keys": sampling.keys, "blocks": sampling.blocks, "seed": sampling.seed}
         run_id = store.begin_run(uuid=__import__("uuid").uuid4().hex, profile=name,
@@ -392,7 +393,9 @@ def run(c: Ctx, profile, experiment, impls, primitives, sizes, operations, workl
             settle(1.0)
             native = s.native()
             ghz_before = measure_core_ghz(native)
-            m = Measurer(s, batch_ms, batches, settings["warmup_batches"])
+            m = Measurer(s, batch_ms, batches, settings["warmup_batches"],
+                         extra_share=settings["more_rounds_when_unsure"]["extra_share_at_most"],
+                         jit_warmup_ms=settings["jit_warmup_ms"])
             total = len(timed) * (1 + batches)
             with _progress() as prog:
                 task = prog.add_task("measuring", total=total, item="")

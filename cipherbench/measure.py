@@ -54,10 +54,12 @@ class Point:
     def label(self) -> str:
         return f"{self.impl} {self.primitive.name} {self.operation}/{self.workload} {self.size} B"
 
-    def request(self, loops: int, batches: int = 1) -> dict:
+    def request(self, loops: int, batches: int = 1, warmup_ms: int | None = None) -> dict:
         p = self.primitive
         req = {"op": "bench", "primitive": p.name, "operation": self.operation,
                "workload": self.workload, "size": self.size, "loops": loops, "batches": batches}
+        if warmup_ms is not None:
+            req["warmup_ms"] = int(warmup_ms)
         if p.kind != "hash":
             req["key"] = bytes(range(1, p.key_bytes + 1)).hex() if p.key_bytes else ""
             if p.iv_bytes:
@@ -97,18 +99,21 @@ def measure_core_ghz(native, repeats: int = 5) -> float | None:
 
 class Measurer:
     def __init__(self, session, batch_ms: float, batches: int, warmup_batches: int,
-                 seed: int = 1, progress=None):
+                 seed: int = 1, progress=None, extra_share: float = EXTRA_SHARE,
+                 jit_warmup_ms: int | None = None):
         self.s = session
         self.target_ns = batch_ms * 1e6
         self.batches = batches
         self.warmups = warmup_batches
         self.rng = random.Random(seed)
         self.progress = progress  # callable(advance: int, label: str) or None
+        self.extra_share = extra_share
+        self.jit_warmup_ms = jit_warmup_ms  # protocol `warmup_ms`, sent with every bench request
         self._seen: dict[tuple, dict[int, float]] = {}  # path -> {size: ns per call} from calibration
 
     def _batch(self, pt: Point, loops: int, warmup: bool) -> float | None:
         try:
-            r = self.s.ask(pt.impl, pt.request(loops))
+            r = self.s.ask(pt.impl, pt.request(loops, warmup_ms=self.jit_warmup_ms))
         except RunnerError as e:
             pt.error = str(e)
             return None
@@ -189,7 +194,7 @@ class Measurer:
                     break
         for _ in range(self.batches):
             self._round([p for p in live if p.error is None])
-        budget = int(EXTRA_SHARE * self.batches * len(live))
+        budget = int(self.extra_share * self.batches * len(live))
         for _ in range(self.batches * (MAX_FACTOR - 1)):
             unsure = [p for p in live if p.error is None and _unsure(p)]
             if not unsure or budget < len(unsure):

@@ -67,3 +67,19 @@ def test_mono_cfb_is_what_the_net_classes_run_by_default():
                               "input": "00" * 48})
         assert seg["output"][:32] == full["output"][:32] == "a49406115dfb30a40418aafa4869b7c6"
         assert seg["output"][32:] != full["output"][32:]  # the second segment feeds back 16 bytes, not 32
+
+
+JIT = [(r, i) for r, i in (("java", "sunjce"), ("node", "node-crypto"), ("csharp", "mono")) if r in BUILT]
+
+
+@pytest.mark.parametrize("runner,impl", JIT)
+def test_jit_runners_read_the_warm_up_the_orchestrator_asks_for(runner, impl):
+    bench = {"op": "bench", "impl": impl, "primitive": "aes-128-cbc", "operation": "encrypt", "size": 64,
+             "loops": 2, "batches": 1, "key": "00" * 16, "iv": "00" * 16}
+    with Session(only_runners={runner}, pin=False) as s:
+        r = s.ask(impl, dict(bench, warmup_ms=60001))
+        assert r["status"] == "error" and "warmup_ms" in r["message"]
+        r = s.ask(impl, dict(bench, warmup_ms=-1))
+        assert r["status"] == "error" and "warmup_ms" in r["message"]
+        r = s.ask(impl, dict(bench, warmup_ms=0))
+        assert r["status"] == "ok" and len(r["ns"]) == 1 and r["ns"][0] > 0

@@ -440,6 +440,10 @@ class Runner {
         if (loops == 0 || batches == 0) throw new Fail("loops and batches must be at least 1");
         if (batches > 100000) throw new Fail("at most 100000 batches per request");
         if (size > (1L << 30)) throw new Fail("size is limited to 1 GiB");
+        // docs/protocol.md `warmup_ms`: the orchestrator's warm-up for a new code path, this run
+        long warmupMs = Count(req, "warmup_ms", -1, false);
+        if (warmupMs > 60000) throw new Fail("warmup_ms is limited to 60000");
+        requestWarmupNs = warmupMs >= 0 ? warmupMs * 1000000L : WarmupNs;
         if (wl != "bulk" && wl != "message" && wl != "rekey") throw new Fail("unknown workload '" + wl + "'; accepted: bulk, message, rekey");
         if (Array.IndexOf(new[] { "encrypt", "decrypt", "decrypt-forged", "keysetup", "keysetup-decrypt", "hash" }, op) < 0)
             throw new Fail("unknown operation '" + op + "'; accepted: encrypt, decrypt, decrypt-forged, keysetup, keysetup-decrypt, hash");
@@ -511,12 +515,14 @@ class Runner {
         return Run(p, op, wl, size, batches, batch);
     }
 
+    long requestWarmupNs;  // set by Bench from the request (warmup_ms) or the default
+
     string Run(Prim p, string op, string wl, long size, long batches, Func<long> batch) {
         // The full warm-up runs once per code path (primitive, operation, workload); a
         // further size of the same path is already compiled and gets a tenth.
         string path = p.Name + "/" + op + "/" + wl;
         if (warmed.Add(path + "/" + size)) {
-            long warmup = warmedPaths.Add(path) ? WarmupNs : WarmupNs / 10;
+            long warmup = warmedPaths.Add(path) ? requestWarmupNs : requestWarmupNs / 10;
             long spent = 0, t0 = Stopwatch.GetTimestamp();
             while (Ns(spent) < warmup) { batch(); spent = Stopwatch.GetTimestamp() - t0; }
         }

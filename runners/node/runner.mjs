@@ -313,13 +313,14 @@ function bump(iv) { // next nonce: big-endian increment (in place)
 const WARMUP_NS = BigInt(Math.round(Number(process.env.CB_WARMUP_MS ?? 1000) * 1e6));
 const warmed = new Set();
 const warmedPaths = new Set();
+let requestWarmupNs = WARMUP_NS; // docs/protocol.md `warmup_ms`, set per bench request
 async function batches(wkey, n, body) {
-  if (!warmed.has(wkey) && WARMUP_NS > 0n) {
+  if (!warmed.has(wkey) && requestWarmupNs > 0n) {
     warmed.add(wkey);
     const path = wkey.slice(0, wkey.lastIndexOf('|'));  // wkey ends in |size
     const first = !warmedPaths.has(path);
     warmedPaths.add(path);
-    const until = process.hrtime.bigint() + (first ? WARMUP_NS : WARMUP_NS / 10n);
+    const until = process.hrtime.bigint() + (first ? requestWarmupNs : requestWarmupNs / 10n);
     do { await body(); } while (process.hrtime.bigint() < until);
   }
   const ns = [];
@@ -338,6 +339,10 @@ async function bench(req) {
   if (loops === 0 || nb === 0) throw new Fail('loops and batches must be at least 1');
   if (nb > 100000) throw new Fail('at most 100000 batches per request');
   if (size > 2 ** 30) throw new Fail('size is limited to 1 GiB');
+  // the orchestrator's warm-up for a new code path in this run (docs/protocol.md `warmup_ms`)
+  const warmupMs = 'warmup_ms' in req ? count(req, 'warmup_ms', 0) : -1;
+  if (warmupMs > 60000) throw new Fail('warmup_ms is limited to 60000');
+  requestWarmupNs = warmupMs >= 0 ? BigInt(warmupMs) * 1000000n : WARMUP_NS;
   if (!['bulk', 'message', 'rekey'].includes(workload)) throw new Fail(`unknown workload '${workload}'; accepted: bulk, message, rekey`);
   const buf = Buffer.alloc(size);
   for (let i = 0; i < size; i++) buf[i] = i & 255;

@@ -350,6 +350,10 @@ public final class Main {
         if (loops == 0 || batches == 0) throw new Fail("loops and batches must be at least 1");
         if (batches > 100000) throw new Fail("at most 100000 batches per request");
         if (size > (1L << 30)) throw new Fail("size is limited to 1 GiB");
+        // docs/protocol.md `warmup_ms`: the orchestrator's warm-up for a new code path, this run
+        long warmupMs = count(req, "warmup_ms", -1, false);
+        if (warmupMs > 60000) throw new Fail("warmup_ms is limited to 60000");
+        long baseWarmupNs = warmupMs >= 0 ? warmupMs * 1_000_000L : Main.warmupNs;
         if (!wl.equals("bulk") && !wl.equals("message") && !wl.equals("rekey"))
             throw new Fail("unknown workload '" + wl + "'; accepted: bulk, message, rekey");
         if (!List.of("encrypt", "decrypt", "decrypt-forged", "keysetup", "keysetup-decrypt", "hash").contains(op))
@@ -378,7 +382,7 @@ public final class Main {
         // workload); a further size of the same path is already compiled and gets a tenth.
         String path = im.name() + "/" + p.name + "/" + op + "/" + wl;
         if (warmed.add(path + "/" + size)) {
-            long warmupNs = warmedPaths.add(path) ? Main.warmupNs : Main.warmupNs / 10;
+            long warmupNs = warmedPaths.add(path) ? baseWarmupNs : baseWarmupNs / 10;
             long t0 = System.nanoTime();
             int small = (int) Math.min(size, 256);
             if (p.wholeBlocks && p.blockBytes > 0) small = Math.max(small - small % p.blockBytes, (int) Math.min(size, p.blockBytes));
