@@ -179,7 +179,7 @@ def install() -> str:
 def _download() -> tuple[str | None, dict]:
     go = shutil.which("go")
     if go is None:
-        return "go is not installed (the Go toolchain fetches the module)", {}
+        return "go is not installed: the Go toolchain fetches the module", {}
     try:
         # Run in an empty folder, outside any go.mod, so no module's requirements or go.sum change.
         with tempfile.TemporaryDirectory() as empty:
