@@ -7,14 +7,14 @@ PY    := $(VENV)/bin/python
 CB    := $(VENV)/bin/cipherbench
 BUILD := build
 
-.PHONY: bench test deps system-deps engine runners fidelity clean
+.PHONY: bench test deps system-deps engine runners vectors fidelity clean
 
-bench: engine runners
+bench: engine runners vectors
 	@status=0; $(CB) verify || status=$$?; \
 	$(CB) run --profile quick || exit $$?; \
 	exit $$status
 
-test: engine runners
+test: engine runners vectors
 	$(PY) -m pytest -q
 
 deps: system-deps $(VENV)/.installed
@@ -37,6 +37,13 @@ engine: deps
 
 runners: deps
 	@scripts/build-runners
+
+# Known-answer corpora fetched rather than installed by pip: Project Wycheproof, pinned in
+# cipherbench/corpus_wycheproof.py, through the Go module proxy into go's module cache; the
+# path goes to build/wycheproof.json. Never fails the build: without go, or when the download
+# fails, that file says why and verify reports the corpus missing.
+vectors: deps
+	@$(PY) -m cipherbench.corpus_wycheproof install
 
 fidelity: engine
 	$(PY) benchmarks/fidelity

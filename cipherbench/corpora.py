@@ -27,6 +27,7 @@ CORPORA: dict[str, Callable[[set[str]], list[KnownAnswer]]] = {
     "cavp": lambda w: __import__("cipherbench.corpus_cavp", fromlist=["load"]).load(w),
     "cryptopp": lambda w: __import__("cipherbench.corpus_cryptopp", fromlist=["load"]).load(w),
     "pycryptodome": lambda w: __import__("cipherbench.corpus_pycryptodome", fromlist=["load"]).load(w),
+    "wycheproof": lambda w: __import__("cipherbench.corpus_wycheproof", fromlist=["load"]).load(w),
     "shared": lambda w: __import__("cipherbench.corpus_shared", fromlist=["load"]).load(w),
     "derived": lambda w: __import__("cipherbench.corpus_derived", fromlist=["load"]).load(w),
 }

@@ -2,7 +2,8 @@
 test data), read in place.
 
 What maps, and how:
-  Wycheproof (Cipher/wycheproof/*.json, unmodified copies of C2SP/wycheproof v1 files):
+  Wycheproof (Cipher/wycheproof/*.json, unmodified copies of C2SP/wycheproof v1 files; the
+  wycheproof corpus reads C2SP/wycheproof's other AEAD files and leaves these six to this one):
     aes_gcm_test (ivSize 96, tagSize 128) -> aes-<keySize>-gcm
     aes_ccm_test (ivSize 96, tagSize 128) -> aes-<keySize>-ccm
     aes_eax_test (ivSize 128, tagSize 128) -> aes-<keySize>-eax
