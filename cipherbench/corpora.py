@@ -28,6 +28,8 @@ CORPORA: dict[str, Callable[[set[str]], list[KnownAnswer]]] = {
     "cryptopp": lambda w: __import__("cipherbench.corpus_cryptopp", fromlist=["load"]).load(w),
     "pycryptodome": lambda w: __import__("cipherbench.corpus_pycryptodome", fromlist=["load"]).load(w),
     "shared": lambda w: __import__("cipherbench.corpus_shared", fromlist=["load"]).load(w),
+    # computed by cipherbench/model/ for variants no document prints (corpus_model.MODELLED)
+    "model": lambda w: __import__("cipherbench.corpus_model", fromlist=["load"]).load(w),
     "derived": lambda w: __import__("cipherbench.corpus_derived", fromlist=["load"]).load(w),
 }
 

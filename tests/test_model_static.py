@@ -1,12 +1,15 @@
 """The models of cipherbench/model/ against every published vector of the algorithm each one
-generalises, and the published files that cover xchacha20 and anubis.
+generalises (what makes the answers of the corpus "model" trustworthy), the corpus itself,
+the published files it does not duplicate (xchacha20, anubis), and verify running them.
 
 A model that is wrong anywhere the documents look (a rotation, the counter, the effective
 key bits, an S-box or the hash's padding) fails here: the values are the documents', not
 the model's."""
+import json
 
 import pytest
 
+from cipherbench import corpora
 from cipherbench.corpora import CorpusMissing
 from cipherbench.model import chacha, gosthash94, rc2, salsa20
 
@@ -202,6 +205,68 @@ def test_gost_sbox_sets_unpack_to_permutations_and_differ():
     assert gosthash94.gosthash94(b"abc") != gosthash94.gosthash94cp(b"abc")
 
 
+# ---------------------------------------------------------------------------- the corpus
+def test_model_corpus_emits_only_its_variants_with_lengths_that_cross_blocks():
+    from cipherbench.corpus_model import MODELLED
+    from cipherbench.registry import load
+    reg = load()
+    kas = corpora.CORPORA["model"](set(reg.names()))
+    by = {}
+    for k in kas:
+        by.setdefault(k.primitive, []).append(k)
+    assert set(by) == set(MODELLED) == {"salsa20r12", "rc2e1024-128-ecb", "gosthash94cp"}
+    for prim, ks in by.items():
+        p = reg[prim]
+        assert 4 <= len(ks) <= 6
+        assert all(k.corpus == "model" and k.source.startswith("model: ") and "cipherbench/model/" in k.source
+                   for k in ks)
+        assert len({(k.key, k.iv, k.input) for k in ks}) == len(ks)
+        for k in ks:
+            if p.kind == "hash":
+                assert len(k.output) == p.digest_bytes
+            else:
+                assert (len(k.key), len(k.iv), len(k.output)) == (p.key_bytes, p.iv_bytes, len(k.input))
+    assert max(len(k.input) for k in by["salsa20r12"]) > 128 and {63, 64, 65} <= {len(k.input) for k in by["salsa20r12"]}
+    assert max(len(k.input) for k in by["rc2e1024-128-ecb"]) >= 8 * 8
+    assert {31, 32, 33} <= {len(k.input) for k in by["gosthash94cp"]}
+    # the answers are the models' (deterministic: the same inputs every run)
+    assert kas == corpora.CORPORA["model"](set(MODELLED))
+    k = by["rc2e1024-128-ecb"][0]
+    assert rc2.ecb_decrypt(k.key, 1024, k.output) == k.input
+    assert corpora.CORPORA["model"]({"salsa20", "rc2-128-ecb", "gosthash94", "xchacha20"}) == []
+
+
+def test_no_other_corpus_has_a_known_answer_for_a_modelled_variant():
+    """The model answers only where nothing published does: if a corpus starts printing one of
+    these, MODELLED must give it up."""
+    from cipherbench.corpus_model import MODELLED
+    wanted = set(MODELLED) | {f"rc2e1024-128-{m}" for m in ("cbc", "cfb", "cfb8", "ofb", "ctr")}
+    for name, loader in corpora.CORPORA.items():
+        if name in ("model", "derived"):
+            continue
+        try:
+            kas = loader(wanted)
+        except CorpusMissing:
+            continue
+        assert not kas, (name, kas[:1])
+    # derived: only what it derives from the model's ECB answers, and it says so
+    derived = corpora.CORPORA["derived"](wanted)
+    assert derived and {k.corpus for k in derived} == {"derived from a model's ECB answer (model)"}
+
+
+def test_derived_turns_the_model_rc2e1024_ecb_answers_into_mode_answers():
+    kas = corpora.CORPORA["derived"]({"rc2e1024-128-cbc", "rc2e1024-128-cfb8", "rc2e1024-128-ctr"})
+    ecb = corpora.CORPORA["model"]({"rc2e1024-128-ecb"})
+    first = {(k.key, k.input[:8]): k.output[:8] for k in ecb}
+    cbc = [k for k in kas if k.primitive == "rc2e1024-128-cbc"]
+    assert cbc and all(k.iv == bytes(8) and first[(k.key, k.input)] == k.output for k in cbc)
+    ctr = [k for k in kas if k.primitive == "rc2e1024-128-ctr"]
+    assert ctr and all(k.input == bytes(8) and first[(k.key, k.iv)] == k.output for k in ctr)
+    # CFB8 with the register kept at a one-byte-repeated IV: many segments (model #0's zero block)
+    steady = [k for k in kas if k.primitive == "rc2e1024-128-cfb8" and len(k.input) > 1]
+    assert steady and all("model:" in k.source for k in kas)
+
+
 # ---------------------------------------------------------------------------- the published files
 def test_anubis_nessie_file_holds_the_tweaked_set1_vectors_for_every_key_size():
     from cipherbench.registry import load
@@ -214,3 +279,25 @@ def test_anubis_nessie_file_holds_the_tweaked_set1_vectors_for_every_key_size():
     assert by[("anubis-128-ecb", H("80" + "00" * 15))] == H("b835bdc334829d8371bfa371e4b3c4fd")
     assert by[("anubis-128-ecb", H("00" * 15 + "01"))] == H("e6141eafebe0593c48e1cdf21bbaa189")
     assert "NESSIE" in kas[0].source and "tweaked" in kas[0].source
+
+
+# ---------------------------------------------------------------------------- through verify
+@pytest.mark.parametrize("impl,primitives", [
+    ("cryptopp", ["salsa20r12", "rc2e1024-128-ecb", "rc2e1024-128-cbc"]),
+    ("gcrypt", ["salsa20r12", "gosthash94cp"]),
+    ("nettle", ["gosthash94cp"]),
+])
+def test_verify_passes_native_implementations_on_the_model_answers(cb, impl, primitives):
+    args = ["verify", "--impl", impl, "--json"]
+    for p in primitives:
+        args += ["--primitive", p]
+    r = cb(*args)
+    if r.returncode == 2 and "nothing to verify" in r.stderr:
+        pytest.skip(f"{impl} does not offer {primitives} here")
+    assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-2000:]
+    rows = {row["primitive"]: row for row in json.loads(r.stdout)["results"]}
+    assert set(rows) == set(primitives)
+    for prim, row in rows.items():
+        by_corpus = row["checks"]["kat_by_corpus"]
+        assert row["status"] == "passed", row
+        assert by_corpus.get("model", 0) + by_corpus.get("derived from a model's ECB answer (model)", 0) >= 1, row
