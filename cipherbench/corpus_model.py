@@ -8,11 +8,11 @@ tests/test_model_static.py holds it to every published vector of the algorithm a
 values the documents print; the same code then computes the variant's answers here:
 
   salsa20r12        cipherbench/model/salsa20.py with rounds = 12, a 256-bit key, the 64-bit
-                    nonce and the block counter from 0. Checked on eSTREAM's Salsa20/20
-                    vectors (128- and 256-bit keys, and a counter crossing 2^32) and its
-                    Salsa20/12 and Salsa20/8 vectors (128-bit keys only: no document prints a
-                    256-bit Salsa20/12 keystream this project can reach), as Crypto++'s
-                    TestVectors/salsa.txt carries them.
+                    nonce and the block counter from 0. Checked on what Crypto++'s
+                    TestVectors/salsa.txt carries: eSTREAM's Salsa20/20 vectors (128- and
+                    256-bit keys), its Salsa20/12 and Salsa20/8 vectors (128-bit keys only: no
+                    document prints a 256-bit Salsa20/12 keystream this project can reach), and
+                    Crypto++'s own runs of the eSTREAM reference code across block counter 2^32.
   rc2e1024-128-ecb  cipherbench/model/rc2.py with T1 = 1024. Checked on all eight vectors of
                     RFC 2268 section 5 (T1 = 63, 64, 128 and 129). The corpus "derived" turns
                     these ECB answers into CBC/CFB/CFB8/OFB/CTR ones, labelled as derived from

@@ -24,8 +24,9 @@ def _hex(s: str) -> bytes:
 def _salsa_txt_tests():
     """(key, iv, seek, rounds, plaintext, ciphertext, line) of every Encrypt test of Crypto++'s
     TestVectors/salsa.txt: eSTREAM's Salsa20/20 (Set 1 #0 with a 128-bit key, Set 3 #243 with a
-    256-bit key), Salsa20/12 and Salsa20/8 (Set 1 #0, 128-bit keys only) and three 1024-byte
-    runs whose block counter crosses 2^32 (256-bit key, 20 rounds)."""
+    256-bit key), Salsa20/12 and Salsa20/8 (Set 1 #0, 128-bit keys only), and three 1024-byte
+    runs across block counter 2^32 that Crypto++ made with the eSTREAM reference code (256-bit
+    key, 20 rounds)."""
     from cipherbench.corpus_cryptopp import Unsupported, decode, parse_sections, vectors_dir
     try:
         path = vectors_dir() / "salsa.txt"
