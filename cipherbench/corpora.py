@@ -29,6 +29,8 @@ CORPORA: dict[str, Callable[[set[str]], list[KnownAnswer]]] = {
     "pycryptodome": lambda w: __import__("cipherbench.corpus_pycryptodome", fromlist=["load"]).load(w),
     "wycheproof": lambda w: __import__("cipherbench.corpus_wycheproof", fromlist=["load"]).load(w),
     "shared": lambda w: __import__("cipherbench.corpus_shared", fromlist=["load"]).load(w),
+    # computed by cipherbench/model/ for variants no document prints (corpus_model.MODELLED)
+    "model": lambda w: __import__("cipherbench.corpus_model", fromlist=["load"]).load(w),
     "derived": lambda w: __import__("cipherbench.corpus_derived", fromlist=["load"]).load(w),
 }
 

@@ -28,6 +28,9 @@ Registry variants defined as a byte order of another cipher (VARIANTS: libmcrypt
 cast256le and saferpluswr, whose `byte_order` in registry/primitives.toml says how key,
 input and output are rearranged): the base cipher's ECB vectors, rearranged so, are the
 variant's ECB known answers, and the modes above are derived from those.
+The ECB answers of the corpus "model" (corpus_model.py: rc2e1024, for which no document
+prints a vector) are used the same way; what is derived from them is labelled "derived from
+a model's ECB answer (model)", never "published".
 These check the cipher under the mode's wrapper, and the wrapper's first block: that
 it feeds the cipher the right block, and that the cipher is the one the ECB vectors
 describe. Chaining across blocks (except CFB's in segments, above) and GHASH are left to
@@ -78,9 +81,15 @@ def _reverse_words(b: bytes) -> bytes:
 VARIANTS = {"cast256le": ("cast256", _swap_words), "saferpluswr": ("saferplus", _reverse_words)}
 
 
+#: corpora whose ECB answers are computed, not printed anywhere (corpus_model.py)
+COMPUTED = {"model"}
+
+
 def label(*base_corpora: str) -> str:
-    """The corpus label of a record derived from ECB vectors of `base_corpora`."""
-    return f"{CORPUS} from a published ECB vector ({', '.join(sorted(set(base_corpora)))})"
+    """The corpus label of a record derived from ECB vectors of `base_corpora`: "published"
+    unless one of them is a model's answer."""
+    what = "a model's ECB answer" if COMPUTED & set(base_corpora) else "a published ECB vector"
+    return f"{CORPUS} from {what} ({', '.join(sorted(set(base_corpora)))})"
 
 
 def load(wanted: set[str]) -> list[KnownAnswer]:
