@@ -26,13 +26,21 @@ Sources (implemented from these texts, not from any code):
         is 128).
 
 Checked (tests/test_model_aead.py, with AES-ECB from the native engine as `ecb`):
-  GCM against McGrew and Viega's test cases (vectors/aes-gcm.vec) and NIST CAVP
-      gcmEncryptExtIV{128,192,256}.rsp records of every IV length (8, 96, 1024 bits) and tag
-      length; CCM against NIST CAVP CCM VNT (nonces 7..13 bytes), VTT (tags 4..16), VADT, VPT
-      and DVPT records for 128/192/256-bit keys; EAX against the EAX paper's appendix test
-      vectors (Crypto++ TestVectors/eax.txt) and Wycheproof aes_eax_test.json; OCB3 against
-      RFC 7253 appendix A's sample results (and pyca's 104-, 112-, 120-bit-nonce vectors) and
-      its iterated test for 128-, 192- and 256-bit keys (cipherbench/iterated.py).
+  GCM  McGrew and Viega's test cases (vectors/aes-gcm.vec) and NIST CAVP
+       gcmEncryptExtIV{128,192,256}.rsp, a record of every (IV, plaintext, AAD, tag) length
+       section: IVs of 8, 96 and 1024 bits, tags of 32..128 bits;
+  CCM  SP 800-38C appendix C examples 1 and 4 (2^16 bytes of AD: the 0xff 0xfe length
+       encoding), NIST CAVP CCM VNT (nonces 7..13 bytes), VTT (tags 4..16), VADT, VPT and
+       DVPT records, 128/192/256-bit keys; the 2-byte AD length encoding is checked only below
+       256 bytes (no vector has 256..65279 bytes);
+  EAX  the EAX paper's test vectors (Crypto++ TestVectors/eax.txt) and Wycheproof
+       aes_eax_test.json (nonces of 0..257 bytes, 128/192/256-bit keys); its CMAC also on
+       SP 800-38B appendix D.1 examples 1 and 2;
+  OCB3 RFC 7253 appendix A's sample results (TAGLEN 128, and the TAGLEN 96 one), pyca's 104-,
+       112- and 120-bit-nonce forms of them and OpenSSL's, and the RFC's iterated test for
+       128-, 192- and 256-bit keys (cipherbench/iterated.py).
+Deliberate mutations (a wrong length field, flag, tweak, offset, stretch shift, padding bit
+or subkey) each fail one of those tests, except moving CCM's 2-byte AD-length boundary.
 """
 from __future__ import annotations
 
