@@ -10,15 +10,16 @@ published iterated procedure (cipherbench/iterated.py).
 The oracle: an implementation of the same cipher and key size in ECB (DESX: des-56-ecb)
 that reproduces that ECB primitive's published known answers (every corpus but `derived`
 and `model`; encryption only, which is all a model asks of it). Candidates are the
-implementations of the runners started so far offering it, `reference` first, then by
-name; the first that passes at least one and fails none is the oracle (one answered
-`unsupported`, a weak key it refuses, is neither). Only when none of them qualifies are
-the remaining runners started and their implementations tried. The choice is cached per
-ECB primitive for the run and does not depend on the command's --impl or --primitive.
+implementations offering it, `reference` first, then in the order their runners start
+(the native engine's first), by name within a runner; the first that passes at least one
+and fails none is the oracle (an answer `unsupported`, a weak key it refuses, counts as
+neither). Runners a command has not started are started only when every candidate of the
+started ones fails, so the oracle is the same whatever the command's --impl or
+--primitive; it is chosen once per ECB primitive for the run.
 
 The records: PER_PRIMITIVE encryptions of deterministic inputs (verify.det_bytes) with
 lengths covering an empty message, a partial block and several blocks, associated data
-empty and not (CASES). Each record's source names the model, the published vectors that
+empty and not (AEAD_CASES, DESX_CASES). Each record's source names the model, the published vectors that
 checked it (tests/test_model_aead.py), the oracle and the known answers it passed. They
 are checked like any known answer: encryption and decryption.
 """
@@ -179,8 +180,10 @@ class ModelCorpus:
                 f"oracle: {'; '.join(f'{i}: {why}' for i, why in tried.items())}")
 
     def _candidates(self, ecb: str, tried) -> list[str]:
-        names = [n for n, im in self.s.impls.items() if im.available and ecb in im.primitives and n not in tried]
-        return sorted(names, key=lambda n: (n != "reference", n))
+        order = {r.spec.name: i for i, r in enumerate(self.s.runners)}
+        impls = [im for n, im in self.s.impls.items() if im.available and ecb in im.primitives and n not in tried]
+        impls.sort(key=lambda im: (im.name != "reference", order.get(im.runner, len(order)), im.name))
+        return [im.name for im in impls]
 
     def _check(self, impl: str, p: Primitive, kas: list[KnownAnswer]) -> Oracle | str:
         """An Oracle when impl reproduces at least one of kas and none differs, else why not."""
