@@ -2,7 +2,9 @@
 
 Checks per (implementation, primitive):
   kat           known answers from every corpus that has the primitive (encrypt
-                and decrypt, or hash), counted per corpus;
+                and decrypt, or hash), counted per corpus; a block cipher in GCM, CCM,
+                EAX or OCB, or DESX, with none from a published corpus gets `model` ones
+                computed over a verified ECB oracle (cipherbench/model_oracle.py);
   roundtrip     decrypt(encrypt(m)) == m for deterministic messages of many lengths;
   differential  the same deterministic inputs through every implementation of
                 the primitive give the same output (the group that agrees with
@@ -31,6 +33,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 
 from cipherbench import corpora, iterated
+from cipherbench.model_oracle import ModelCorpus, oracle_primitives
 from cipherbench.errors import RunnerError
 from cipherbench.registry import Primitive
 from cipherbench.vectors import KnownAnswer
@@ -55,6 +58,8 @@ class PairResult:
     failures: list = field(default_factory=list)
     vouched: bool = False  # a known answer of its own passed
     agrees_with_verified: set = field(default_factory=set)  # passed implementations with its outputs
+    model_oracle: str | None = None  # the ECB oracle of its `model` known answers (model_oracle.py)
+    no_model_because: str | None = None  # why a modelled primitive got no `model` known answers
 
     @property
     def status(self) -> str:
@@ -72,6 +77,8 @@ class PairResult:
             why = "its corpora hold only forgeries to reject, no known answer"
         else:
             why = "no corpus has a known answer for it"
+            if self.no_model_because:
+                why += f", and no model computed one: {self.no_model_because}"
         if self.agrees_with_verified:
             why += f"; it agrees with {', '.join(sorted(self.agrees_with_verified))}"
         return why
@@ -95,6 +102,8 @@ class PairResult:
             checks["kat_skips"] = self.skips
         if self.unverified_because:
             checks["unverified_because"] = self.unverified_because
+        if self.model_oracle:
+            checks["model_oracle"] = self.model_oracle
         return {"impl": self.impl, "primitive": self.primitive, "status": self.status,
                 "checks": checks, "failures": self.failures}
 
@@ -371,7 +380,12 @@ class Verifier:
         by_prim: dict[str, list] = defaultdict(list)
         for im, p in pairs:
             by_prim[p.name].append((im, p))
-        kas_by_prim, self.missing_corpora = corpora.load_all(set(by_prim))
+        # Modelled primitives without a published known answer get `model` ones, computed over
+        # an ECB oracle that passes that ECB primitive's published known answers (model_oracle.py).
+        prims = [items[0][1] for items in by_prim.values()]
+        kas_by_prim, self.missing_corpora = corpora.load_all(set(by_prim) | oracle_primitives(prims))
+        models = ModelCorpus(self.s)
+        models.extend(prims, kas_by_prim)
         results: list[PairResult] = []
         for pname, items in sorted(by_prim.items()):
             p = items[0][1]
@@ -380,7 +394,8 @@ class Verifier:
             for im, _ in items:
                 if self.progress:
                     self.progress(f"{im.name} {pname}")
-                res = PairResult(im.name, pname)
+                res = PairResult(im.name, pname, model_oracle=models.oracle_of.get(pname),
+                                 no_model_because=models.missing.get(pname))
                 try:
                     self.kat(res, p, kas_by_prim.get(pname, []))
                     self.iterated(res, p)
