@@ -178,6 +178,14 @@ class Session:
             raise CipherbenchError(f"implementation '{impl}' has no running runner")
         return proc.request(dict(req, impl=im.native_name), timeout=timeout)
 
+    def ask_many(self, impl: str, reqs: list[dict], timeout: float | None = None) -> list[dict]:
+        """Several requests to one implementation, sent together (RunnerProcess.request_many)."""
+        im = self.implementation(impl)
+        proc = self._proc_of.get(impl)
+        if proc is None:
+            raise CipherbenchError(f"implementation '{impl}' has no running runner")
+        return proc.request_many([dict(r, impl=im.native_name) for r in reqs], timeout=timeout)
+
     def process_of(self, impl: str) -> RunnerProcess:
         return self._proc_of[impl]
 

@@ -29,6 +29,7 @@ implementations it agrees with; 'failed' otherwise, with a minimal reproduction.
 from __future__ import annotations
 
 import hashlib
+import json
 from collections import defaultdict
 from dataclasses import dataclass, field
 
@@ -156,15 +157,34 @@ class Verifier:
         self.s = session
         self.progress = progress  # callable(str) or None
         self.missing_corpora: dict[str, str] = {}
+        self._ahead: dict[tuple[str, str], list[dict]] = {}  # (impl, request JSON) -> answers sent ahead
 
     # ------------------------------------------------------------------ primitives of one call
-    def _crypt(self, impl, p, op, key, iv, aad, data, **extra) -> dict:
+    @staticmethod
+    def _crypt_request(p, op, key, iv, aad, data, **extra) -> dict:
         req = {"op": op, "primitive": p.name, "key": key.hex(), "input": data.hex(), **extra}
         if iv:
             req["iv"] = iv.hex()
         if aad:
             req["aad"] = aad.hex()
-        return self.s.ask(impl, req)
+        return req
+
+    def _ask(self, impl, req: dict) -> dict:
+        """One request's answer: sent ahead by prefetch() if it was, else asked now."""
+        waiting = self._ahead.get((impl, json.dumps(req, sort_keys=True)))
+        return waiting.pop() if waiting else self.s.ask(impl, req)
+
+    def prefetch(self, impl, reqs: list[dict], chunk: int = 512):
+        """Send requests whose answers the checks will ask for, in chunks, ahead of the
+        checks: independent requests (each known answer's encryption and decryption)
+        need not wait for one another's round trip."""
+        for i in range(0, len(reqs), chunk):
+            part = reqs[i:i + chunk]
+            for req, resp in zip(part, self.s.ask_many(impl, part)):
+                self._ahead.setdefault((impl, json.dumps(req, sort_keys=True)), []).insert(0, resp)
+
+    def _crypt(self, impl, p, op, key, iv, aad, data, **extra) -> dict:
+        return self._ask(impl, self._crypt_request(p, op, key, iv, aad, data, **extra))
 
     @staticmethod
     def _refused(r: dict) -> str:
@@ -202,13 +222,30 @@ class Verifier:
         return bytes.fromhex(r.get("output", "")), None, None
 
     def _hash(self, impl, p, data):
-        r = self.s.ask(impl, {"op": "hash", "primitive": p.name, "input": data.hex()})
+        r = self._ask(impl, {"op": "hash", "primitive": p.name, "input": data.hex()})
         if r["status"] != "ok":
             return None, self._refused(r)
         return bytes.fromhex(r.get("output", "")), None
 
     # ------------------------------------------------------------------ checks
     def kat(self, res: PairResult, p: Primitive, kas: list[KnownAnswer]):
+        ahead = []
+        for ka in kas:
+            if ka.expect_reject:
+                if p.kind == "aead":
+                    ahead.append(self._crypt_request(p, "decrypt", ka.key, ka.iv, ka.aad, ka.output))
+            elif p.kind == "hash":
+                ahead.append({"op": "hash", "primitive": p.name, "input": ka.input.hex()})
+            else:
+                ahead.append(self._crypt_request(p, "encrypt", ka.key, ka.iv, ka.aad, ka.input))
+                ahead.append(self._crypt_request(p, "decrypt", ka.key, ka.iv, ka.aad, ka.output))
+        self.prefetch(res.impl, ahead)
+        try:
+            self._kat_each(res, p, kas)
+        finally:
+            self._ahead.clear()  # answers a failed encryption made unnecessary
+
+    def _kat_each(self, res: PairResult, p: Primitive, kas: list[KnownAnswer]):
         for ka in kas:
             if ka.expect_reject and p.kind != "aead":
                 continue  # only an AEAD can reject; a loader never emits these for others
@@ -280,20 +317,36 @@ class Verifier:
     def roundtrip_and_collect(self, res: PairResult, p: Primitive) -> dict:
         """Round trips on deterministic inputs; returns {case: output} for the differential check."""
         outputs = {}
-        for n in message_lengths(p):
-            try:
-                self._roundtrip_one(res, p, n, outputs)
-            except Unsupported as e:  # an offered primitive must take these ordinary inputs
-                res.fail("roundtrip", actual=f"unsupported: {e}", length=n)
+        lengths = message_lengths(p)
+        # every first request (an encryption or a hash) goes ahead: none depends on another
+        firsts = []
+        for n in lengths:
+            key, iv, aad, msg = self._roundtrip_inputs(p, n)
+            firsts.append({"op": "hash", "primitive": p.name, "input": msg.hex()} if p.kind == "hash"
+                          else self._crypt_request(p, "encrypt", key, iv, aad, msg))
+        self.prefetch(res.impl, firsts)
+        try:
+            for n in lengths:
+                try:
+                    self._roundtrip_one(res, p, n, outputs)
+                except Unsupported as e:  # an offered primitive must take these ordinary inputs
+                    res.fail("roundtrip", actual=f"unsupported: {e}", length=n)
+        finally:
+            self._ahead.clear()
         return outputs
 
-    def _roundtrip_one(self, res: PairResult, p: Primitive, n: int, outputs: dict):
+    @staticmethod
+    def _roundtrip_inputs(p: Primitive, n: int):
+        """(key, iv, aad, message) of the round trip of length n: deterministic, per primitive."""
         label = f"{p.name}/{n}"
         key, iv = det_bytes("key/" + label, p.key_bytes), det_bytes("iv/" + label, p.iv_bytes)
         if p.mode == "xts" and key[: len(key) // 2] == key[len(key) // 2:]:
             key = key[::-1]
         aad = det_bytes("aad/" + label, 13) if p.kind == "aead" else b""
-        msg = det_bytes("msg/" + label, n)
+        return key, iv, aad, det_bytes("msg/" + label, n)
+
+    def _roundtrip_one(self, res: PairResult, p: Primitive, n: int, outputs: dict):
+        key, iv, aad, msg = self._roundtrip_inputs(p, n)
         if p.kind == "hash":
             out, err = self._hash(res.impl, p, msg)
             if out is None:

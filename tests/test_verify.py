@@ -94,6 +94,9 @@ class FakeRunner:
         self.asked[req["op"]] += 1
         return self.answer(req) if self.answer else dict(self.reply)
 
+    def ask_many(self, impl, reqs):
+        return [self.ask(impl, r) for r in reqs]
+
 
 def test_a_pair_whose_every_known_answer_was_skipped_is_unverified():
     p = load()["des-56-ecb"]
