@@ -323,13 +323,17 @@ def plan_points(s: Session, preset: dict, impls, primitives, sizes, operations, 
 @click.option("--batch-ms", type=float, default=None, help="Target length of one timed batch.")
 @click.option("--batches", type=click.IntRange(1, 1000), default=None, help="Timed batches per point.")
 @click.option("--no-verify", is_flag=True, help="Time without verifying first (results are marked unverified).")
-@click.option("--layout", type=click.Choice(["fixed", "random"]), default="fixed", show_default=True,
-              help="Runners' memory addresses: the same every run (address-space randomisation off, "
-                   "repeatable), or randomised per run (to see how much layout moves a figure).")
+@click.option("--layout", type=click.Choice(["random", "fixed"]), default="random", show_default=True,
+              help="Runners' memory addresses: randomised per process, as programs run (and spread over "
+                   "--processes), or fixed (address-space randomisation off: repeatable, but one layout, "
+                   "which can be faster or slower than the usual by a fifth).")
+@click.option("--processes", type=click.IntRange(1, 16), default=None,
+              help="Processes per compiled or interpreted runner to spread each point's batches over, "
+                   "one address layout each (default: the preset's, 3).")
 @click.option("--json", "as_json", is_flag=True, help="Print the stored run as JSON at the end.")
 @click.pass_obj
 def run(c: Ctx, profile, experiment, impls, primitives, sizes, operations, workloads, batch_ms,
-        batches, no_verify, layout, as_json):
+        batches, no_verify, layout, processes, as_json):
     """Verify, then measure, store every raw sample, and print MB/s and cycles/byte."""
     presets = load_presets()
     name = experiment or profile or "quick"
@@ -346,7 +350,8 @@ def run(c: Ctx, profile, experiment, impls, primitives, sizes, operations, workl
         from cipherbench.diffusion import sampling_from
         sampling = sampling_from(preset["diffusion"])
     store = c.store()  # open it first: a bad --db fails before any work
-    with c.session(fixed_layout=layout == "fixed") as s:
+    processes = 1 if layout == "fixed" else (processes or preset.get("processes", 3))
+    with c.session(fixed_layout=layout == "fixed", replicas=processes) as s:
         points = plan_points(s, preset, impls, primitives, size_list, operations, workloads)
         if not points:
             raise UsageError("nothing to measure: no available implementation offers what was asked")
@@ -354,7 +359,7 @@ def run(c: Ctx, profile, experiment, impls, primitives, sizes, operations, workl
         settings = {"profile": name, "sizes": size_list, "operations": operations, "workloads": workloads,
                     "batch_ms": batch_ms, "batches": batches,
                     "warmup_batches": preset.get("warmup_batches", 1), "verify": not no_verify,
-                    "layout": layout,
+                    "layout": layout, "processes": processes,
                     "more_rounds_when_unsure": {"half_width_over": UNSURE, "at_most_times": MAX_FACTOR,
                                                 "extra_share_at_most": preset.get("extra_share", EXTRA_SHARE)},
                     "jit_warmup_ms": preset.get("jit_warmup_ms")}

@@ -69,7 +69,8 @@ def address_layout(session) -> str:
     if asked == "fixed" and not wrong:
         return "fixed: runners started with address-space randomisation off, the same addresses every run"
     if asked == "random":
-        return "random: runners started with address-space randomisation (--layout random)"
+        return (f"random: runners started with address-space randomisation; batches spread over "
+                f"{session.replicas} processes (one layout each) of every runner without a JIT")
     return (f"fixed asked, but {', '.join(wrong)} ran with randomised addresses (personality(2) refused "
             "or unreadable): their figures can differ from run to run by where buffers landed")
 
@@ -89,7 +90,8 @@ def machine_context(session=None) -> dict:
     if session is not None:
         ctx["measuring_cpu"] = session.cpu
         ctx["runners"] = {r.spec.name: {k: r.hello.get(k) for k in ("language", "runtime", "clocks")}
-                          | {"address_layout": r.process.layout if r.process else None}
+                          | {"address_layout": r.process.layout if r.process else None,
+                             "processes": 1 + len(r.replicas)}
                           for r in session.runners if r.hello}
         ctx["address_layout"] = address_layout(session)
     return ctx

@@ -10,6 +10,9 @@ Method (docs/ARCHITECTURE.md, "Measuring"):
 - Warm-up batches are run and stored but not counted.
 - Timed batches are interleaved: round r runs one batch of every point, in a
   fresh random order per round, so slow drift hits every point alike.
+- With several processes per runner (Session replicas), round r's batches run in
+  process r mod n: each process has its own address layout, so a median mixes
+  layouts instead of inheriting one process's luck.
 - Then points whose median is still uncertain (the interval of the median wider
   than +-UNSURE of it) get further rounds, among themselves, until they settle,
   reach MAX_FACTOR times the batches asked for, or the extra batches reach
@@ -111,9 +114,9 @@ class Measurer:
         self.jit_warmup_ms = jit_warmup_ms  # protocol `warmup_ms`, sent with every bench request
         self._seen: dict[tuple, dict[int, float]] = {}  # path -> {size: ns per call} from calibration
 
-    def _batch(self, pt: Point, loops: int, warmup: bool) -> float | None:
+    def _batch(self, pt: Point, loops: int, warmup: bool, replica: int | None = None) -> float | None:
         try:
-            r = self.s.ask(pt.impl, pt.request(loops, warmup_ms=self.jit_warmup_ms))
+            r = self.s.ask(pt.impl, pt.request(loops, warmup_ms=self.jit_warmup_ms), replica=replica)
         except RunnerError as e:
             pt.error = str(e)
             return None
@@ -192,6 +195,7 @@ class Measurer:
             for _ in range(self.warmups - 1):  # calibration's last request was the first
                 if self._batch(pt, pt.loops, warmup=True) is None:
                     break
+        self._rounds = 0
         for _ in range(self.batches):
             self._round([p for p in live if p.error is None])
         budget = int(self.extra_share * self.batches * len(live))
@@ -204,10 +208,14 @@ class Measurer:
         return points
 
     def _round(self, pts: list[Point], extra: bool = False):
+        """One timed batch of each point, in a fresh random order; round r goes to process
+        r of each runner that has several (Session.replicas: one address layout each)."""
         order = list(pts)
         self.rng.shuffle(order)
+        r = self._rounds
+        self._rounds += 1
         for pt in order:
-            self._batch(pt, pt.loops, warmup=False)
+            self._batch(pt, pt.loops, warmup=False, replica=r)
             if extra:
                 pt.extra_batches += 1
             if self.progress:

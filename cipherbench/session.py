@@ -10,12 +10,19 @@ from cipherbench.runner import (Implementation, RunnerProcess, RunnerSpec, built
                                 external_runner)
 
 
+#: Runners whose code is compiled before it runs (or interpreted without a JIT): a second
+#: process of one is cheap and needs no warm-up, so measurements can spread over several.
+NO_JIT = {"native", "rust", "go", "python", "php"}
+
+
 @dataclass
 class RunnerInfo:
     spec: RunnerSpec
     process: RunnerProcess | None = None
     hello: dict = field(default_factory=dict)
     problem: str | None = None  # why this runner contributes nothing
+    # further processes of the same runner, each with its own address layout (Session.replicas)
+    replicas: list = field(default_factory=list)
 
 
 def measuring_cpu() -> int | None:
@@ -42,10 +49,18 @@ class Session:
     (``rust:openssl``), however many runners a command started."""
 
     def __init__(self, extra_runners: tuple[str, ...] = (), builtin: bool = True,
-                 only_runners: set[str] | None = None, pin: bool = True, fixed_layout: bool = True):
+                 only_runners: set[str] | None = None, pin: bool = True, fixed_layout: bool = False,
+                 replicas: int = 1):
+        """replicas: processes per NO_JIT runner. A measurement sends round r's batch to
+        process r mod replicas (ask(..., replica=r)), so its median mixes as many address
+        layouts: where buffers and stack land decides a library's speed by up to a third,
+        and one process gets one layout for the whole run (pyperf spreads over worker
+        processes for the same reason). fixed_layout: no address randomisation at all
+        (runner.RunnerProcess), repeatable but one, atypical, layout."""
         self.reg = registry.load()
         self.cpu = measuring_cpu() if pin else None
         self.fixed_layout = fixed_layout  # runners start without address-space randomisation
+        self.replicas = max(1, replicas)
         builtins = builtin_runners() if builtin else []  # native first
         specs = builtins[:1] + [external_runner(c) for c in extra_runners] + builtins[1:]
         if only_runners is not None:
@@ -53,6 +68,7 @@ class Session:
         self.runners: list[RunnerInfo] = [RunnerInfo(s) for s in specs]
         self.impls: dict[str, Implementation] = {}  # of the runners started so far
         self._proc_of: dict[str, RunnerProcess] = {}
+        self._replicas_of: dict[str, list[RunnerProcess]] = {}
         self._started = 0  # self.runners[:_started] have been started
         # the native engine and the --runner ones: the prefix of the order that starts at once
         self._start_upto(sum(1 for s in specs if not s.builtin or s.name == "native"))
@@ -80,7 +96,21 @@ class Session:
                 r.process = RunnerProcess(r.spec, cpu=self.cpu, fixed_layout=self.fixed_layout)
             except RunnerError as e:
                 r.problem = str(e)
+        for r in batch:
+            if r.process is not None and r.spec.name in NO_JIT and r.spec.builtin:
+                for _ in range(self.replicas - 1):
+                    try:
+                        r.replicas.append(RunnerProcess(r.spec, cpu=self.cpu, fixed_layout=self.fixed_layout))
+                    except RunnerError:
+                        break  # measuring in fewer processes is still measuring
         for r in batch:  # all started first, then greeted in order: start-up costs overlap
+            for extra in list(r.replicas):
+                try:
+                    if extra.request({"op": "hello"}, timeout=60).get("status") != "ok":
+                        raise RunnerError("hello failed")
+                except RunnerError:
+                    extra.kill()
+                    r.replicas.remove(extra)
             if r.process is None:
                 continue
             try:
@@ -123,11 +153,12 @@ class Session:
             self.impls[name] = impl
             if r.process:
                 self._proc_of[name] = r.process
+                self._replicas_of[name] = r.replicas
 
     def close(self):
         for r in self.runners:
-            if r.process:
-                r.process.close()
+            for proc in ([r.process] if r.process else []) + r.replicas:
+                proc.close()
 
     def __enter__(self):
         return self
@@ -171,12 +202,22 @@ class Session:
         return out
 
     # ------------------------------------------------------------------ requests
-    def ask(self, impl: str, req: dict, timeout: float | None = None) -> dict:
+    def ask(self, impl: str, req: dict, timeout: float | None = None, replica: int | None = None) -> dict:
+        """replica: which process of the implementation's runner answers (taken modulo the
+        processes it has); None or 0 is the first, which every other request goes to."""
         im = self.implementation(impl)
         proc = self._proc_of.get(impl)
         if proc is None:
             raise CipherbenchError(f"implementation '{impl}' has no running runner")
+        if replica:
+            procs = [proc] + self._replicas_of.get(impl, [])
+            proc = procs[replica % len(procs)]
         return proc.request(dict(req, impl=im.native_name), timeout=timeout)
+
+    def processes_of(self, impl: str) -> int:
+        """How many processes measurements of this implementation are spread over."""
+        self.implementation(impl)
+        return 1 + len(self._replicas_of.get(impl, []))
 
     def ask_many(self, impl: str, reqs: list[dict], timeout: float | None = None) -> list[dict]:
         """Several requests to one implementation, sent together (RunnerProcess.request_many)."""

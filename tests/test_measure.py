@@ -12,7 +12,7 @@ class FakeSession:
     def __init__(self):
         self.flip = itertools.cycle([1.0, 1.2])
 
-    def ask(self, impl, req):
+    def ask(self, impl, req, replica=None):
         per_call = 1000.0 if impl == "steady" else 1000.0 * next(self.flip)
         return {"status": "ok", "ns": [per_call * req["loops"]]}
 
@@ -46,7 +46,7 @@ class LinearSession:
     def __init__(self):
         self.asked = {}
 
-    def ask(self, impl, req):
+    def ask(self, impl, req, replica=None):
         self.asked[req["size"]] = self.asked.get(req["size"], 0) + 1
         return {"status": "ok", "ns": [(200 + 0.5 * req["size"]) * req["loops"]]}
 

@@ -61,13 +61,32 @@ def _maps_of(pid: int) -> str:
         return "".join(line for line in f if "[stack]" in line or "[heap]" in line)
 
 
-def test_runners_start_at_the_same_addresses_unless_asked_for_random_layout():
+def test_runners_start_at_the_same_addresses_only_when_asked_for_a_fixed_layout():
     # The engine's stack and heap are where a library's working buffers land; with
     # randomisation off they must be at the same addresses in two separate starts.
-    with Session(pin=False) as a, Session(pin=False) as b:
+    with Session(pin=False, fixed_layout=True) as a, Session(pin=False, fixed_layout=True) as b:
         pa, pb = a.native().proc.pid, b.native().proc.pid
         assert a.native().layout == b.native().layout == "fixed"
         assert _maps_of(pa) == _maps_of(pb) != ""
-    with Session(pin=False, fixed_layout=False) as a, Session(pin=False, fixed_layout=False) as b:
+    with Session(pin=False) as a, Session(pin=False) as b:
         assert a.native().layout == b.native().layout == "random"
         assert _maps_of(a.native().proc.pid) != _maps_of(b.native().proc.pid)
+
+
+def test_replicas_spread_requests_over_processes_with_their_own_layouts():
+    with Session(pin=False, replicas=3) as s:
+        native = next(r for r in s.runners if r.spec.name == "native")
+        procs = [native.process] + native.replicas
+        assert s.processes_of("openssl") == 3 and len({p.proc.pid for p in procs}) == 3
+        assert len({_maps_of(p.proc.pid) for p in procs}) == 3  # three address layouts
+        counts = [0, 0, 0]
+        for i, p in enumerate(procs):  # count what each process is asked
+            def counted(reqs, timeout=None, _i=i, _orig=p.request_many):
+                counts[_i] += len(reqs)
+                return _orig(reqs, timeout)
+            p.request_many = counted
+        req = {"op": "encrypt", "primitive": "aes-128-ecb", "key": "00" * 16, "input": "00" * 16}
+        # FIPS 197 appendix C.1 key schedule aside: AES-128(0, 0) = 66e94bd4ef8a2c3b884cfa59ca342b2e
+        outs = [s.ask("openssl", req, replica=r)["output"] for r in range(6)]
+        assert outs == ["66e94bd4ef8a2c3b884cfa59ca342b2e"] * 6
+        assert counts == [2, 2, 2]  # request r went to process r mod 3

@@ -46,8 +46,9 @@ def test_run_measures_verifies_and_keeps_raw_samples(cb, db):
     ctx = run["context"]
     assert ctx["cpu"]["model"] and ctx["runners"]["native"]["runtime"]
     assert set(ctx["runners"]) == {"native"}  # only native implementations were named: no other runner ran
-    assert ctx["runners"]["native"]["address_layout"] == "fixed" and run["settings"]["layout"] == "fixed"
-    assert ctx["address_layout"].startswith("fixed: ")
+    assert ctx["runners"]["native"]["address_layout"] == "random" and run["settings"]["layout"] == "random"
+    assert ctx["runners"]["native"]["processes"] == run["settings"]["processes"] == 3
+    assert ctx["address_layout"].startswith("random: ")
 
 
 def test_show_prints_the_latest_run(cb):
