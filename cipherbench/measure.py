@@ -64,9 +64,11 @@ class Point:
         if warmup_ms is not None:
             req["warmup_ms"] = int(warmup_ms)
         if p.kind != "hash":
-            req["key"] = bytes(range(1, p.key_bytes + 1)).hex() if p.key_bytes else ""
+            # byte i of the key is i + 1, of the IV 0xa0 + i, both mod 256 (Threefish-1024's are
+            # 128 bytes long)
+            req["key"] = bytes((1 + i) & 0xFF for i in range(p.key_bytes)).hex()
             if p.iv_bytes:
-                req["iv"] = bytes(range(0xa0, 0xa0 + p.iv_bytes)).hex()
+                req["iv"] = bytes((0xA0 + i) & 0xFF for i in range(p.iv_bytes)).hex()
         return req
 
 

@@ -63,3 +63,15 @@ def test_calibration_predicts_from_the_sizes_before_and_keeps_the_settling_batch
         warm = [s for s in pt.raw if s["warmup"]]
         assert len(warm) == 1 and 0.5e6 <= warm[0]["ns"] <= 2e6
         assert pt.loops == warm[0]["loops"]
+
+
+def test_bench_requests_carry_keys_and_ivs_of_any_registry_length():
+    reg = registry.load()
+    for name in ("aes-128-cbc", "threefish1024-1024-cbc"):  # 16- and 128-byte key and IV
+        p = reg[name]
+        req = Point("x", p, "encrypt", "bulk", 1024).request(10)
+        key, iv = bytes.fromhex(req["key"]), bytes.fromhex(req["iv"])
+        assert (len(key), len(iv)) == (p.key_bytes, p.iv_bytes)
+        assert key[:3] == b"\x01\x02\x03" and iv[:2] == b"\xa0\xa1"
+    iv = bytes.fromhex(Point("x", reg["threefish1024-1024-cbc"], "encrypt", "bulk", 1024).request(1)["iv"])
+    assert iv[95:98] == b"\xff\x00\x01"  # 0xa0 + i wraps at 256
