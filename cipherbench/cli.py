@@ -330,10 +330,13 @@ def plan_points(s: Session, preset: dict, impls, primitives, sizes, operations, 
 @click.option("--processes", type=click.IntRange(1, 16), default=None,
               help="Processes per compiled or interpreted runner to spread each point's batches over, "
                    "one address layout each (default: the preset's, 3).")
+@click.option("--extra-rounds/--no-extra-rounds", default=True, show_default=True,
+              help="More rounds for points whose median is still uncertain (within the preset's budget); "
+                   "off: exactly --batches timed batches per point.")
 @click.option("--json", "as_json", is_flag=True, help="Print the stored run as JSON at the end.")
 @click.pass_obj
 def run(c: Ctx, profile, experiment, impls, primitives, sizes, operations, workloads, batch_ms,
-        batches, no_verify, layout, processes, as_json):
+        batches, no_verify, layout, processes, extra_rounds, as_json):
     """Verify, then measure, store every raw sample, and print MB/s and cycles/byte."""
     presets = load_presets()
     name = experiment or profile or "quick"
@@ -361,7 +364,8 @@ def run(c: Ctx, profile, experiment, impls, primitives, sizes, operations, workl
                     "warmup_batches": preset.get("warmup_batches", 1), "verify": not no_verify,
                     "layout": layout, "processes": processes,
                     "more_rounds_when_unsure": {"half_width_over": UNSURE, "at_most_times": MAX_FACTOR,
-                                                "extra_share_at_most": preset.get("extra_share", EXTRA_SHARE)},
+                                                "extra_share_at_most": preset.get("extra_share", EXTRA_SHARE)
+                                                if extra_rounds else 0.0},
                     "jit_warmup_ms": preset.get("jit_warmup_ms")}
         if sampling:
             settings["diffusion"] = {"keys": sampling.keys, "blocks": sampling.blocks, "seed": sampling.seed}
