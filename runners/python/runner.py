@@ -254,6 +254,14 @@ def add_pyca(impls):
     im = Impl("pyca-cryptography", "cryptography", cryptography.__version__,
               {"openssl": ossl, "note": "the wheel's bundled OpenSSL, not the system libssl"})
     prov = f"bundled {ossl} (EVP)"
+    # OpenSSL takes its AES-NI path whenever CPUID reports AES (unless OPENSSL_ia32cap masks
+    # it), so say so: the provider label is what ran.
+    try:
+        with open("/proc/cpuinfo") as f:
+            cpu_aes = any(line.startswith("flags") and " aes " in line + " " for line in f)
+    except OSError:
+        cpu_aes = False
+    aes_prov = prov + (", AES-NI" if cpu_aes and "OPENSSL_ia32cap" not in os.environ else ", no AES-NI")
 
     algs = {"aes": A.AES, "camellia": getattr(DA, "Camellia", A.Camellia), "sm4": A.SM4,
             "3des": DA.TripleDES, "blowfish": DA.Blowfish, "cast5": DA.CAST5, "idea": DA.IDEA,
@@ -286,7 +294,7 @@ def add_pyca(impls):
         alg, mode = algs[p.family], modes[p.mode]
         if probe(alg, mode, p):
             extra = {"one_call": "OpenSSL's XTS treats every update as a whole data unit"} if p.mode == "xts" else {}
-            im.add(p.name, prov, make=make_for(alg, mode), **extra)
+            im.add(p.name, aes_prov if p.family == "aes" else prov, make=make_for(alg, mode), **extra)
 
     # ChaCha20: cryptography's 16-byte nonce is a 32-bit little-endian counter (0) || the 12-byte IETF nonce.
     def chacha_make(key, iv, enc):

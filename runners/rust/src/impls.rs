@@ -476,7 +476,9 @@ impl Keyed for AwsCipher {
 
 fn awslc_entry(p: &Prim) -> Option<Entry> {
     use aws_lc_rs::{aead, cipher, digest};
-    let prov = format!("AWS-LC (aws-lc-sys {}), assembly with run-time CPU dispatch", crate_version("aws-lc-sys"));
+    let base = format!("AWS-LC (aws-lc-sys {}), assembly with run-time CPU dispatch", crate_version("aws-lc-sys"));
+    // AWS-LC takes its AES-NI path whenever CPUID reports AES: the label says what ran.
+    let prov = if p.name.starts_with("aes-") && cpu_has("aes") { format!("{base}, AES-NI") } else { base };
     let aead_alg: Option<&'static aead::Algorithm> = match p.name.as_str() {
         "aes-128-gcm" => Some(&aead::AES_128_GCM),
         "aes-192-gcm" => Some(&aead::AES_192_GCM),
