@@ -202,9 +202,9 @@ class Session:
         return out
 
     # ------------------------------------------------------------------ requests
-    def ask(self, impl: str, req: dict, timeout: float | None = None, replica: int | None = None) -> dict:
-        """replica: which process of the implementation's runner answers (taken modulo the
-        processes it has); None or 0 is the first, which every other request goes to."""
+    def _process(self, impl: str, replica: int | None = None) -> tuple[Implementation, RunnerProcess]:
+        """The implementation and the process that answers for it: the runner's first, or for
+        replica r the runner's process r modulo how many it has."""
         im = self.implementation(impl)
         proc = self._proc_of.get(impl)
         if proc is None:
@@ -212,6 +212,11 @@ class Session:
         if replica:
             procs = [proc] + self._replicas_of.get(impl, [])
             proc = procs[replica % len(procs)]
+        return im, proc
+
+    def ask(self, impl: str, req: dict, timeout: float | None = None, replica: int | None = None) -> dict:
+        """replica: which process of the implementation's runner answers (_process)."""
+        im, proc = self._process(impl, replica)
         return proc.request(dict(req, impl=im.native_name), timeout=timeout)
 
     def processes_of(self, impl: str) -> int:
@@ -221,10 +226,7 @@ class Session:
 
     def ask_many(self, impl: str, reqs: list[dict], timeout: float | None = None) -> list[dict]:
         """Several requests to one implementation, sent together (RunnerProcess.request_many)."""
-        im = self.implementation(impl)
-        proc = self._proc_of.get(impl)
-        if proc is None:
-            raise CipherbenchError(f"implementation '{impl}' has no running runner")
+        im, proc = self._process(impl)
         return proc.request_many([dict(r, impl=im.native_name) for r in reqs], timeout=timeout)
 
     def process_of(self, impl: str) -> RunnerProcess:

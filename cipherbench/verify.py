@@ -169,6 +169,10 @@ class Verifier:
             req["aad"] = aad.hex()
         return req
 
+    @staticmethod
+    def _hash_request(p, data) -> dict:
+        return {"op": "hash", "primitive": p.name, "input": data.hex()}
+
     def _ask(self, impl, req: dict) -> dict:
         """One request's answer: sent ahead by prefetch() if it was, else asked now."""
         waiting = self._ahead.get((impl, json.dumps(req, sort_keys=True)))
@@ -222,7 +226,7 @@ class Verifier:
         return bytes.fromhex(r.get("output", "")), None, None
 
     def _hash(self, impl, p, data):
-        r = self._ask(impl, {"op": "hash", "primitive": p.name, "input": data.hex()})
+        r = self._ask(impl, self._hash_request(p, data))
         if r["status"] != "ok":
             return None, self._refused(r)
         return bytes.fromhex(r.get("output", "")), None
@@ -235,7 +239,7 @@ class Verifier:
                 if p.kind == "aead":
                     ahead.append(self._crypt_request(p, "decrypt", ka.key, ka.iv, ka.aad, ka.output))
             elif p.kind == "hash":
-                ahead.append({"op": "hash", "primitive": p.name, "input": ka.input.hex()})
+                ahead.append(self._hash_request(p, ka.input))
             else:
                 ahead.append(self._crypt_request(p, "encrypt", ka.key, ka.iv, ka.aad, ka.input))
                 ahead.append(self._crypt_request(p, "decrypt", ka.key, ka.iv, ka.aad, ka.output))
@@ -322,7 +326,7 @@ class Verifier:
         firsts = []
         for n in lengths:
             key, iv, aad, msg = self._roundtrip_inputs(p, n)
-            firsts.append({"op": "hash", "primitive": p.name, "input": msg.hex()} if p.kind == "hash"
+            firsts.append(self._hash_request(p, msg) if p.kind == "hash"
                           else self._crypt_request(p, "encrypt", key, iv, aad, msg))
         self.prefetch(res.impl, firsts)
         try:
