@@ -83,3 +83,21 @@ def test_jit_runners_read_the_warm_up_the_orchestrator_asks_for(runner, impl):
         assert r["status"] == "error" and "warmup_ms" in r["message"]
         r = s.ask(impl, dict(bench, warmup_ms=0))
         assert r["status"] == "ok" and len(r["ns"]) == 1 and r["ns"][0] > 0
+
+
+def _cpu_has_avx() -> bool:
+    with open("/proc/cpuinfo") as f:
+        return any(line.startswith("flags") and " avx " in f" {line.split(':', 1)[1].strip()} "
+                   for line in f)
+
+
+@pytest.mark.parametrize("runner", sorted({"native", "python"} & BUILT))
+def test_runners_holding_several_libraries_reset_the_vector_state_before_every_batch(runner):
+    """hello says so from the reset's own answer: the engine's clean_vector_state() and the Python
+    runner's libcb_vector_state.so report whether the CPU had AVX, so a missing or unloadable
+    reset says 'not reset' here instead (docs/protocol.md, bench)."""
+    with Session(only_runners={runner}, pin=False) as s:
+        s.start_all()
+        hello = next(r.hello for r in s.runners if r.spec.name == runner)
+    want = "vzeroupper before every timed batch" if _cpu_has_avx() else "nothing to reset: no AVX on this CPU"
+    assert hello["vector_state"] == want

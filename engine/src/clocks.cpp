@@ -73,4 +73,18 @@ void dependent_add_chain(uint64_t n_thousands) {
     }
 }
 
+#if defined(__x86_64__) || defined(__i386__)
+__attribute__((target("avx"))) static void vzeroupper() { __builtin_ia32_vzeroupper(); }
+#endif
+
+bool clean_vector_state() {
+#if defined(__x86_64__) || defined(__i386__)
+    static const bool avx = __builtin_cpu_supports("avx");
+    if (avx) vzeroupper();
+    return avx;
+#else
+    return false;
+#endif
+}
+
 }  // namespace cb

@@ -38,4 +38,14 @@ private:
 // estimate the core clock, as libgcrypt's bench-slope does.
 void dependent_add_chain(uint64_t n_thousands);
 
+// Clears the upper halves of the vector registers (x86 VZEROUPPER) where the CPU
+// has AVX; a no-op elsewhere. Called before every timed batch: a library that
+// returns with them dirty makes every legacy-SSE instruction that follows in the
+// process pay a transition penalty (measured with the OpenSSL 4.0.3 bundled in
+// cryptography 50: pycryptodome's AES-NI CBC ran 7x slower after its
+// ChaCha20-Poly1305, see docs/ARCHITECTURE.md "Vector state"), so one library's
+// timing would depend on which other one ran just before it in the same process.
+// Returns whether the CPU needed it (hello reports it).
+bool clean_vector_state();
+
 }  // namespace cb

@@ -198,8 +198,11 @@ private:
         clocks["tsc"] = has_tsc() ? json("rdtsc (fixed-rate, not core cycles)") : json(nullptr);
         if (cycles_.available()) clocks["core_cycles"] = "perf_event PERF_COUNT_HW_CPU_CYCLES";
         else { clocks["core_cycles"] = nullptr; clocks["core_cycles_unavailable"] = cycles_.why(); }
+        const char* vector_state = clean_vector_state() ? "vzeroupper before every timed batch"
+                                                        : "nothing to reset: no AVX on this CPU";
         return {{"status", "ok"}, {"protocol", kProtocol}, {"runner", "native"}, {"language", "C++17"},
-                {"runtime", runtime()}, {"clocks", clocks}, {"implementations", impls}};
+                {"runtime", runtime()}, {"clocks", clocks}, {"vector_state", vector_state},
+                {"implementations", impls}};
     }
 
     static std::string runtime() {
@@ -355,6 +358,7 @@ private:
 
     template <class F>
     Sample timed(F&& body) const {
+        clean_vector_state();  // whatever library ran before left its own (clocks.h)
         uint64_t c0 = cycles_.available() ? cycles_.read() : 0;
         uint64_t t0 = now_ns(), k0 = tsc();
         body();

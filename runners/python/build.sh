@@ -14,3 +14,7 @@ if ! cmp -s "$HERE/requirements.txt" "$OUT/requirements.installed"; then
     "$VENV/bin/pip" install --quiet --disable-pip-version-check --only-binary=:all: -r "$HERE/requirements.txt"
     cp "$HERE/requirements.txt" "$OUT/requirements.installed"
 fi
+# The vector-state reset the runner calls before every timed batch (vector_state.c).
+if [ ! -f "$OUT/libcb_vector_state.so" ] || [ "$HERE/vector_state.c" -nt "$OUT/libcb_vector_state.so" ]; then
+    cc -O2 -shared -fPIC -o "$OUT/libcb_vector_state.so" "$HERE/vector_state.c"
+fi

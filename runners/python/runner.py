@@ -25,6 +25,23 @@ REG = load_registry()
 clock = time.perf_counter_ns
 
 
+def _vector_state_reset():
+    """The reset called before every timed batch (vector_state.c, built by build.sh next to
+    the venv), and what hello says of it. Without the library the runner still works and
+    says why it cannot reset."""
+    import ctypes
+    path = os.path.join(os.path.dirname(sys.executable), "..", "..", "libcb_vector_state.so")
+    try:
+        f = ctypes.CDLL(os.path.normpath(path)).cb_clean_vector_state
+    except OSError as e:
+        return (lambda: None), f"not reset: {os.path.basename(path)} not loaded ({e}); run runners/python/build.sh"
+    f.restype = ctypes.c_int
+    return f, ("vzeroupper before every timed batch" if f() else "nothing to reset: no AVX on this CPU")
+
+
+clean_vector_state, VECTOR_STATE = _vector_state_reset()
+
+
 class Fail(Exception):
     """Answered as status "error"."""
 
@@ -543,6 +560,7 @@ def hello():
     return {"status": "ok", "protocol": 1, "runner": "python", "language": "Python",
             "runtime": f"{platform.python_implementation()} {platform.python_version()}",
             "clocks": {"monotonic": "time.perf_counter_ns (CLOCK_MONOTONIC)", "tsc": None, "core_cycles": None},
+            "vector_state": VECTOR_STATE,
             "implementations": impls}
 
 
@@ -692,7 +710,7 @@ def bench(req):
         raise Fail("size is limited to 1 GiB")
     if workload not in ("bulk", "message", "rekey"):
         raise Fail(f"unknown workload '{workload}'; accepted: bulk, message, rekey")
-    buf = bytearray(i & 0xFF for i in range(size))
+    buf = bytearray((bytes(range(256)) * (size // 256 + 1))[:size])  # byte i = i mod 256
     rng = range(loops)
     ns = []
 
@@ -707,12 +725,14 @@ def bench(req):
             if workload == "bulk":
                 h = new()
                 upd = h.update
+                clean_vector_state()
                 t0 = clock()
                 for _ in rng:
                     upd(buf)
                 t1 = clock()
                 h.final()
             else:
+                clean_vector_state()
                 t0 = clock()
                 for _ in rng:
                     h = new()
@@ -736,6 +756,7 @@ def bench(req):
             lib_call(p, f, key, iv, enc)
             args = (key, iv, enc)
         for _ in range(batches):
+            clean_vector_state()
             t0 = clock()
             for _ in rng:
                 f(*args)
@@ -756,6 +777,7 @@ def bench(req):
             for _ in range(batches):
                 if stream:  # one message, loops in-place calls, no finalisation inside the clock
                     f = lib_call(p, e.stream, ctx, key, iv, aad, True, size * loops)
+                    clean_vector_state()
                     t0 = clock()
                     for _ in rng:
                         f(buf)
@@ -764,6 +786,7 @@ def bench(req):
                     seal = e.seal
                     data = bytes(buf)
                     lib_call(p, seal, ctx, key, iv, aad, data)
+                    clean_vector_state()
                     t0 = clock()
                     for _ in rng:
                         seal(ctx, key, iv, aad, data)
@@ -772,6 +795,7 @@ def bench(req):
                     seal, keyed, rekey = e.seal, e.keyed, workload == "rekey"
                     data = bytes(buf)
                     lib_call(p, seal, ctx, key, iv, aad, data)
+                    clean_vector_state()
                     t0 = clock()
                     for _ in rng:
                         if rekey:
@@ -791,12 +815,14 @@ def bench(req):
             if workload == "bulk" and e.stream:  # streaming decryption without the tag check
                 f = lib_call(p, e.stream, ctx, key, iv, aad, False, size * loops)
                 ct = bytearray(sealed[:size])
+                clean_vector_state()
                 t0 = clock()
                 for _ in rng:
                     f(ct)
                 t1 = clock()
             else:  # one-shot open of the valid (or forged) message, tag checked
                 op_, keyed, rekey = e.open, e.keyed, workload == "rekey"
+                clean_vector_state()
                 t0 = clock()
                 for _ in rng:
                     if rekey:
@@ -821,12 +847,14 @@ def bench(req):
             x = make(key, iv, enc)
             scratch(x, size)
             f = x.bulk
+            clean_vector_state()
             t0 = clock()
             for _ in rng:
                 f(buf)
             t1 = clock()
         else:
             data = bytes(buf)
+            clean_vector_state()
             t0 = clock()
             for _ in rng:  # message = making the cipher object (key + IV in these APIs) and one call
                 make(key, iv, enc).run(data)
