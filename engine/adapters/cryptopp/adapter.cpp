@@ -319,7 +319,8 @@ public:
         auto add = [&](bool has, const char* n) { if (has) cpu += cpu.empty() ? n : std::string(" ") + n; };
         add(HasSSE2(), "SSE2"); add(HasSSSE3(), "SSSE3"); add(HasSSE41(), "SSE4.1"); add(HasAESNI(), "AESNI");
         add(HasCLMUL(), "CLMUL"); add(HasSHA(), "SHA"); add(HasAVX2(), "AVX2");
-        return {{"header_version", std::to_string(HeaderVersion())}, {"cpu_features", cpu}};
+        return {{"header_version", std::to_string(HeaderVersion())}, {"cpu_features", cpu},
+                {"linkage", CB_CRYPTOPP_LINKAGE}};
     }
 
 private:
