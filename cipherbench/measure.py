@@ -37,6 +37,7 @@ MIN_BATCH_NS = 1_000_000  # below 1 ms a batch says more about the timer than th
 UNSURE = 0.015  # half-width of the median's interval, relative, above which a point gets more rounds
 MAX_FACTOR = 3  # at most this many times the batches asked for, per point
 EXTRA_SHARE = 0.5  # extra batches in all, at most this share of the planned timed batches
+PROBE_SHARE = 0.25  # a calibration probe whose loop count was predicted lasts this share of a batch
 
 
 @dataclass
@@ -138,30 +139,34 @@ class Measurer:
     def calibrate(self, pt: Point):
         """Find `loops` for a batch of about target_ns, starting from what the same code path
         (impl, primitive, operation, workload) took at the sizes calibrated before, so that
-        one request usually suffices. The request that settles it is kept as the point's
+        one short request usually suffices; loops is then scaled from the probe's time. The request that settles it is kept as the point's
         first warm-up batch (it ran the code path just before; timing it again would buy
         nothing)."""
         keysetup = pt.operation in ("keysetup", "keysetup-decrypt")
         guess = self._predict(pt)
+        # With a prediction, the probe is a quarter batch: it only has to confirm the guess
+        # (the path is already warm), and 60,000 points' worth of full-length probes were a
+        # sixth of the standard profile's time. A first size gets a full one.
+        probe_ns = self.target_ns * (PROBE_SHARE if guess else 1.0)
         if guess:
-            loops = max(1, round(self.target_ns / guess))
+            loops = max(1, round(probe_ns / guess))
         else:
             loops = 16 if keysetup else max(1, 65536 // max(pt.size, 1))
         for _ in range(8):
             ns = self._batch(pt, loops, warmup=True)
             if ns is None:
                 return
-            if ns >= self.target_ns * 0.5 and (ns <= self.target_ns * 2 or loops == 1):
+            if ns >= probe_ns * 0.5 and (ns <= probe_ns * 2 or loops == 1):
                 break
-            want = loops * self.target_ns / max(ns, 1000.0)
-            if ns < self.target_ns * 0.5:
+            want = loops * probe_ns / max(ns, 1000.0)
+            if ns < probe_ns * 0.5:
                 loops = max(loops + 1, int(math.ceil(min(want, loops * 1000.0))))
             else:  # the prediction overshot: shrink rather than time a batch far too long
                 loops = max(1, int(want))
             if loops > 2**40:
                 break
         pt.raw = pt.raw[-1:]  # only the settling request stays, as a warm-up
-        pt.loops = loops
+        pt.loops = max(1, round(loops * self.target_ns / max(ns, 1.0)))
         self._seen.setdefault(self._path(pt), {})[pt.size] = ns / loops
 
     @staticmethod
