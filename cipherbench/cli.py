@@ -374,7 +374,7 @@ def run(c: Ctx, profile, experiment, impls, primitives, sizes, operations, workl
                                  host=ctx["host"], cipherbench_version=__version__,
                                  git_revision=ctx["git_revision"], context=ctx, settings=settings)
         store.add_implementations(run_id, s.impls.values())
-        status, run_warnings = "failed", []
+        status, run_warnings, interrupted = "failed", [], False
         try:
             verdict = {}
             if not no_verify:
@@ -409,7 +409,15 @@ def run(c: Ctx, profile, experiment, impls, primitives, sizes, operations, workl
             with _progress() as prog:
                 task = prog.add_task("measuring", total=total, item="")
                 m.progress = lambda n, label: prog.update(task, advance=n, item=label)
-                m.run(timed)
+                try:
+                    m.run(timed)
+                except KeyboardInterrupt:  # keep what was timed: stored below, then re-raised
+                    interrupted = True
+                    run_warnings.append("interrupted: the figures stand on the batches timed before; "
+                                        "points without any say so")
+                    for pt in timed:
+                        if pt.error is None and not any(not s["warmup"] for s in pt.raw):
+                            pt.error = "not timed: the run was interrupted"
             ghz_after = measure_core_ghz(native)
             known = [g for g in (ghz_before, ghz_after) if g]
             clock = CoreClock(sum(known) / len(known) if known else None, "", ghz_before, ghz_after)
@@ -425,6 +433,7 @@ def run(c: Ctx, profile, experiment, impls, primitives, sizes, operations, workl
             gov = ctx["power"].get("governor")
             if gov and gov != "performance":
                 run_warnings.append(f"CPU governor is '{gov}', not 'performance': clock speed may vary")
+            stored = []
             for pt in points:
                 row = {"impl": pt.impl, "primitive": pt.primitive.name, "provider": pt.provider,
                        "operation": pt.operation, "workload": pt.workload, "size": pt.size,
@@ -438,7 +447,11 @@ def run(c: Ctx, profile, experiment, impls, primitives, sizes, operations, workl
                                cycles_per_byte=f.cycles_per_byte, cycles_per_call=f.cycles_per_call,
                                cycle_source=f.cycle_source, core_ghz=clock.ghz,
                                tsc_per_byte=f.tsc_per_byte, warnings=f.warnings)
-                store.add_measurement(run_id, row, pt.raw)
+                stored.append((row, pt.raw))
+            store.add_measurements(run_id, stored)
+            if interrupted:
+                status = "interrupted"
+                raise KeyboardInterrupt
             status = "complete"
         except KeyboardInterrupt:
             status = "interrupted"
@@ -455,11 +468,83 @@ def fmt(x, digits=3):
     return f"{x:,.{max(0, digits - len(str(int(abs(x)))))}f}" if abs(x) < 10 ** digits else f"{x:,.0f}"
 
 
-def show_run(store: Store, run_id: int, as_json: bool = False):
+#: Above this many measurements a run is printed one row per series (wide form): the
+#: standard profile's 60,000 points would be a table nobody reads, and minutes to render.
+LONG_FORM_AT_MOST = 2000
+WIDE_SIZES = (16, 1024, 16384, 1048576)
+
+
+def show_run(store: Store, run_id: int, as_json: bool = False, form: str | None = None):
     r = store.run(run_id)
     if as_json:
         click.echo(json.dumps(r, indent=1, default=str))
         return
+    form = form or ("long" if len(r["measurements"]) <= LONG_FORM_AT_MOST else "wide")
+    if form == "wide":
+        sources = wide_table(run_id, r)
+    else:
+        sources = long_table(run_id, r)
+    for src in sorted(sources):
+        out.print(f"cycles: {src}")
+    warned = [m for m in r["measurements"] if m["warnings"]]
+    if warned:
+        out.print(f"[yellow]! {len(warned)} measurements carry warnings[/] "
+                  f"(e.g. {warned[0]['impl']} {warned[0]['primitive']} {warned[0]['size']} B: "
+                  f"{warned[0]['warnings'][0]})")
+    for w in r.get("warnings") or []:
+        out.print(f"[yellow]warning: {w}[/]")
+    if form == "wide":
+        out.print(f"one row per series; every point: cipherbench show {run_id} --long, or cipherbench report")
+    out.print(f"stored as run {run_id} in {describe(store.url)} "
+              f"({sum(1 for m in r['measurements'] if not m['error'])} measurements with raw samples)")
+
+
+def _verified_cell(v):
+    return {"passed": "[green]passed[/]", "failed": "[red]FAILED[/]",
+            "unverified": "[yellow]unverified[/]"}.get(v, v or "")
+
+
+def wide_table(run_id, r) -> set:
+    """One row per series (implementation, primitive, operation/workload): MB/s at WIDE_SIZES
+    where measured, and the fit of time against size (fit_rows)."""
+    series, errors, sources = {}, {}, set()
+    for m in r["measurements"]:
+        key = (m["impl"], m["primitive"], f"{m['operation']}/{m['workload']}")
+        if m["error"]:
+            errors.setdefault(key, m["error"])
+            continue
+        series.setdefault(key, []).append(m)
+        if m["cycle_source"]:
+            sources.add(m["cycle_source"])
+    fits = {(i, p, o): (ov, mbps, cpb) for i, p, o, ov, mbps, cpb in fit_rows(r["measurements"])}
+    t = Table(title=f"run {run_id} ({r['profile']}, {r['status']}) on {r['host']}: one row per series",
+              caption="MB/s = 10^6 bytes/s at the median, ! = the point carries a warning; overhead and "
+                      "marginal figures: fit of time against size (relative least squares, ± 2 standard "
+                      "errors)", caption_justify="left")
+    t.add_column("implementation")
+    t.add_column("primitive")
+    t.add_column("operation")
+    for size in WIDE_SIZES:
+        t.add_column(f"{size:,} B MB/s", justify="right")
+    for col in ("overhead ns/call", "marginal MB/s", "marginal c/B"):
+        t.add_column(col, justify="right")
+    t.add_column("provider")
+    t.add_column("verified")
+    for key in sorted(set(series) | set(errors)):
+        ms = {m["size"]: m for m in series.get(key, [])}
+        cells = [fmt(ms[sz]["mb_per_s"]) + (" [yellow]![/]" if ms[sz]["warnings"] else "") if sz in ms else ""
+                 for sz in WIDE_SIZES]
+        any_m = next(iter(ms.values()), None)
+        fit = fits.get(key, ("", "", ""))
+        if any_m is None:
+            t.add_row(*key, *cells, *fit, "", f"[red]{errors[key][:60]}[/]")
+        else:
+            t.add_row(*key, *cells, *fit, any_m["provider"] or "", _verified_cell(any_m["verified"]))
+    out.print(t)
+    return sources
+
+
+def long_table(run_id, r) -> set:
     t = Table(title=f"run {run_id} ({r['profile']}, {r['status']}) on {r['host']}",
               caption="MB/s = 10^6 bytes/s at the median; ± = confidence interval of the median; "
                       "c/B = cycles per byte", caption_justify="left")
@@ -477,8 +562,7 @@ def show_run(store: Store, run_id: int, as_json: bool = False):
         if m["ns_low"] and m["ns_high"] and m["ns_per_call"]:
             half = (m["ns_high"] - m["ns_low"]) / 2 / m["ns_per_call"]
             ci = f"{100 * half:.1f}%"
-        ver = {"passed": "[green]passed[/]", "failed": "[red]FAILED[/]",
-               "unverified": "[yellow]unverified[/]"}.get(m["verified"], m["verified"] or "")
+        ver = _verified_cell(m["verified"])
         flag = " [yellow]![/]" if m["warnings"] else ""
         t.add_row(m["impl"], m["primitive"], f"{m['operation']}/{m['workload']}", str(m["size"]),
                   fmt(m["mb_per_s"]) + flag, ci, fmt(m["cycles_per_byte"], 2), fmt(m["ns_per_call"], 2),
@@ -486,21 +570,17 @@ def show_run(store: Store, run_id: int, as_json: bool = False):
         if m["cycle_source"]:
             sources.add(m["cycle_source"])
     out.print(t)
-    fit_table(r["measurements"])
-    for src in sorted(sources):
-        out.print(f"cycles: {src}")
-    warned = [m for m in r["measurements"] if m["warnings"]]
-    if warned:
-        out.print(f"[yellow]! {len(warned)} measurements carry warnings[/] "
-                  f"(e.g. {warned[0]['impl']} {warned[0]['primitive']} {warned[0]['size']} B: "
-                  f"{warned[0]['warnings'][0]})")
-    for w in r.get("warnings") or []:
-        out.print(f"[yellow]warning: {w}[/]")
-    out.print(f"stored as run {run_id} in {describe(store.url)} "
-              f"({sum(1 for m in r['measurements'] if not m['error'])} measurements with raw samples)")
+    rows = fit_rows(r["measurements"])
+    if rows:
+        t = Table("implementation", "primitive", "operation", "overhead ns/call", "marginal MB/s",
+                  "marginal c/B", title="fit of time against size (relative least squares; ± 2 standard errors)")
+        for row in rows:
+            t.add_row(*row)
+        out.print(t)
+    return sources
 
 
-def fit_table(measurements):
+def fit_rows(measurements) -> list[tuple]:
     """Per series with three or more sizes: time = overhead + size x marginal cost (a fit weighted
     to relative error, see stats.slope_fit), as libgcrypt's bench-slope reports, so per-call cost
     and throughput are not mixed. The overhead carries ± two standard errors."""
@@ -519,25 +599,23 @@ def fit_table(measurements):
         overhead = fmt(f.overhead_ns, 2) + (f" ± {fmt(2 * f.overhead_se, 1)}" if f.overhead_se == f.overhead_se else "")
         rows.append((impl, prim, f"{op}/{wl}", overhead, fmt(1e3 / ns_per_byte if ns_per_byte > 0 else None),
                      fmt(ns_per_byte * ghz if ghz and ns_per_byte > 0 else None, 2)))
-    if rows:
-        t = Table("implementation", "primitive", "operation", "overhead ns/call", "marginal MB/s",
-                  "marginal c/B", title="fit of time against size (relative least squares; ± 2 standard errors)")
-        for row in rows:
-            t.add_row(*row)
-        out.print(t)
+    return rows
 
 
 @cli.command()
 @click.argument("run_id", required=False, type=int)
 @click.option("--json", "as_json", is_flag=True, help="The whole stored run as JSON.")
+@click.option("--long", "form", flag_value="long", default=None,
+              help=f"One row per point (the default up to {LONG_FORM_AT_MOST:,} measurements).")
+@click.option("--wide", "form", flag_value="wide", help="One row per series, MB/s at a few sizes and the fit.")
 @click.pass_obj
-def show(c: Ctx, run_id, as_json):
+def show(c: Ctx, run_id, as_json, form):
     """Show a stored run (the latest by default)."""
     store = c.store(create=False)
     rid = run_id or store.latest_run()
     if rid is None:
         raise CipherbenchError(f"no runs stored in {describe(store.url)} yet (run 'cipherbench run')")
-    show_run(store, rid, as_json)
+    show_run(store, rid, as_json, form)
 
 
 # ---------------------------------------------------------------------------- more commands

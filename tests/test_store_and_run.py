@@ -21,6 +21,12 @@ def test_store_round_trip(tmp_path):
     assert (m["ns_per_call"], m["mb_per_s"], m["warnings"], m["verified"]) == (25.5, 627.45, ["w"], "passed")
     raw = s.samples_of(mid)
     assert [(x["warmup"], x["ns"], x["tsc"]) for x in raw] == [(True, 2600.0, 6760.0), (False, 2550.0, 6630.0)]
+    # many at once, in one transaction, each with its own samples
+    row = {"impl": "openssl", "primitive": "aes-128-ctr", "operation": "encrypt", "workload": "bulk",
+           "aad_size": 0, "loops": 10, "n": 1, "verified": "passed", "warnings": []}
+    ids = s.add_measurements(rid, [(dict(row, size=n), [{"warmup": False, "loops": 10, "ns": float(n)}])
+                                   for n in (16, 32, 64)])
+    assert len(ids) == 3 and [s.samples_of(i)[0]["ns"] for i in ids] == [16.0, 32.0, 64.0]
 
 
 def test_run_measures_verifies_and_keeps_raw_samples(cb, db):
@@ -56,6 +62,26 @@ def test_show_prints_the_latest_run(cb):
               "--batch-ms", "1", "--batches", "2").returncode == 0
     r = cb("show")
     assert r.returncode == 0 and "aes-128-ctr" in r.stdout and "MB/s" in r.stdout
+
+
+def test_show_wide_is_one_row_per_series_with_the_stored_figures(cb, db):
+    """The form a run too large for one row per point is printed in (cli.LONG_FORM_AT_MOST):
+    MB/s at 16 B, 1 KiB, 16 KiB and 1 MiB as stored, the fit's columns, nothing invented."""
+    assert cb("run", "--impl", "openssl", "--primitive", "aes-128-ctr", "--primitive", "sha-256",
+              "--sizes", "16,1024,4096,16384", "--batch-ms", "1", "--batches", "2").returncode == 0
+    r = cb("show", "--wide", env={"COLUMNS": "250"})
+    assert r.returncode == 0, r.stderr
+    con = sqlite3.connect(db[len("sqlite:///"):])
+    stored = dict(((p, n), v) for p, n, v in con.execute(
+        "select primitive, size, mb_per_s from measurements where impl = 'openssl'"))
+    rows = [line for line in r.stdout.splitlines() if "openssl" in line and "encrypt/bulk" in line]
+    assert len(rows) == 1  # aes-128-ctr's series; SHA-256 is a hash series of its own
+    ctr = next(line for line in rows if "aes-128-ctr" in line)
+    from cipherbench.cli import fmt
+    for size in (16, 1024, 16384):
+        assert fmt(stored[("aes-128-ctr", size)]) in ctr
+    assert any("sha-256" in line and "hash/bulk" in line for line in r.stdout.splitlines())
+    assert "one row per series" in r.stdout and "marginal" in r.stdout
 
 
 def test_a_bad_db_url_is_one_line_and_loses_nothing(cb, db):
