@@ -101,3 +101,12 @@ def test_runners_holding_several_libraries_reset_the_vector_state_before_every_b
         hello = next(r.hello for r in s.runners if r.spec.name == runner)
     want = "vzeroupper before every timed batch" if _cpu_has_avx() else "nothing to reset: no AVX on this CPU"
     assert hello["vector_state"] == want
+
+
+@pytest.mark.skipif("java" not in BUILT, reason="the Java runner is not built")
+def test_the_jvm_compiles_in_the_requesting_thread():
+    """runners/java/run starts HotSpot with -Xbatch: compilation left running in the background
+    after an answer slowed whatever was timed next on the measuring CPU by up to 60 %."""
+    with Session(only_runners={"java"}, pin=False) as s:
+        s.start_all()
+        assert "-Xbatch" in s.implementation("sunjce").notes["jvm_options"].split()

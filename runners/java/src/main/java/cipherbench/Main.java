@@ -198,6 +198,10 @@ public final class Main {
             j.put("primitives", prims);
             Map<String, Object> notes = new LinkedHashMap<>(im.notes);
             notes.put("warmup_ms", warmupNs / 1_000_000);
+            // what the JVM was started with (runners/java/run: -Xbatch moves JIT compilation
+            // into the untimed warm-up), so a result says how its runtime was set up
+            notes.put("jvm_options", String.join(" ",
+                    java.lang.management.ManagementFactory.getRuntimeMXBean().getInputArguments()));
             j.put("notes", notes);
             list.add(j);
         }
