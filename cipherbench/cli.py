@@ -366,7 +366,9 @@ def run(c: Ctx, profile, experiment, impls, primitives, sizes, operations, workl
                     "more_rounds_when_unsure": {"half_width_over": UNSURE, "at_most_times": MAX_FACTOR,
                                                 "extra_share_at_most": preset.get("extra_share", EXTRA_SHARE)
                                                 if extra_rounds else 0.0},
-                    "jit_warmup_ms": preset.get("jit_warmup_ms")}
+                    "jit_warmup_ms": preset.get("jit_warmup_ms"),
+                    "jit_size_warmup": preset.get("jit_size_warmup", True),
+                    "long_call_batches": preset.get("long_call_batches")}
         if sampling:
             settings["diffusion"] = {"keys": sampling.keys, "blocks": sampling.blocks, "seed": sampling.seed}
         run_id = store.begin_run(uuid=__import__("uuid").uuid4().hex, profile=name,
@@ -404,7 +406,9 @@ def run(c: Ctx, profile, experiment, impls, primitives, sizes, operations, workl
             ghz_before = measure_core_ghz(native)
             m = Measurer(s, batch_ms, batches, settings["warmup_batches"],
                          extra_share=settings["more_rounds_when_unsure"]["extra_share_at_most"],
-                         jit_warmup_ms=settings["jit_warmup_ms"])
+                         jit_warmup_ms=settings["jit_warmup_ms"],
+                         jit_size_warmup=settings["jit_size_warmup"],
+                         long_call_batches=settings["long_call_batches"])
             total = len(timed) * (1 + batches)
             with _progress() as prog:
                 task = prog.add_task("measuring", total=total, item="")

@@ -106,7 +106,8 @@ def measure_core_ghz(native, repeats: int = 5) -> float | None:
 class Measurer:
     def __init__(self, session, batch_ms: float, batches: int, warmup_batches: int,
                  seed: int = 1, progress=None, extra_share: float = EXTRA_SHARE,
-                 jit_warmup_ms: int | None = None):
+                 jit_warmup_ms: int | None = None, jit_size_warmup: bool = True,
+                 long_call_batches: int | None = None):
         self.s = session
         self.target_ns = batch_ms * 1e6
         self.batches = batches
@@ -115,11 +116,18 @@ class Measurer:
         self.progress = progress  # callable(advance: int, label: str) or None
         self.extra_share = extra_share
         self.jit_warmup_ms = jit_warmup_ms  # protocol `warmup_ms`, sent with every bench request
+        # False: `warmup_ms` 0 for every size of a path after its first, so JIT runners skip
+        # the tenth they give a further size (the calibration probe still runs it first)
+        self.jit_size_warmup = jit_size_warmup
+        # A number: a point whose one batch is longer than batch_ms (a single call can be) gets
+        # the time of `batches` batches of batch_ms, in no fewer than this many batches
+        self.long_call_batches = long_call_batches
+        self._first_size: dict[tuple, int] = {}  # path -> the size it was first calibrated at
         self._seen: dict[tuple, dict[int, float]] = {}  # path -> {size: ns per call} from calibration
 
     def _batch(self, pt: Point, loops: int, warmup: bool, replica: int | None = None) -> float | None:
         try:
-            r = self.s.ask(pt.impl, pt.request(loops, warmup_ms=self.jit_warmup_ms), replica=replica)
+            r = self.s.ask(pt.impl, pt.request(loops, warmup_ms=self._warmup_ms(pt)), replica=replica)
         except RunnerError as e:
             pt.error = str(e)
             return None
@@ -169,6 +177,25 @@ class Measurer:
         pt.loops = max(1, round(loops * self.target_ns / max(ns, 1.0)))
         self._seen.setdefault(self._path(pt), {})[pt.size] = ns / loops
 
+    def _warmup_ms(self, pt: Point) -> int | None:
+        if self.jit_warmup_ms is None or self.jit_size_warmup:
+            return self.jit_warmup_ms
+        first = self._first_size.setdefault(self._path(pt), pt.size)
+        return self.jit_warmup_ms if pt.size == first else 0
+
+    def planned(self, pt: Point) -> int:
+        """Timed batches this point gets: `batches`, or with long_call_batches, fewer where one
+        batch is longer than batch_ms (at large sizes a single call can be), so that it gets
+        about the time `batches` batches were meant to have, in at least long_call_batches."""
+        if not self.long_call_batches or not pt.raw:
+            return self.batches
+        w = pt.raw[-1]
+        batch_ns = w["ns"] / w["loops"] * pt.loops
+        if batch_ns <= self.target_ns:
+            return self.batches
+        return max(min(self.long_call_batches, self.batches),
+                   min(self.batches, math.ceil(self.batches * self.target_ns / batch_ns)))
+
     @staticmethod
     def _path(pt: Point):
         return pt.impl, pt.primitive.name, pt.operation, pt.workload
@@ -203,9 +230,12 @@ class Measurer:
                 if self._batch(pt, pt.loops, warmup=True) is None:
                     break
         self._rounds = 0
-        for _ in range(self.batches):
-            self._round([p for p in live if p.error is None])
-        budget = int(self.extra_share * self.batches * len(live))
+        plan = {id(p): self.planned(p) for p in live}
+        for r in range(self.batches):
+            self._round([p for p in live if p.error is None and plan[id(p)] > r])
+        if self.progress:  # the rounds a long-call point was spared: the bar still ends full
+            self.progress(sum(self.batches - n for n in plan.values()), "")
+        budget = int(self.extra_share * sum(plan.values()))
         for _ in range(self.batches * (MAX_FACTOR - 1)):
             unsure = [p for p in live if p.error is None and _unsure(p)]
             if not unsure or budget < len(unsure):

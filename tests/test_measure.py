@@ -80,3 +80,43 @@ def test_bench_requests_carry_keys_and_ivs_of_any_registry_length():
         assert key[:3] == b"\x01\x02\x03" and iv[:2] == b"\xa0\xa1"
     iv = bytes.fromhex(Point("x", reg["threefish1024-1024-cbc"], "encrypt", "bulk", 1024).request(1)["iv"])
     assert iv[95:98] == b"\xff\x00\x01"  # 0xa0 + i wraps at 256
+
+
+class RecordingSession:
+    """ns per call = 50 + ns_per_byte x size, exactly; records the warmup_ms each request
+    carried, per size."""
+
+    def __init__(self, ns_per_byte=1.0):
+        self.k = ns_per_byte
+        self.warmups = {}
+
+    def ask(self, impl, req, replica=None):
+        self.warmups.setdefault(req["size"], []).append(req.get("warmup_ms"))
+        return {"status": "ok", "ns": [(50 + self.k * req["size"]) * req["loops"]]}
+
+
+def test_a_point_whose_one_call_outlasts_a_batch_gets_the_time_of_the_batches_in_fewer():
+    p = registry.load()["aes-128-cbc"]
+    small, big = Point("x", p, "encrypt", "bulk", 1024), Point("x", p, "encrypt", "bulk", 1 << 20)
+    # 4 ms batches; 1 MiB at 10 ns/byte is one 10.5 ms call: 4 x 4 ms of time in 3 batches
+    m = Measurer(RecordingSession(ns_per_byte=10.0), batch_ms=4, batches=4, warmup_batches=1,
+                 long_call_batches=3, extra_share=0)
+    m.run([small, big])
+    assert (big.loops, _timed(big)) == (1, 3) and _timed(small) == 4
+    # without the option every point gets its batches
+    big2 = Point("x", p, "encrypt", "bulk", 1 << 20)
+    Measurer(RecordingSession(ns_per_byte=10.0), batch_ms=4, batches=4, warmup_batches=1,
+             extra_share=0).run([big2])
+    assert _timed(big2) == 4
+
+
+def test_jit_warm_up_only_at_a_paths_first_size_when_the_preset_says_so():
+    p = registry.load()["aes-128-cbc"]
+    pts = [Point("x", p, "encrypt", "bulk", n) for n in (16, 1024, 16384)]
+    fake = RecordingSession()
+    Measurer(fake, batch_ms=1, batches=2, warmup_batches=1, jit_warmup_ms=150,
+             jit_size_warmup=False).run(pts)
+    assert set(fake.warmups[16]) == {150} and set(fake.warmups[1024]) == set(fake.warmups[16384]) == {0}
+    fake = RecordingSession()
+    Measurer(fake, batch_ms=1, batches=2, warmup_batches=1, jit_warmup_ms=150).run(pts)
+    assert all(set(v) == {150} for v in fake.warmups.values())  # the runner gives further sizes a tenth
