@@ -8,7 +8,6 @@ import shlex
 import sys
 import tomllib
 import traceback
-from pathlib import Path
 
 import click
 from rich.console import Console
@@ -16,7 +15,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from cipherbench import __version__, ops, registry
-from cipherbench.context import machine_context
+from cipherbench.context import busy_shares, cpu_times, machine_context
 from cipherbench.errors import CipherbenchError, UsageError
 from cipherbench.measure import (EXTRA_SHARE, MAX_FACTOR, UNSURE, CoreClock, Measurer, Point, figures,
                                  measure_core_ghz, settle)
@@ -253,6 +252,11 @@ def verify(c: Ctx, impls, primitives, as_json):
 
 
 # ---------------------------------------------------------------------------- run
+#: A CPU busier than this while cipherbench's own processes wait (the settling second) means
+#: another process is running: the run says so.
+BUSY_AT_START = 0.10
+
+
 def load_presets() -> dict:
     with open(EXPERIMENTS, "rb") as f:
         data = tomllib.load(f)
@@ -401,7 +405,9 @@ def run(c: Ctx, profile, experiment, impls, primitives, sizes, operations, workl
             for pt in points:
                 if pt.verified == "failed":
                     pt.error = "not timed: failed verification"
-            settle(1.0)
+            times_before = cpu_times()
+            settle(1.0)  # nothing of ours runs during it: what the CPUs do is someone else's
+            busy = busy_shares(times_before, cpu_times())
             native = s.native()
             ghz_before = measure_core_ghz(native)
             m = Measurer(s, batch_ms, batches, settings["warmup_batches"],
@@ -429,9 +435,12 @@ def run(c: Ctx, profile, experiment, impls, primitives, sizes, operations, workl
                 run_warnings.append(f"core clock drifted {100 * clock.drift:.1f}% between before and after "
                                     f"({ghz_before:.3f} -> {ghz_after:.3f} GHz): frequency scaling or "
                                     "load; cycles/byte are less certain")
-            load = ctx.get("loadavg")
-            if load and load[0] > 0.5 * (os.cpu_count() or 1):
-                run_warnings.append(f"load average {load[0]:.2f} at start: the machine was busy")
+            # Busy CPUs while ours were idle, not the load average: on these guests a kernel
+            # thread in uninterruptible sleep holds it near 1 on an idle machine.
+            for cpu, share in sorted(busy.items()):
+                if share > BUSY_AT_START:
+                    run_warnings.append(f"{cpu} was {share:.0%} busy in the second before timing, while "
+                                        "cipherbench's processes were idle: another process was running")
             if ctx["address_layout"].startswith("fixed asked"):
                 run_warnings.append(ctx["address_layout"])
             gov = ctx["power"].get("governor")
@@ -522,7 +531,8 @@ def wide_table(run_id, r) -> set:
             sources.add(m["cycle_source"])
     fits = {(i, p, o): (ov, mbps, cpb) for i, p, o, ov, mbps, cpb in fit_rows(r["measurements"])}
     t = Table(title=f"run {run_id} ({r['profile']}, {r['status']}) on {r['host']}: one row per series",
-              caption="MB/s = 10^6 bytes/s at the median, ! = the point carries a warning; overhead and "
+              caption="MB/s = 10^6 bytes/s at the median (whole-block modes: at the largest whole number of "
+                      "blocks not above the size), ! = the point carries a warning; overhead and "
                       "marginal figures: fit of time against size (relative least squares, ± 2 standard "
                       "errors)", caption_justify="left")
     t.add_column("implementation")
@@ -536,8 +546,11 @@ def wide_table(run_id, r) -> set:
     t.add_column("verified")
     for key in sorted(set(series) | set(errors)):
         ms = {m["size"]: m for m in series.get(key, [])}
-        cells = [fmt(ms[sz]["mb_per_s"]) + (" [yellow]![/]" if ms[sz]["warnings"] else "") if sz in ms else ""
-                 for sz in WIDE_SIZES]
+        cells = []
+        for sz in WIDE_SIZES:  # whole-block modes of 24-byte blocks ran at 984 B, 16368 B, ...
+            near = max((n for n in ms if 0.9 * sz <= n <= sz), default=None)
+            cells.append("" if near is None else
+                         fmt(ms[near]["mb_per_s"]) + (" [yellow]![/]" if ms[near]["warnings"] else ""))
         any_m = next(iter(ms.values()), None)
         fit = fits.get(key, ("", "", ""))
         if any_m is None:

@@ -46,6 +46,29 @@ def power_state() -> dict:
     return {"governor": gov, "boost": boost, "intel_no_turbo": no_turbo, "smt_active": smt}
 
 
+def cpu_times() -> dict[str, tuple[int, int, int]]:
+    """Per-CPU (busy, steal, total) jiffies from /proc/stat; {} where it cannot be read."""
+    out = {}
+    text = _read("/proc/stat") or ""
+    for line in text.splitlines():
+        if line.startswith("cpu") and line[3:4].isdigit():
+            f = line.split()
+            v = [int(x) for x in f[1:]]
+            idle = v[3] + (v[4] if len(v) > 4 else 0)
+            steal = v[7] if len(v) > 7 else 0
+            out[f[0]] = (sum(v[:8]) - idle - steal, steal, sum(v[:8]))
+    return out
+
+
+def busy_shares(before: dict, after: dict) -> dict[str, float]:
+    """Each CPU's busy share of the time between two cpu_times() readings."""
+    shares = {}
+    for cpu, (busy1, _s1, total1) in after.items():
+        if cpu in before and total1 > before[cpu][2]:
+            shares[cpu] = (busy1 - before[cpu][0]) / (total1 - before[cpu][2])
+    return shares
+
+
 def git_revision() -> str | None:
     try:
         rev = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short=12", "HEAD"],

@@ -1,4 +1,6 @@
 """The command line as a user meets it: exact outputs, one-line errors, exit codes."""
+import os
+
 from conftest import faulty
 
 CBC = ["--key", "2b7e151628aed2a6abf7158809cf4f3c", "--iv", "000102030405060708090a0b0c0d0e0f"]
@@ -84,3 +86,13 @@ def test_list_json_names_every_implementation_and_problems(cb):
     assert impls["openssl"]["version"].startswith("OpenSSL 3")
     assert impls["null"]["primitives"] == {"null": "memcpy"}
     assert data["store"].endswith("results.sqlite")
+
+
+def test_busy_shares_are_each_cpus_busy_fraction_between_two_readings():
+    """What the busy-machine warning stands on (cli.BUSY_AT_START): /proc/stat's counters."""
+    from cipherbench.context import busy_shares, cpu_times
+    before = {"cpu0": (100, 0, 1000), "cpu1": (500, 10, 2000)}
+    after = {"cpu0": (150, 0, 1100), "cpu1": (500, 10, 2100), "cpu2": (1, 0, 5)}
+    assert busy_shares(before, after) == {"cpu0": 0.5, "cpu1": 0.0}  # cpu2 appeared: no share
+    now = cpu_times()
+    assert len(now) == os.cpu_count() and all(0 <= b <= t for b, _s, t in now.values())

@@ -9,7 +9,7 @@ from __future__ import annotations
 import statistics
 from dataclasses import dataclass, field
 
-from cipherbench.report.data import KEYSETUP_OPS, ReportData, Run, mb_interval, primitive, usable
+from cipherbench.report.data import KEYSETUP_OPS, ReportData, Run, primitive, usable
 
 STATUS_TEXT = {"passed": "passed", "failed": "FAILED verification", "unverified": "unverified",
                "n/a": "n/a (harness baseline)"}
