@@ -42,8 +42,8 @@ void dependent_add_chain(uint64_t n_thousands);
 // has AVX; a no-op elsewhere. Called before every timed batch: a library that
 // returns with them dirty makes every legacy-SSE instruction that follows in the
 // process pay a transition penalty (measured with the OpenSSL 4.0.3 bundled in
-// cryptography 50: pycryptodome's AES-NI CBC ran 7x slower after its
-// ChaCha20-Poly1305, see docs/ARCHITECTURE.md "Vector state"), so one library's
+// cryptography 50: pycryptodome's AES-NI CBC ran seven times slower after its
+// ChaCha20-Poly1305; docs/protocol.md, "bench"), so one library's
 // timing would depend on which other one ran just before it in the same process.
 // Returns whether the CPU needed it (hello reports it).
 bool clean_vector_state();

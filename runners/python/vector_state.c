@@ -5,7 +5,7 @@
  * of the vector registers dirty makes every legacy-SSE instruction after it pay
  * a transition penalty until something clears them: the OpenSSL 4.0.3 bundled in
  * cryptography 50 does after ChaCha20-Poly1305, and pycryptodome's AES-NI CBC then
- * ran 7x slower (docs/protocol.md, "bench"). Python cannot issue the instruction,
+ * ran seven times slower (docs/protocol.md, "bench"). Python cannot issue the instruction,
  * hence this file, built by build.sh. Returns 1 if it ran the instruction. */
 #if defined(__x86_64__) || defined(__i386__)
 __attribute__((target("avx"))) static void vzeroupper(void) { __builtin_ia32_vzeroupper(); }
