@@ -147,9 +147,9 @@ class Measurer:
     def calibrate(self, pt: Point):
         """Find `loops` for a batch of about target_ns, starting from what the same code path
         (impl, primitive, operation, workload) took at the sizes calibrated before, so that
-        one short request usually suffices; loops is then scaled from the probe's time. The request that settles it is kept as the point's
-        first warm-up batch (it ran the code path just before; timing it again would buy
-        nothing)."""
+        one short request usually suffices; loops is then scaled from the probe's time. The
+        request that settles it is kept as the point's first warm-up batch (it ran the code
+        path just before; timing it again would buy nothing)."""
         keysetup = pt.operation in ("keysetup", "keysetup-decrypt")
         guess = self._predict(pt)
         # With a prediction, the probe is a quarter batch: it only has to confirm the guess
