@@ -17,8 +17,8 @@ from rich.table import Table
 from cipherbench import __version__, ops, registry
 from cipherbench.context import busy_shares, cpu_times, machine_context
 from cipherbench.errors import CipherbenchError, UsageError
-from cipherbench.measure import (EXTRA_SHARE, MAX_FACTOR, UNSURE, CoreClock, Measurer, Point, figures,
-                                 measure_core_ghz, settle)
+from cipherbench.measure import (EXTRA_SHARE, MAX_FACTOR, UNSURE, BatchClock, CoreClock, Measurer, Point,
+                                 figures, measure_core_ghz, settle)
 from cipherbench.runner import REPO
 from cipherbench.session import Session, primitive_named
 from cipherbench.store import Store, default_url, describe
@@ -414,7 +414,8 @@ def run(c: Ctx, profile, experiment, impls, primitives, sizes, operations, workl
                          extra_share=settings["more_rounds_when_unsure"]["extra_share_at_most"],
                          jit_warmup_ms=settings["jit_warmup_ms"],
                          jit_size_warmup=settings["jit_size_warmup"],
-                         long_call_batches=settings["long_call_batches"])
+                         long_call_batches=settings["long_call_batches"],
+                         batch_clock=BatchClock(native) if native else None)
             total = len(timed) * (1 + batches)
             with _progress() as prog:
                 task = prog.add_task("measuring", total=total, item="")
@@ -429,9 +430,13 @@ def run(c: Ctx, profile, experiment, impls, primitives, sizes, operations, workl
                         if pt.error is None and not any(not s["warmup"] for s in pt.raw):
                             pt.error = "not timed: the run was interrupted"
             ghz_after = measure_core_ghz(native)
-            known = [g for g in (ghz_before, ghz_after) if g]
-            clock = CoreClock(sum(known) / len(known) if known else None, "", ghz_before, ghz_after)
-            if clock.drift and clock.drift > 0.02:
+            clock = CoreClock.of_run(ghz_before, ghz_after, timed)
+            if clock.batch_low and clock.batch_high / clock.batch_low - 1 > 0.02:
+                run_warnings.append(f"the core clock moved between {clock.batch_low:.3f} and {clock.batch_high:.3f} "
+                                    "GHz during the run (measured between batches): MB/s and ns/call are for "
+                                    "the clock of their moment; cycles/byte, taken batch by batch, are not "
+                                    "affected")
+            elif not clock.batch_low and clock.drift and clock.drift > 0.02:
                 run_warnings.append(f"core clock drifted {100 * clock.drift:.1f}% between before and after "
                                     f"({ghz_before:.3f} -> {ghz_after:.3f} GHz): frequency scaling or "
                                     "load; cycles/byte are less certain")
@@ -458,7 +463,9 @@ def run(c: Ctx, profile, experiment, impls, primitives, sizes, operations, workl
                                ns_high=f.summary.high, confidence=f.summary.confidence,
                                rel_mad=f.summary.rel_mad, mb_per_s=f.mb_per_s,
                                cycles_per_byte=f.cycles_per_byte, cycles_per_call=f.cycles_per_call,
-                               cycle_source=f.cycle_source, core_ghz=clock.ghz,
+                               cycles_low=f.cycles.low if f.cycles else None,
+                               cycles_high=f.cycles.high if f.cycles else None,
+                               cycle_source=f.cycle_source, core_ghz=f.core_ghz,
                                tsc_per_byte=f.tsc_per_byte, warnings=f.warnings)
                 stored.append((row, pt.raw))
             store.add_measurements(run_id, stored)
@@ -563,27 +570,25 @@ def wide_table(run_id, r) -> set:
 
 def long_table(run_id, r) -> set:
     t = Table(title=f"run {run_id} ({r['profile']}, {r['status']}) on {r['host']}",
-              caption="MB/s = 10^6 bytes/s at the median; ± = confidence interval of the median; "
-                      "c/B = cycles per byte", caption_justify="left")
+              caption="MB/s = 10^6 bytes/s at the median; ± = half the confidence interval of the median, "
+                      "relative (of the time, then of the cycles); c/B = cycles per byte", caption_justify="left")
     for col, just in (("implementation", "left"), ("primitive", "left"), ("operation", "left"),
-                      ("size", "right"), ("MB/s", "right"), ("±", "right"), ("c/B", "right"),
+                      ("size", "right"), ("MB/s", "right"), ("±", "right"), ("c/B", "right"), ("c ±", "right"),
                       ("ns/call", "right"), ("provider", "left"), ("verified", "left")):
         t.add_column(col, justify=just)
     sources = set()
     for m in r["measurements"]:
         if m["error"]:
             t.add_row(m["impl"], m["primitive"], f"{m['operation']}/{m['workload']}", str(m["size"]),
-                      "-", "", "", "", m["provider"] or "", f"[red]{m['error'][:60]}[/]")
+                  "-", "", "", "", "", m["provider"] or "", f"[red]{m['error'][:60]}[/]")
             continue
-        ci = ""
-        if m["ns_low"] and m["ns_high"] and m["ns_per_call"]:
-            half = (m["ns_high"] - m["ns_low"]) / 2 / m["ns_per_call"]
-            ci = f"{100 * half:.1f}%"
         ver = _verified_cell(m["verified"])
         flag = " [yellow]![/]" if m["warnings"] else ""
         t.add_row(m["impl"], m["primitive"], f"{m['operation']}/{m['workload']}", str(m["size"]),
-                  fmt(m["mb_per_s"]) + flag, ci, fmt(m["cycles_per_byte"], 2), fmt(m["ns_per_call"], 2),
-                  m["provider"] or "", ver)
+                  fmt(m["mb_per_s"]) + flag, _half_interval(m["ns_low"], m["ns_high"], m["ns_per_call"]),
+                  fmt(m["cycles_per_byte"], 2),
+                  _half_interval(m.get("cycles_low"), m.get("cycles_high"), m["cycles_per_call"]),
+                  fmt(m["ns_per_call"], 2), m["provider"] or "", ver)
         if m["cycle_source"]:
             sources.add(m["cycle_source"])
     out.print(t)
@@ -597,10 +602,16 @@ def long_table(run_id, r) -> set:
     return sources
 
 
+def _half_interval(low, high, median) -> str:
+    return f"{100 * (high - low) / 2 / median:.1f}%" if low and high and median else ""
+
+
 def fit_rows(measurements) -> list[tuple]:
     """Per series with three or more sizes: time = overhead + size x marginal cost (a fit weighted
     to relative error, see stats.slope_fit), as libgcrypt's bench-slope reports, so per-call cost
-    and throughput are not mixed. The overhead carries ± two standard errors."""
+    and throughput are not mixed. The overhead carries ± two standard errors. Marginal
+    cycles/byte come from the same fit of cycles per call where every point has them (each
+    batch had its own clock), else from ns/byte times the series' clock."""
     from cipherbench.stats import slope_fit
     series = {}
     for m in measurements:
@@ -612,10 +623,14 @@ def fit_rows(measurements) -> list[tuple]:
             continue
         f = slope_fit([m["size"] for m in ms], [m["ns_per_call"] for m in ms])
         ns_per_byte = f.ns_per_byte
-        ghz = next((m["core_ghz"] for m in ms if m["core_ghz"]), None)
+        if all(m["cycles_per_call"] for m in ms):
+            cpb = slope_fit([m["size"] for m in ms], [m["cycles_per_call"] for m in ms]).ns_per_byte
+        else:
+            ghz = next((m["core_ghz"] for m in ms if m["core_ghz"]), None)
+            cpb = ns_per_byte * ghz if ghz else None
         overhead = fmt(f.overhead_ns, 2) + (f" ± {fmt(2 * f.overhead_se, 1)}" if f.overhead_se == f.overhead_se else "")
         rows.append((impl, prim, f"{op}/{wl}", overhead, fmt(1e3 / ns_per_byte if ns_per_byte > 0 else None),
-                     fmt(ns_per_byte * ghz if ghz and ns_per_byte > 0 else None, 2)))
+                     fmt(cpb if cpb and cpb > 0 else None, 2)))
     return rows
 
 

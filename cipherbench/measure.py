@@ -19,13 +19,20 @@ Method (docs/ARCHITECTURE.md, "Measuring"):
   EXTRA_SHARE of the planned ones: a JIT runtime's garbage collector or a
   thread pool's scheduling spreads some points' batches far more than others',
   and more samples where they are needed cost less than more everywhere.
-- The core clock is measured before and after with a dependent-add chain;
-  cycles/byte is labelled with its source, and TSC ticks are never called cycles.
+- Cycles: a core-cycle counter where the runner reads one. Otherwise the core
+  clock is measured by the native engine's dependent-add chain between every two
+  timed batches (BatchClock), and a batch's cycles are its nanoseconds times the
+  mean of the clock just before and just after it. On these shared guests the
+  host moves the core clock between about 3.5 and 3.95 GHz in steps lasting
+  seconds, so a clock measured once per run turned that drift into a 2-3 %
+  difference between whole runs. Every cycle figure is labelled with its source,
+  and TSC ticks are never called cycles.
 """
 from __future__ import annotations
 
 import math
 import random
+import statistics
 import time
 from dataclasses import dataclass, field
 
@@ -38,6 +45,8 @@ UNSURE = 0.015  # half-width of the median's interval, relative, above which a p
 MAX_FACTOR = 3  # at most this many times the batches asked for, per point
 EXTRA_SHARE = 0.5  # extra batches in all, at most this share of the planned timed batches
 PROBE_SHARE = 0.25  # a calibration probe whose loop count was predicted lasts this share of a batch
+BATCH_CLOCK_THOUSANDS = 350  # the chain between two batches: 350,000 adds, about 0.1 ms
+BATCH_CLOCK_BEST_OF = 2  # ... run twice, the faster kept (an interrupt only slows it)
 
 
 @dataclass
@@ -49,7 +58,7 @@ class Point:
     size: int
     provider: str = ""
     loops: int = 0
-    raw: list = field(default_factory=list)  # dicts: warmup, loops, ns, tsc, core_cycles
+    raw: list = field(default_factory=list)  # dicts: warmup, loops, ns, tsc, core_cycles, core_ghz
     error: str | None = None
     verified: str = "unverified"
     extra_batches: int = 0  # timed batches added because the median was still uncertain
@@ -75,16 +84,27 @@ class Point:
 
 @dataclass
 class CoreClock:
+    """The core clock of a run: measured before and after it, and the range of the
+    per-batch measurements (BatchClock) when there were any."""
     ghz: float | None
     source: str  # what a cycles figure derived from it means
     before: float | None = None
     after: float | None = None
+    batch_low: float | None = None  # lowest and highest clock measured between two batches
+    batch_high: float | None = None
 
     @property
     def drift(self) -> float | None:
         if self.before and self.after:
             return abs(self.after - self.before) / self.before
         return None
+
+    @classmethod
+    def of_run(cls, before: float | None, after: float | None, points) -> "CoreClock":
+        known = [g for g in (before, after) if g]
+        per_batch = [s["core_ghz"] for pt in points for s in pt.raw if s.get("core_ghz")]
+        return cls(sum(known) / len(known) if known else None, "", before, after,
+                   min(per_batch, default=None), max(per_batch, default=None))
 
 
 def measure_core_ghz(native, repeats: int = 5) -> float | None:
@@ -103,12 +123,39 @@ def measure_core_ghz(native, repeats: int = 5) -> float | None:
     return ghz if 0.2 < ghz < 8.0 else None  # outside that, the chain was folded or preempted
 
 
+class BatchClock:
+    """The core clock between two timed batches: one `cpu-clock` request to the native
+    engine (a chain of about 0.1 ms, best of two), which is pinned to the CPU every runner
+    measures on. Calling it answers GHz, or None once the engine cannot say (then every
+    later call answers None too, and figures fall back to the run's clock)."""
+
+    def __init__(self, native):
+        self.native = native
+
+    def __call__(self) -> float | None:
+        if self.native is None:
+            return None
+        try:
+            r = self.native.request({"op": "cpu-clock", "thousands": BATCH_CLOCK_THOUSANDS,
+                                     "best_of": BATCH_CLOCK_BEST_OF})
+        except RunnerError:
+            r = {}
+        if r.get("status") != "ok" or not r.get("ns"):
+            self.native = None
+            return None
+        ghz = r["chain_cycles"] / r["ns"]
+        return ghz if 0.2 < ghz < 8.0 else None
+
+
 class Measurer:
     def __init__(self, session, batch_ms: float, batches: int, warmup_batches: int,
                  seed: int = 1, progress=None, extra_share: float = EXTRA_SHARE,
                  jit_warmup_ms: int | None = None, jit_size_warmup: bool = True,
-                 long_call_batches: int | None = None):
+                 long_call_batches: int | None = None, batch_clock=None):
         self.s = session
+        # callable() -> GHz or None, run between every two timed batches (BatchClock); each
+        # timed batch then carries core_ghz, the mean of the clock just before and after it
+        self.batch_clock = batch_clock
         self.target_ns = batch_ms * 1e6
         self.batches = batches
         self.warmups = warmup_batches
@@ -141,7 +188,7 @@ class Measurer:
         tsc, cyc = r.get("tsc"), r.get("core_cycles")
         pt.raw.append({"warmup": warmup, "loops": loops, "ns": float(ns[0]),
                        "tsc": float(tsc[0]) if tsc else None,
-                       "core_cycles": float(cyc[0]) if cyc else None})
+                       "core_cycles": float(cyc[0]) if cyc else None, "core_ghz": None})
         return float(ns[0])
 
     def calibrate(self, pt: Point):
@@ -251,8 +298,14 @@ class Measurer:
         self.rng.shuffle(order)
         r = self._rounds
         self._rounds += 1
+        clock = self.batch_clock() if self.batch_clock else None
         for pt in order:
-            self._batch(pt, pt.loops, warmup=False, replica=r)
+            ns = self._batch(pt, pt.loops, warmup=False, replica=r)
+            if self.batch_clock:
+                after = self.batch_clock()
+                if ns is not None and clock and after:
+                    pt.raw[-1]["core_ghz"] = (clock + after) / 2
+                clock = after
             if extra:
                 pt.extra_batches += 1
             if self.progress:
@@ -260,7 +313,13 @@ class Measurer:
 
 
 def _unsure(pt: Point) -> bool:
-    per_call = [s["ns"] / s["loops"] for s in pt.raw if not s["warmup"]]
+    """Whether the point's figure is still uncertain: its cycles when every batch has its
+    clock (frequency drift is not what more rounds could settle), else its time."""
+    timed = [s for s in pt.raw if not s["warmup"]]
+    if timed and all(s.get("core_ghz") for s in timed):
+        per_call = [s["ns"] * s["core_ghz"] / s["loops"] for s in timed]
+    else:
+        per_call = [s["ns"] / s["loops"] for s in timed]
     if len(per_call) < 3:
         return False
     sm = summarize(per_call)
@@ -278,6 +337,8 @@ class Figures:
     cycle_source: str
     tsc_per_byte: float | None
     warnings: list[str]
+    cycles: Summary | None = None  # of cycles per call, batch by batch, where each batch has its own
+    core_ghz: float | None = None  # the core clock the point ran at (median of its batches' clocks)
 
 
 def figures(pt: Point, clock: CoreClock) -> Figures | None:
@@ -289,18 +350,33 @@ def figures(pt: Point, clock: CoreClock) -> Figures | None:
     size = pt.size if pt.operation not in ("keysetup", "keysetup-decrypt") else 0
     mbps = size / sm.median * 1e3 if size else None  # bytes/ns * 1e3 = 10^6 bytes/s
     warnings = []
-    core = [s["core_cycles"] / s["loops"] for s in timed if s.get("core_cycles")]
-    if core:
-        cyc_call = sorted(core)[len(core) // 2]
+    cyc_sm, ghz = None, clock.ghz
+    if all(s.get("core_cycles") for s in timed):
+        cyc_sm = summarize([s["core_cycles"] / s["loops"] for s in timed])
         source = "core cycles (perf_event hardware counter)"
+    elif all(s.get("core_ghz") for s in timed):
+        cyc_sm = summarize([s["ns"] * s["core_ghz"] / s["loops"] for s in timed])
+        ghz = float(statistics.median(s["core_ghz"] for s in timed))
+        span = (f" ({clock.batch_low:.3f}-{clock.batch_high:.3f} GHz in this run)"
+                if clock.batch_low and clock.batch_high else "")
+        source = ("estimated: each batch's ns x the core clock measured just before and after it "
+                  f"by a dependent-add chain{span}")
     elif clock.ghz:
-        cyc_call = sm.median * clock.ghz
         source = f"estimated: ns x core clock {clock.ghz:.3f} GHz measured by a dependent-add chain"
     else:
-        cyc_call, source = None, "none: no core counter and no clock estimate"
+        source = "none: no core counter and no clock estimate"
+    if cyc_sm:
+        cyc_call = cyc_sm.median
+    else:
+        cyc_call = sm.median * clock.ghz if clock.ghz else None
     tscs = [s["tsc"] / s["loops"] for s in timed if s.get("tsc")]
     tsc_pb = (sorted(tscs)[len(tscs) // 2] / size) if tscs and size else None
-    if sm.rel_mad > 0.05:
+    if sm.rel_mad > 0.05 and cyc_sm and cyc_sm.rel_mad <= 0.05 and "counter" not in source:
+        lo, hi = min(s["core_ghz"] for s in timed), max(s["core_ghz"] for s in timed)
+        warnings.append(f"spread {100 * sm.rel_mad:.1f}% in time but {100 * cyc_sm.rel_mad:.1f}% in cycles: "
+                        f"the core clock moved ({lo:.2f}-{hi:.2f} GHz) while it ran; cycles/byte holds, "
+                        "MB/s is for the clock of the moment")
+    elif sm.rel_mad > 0.05:
         warnings.append(f"spread {100 * sm.rel_mad:.1f}% (MAD/median) is wide: the machine was busy; "
                         "rerun on a quiet machine or with longer batches (--batch-ms)")
     if sm.maximum > 1.5 * sm.median:
@@ -308,7 +384,7 @@ def figures(pt: Point, clock: CoreClock) -> Figures | None:
     if min(s["ns"] for s in timed) < MIN_BATCH_NS:
         warnings.append("batches under 1 ms: timer resolution matters; use a larger --batch-ms")
     return Figures(sm, mbps, (cyc_call / size) if (cyc_call and size) else None, cyc_call, source,
-                   tsc_pb, warnings)
+                   tsc_pb, warnings, cyc_sm, ghz)
 
 
 def settle(seconds: float = 1.0):

@@ -4,8 +4,16 @@ Everything a run measured is kept: its machine context, the implementations
 that ran, every verification outcome, every measurement with its derived
 statistics, every raw timed batch (warm-ups included, flagged), and the
 diffusion and avalanche figures of experiments that ask for them.
-Writes go through SQLAlchemy Core; each measurement commits on its own, so an
-interrupted run keeps what it measured and never touches earlier runs.
+Writes go through SQLAlchemy Core. A run's measurements are written in one
+transaction when it ends (or is interrupted: what was timed is kept); earlier
+runs are never touched.
+
+Schema versions (runs.schema_version says which one wrote a run):
+1. the first.
+2. adds samples.core_ghz (the core clock measured around each timed batch) and
+   measurements.cycles_low/cycles_high (the interval of the cycles median).
+   Opening a store of version 1 adds the columns, empty for its old runs
+   (Store._add_missing_columns).
 """
 from __future__ import annotations
 
@@ -14,13 +22,13 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from sqlalchemy import (JSON, Boolean, Column, DateTime, Float, ForeignKey, Integer, MetaData,
-                        String, Table, Text, create_engine, select, func)
+                        String, Table, Text, create_engine, func, inspect, select)
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import ArgumentError, OperationalError, SQLAlchemyError
 
 from cipherbench.errors import CipherbenchError, UsageError
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 meta = MetaData()
 
 runs = Table(
@@ -86,6 +94,8 @@ measurements = Table(
     Column("mb_per_s", Float),  # 10^6 bytes/s at the median
     Column("cycles_per_byte", Float),
     Column("cycles_per_call", Float),
+    Column("cycles_low", Float),  # interval of the cycles median (core counter or per-batch clock)
+    Column("cycles_high", Float),
     Column("cycle_source", String(255)),
     Column("core_ghz", Float),
     Column("tsc_per_byte", Float),
@@ -104,6 +114,7 @@ samples = Table(
     Column("ns", Float, nullable=False),
     Column("tsc", Float),
     Column("core_cycles", Float),
+    Column("core_ghz", Float),  # core clock measured just before and after the batch (mean)
 )
 
 
@@ -166,12 +177,31 @@ class Store:
             self.engine: Engine = create_engine(self.url, future=True)
             if create:
                 meta.create_all(self.engine)
+            self._add_missing_columns()
         except ArgumentError:
             raise UsageError(f"--db is not a database URL: {self.url!r} "
                              "(use sqlite:///PATH or postgresql://USER@HOST/DB)") from None
         except (OperationalError, SQLAlchemyError) as e:
             raise CipherbenchError(f"cannot open the result store {describe(self.url)}: "
                                    f"{str(e.orig if hasattr(e, 'orig') else e).splitlines()[0]}") from None
+
+    def _add_missing_columns(self):
+        """Bring a store written by an earlier schema up to this one. Every column added
+        since version 1 is nullable, so adding it is the whole migration; old rows read
+        as NULL ("not measured then")."""
+        have = inspect(self.engine)
+        tables = set(have.get_table_names())
+        prep = self.engine.dialect.identifier_preparer
+        with self.engine.begin() as c:
+            for table in meta.sorted_tables:
+                if table.name not in tables:
+                    continue
+                present = {col["name"] for col in have.get_columns(table.name)}
+                for col in table.columns:
+                    if col.name not in present:
+                        kind = col.type.compile(dialect=self.engine.dialect)
+                        c.exec_driver_sql(f"ALTER TABLE {prep.quote(table.name)} "
+                                          f"ADD COLUMN {prep.quote(col.name)} {kind}")
 
     # ------------------------------------------------------------------ writing
     def begin_run(self, **fields) -> int:

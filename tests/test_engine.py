@@ -63,3 +63,14 @@ def test_openssl_aead_rekey_tags_open_and_forgeries_fail(native_session, prim, k
     for op in ("encrypt", "decrypt", "decrypt-forged"):
         r = s.ask("openssl", dict(base, operation=op))
         assert r["status"] == "ok", (op, r)
+
+
+def test_cpu_clock_runs_the_chain_best_of_n_and_rejects_counts_out_of_range(native_session):
+    native = native_session.native()
+    r = native.request({"op": "cpu-clock", "thousands": 350, "best_of": 3})
+    assert r["status"] == "ok" and r["chain_cycles"] == 350_000 and r["ns"] > 0
+    for bad in (0, 101):
+        e = native.request({"op": "cpu-clock", "thousands": 350, "best_of": bad})
+        assert e["status"] == "error" and e["message"] == "best_of must be in 1..100"
+    e = native.request({"op": "cpu-clock", "thousands": 350, "best_of": "two"})
+    assert e["status"] == "error" and e["message"] == "field 'best_of' must be a non-negative integer"

@@ -1,5 +1,6 @@
 """The measurer's rounds: every point gets its batches; uncertain ones get more, within a budget."""
 import itertools
+import statistics
 
 from cipherbench import registry
 from cipherbench.measure import MAX_FACTOR, Measurer, Point
@@ -120,3 +121,71 @@ def test_jit_warm_up_only_at_a_paths_first_size_when_the_preset_says_so():
     fake = RecordingSession()
     Measurer(fake, batch_ms=1, batches=2, warmup_batches=1, jit_warmup_ms=150).run(pts)
     assert all(set(v) == {150} for v in fake.warmups.values())  # the runner gives further sizes a tenth
+
+
+class DriftingMachine:
+    """A core whose clock climbs 0.05 GHz at every clock measurement (3.0, 3.05, ...):
+    each batch runs between two measurements, at their mean, and a call costs exactly
+    `cycles` core cycles, so its time falls as the clock climbs."""
+
+    def __init__(self, cycles: float = 4000.0):
+        self.cycles = cycles
+        self.reads = 0
+
+    def ghz(self):
+        return 3.0 + 0.05 * self.reads
+
+    def batch_clock(self):
+        g = self.ghz()
+        self.reads += 1
+        return g
+
+    def ask(self, impl, req, replica=None):
+        # before the first reading (calibration, warm-up) the clock is the first reading's
+        running_at = self.ghz() - 0.025 if self.reads else self.ghz()
+        return {"status": "ok", "ns": [self.cycles / running_at * req["loops"]]}
+
+
+def test_each_timed_batch_carries_the_clock_measured_around_it_and_cycles_come_batch_by_batch():
+    from cipherbench.measure import CoreClock, figures
+    p = registry.load()["aes-128-cbc"]
+    pts = [Point("x", p, "encrypt", "bulk", 1024), Point("y", p, "encrypt", "bulk", 1024)]
+    machine = DriftingMachine()
+    Measurer(machine, batch_ms=1, batches=6, warmup_batches=1, batch_clock=machine.batch_clock).run(pts)
+    # 6 rounds of 2 batches, a clock reading before each round and after every batch; each
+    # batch carries the mean of the readings either side of it
+    assert machine.reads == 6 * 3
+    got = sorted(s["core_ghz"] for pt in pts for s in pt.raw if not s["warmup"])
+    assert [round(g, 9) for g in got] == [round(3.025 + 0.05 * k, 9) for k in range(18) if k % 3 != 2]
+    for pt in pts:
+        timed = [s for s in pt.raw if not s["warmup"]]
+        assert all(s["core_ghz"] is None for s in pt.raw if s["warmup"])
+        assert len(timed) == 6 and all(s["core_ghz"] for s in timed)
+        # the clock climbed 3.0 -> 3.85 GHz: 25 % apart in time, not at all in cycles, so the
+        # time's spread asks for no further rounds
+        assert pt.extra_batches == 0
+        clock = CoreClock.of_run(3.0, 3.85, pts)
+        assert (clock.batch_low, clock.batch_high) == (3.025, 3.825)
+        f = figures(pt, clock)
+        assert abs(f.cycles_per_call - 4000.0) < 1e-6 and abs(f.cycles_per_byte - 4000.0 / 1024) < 1e-9
+        # every batch: 4000 cycles per call, to the last bits of a double
+        assert 4000 - 1e-9 < f.cycles.low <= f.cycles.high < 4000 + 1e-9
+        assert f.cycle_source.startswith("estimated: each batch's ns x the core clock") \
+            and "3.025-3.825 GHz" in f.cycle_source
+        clocks = [s["core_ghz"] for s in timed]
+        assert abs(f.core_ghz - statistics.median(clocks)) < 1e-12
+        assert abs(f.summary.median - statistics.median(4000.0 / g for g in clocks)) < 1e-6
+        assert any("in time but 0.0% in cycles" in w for w in f.warnings)
+
+
+def test_without_a_clock_between_batches_cycles_are_time_times_the_runs_clock():
+    from cipherbench.measure import CoreClock, figures
+    p = registry.load()["aes-128-cbc"]
+    pt = Point("x", p, "encrypt", "bulk", 1024)
+    dead = iter([3.5, None])  # the engine answers once, then cannot: no batch gets both ends
+    Measurer(LinearSession(), batch_ms=1, batches=3, warmup_batches=1,
+             batch_clock=lambda: next(dead, None)).run([pt])
+    assert all(s["core_ghz"] is None for s in pt.raw)
+    f = figures(pt, CoreClock.of_run(3.0, 3.2, [pt]))
+    assert f.core_ghz == 3.1 and abs(f.cycles_per_call - (200 + 512) * 3.1) < 1e-6 and f.cycles is None
+    assert f.cycle_source == "estimated: ns x core clock 3.100 GHz measured by a dependent-add chain"

@@ -49,6 +49,18 @@ def test_run_measures_verifies_and_keeps_raw_samples(cb, db):
     con = sqlite3.connect(db[len("sqlite:///"):])
     n_raw = con.execute("select count(*) from samples where measurement_id = ?", (cbc["id"],)).fetchone()[0]
     assert n_raw == cbc["n"] + 1  # calibration's settling batch, a warm-up, + the timed ones
+    timed = con.execute("select ns, loops, core_cycles, core_ghz from samples where measurement_id = ? "
+                        "and not warmup", (cbc["id"],)).fetchall()
+    if all(t[2] for t in timed):  # a core-cycle counter: its own figures
+        per_call = sorted(t[2] / t[1] for t in timed)
+    else:  # the clock measured between batches, batch by batch
+        assert all(t[3] and 0.2 < t[3] < 8 for t in timed)
+        assert cbc["cycle_source"].startswith("estimated: each batch's ns x the core clock")
+        per_call = sorted(t[0] * t[3] / t[1] for t in timed)
+    median = per_call[len(per_call) // 2] if len(per_call) % 2 else sum(per_call[len(per_call) // 2 - 1:][:2]) / 2
+    assert abs(cbc["cycles_per_call"] - median) < 1e-9 * median
+    assert cbc["cycles_low"] <= cbc["cycles_per_call"] <= cbc["cycles_high"]
+    assert abs(cbc["cycles_per_byte"] - median / 1024) < 1e-9 * median
     ctx = run["context"]
     assert ctx["cpu"]["model"] and ctx["runners"]["native"]["runtime"]
     assert set(ctx["runners"]) == {"native"}  # only native implementations were named: no other runner ran
@@ -105,3 +117,60 @@ def test_whole_block_modes_are_timed_at_the_largest_whole_number_of_blocks(cb):
     sizes = {(m["primitive"], m["size"]) for m in json.loads(r.stdout)["measurements"] if not m["error"]}
     assert sizes == {("rijndael192-128-ecb", 984), ("rijndael192-128-ecb", 1008),
                      ("aes-128-ecb", 16), ("aes-128-ecb", 992), ("aes-128-ecb", 1024)}
+
+
+def test_a_store_of_schema_1_gains_the_new_columns_and_keeps_its_runs(tmp_path):
+    path = tmp_path / "old.sqlite"
+    con = sqlite3.connect(path)
+    # runs, measurements and samples as schema 1 created them (the tables schema 2 did not
+    # change are left to Store)
+    con.executescript("""
+        CREATE TABLE runs (id INTEGER PRIMARY KEY, uuid VARCHAR(36) NOT NULL UNIQUE,
+            started_at DATETIME NOT NULL, finished_at DATETIME, status VARCHAR(16) NOT NULL,
+            profile VARCHAR(64), command TEXT, host VARCHAR(255), cipherbench_version VARCHAR(32),
+            git_revision VARCHAR(64), context JSON, settings JSON, warnings JSON, schema_version INTEGER NOT NULL);
+        CREATE TABLE measurements (id INTEGER PRIMARY KEY, run_id INTEGER NOT NULL, impl VARCHAR(128) NOT NULL,
+            primitive VARCHAR(128) NOT NULL, provider VARCHAR(255), operation VARCHAR(32) NOT NULL,
+            workload VARCHAR(16) NOT NULL, size INTEGER NOT NULL, aad_size INTEGER NOT NULL, loops INTEGER NOT NULL,
+            n INTEGER NOT NULL, ns_per_call FLOAT, ns_low FLOAT, ns_high FLOAT, confidence FLOAT, rel_mad FLOAT,
+            mb_per_s FLOAT, cycles_per_byte FLOAT, cycles_per_call FLOAT, cycle_source VARCHAR(255),
+            core_ghz FLOAT, tsc_per_byte FLOAT, verified VARCHAR(16), warnings JSON, error TEXT);
+        CREATE TABLE samples (measurement_id INTEGER NOT NULL, seq INTEGER NOT NULL, warmup BOOLEAN NOT NULL,
+            loops INTEGER NOT NULL, ns FLOAT NOT NULL, tsc FLOAT, core_cycles FLOAT,
+            PRIMARY KEY (measurement_id, seq));
+        INSERT INTO runs VALUES (1, 'old', '2026-01-01 00:00:00', NULL, 'complete', 'quick', NULL, 'h', '0', NULL,
+            '{}', '{}', '[]', 1);
+        INSERT INTO measurements (id, run_id, impl, primitive, operation, workload, size, aad_size, loops, n,
+            ns_per_call, cycles_per_call) VALUES (1, 1, 'openssl', 'aes-128-cbc', 'encrypt', 'bulk', 16, 0, 10, 1,
+            12.5, 40.0);
+        INSERT INTO samples VALUES (1, 0, 0, 10, 125.0, NULL, NULL);
+    """)
+    con.commit()
+    con.close()
+    s = Store(f"sqlite:///{path}")  # creates the tables the script left out, as they were in schema 1
+    cols = {r[1] for r in sqlite3.connect(path).execute("pragma table_info(samples)")}
+    assert "core_ghz" in cols
+    old = s.run(1)["measurements"][0]
+    assert (old["ns_per_call"], old["cycles_per_call"], old["cycles_low"]) == (12.5, 40.0, None)
+    assert s.samples_of(1) == [{"measurement_id": 1, "seq": 0, "warmup": False, "loops": 10, "ns": 125.0,
+                                "tsc": None, "core_cycles": None, "core_ghz": None}]
+    rid = s.begin_run(uuid="new")
+    mid = s.add_measurement(rid, {"impl": "x", "primitive": "aes-128-cbc", "operation": "encrypt",
+                                  "workload": "bulk", "size": 16, "aad_size": 0, "loops": 10, "n": 1,
+                                  "cycles_low": 39.0, "cycles_high": 41.0},
+                            [{"warmup": False, "loops": 10, "ns": 125.0, "tsc": None, "core_cycles": None,
+                              "core_ghz": 3.2}])
+    assert s.samples_of(mid)[0]["core_ghz"] == 3.2
+    assert (s.run(rid)["measurements"][0]["cycles_low"], s.run(rid)["schema_version"]) == (39.0, 2)
+    Store(s.url)  # opening it again finds nothing to add
+
+
+def test_the_fit_against_size_takes_marginal_cycles_from_the_cycles_where_every_point_has_them():
+    from cipherbench.cli import fit_rows
+    ms = [dict(impl="x", primitive="aes-128-ctr", operation="encrypt", workload="bulk", error=None, size=n,
+               ns_per_call=50 + 0.25 * n, cycles_per_call=180 + 0.9 * n, core_ghz=4.0)
+          for n in (16, 1024, 16384, 65536)]
+    # time = 50 ns + 0.25 ns/B (4,000 MB/s); cycles = 180 + 0.9 c/B, not 0.25 x 4.0 GHz = 1.0
+    assert fit_rows(ms) == [("x", "aes-128-ctr", "encrypt/bulk", "50 ± 0", "4,000", "0.9")]
+    ms[0]["cycles_per_call"] = None  # then the series' clock
+    assert fit_rows(ms)[0][5] == "1.0"

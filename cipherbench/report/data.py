@@ -26,9 +26,11 @@ KEYSETUP_OPS = ("keysetup", "keysetup-decrypt")
 # Fields of a stored measurement that belong in the document (store ids do not).
 MEASUREMENT_FIELDS = ("impl", "primitive", "provider", "operation", "workload", "size", "aad_size",
                       "loops", "n", "ns_per_call", "ns_low", "ns_high", "confidence", "rel_mad",
-                      "mb_per_s", "cycles_per_byte", "cycles_per_call", "cycle_source", "core_ghz",
-                      "tsc_per_byte", "verified", "warnings", "error")
-SAMPLE_FIELDS = ("seq", "warmup", "loops", "ns", "tsc", "core_cycles")
+                      "mb_per_s", "cycles_per_byte", "cycles_per_call", "cycles_low", "cycles_high",
+                      "cycle_source", "core_ghz", "tsc_per_byte", "verified", "warnings", "error")
+# core_ghz of a sample: the core clock measured around that batch (absent in documents of older
+# versions; they read as null, as the store's schema 2 reads a schema-1 store)
+SAMPLE_FIELDS = ("seq", "warmup", "loops", "ns", "tsc", "core_cycles", "core_ghz")
 IMPLEMENTATION_FIELDS = ("impl", "runner", "library", "version", "available", "reason",
                          "primitives", "notes")
 VERIFICATION_FIELDS = ("impl", "primitive", "status", "checks", "failures")
@@ -219,7 +221,7 @@ def check_document(doc) -> dict:
 CSV_COLUMNS = ("run_uuid", "run_id", "profile", "host", "impl", "library", "version", "primitive",
                "provider", "operation", "workload", "size", "aad_size", "loops", "n", "ns_per_call",
                "ns_low", "ns_high", "confidence", "rel_mad", "mb_per_s", "cycles_per_byte",
-               "cycles_per_call", "cycle_source", "core_ghz", "tsc_per_byte", "verified",
+               "cycles_per_call", "cycles_low", "cycles_high", "cycle_source", "core_ghz", "tsc_per_byte", "verified",
                "warnings", "error")
 
 

@@ -20,8 +20,8 @@ from plotly.offline import get_plotlyjs
 from cipherbench import __version__
 from cipherbench.report import experiments, tables
 from cipherbench.report.data import KEYSETUP_OPS, ReportData, mb_interval, primitive, results_document, usable
-from cipherbench.report.tables import (STATUS_TEXT, Table, cycle_sources, not_timed, num, size_label,
-                                       status_suffix, verification_note)
+from cipherbench.report.tables import (STATUS_TEXT, Table, cycle_sources, cycles_interval, not_timed, num,
+                                       size_label, status_suffix, verification_note)
 
 PALETTE = qualitative.D3 + qualitative.Set2 + qualitative.Dark24
 WORKLOAD_DASH = {"bulk": "solid", "message": "dot", "rekey": "dashdot"}
@@ -223,9 +223,7 @@ def keysetup_plots(p: Page):
             sts = {run.verification(impl, m["primitive"]) for _, m in lst}
             st = "failed" if "failed" in sts else "unverified" if sts - {"passed", "n/a"} else "passed"
             ys = [m["cycles_per_call"] for _, m in lst]
-            scale = [m["cycles_per_call"] / m["ns_per_call"] for _, m in lst]
-            plus = [(m["ns_high"] * k - y) if m.get("ns_high") else 0 for (_, m), k, y in zip(lst, scale, ys)]
-            minus = [(y - m["ns_low"] * k) if m.get("ns_low") else 0 for (_, m), k, y in zip(lst, scale, ys)]
+            plus, minus = zip(*(cycles_interval(m) for _, m in lst))
             fig.add_trace(go.Bar(
                 x=[labels[m["primitive"]] for _, m in lst], y=ys,
                 name=f"{data.series_name(run, impl)} {op}{status_suffix(st)}",

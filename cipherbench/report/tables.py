@@ -59,6 +59,29 @@ def status_suffix(status: str) -> str:
     return {"passed": "", "n/a": "", "failed": " (FAILED verification)"}.get(status, " (unverified)")
 
 
+#: How measure.figures' cycle source begins when every batch had its own clock measurement.
+PER_BATCH_SOURCE = "estimated: each batch's ns"
+
+
+def clock_text(ghz: list[float]) -> str:
+    """A few clocks listed, more as their range (a clock per point when measured per batch)."""
+    if not ghz:
+        return "not measured"
+    if len(ghz) <= 3:
+        return ", ".join(f"{g} GHz" for g in ghz)
+    return f"{min(ghz):.3f}-{max(ghz):.3f} GHz ({len(ghz)} values)"
+
+
+def cycles_interval(m) -> tuple[float, float]:
+    """(above, below) the cycles median: its own interval where stored (a counter, or a clock
+    per batch), else the time's interval scaled to cycles; 0 where neither is known."""
+    y = m["cycles_per_call"]
+    if m.get("cycles_low") and m.get("cycles_high"):
+        return m["cycles_high"] - y, y - m["cycles_low"]
+    k = y / m["ns_per_call"]
+    return ((m["ns_high"] * k - y) if m.get("ns_high") else 0, (y - m["ns_low"] * k) if m.get("ns_low") else 0)
+
+
 def cycle_sources(ms) -> str:
     srcs = sorted({m["cycle_source"] for m in ms if m.get("cycle_source")})
     return "; ".join(srcs) if srcs else "none recorded"
@@ -280,8 +303,7 @@ def gladman_table(data: ReportData) -> Table | None:
         "bulk size timed (column 'block sizes timed'), through the mode named (Gladman timed bare blocks: "
         "ECB is the closest); Mbit/s = block bits × core clock / mean of the encrypt and decrypt cycles "
         "per block, for the smallest key size.",
-        f"Cycle source: {cycle_sources(used)}; core clock measured around the run: "
-        f"{', '.join(f'{g} GHz' for g in sorted(clocks)) or 'not measured'}.",
+        f"Cycle source: {cycle_sources(used)}; core clock: {clock_text(sorted(clocks))}.",
         verification_note(data, pairs)]
     return t
 
@@ -399,6 +421,7 @@ def context_items(run: Run) -> list[tuple[str, str]]:
     st = run.meta.get("settings") or {}
     clocks = ((c.get("runners") or {}).get("native") or {}).get("clocks") or {}
     ghz = sorted({round(m["core_ghz"], 3) for m in run.measurements if m.get("core_ghz")})
+    per_batch = any((m.get("cycle_source") or "").startswith(PER_BATCH_SOURCE) for m in run.measurements)
     items = [
         ("run", f"{run.id} ({run.uuid}), profile {run.profile or '–'}, {run.meta.get('status')}"),
         ("when", f"{run.meta.get('started_at')} to {run.meta.get('finished_at') or '–'}"),
@@ -412,7 +435,9 @@ def context_items(run: Run) -> list[tuple[str, str]]:
         ("cipherbench", f"{run.meta.get('cipherbench_version') or '–'} at {run.meta.get('git_revision') or '–'}"),
         ("runners", "; ".join(f"{name}: {_runtime(r)}" for name, r in (c.get("runners") or {}).items()) or "–"),
         ("clocks", "; ".join(f"{k}: {v}" for k, v in clocks.items() if v) or "–"),
-        ("core clock", ", ".join(f"{g} GHz" for g in ghz) + " (dependent-add chain before and after)"
+        ("core clock", (clock_text(ghz) + (" (dependent-add chain between every two batches; per point, the "
+                                           "median of its batches' clocks)" if per_batch else
+                                           " (dependent-add chain before and after)"))
                        if ghz else "not measured"),
         ("how measured", f"sizes {st.get('sizes')}, operations {st.get('operations')}, workloads "
                          f"{st.get('workloads')}; each point calibrated to batches of about "

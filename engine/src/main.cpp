@@ -583,7 +583,16 @@ private:
     json cpu_clock(const json& req) const {
         const uint64_t k = count(req, "thousands", 100000);
         if (k == 0 || k > 100000000) throw Fail("thousands must be in 1..100000000");
+        // best_of: run the chain that many times, back to back, and answer the fastest. The
+        // chain cannot run faster than one add per cycle, while an interrupt or a preemption
+        // only slows it, so the fastest run is the clock (docs/protocol.md, "cpu-clock").
+        const uint64_t best_of = count(req, "best_of", 1);
+        if (best_of == 0 || best_of > 100) throw Fail("best_of must be in 1..100");
         Sample s = timed([&] { dependent_add_chain(k); });
+        for (uint64_t i = 1; i < best_of; ++i) {
+            Sample again = timed([&] { dependent_add_chain(k); });
+            if (again.ns < s.ns) s = again;
+        }
         json r = {{"status", "ok"}, {"chain_cycles", k * 1000}, {"ns", s.ns}};
         r["tsc"] = has_tsc() ? json(s.tsc) : json(nullptr);
         r["core_cycles"] = cycles_.available() ? json(s.cycles) : json(nullptr);
