@@ -90,8 +90,10 @@ class RecordingSession:
     def __init__(self, ns_per_byte=1.0):
         self.k = ns_per_byte
         self.warmups = {}
+        self.requests = []
 
     def ask(self, impl, req, replica=None):
+        self.requests.append(req)
         self.warmups.setdefault(req["size"], []).append(req.get("warmup_ms"))
         return {"status": "ok", "ns": [(50 + self.k * req["size"]) * req["loops"]]}
 
@@ -189,3 +191,19 @@ def test_without_a_clock_between_batches_cycles_are_time_times_the_runs_clock():
     f = figures(pt, CoreClock.of_run(3.0, 3.2, [pt]))
     assert f.core_ghz == 3.1 and abs(f.cycles_per_call - (200 + 512) * 3.1) < 1e-6 and f.cycles is None
     assert f.cycle_source == "estimated: ns x core clock 3.100 GHz measured by a dependent-add chain"
+
+
+def test_timed_batches_step_through_the_stack_offsets_of_a_page_and_warm_ups_stay_put():
+    from cipherbench.measure import stack_offset
+    p = registry.load()["aes-128-cbc"]
+    pt = Point("x", p, "encrypt", "bulk", 1024)
+    fake = RecordingSession()
+    Measurer(fake, batch_ms=1, batches=6, warmup_batches=2, extra_share=0).run([pt])
+    asked = [r.get("stack_offset") for r in fake.requests]
+    first = next(i for i, a in enumerate(asked) if a is not None)
+    assert first >= 2 and set(asked[:first]) == {None}  # calibration and warm-ups stay put
+    assert asked[first:] == [0, 1552, 3104, 560, 2112, 3664]  # 16 x (97 k mod 256)
+    assert sorted({stack_offset(k) % 64 for k in range(4)}) == [0, 16, 32, 48]
+    assert len({stack_offset(k) for k in range(256)}) == 256
+    Measurer(fake := RecordingSession(), batch_ms=1, batches=2, warmup_batches=1, place_stack=False).run([pt])
+    assert all("stack_offset" not in r for r in fake.requests)

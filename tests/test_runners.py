@@ -110,3 +110,27 @@ def test_the_jvm_compiles_in_the_requesting_thread():
     with Session(only_runners={"java"}, pin=False) as s:
         s.start_all()
         assert "-Xbatch" in s.implementation("sunjce").notes["jvm_options"].split()
+
+
+PLACING = [r for r in ("native", "rust") if r in BUILT]
+
+
+@pytest.mark.parametrize("runner", PLACING)
+def test_runners_that_place_their_stack_put_each_batch_where_asked(runner):
+    """stack_offset: the timed frame lands at the asked offset within its page, up to one
+    fixed rotation, in every process; out of range is an error; absent, nothing moves."""
+    impl = {"native": "openssl", "rust": "rustcrypto"}[runner]
+    req = {"op": "bench", "impl": impl, "primitive": "aes-128-ctr", "operation": "encrypt", "size": 64,
+           "loops": 2, "key": "01" * 16, "iv": "a0" * 16}
+    rotations = set()
+    for _ in range(2):  # two processes: two randomised layouts, one rotation
+        with Session(only_runners={runner}, pin=False) as s:
+            for offset in (0, 16, 1552, 4080):
+                r = s.ask(impl, dict(req, stack_offset=offset))
+                assert r["status"] == "ok" and r["stack_offset"] == offset
+                rotations.add((r["stack_at"] - offset) % 4096)
+            r = s.ask(impl, dict(req, stack_offset=4096))
+            assert (r["status"], r["message"]) == ("error", "stack_offset must be in 0..4095")
+            r = s.ask(impl, req)
+            assert r["status"] == "ok" and "stack_offset" not in r and "stack_at" not in r
+    assert len(rotations) == 1

@@ -15,6 +15,7 @@
 
 #include "cipherbench/adapter.h"
 #include "clocks.h"
+#include "stack.h"
 
 using json = nlohmann::json;
 
@@ -356,8 +357,26 @@ private:
     // ------------------------------------------------------------------ timed batches
     struct Sample { uint64_t ns, tsc, cycles; };
 
+    // The bench request's stack_offset, for the batches of the request being served; -1: none
+    // asked, the stack stays where it is (stack.h).
+    mutable int stack_offset_ = -1;
+    mutable int stack_at_ = -1;  // offset within its page of the last placed batch's frame
+
     template <class F>
     Sample timed(F&& body) const {
+        if (stack_offset_ < 0) return timed_here(body);
+        struct Call { const Engine* self; F* body; Sample out; } call{this, &body, {}};
+        at_stack_offset(unsigned(stack_offset_), [](void* a) {
+            auto* c = static_cast<Call*>(a);
+            volatile char frame = 0;  // where this frame landed: reported as stack_at
+            c->self->stack_at_ = int(reinterpret_cast<uintptr_t>(&frame) & 4095u);
+            c->out = c->self->timed_here(*c->body);
+        }, &call);
+        return call.out;
+    }
+
+    template <class F>
+    Sample timed_here(F&& body) const {
         clean_vector_state();  // whatever library ran before left its own (clocks.h)
         uint64_t c0 = cycles_.available() ? cycles_.read() : 0;
         uint64_t t0 = now_ns(), k0 = tsc();
@@ -384,6 +403,11 @@ private:
         if (size > (uint64_t(1) << 30)) throw Fail("size is limited to 1 GiB");
         if (workload != "bulk" && workload != "message" && workload != "rekey")
             throw Fail("unknown workload '" + workload + "'; accepted: bulk, message, rekey");
+        const bool placed = req.contains("stack_offset") && !req["stack_offset"].is_null();
+        const uint64_t offset = placed ? count(req, "stack_offset", 0) : 0;
+        if (offset > 4095) throw Fail("stack_offset must be in 0..4095");
+        struct Reset { int& v; ~Reset() { v = -1; } } reset{stack_offset_};
+        stack_offset_ = placed ? int(offset) : -1;
 
         // Deterministic buffer: byte i = i mod 256 (as the 2008 comparison's verify used).
         std::vector<uint8_t> buf(size ? size : 1), out(size ? size : 1);
@@ -577,6 +601,10 @@ private:
         json r = {{"status", "ok"}, {"ns", ns}};
         r["tsc"] = has_tsc() ? ticks : json(nullptr);
         r["core_cycles"] = cycles_.available() ? cyc : json(nullptr);
+        if (stack_offset_ >= 0) {  // honoured: echoed, with where the last batch's frame landed
+            r["stack_offset"] = stack_offset_;
+            r["stack_at"] = stack_at_;
+        }
         return r;
     }
 
