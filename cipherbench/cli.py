@@ -372,7 +372,8 @@ def run(c: Ctx, profile, experiment, impls, primitives, sizes, operations, workl
                                                 if extra_rounds else 0.0},
                     "jit_warmup_ms": preset.get("jit_warmup_ms"),
                     "jit_size_warmup": preset.get("jit_size_warmup", True),
-                    "long_call_batches": preset.get("long_call_batches")}
+                    "long_call_batches": preset.get("long_call_batches"),
+                    "clock_every_batches": preset.get("clock_every_batches", 1)}
         if sampling:
             settings["diffusion"] = {"keys": sampling.keys, "blocks": sampling.blocks, "seed": sampling.seed}
         run_id = store.begin_run(uuid=__import__("uuid").uuid4().hex, profile=name,
@@ -415,7 +416,8 @@ def run(c: Ctx, profile, experiment, impls, primitives, sizes, operations, workl
                          jit_warmup_ms=settings["jit_warmup_ms"],
                          jit_size_warmup=settings["jit_size_warmup"],
                          long_call_batches=settings["long_call_batches"],
-                         batch_clock=BatchClock(native) if native else None)
+                         batch_clock=BatchClock(native) if native else None,
+                         clock_every=settings["clock_every_batches"])
             total = len(timed) * (1 + batches)
             with _progress() as prog:
                 task = prog.add_task("measuring", total=total, item="")

@@ -25,9 +25,10 @@ Method (docs/ARCHITECTURE.md, "Measuring"):
   thread pool's scheduling spreads some points' batches far more than others',
   and more samples where they are needed cost less than more everywhere.
 - Cycles: a core-cycle counter where the runner reads one. Otherwise the core
-  clock is measured by the native engine's dependent-add chain between every two
-  timed batches (BatchClock), and a batch's cycles are its nanoseconds times the
-  mean of the clock just before and just after it. On these shared guests the
+  clock is measured by the native engine's dependent-add chain between timed
+  batches (BatchClock; after each one, or each clock_every-th), and a batch's
+  cycles are its nanoseconds times the clock interpolated between the readings
+  around it (with a reading after each, their mean). On these shared guests the
   host moves the core clock between about 3.5 and 3.95 GHz in steps lasting
   seconds, so a clock measured once per run turned that drift into a 2-3 %
   difference between whole runs. Every cycle figure is labelled with its source,
@@ -160,14 +161,20 @@ class Measurer:
     def __init__(self, session, batch_ms: float, batches: int, warmup_batches: int,
                  seed: int = 1, progress=None, extra_share: float = EXTRA_SHARE,
                  jit_warmup_ms: int | None = None, jit_size_warmup: bool = True,
-                 long_call_batches: int | None = None, batch_clock=None, place_stack: bool = True):
+                 long_call_batches: int | None = None, batch_clock=None, place_stack: bool = True,
+                 clock_every: int = 1):
         self.s = session
         # True: timed batches carry stack_offset (stack_offset()); runners that cannot place
         # their stack ignore it
         self.place_stack = place_stack
-        # callable() -> GHz or None, run between every two timed batches (BatchClock); each
-        # timed batch then carries core_ghz, the mean of the clock just before and after it
+        # callable() -> GHz or None (BatchClock), read before a round's first batch, after every
+        # `clock_every` batches and after its last. Each timed batch then carries core_ghz: the
+        # two readings around it, interpolated by its place among the batches between them
+        # (their mean when a reading follows every batch). The clock moves in steps lasting
+        # seconds, so a reading every few 4 ms batches loses little, and a reading costs about
+        # 0.3 ms (a pipe round trip and two 0.1 ms chains).
         self.batch_clock = batch_clock
+        self.clock_every = max(1, clock_every)
         self.target_ns = batch_ms * 1e6
         self.batches = batches
         self.warmups = warmup_batches
@@ -314,14 +321,20 @@ class Measurer:
         self.rng.shuffle(order)
         r = self._rounds
         self._rounds += 1
-        clock = self.batch_clock() if self.batch_clock else None
-        for pt in order:
+        clocked = self.batch_clock is not None
+        before = self.batch_clock() if clocked else None
+        pending, since = [], 0  # samples timed since the reading `before`; batches since it
+        for i, pt in enumerate(order):
             ns = self._batch(pt, pt.loops, warmup=False, replica=r)
-            if self.batch_clock:
+            since += 1
+            if ns is not None and before:
+                pending.append(pt.raw[-1])
+            if clocked and (since >= self.clock_every or i == len(order) - 1):
                 after = self.batch_clock()
-                if ns is not None and clock and after:
-                    pt.raw[-1]["core_ghz"] = (clock + after) / 2
-                clock = after
+                if before and after:
+                    for j, s in enumerate(pending):
+                        s["core_ghz"] = before + (after - before) * (j + 0.5) / len(pending)
+                before, pending, since = after, [], 0
             if extra:
                 pt.extra_batches += 1
             if self.progress:

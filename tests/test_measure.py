@@ -207,3 +207,17 @@ def test_timed_batches_step_through_the_stack_offsets_of_a_page_and_warm_ups_sta
     assert len({stack_offset(k) for k in range(256)}) == 256
     Measurer(fake := RecordingSession(), batch_ms=1, batches=2, warmup_batches=1, place_stack=False).run([pt])
     assert all("stack_offset" not in r for r in fake.requests)
+
+
+def test_with_a_reading_every_few_batches_each_batch_gets_the_clock_interpolated_by_its_place():
+    p = registry.load()["aes-128-cbc"]
+    pts = [Point(f"i{n}", p, "encrypt", "bulk", 1024) for n in range(5)]
+    machine = DriftingMachine()
+    Measurer(machine, batch_ms=1, batches=2, warmup_batches=1, extra_share=0,
+             batch_clock=machine.batch_clock, clock_every=2).run(pts)
+    # per round: a reading before, after the 2nd and 4th batch, and after the last (5th)
+    assert machine.reads == 2 * 4
+    first_round = sorted([s for s in pt.raw if not s["warmup"]][0]["core_ghz"] for pt in pts)
+    # readings 3.00, 3.05, 3.10, 3.15: two batches a quarter and three quarters between the
+    # first two, two between the next two, the last alone halfway
+    assert [round(g, 9) for g in first_round] == [3.0125, 3.0375, 3.0625, 3.0875, 3.125]

@@ -435,7 +435,7 @@ def context_items(run: Run) -> list[tuple[str, str]]:
         ("cipherbench", f"{run.meta.get('cipherbench_version') or '–'} at {run.meta.get('git_revision') or '–'}"),
         ("runners", "; ".join(f"{name}: {_runtime(r)}" for name, r in (c.get("runners") or {}).items()) or "–"),
         ("clocks", "; ".join(f"{k}: {v}" for k, v in clocks.items() if v) or "–"),
-        ("core clock", (clock_text(ghz) + (" (dependent-add chain between every two batches; per point, the "
+        ("core clock", (clock_text(ghz) + (" (dependent-add chain between timed batches; per point, the "
                                            "median of its batches' clocks)" if per_batch else
                                            " (dependent-add chain before and after)"))
                        if ghz else "not measured"),
