@@ -221,3 +221,34 @@ def test_with_a_reading_every_few_batches_each_batch_gets_the_clock_interpolated
     # readings 3.00, 3.05, 3.10, 3.15: two batches a quarter and three quarters between the
     # first two, two between the next two, the last alone halfway
     assert [round(g, 9) for g in first_round] == [3.0125, 3.0375, 3.0625, 3.0875, 3.125]
+
+
+class ScriptedEngine:
+    """Answers cpu-clock with chain_cycles / ns = the next GHz of a script."""
+
+    def __init__(self, ghz):
+        self.ghz = list(ghz)
+
+    def request(self, req):
+        assert req == {"op": "cpu-clock", "thousands": 350, "best_of": 2}
+        if not self.ghz:
+            return {"status": "error", "message": "gone"}
+        return {"status": "ok", "chain_cycles": 350_000, "ns": 350_000 / self.ghz.pop(0)}
+
+
+def test_the_batch_clock_takes_a_low_reading_again_and_keeps_a_real_step():
+    from cipherbench.measure import BatchClock
+    steady = [3.6] * 15
+    # a preempted chain (1.3), read again: 3.59 stands
+    clock = BatchClock(ScriptedEngine(steady + [1.3, 3.59]))
+    assert [round(clock(), 6) for _ in range(16)] == [3.6] * 15 + [3.59]
+    # a real step down by 10 %: two readings agree, the lower clock stands at once
+    clock = BatchClock(ScriptedEngine(steady + [3.24, 3.25]))
+    assert [round(clock(), 6) for _ in range(16)][-1] == 3.25
+    # three retries, all disturbed differently: the highest stands
+    clock = BatchClock(ScriptedEngine(steady + [1.3, 2.0, 2.9, 2.5]))
+    assert [round(clock(), 6) for _ in range(16)][-1] == 2.9
+    # the engine stops answering: None from then on
+    dead = ScriptedEngine([3.6])
+    clock = BatchClock(dead)
+    assert clock() == 3.6 and clock() is None and clock.native is None

@@ -112,14 +112,14 @@ def test_the_jvm_compiles_in_the_requesting_thread():
         assert "-Xbatch" in s.implementation("sunjce").notes["jvm_options"].split()
 
 
-PLACING = [r for r in ("native", "rust") if r in BUILT]
+PLACING = [r for r in ("native", "rust", "python") if r in BUILT]
 
 
 @pytest.mark.parametrize("runner", PLACING)
 def test_runners_that_place_their_stack_put_each_batch_where_asked(runner):
     """stack_offset: the timed frame lands at the asked offset within its page, up to one
     fixed rotation, in every process; out of range is an error; absent, nothing moves."""
-    impl = {"native": "openssl", "rust": "rustcrypto"}[runner]
+    impl = {"native": "openssl", "rust": "rustcrypto", "python": "pycryptodome"}[runner]
     req = {"op": "bench", "impl": impl, "primitive": "aes-128-ctr", "operation": "encrypt", "size": 64,
            "loops": 2, "key": "01" * 16, "iv": "a0" * 16}
     rotations = set()

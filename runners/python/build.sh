@@ -20,3 +20,8 @@ if [ ! -f "$OUT/libcb_vector_state.so" ] || [ "$HERE/vector_state.c" -nt "$OUT/l
     cc -O2 -shared -fPIC -o "$OUT/libcb_vector_state.so" "$HERE/vector_state.c" ||
         echo "python runner: vector_state.c not built (no C compiler?); batches run without the vector-state reset" >&2
 fi
+# The stack placement of timed batches (stack_place.c), likewise not fatal.
+if [ ! -f "$OUT/libcb_stack.so" ] || [ "$HERE/stack_place.c" -nt "$OUT/libcb_stack.so" ]; then
+    cc -O2 -shared -fPIC -o "$OUT/libcb_stack.so" "$HERE/stack_place.c" ||
+        echo "python runner: stack_place.c not built (no C compiler?); stack_offset will be ignored" >&2
+fi

@@ -42,6 +42,53 @@ def _vector_state_reset():
 clean_vector_state, VECTOR_STATE = _vector_state_reset()
 
 
+def _stack_placer():
+    """cb_at_stack_offset and cb_stack_at from stack_place.c (built by build.sh next to the
+    venv) and the callback type they take, or None: then stack_offset is ignored."""
+    import ctypes
+    path = os.path.join(os.path.dirname(sys.executable), "..", "..", "libcb_stack.so")
+    try:
+        lib = ctypes.CDLL(os.path.normpath(path))
+    except OSError:
+        return None
+    callback = ctypes.CFUNCTYPE(None)
+    lib.cb_at_stack_offset.argtypes = [ctypes.c_uint, callback]
+    lib.cb_at_stack_offset.restype = None
+    lib.cb_stack_at.restype = ctypes.c_int
+    return lib, callback
+
+
+STACK_PLACER = _stack_placer()
+STACK = {"offset": None}  # the bench request's stack_offset while its batches run
+
+
+def timed(body):
+    """ns of one timed batch: body() between two clock reads, after the vector-state reset,
+    run with the C stack at the request's stack_offset when it has one (stack_place.c)."""
+    offset = STACK["offset"]
+    if offset is None or STACK_PLACER is None:
+        clean_vector_state()
+        t0 = clock()
+        body()
+        return clock() - t0
+    out, failed = [0], []
+
+    def run():  # called from C: an exception must not escape into ctypes
+        try:
+            clean_vector_state()
+            t0 = clock()
+            body()
+            out[0] = clock() - t0
+        except BaseException as e:  # noqa: BLE001 (re-raised below, outside the C frame)
+            failed.append(e)
+
+    lib, callback = STACK_PLACER
+    lib.cb_at_stack_offset(offset, callback(run))
+    if failed:
+        raise failed[0]
+    return out[0]
+
+
 class Fail(Exception):
     """Answered as status "error"."""
 
@@ -692,10 +739,25 @@ def bump(iv):  # next nonce: big-endian increment
 
 
 def result(ns):
-    return {"status": "ok", "ns": ns, "tsc": None, "core_cycles": None}
+    r = {"status": "ok", "ns": ns, "tsc": None, "core_cycles": None}
+    if STACK["offset"] is not None and STACK_PLACER is not None:  # honoured: echoed
+        r["stack_offset"] = STACK["offset"]
+        r["stack_at"] = STACK_PLACER[0].cb_stack_at()
+    return r
 
 
 def bench(req):
+    offset = None if req.get("stack_offset") is None else count(req, "stack_offset", 0)
+    if offset is not None and offset > 4095:
+        raise Fail("stack_offset must be in 0..4095")
+    STACK["offset"] = offset
+    try:
+        return _bench(req)
+    finally:
+        STACK["offset"] = None
+
+
+def _bench(req):
     e = target(req)
     p = e.prim
     op = string(req, "operation")
@@ -724,22 +786,19 @@ def bench(req):
         for _ in range(batches):
             if workload == "bulk":
                 h = new()
-                upd = h.update
-                clean_vector_state()
-                t0 = clock()
-                for _ in rng:
-                    upd(buf)
-                t1 = clock()
+
+                def body(upd=h.update, buf=buf, rng=rng):
+                    for _ in rng:
+                        upd(buf)
+                ns.append(timed(body))
                 h.final()
             else:
-                clean_vector_state()
-                t0 = clock()
-                for _ in rng:
-                    h = new()
-                    h.update(buf)
-                    h.final()
-                t1 = clock()
-            ns.append(t1 - t0)
+                def body(new=new, buf=buf, rng=rng):
+                    for _ in rng:
+                        h = new()
+                        h.update(buf)
+                        h.final()
+                ns.append(timed(body))
         return result(ns)
 
     key, iv, aad = unhex(req, "key"), unhex(req, "iv"), unhex(req, "aad")
@@ -755,12 +814,11 @@ def bench(req):
             f = e.make
             lib_call(p, f, key, iv, enc)
             args = (key, iv, enc)
-        for _ in range(batches):
-            clean_vector_state()
-            t0 = clock()
+        def body(f=f, args=args, rng=rng):
             for _ in rng:
                 f(*args)
-            ns.append(clock() - t0)
+        for _ in range(batches):
+            ns.append(timed(body))
         return result(ns)
     check_input(p, size)
     if op not in ("encrypt", "decrypt", "decrypt-forged"):
@@ -776,61 +834,58 @@ def bench(req):
             stream = e.stream and workload == "bulk"
             for _ in range(batches):
                 if stream:  # one message, loops in-place calls, no finalisation inside the clock
-                    f = lib_call(p, e.stream, ctx, key, iv, aad, True, size * loops)
-                    clean_vector_state()
-                    t0 = clock()
-                    for _ in rng:
-                        f(buf)
-                    t1 = clock()
+                    def body(f=lib_call(p, e.stream, ctx, key, iv, aad, True, size * loops), buf=buf, rng=rng):
+                        for _ in rng:
+                            f(buf)
                 elif workload == "bulk":  # one-shot API: every call is a whole seal under the same nonce
-                    seal = e.seal
                     data = bytes(buf)
-                    lib_call(p, seal, ctx, key, iv, aad, data)
-                    clean_vector_state()
-                    t0 = clock()
-                    for _ in rng:
-                        seal(ctx, key, iv, aad, data)
-                    t1 = clock()
+                    lib_call(p, e.seal, ctx, key, iv, aad, data)
+
+                    def body(seal=e.seal, ctx=ctx, key=key, iv=iv, aad=aad, data=data, rng=rng):
+                        for _ in rng:
+                            seal(ctx, key, iv, aad, data)
                 else:
-                    seal, keyed, rekey = e.seal, e.keyed, workload == "rekey"
                     data = bytes(buf)
-                    lib_call(p, seal, ctx, key, iv, aad, data)
-                    clean_vector_state()
-                    t0 = clock()
-                    for _ in rng:
-                        if rekey:
-                            ctx = keyed(key)
-                        seal(ctx, key, iv, aad, data)
-                        iv = bump(iv)
-                    t1 = clock()
-                ns.append(t1 - t0)
+                    lib_call(p, e.seal, ctx, key, iv, aad, data)
+                    state = {"ctx": ctx, "iv": iv}  # the nonce goes on from batch to batch
+
+                    def body(seal=e.seal, keyed=e.keyed, rekey=workload == "rekey", key=key, aad=aad,
+                             data=data, rng=rng, state=state, bump=bump):
+                        ctx, iv = state["ctx"], state["iv"]
+                        for _ in rng:
+                            if rekey:
+                                ctx = keyed(key)
+                            seal(ctx, key, iv, aad, data)
+                            iv = bump(iv)
+                        state["ctx"], state["iv"] = ctx, iv
+                ns.append(timed(body))
+                if workload != "bulk":
+                    ctx, iv = state["ctx"], state["iv"]
             return result(ns)
         # A valid ciphertext and tag, made once outside the timing.
         sealed = bytearray(lib_call(p, e.seal, ctx, key, iv, aad, bytes(buf)))
         if forged:
             sealed[size] ^= 1
         sealed = bytes(sealed)
-        accepted = 0
+        accepted = [0]
         for _ in range(batches):
             if workload == "bulk" and e.stream:  # streaming decryption without the tag check
-                f = lib_call(p, e.stream, ctx, key, iv, aad, False, size * loops)
-                ct = bytearray(sealed[:size])
-                clean_vector_state()
-                t0 = clock()
-                for _ in rng:
-                    f(ct)
-                t1 = clock()
+                def body(f=lib_call(p, e.stream, ctx, key, iv, aad, False, size * loops),
+                         ct=bytearray(sealed[:size]), rng=rng):
+                    for _ in rng:
+                        f(ct)
             else:  # one-shot open of the valid (or forged) message, tag checked
-                op_, keyed, rekey = e.open, e.keyed, workload == "rekey"
-                clean_vector_state()
-                t0 = clock()
-                for _ in rng:
-                    if rekey:
-                        ctx = keyed(key)
-                    if op_(ctx, key, iv, aad, sealed) is not None:
-                        accepted += 1
-                t1 = clock()
-            ns.append(t1 - t0)
+                def body(op_=e.open, keyed=e.keyed, rekey=workload == "rekey", ctx=ctx, key=key, iv=iv,
+                         aad=aad, sealed=sealed, rng=rng, accepted=accepted):
+                    n = 0
+                    for _ in rng:
+                        if rekey:
+                            ctx = keyed(key)
+                        if op_(ctx, key, iv, aad, sealed) is not None:
+                            n += 1
+                    accepted[0] += n
+            ns.append(timed(body))
+        accepted = accepted[0]
         expect = 0 if forged else loops * batches
         checked = not (workload == "bulk" and e.stream)
         if checked and accepted != expect:
@@ -842,26 +897,24 @@ def bench(req):
     x = lib_call(p, make, key, iv, enc)
     scratch(x, size)
     lib_call(p, x.run, bytes(buf[: min(size, 64 * max(1, p.block_bytes))]) if size else b"")
+    state = {"iv": iv}  # the message workload's nonce goes on from batch to batch
     for _ in range(batches):
         if workload == "bulk":
             x = make(key, iv, enc)
             scratch(x, size)
-            f = x.bulk
-            clean_vector_state()
-            t0 = clock()
-            for _ in rng:
-                f(buf)
-            t1 = clock()
+
+            def body(f=x.bulk, buf=buf, rng=rng):
+                for _ in rng:
+                    f(buf)
         else:
-            data = bytes(buf)
-            clean_vector_state()
-            t0 = clock()
-            for _ in rng:  # message = making the cipher object (key + IV in these APIs) and one call
-                make(key, iv, enc).run(data)
-                if enc:
-                    iv = bump(iv)
-            t1 = clock()
-        ns.append(t1 - t0)
+            def body(make=make, key=key, enc=enc, data=bytes(buf), rng=rng, state=state, bump=bump):
+                iv = state["iv"]
+                for _ in rng:  # message = making the cipher object (key + IV in these APIs) and one call
+                    make(key, iv, enc).run(data)
+                    if enc:
+                        iv = bump(iv)
+                state["iv"] = iv
+        ns.append(timed(body))
     return result(ns)
 
 
