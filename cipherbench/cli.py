@@ -432,7 +432,7 @@ def run(c: Ctx, profile, experiment, impls, primitives, sizes, operations, workl
                         if pt.error is None and not any(not s["warmup"] for s in pt.raw):
                             pt.error = "not timed: the run was interrupted"
             ghz_after = measure_core_ghz(native)
-            clock = CoreClock.of_run(ghz_before, ghz_after, timed)
+            clock = CoreClock.of_run(ghz_before, ghz_after, timed, settings["clock_every_batches"])
             if clock.batch_low and clock.batch_high / clock.batch_low - 1 > 0.02:
                 run_warnings.append(f"the core clock moved between {clock.batch_low:.3f} and {clock.batch_high:.3f} "
                                     "GHz during the run (measured between batches): MB/s and ns/call are for "

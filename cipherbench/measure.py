@@ -102,6 +102,7 @@ class CoreClock:
     after: float | None = None
     batch_low: float | None = None  # lowest and highest clock measured between two batches
     batch_high: float | None = None
+    every: int = 1  # batches between two of those measurements
 
     @property
     def drift(self) -> float | None:
@@ -110,11 +111,11 @@ class CoreClock:
         return None
 
     @classmethod
-    def of_run(cls, before: float | None, after: float | None, points) -> "CoreClock":
+    def of_run(cls, before: float | None, after: float | None, points, every: int = 1) -> "CoreClock":
         known = [g for g in (before, after) if g]
         per_batch = [s["core_ghz"] for pt in points for s in pt.raw if s.get("core_ghz")]
         return cls(sum(known) / len(known) if known else None, "", before, after,
-                   min(per_batch, default=None), max(per_batch, default=None))
+                   min(per_batch, default=None), max(per_batch, default=None), every)
 
 
 def measure_core_ghz(native, repeats: int = 5) -> float | None:
@@ -203,7 +204,7 @@ class Measurer:
         # `clock_every` batches and after its last. Each timed batch then carries core_ghz: the
         # two readings around it, interpolated by its place among the batches between them
         # (their mean when a reading follows every batch). The clock moves in steps lasting
-        # seconds, so a reading every few 4 ms batches loses little, and a reading costs about
+        # seconds, so a reading every few 3-8 ms batches loses little, and a reading costs about
         # 0.3 ms (a pipe round trip and two 0.1 ms chains).
         self.batch_clock = batch_clock
         self.clock_every = max(1, clock_every)
@@ -432,8 +433,9 @@ def figures(pt: Point, clock: CoreClock) -> Figures | None:
         ghz = float(statistics.median(s["core_ghz"] for s in timed))
         span = (f" ({clock.batch_low:.3f}-{clock.batch_high:.3f} GHz in this run)"
                 if clock.batch_low and clock.batch_high else "")
-        source = ("estimated: each batch's ns x the core clock measured just before and after it "
-                  f"by a dependent-add chain{span}")
+        around = "just before and after it" if clock.every == 1 else \
+            f"around it (interpolated between readings {clock.every} batches apart)"
+        source = f"estimated: each batch's ns x the core clock measured {around} by a dependent-add chain{span}"
     elif clock.ghz:
         source = f"estimated: ns x core clock {clock.ghz:.3f} GHz measured by a dependent-add chain"
     else:

@@ -114,7 +114,7 @@ samples = Table(
     Column("ns", Float, nullable=False),
     Column("tsc", Float),
     Column("core_cycles", Float),
-    Column("core_ghz", Float),  # core clock measured just before and after the batch (mean)
+    Column("core_ghz", Float),  # core clock around the batch, interpolated between readings
 )
 
 

@@ -221,6 +221,11 @@ def test_with_a_reading_every_few_batches_each_batch_gets_the_clock_interpolated
     # readings 3.00, 3.05, 3.10, 3.15: two batches a quarter and three quarters between the
     # first two, two between the next two, the last alone halfway
     assert [round(g, 9) for g in first_round] == [3.0125, 3.0375, 3.0625, 3.0875, 3.125]
+    from cipherbench.measure import CoreClock, figures
+    f = figures(pts[0], CoreClock.of_run(3.0, 3.35, pts, every=2))
+    assert f.cycle_source == ("estimated: each batch's ns x the core clock measured around it (interpolated "
+                              "between readings 2 batches apart) by a dependent-add chain (3.013-3.325 GHz "
+                              "in this run)")
 
 
 class ScriptedEngine:
