@@ -17,8 +17,8 @@ from rich.table import Table
 from cipherbench import __version__, ops, registry
 from cipherbench.context import busy_shares, cpu_times, machine_context
 from cipherbench.errors import CipherbenchError, UsageError
-from cipherbench.measure import (EXTRA_SHARE, MAX_FACTOR, UNSURE, BatchClock, CoreClock, Measurer, Point,
-                                 figures, measure_core_ghz, settle)
+from cipherbench.measure import (EXTRA_SHARE, MAX_FACTOR, STACK_STRIDE, UNSURE, BatchClock, CoreClock, Measurer,
+                                 Point, figures, measure_core_ghz, settle)
 from cipherbench.runner import REPO
 from cipherbench.session import Session, primitive_named
 from cipherbench.store import Store, default_url, describe
@@ -373,7 +373,10 @@ def run(c: Ctx, profile, experiment, impls, primitives, sizes, operations, workl
                     "jit_warmup_ms": preset.get("jit_warmup_ms"),
                     "jit_size_warmup": preset.get("jit_size_warmup", True),
                     "long_call_batches": preset.get("long_call_batches"),
-                    "clock_every_batches": preset.get("clock_every_batches", 1)}
+                    "clock_every_batches": preset.get("clock_every_batches", 1),
+                    # how timed batches were placed (measure.stack_offset); runners that cannot
+                    # place their stack ignore it (docs/protocol.md, bench)
+                    "stack_offsets": f"16 x ({STACK_STRIDE} k mod 256) for a point's k-th timed batch"}
         if sampling:
             settings["diffusion"] = {"keys": sampling.keys, "blocks": sampling.blocks, "seed": sampling.seed}
         run_id = store.begin_run(uuid=__import__("uuid").uuid4().hex, profile=name,

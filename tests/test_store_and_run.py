@@ -66,6 +66,7 @@ def test_run_measures_verifies_and_keeps_raw_samples(cb, db):
     assert set(ctx["runners"]) == {"native"}  # only native implementations were named: no other runner ran
     assert ctx["runners"]["native"]["address_layout"] == "random" and run["settings"]["layout"] == "random"
     assert ctx["runners"]["native"]["processes"] == run["settings"]["processes"] == 3
+    assert run["settings"]["stack_offsets"] == "16 x (97 k mod 256) for a point's k-th timed batch"
     assert ctx["address_layout"].startswith("random: ")
 
 
