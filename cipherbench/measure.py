@@ -29,7 +29,7 @@ Method (docs/ARCHITECTURE.md, "Measuring"):
   batches (BatchClock; after each one, or each clock_every-th), and a batch's
   cycles are its nanoseconds times the clock interpolated between the readings
   around it (with a reading after each, their mean). On these shared guests the
-  host moves the core clock between about 3.5 and 3.95 GHz in steps lasting
+  host moves the core clock between about 3.5 and 4.0 GHz in steps lasting
   seconds, so a clock measured once per run turned that drift into a 2-3 %
   difference between whole runs. Every cycle figure is labelled with its source,
   and TSC ticks are never called cycles.
