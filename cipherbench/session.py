@@ -177,7 +177,11 @@ class Session:
         im = self.impls.get(name)
         if im is None:
             known = ", ".join(sorted(self.impls)) or "none (is the engine built? run 'make')"
-            raise UsageError(f"unknown implementation '{name}'; available: {known}")
+            # a runner that did not start may be the one that offers it: say so, with its reason
+            down = "; ".join(f"{r.spec.name}: {r.problem}" for r in self.runners[:self._started]
+                             if r.problem and not r.spec.unavailable)
+            raise UsageError(f"unknown implementation '{name}'; available: {known}"
+                             + (f" (runners that did not start: {down})" if down else ""))
         if not im.available:
             raise CipherbenchError(f"implementation '{name}' is unavailable: {im.reason}")
         return im

@@ -76,6 +76,17 @@ def test_runners_that_crash_hang_or_print_garbage(cb):
     assert "did not answer 'encrypt' within 3 s" in line
 
 
+def test_an_unknown_implementation_names_the_runners_that_did_not_start(cb):
+    """The implementation asked for may belong to a runner that failed to start: the one
+    line says which runner and why, not only which names exist."""
+    r = cb("--runner", "sh -c 'echo broken at start >&2; exit 4'", "encrypt", "nosuch", "aes-128-cbc", *CBC,
+           "--in", "00" * 16)
+    line = one_line_error(r, 2)
+    assert line.startswith("cipherbench: error: unknown implementation 'nosuch'; available: ")
+    assert line.endswith("(runners that did not start: sh: runner sh exited with status 4 while answering "
+                         "'hello'; its stderr ends: broken at start)")
+
+
 def test_list_json_names_every_implementation_and_problems(cb):
     import json
     r = cb("list", "--json")
