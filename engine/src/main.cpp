@@ -360,16 +360,13 @@ private:
     // The bench request's stack_offset, for the batches of the request being served; -1: none
     // asked, the stack stays where it is (stack.h).
     mutable int stack_offset_ = -1;
-    mutable int stack_at_ = -1;  // offset within its page of the last placed batch's frame
 
     template <class F>
     Sample timed(F&& body) const {
         if (stack_offset_ < 0) return timed_here(body);
         struct Call { const Engine* self; F* body; Sample out; } call{this, &body, {}};
-        at_stack_offset(unsigned(stack_offset_), [](void* a) {
+        cb_at_stack_offset(unsigned(stack_offset_), [](void* a) {
             auto* c = static_cast<Call*>(a);
-            volatile char frame = 0;  // where this frame landed: reported as stack_at
-            c->self->stack_at_ = int(reinterpret_cast<uintptr_t>(&frame) & 4095u);
             c->out = c->self->timed_here(*c->body);
         }, &call);
         return call.out;
@@ -603,7 +600,7 @@ private:
         r["core_cycles"] = cycles_.available() ? cyc : json(nullptr);
         if (stack_offset_ >= 0) {  // honoured: echoed, with where the last batch's frame landed
             r["stack_offset"] = stack_offset_;
-            r["stack_at"] = stack_at_;
+            r["stack_at"] = cb_stack_at();
         }
         return r;
     }

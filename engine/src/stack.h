@@ -12,13 +12,22 @@
 // point's batches over offsets, the same ones in every run, so its median is a
 // median over stack placements and does not depend on the process's draw. The
 // mapping from `offset` to the exact frame addresses is a fixed rotation (this
-// function's own frame size), the same in every process of one build.
+// function's own frame size), the same in every process of one build. C, so that
+// the Python runner calls the same code (runners/python/build.sh).
 #pragma once
 
-namespace cb {
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 // Calls fn(arg) with the stack pointer moved down so that it sits at `offset`
 // (0..4095, rounded down to 16) within its page, up to the fixed rotation.
-void at_stack_offset(unsigned offset, void (*fn)(void*), void* arg);
+void cb_at_stack_offset(unsigned offset, void (*fn)(void*), void* arg);
 
-}  // namespace cb
+// Where the last placed call's frames began within their page (the gap's lowest
+// address): `stack_at - offset` modulo 4096 is the rotation, the same for every offset.
+int cb_stack_at(void);
+
+#ifdef __cplusplus
+}
+#endif

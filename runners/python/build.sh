@@ -20,8 +20,9 @@ if [ ! -f "$OUT/libcb_vector_state.so" ] || [ "$HERE/vector_state.c" -nt "$OUT/l
     cc -O2 -shared -fPIC -o "$OUT/libcb_vector_state.so" "$HERE/vector_state.c" ||
         echo "python runner: vector_state.c not built (no C compiler?); batches run without the vector-state reset" >&2
 fi
-# The stack placement of timed batches (stack_place.c), likewise not fatal.
-if [ ! -f "$OUT/libcb_stack.so" ] || [ "$HERE/stack_place.c" -nt "$OUT/libcb_stack.so" ]; then
-    cc -O2 -shared -fPIC -o "$OUT/libcb_stack.so" "$HERE/stack_place.c" ||
-        echo "python runner: stack_place.c not built (no C compiler?); stack_offset will be ignored" >&2
+# The stack placement of timed batches: the engine's own engine/src/stack.c, likewise not fatal.
+STACK_C="$ROOT/engine/src/stack.c"
+if [ ! -f "$OUT/libcb_stack.so" ] || [ "$STACK_C" -nt "$OUT/libcb_stack.so" ]; then
+    cc -O2 -shared -fPIC -o "$OUT/libcb_stack.so" "$STACK_C" ||
+        echo "python runner: engine/src/stack.c not built (no C compiler?); stack_offset will be ignored" >&2
 fi

@@ -43,16 +43,17 @@ clean_vector_state, VECTOR_STATE = _vector_state_reset()
 
 
 def _stack_placer():
-    """cb_at_stack_offset and cb_stack_at from stack_place.c (built by build.sh next to the
-    venv) and the callback type they take, or None: then stack_offset is ignored."""
+    """cb_at_stack_offset and cb_stack_at from engine/src/stack.c (built by build.sh into
+    libcb_stack.so next to the venv) and the callback type they take, or None: then
+    stack_offset is ignored."""
     import ctypes
     path = os.path.join(os.path.dirname(sys.executable), "..", "..", "libcb_stack.so")
     try:
         lib = ctypes.CDLL(os.path.normpath(path))
     except OSError:
         return None
-    callback = ctypes.CFUNCTYPE(None)
-    lib.cb_at_stack_offset.argtypes = [ctypes.c_uint, callback]
+    callback = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
+    lib.cb_at_stack_offset.argtypes = [ctypes.c_uint, callback, ctypes.c_void_p]
     lib.cb_at_stack_offset.restype = None
     lib.cb_stack_at.restype = ctypes.c_int
     return lib, callback
@@ -64,7 +65,7 @@ STACK = {"offset": None}  # the bench request's stack_offset while its batches r
 
 def timed(body):
     """ns of one timed batch: body() between two clock reads, after the vector-state reset,
-    run with the C stack at the request's stack_offset when it has one (stack_place.c)."""
+    run with the C stack at the request's stack_offset when it has one (engine/src/stack.c)."""
     offset = STACK["offset"]
     if offset is None or STACK_PLACER is None:
         clean_vector_state()
@@ -73,7 +74,7 @@ def timed(body):
         return clock() - t0
     out, failed = [0], []
 
-    def run():  # called from C: an exception must not escape into ctypes
+    def run(_arg):  # called from C: an exception must not escape into ctypes
         try:
             clean_vector_state()
             t0 = clock()
@@ -83,7 +84,7 @@ def timed(body):
             failed.append(e)
 
     lib, callback = STACK_PLACER
-    lib.cb_at_stack_offset(offset, callback(run))
+    lib.cb_at_stack_offset(offset, callback(run), None)
     if failed:
         raise failed[0]
     return out[0]
