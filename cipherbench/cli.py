@@ -18,7 +18,7 @@ from cipherbench import __version__, ops, registry
 from cipherbench.context import busy_shares, cpu_times, machine_context
 from cipherbench.errors import CipherbenchError, UsageError
 from cipherbench.measure import (EXTRA_SHARE, MAX_FACTOR, STACK_STRIDE, UNSURE, BatchClock, CoreClock, Measurer,
-                                 Point, figures, measure_core_ghz, settle)
+                                 Point, figures, measure_core_ghz, settle, shared_core_warning)
 from cipherbench.runner import REPO
 from cipherbench.session import Session, primitive_named
 from cipherbench.store import Store, default_url, describe
@@ -445,6 +445,8 @@ def run(c: Ctx, profile, experiment, impls, primitives, sizes, operations, workl
                 run_warnings.append(f"core clock drifted {100 * clock.drift:.1f}% between before and after "
                                     f"({ghz_before:.3f} -> {ghz_after:.3f} GHz): frequency scaling or "
                                     "load; cycles/byte are less certain")
+            if m.batch_clock and (note := shared_core_warning(m.batch_clock.readings, clock.usual_adds)):
+                run_warnings.append(note)
             # Busy CPUs while ours were idle, not the load average: on these guests a kernel
             # thread in uninterruptible sleep holds it near 1 on an idle machine.
             for cpu, share in sorted(busy.items()):
@@ -471,7 +473,8 @@ def run(c: Ctx, profile, experiment, impls, primitives, sizes, operations, workl
                                cycles_low=f.cycles.low if f.cycles else None,
                                cycles_high=f.cycles.high if f.cycles else None,
                                cycle_source=f.cycle_source, core_ghz=f.core_ghz,
-                               tsc_per_byte=f.tsc_per_byte, warnings=f.warnings)
+                               tsc_per_byte=f.tsc_per_byte, shared_batches=f.shared_batches,
+                               warnings=f.warnings)
                 stored.append((row, pt.raw))
             store.add_measurements(run_id, stored)
             if interrupted:

@@ -33,6 +33,14 @@ Method (docs/ARCHITECTURE.md, "Measuring"):
   seconds, so a clock measured once per run turned that drift into a 2-3 %
   difference between whole runs. Every cycle figure is labelled with its source,
   and TSC ticks are never called cycles.
+- A shared core: the hypervisor can run another guest's thread on the other hardware
+  thread of our core, invisible from inside the guest. Throughput-bound code (most
+  ciphers) then gets fewer execution ports. With each clock reading the engine also
+  runs the same additions in four independent chains (`parallel`); a core to itself
+  runs about 3.4 of them a cycle, a shared one fewer (seen here: 2.6-3.0 in episodes
+  lasting tens of seconds). A batch with a reading below SHARED of the run's usual
+  level on either side is set aside when enough batches of the point were timed on
+  the core alone (figures()), and a point short of them gets further rounds.
 """
 from __future__ import annotations
 
@@ -41,6 +49,8 @@ import random
 import statistics
 import time
 from dataclasses import dataclass, field
+
+import numpy as np
 
 from cipherbench.errors import RunnerError
 from cipherbench.registry import Primitive
@@ -54,6 +64,9 @@ PROBE_SHARE = 0.25  # a calibration probe whose loop count was predicted lasts t
 STACK_STRIDE = 97  # timed batch k of a point runs at stack offset 16 x (97 k mod 256): see stack_offset()
 BATCH_CLOCK_THOUSANDS = 350  # the chain between two batches: 350,000 adds, about 0.1 ms
 BATCH_CLOCK_BEST_OF = 2  # ... run twice, the faster kept (an interrupt only slows it)
+SHARED = 0.05  # parallel adds per cycle this far below the run's usual level: the core was shared
+SHARED_RUN_WARNING = 0.05  # a run warns when more of its readings than this share found the core shared
+USUAL_QUANTILE = 90  # the run's usual level: this percentile of its batches' readings (most ran alone)
 
 
 @dataclass
@@ -103,6 +116,8 @@ class CoreClock:
     batch_low: float | None = None  # lowest and highest clock measured between two batches
     batch_high: float | None = None
     every: int = 1  # batches between two of those measurements
+    # the parallel adds per cycle of a core to itself in this run (usual_adds()); None: not read
+    usual_adds: float | None = None
 
     @property
     def drift(self) -> float | None:
@@ -114,8 +129,51 @@ class CoreClock:
     def of_run(cls, before: float | None, after: float | None, points, every: int = 1) -> "CoreClock":
         known = [g for g in (before, after) if g]
         per_batch = [s["core_ghz"] for pt in points for s in pt.raw if s.get("core_ghz")]
+        # from the batches' own values, so that a reader of the samples can recompute it
+        adds = [s["adds_per_cycle"] for pt in points for s in pt.raw if s.get("adds_per_cycle")]
         return cls(sum(known) / len(known) if known else None, "", before, after,
-                   min(per_batch, default=None), max(per_batch, default=None), every)
+                   min(per_batch, default=None), max(per_batch, default=None), every,
+                   usual_adds(adds))
+
+
+def usual_adds(readings) -> float | None:
+    """The parallel adds per cycle of the core when nothing else used it: a high percentile
+    of a run's batches' readings (on a quiet host nearly all agree to 0.1 %; sharing only
+    lowers them, and a clock step between the two chains of a reading moves one a few
+    percent either way). A run shared from start to end has no such level to compare with,
+    and sets nothing aside."""
+    readings = list(readings)
+    if not readings:
+        return None
+    return float(np.percentile(readings, USUAL_QUANTILE, method="higher"))  # a real reading
+
+
+def alone(timed: list[dict], usual: float | None) -> list[dict]:
+    """The batches timed on a core to itself: those without a reading below SHARED of the
+    usual level (a batch without a reading counts as alone: nothing says otherwise)."""
+    if not usual:
+        return list(timed)
+    return [s for s in timed if not s.get("adds_per_cycle") or s["adds_per_cycle"] >= (1 - SHARED) * usual]
+
+
+def shared_core_warning(readings, usual: float | None) -> str | None:
+    """The run's warning when more than SHARED_RUN_WARNING of its clock readings found the
+    core shared (a quiet stretch of this host: about 1.5 %, single readings a clock step
+    between the two chains had moved), else None."""
+    readings = list(readings)
+    low = sum(1 for a in readings if usual and a < (1 - SHARED) * usual)
+    if not readings or low <= SHARED_RUN_WARNING * len(readings):
+        return None
+    return (f"the core was shared at {low} of {len(readings)} clock readings (parallel adds a cycle more "
+            f"than {SHARED:.0%} below the usual {usual:.2f}): another guest ran on its other hardware "
+            "thread; batches next to those readings were set aside where enough of a point's ran alone "
+            "(measurements' shared_batches)")
+
+
+def enough_alone(n_alone: int, n_timed: int) -> bool:
+    """Whether a point's batches on a core alone can stand for it: at least three, and at
+    least half of what was timed."""
+    return n_alone >= 3 and 2 * n_alone >= n_timed
 
 
 def measure_core_ghz(native, repeats: int = 5) -> float | None:
@@ -145,49 +203,63 @@ class BatchClock:
     its clock to the batches around it. So a reading more than LOW below the median of
     the last RECENT ones is taken again, up to RETRIES times: two readings within
     AGREE of each other are a real change of clock (the host's steps are 3-10 %), and
-    otherwise the highest stands."""
+    otherwise the highest stands.
+
+    Each reading also runs the chain's additions as four independent chains; after a
+    call, `adds_per_cycle` is how many of them the core ran a cycle in the reading kept
+    (None where the engine did not say): a shared core runs fewer (module docstring).
+    `readings` keeps every one of them, for the run's warning (cli.py: how often the core was
+    shared)."""
 
     RECENT, LOW, RETRIES, AGREE = 15, 0.05, 3, 0.01
 
     def __init__(self, native):
         self.native = native
         self.recent: list[float] = []
+        self.adds_per_cycle: float | None = None
+        self.readings: list[float] = []
 
     def __call__(self) -> float | None:
-        g = self._read()
+        g, adds = self._read()
         if g is None or not self.recent:
-            return self._keep(g)
+            return self._keep(g, adds)
         usual = statistics.median(self.recent)
         for _ in range(self.RETRIES):
             if g >= (1 - self.LOW) * usual:
                 break
-            again = self._read()
+            again, again_adds = self._read()
             if again is None:
                 break
-            if abs(again - g) <= self.AGREE * g:
-                g = max(g, again)
+            agree = abs(again - g) <= self.AGREE * g
+            if again > g:
+                g, adds = again, again_adds
+            if agree:
                 break
-            g = max(g, again)
-        return self._keep(g)
+        return self._keep(g, adds)
 
-    def _keep(self, g: float | None) -> float | None:
+    def _keep(self, g: float | None, adds: float | None) -> float | None:
         if g is not None:
             self.recent = (self.recent + [g])[-self.RECENT:]
+        self.adds_per_cycle = adds if g is not None else None
+        if self.adds_per_cycle:
+            self.readings.append(self.adds_per_cycle)
         return g
 
-    def _read(self) -> float | None:
+    def _read(self) -> tuple[float | None, float | None]:
         if self.native is None:
-            return None
+            return None, None
         try:
             r = self.native.request({"op": "cpu-clock", "thousands": BATCH_CLOCK_THOUSANDS,
-                                     "best_of": BATCH_CLOCK_BEST_OF})
+                                     "best_of": BATCH_CLOCK_BEST_OF, "parallel": True})
         except RunnerError:
             r = {}
         if r.get("status") != "ok" or not r.get("ns"):
             self.native = None
-            return None
+            return None, None
         ghz = r["chain_cycles"] / r["ns"]
-        return ghz if 0.2 < ghz < 8.0 else None
+        par = r.get("parallel_ns")
+        adds = r["ns"] / par if isinstance(par, (int, float)) and par > 0 else None
+        return (ghz, adds) if 0.2 < ghz < 8.0 else (None, None)
 
 
 class Measurer:
@@ -244,7 +316,8 @@ class Measurer:
         tsc, cyc = r.get("tsc"), r.get("core_cycles")
         pt.raw.append({"warmup": warmup, "loops": loops, "ns": float(ns[0]),
                        "tsc": float(tsc[0]) if tsc else None,
-                       "core_cycles": float(cyc[0]) if cyc else None, "core_ghz": None})
+                       "core_cycles": float(cyc[0]) if cyc else None, "core_ghz": None,
+                       "adds_per_cycle": None})
         return float(ns[0])
 
     def calibrate(self, pt: Point):
@@ -340,7 +413,8 @@ class Measurer:
             self.progress(sum(self.batches - n for n in plan.values()), "")
         budget = int(self.extra_share * sum(plan.values()))
         for _ in range(self.batches * (MAX_FACTOR - 1)):
-            unsure = [p for p in live if p.error is None and _unsure(p)]
+            usual = self._usual_adds(live)
+            unsure = [p for p in live if p.error is None and _unsure(p, usual)]
             if not unsure or budget < len(unsure):
                 break
             budget -= len(unsure)
@@ -356,6 +430,7 @@ class Measurer:
         self._rounds += 1
         clocked = self.batch_clock is not None
         before = self.batch_clock() if clocked else None
+        before_adds = self._adds()
         pending, since = [], 0  # samples timed since the reading `before`; batches since it
         for i, pt in enumerate(order):
             ns = self._batch(pt, pt.loops, warmup=False, replica=r)
@@ -364,14 +439,28 @@ class Measurer:
                 pending.append(pt.raw[-1])
             if clocked and (since >= self.clock_every or i == len(order) - 1):
                 after = self.batch_clock()
+                after_adds = self._adds()
                 if before and after:
+                    # the clock moves in steps seconds apart: interpolated; sharing comes and
+                    # goes: a batch takes the lower of the two readings around it
+                    adds = min(before_adds, after_adds) if before_adds and after_adds else None
                     for j, s in enumerate(pending):
                         s["core_ghz"] = before + (after - before) * (j + 0.5) / len(pending)
-                before, pending, since = after, [], 0
+                        s["adds_per_cycle"] = adds
+                before, before_adds, pending, since = after, after_adds, [], 0
             if extra:
                 pt.extra_batches += 1
             if self.progress:
                 self.progress(0 if extra else 1, pt.label)
+
+
+    def _adds(self) -> float | None:
+        """The parallel adds per cycle of the batch clock's last reading, if it has them."""
+        return getattr(self.batch_clock, "adds_per_cycle", None)
+
+    def _usual_adds(self, points: list[Point]) -> float | None:
+        """The run's usual parallel adds per cycle so far (usual_adds(), as CoreClock.of_run)."""
+        return usual_adds(s["adds_per_cycle"] for pt in points for s in pt.raw if s.get("adds_per_cycle"))
 
 
 def stack_offset(k: int) -> int:
@@ -386,10 +475,16 @@ def stack_offset(k: int) -> int:
     return (k * STACK_STRIDE) % 256 * 16
 
 
-def _unsure(pt: Point) -> bool:
+def _unsure(pt: Point, usual: float | None = None) -> bool:
     """Whether the point's figure is still uncertain: its cycles when every batch has its
-    clock (frequency drift is not what more rounds could settle), else its time."""
+    clock (frequency drift is not what more rounds could settle), else its time; judged on
+    its batches on a core alone (alone()), and unsure while there are not enough of those."""
     timed = [s for s in pt.raw if not s["warmup"]]
+    quiet = alone(timed, usual)
+    if len(quiet) < len(timed):
+        if not enough_alone(len(quiet), len(timed)):
+            return True
+        timed = quiet
     if timed and all(s.get("core_ghz") for s in timed):
         per_call = [s["ns"] * s["core_ghz"] / s["loops"] for s in timed]
     else:
@@ -413,12 +508,23 @@ class Figures:
     warnings: list[str]
     cycles: Summary | None = None  # of cycles per call, batch by batch, where each batch has its own
     core_ghz: float | None = None  # the core clock the point ran at (median of its batches' clocks)
+    shared_batches: int = 0  # timed batches set aside: the core was shared while they ran (alone())
 
 
 def figures(pt: Point, clock: CoreClock) -> Figures | None:
     timed = [s for s in pt.raw if not s["warmup"]]
     if not timed:
         return None
+    quiet = alone(timed, clock.usual_adds)
+    shared, shared_note = len(timed) - len(quiet), None
+    if shared and enough_alone(len(quiet), len(timed)):
+        timed = quiet
+    elif shared:
+        low = min(s["adds_per_cycle"] for s in timed if s.get("adds_per_cycle"))
+        shared_note = (f"the core was shared during {shared} of {len(timed)} batches (parallel adds "
+                       f"{low:.2f} a cycle, {clock.usual_adds:.2f} on a core alone): another guest's "
+                       "hardware thread took execution ports, so it may read slow; rerun later")
+        shared = 0  # none set aside: all stand
     per_call = [s["ns"] / s["loops"] for s in timed]
     sm = summarize(per_call)
     size = pt.size if pt.operation not in ("keysetup", "keysetup-decrypt") else 0
@@ -458,8 +564,10 @@ def figures(pt: Point, clock: CoreClock) -> Figures | None:
         warnings.append(f"slowest batch {sm.maximum / sm.median:.1f}x the median: interference during the run")
     if min(s["ns"] for s in timed) < MIN_BATCH_NS:
         warnings.append("batches under 1 ms: timer resolution matters; use a larger --batch-ms")
+    if shared_note:
+        warnings.append(shared_note)
     return Figures(sm, mbps, (cyc_call / size) if (cyc_call and size) else None, cyc_call, source,
-                   tsc_pb, warnings, cyc_sm, ghz)
+                   tsc_pb, warnings, cyc_sm, ghz, shared)
 
 
 def settle(seconds: float = 1.0):

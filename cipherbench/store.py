@@ -14,6 +14,9 @@ Schema versions (runs.schema_version says which one wrote a run):
    measurements.cycles_low/cycles_high (the interval of the cycles median).
    Opening a store of version 1 adds the columns, empty for its old runs
    (Store._add_missing_columns).
+3. adds samples.adds_per_cycle (how many of four independent add chains the core ran a
+   cycle around the batch: fewer when another hardware thread shared it) and
+   measurements.shared_batches (timed batches set aside for that). Added the same way.
 """
 from __future__ import annotations
 
@@ -28,7 +31,7 @@ from sqlalchemy.exc import ArgumentError, OperationalError, SQLAlchemyError
 
 from cipherbench.errors import CipherbenchError, UsageError
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 meta = MetaData()
 
 runs = Table(
@@ -99,6 +102,7 @@ measurements = Table(
     Column("cycle_source", String(255)),
     Column("core_ghz", Float),
     Column("tsc_per_byte", Float),
+    Column("shared_batches", Integer),  # timed batches set aside: run on a shared core (measure.alone)
     Column("verified", String(16)),
     Column("warnings", JSON),
     Column("error", Text),
@@ -115,6 +119,7 @@ samples = Table(
     Column("tsc", Float),
     Column("core_cycles", Float),
     Column("core_ghz", Float),  # core clock around the batch, interpolated between readings
+    Column("adds_per_cycle", Float),  # parallel adds per cycle around the batch (measure.BatchClock)
 )
 
 
@@ -246,7 +251,10 @@ class Store:
             for row, raw in items:
                 mid = c.execute(measurements.insert().values(run_id=run_id, **row)).inserted_primary_key[0]
                 ids.append(mid)
-                rows.extend(dict(s, measurement_id=mid, seq=i) for i, s in enumerate(raw))
+                # every column named in every row: an executemany takes its columns from the
+                # first row and drops any other row's extra keys without a word
+                rows.extend({**{c.name: s.get(c.name) for c in samples.columns}, "measurement_id": mid, "seq": i}
+                            for i, s in enumerate(raw))
             if rows:
                 c.execute(samples.insert(), rows)
         return ids

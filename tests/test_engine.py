@@ -74,3 +74,13 @@ def test_cpu_clock_runs_the_chain_best_of_n_and_rejects_counts_out_of_range(nati
         assert e["status"] == "error" and e["message"] == "best_of must be in 1..100"
     e = native.request({"op": "cpu-clock", "thousands": 350, "best_of": "two"})
     assert e["status"] == "error" and e["message"] == "field 'best_of' must be a non-negative integer"
+    assert "parallel_ns" not in r  # asked for only
+
+
+def test_cpu_clock_times_the_parallel_chains_when_asked(native_session):
+    native = native_session.native()
+    r = native.request({"op": "cpu-clock", "thousands": 350, "best_of": 2, "parallel": True})
+    assert r["status"] == "ok" and r["chain_cycles"] == 350_000
+    assert isinstance(r["parallel_ns"], int) and r["parallel_ns"] > 0
+    e = native.request({"op": "cpu-clock", "thousands": 350, "parallel": "yes"})
+    assert e["status"] == "error" and e["message"] == "parallel must be true or false"

@@ -235,10 +235,12 @@ class ScriptedEngine:
         self.ghz = list(ghz)
 
     def request(self, req):
-        assert req == {"op": "cpu-clock", "thousands": 350, "best_of": 2}
+        assert req == {"op": "cpu-clock", "thousands": 350, "best_of": 2, "parallel": True}
         if not self.ghz:
             return {"status": "error", "message": "gone"}
-        return {"status": "ok", "chain_cycles": 350_000, "ns": 350_000 / self.ghz.pop(0)}
+        g = self.ghz.pop(0)
+        adds = 3.4 if g > 3.0 else 2.5  # (a slow reading comes with few parallel adds here)
+        return {"status": "ok", "chain_cycles": 350_000, "ns": 350_000 / g, "parallel_ns": 350_000 / g / adds}
 
 
 def test_the_batch_clock_takes_a_low_reading_again_and_keeps_a_real_step():
@@ -257,3 +259,103 @@ def test_the_batch_clock_takes_a_low_reading_again_and_keeps_a_real_step():
     dead = ScriptedEngine([3.6])
     clock = BatchClock(dead)
     assert clock() == 3.6 and clock() is None and clock.native is None
+
+
+def test_the_batch_clock_keeps_the_parallel_adds_of_the_reading_it_keeps():
+    from cipherbench.measure import BatchClock
+    clock = BatchClock(ScriptedEngine([3.6] * 15 + [1.3, 3.59]))
+    for _ in range(15):
+        clock()
+    assert clock.adds_per_cycle == 3.4
+    # the preempted reading (1.3 GHz, 2.5 adds) was taken again: the kept one's 3.4 stands
+    assert round(clock(), 6) == 3.59 and abs(clock.adds_per_cycle - 3.4) < 1e-9
+    assert len(clock.readings) == 16  # one per kept reading
+    # an engine that does not run the parallel chains: no adds, the clock as before
+    old = BatchClock(type("Old", (), {"request": lambda self, r: {"status": "ok", "chain_cycles": 350_000,
+                                                                   "ns": 100_000}})())
+    assert old() == 3.5 and old.adds_per_cycle is None and old.readings == []
+
+
+class SharedCoreMachine:
+    """A core at a steady 3.0 GHz where a call costs 4000 cycles alone. Clock readings
+    listed in `shared` find the core shared (2.7 parallel adds a cycle against 3.4), and
+    a batch next to such a reading runs a quarter slower (5000 cycles a call). Called, it
+    is the batch clock (BatchClock's interface: GHz, then adds_per_cycle and readings)."""
+
+    def __init__(self, shared: set[int]):
+        self.shared = shared
+        self.reads = 0
+
+    def __call__(self):
+        self.adds_per_cycle = 2.7 if self.reads in self.shared else 3.4
+        self.readings = getattr(self, "readings", []) + [self.adds_per_cycle]
+        self.reads += 1
+        return 3.0
+
+    def ask(self, impl, req, replica=None):
+        # a batch runs between readings reads-1 and reads
+        busy = self.reads and ({self.reads - 1, self.reads} & self.shared)
+        return {"status": "ok", "ns": [(5000 if busy else 4000) / 3.0 * req["loops"]]}
+
+
+def test_batches_timed_on_a_shared_core_are_set_aside_when_enough_ran_alone():
+    from cipherbench.measure import CoreClock, figures
+    p = registry.load()["aes-128-cbc"]
+    pt = Point("x", p, "encrypt", "bulk", 1024)
+    # one point, a reading before and after each of 8 rounds (16 readings): those of rounds
+    # 3 and 4 (readings 4-7) find the core shared
+    machine = SharedCoreMachine(shared={4, 5, 6, 7})
+    Measurer(machine, batch_ms=1, batches=8, warmup_batches=1, extra_share=0,
+             batch_clock=machine).run([pt])
+    timed = [s for s in pt.raw if not s["warmup"]]
+    assert [s["adds_per_cycle"] for s in timed] == [3.4, 3.4, 2.7, 2.7, 3.4, 3.4, 3.4, 3.4]
+    clock = CoreClock.of_run(3.0, 3.0, [pt])
+    assert clock.usual_adds == 3.4
+    f = figures(pt, clock)
+    assert f.shared_batches == 2 and f.summary.n == 6
+    # all six batches on the core alone cost 4000 cycles a call: so does the figure
+    assert abs(f.cycles_per_call - 4000) < 1e-6 and not f.warnings
+    # the same batches judged against no usual level: all eight count, the median moves
+    f_all = figures(pt, CoreClock(3.0, ""))
+    assert f_all.shared_batches == 0 and f_all.summary.n == 8
+
+
+def test_a_point_mostly_on_a_shared_core_gets_more_rounds_then_keeps_all_and_warns():
+    from cipherbench.measure import CoreClock, figures
+    p = registry.load()["aes-128-cbc"]
+    pt = Point("x", p, "encrypt", "bulk", 1024)
+    # readings 0-9 of 16 shared: rounds 0-4 ran on a shared core (the batch of round 5 sits
+    # between readings 10 and 11, alone)
+    machine = SharedCoreMachine(shared=set(range(10)))
+    m = Measurer(machine, batch_ms=1, batches=6, warmup_batches=1, extra_share=1.0, batch_clock=machine)
+    m.run([pt])
+    timed = [s for s in pt.raw if not s["warmup"]]
+    # only round 5 ran alone after the six planned: more rounds until half of them are alone
+    # (readings go on from 12, alone: every extra batch ran alone)
+    assert pt.extra_batches == 4 and len(timed) == 10
+    assert sum(1 for s in timed if s["adds_per_cycle"] == 3.4) == 5
+    f = figures(pt, CoreClock.of_run(3.0, 3.0, [pt]))
+    assert f.shared_batches == 5 and f.summary.n == 5 and abs(f.cycles_per_call - 4000) < 1e-6
+    # without those rounds, one batch alone of six cannot stand for the point: all six count,
+    # with a warning that says why the figure may read slow
+    pt2 = Point("x", p, "encrypt", "bulk", 1024)
+    machine = SharedCoreMachine(shared=set(range(10)))
+    Measurer(machine, batch_ms=1, batches=6, warmup_batches=1, extra_share=0, batch_clock=machine).run([pt2])
+    f = figures(pt2, CoreClock.of_run(3.0, 3.0, [pt2]))
+    assert f.shared_batches == 0 and f.summary.n == 6
+    assert abs(f.cycles_per_call - 5000) < 1e-6
+    assert f.warnings == ["the core was shared during 5 of 6 batches (parallel adds 2.70 a cycle, 3.40 on a "
+                          "core alone): another guest's hardware thread took execution ports, so it may read "
+                          "slow; rerun later"]
+
+
+def test_a_run_says_the_core_was_shared_when_more_than_a_twentieth_of_its_readings_found_it_so():
+    from cipherbench.measure import shared_core_warning
+    quiet = [3.4] * 95
+    assert shared_core_warning(quiet + [2.9] * 5, 3.4) is None  # 5 of 100: the usual few
+    assert shared_core_warning(quiet + [3.3] * 20, 3.4) is None  # 3 % below: within reach of a clock step
+    assert shared_core_warning(quiet + [2.9] * 6, 3.4) == (
+        "the core was shared at 6 of 101 clock readings (parallel adds a cycle more than 5% below the usual "
+        "3.40): another guest ran on its other hardware thread; batches next to those readings were set aside "
+        "where enough of a point's ran alone (measurements' shared_batches)")
+    assert shared_core_warning([], None) is None and shared_core_warning([2.0], None) is None

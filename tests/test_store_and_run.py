@@ -1,5 +1,6 @@
 """A measured run is stored with every raw sample; the store reads back what was written."""
 import json
+import math
 import sqlite3
 
 from cipherbench.store import Store
@@ -48,9 +49,22 @@ def test_run_measures_verifies_and_keeps_raw_samples(cb, db):
     assert {v["primitive"] for v in run["verifications"]} == {"aes-128-cbc", "sha-256"}
     con = sqlite3.connect(db[len("sqlite:///"):])
     n_raw = con.execute("select count(*) from samples where measurement_id = ?", (cbc["id"],)).fetchone()[0]
-    assert n_raw == cbc["n"] + 1  # calibration's settling batch, a warm-up, + the timed ones
-    timed = con.execute("select ns, loops, core_cycles, core_ghz from samples where measurement_id = ? "
-                        "and not warmup", (cbc["id"],)).fetchall()
+    # calibration's settling batch, a warm-up, + the timed ones (those set aside included)
+    assert n_raw == cbc["n"] + cbc["shared_batches"] + 1
+    timed = con.execute("select ns, loops, core_cycles, core_ghz, adds_per_cycle from samples "
+                        "where measurement_id = ? and not warmup", (cbc["id"],)).fetchall()
+    # batches on a shared core set aside, by the rule of docs/results-format.md: more than 5 %
+    # below the 90th percentile (a real value) of the run's batches' parallel adds
+    adds = sorted(a for (a,) in con.execute("select adds_per_cycle from samples where adds_per_cycle "
+                                            "is not null"))
+    if adds:
+        usual = adds[min(len(adds) - 1, math.ceil(0.9 * (len(adds) - 1)))]
+        alone = [t for t in timed if not t[4] or t[4] >= 0.95 * usual]
+        if len(alone) < len(timed) and len(alone) >= 3 and 2 * len(alone) >= len(timed):
+            assert cbc["shared_batches"] == len(timed) - len(alone)
+            timed = alone
+        else:
+            assert cbc["shared_batches"] == 0
     if all(t[2] for t in timed):  # a core-cycle counter: its own figures
         per_call = sorted(t[2] / t[1] for t in timed)
     else:  # the clock measured between batches, batch by batch
@@ -120,7 +134,7 @@ def test_whole_block_modes_are_timed_at_the_largest_whole_number_of_blocks(cb):
                      ("aes-128-ecb", 16), ("aes-128-ecb", 992), ("aes-128-ecb", 1024)}
 
 
-def test_a_store_of_schema_1_gains_the_new_columns_and_keeps_its_runs(tmp_path):
+def test_a_store_of_schema_1_gains_the_later_columns_and_keeps_its_runs(tmp_path):
     path = tmp_path / "old.sqlite"
     con = sqlite3.connect(path)
     # runs, measurements and samples as schema 1 created them (the tables schema 2 did not
@@ -154,15 +168,21 @@ def test_a_store_of_schema_1_gains_the_new_columns_and_keeps_its_runs(tmp_path):
     old = s.run(1)["measurements"][0]
     assert (old["ns_per_call"], old["cycles_per_call"], old["cycles_low"]) == (12.5, 40.0, None)
     assert s.samples_of(1) == [{"measurement_id": 1, "seq": 0, "warmup": False, "loops": 10, "ns": 125.0,
-                                "tsc": None, "core_cycles": None, "core_ghz": None}]
+                                "tsc": None, "core_cycles": None, "core_ghz": None, "adds_per_cycle": None}]
+    assert {"cycles_low", "shared_batches"} <= {r[1] for r in sqlite3.connect(path).execute(
+        "pragma table_info(measurements)")}
     rid = s.begin_run(uuid="new")
+    # a warm-up first, without the fields the timed batches have: theirs are kept all the same
     mid = s.add_measurement(rid, {"impl": "x", "primitive": "aes-128-cbc", "operation": "encrypt",
                                   "workload": "bulk", "size": 16, "aad_size": 0, "loops": 10, "n": 1,
-                                  "cycles_low": 39.0, "cycles_high": 41.0},
-                            [{"warmup": False, "loops": 10, "ns": 125.0, "tsc": None, "core_cycles": None,
-                              "core_ghz": 3.2}])
-    assert s.samples_of(mid)[0]["core_ghz"] == 3.2
-    assert (s.run(rid)["measurements"][0]["cycles_low"], s.run(rid)["schema_version"]) == (39.0, 2)
+                                  "cycles_low": 39.0, "cycles_high": 41.0, "shared_batches": 1},
+                            [{"warmup": True, "loops": 10, "ns": 130.0},
+                             {"warmup": False, "loops": 10, "ns": 125.0, "tsc": None, "core_cycles": None,
+                              "core_ghz": 3.2, "adds_per_cycle": 3.41}])
+    assert [(x["core_ghz"], x["adds_per_cycle"]) for x in s.samples_of(mid)] == [(None, None), (3.2, 3.41)]
+    new = s.run(rid)
+    assert (new["measurements"][0]["cycles_low"], new["measurements"][0]["shared_batches"],
+            new["schema_version"]) == (39.0, 1, 3)
     Store(s.url)  # opening it again finds nothing to add
 
 

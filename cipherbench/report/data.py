@@ -27,10 +27,12 @@ KEYSETUP_OPS = ("keysetup", "keysetup-decrypt")
 MEASUREMENT_FIELDS = ("impl", "primitive", "provider", "operation", "workload", "size", "aad_size",
                       "loops", "n", "ns_per_call", "ns_low", "ns_high", "confidence", "rel_mad",
                       "mb_per_s", "cycles_per_byte", "cycles_per_call", "cycles_low", "cycles_high",
-                      "cycle_source", "core_ghz", "tsc_per_byte", "verified", "warnings", "error")
-# core_ghz of a sample: the core clock measured around that batch (absent in documents of older
-# versions; they read as null, as the store's schema 2 reads a schema-1 store)
-SAMPLE_FIELDS = ("seq", "warmup", "loops", "ns", "tsc", "core_cycles", "core_ghz")
+                      "cycle_source", "core_ghz", "tsc_per_byte", "shared_batches", "verified", "warnings",
+                      "error")
+# core_ghz and adds_per_cycle of a sample: the core clock and the parallel adds per cycle measured
+# around that batch (absent in documents of older versions; they read as null, as the store's
+# later schemas read an earlier store)
+SAMPLE_FIELDS = ("seq", "warmup", "loops", "ns", "tsc", "core_cycles", "core_ghz", "adds_per_cycle")
 IMPLEMENTATION_FIELDS = ("impl", "runner", "library", "version", "available", "reason",
                          "primitives", "notes")
 VERIFICATION_FIELDS = ("impl", "primitive", "status", "checks", "failures")
@@ -221,8 +223,8 @@ def check_document(doc) -> dict:
 CSV_COLUMNS = ("run_uuid", "run_id", "profile", "host", "impl", "library", "version", "primitive",
                "provider", "operation", "workload", "size", "aad_size", "loops", "n", "ns_per_call",
                "ns_low", "ns_high", "confidence", "rel_mad", "mb_per_s", "cycles_per_byte",
-               "cycles_per_call", "cycles_low", "cycles_high", "cycle_source", "core_ghz", "tsc_per_byte", "verified",
-               "warnings", "error")
+               "cycles_per_call", "cycles_low", "cycles_high", "cycle_source", "core_ghz", "tsc_per_byte",
+               "shared_batches", "verified", "warnings", "error")
 
 
 def csv_rows(data: ReportData):

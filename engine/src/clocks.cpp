@@ -73,6 +73,18 @@ void dependent_add_chain(uint64_t n_thousands) {
     }
 }
 
+void parallel_add_chains(uint64_t n_thousands) {
+    uint64_t a = 0, b = 0, c = 0, d = 0, one = 1;
+    for (uint64_t i = 0; i < n_thousands; ++i) {
+#if defined(__x86_64__)
+        __asm__ volatile(".rept 250\n\taddq %4, %0\n\taddq %4, %1\n\taddq %4, %2\n\taddq %4, %3\n\t.endr"
+                         : "+r"(a), "+r"(b), "+r"(c), "+r"(d) : "r"(one));
+#else
+        for (int j = 0; j < 250; ++j) __asm__ volatile("" : "+r"(a), "+r"(b), "+r"(c), "+r"(d) : : );
+#endif
+    }
+}
+
 #if defined(__x86_64__) || defined(__i386__)
 __attribute__((target("avx"))) static void vzeroupper() { __builtin_ia32_vzeroupper(); }
 #endif

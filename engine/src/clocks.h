@@ -38,6 +38,15 @@ private:
 // estimate the core clock, as libgcrypt's bench-slope does.
 void dependent_add_chain(uint64_t n_thousands);
 
+// The same number of additions as dependent_add_chain(n_thousands), in four
+// independent chains interleaved. A core to itself runs several of them per cycle
+// (about 3.4 on the Xeons of this project's guests, against one for the serial
+// chain); a core whose execution ports another hardware thread is using (a sibling
+// hyperthread the hypervisor gave to another guest, invisible from in here) runs
+// fewer, while the serial chain, needing one port a cycle, barely notices. So the
+// ratio of the two times tells whether the core was shared (cipherbench/measure.py).
+void parallel_add_chains(uint64_t n_thousands);
+
 // Clears the upper halves of the vector registers (x86 VZEROUPPER) where the CPU
 // has AVX; a no-op elsewhere. Called before every timed batch: a library that
 // returns with them dirty makes every legacy-SSE instruction that follows in the

@@ -621,6 +621,15 @@ private:
         json r = {{"status", "ok"}, {"chain_cycles", k * 1000}, {"ns", s.ns}};
         r["tsc"] = has_tsc() ? json(s.tsc) : json(nullptr);
         r["core_cycles"] = cycles_.available() ? json(s.cycles) : json(nullptr);
+        // parallel: the same additions in four independent chains, best of as many runs
+        // (parallel_add_chains: ns / parallel_ns is how many the core ran at once)
+        if (req.contains("parallel") && !req["parallel"].is_boolean())
+            throw Fail("parallel must be true or false");
+        if (req.value("parallel", false)) {
+            uint64_t best = timed([&] { parallel_add_chains(k); }).ns;
+            for (uint64_t i = 1; i < best_of; ++i) best = std::min(best, timed([&] { parallel_add_chains(k); }).ns);
+            r["parallel_ns"] = best;
+        }
         return r;
     }
 
