@@ -2,8 +2,8 @@ pkg_check_modules(CB_CRYPTOPP IMPORTED_TARGET libcrypto++>=8.0)
 # The static archive where the distribution ships one (Debian's libcrypto++-dev does):
 # Crypto++'s own GNUmakefile builds libcryptopp.a by default and links cryptest against it
 # (LINK_LIBRARY ?= libcryptopp.a), so this is the build its users and its benchmark run.
-# The shared object ran AES-128-CTR about 10 % and GCM about 5 % slower at 2048 B on the
-# project's machines (benchmarks/README.md). -DCB_CRYPTOPP_SHARED=ON links it instead.
+# Either way AES's speed at 2048 B moves by a tenth with where the linker puts its AES-NI
+# loop (README.md, "Linkage"). -DCB_CRYPTOPP_SHARED=ON links the shared object instead.
 option(CB_CRYPTOPP_SHARED "link the shared libcrypto++ even where the static archive exists" OFF)
 if(CB_CRYPTOPP_FOUND)
   find_library(CB_CRYPTOPP_ARCHIVE NAMES libcrypto++.a libcryptopp.a HINTS ${CB_CRYPTOPP_LIBRARY_DIRS})
