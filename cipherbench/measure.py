@@ -165,9 +165,9 @@ def shared_core_warning(readings, usual: float | None) -> str | None:
     if not readings or low <= SHARED_RUN_WARNING * len(readings):
         return None
     return (f"the core was shared at {low} of {len(readings)} clock readings (parallel adds a cycle more "
-            f"than {SHARED:.0%} below the usual {usual:.2f}): another guest ran on its other hardware "
-            "thread; batches next to those readings were set aside where enough of a point's ran alone "
-            "(measurements' shared_batches)")
+            f"than {SHARED:.0%} below the usual {usual:.2f}), most likely by another guest on its other "
+            "hardware thread; batches next to those readings were set aside where enough of a point's "
+            "ran alone (measurements' shared_batches)")
 
 
 def enough_alone(n_alone: int, n_timed: int) -> bool:
@@ -453,7 +453,6 @@ class Measurer:
             if self.progress:
                 self.progress(0 if extra else 1, pt.label)
 
-
     def _adds(self) -> float | None:
         """The parallel adds per cycle of the batch clock's last reading, if it has them."""
         return getattr(self.batch_clock, "adds_per_cycle", None)
@@ -522,8 +521,8 @@ def figures(pt: Point, clock: CoreClock) -> Figures | None:
     elif shared:
         low = min(s["adds_per_cycle"] for s in timed if s.get("adds_per_cycle"))
         shared_note = (f"the core was shared during {shared} of {len(timed)} batches (parallel adds "
-                       f"{low:.2f} a cycle, {clock.usual_adds:.2f} on a core alone): another guest's "
-                       "hardware thread took execution ports, so it may read slow; rerun later")
+                       f"{low:.2f} a cycle, {clock.usual_adds:.2f} on a core alone), most likely by another "
+                       "guest on its other hardware thread, so it may read slow; rerun later")
         shared = 0  # none set aside: all stand
     per_call = [s["ns"] / s["loops"] for s in timed]
     sm = summarize(per_call)

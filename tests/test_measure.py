@@ -345,8 +345,8 @@ def test_a_point_mostly_on_a_shared_core_gets_more_rounds_then_keeps_all_and_war
     assert f.shared_batches == 0 and f.summary.n == 6
     assert abs(f.cycles_per_call - 5000) < 1e-6
     assert f.warnings == ["the core was shared during 5 of 6 batches (parallel adds 2.70 a cycle, 3.40 on a "
-                          "core alone): another guest's hardware thread took execution ports, so it may read "
-                          "slow; rerun later"]
+                          "core alone), most likely by another guest on its other hardware thread, so it may "
+                          "read slow; rerun later"]
 
 
 def test_a_run_says_the_core_was_shared_when_more_than_a_twentieth_of_its_readings_found_it_so():
@@ -356,6 +356,6 @@ def test_a_run_says_the_core_was_shared_when_more_than_a_twentieth_of_its_readin
     assert shared_core_warning(quiet + [3.3] * 20, 3.4) is None  # 3 % below: within reach of a clock step
     assert shared_core_warning(quiet + [2.9] * 6, 3.4) == (
         "the core was shared at 6 of 101 clock readings (parallel adds a cycle more than 5% below the usual "
-        "3.40): another guest ran on its other hardware thread; batches next to those readings were set aside "
-        "where enough of a point's ran alone (measurements' shared_batches)")
+        "3.40), most likely by another guest on its other hardware thread; batches next to those readings "
+        "were set aside where enough of a point's ran alone (measurements' shared_batches)")
     assert shared_core_warning([], None) is None and shared_core_warning([2.0], None) is None
