@@ -508,6 +508,7 @@ class Figures:
     cycles: Summary | None = None  # of cycles per call, batch by batch, where each batch has its own
     core_ghz: float | None = None  # the core clock the point ran at (median of its batches' clocks)
     shared_batches: int = 0  # timed batches set aside: the core was shared while they ran (alone())
+    shared_kept: int = 0  # timed batches on a shared core that stand, too few having run alone
 
 
 def figures(pt: Point, clock: CoreClock) -> Figures | None:
@@ -515,10 +516,11 @@ def figures(pt: Point, clock: CoreClock) -> Figures | None:
     if not timed:
         return None
     quiet = alone(timed, clock.usual_adds)
-    shared, shared_note = len(timed) - len(quiet), None
+    shared, shared_note, kept = len(timed) - len(quiet), None, 0
     if shared and enough_alone(len(quiet), len(timed)):
         timed = quiet
     elif shared:
+        kept = shared
         low = min(s["adds_per_cycle"] for s in timed if s.get("adds_per_cycle"))
         shared_note = (f"the core was shared during {shared} of {len(timed)} batches (parallel adds "
                        f"{low:.2f} a cycle, {clock.usual_adds:.2f} on a core alone), most likely by another "
@@ -566,7 +568,7 @@ def figures(pt: Point, clock: CoreClock) -> Figures | None:
     if shared_note:
         warnings.append(shared_note)
     return Figures(sm, mbps, (cyc_call / size) if (cyc_call and size) else None, cyc_call, source,
-                   tsc_pb, warnings, cyc_sm, ghz, shared)
+                   tsc_pb, warnings, cyc_sm, ghz, shared, kept)
 
 
 def settle(seconds: float = 1.0):

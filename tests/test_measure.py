@@ -312,7 +312,7 @@ def test_batches_timed_on_a_shared_core_are_set_aside_when_enough_ran_alone():
     clock = CoreClock.of_run(3.0, 3.0, [pt])
     assert clock.usual_adds == 3.4
     f = figures(pt, clock)
-    assert f.shared_batches == 2 and f.summary.n == 6
+    assert f.shared_batches == 2 and f.shared_kept == 0 and f.summary.n == 6
     # all six batches on the core alone cost 4000 cycles a call: so does the figure
     assert abs(f.cycles_per_call - 4000) < 1e-6 and not f.warnings
     # the same batches judged against no usual level: all eight count, the median moves
@@ -342,7 +342,7 @@ def test_a_point_mostly_on_a_shared_core_gets_more_rounds_then_keeps_all_and_war
     machine = SharedCoreMachine(shared=set(range(10)))
     Measurer(machine, batch_ms=1, batches=6, warmup_batches=1, extra_share=0, batch_clock=machine).run([pt2])
     f = figures(pt2, CoreClock.of_run(3.0, 3.0, [pt2]))
-    assert f.shared_batches == 0 and f.summary.n == 6
+    assert f.shared_batches == 0 and f.shared_kept == 5 and f.summary.n == 6
     assert abs(f.cycles_per_call - 5000) < 1e-6
     assert f.warnings == ["the core was shared during 5 of 6 batches (parallel adds 2.70 a cycle, 3.40 on a "
                           "core alone), most likely by another guest on its other hardware thread, so it may "
