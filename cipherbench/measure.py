@@ -526,6 +526,9 @@ def figures(pt: Point, clock: CoreClock) -> Figures | None:
                        f"{low:.2f} a cycle, {clock.usual_adds:.2f} on a core alone), most likely by another "
                        "guest on its other hardware thread, so it may read slow; rerun later")
         shared = 0  # none set aside: all stand
+    used = {id(s) for s in timed}
+    for s in pt.raw:  # stored with the samples, so what is read back can leave out what the figures did
+        s["set_aside"] = not s["warmup"] and id(s) not in used
     per_call = [s["ns"] / s["loops"] for s in timed]
     sm = summarize(per_call)
     size = pt.size if pt.operation not in ("keysetup", "keysetup-decrypt") else 0

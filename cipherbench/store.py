@@ -17,6 +17,8 @@ Schema versions (runs.schema_version says which one wrote a run):
 3. adds samples.adds_per_cycle (how many of four independent add chains the core ran a
    cycle around the batch: fewer when another hardware thread shared it) and
    measurements.shared_batches (timed batches set aside for that). Added the same way.
+4. adds samples.set_aside: this batch is one of those (null in older runs, whose readers
+   can only tell how many, not which).
 """
 from __future__ import annotations
 
@@ -31,7 +33,7 @@ from sqlalchemy.exc import ArgumentError, OperationalError, SQLAlchemyError
 
 from cipherbench.errors import CipherbenchError, UsageError
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 meta = MetaData()
 
 runs = Table(
@@ -120,6 +122,7 @@ samples = Table(
     Column("core_cycles", Float),
     Column("core_ghz", Float),  # core clock around the batch, interpolated between readings
     Column("adds_per_cycle", Float),  # parallel adds per cycle around the batch (measure.BatchClock)
+    Column("set_aside", Boolean),  # left out of the measurement's figures: timed on a shared core
 )
 
 

@@ -315,9 +315,16 @@ def test_batches_timed_on_a_shared_core_are_set_aside_when_enough_ran_alone():
     assert f.shared_batches == 2 and f.shared_kept == 0 and f.summary.n == 6
     # all six batches on the core alone cost 4000 cycles a call: so does the figure
     assert abs(f.cycles_per_call - 4000) < 1e-6 and not f.warnings
+    # the samples say which two were set aside, so what is read back from the store (compare)
+    # stands on the same batches: 4000/3 ns a call each, not the shared batches' 5000/3
+    assert [s["set_aside"] for s in timed] == [False, False, True, True, False, False, False, False]
+    assert not any(s["set_aside"] for s in pt.raw if s["warmup"])
+    from cipherbench.report.data import per_call_samples
+    assert per_call_samples({"samples": pt.raw}) == [4000 / 3.0] * 6
     # the same batches judged against no usual level: all eight count, the median moves
     f_all = figures(pt, CoreClock(3.0, ""))
     assert f_all.shared_batches == 0 and f_all.summary.n == 8
+    assert not any(s["set_aside"] for s in pt.raw)
 
 
 def test_a_point_mostly_on_a_shared_core_gets_more_rounds_then_keeps_all_and_warns():

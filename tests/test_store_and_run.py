@@ -168,7 +168,8 @@ def test_a_store_of_schema_1_gains_the_later_columns_and_keeps_its_runs(tmp_path
     old = s.run(1)["measurements"][0]
     assert (old["ns_per_call"], old["cycles_per_call"], old["cycles_low"]) == (12.5, 40.0, None)
     assert s.samples_of(1) == [{"measurement_id": 1, "seq": 0, "warmup": False, "loops": 10, "ns": 125.0,
-                                "tsc": None, "core_cycles": None, "core_ghz": None, "adds_per_cycle": None}]
+                                "tsc": None, "core_cycles": None, "core_ghz": None, "adds_per_cycle": None,
+                                "set_aside": None}]
     assert {"cycles_low", "shared_batches"} <= {r[1] for r in sqlite3.connect(path).execute(
         "pragma table_info(measurements)")}
     rid = s.begin_run(uuid="new")
@@ -178,11 +179,12 @@ def test_a_store_of_schema_1_gains_the_later_columns_and_keeps_its_runs(tmp_path
                                   "cycles_low": 39.0, "cycles_high": 41.0, "shared_batches": 1},
                             [{"warmup": True, "loops": 10, "ns": 130.0},
                              {"warmup": False, "loops": 10, "ns": 125.0, "tsc": None, "core_cycles": None,
-                              "core_ghz": 3.2, "adds_per_cycle": 3.41}])
-    assert [(x["core_ghz"], x["adds_per_cycle"]) for x in s.samples_of(mid)] == [(None, None), (3.2, 3.41)]
+                              "core_ghz": 3.2, "adds_per_cycle": 3.41, "set_aside": True}])
+    assert [(x["core_ghz"], x["adds_per_cycle"], x["set_aside"]) for x in s.samples_of(mid)] == \
+        [(None, None, None), (3.2, 3.41, True)]
     new = s.run(rid)
     assert (new["measurements"][0]["cycles_low"], new["measurements"][0]["shared_batches"],
-            new["schema_version"]) == (39.0, 1, 3)
+            new["schema_version"]) == (39.0, 1, 4)
     Store(s.url)  # opening it again finds nothing to add
 
 

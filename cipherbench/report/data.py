@@ -32,7 +32,8 @@ MEASUREMENT_FIELDS = ("impl", "primitive", "provider", "operation", "workload", 
 # core_ghz and adds_per_cycle of a sample: the core clock and the parallel adds per cycle measured
 # around that batch (absent in documents of older versions; they read as null, as the store's
 # later schemas read an earlier store)
-SAMPLE_FIELDS = ("seq", "warmup", "loops", "ns", "tsc", "core_cycles", "core_ghz", "adds_per_cycle")
+SAMPLE_FIELDS = ("seq", "warmup", "loops", "ns", "tsc", "core_cycles", "core_ghz", "adds_per_cycle",
+                 "set_aside")
 IMPLEMENTATION_FIELDS = ("impl", "runner", "library", "version", "available", "reason",
                          "primitives", "notes")
 VERIFICATION_FIELDS = ("impl", "primitive", "status", "checks", "failures")
@@ -168,8 +169,10 @@ def primitive(name: str):
 
 
 def per_call_samples(m: dict) -> list[float]:
-    """Timed (not warm-up) nanoseconds per call."""
-    return [s["ns"] / s["loops"] for s in m.get("samples", []) if not s["warmup"] and s["loops"]]
+    """Nanoseconds per call of the timed batches the measurement's figures stand on: not
+    warm-ups, nor batches set aside because the core was shared (measure.figures)."""
+    return [s["ns"] / s["loops"] for s in m.get("samples", [])
+            if not s["warmup"] and s["loops"] and not s.get("set_aside")]
 
 
 def mb_interval(m: dict) -> tuple[float | None, float | None]:
