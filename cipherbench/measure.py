@@ -512,6 +512,8 @@ class Figures:
 
 
 def figures(pt: Point, clock: CoreClock) -> Figures | None:
+    """The point's figures from its timed batches, those on a shared core set aside where
+    enough ran alone. Marks each of pt.raw's samples `set_aside` (stored with them)."""
     timed = [s for s in pt.raw if not s["warmup"]]
     if not timed:
         return None
