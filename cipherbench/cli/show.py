@@ -7,6 +7,7 @@ import click
 from rich.markup import escape
 from rich.table import Table
 
+from cipherbench.analysis.fit import fits
 from cipherbench.cli.app import Ctx, out
 from cipherbench.errors import CipherbenchError
 from cipherbench.store.db import Store, describe
@@ -138,31 +139,18 @@ def _half_interval(low, high, median) -> str:
     return f"{100 * (high - low) / 2 / median:.1f}%" if low and high and median else ""
 
 
-def fit_rows(measurements) -> list[tuple]:
-    """Per series with three or more sizes: time = overhead + size x marginal cost (a fit weighted
-    to relative error, see stats.slope_fit), as libgcrypt's bench-slope reports, so per-call cost
-    and throughput are not mixed. The overhead carries ± two standard errors. Marginal
-    cycles/byte come from the same fit of cycles per call where every point has them (each
-    batch had its own clock), else from ns/byte times the series' clock."""
-    from cipherbench.measure.stats import slope_fit
-    series = {}
-    for m in measurements:
-        if not m["error"] and m["ns_per_call"] and m["size"] and m["primitive"] != "null":
-            series.setdefault((m["impl"], m["primitive"], m["operation"], m["workload"]), []).append(m)
-    rows = []
-    for (impl, prim, op, wl), ms in sorted(series.items()):
-        if len({m["size"] for m in ms}) < 3:
+def fit_rows(measurements) -> list[tuple[str, ...]]:
+    """The fit of time against size per series (analysis/fit.py), as table cells: overhead
+    ± two standard errors, marginal MB/s and cycles/byte; an implausible fit says why
+    instead of standing as figures."""
+    rows: list[tuple[str, ...]] = []
+    for f in fits(measurements):
+        key = (f.impl, f.primitive, f"{f.operation}/{f.workload}")
+        if f.implausible:
+            rows.append((*key, f"not a result: {f.implausible}", "", ""))
             continue
-        f = slope_fit([m["size"] for m in ms], [m["ns_per_call"] for m in ms])
-        ns_per_byte = f.ns_per_byte
-        if all(m["cycles_per_call"] for m in ms):
-            cpb = slope_fit([m["size"] for m in ms], [m["cycles_per_call"] for m in ms]).ns_per_byte
-        else:
-            ghz = next((m["core_ghz"] for m in ms if m["core_ghz"]), None)
-            cpb = ns_per_byte * ghz if ghz else None
-        overhead = fmt(f.overhead_ns, 2) + (f" ± {fmt(2 * f.overhead_se, 1)}" if f.overhead_se == f.overhead_se else "")
-        rows.append((impl, prim, f"{op}/{wl}", overhead, fmt(1e3 / ns_per_byte if ns_per_byte > 0 else None),
-                     fmt(cpb if cpb and cpb > 0 else None, 2)))
+        overhead = fmt(f.overhead_ns, 2) + (f" ± {fmt(2 * f.overhead_se, 1)}" if f.overhead_se is not None else "")
+        rows.append((*key, overhead, fmt(f.marginal_mb_per_s), fmt(f.marginal_cycles_per_byte, 2)))
     return rows
 
 

@@ -92,7 +92,7 @@ def verify(c: Ctx, impls, primitives, as_json):
         unverified: dict[str, list[str]] = {}
         for r in results:
             if r.status == "unverified":
-                unverified.setdefault(r.unverified_because.split(";")[0], []).append(f"{r.impl} {r.primitive}")
+                unverified.setdefault(r.unverified_reason.sentence, []).append(f"{r.impl} {r.primitive}")
         for why, names in unverified.items():
             out.print(f"[yellow]unverified[/] ({why}): {', '.join(names)}")
         print_failures(failed)

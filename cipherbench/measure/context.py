@@ -23,7 +23,7 @@ def _read(path: str) -> str | None:
 
 
 def cpu_info() -> dict:
-    model, flags, mhz = platform.processor() or "unknown", set(), None
+    model, flags, mhz = platform.processor() or "unknown", set[str](), None
     text = _read("/proc/cpuinfo") or ""
     for line in text.splitlines():
         k, _, v = line.partition(":")

@@ -96,7 +96,7 @@ def alive(host: str | None, pid: int) -> bool:
     return True
 
 
-def session_for(plan: RunPlan, extra_specs: tuple = ()) -> Session:
+def session_for(plan: RunPlan, extra_specs: tuple[Any, ...] = ()) -> Session:
     return Session(tuple(plan.runners), builtin=plan.builtin, fixed_layout=plan.layout is Layout.FIXED,
                    replicas=plan.effective_processes, extra_specs=extra_specs)
 
@@ -170,7 +170,8 @@ def measurer_for(s: Session, plan: RunPlan) -> Measurer:
     return Measurer(s, plan.batch_ms, plan.batches, plan.warmup_batches, extra_share=plan.effective_extra_share,
                     jit_warmup_ms=plan.jit_warmup_ms, jit_size_warmup=plan.jit_size_warmup,
                     long_call_batches=plan.long_call_batches,
-                    batch_clock=BatchClock(native) if native else None, clock_every=plan.clock_every_batches)
+                    batch_clock=BatchClock(native) if native else None, clock_every=plan.clock_every_batches,
+                    runner_of=lambda impl: s.impls[impl].runner)
 
 
 @contextmanager
@@ -225,7 +226,7 @@ def final_status(interrupted: bool, outcome_points: list[Point], lost: bool) -> 
 
 
 def run_plan(plan: RunPlan, store: Store, progress: Progress | None = None, session: Session | None = None,
-             extra_specs: tuple = ()) -> RunOutcome:
+             extra_specs: tuple[Any, ...] = ()) -> RunOutcome:
     """Run a plan: verify, measure, store. Every point timed is in the store when this
     returns or raises (KeyboardInterrupt: after the run is stored as interrupted)."""
     progress = progress or Progress()
