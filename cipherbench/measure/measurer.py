@@ -1,6 +1,6 @@
 """Timed measurement: calibrate, warm up, interleave, and turn raw batches into figures.
 
-Method (docs/ARCHITECTURE.md, "Measuring"):
+Method (docs/method.md):
 - Runners are started first and pinned to one CPU; we wait a second before
   the first timed batch (a freshly started process on the sibling CPU slows a
   pinned measurement for up to a second on these machines).

@@ -33,6 +33,7 @@ from cipherbench.measure.measurer import (
     Figures,
     Measurer,
     Point,
+    figures,
     measure_core_ghz,
     settle,
 )
@@ -165,13 +166,23 @@ def core_ghz_or_none(native: Any) -> float | None:
         return None
 
 
-def measurer_for(s: Session, plan: RunPlan) -> Measurer:
+def measurer_for(s: Session, plan: RunPlan, seed: int = 1) -> Measurer:
     native = s.native()
-    return Measurer(s, plan.batch_ms, plan.batches, plan.warmup_batches, extra_share=plan.effective_extra_share,
+    return Measurer(s, plan.batch_ms, plan.batches, plan.warmup_batches, seed=seed,
+                    extra_share=plan.effective_extra_share,
                     jit_warmup_ms=plan.jit_warmup_ms, jit_size_warmup=plan.jit_size_warmup,
                     long_call_batches=plan.long_call_batches,
                     batch_clock=BatchClock(native) if native else None, clock_every=plan.clock_every_batches,
                     runner_of=lambda impl: s.impls[impl].runner)
+
+
+def time_points(s: Session, plan: RunPlan, points: list[Point], seed: int = 1) -> list[Figures | None]:
+    """The points timed as a run times them (calibration, interleaved rounds, the clock
+    between batches, shared-core batches set aside), with nothing stored: for measurements
+    of cipherbench itself (benchmarks/fidelity) that set its figures beside another tool's."""
+    measurer_for(s, plan, seed).run(points)
+    clock = CoreClock.of_run(None, None, points, plan.clock_every_batches)
+    return [figures(pt, clock) if pt.error is None else None for pt in points]
 
 
 @contextmanager
