@@ -4,11 +4,10 @@ from __future__ import annotations
 import json
 
 import click
-from rich.markup import escape
 from rich.table import Table
 
 from cipherbench.analysis.fit import fits
-from cipherbench.cli.app import Ctx, out
+from cipherbench.cli.app import Ctx, lit, out
 from cipherbench.errors import CipherbenchError
 from cipherbench.store.db import Store, describe
 from cipherbench.store.records import message_of
@@ -38,14 +37,14 @@ def show_run(store: Store, run_id: int, as_json: bool = False, form: str | None 
     else:
         sources = long_table(run_id, r)
     for src in sorted(sources):
-        out.print(f"cycles: {src}")
+        out.print(f"cycles: {lit(src)}")
     warned = [m for m in r["measurements"] if m["warnings"]]
     if warned:
         out.print(f"[yellow]! {len(warned)} measurements carry warnings[/] "
-                  f"(e.g. {warned[0]['impl']} {warned[0]['primitive']} {warned[0]['size']} B: "
-                  f"{warned[0]['warnings'][0]})")
+                  f"(e.g. {lit(warned[0]['impl'])} {lit(warned[0]['primitive'])} {warned[0]['size']} B: "
+                  f"{lit(warned[0]['warnings'][0])})")
     for w in r.get("warnings") or []:
-        out.print(f"[yellow]warning: {escape(message_of(w))}[/]")
+        out.print(f"[yellow]warning: {lit(message_of(w))}[/]")
     if form == "wide":
         out.print(f"one row per series; every point: cipherbench show {run_id} --long, or cipherbench report")
     out.print(f"stored as run {run_id} in {describe(store.url)} "
@@ -54,7 +53,7 @@ def show_run(store: Store, run_id: int, as_json: bool = False, form: str | None 
 
 def _verified_cell(v):
     return {"passed": "[green]passed[/]", "failed": "[red]FAILED[/]",
-            "unverified": "[yellow]unverified[/]"}.get(v, v or "")
+            "unverified": "[yellow]unverified[/]"}.get(v, lit(v or ""))
 
 
 def wide_table(run_id, r) -> set:
@@ -94,9 +93,9 @@ def wide_table(run_id, r) -> set:
         any_m = next(iter(ms.values()), None)
         fit = fits.get(key, ("", "", ""))
         if any_m is None:
-            t.add_row(*key, *cells, *fit, "", f"[red]{errors[key][:60]}[/]")
+            t.add_row(*map(lit, key), *cells, *fit, "", f"[red]{lit(errors[key][:60])}[/]")
         else:
-            t.add_row(*key, *cells, *fit, any_m["provider"] or "", _verified_cell(any_m["verified"]))
+            t.add_row(*map(lit, key), *cells, *fit, lit(any_m["provider"] or ""), _verified_cell(any_m["verified"]))
     out.print(t)
     return sources
 
@@ -112,16 +111,16 @@ def long_table(run_id, r) -> set:
     sources = set()
     for m in r["measurements"]:
         if m["error"]:
-            t.add_row(m["impl"], m["primitive"], f"{m['operation']}/{m['workload']}", str(m["size"]),
-                  "-", "", "", "", "", m["provider"] or "", f"[red]{m['error'][:60]}[/]")
+            t.add_row(lit(m["impl"]), lit(m["primitive"]), lit(f"{m['operation']}/{m['workload']}"), str(m["size"]),
+                      "-", "", "", "", "", lit(m["provider"] or ""), f"[red]{lit(m['error'][:60])}[/]")
             continue
         ver = _verified_cell(m["verified"])
         flag = " [yellow]![/]" if m["warnings"] else ""
-        t.add_row(m["impl"], m["primitive"], f"{m['operation']}/{m['workload']}", str(m["size"]),
+        t.add_row(lit(m["impl"]), lit(m["primitive"]), lit(f"{m['operation']}/{m['workload']}"), str(m["size"]),
                   fmt(m["mb_per_s"]) + flag, _half_interval(m["ns_low"], m["ns_high"], m["ns_per_call"]),
                   fmt(m["cycles_per_byte"], 2),
                   _half_interval(m.get("cycles_low"), m.get("cycles_high"), m["cycles_per_call"]),
-                  fmt(m["ns_per_call"], 2), m["provider"] or "", ver)
+                  fmt(m["ns_per_call"], 2), lit(m["provider"] or ""), ver)
         if m["cycle_source"]:
             sources.add(m["cycle_source"])
     out.print(t)
@@ -130,7 +129,7 @@ def long_table(run_id, r) -> set:
         t = Table("implementation", "primitive", "operation", "overhead ns/call", "marginal MB/s",
                   "marginal c/B", title="fit of time against size (relative least squares; ± 2 standard errors)")
         for row in rows:
-            t.add_row(*row)
+            t.add_row(*map(lit, row))
         out.print(t)
     return sources
 
@@ -155,7 +154,7 @@ def fit_rows(measurements) -> list[tuple[str, ...]]:
 
 
 @click.command()
-@click.argument("run_id", required=False, type=int)
+@click.argument("run_id", required=False, type=click.IntRange(1, 2**63 - 1))
 @click.option("--json", "as_json", is_flag=True, help="The whole stored run as JSON.")
 @click.option("--long", "form", flag_value="long", default=None,
               help=f"One row per point (the default up to {LONG_FORM_AT_MOST:,} measurements).")

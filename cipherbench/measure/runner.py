@@ -79,7 +79,10 @@ def builtin_runners() -> list[RunnerSpec]:
 
 
 def external_runner(cmd: str) -> RunnerSpec:
-    argv = shlex.split(cmd)
+    try:
+        argv = shlex.split(cmd)
+    except ValueError as e:
+        raise UsageError(f"--runner {cmd!r}: {e} (quote it as a shell would)") from None
     if not argv:
         raise UsageError("--runner needs a command")
     return RunnerSpec(Path(argv[0]).name, argv, builtin=False)
