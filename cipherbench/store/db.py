@@ -358,6 +358,21 @@ class Store:
                 c.execute(runs.update().where(runs.c.id.in_(dead)).values(status="dead"))
         return dead
 
+    def reopen_run(self, run_id: int, pid: int, min_batches: int = 1) -> int:
+        """A run taken up again (run --resume): running under this process, its points with
+        fewer than min_batches timed batches (those set aside included) dropped, so they
+        are timed afresh. Returns how many were dropped."""
+        with self.engine.begin() as c:
+            c.execute(runs.update().where(runs.c.id == run_id).values(status="running", pid=pid, finished_at=None))
+            gone = [r[0] for r in c.execute(select(measurements.c.id).where(
+                measurements.c.run_id == run_id,
+                (measurements.c.n + func.coalesce(measurements.c.shared_batches, 0) < min_batches)
+                | (measurements.c.error.is_not(None))))]
+            if gone:
+                c.execute(samples.delete().where(samples.c.measurement_id.in_(gone)))
+                c.execute(measurements.delete().where(measurements.c.id.in_(gone)))
+        return len(gone)
+
     # ------------------------------------------------------------------ reading
     def run_ids(self) -> list[int]:
         with self.engine.connect() as c:
