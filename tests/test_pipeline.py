@@ -138,3 +138,25 @@ def test_an_interrupt_keeps_what_was_timed_and_exits_130(db, engine, sig):
     doc = json.loads(subprocess.run([sys.executable, "-m", "cipherbench", "--db", db, "show", "1", "--json"],
                                     capture_output=True, text=True, cwd=REPO).stdout)
     assert any(w["kind"] == "interrupted" for w in doc["warnings"])
+
+
+@pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="needs two CPUs")
+def test_parallel_times_every_point_on_two_cpus_at_once_beside_one(cb, db):
+    r = cb("run", "--impl", "openssl", "--primitive", "aes-128-ctr", "--sizes", "1k", "--batches", "3",
+           "--no-extra-rounds", "--parallel", "2")
+    assert r.returncode == 0, r.stderr
+    con = sqlite3.connect(db[len("sqlite:///"):])
+    rows = {row[0]: row for row in con.execute(
+        "select impl, parallel, mb_per_s, mb_per_s_total, parallel_efficiency, id, size from measurements")}
+    one, two = rows["openssl"], rows["openssl*2"]
+    assert one[1] == 1 and one[3] is None and two[1] == 2
+    samples = con.execute("select ns, loops, parallel_ns from samples where measurement_id = ? and not warmup "
+                          "and not coalesce(set_aside, 0)", (two[5],)).fetchall()
+    per_cpu = [json.loads(s[2]) for s in samples]
+    assert all(len(p) == 2 and p[0] == s[0] for p, s in zip(per_cpu, samples))
+    import statistics
+    total = sum(1024 / statistics.median(p[k] / s[1] for p, s in zip(per_cpu, samples)) * 1e3 for k in range(2))
+    assert two[3] == pytest.approx(total, rel=1e-9)
+    assert two[4] == pytest.approx(total / (2 * one[2]), rel=1e-9)
+    ctx = json.loads(con.execute("select context from runs").fetchone()[0])
+    assert len(ctx["parallel_cpus"]) == 2

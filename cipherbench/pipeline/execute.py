@@ -36,7 +36,7 @@ from cipherbench.measure.measurer import (
     measure_core_ghz,
     settle,
 )
-from cipherbench.measure.session import Session
+from cipherbench.measure.session import Session, shared_cores
 from cipherbench.pipeline.notes import (
     RunWarning,
     WarningKind,
@@ -86,7 +86,7 @@ class RunOutcome:
 
 def session_for(plan: RunPlan, extra_specs: tuple[Any, ...] = ()) -> Session:
     return Session(tuple(plan.runners), builtin=plan.builtin, fixed_layout=plan.layout is Layout.FIXED,
-                   replicas=plan.effective_processes, extra_specs=extra_specs)
+                   replicas=plan.effective_processes, extra_specs=extra_specs, parallel=plan.parallel)
 
 
 def settings_of(plan: RunPlan) -> dict[str, Any]:
@@ -217,6 +217,9 @@ def measure_points(s: Session, plan: RunPlan, timed: list[Point], recorder: Reco
     ok, text = layout_as_asked(s)
     warnings += machine_warnings(busy, ok, text, machine_context()["power"].get("governor"))
     warnings += [RunWarning(WarningKind.RUNNER_LOST, f"runner {r} was lost: {why}") for r, why in m.lost.items()]
+    warnings += [RunWarning(WarningKind.PARALLEL_SMT, f"CPUs {', '.join(map(str, g))} are hardware threads of one "
+                            "core: the parallel figures measure threads sharing its execution units, not cores")
+                 for g in shared_cores(s.parallel_cpus)]
     return clock, interrupted
 
 

@@ -20,7 +20,7 @@ PointKey = tuple[str, str, str, str, int]
 
 def key_of(m: Row | Point) -> PointKey:
     if isinstance(m, Point):
-        return m.impl, m.primitive.name, str(m.operation), str(m.workload), m.size
+        return m.stored_name, m.primitive.name, str(m.operation), str(m.workload), m.size
     return m["impl"], m["primitive"], m["operation"], m["workload"], m["size"]
 
 

@@ -22,6 +22,8 @@ Schema versions (runs.schema_version says which one wrote a run):
 5. adds measurements.cycle_kind (kinds.CycleSource; cycle_source keeps the words) and
    runs.pid (the writer, so a run left `running` by a killed process is marked `dead`).
    Measurements and samples are written round by round as they are timed, not at the end.
+   Also measurements.parallel, mb_per_s_total, parallel_efficiency and samples.parallel_ns
+   (run --parallel N: the same point timed on N CPUs at once).
 """
 from __future__ import annotations
 
@@ -124,6 +126,7 @@ samples = Table(
     Column("core_ghz", Float),  # core clock around the batch, interpolated between readings
     Column("adds_per_cycle", Float),  # parallel adds per cycle around the batch (measure.BatchClock)
     Column("set_aside", Boolean),  # left out of the measurement's figures: timed on a shared core
+    Column("parallel_ns", JSON),  # run --parallel: this batch's ns on every CPU, the measuring CPU's first
 )
 
 
