@@ -305,7 +305,8 @@ class Measurer:
         # implementation -> its runner, whose other points stop when it is lost (None: each
         # implementation stands alone)
         self.runner_of = runner_of
-        self.lost: dict[str, str] = {}  # runner -> why it stopped answering; its points are not asked again
+        self.lost: dict[str, str] = {}
+        self.restarts: set[str] = set()  # runners started again after their process died  # runner -> why it stopped answering; its points are not asked again
         # callable(points) after calibration and after every round: the pipeline stores what
         # was timed so far (pipeline/recorder.py), so an interrupt loses at most one round
         self.on_round: Callable[[list[Point]], None] | None = None
@@ -331,14 +332,32 @@ class Measurer:
             sample = next((s for s in samples if isinstance(s, str)), samples[0])
             if len(samples) > 1 and not isinstance(sample, str):
                 sample["parallel_ns"] = [s["ns"] for s in samples]
-        except RunnerError as e:  # crashed, hung, or answered garbage: none of its points go on
-            self.lost[runner] = pt.error = str(e)
+        except RunnerError as e:  # crashed, hung, or answered garbage: none of its points go on...
+            pt.error = str(e)
+            if not self._restarted(runner):
+                self.lost[runner] = str(e)
             return None
         if isinstance(sample, str):  # the runner's own refusal of this point: only it stops
             pt.error = sample
             return None
         pt.raw.append(sample)
         return sample["ns"]
+
+    def _restarted(self, runner: str) -> bool:
+        """...unless its process died and it can be started again, once a run: the point that
+        crashed it keeps the error, its others go on in the new process (the engine then
+        also serves the clock between batches again)."""
+        if runner in self.restarts or not hasattr(self.s, "restart"):
+            return False
+        proc = self.s.runner_process(runner)
+        if proc is None or proc.proc.poll() is None:  # alive: it hung or answered garbage
+            return False
+        if not self.s.restart(runner):
+            return False
+        self.restarts.add(runner)
+        if self.batch_clock is not None and runner == "native":
+            self.batch_clock.native = self.s.native()
+        return True
 
     def _runner_of(self, pt: Point) -> str:
         return self.runner_of(pt.impl) if self.runner_of else pt.impl

@@ -310,6 +310,33 @@ class Session:
         im, proc = self._process(impl)
         return proc.request_many([dict(r, impl=im.native_name) for r in reqs], timeout=timeout)
 
+    def restart(self, runner: str) -> bool:
+        """Start a runner again after its process died, in place of the dead one (its further
+        processes go with it: the rest of the run uses the new process alone). False when it
+        cannot be started or greeted, or announces other implementations than before."""
+        r = next((x for x in self.runners[:self._started] if x.spec.name == runner and x.process), None)
+        if r is None:
+            return False
+        old, names = r.process, sorted(n for n, p in self._proc_of.items() if p is r.process)
+        for p in [old] + r.replicas + r.parallel:
+            p.kill()
+        try:
+            new = RunnerProcess(r.spec, cpu=self.cpu, fixed_layout=self.fixed_layout)
+            hello = new.request({"op": "hello"}, timeout=60)
+        except RunnerError:
+            return False
+        announced = sorted(str(i.get("name")) for i in hello.get("implementations", []) if isinstance(i, dict))
+        if hello.get("status") != "ok" or announced != sorted(self.impls[n].native_name for n in names):
+            new.kill()
+            return False
+        r.process, r.replicas[:], r.parallel[:] = new, [], []
+        for n in names:
+            self._proc_of[n] = new
+        return True
+
+    def runner_process(self, runner: str) -> RunnerProcess | None:
+        return next((r.process for r in self.runners[:self._started] if r.spec.name == runner), None)
+
     def process_of(self, impl: str) -> RunnerProcess:
         return self._proc_of[impl]
 

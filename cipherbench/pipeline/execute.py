@@ -216,6 +216,8 @@ def measure_points(s: Session, plan: RunPlan, timed: list[Point], recorder: Reco
     warnings += clock_warnings(clock, m.batch_clock.readings if m.batch_clock else None)
     ok, text = layout_as_asked(s)
     warnings += machine_warnings(busy, ok, text, machine_context()["power"].get("governor"))
+    warnings += [RunWarning(WarningKind.RUNNER_RESTARTED, f"runner {r}'s process died and was started again, once; "
+                            "the point it died on was not timed") for r in sorted(m.restarts)]
     warnings += [RunWarning(WarningKind.RUNNER_LOST, f"runner {r} was lost: {why}") for r, why in m.lost.items()]
     warnings += [RunWarning(WarningKind.PARALLEL_SMT, f"CPUs {', '.join(map(str, g))} are hardware threads of one "
                             "core: the parallel figures measure threads sharing its execution units, not cores")
