@@ -15,7 +15,7 @@ from typing import Any
 
 from cipherbench import __version__
 from cipherbench.errors import RunnerError, UsageError
-from cipherbench.kat.verify import Verifier
+from cipherbench.kat.cache import verify as cached_verify
 from cipherbench.kinds import PrimitiveKind, RunStatus, Verdict
 from cipherbench.measure.context import (
     busy_shares,
@@ -113,17 +113,19 @@ def open_run(store: Store, plan: RunPlan, s: Session, ctx: dict[str, Any], resum
     return run_id
 
 
-def verify_points(s: Session, store: Store, run_id: int, points: list[Point], progress: Progress,
+def verify_points(s: Session, store: Store, run_id: int, plan: RunPlan, points: list[Point], progress: Progress,
                   warnings: list[RunWarning]) -> list[Any]:
     """The gate: every pair verified before it is timed; a failed pair's points are not timed."""
     pairs = sorted({(pt.impl, pt.primitive.name) for pt in points if pt.primitive.kind != PrimitiveKind.NULL})
     with progress.stage("verifying", len(pairs)) as advance:
-        v = Verifier(s, progress=lambda item: advance(1, item))
-        results = v.run([(s.impls[i], s.reg[p]) for i, p in pairs])
-    store.add_verifications(run_id, [r.as_row() for r in results])
+        got = cached_verify(s, [(s.impls[i], s.reg[p]) for i, p in pairs], progress=lambda item: advance(1, item),
+                            reverify=plan.reverify)
+    results = got.results
+    store.add_verifications(run_id, [dict(r.as_row(), verified_at=got.cached.get((r.impl, r.primitive)))
+                                     for r in results])
     progress.failures([r for r in results if r.failures])
     warnings += [RunWarning(WarningKind.CORPUS_MISSING, f"corpus {c} not used: {why}")
-                 for c, why in v.missing_corpora.items()]
+                 for c, why in got.missing_corpora.items()]
     verdict = {(r.impl, r.primitive): r.status for r in results}
     for pt in points:
         if pt.primitive.kind != PrimitiveKind.NULL:
@@ -263,7 +265,7 @@ def execute(s: Session, store: Store, plan: RunPlan, outcome: RunOutcome, progre
     recorder = Recorder(store, run_id)
     try:
         if plan.verify:
-            outcome.verifications = verify_points(s, store, run_id, points, progress, warnings)
+            outcome.verifications = verify_points(s, store, run_id, plan, points, progress, warnings)
         if plan.diffusion:
             measure_diffusion(s, store, run_id, plan, points, progress)
         timed = [pt for pt in points if pt.verified != Verdict.FAILED]

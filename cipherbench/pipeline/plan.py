@@ -83,6 +83,7 @@ class RunPlan(Knobs):
     workloads: list[Workload] = [Workload.BULK]
     diffusion: DiffusionSampling | None = None
     verify: bool = True  # False: timed unverified, and marked so
+    reverify: bool = False  # True: verify every pair again, even one remembered (kat/cache.py)
     layout: Layout = Layout.RANDOM
     extra_rounds: bool = True  # False: exactly `batches` timed batches per point
     runners: list[str] = []  # extra runner commands (docs/protocol.md), like --runner

@@ -23,7 +23,7 @@ Schema versions (runs.schema_version says which one wrote a run):
    runs.pid (the writer, so a run left `running` by a killed process is marked `dead`).
    Measurements and samples are written round by round as they are timed, not at the end.
    Also measurements.parallel, mb_per_s_total, parallel_efficiency and samples.parallel_ns
-   (run --parallel N: the same point timed on N CPUs at once).
+   (run --parallel N: the same point timed on N CPUs at once), and verifications.verified_at.
 """
 from __future__ import annotations
 
@@ -104,6 +104,9 @@ verifications = Table(
     Column("status", String(16), nullable=False),  # passed, failed, unverified
     Column("checks", JSON),  # per check kind: count run, corpus counts
     Column("failures", JSON),  # minimal reproductions
+    # when a pair's outcome was obtained, where it was remembered from an earlier verification
+    # with the same runner build, library version and known answers (kat/cache.py); null: now
+    Column("verified_at", String(40)),
 )
 
 measurements = Table(

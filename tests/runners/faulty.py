@@ -62,7 +62,7 @@ def answer(req):
     if op == "hello":
         return {"status": "ok", "protocol": 1, "runner": "faulty", "language": "Python",
                 "runtime": sys.version.split()[0], "clocks": {"monotonic": "time.perf_counter_ns"},
-                "implementations": [{"name": "faulty", "library": "faulty", "version": MODE,
+                "implementations": [{"name": "faulty", "library": "faulty", "version": os.environ.get("FAULTY_VERSION", MODE),
                                      "available": True, "primitives": [
                                          {"name": n, "provider": "deliberately wrong"}
                                          for n in ("aes-128-cbc", "aes-128-ctr", "aes-128-gcm")]}]}
