@@ -87,6 +87,7 @@ class Point:
     # timed on this many CPUs at once (Session.ask_parallel): each batch's samples carry every
     # CPU's ns in `parallel_ns`; stored under `stored_name`, beside the same point on one CPU
     parallel: int = 1
+    unsupported: bool = False  # the runner answered `unsupported`: not offered that way, not a fault
 
     @property
     def stored_name(self) -> str:
@@ -339,6 +340,7 @@ class Measurer:
             return None
         if isinstance(sample, str):  # the runner's own refusal of this point: only it stops
             pt.error = sample
+            pt.unsupported = any(r.get("status") == "unsupported" for r in answers)
             return None
         pt.raw.append(sample)
         return sample["ns"]

@@ -79,9 +79,10 @@ class RunOutcome:
 
     @property
     def failed(self) -> list[Point]:
-        """Points that should have been timed and were not (failed verification excepted:
-        that is the gate working)."""
-        return [pt for pt in self.points if pt.error is not None and pt.verified != Verdict.FAILED]
+        """Points that should have been timed and were not (failed verification and a runner's
+        `unsupported` excepted: that is the gate working, and a limit the runner states)."""
+        return [pt for pt in self.points
+                if pt.error is not None and pt.verified != Verdict.FAILED and not pt.unsupported]
 
 
 def session_for(plan: RunPlan, extra_specs: tuple[Any, ...] = ()) -> Session:
@@ -230,7 +231,8 @@ def measure_points(s: Session, plan: RunPlan, timed: list[Point], recorder: Reco
 def final_status(interrupted: bool, outcome_points: list[Point], lost: bool) -> RunStatus:
     if interrupted:
         return RunStatus.INTERRUPTED
-    failed = [pt for pt in outcome_points if pt.error is not None and pt.verified != Verdict.FAILED]
+    failed = [pt for pt in outcome_points
+              if pt.error is not None and pt.verified != Verdict.FAILED and not pt.unsupported]
     return RunStatus.INCOMPLETE if failed or lost else RunStatus.COMPLETE
 
 
