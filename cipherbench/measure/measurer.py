@@ -84,6 +84,9 @@ class Point:
     error: str | None = None
     verified: str = "unverified"
     extra_batches: int = 0  # timed batches added because the median was still uncertain
+    # encryption written to a second buffer (protocol `bench` field `inplace: false`); a
+    # runner that does not echo it timed in place, and the point is refused (_batch)
+    separate_output: bool = False
 
     @property
     def label(self) -> str:
@@ -98,6 +101,8 @@ class Point:
             req["warmup_ms"] = int(warmup_ms)
         if stack_offset is not None:
             req["stack_offset"] = int(stack_offset)
+        if self.separate_output:
+            req["inplace"] = False
         if p.kind != "hash":
             # byte i of the key is i + 1, of the IV 0xa0 + i, both mod 256 (Threefish-1024's are
             # 128 bytes long)
@@ -325,6 +330,9 @@ class Measurer:
             return None
         if isinstance(sample, str):  # the runner's own refusal of this point: only it stops
             pt.error = sample
+            return None
+        if pt.separate_output and r.get("inplace") is not False:
+            pt.error = f"runner {runner} does not time encryption into a separate output buffer"
             return None
         pt.raw.append(sample)
         return sample["ns"]
