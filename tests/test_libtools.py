@@ -67,3 +67,23 @@ def test_engine_times_into_a_separate_buffer_on_request(engine):
     assert "inplace" not in bench({"operation": "encrypt"})
     assert bench({"operation": "decrypt", "inplace": False})["status"] == "unsupported"
     assert bench({"operation": "encrypt", "inplace": "no"})["status"] == "error"
+
+
+def test_a_runner_that_ignores_separate_output_gets_no_figure(engine):
+    """Its figure would be the in-place one under the other's name: the measurer refuses it."""
+    from conftest import faulty
+
+    from cipherbench.kinds import Operation
+    from cipherbench.measure.measurer import Point
+    from cipherbench.measure.session import Session
+    from cipherbench.pipeline import RunPlan
+    from cipherbench.pipeline.execute import time_points
+
+    with Session(extra_runners=(faulty("bench-inplace-ignored"),), only_runners={"native"}, pin=False) as s:
+        prim = s.reg["aes-128-ctr"]
+        pts = [Point(impl, prim, Operation.ENCRYPT, "bulk", 1024, separate_output=True)
+               for impl in ("openssl", "faulty")]
+        plan = RunPlan.from_preset("quick", batch_ms=2, batches=2, warmup_batches=1)
+        figs = time_points(s, plan, pts, seed=1)
+    assert figs[0] is not None and figs[0].mb_per_s > 0
+    assert figs[1] is None and "does not time encryption into a separate output buffer" in pts[1].error
