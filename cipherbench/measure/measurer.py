@@ -92,6 +92,9 @@ class Point:
     @property
     def stored_name(self) -> str:
         return self.impl if self.parallel == 1 else f"{self.impl}*{self.parallel}"
+    # encryption written to a second buffer (protocol `bench` field `inplace: false`); a
+    # runner that does not echo it timed in place, and the point is refused (_batch)
+    separate_output: bool = False
 
     @property
     def label(self) -> str:
@@ -106,6 +109,8 @@ class Point:
             req["warmup_ms"] = int(warmup_ms)
         if stack_offset is not None:
             req["stack_offset"] = int(stack_offset)
+        if self.separate_output:
+            req["inplace"] = False
         if p.kind != "hash":
             # byte i of the key is i + 1, of the IV 0xa0 + i, both mod 256 (Threefish-1024's are
             # 128 bytes long)
@@ -341,6 +346,9 @@ class Measurer:
         if isinstance(sample, str):  # the runner's own refusal of this point: only it stops
             pt.error = sample
             pt.unsupported = any(r.get("status") == "unsupported" for r in answers)
+            return None
+        if pt.separate_output and any(r.get("inplace") is not False for r in answers):
+            pt.error = f"runner {runner} does not time encryption into a separate output buffer"
             return None
         pt.raw.append(sample)
         return sample["ns"]
