@@ -30,13 +30,15 @@ EXPERIMENTS = REPO / "registry" / "experiments.toml"
 
 
 class Ctx:
-    def __init__(self, runners, db, builtin):
+    def __init__(self, runners, db, builtin, envs=()):
         self.runner_cmds = tuple(runners)
+        self.envs = tuple(envs)  # environments whose engines run too (cipherbench.envs)
         self.db = db
         self.builtin = builtin
 
     def session(self, **kw) -> Session:
-        return Session(self.runner_cmds, builtin=self.builtin, **kw)
+        from cipherbench.envs import runner_specs
+        return Session(self.runner_cmds, builtin=self.builtin, extra_specs=tuple(runner_specs(self.envs)), **kw)
 
     def store(self, create=True) -> Store:
         return Store(self.db, create=create)
@@ -49,11 +51,13 @@ class Ctx:
               help="Result store: sqlite:///PATH or postgresql://... (default: $CIPHERBENCH_DB or "
                    "~/.local/share/cipherbench/results.sqlite).")
 @click.option("--no-builtin", is_flag=True, help="Use only the runners given with --runner.")
+@click.option("--env", "envs", multiple=True, metavar="NAME",
+              help="Add an environment's engine (cipherbench env create); its implementations are NAME:impl.")
 @click.version_option(__version__, prog_name="cipherbench")
 @click.pass_context
-def cli(ctx, runners, db, no_builtin):
+def cli(ctx, runners, db, no_builtin, envs):
     """Verify and measure symmetric ciphers across every implementation on this machine."""
-    ctx.obj = Ctx(runners, db, not no_builtin)
+    ctx.obj = Ctx(runners, db, not no_builtin, envs)
 
 
 # ---------------------------------------------------------------------------- list
@@ -290,7 +294,7 @@ def whole_block_sizes(p: registry.Primitive, sizes: list[int]) -> list[int]:
 
 def plan_points(s: Session, preset: dict, impls, primitives, sizes, operations, workloads):
     prims = list(primitives) or list(preset.get("primitives", []))
-    want_impls = list(impls) or list(preset.get("implementations", []))
+    want_impls = list(impls) or __import__("cipherbench.envs.plan", fromlist=["_"]).offered(s, preset.get("implementations", []))
     pairs = s.pairs(want_impls, prims)
     if not primitives and not preset.get("primitives"):
         pass  # every primitive every implementation offers
@@ -358,6 +362,7 @@ def run(c: Ctx, profile, experiment, impls, primitives, sizes, operations, workl
         sampling = sampling_from(preset["diffusion"])
     store = c.store()  # open it first: a bad --db fails before any work
     processes = 1 if layout == "fixed" else (processes or preset.get("processes", 3))
+    c.envs = tuple(dict.fromkeys(c.envs + tuple(preset.get("envs", []))))  # an experiment's environments
     with c.session(fixed_layout=layout == "fixed", replicas=processes) as s:
         points = plan_points(s, preset, impls, primitives, size_list, operations, workloads)
         if not points:
@@ -514,6 +519,8 @@ def show_run(store: Store, run_id: int, as_json: bool = False, form: str | None 
         sources = long_table(run_id, r)
     for src in sorted(sources):
         out.print(f"cycles: {src}")
+    for line in __import__("cipherbench.envs.describe", fromlist=["_"]).show_lines(r):  # environments
+        out.print(line, markup=False)
     warned = [m for m in r["measurements"] if m["warnings"]]
     if warned:
         out.print(f"[yellow]! {len(warned)} measurements carry warnings[/] "
@@ -667,6 +674,7 @@ for _module in ("cipherbench.cli_report", "cipherbench.cli_conformance", "cipher
     except ModuleNotFoundError as _e:
         if _e.name != _module:
             raise
+cli.add_command(__import__("cipherbench.envs.cli", fromlist=["env_group"]).env_group)  # cipherbench env ...
 
 
 # ---------------------------------------------------------------------------- entry point

@@ -5,6 +5,7 @@ import os
 from dataclasses import dataclass, field
 
 from cipherbench import registry
+from cipherbench.envs.describe import environment_of
 from cipherbench.errors import CipherbenchError, RunnerError, UsageError
 from cipherbench.runner import (Implementation, RunnerProcess, RunnerSpec, builtin_runners,
                                 external_runner)
@@ -50,19 +51,20 @@ class Session:
 
     def __init__(self, extra_runners: tuple[str, ...] = (), builtin: bool = True,
                  only_runners: set[str] | None = None, pin: bool = True, fixed_layout: bool = False,
-                 replicas: int = 1):
+                 replicas: int = 1, extra_specs: tuple[RunnerSpec, ...] = ()):
         """replicas: processes per NO_JIT runner. A measurement sends round r's batch to
         process r mod replicas (ask(..., replica=r)), so its median mixes as many address
         layouts: where buffers and stack land decides a library's speed by up to a third,
         and one process gets one layout for the whole run (pyperf spreads over worker
         processes for the same reason). fixed_layout: no address randomisation at all
-        (runner.RunnerProcess), repeatable but one, atypical, layout."""
+        (runner.RunnerProcess), repeatable but one, atypical, layout. extra_specs: more runners,
+        started with the --runner ones (an environment's engine, cipherbench.envs.runner_specs)."""
         self.reg = registry.load()
         self.cpu = measuring_cpu() if pin else None
         self.fixed_layout = fixed_layout  # runners start without address-space randomisation
         self.replicas = max(1, replicas)
         builtins = builtin_runners() if builtin else []  # native first
-        specs = builtins[:1] + [external_runner(c) for c in extra_runners] + builtins[1:]
+        specs = builtins[:1] + [external_runner(c) for c in extra_runners] + list(extra_specs) + builtins[1:]
         if only_runners is not None:
             specs = [s for s in specs if s.name in only_runners or not s.builtin]
         self.runners: list[RunnerInfo] = [RunnerInfo(s) for s in specs]
@@ -97,7 +99,7 @@ class Session:
             except RunnerError as e:
                 r.problem = str(e)
         for r in batch:
-            if r.process is not None and r.spec.name in NO_JIT and r.spec.builtin:
+            if r.process is not None and ((r.spec.name in NO_JIT and r.spec.builtin) or r.spec.prefix):
                 for _ in range(self.replicas - 1):
                     try:
                         r.replicas.append(RunnerProcess(r.spec, cpu=self.cpu, fixed_layout=self.fixed_layout))
@@ -124,14 +126,15 @@ class Session:
                 r.problem = f"hello failed: {hello.get('message', hello.get('status'))}"
                 continue
             r.hello = hello
-            if not r.spec.builtin and isinstance(hello.get("runner"), str) and hello["runner"]:
+            if not r.spec.builtin and not r.spec.prefix and isinstance(hello.get("runner"), str) and hello["runner"]:
                 r.spec.name = r.process.name = hello["runner"]  # its own name, not its interpreter's
             self._adopt(r, hello)
 
     def _adopt(self, r: RunnerInfo, hello: dict):
         for im in hello.get("implementations", []):
             native = str(im.get("name", "?"))
-            name = native if native not in self.impls else f"{r.spec.name}:{native}"
+            name = f"{r.spec.prefix}:{native}" if r.spec.prefix else (
+                native if native not in self.impls else f"{r.spec.name}:{native}")
             prims, problems, rounds = {}, list(im.get("problems", [])), {}
             for p in im.get("primitives", []):
                 pname = p.get("name") if isinstance(p, dict) else str(p)
@@ -147,7 +150,7 @@ class Session:
                 name=name, runner=r.spec.name, library=im.get("library", ""),
                 version=im.get("version", ""), available=bool(im.get("available", True)),
                 reason=im.get("reason", ""), primitives=prims, notes=dict(im.get("notes", {})),
-                native_name=native, rounds=rounds)
+                native_name=native, rounds=rounds, environment=environment_of(r.spec, native))
             if problems:
                 impl.notes["problems"] = problems
             self.impls[name] = impl

@@ -19,6 +19,9 @@ Schema versions (runs.schema_version says which one wrote a run):
    measurements.shared_batches (timed batches set aside for that). Added the same way.
 4. adds samples.set_aside: this batch is one of those (null in older runs, whose readers
    can only tell how many, not which).
+5. adds run_implementations.environment: the Debian release, library package and compiler
+   the implementation was built with (cipherbench/envs/describe.py; null in older runs and
+   for language runners). Added the same way.
 """
 from __future__ import annotations
 
@@ -33,7 +36,7 @@ from sqlalchemy.exc import ArgumentError, OperationalError, SQLAlchemyError
 
 from cipherbench.errors import CipherbenchError, UsageError
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 meta = MetaData()
 
 runs = Table(
@@ -65,6 +68,7 @@ run_implementations = Table(
     Column("reason", Text),
     Column("primitives", JSON),  # primitive -> provider
     Column("notes", JSON),
+    Column("environment", JSON),  # release, package, package_version, compiler (envs/describe.py)
 )
 
 verifications = Table(
@@ -227,7 +231,8 @@ class Store:
     def add_implementations(self, run_id: int, impls):
         rows = [dict(run_id=run_id, impl=i.name, runner=i.runner, library=i.library,
                      version=i.version, available=i.available, reason=i.reason,
-                     primitives=i.primitives, notes=i.notes) for i in impls]
+                     primitives=i.primitives, notes=i.notes,
+                     environment=getattr(i, "environment", None)) for i in impls]
         if rows:
             with self.engine.begin() as c:
                 c.execute(run_implementations.insert(), rows)
