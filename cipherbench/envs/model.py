@@ -96,6 +96,7 @@ class EnvRecord:
     implementations: list[ImplementationRecord] = field(default_factory=list)
     engine_sources: str = ""  # sha256 over the engine's sources and the registry table
     engine_problem: str = ""  # why the engine is not usable, "" when it is
+    adapters_not_compiled: list[str] = field(default_factory=list)  # left out of the build (build.py)
     built_at: str = ""  # the root filesystem, UTC ISO 8601
     engine_built_at: str = ""
     rootfs_seconds: float = 0.0

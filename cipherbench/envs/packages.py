@@ -25,13 +25,16 @@ def adapter_packages(adapters: list[str] | None) -> list[tuple[str, str]]:
         raise EnvError(f"unknown adapter {unknown[0]!r}; known: {', '.join(known)}")
     out = []
     for a in chosen:
-        f = ADAPTERS / a / "packages.txt"
-        if not f.is_file():
-            continue
-        for line in f.read_text().splitlines():
-            pkg = line.split("#", 1)[0].strip()
-            if pkg:
-                out.append((a, pkg))
+        # packages-releases.txt: packages only some releases carry (libbotan-3-dev), installed in
+        # environments that have them and never on the host (scripts/install-system-deps reads
+        # packages.txt only)
+        for f in (ADAPTERS / a / "packages.txt", ADAPTERS / a / "packages-releases.txt"):
+            if not f.is_file():
+                continue
+            for line in f.read_text().splitlines():
+                pkg = line.split("#", 1)[0].strip()
+                if pkg:
+                    out.append((a, pkg))
     return out
 
 

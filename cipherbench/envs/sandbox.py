@@ -26,7 +26,7 @@ def argv(rootfs: Path, command: list[str], writable: bool = False, network: bool
     """bwrap's command line that runs `command` with `rootfs` as /. writable: the tree
     may be changed (installing, building); network: DNS works (the host's resolv.conf)."""
     a = [bwrap(), "--bind" if writable else "--ro-bind", str(rootfs), "/",
-         "--proc", "/proc", "--dev", "/dev", "--ro-bind", "/sys", "/sys", "--tmpfs", "/tmp",
+         "--proc", "/proc", "--dev", "/dev", "--ro-bind", "/sys", "/sys", "--perms", "1777", "--tmpfs", "/tmp",
          "--die-with-parent", "--setenv", "PATH", "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
          "--setenv", "LC_ALL", "C"]
     if network:

@@ -18,7 +18,7 @@ from plotly.colors import qualitative
 from plotly.offline import get_plotlyjs
 
 from cipherbench import __version__
-from cipherbench.report import experiments, tables
+from cipherbench.report import experiments, releases, tables
 from cipherbench.report.data import KEYSETUP_OPS, ReportData, mb_interval, primitive, results_document, usable
 from cipherbench.report.tables import (STATUS_TEXT, Table, cycle_sources, cycles_interval, not_timed, num,
                                        size_label, status_suffix, verification_note)
@@ -425,6 +425,7 @@ def render(data: ReportData) -> tuple[str, int]:
     body.table(tables.libraries_table(data))
     body.table(tables.verification_table(data))
     then_and_now(body)
+    releases.html_section(body)
     throughput_plots(body)
     heatmap_plot(body)
     keysetup_plots(body)
