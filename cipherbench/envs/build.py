@@ -115,7 +115,7 @@ def build_rootfs(part: Env, release: str, mirror: str, wanted: list[tuple[str, s
     missing = {line.split()[1] for line in r.stdout.splitlines() if line.startswith("skip ")}
     skipped = [SkippedPackage(p, a, f"{release} has no package {p}") for a, p in wanted if p in missing]
     for s in skipped:
-        say(f"{part.name}: {s.reason}: adapter {s.adapter} will be reported unavailable")
+        say(f"{part.name}: {s.reason} (asked for by adapter {s.adapter}): skipped")
     versions = installed_versions(part.rootfs)
     packages = [PackageVersion(p, versions[p], a) for a, p in wanted if p in versions]
     compiler, compiler_pkg, cmake = compiler_of(part.rootfs, versions)
