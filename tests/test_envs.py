@@ -184,3 +184,25 @@ def test_the_releases_section_gives_each_release_its_ratio_to_the_host_with_an_i
     assert t.columns == ["primitive", "size", "bullseye (1.1.1w) MB/s", "bookworm (3.0.17), host MB/s",
                          "bullseye vs host"]
     assert t.rows[0][-1].startswith("×1.25 [") and t.rows[0][-1].endswith("▲")
+
+
+def _descendants(pid: int) -> list[int]:
+    from pathlib import Path
+    out = []
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        for child in (task / "children").read_text().split():
+            out += [int(child)] + _descendants(int(child))
+    return out
+
+
+def test_the_engine_inside_runs_pinned_to_the_measuring_cpu(environment):
+    """bwrap starts the engine as its child: the affinity set before exec reaches it."""
+    from cipherbench.envs import runner_specs
+    from cipherbench.session import Session, measuring_cpu
+    with Session(builtin=False, extra_specs=tuple(runner_specs([ENV])), pin=True) as s:
+        assert IMPL in s.impls
+        proc = s.process_of(IMPL).proc
+        inside = [p for p in _descendants(proc.pid)
+                  if os.readlink(f"/proc/{p}/exe").endswith("cipherbench-engine")]
+        assert inside, "the engine is not among bwrap's children"
+        assert all(os.sched_getaffinity(p) == {measuring_cpu()} for p in inside + [proc.pid])

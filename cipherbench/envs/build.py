@@ -101,7 +101,11 @@ def build_rootfs(part: Env, release: str, mirror: str, wanted: list[tuple[str, s
     t0 = time.monotonic()
     say(f"{part.name}: building a {release} root filesystem with mmdebstrap (log: {log.name})")
     with open(log, "ab") as f:
+        # Check-Valid-Until off: the archive as some machines reach it is a frozen copy, whose
+        # sid Release file has expired ("invalid since 19d"); the signature is still checked.
+        # mmdebstrap keeps --aptopt in the tree (etc/apt/apt.conf.d), so the apt-get below has it too.
         r = subprocess.run(["mmdebstrap", "--variant=apt", "--include=" + ",".join(TOOLCHAIN),
+                            '--aptopt=Acquire::Check-Valid-Until "false"',
                             release, str(part.rootfs), mirror], stdout=f, stderr=subprocess.STDOUT,
                            stdin=subprocess.DEVNULL)
     if r.returncode != 0:

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import sys
 import time
 from dataclasses import asdict
 
@@ -12,7 +13,7 @@ from rich.table import Table
 from cipherbench.envs import build
 from cipherbench.envs.model import DEFAULT_MIRROR, all_envs, envs_dir
 
-out = Console(highlight=False, soft_wrap=True)
+out = Console(highlight=False, soft_wrap=True, width=None if sys.stdout.isatty() else 200)
 
 
 @click.group("env")
