@@ -150,7 +150,7 @@ class Session:
                 name=name, runner=r.spec.name, library=im.get("library", ""),
                 version=im.get("version", ""), available=bool(im.get("available", True)),
                 reason=im.get("reason", ""), primitives=prims, notes=dict(im.get("notes", {})),
-                native_name=native, rounds=rounds, environment=environment_of(r.spec, native))
+                native_name=native, rounds=rounds, environment=environment_of(r.spec, native, str(im.get("version", ""))))
             if problems:
                 impl.notes["problems"] = problems
             self.impls[name] = impl

@@ -18,12 +18,12 @@ from cipherbench.envs.packages import ADAPTERS
 from cipherbench.runner import BUILD
 
 
-def environment_of(spec, native_name: str) -> dict | None:
-    """The environment dict of implementation `native_name` offered by runner `spec`."""
+def environment_of(spec, native_name: str, version: str = "") -> dict | None:
+    """The environment dict of implementation `native_name` offered by runner `spec`; `version`
+    is the one it reported, which picks its package where a release has two (Botan 2 and 3)."""
     env = getattr(spec, "environment", None)
     if spec.prefix and isinstance(env, EnvRecord):
-        pkg = next((p for p in env.packages if p.adapter == native_name and p.package.endswith("-dev")),
-                   next((p for p in env.packages if p.adapter == native_name), None))
+        pkg = pick_package([p for p in env.packages if p.adapter == native_name], version)
         return {"name": env.name, "release": env.suite, "debian_version": env.debian_version, "host": False,
                 "package": pkg.package if pkg else "", "package_version": pkg.version if pkg else "",
                 "compiler": env.compiler}
@@ -32,6 +32,18 @@ def environment_of(spec, native_name: str) -> dict | None:
         pkg, ver = host_package(native_name)
         return dict(host, package=pkg, package_version=ver)
     return None
+
+
+def pick_package(pkgs, version: str):
+    """Of an adapter's packages, the -dev one whose upstream version is the one the library
+    reports ('3.7.1' picks libbotan-3-dev 3.7.1+dfsg-2 over libbotan-2-dev 2.19.5+dfsg-4)."""
+    m = re.search(r"\d+\.\d+", version or "")
+    dev = [p for p in pkgs if p.package.endswith("-dev")] or list(pkgs)
+    if m:
+        for p in dev:
+            if p.version.split(":")[-1].startswith(m.group(0)):
+                return p
+    return dev[0] if dev else None
 
 
 @lru_cache(maxsize=1)
