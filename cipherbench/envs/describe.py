@@ -24,7 +24,7 @@ def environment_of(spec, native_name: str, version: str = "") -> dict | None:
     env = getattr(spec, "environment", None)
     if spec.prefix and isinstance(env, EnvRecord):
         pkg = pick_package([p for p in env.packages if p.adapter == native_name], version)
-        return {"name": env.name, "release": env.suite, "debian_version": env.debian_version, "host": False,
+        return {"name": env.name, "release": env.release, "debian_version": env.debian_version, "host": False,
                 "package": pkg.package if pkg else "", "package_version": pkg.version if pkg else "",
                 "compiler": env.compiler}
     if spec.builtin and spec.name == "native":
