@@ -14,7 +14,6 @@ import time
 import urllib.request
 
 import pytest
-
 from conftest import REPO
 
 RELEASE = "bullseye"
@@ -198,7 +197,7 @@ def _descendants(pid: int) -> list[int]:
 def test_the_engine_inside_runs_pinned_to_the_measuring_cpu(environment):
     """bwrap starts the engine as its child: the affinity set before exec reaches it."""
     from cipherbench.envs import runner_specs
-    from cipherbench.session import Session, measuring_cpu
+    from cipherbench.measure.session import Session, measuring_cpu
     with Session(builtin=False, extra_specs=tuple(runner_specs([ENV])), pin=True) as s:
         assert IMPL in s.impls
         proc = s.process_of(IMPL).proc

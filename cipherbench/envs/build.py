@@ -16,19 +16,30 @@ import sys
 import time
 import urllib.error
 import urllib.request
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from cipherbench.envs import sandbox
-from cipherbench.envs.model import (ENGINE_BIN, ENGINE_BUILD, ENGINE_SRC, REGISTRY_INC, Env, EnvError,
-                                    EnvRecord, PackageVersion, SkippedPackage, envs_dir, env_named)
+from cipherbench.envs.model import (
+    ENGINE_BIN,
+    ENGINE_BUILD,
+    ENGINE_SRC,
+    REGISTRY_INC,
+    Env,
+    EnvError,
+    EnvRecord,
+    PackageVersion,
+    SkippedPackage,
+    env_named,
+    envs_dir,
+)
 from cipherbench.envs.packages import INSTALL_AVAILABLE, TOOLCHAIN, adapter_packages
 from cipherbench.envs.probe import announce, compiler_of, installed_versions, suite_of
-from cipherbench.runner import REPO
+from cipherbench.paths import REPO
 
 
 def now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+    return datetime.now(UTC).isoformat(timespec="seconds")
 
 
 def preflight(suite: str, mirror: str):
@@ -111,12 +122,12 @@ def build_rootfs(part: Env, release: str, mirror: str, wanted: list[tuple[str, s
     if r.returncode != 0:
         raise EnvError(f"mmdebstrap failed for {release}: {tail(log)}")
     pkgs = list(dict.fromkeys(p for _, p in wanted))
-    r = sandbox.run(part.rootfs, ["sh", "-c", INSTALL_AVAILABLE, "install"] + pkgs, writable=True, network=True)
+    inst = sandbox.run(part.rootfs, ["sh", "-c", INSTALL_AVAILABLE, "install"] + pkgs, writable=True, network=True)
     with open(log, "a") as f:
-        f.write(r.stdout + r.stderr)
-    if r.returncode != 0:
+        f.write(inst.stdout + inst.stderr)
+    if inst.returncode != 0:
         raise EnvError(f"installing the adapters' packages in {release} failed: {tail(log)}")
-    missing = {line.split()[1] for line in r.stdout.splitlines() if line.startswith("skip ")}
+    missing = {line.split()[1] for line in inst.stdout.splitlines() if line.startswith("skip ")}
     skipped = [SkippedPackage(p, a, f"{release} has no package {p}") for a, p in wanted if p in missing]
     for s in skipped:
         say(f"{part.name}: {s.reason} (asked for by adapter {s.adapter}): skipped")

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import re
 import subprocess
-from functools import lru_cache
+from functools import cache, lru_cache
 from pathlib import Path
 
 from cipherbench.envs.model import EnvRecord
 from cipherbench.envs.packages import ADAPTERS
-from cipherbench.runner import BUILD
+from cipherbench.paths import BUILD
 
 
 def environment_of(spec, native_name: str, version: str = "") -> dict | None:
@@ -73,7 +73,7 @@ def host_compiler() -> str:
     return ""
 
 
-@lru_cache(maxsize=None)
+@cache
 def host_package(adapter: str) -> tuple[str, str]:
     """(package, version) of the adapter's -dev package on this machine, or ("", "")."""
     f = ADAPTERS / adapter / "packages.txt"

@@ -110,7 +110,7 @@ class EnvRecord:
         return json.dumps(asdict(self), indent=1)
 
     @classmethod
-    def from_dict(cls, d: dict) -> "EnvRecord":
+    def from_dict(cls, d: dict) -> EnvRecord:
         known = {f.name for f in fields(cls)}
         d = {k: v for k, v in d.items() if k in known}
         d["packages"] = [PackageVersion(**p) for p in d.get("packages", [])]

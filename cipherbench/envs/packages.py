@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from cipherbench.envs.model import EnvError
-from cipherbench.runner import REPO
+from cipherbench.paths import REPO
 
 ADAPTERS = REPO / "engine" / "adapters"
 

@@ -1,9 +1,11 @@
 """What an experiment's list of implementations means once environments run."""
 from __future__ import annotations
 
-import sys
+import logging
 
 from cipherbench.errors import CipherbenchError
+
+log = logging.getLogger(__name__)
 
 
 def offered(session, names) -> list[str]:
@@ -19,7 +21,7 @@ def offered(session, names) -> list[str]:
             try:
                 session.implementation(n)
             except CipherbenchError as e:
-                print(f"cipherbench: {n} left out: {e}", file=sys.stderr)
+                log.warning("cipherbench: %s left out: %s", n, e)  # stderr without a handler
                 continue
         out.append(n)
     return out

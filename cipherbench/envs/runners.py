@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from cipherbench.envs import sandbox
 from cipherbench.envs.model import ENGINE_BIN, EnvError, env_named, envs_dir
-from cipherbench.runner import RunnerSpec
+from cipherbench.measure.runner import RunnerSpec
 
 
 def runner_spec(name: str) -> RunnerSpec:

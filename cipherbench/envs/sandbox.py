@@ -11,6 +11,7 @@ from __future__ import annotations
 import shutil
 import subprocess
 from pathlib import Path
+from typing import Any
 
 from cipherbench.envs.model import EnvError
 
@@ -34,7 +35,7 @@ def argv(rootfs: Path, command: list[str], writable: bool = False, network: bool
     return a + ["--"] + command
 
 
-def run(rootfs: Path, command: list[str], log: Path | None = None, **kw) -> subprocess.CompletedProcess:
+def run(rootfs: Path, command: list[str], log: Path | None = None, **kw: bool) -> subprocess.CompletedProcess[Any]:
     """Run to completion; output to `log` (appended) when given, else captured."""
     if log is not None:
         with open(log, "ab") as f:

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from cipherbench.compare import ALPHA, CONFIDENCE, bootstrap_ratio, judge
+from cipherbench.analysis.compare import ALPHA, CONFIDENCE, bootstrap_ratio, judge
 from cipherbench.report.data import ReportData, Run, per_call_samples, usable
 from cipherbench.report.tables import Table, mark_of, num, size_label
 
