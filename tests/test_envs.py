@@ -205,3 +205,26 @@ def test_the_engine_inside_runs_pinned_to_the_measuring_cpu(environment):
                   if os.readlink(f"/proc/{p}/exe").endswith("cipherbench-engine")]
         assert inside, "the engine is not among bwrap's children"
         assert all(os.sched_getaffinity(p) == {measuring_cpu()} for p in inside + [proc.pid])
+
+
+def test_remove_deletes_an_environment_and_list_no_longer_shows_it(tmp_path):
+    from cipherbench.envs.model import EnvRecord
+    rec = EnvRecord(name="old", release="bullseye", suite="bullseye", debian_version="11.11",
+                    mirror="http://deb.debian.org/debian", adapters=["openssl"], compiler="g++ 10.2.1",
+                    compiler_package="g++-10 10.2.1-6", cmake="3.18.4-2+deb11u1")
+    (tmp_path / "old" / "rootfs").mkdir(parents=True)
+    (tmp_path / "old" / "env.json").write_text(rec.to_json())
+    env = dict(os.environ, CIPHERBENCH_ENVS=str(tmp_path))
+
+    def run(*args):
+        return subprocess.run([sys.executable, "-m", "cipherbench", "env", *args], capture_output=True,
+                              text=True, env=env, cwd=REPO)
+    listed = json.loads(run("list", "--json").stdout)
+    assert [(e["name"], e["release"], e["compiler"]) for e in listed] == [("old", "bullseye", "g++ 10.2.1")]
+    if os.geteuid() != 0:
+        pytest.skip("env remove needs root")
+    r = run("remove", "old")
+    assert r.returncode == 0 and not (tmp_path / "old").exists()
+    assert json.loads(run("list", "--json").stdout) == []
+    r = run("remove", "old")
+    assert r.returncode != 0 and r.stderr.strip().count("\n") == 0 and "no environment 'old'" in r.stderr
