@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from cipherbench import __version__
+from cipherbench.envs import runner_specs
 from cipherbench.errors import RunnerError, UsageError
 from cipherbench.kat.cache import verify as cached_verify
 from cipherbench.kinds import PrimitiveKind, RunStatus, Verdict
@@ -86,8 +87,9 @@ class RunOutcome:
 
 
 def session_for(plan: RunPlan, extra_specs: tuple[Any, ...] = ()) -> Session:
+    specs = tuple(extra_specs) + tuple(runner_specs(plan.envs))  # each environment's engine
     return Session(tuple(plan.runners), builtin=plan.builtin, fixed_layout=plan.layout is Layout.FIXED,
-                   replicas=plan.effective_processes, extra_specs=extra_specs, parallel=plan.parallel)
+                   replicas=plan.effective_processes, extra_specs=specs, parallel=plan.parallel)
 
 
 def settings_of(plan: RunPlan) -> dict[str, Any]:

@@ -70,6 +70,7 @@ class Preset(Knobs):
     operations: list[Operation] = [Operation.ENCRYPT]
     workloads: list[Workload] = [Workload.BULK]
     diffusion: DiffusionSampling | None = None
+    envs: list[str] = []  # environments whose engines run too (cipherbench env create)
 
 
 class RunPlan(Knobs):
