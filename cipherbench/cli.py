@@ -667,6 +667,7 @@ for _module in ("cipherbench.cli_report", "cipherbench.cli_conformance", "cipher
     except ModuleNotFoundError as _e:
         if _e.name != _module:
             raise
+cli.add_command(__import__("cipherbench.ct.cli", fromlist=["ct_command"]).ct_command)
 
 
 # ---------------------------------------------------------------------------- entry point
