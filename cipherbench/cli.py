@@ -507,6 +507,9 @@ def show_run(store: Store, run_id: int, as_json: bool = False, form: str | None 
     if as_json:
         click.echo(json.dumps(r, indent=1, default=str))
         return
+    if r.get("ct"):
+        from cipherbench.ct.show import table as ct_table
+        out.print(ct_table(f"side-channel checks of run {run_id}", r["ct"]))
     form = form or ("long" if len(r["measurements"]) <= LONG_FORM_AT_MOST else "wide")
     if form == "wide":
         sources = wide_table(run_id, r)
@@ -559,6 +562,7 @@ def wide_table(run_id, r) -> set:
         t.add_column(col, justify="right")
     t.add_column("provider")
     t.add_column("verified")
+    side = _side_channel_column(t, r)
     for key in sorted(set(series) | set(errors)):
         ms = {m["size"]: m for m in series.get(key, [])}
         cells = []
@@ -569,9 +573,10 @@ def wide_table(run_id, r) -> set:
         any_m = next(iter(ms.values()), None)
         fit = fits.get(key, ("", "", ""))
         if any_m is None:
-            t.add_row(*key, *cells, *fit, "", f"[red]{errors[key][:60]}[/]")
+            t.add_row(*key, *cells, *fit, "", f"[red]{errors[key][:60]}[/]", *side(key[0], key[1]))
         else:
-            t.add_row(*key, *cells, *fit, any_m["provider"] or "", _verified_cell(any_m["verified"]))
+            t.add_row(*key, *cells, *fit, any_m["provider"] or "", _verified_cell(any_m["verified"]),
+                      *side(key[0], key[1]))
     out.print(t)
     return sources
 
@@ -584,11 +589,12 @@ def long_table(run_id, r) -> set:
                       ("size", "right"), ("MB/s", "right"), ("±", "right"), ("c/B", "right"), ("c ±", "right"),
                       ("ns/call", "right"), ("provider", "left"), ("verified", "left")):
         t.add_column(col, justify=just)
+    side = _side_channel_column(t, r)
     sources = set()
     for m in r["measurements"]:
         if m["error"]:
             t.add_row(m["impl"], m["primitive"], f"{m['operation']}/{m['workload']}", str(m["size"]),
-                  "-", "", "", "", "", m["provider"] or "", f"[red]{m['error'][:60]}[/]")
+                  "-", "", "", "", "", m["provider"] or "", f"[red]{m['error'][:60]}[/]", *side(m["impl"], m["primitive"]))
             continue
         ver = _verified_cell(m["verified"])
         flag = " [yellow]![/]" if m["warnings"] else ""
@@ -596,7 +602,7 @@ def long_table(run_id, r) -> set:
                   fmt(m["mb_per_s"]) + flag, _half_interval(m["ns_low"], m["ns_high"], m["ns_per_call"]),
                   fmt(m["cycles_per_byte"], 2),
                   _half_interval(m.get("cycles_low"), m.get("cycles_high"), m["cycles_per_call"]),
-                  fmt(m["ns_per_call"], 2), m["provider"] or "", ver)
+                  fmt(m["ns_per_call"], 2), m["provider"] or "", ver, *side(m["impl"], m["primitive"]))
         if m["cycle_source"]:
             sources.add(m["cycle_source"])
     out.print(t)
@@ -608,6 +614,17 @@ def long_table(run_id, r) -> set:
             t.add_row(*row)
         out.print(t)
     return sources
+
+
+def _side_channel_column(t: Table, r: dict):
+    """Adds the side-channel column when the run has checks (cipherbench ct); returns the
+    cells of a row: one or none."""
+    if not r.get("ct"):
+        return lambda impl, prim: ()
+    from cipherbench.ct.show import cells
+    found = cells(r["ct"])
+    t.add_column("side channel (cipherbench ct)")
+    return lambda impl, prim: (found.get((impl, prim), ""),)
 
 
 def _half_interval(low, high, median) -> str:

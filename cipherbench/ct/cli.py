@@ -16,12 +16,13 @@ import click
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-from cipherbench import __version__
+from cipherbench import __version__, registry
 from cipherbench.ct import dudect, taint
 from cipherbench.ct.records import Method, Secret, as_row
 from cipherbench.ct.show import table
 from cipherbench.errors import UsageError
 from cipherbench.runner import REPO
+from cipherbench.session import primitive_named
 
 EXPERIMENTS = REPO / "registry" / "experiments.toml"
 DEFAULT_EXPERIMENT = "side-channels"
@@ -142,6 +143,9 @@ def _store_run(c, session, plan: Plan, attach: int | None):
 def ct_command(c, impls, primitives, method, secret, experiment, samples, seed, attach, as_json):
     """Side-channel checks: secret taint under valgrind, and dudect's timing test."""
     plan = make_plan(experiment, primitives, impls, method, secret, samples, seed)
+    reg = registry.load()
+    for name in plan.primitives:  # before any runner starts
+        primitive_named(reg, name)
     with c.session() as s:
         if not _checks(s, plan):
             raise UsageError("nothing to check: no implementation offers "
