@@ -305,6 +305,7 @@ class Runner {
             case "hash": return HashOnce(req);
             case "bench": return Bench(req);
             case "cpu-clock": throw new Unsupported("cpu-clock is not available on Mono (no cycle-exact loop)");
+            case "ct-sample": throw new Unsupported("the C# runner does not offer ct-sample yet (docs/protocol.md)");
         }
         throw new Fail("unknown op '" + op + "'; accepted: hello, encrypt, decrypt, hash, bench, cpu-clock, quit");
     }

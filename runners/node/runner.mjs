@@ -503,6 +503,7 @@ async function handle(req) {
   if (op === 'hash') return hashOnce(req);
   if (op === 'bench') return bench(req);
   if (op === 'cpu-clock') throw new Unsupported('the Node runner has no cpu-clock (no cycle-exact add chain in JavaScript)');
+  if (op === 'ct-sample') throw new Unsupported('the Node runner does not offer ct-sample yet (docs/protocol.md)');
   throw new Fail(`unknown op '${op}'; accepted: hello, encrypt, decrypt, hash, bench, cpu-clock, quit`);
 }
 

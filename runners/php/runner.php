@@ -581,6 +581,7 @@ final class Runner {
             case 'hash': return $this->hashOnce($req);
             case 'bench': return $this->bench($req);
             case 'cpu-clock': throw new Unsup('cpu-clock is not available in PHP (no cycle-exact loop)');
+            case 'ct-sample': throw new Unsup('the PHP runner does not offer ct-sample yet (docs/protocol.md)');
         }
         throw new Fail("unknown op '$op'; accepted: hello, encrypt, decrypt, hash, bench, cpu-clock, quit");
     }

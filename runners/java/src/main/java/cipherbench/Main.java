@@ -174,6 +174,7 @@ public final class Main {
             case "hash": return hashOnce(req);
             case "bench": return bench(req);
             case "cpu-clock": throw new Unsupported("cpu-clock is not available in Java (no cycle-exact loop)");
+            case "ct-sample": throw new Unsupported("the Java runner does not offer ct-sample yet (docs/protocol.md)");
             default:
                 throw new Fail("unknown op '" + op + "'; accepted: hello, encrypt, decrypt, hash, bench, cpu-clock, quit");
         }
