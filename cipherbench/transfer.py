@@ -16,8 +16,8 @@ from sqlalchemy.exc import IntegrityError
 from cipherbench.errors import CipherbenchError, UsageError
 from cipherbench.report.data import (IMPLEMENTATION_FIELDS, MEASUREMENT_FIELDS, SAMPLE_FIELDS,
                                      VERIFICATION_FIELDS, check_document, load_run, results_document)
-from cipherbench.store import (DIFFUSION_FIELDS, SCHEMA_VERSION, Store, describe, diffusion, measurements,
-                               run_implementations, runs, samples, verifications)
+from cipherbench.store import (CT_FIELDS, DIFFUSION_FIELDS, SCHEMA_VERSION, Store, ct_results, describe, diffusion,
+                               measurements, run_implementations, runs, samples, verifications)
 
 
 def export_run(store: Store, run_id: int, path: Path) -> dict:
@@ -88,6 +88,9 @@ def import_document(store: Store, doc: dict) -> int:
             diff = [dict({k: d.get(k) for k in DIFFUSION_FIELDS}, run_id=rid) for d in doc.get("diffusion", [])]
             if diff:
                 c.execute(diffusion.insert(), diff)
+            side = [dict({k: x.get(k) for k in CT_FIELDS}, run_id=rid) for x in doc.get("ct", [])]
+            if side:
+                c.execute(ct_results.insert(), side)
     except IntegrityError:  # another import of the same run won the race
         raise CipherbenchError(msg.format(already_there(store, uuid))) from None
     return rid

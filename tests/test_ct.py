@@ -7,6 +7,7 @@ only with CIPHERBENCH_TEST_LEAKY=1. Timing verdicts are asserted only where the 
 thousands of cycles (the leaky key setup); a clean implementation's |t| is never asserted,
 as the machine is shared and noisy.
 """
+import csv
 import json
 import shutil
 
@@ -142,7 +143,7 @@ def test_ct_sample_draws_classes_from_the_seed(native_session):
     assert native_session.ask("openssl", dict(req, primitive="sha-256"))["status"] == "unsupported"
 
 
-def test_results_are_stored_with_a_speed_run_and_shown_beside_it(cb, db):
+def test_results_are_stored_with_a_speed_run_and_shown_beside_it(cb, db, tmp_path):
     from cipherbench.store import Store
     store = Store(db)
     run = store.begin_run(uuid="ct-test", profile="quick", host="here")
@@ -159,6 +160,18 @@ def test_results_are_stored_with_a_speed_run_and_shown_beside_it(cb, db):
     assert "stat plaintext: " in shown.stdout and "n=2,000" in shown.stdout
     rows = Store(db).run(run)["ct"]
     assert [(x["method"], x["secret"], x["measurements"]) for x in rows] == [("stat", "plaintext", 2000)]
+    # every report format carries them, and an export moves them to another store
+    out = tmp_path / "report"
+    assert cb("report", "--out", str(out), "--run", str(run)).returncode == 0
+    assert "Side channels, run" in (out / "report.md").read_text()
+    assert "Side channels, run" in (out / "index.html").read_text()
+    with open(out / "results.csv", newline="") as f:
+        assert [r["side_channel"] for r in csv.DictReader(f)][0].startswith("stat plaintext: ")
+    assert json.loads((out / "results.json").read_text())["ct"][0]["measurements"] == 2000
+    assert cb("export", "--run", str(run), "--out", str(tmp_path / "run.json")).returncode == 0
+    other = f"sqlite:///{tmp_path / 'other.sqlite'}"
+    assert cb("--db", other, "import", str(tmp_path / "run.json")).returncode == 0
+    assert [x["max_t"] for x in Store(other).run(Store(other).latest_run())["ct"]] == [rows[0]["max_t"]]
 
 
 def test_an_older_store_gains_the_table(tmp_path):

@@ -16,7 +16,7 @@ from sqlalchemy import select
 from cipherbench import __version__, registry
 from cipherbench.errors import CipherbenchError, UsageError
 from cipherbench.runner import REPO
-from cipherbench.store import DIFFUSION_FIELDS, Store, describe, measurements, samples
+from cipherbench.store import CT_FIELDS, DIFFUSION_FIELDS, Store, describe, measurements, samples
 
 SCHEMA = "cipherbench-results"
 VERSION = 1
@@ -65,6 +65,7 @@ class Run:
     measurements: list[dict]  # MEASUREMENT_FIELDS + "id" + "samples" (list of SAMPLE_FIELDS)
     store: str = ""
     diffusion: list[dict] = field(default_factory=list)  # DIFFUSION_FIELDS (cipherbench/diffusion.py)
+    ct: list[dict] = field(default_factory=list)  # store.CT_FIELDS: side-channel checks (cipherbench/ct)
 
     @property
     def uuid(self) -> str:
@@ -146,7 +147,8 @@ def load_run(store: Store, run_id: int, with_samples: bool = True) -> Run:
                implementations=[{k: i.get(k) for k in IMPLEMENTATION_FIELDS} for i in r["implementations"]],
                verifications=[{k: v.get(k) for k in VERIFICATION_FIELDS} for v in r["verifications"]],
                measurements=ms, store=describe(store.url),
-               diffusion=[{k: d.get(k) for k in DIFFUSION_FIELDS} for d in r.get("diffusion", [])])
+               diffusion=[{k: d.get(k) for k in DIFFUSION_FIELDS} for d in r.get("diffusion", [])],
+               ct=[{k: x.get(k) for k in CT_FIELDS} for x in r.get("ct", [])])
 
 
 def load_published(path: Path = PUBLISHED_FILE) -> dict:
@@ -206,6 +208,7 @@ def results_document(run: Run, with_samples: bool = True) -> dict:
         "verifications": [dict(v) for v in run.verifications],
         "measurements": ms,
         "diffusion": [dict(d) for d in run.diffusion],
+        "ct": [dict(x) for x in run.ct],
     }
 
 
@@ -227,14 +230,17 @@ CSV_COLUMNS = ("run_uuid", "run_id", "profile", "host", "impl", "library", "vers
                "provider", "operation", "workload", "size", "aad_size", "loops", "n", "ns_per_call",
                "ns_low", "ns_high", "confidence", "rel_mad", "mb_per_s", "cycles_per_byte",
                "cycles_per_call", "cycles_low", "cycles_high", "cycle_source", "core_ghz", "tsc_per_byte",
-               "shared_batches", "verified", "warnings", "error")
+               "shared_batches", "verified", "warnings", "error", "side_channel")
 
 
 def csv_rows(data: ReportData):
+    from cipherbench.ct.show import cells
+    side = {run: cells(run.ct) for run in data.runs}
     for run, m in data.measurements():
         info = run.impl_info(m["impl"])
         row = {k: m.get(k) for k in MEASUREMENT_FIELDS}
         row.update(run_uuid=run.uuid, run_id=run.id, profile=run.profile, host=run.meta.get("host"),
                    library=info.get("library"), version=info.get("version"),
-                   warnings="; ".join(m["warnings"] or []))
+                   warnings="; ".join(m["warnings"] or []),
+                   side_channel=side.get(run, {}).get((m["impl"], m["primitive"])) or None)
         yield [row[c] for c in CSV_COLUMNS]
