@@ -92,6 +92,12 @@ MEMCHECK_XML = """<?xml version="1.0"?>
   <stack><frame><ip>0x5</ip><obj>/usr/lib/libbar.so</obj><fn>bar_init</fn></frame></stack>
   <auxwhat>Uninitialised value was created by a heap allocation</auxwhat>
 </error>
+<error><unique>0x4</unique><tid>1</tid><kind>UninitValue</kind>
+  <what>Use of uninitialised value of size 8</what>
+  <stack><frame><ip>0x6</ip><obj>/usr/lib/libstripped.so.4</obj></frame>
+    <frame><ip>0x7</ip><obj>/usr/lib/libstripped.so.4</obj><fn>stripped_set_key</fn></frame></stack>
+  <auxwhat>Uninitialised value was created by a client request</auxwhat>
+</error>
 <error><unique>0x3</unique><tid>1</tid><kind>InvalidRead</kind><what>Invalid read of size 4</what></error>
 </valgrindoutput>
 """
@@ -100,7 +106,8 @@ MEMCHECK_XML = """<?xml version="1.0"?>
 def test_memcheck_xml_is_read_in_phase_order_and_by_origin():
     findings, others = taint.parse_xml(MEMCHECK_XML)
     assert [(f.kind, f.phase, f.function) for f in findings] == [
-        (FindingKind.INDEX, "keysetup", "foo_set_key"), (FindingKind.BRANCH, "encrypt", "bar_encrypt")]
+        (FindingKind.INDEX, "keysetup", "foo_set_key"), (FindingKind.BRANCH, "encrypt", "bar_encrypt"),
+        (FindingKind.INDEX, "encrypt", "?? (called from stripped_set_key)")]
     assert findings[0].where() == "foo_set_key (libfoo.so.1, foo.c:42)"
     assert others == 1  # the heap allocation's value is not the secret
     assert taint_verdict(findings) == TaintVerdict.BRANCH_AND_INDEX

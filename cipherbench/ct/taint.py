@@ -141,6 +141,10 @@ def _finding(node: ET.Element, kind: FindingKind, phase: str) -> TaintFinding:
         fn, obj = frame.findtext("fn") or "", frame.findtext("obj") or ""
         if frame.findtext("file"):
             loc = f"{frame.findtext('file')}:{frame.findtext('line') or '?'}"
+    if fn in ("", "??"):  # a stripped library's internal function: name the nearest caller that has one
+        named = next((f.findtext("fn") for f in (frames if frames is not None else [])
+                      if f.findtext("fn") not in (None, "", "??")), None)
+        fn = f"?? (called from {named})" if named else "??"
     # The origin: "Uninitialised value was created by a client request" (the marked secret)
     origin = " ".join(t.text or "" for t in node.iter() if t.tag in ("auxwhat", "what"))
     return TaintFinding(kind=kind, phase=phase, what=node.findtext("what") or "", function=fn, obj=obj,
