@@ -510,6 +510,9 @@ def show_run(store: Store, run_id: int, as_json: bool = False, form: str | None 
     if r.get("ct"):
         from cipherbench.ct.show import table as ct_table
         out.print(ct_table(f"side-channel checks of run {run_id}", r["ct"]))
+        if not r["measurements"]:  # a run of checks alone (cipherbench ct): no speed table
+            out.print(f"stored as run {run_id} in {describe(store.url)} ({len(r['ct'])} side-channel checks)")
+            return
     form = form or ("long" if len(r["measurements"]) <= LONG_FORM_AT_MOST else "wide")
     if form == "wide":
         sources = wide_table(run_id, r)
