@@ -13,12 +13,18 @@ import shutil
 
 import numpy as np
 import pytest
-
 from conftest import ENGINE
 
 from cipherbench.ct import dudect, taint
-from cipherbench.ct.records import (FindingKind, Secret, StatResult, StatVerdict, TaintVerdict, stat_verdict,
-                                    taint_verdict)
+from cipherbench.ct.records import (
+    FindingKind,
+    Secret,
+    StatResult,
+    StatVerdict,
+    TaintVerdict,
+    stat_verdict,
+    taint_verdict,
+)
 
 LEAKY = {"CIPHERBENCH_TEST_LEAKY": "1"}
 needs_valgrind = pytest.mark.skipif(shutil.which("valgrind") is None, reason="valgrind is not installed")
@@ -151,7 +157,7 @@ def test_ct_sample_draws_classes_from_the_seed(native_session):
 
 
 def test_results_are_stored_with_a_speed_run_and_shown_beside_it(cb, db, tmp_path):
-    from cipherbench.store import Store
+    from cipherbench.store.db import Store
     store = Store(db)
     run = store.begin_run(uuid="ct-test", profile="quick", host="here")
     store.add_measurements(run, [(dict(impl="openssl", primitive="aes-128-ecb", provider="AES-NI", operation="encrypt",
@@ -183,7 +189,8 @@ def test_results_are_stored_with_a_speed_run_and_shown_beside_it(cb, db, tmp_pat
 
 def test_an_older_store_gains_the_table(tmp_path):
     import sqlite3
-    from cipherbench.store import Store
+
+    from cipherbench.store.db import Store
     path = tmp_path / "old.sqlite"
     Store(f"sqlite:///{path}")
     with sqlite3.connect(path) as con:

@@ -5,6 +5,7 @@ Registered on the main command group by cipherbench/cli.py (`ct_command`).
 from __future__ import annotations
 
 import json
+import os
 import shlex
 import sys
 import tomllib
@@ -18,11 +19,12 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from cipherbench import __version__, registry
 from cipherbench.ct import dudect, taint
-from cipherbench.ct.records import Method, Secret, as_row
+from cipherbench.ct.records import Method, Secret, StatResult, TaintResult, as_row
 from cipherbench.ct.show import table
-from cipherbench.errors import UsageError
-from cipherbench.runner import REPO
-from cipherbench.session import primitive_named
+from cipherbench.errors import CipherbenchError, UsageError
+from cipherbench.kinds import RunStatus
+from cipherbench.measure.session import primitive_named
+from cipherbench.paths import REPO
 
 EXPERIMENTS = REPO / "registry" / "experiments.toml"
 DEFAULT_EXPERIMENT = "side-channels"
@@ -83,20 +85,23 @@ def _checks(session, plan: Plan):
     return todo
 
 
-def run_checks(session, plan: Plan, progress=None) -> list:
+def run_checks(session, plan: Plan, progress=None) -> list[TaintResult | StatResult]:
     """Every check of the plan, in order; the results (records.TaintResult / StatResult)."""
     engine = _engine_path(session)
     todo = _checks(session, plan)
     if any(m == Method.TAINT for m, *_ in todo):
         taint.valgrind()  # one clear line when valgrind is missing, before anything runs
     task = progress.add_task("side-channel checks", total=len(todo)) if progress else None
-    results = []
+    results: list[TaintResult | StatResult] = []
     for method, secret, im, p in todo:
         if progress:
             progress.update(task, description=f"{method.value} {secret.value}: {im.name} {p.name}")
         if method == Method.TAINT:
-            results.append(taint.check(engine, im.native_name, p.name, secret, im.primitives.get(p.name, "")))
-            results[-1].impl = im.name
+            if engine is None:
+                raise CipherbenchError("the taint check runs the native engine, which did not start")
+            found = taint.check(engine, im.native_name, p.name, secret, im.primitives.get(p.name, ""))
+            found.impl = im.name
+            results.append(found)
         else:
             results.append(dudect.check(session, im.name, p, secret, plan.samples, plan.seed))
         if progress:
@@ -110,7 +115,7 @@ def _store_run(c, session, plan: Plan, attach: int | None):
     if attach is not None:
         store.run(attach)  # says so when there is no such run
         return store, attach, False
-    from cipherbench.context import machine_context
+    from cipherbench.measure.context import machine_context
     ctx = machine_context(session)
     settings = {"ct": {"experiment": plan.experiment, "methods": [m.value for m in plan.methods],
                        "secrets": [s.value for s in plan.secrets], "samples": plan.samples, "seed": plan.seed,
@@ -118,7 +123,7 @@ def _store_run(c, session, plan: Plan, attach: int | None):
     run_id = store.begin_run(uuid=uuid.uuid4().hex, profile=f"ct:{plan.experiment or 'custom'}",
                              command=" ".join(shlex.quote(a) for a in sys.argv), host=ctx["host"],
                              cipherbench_version=__version__, git_revision=ctx["git_revision"], context=ctx,
-                             settings=settings)
+                             settings=settings, pid=os.getpid())
     store.add_implementations(run_id, session.impls.values())
     return store, run_id, True
 
@@ -151,19 +156,19 @@ def ct_command(c, impls, primitives, method, secret, experiment, samples, seed, 
             raise UsageError("nothing to check: no implementation offers "
                              + (", ".join(plan.primitives) or "those primitives") + " (cipherbench list)")
         store, run_id, own = _store_run(c, s, plan, attach)
-        results, status = [], "failed"
+        results, status = [], RunStatus.FAILED
         try:
             with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                           TimeRemainingColumn(), console=err, transient=True) as progress:
                 results = run_checks(s, plan, progress)
-            status = "complete"
+            status = RunStatus.COMPLETE
         except KeyboardInterrupt:
-            status = "interrupted"
+            status = RunStatus.INTERRUPTED
             raise
         finally:
             store.add_ct_results(run_id, [as_row(r) for r in results])
             if own:
-                store.finish_run(run_id, status)
+                store.finish_run(run_id, status.value)
     rows = [as_row(r) for r in results]
     if as_json:
         click.echo(json.dumps({"run": run_id, "results": rows}, indent=1, default=str))

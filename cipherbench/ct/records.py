@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from enum import Enum
+from enum import StrEnum
 
 #: Welch's t thresholds named in every statistical result: the TVLA convention (Goodwill et
 #: al., "A testing methodology for side-channel resistance validation", NIST NIAT 2011) and
@@ -12,24 +12,24 @@ DUDECT_T = 10.0
 DUDECT_DEFINITE_T = 500.0
 
 
-class Method(str, Enum):
+class Method(StrEnum):
     TAINT = "taint"
     STAT = "stat"
 
 
-class Secret(str, Enum):
+class Secret(StrEnum):
     """What is secret in one check: the key, or the plaintext (the key then public)."""
     KEY = "key"
     PLAINTEXT = "plaintext"
 
 
-class FindingKind(str, Enum):
+class FindingKind(StrEnum):
     """memcheck's two uninitialised-value reports, read as TIMECOP reads them."""
     BRANCH = "branch"  # "Conditional jump or move depends on uninitialised value(s)"
     INDEX = "index"    # "Use of uninitialised value of size N": an address computed from it
 
 
-class TaintVerdict(str, Enum):
+class TaintVerdict(StrEnum):
     CLEAN = "nothing secret-dependent seen"
     INDEX = "secret-dependent memory index"
     BRANCH = "secret-dependent branch"
@@ -37,7 +37,7 @@ class TaintVerdict(str, Enum):
     NOT_RUN = "not checked"
 
 
-class StatVerdict(str, Enum):
+class StatVerdict(StrEnum):
     NO_LEAK_DETECTED = "no leak detected"
     TVLA_LEAK = f"leak: |t| > {TVLA_T} (TVLA)"
     DUDECT_LEAK = f"leak: |t| > {DUDECT_T:g} (dudect: probably not constant time)"

@@ -2,6 +2,7 @@
 primitive) beside the speed figures, and a table of their own."""
 from __future__ import annotations
 
+from rich.markup import escape
 from rich.table import Table
 
 from cipherbench.ct.records import DUDECT_T, TVLA_T, Method, StatVerdict, TaintVerdict
@@ -59,14 +60,15 @@ def table(title: str, rows: list[dict]) -> Table:
     for (impl, prim), got in sorted(by_pair.items()):
         tk, tp = got.get(("taint", "key")), got.get(("taint", "plaintext"))
         first = tk or tp
-        where = ""
+        where = ""  # text from valgrind and the libraries: printed literally (escape)
         if tk and tk.get("first_where"):
-            where = f"{tk['first_kind']} in {tk['first_phase']}: {tk['first_where']}"
+            where = escape(f"{tk['first_kind']} in {tk['first_phase']}: {tk['first_where']}")
         elif tk and tk.get("error"):
-            where = f"[red]{tk['error'][:70]}[/]"
+            where = f"[red]{escape(tk['error'][:70])}[/]"
         path = (first.get("provider") or "") if first else ""
         if first and first.get("path_differs"):
             path += f" (timed: {first.get('native_provider')})"
-        t.add_row(impl, prim, _taint_cell(tk) if tk else "", _taint_cell(tp) if tp else "", where, path,
+        t.add_row(escape(impl), escape(prim), _taint_cell(tk) if tk else "", _taint_cell(tp) if tp else "", where,
+                  escape(path),
                   *(_stat_cell(got[("stat", s)]) if ("stat", s) in got else "" for s in ("key", "plaintext")))
     return t
