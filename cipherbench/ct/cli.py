@@ -8,7 +8,6 @@ import json
 import os
 import shlex
 import sys
-import tomllib
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,9 +23,8 @@ from cipherbench.ct.show import table
 from cipherbench.errors import CipherbenchError, UsageError
 from cipherbench.kinds import RunStatus
 from cipherbench.measure.session import primitive_named
-from cipherbench.paths import REPO
+from cipherbench.pipeline.plan import SideChannelSettings, load_presets
 
-EXPERIMENTS = REPO / "registry" / "experiments.toml"
 DEFAULT_EXPERIMENT = "side-channels"
 out = Console(highlight=False, width=None if sys.stdout.isatty() else 200)
 err = Console(stderr=True, highlight=False)
@@ -44,26 +42,21 @@ class Plan:
     seed: int
 
 
-def _preset(name: str) -> dict:
-    data = tomllib.loads(EXPERIMENTS.read_text())
-    presets = {**data.get("profiles", {}), **data.get("experiments", {})}
-    if name not in presets:
-        raise UsageError(f"unknown experiment '{name}'; known: {', '.join(sorted(presets))}")
-    return presets[name]
-
-
 def make_plan(experiment, primitives, impls, method, secret, samples, seed) -> Plan:
-    """Options over the experiment's `ct` settings; without --primitive or --experiment,
-    the side-channels experiment's primitives."""
+    """Options over the experiment's `ct` settings (pipeline/plan.py, SideChannelSettings);
+    without --primitive or --experiment, the side-channels experiment's primitives."""
     name = experiment or (None if primitives else DEFAULT_EXPERIMENT)
-    preset = _preset(name) if name else {}
-    settings = preset.get("ct", {})
-    method = method or settings.get("method", "both")
+    presets = load_presets()
+    if name and name not in presets:
+        raise UsageError(f"unknown experiment '{name}'; known: {', '.join(sorted(presets))}")
+    preset = presets[name] if name else None
+    settings = (preset.ct if preset else None) or SideChannelSettings()
+    method = method or settings.method
     methods = [Method.TAINT, Method.STAT] if method == "both" else [Method(method)]
     secrets = [Secret.KEY, Secret.PLAINTEXT] if secret == "both" else [Secret(secret)]
-    return Plan(name, list(primitives) or list(preset.get("primitives", [])),
-                list(impls) or list(preset.get("implementations", [])), methods, secrets,
-                samples or int(settings.get("samples", 20000)), seed if seed is not None else int(settings.get("seed", 2017)))
+    return Plan(name, list(primitives) or list(preset.primitives if preset else []),
+                list(impls) or list(preset.implementations if preset else []), methods, secrets,
+                samples or settings.samples, seed if seed is not None else settings.seed)
 
 
 def _engine_path(session) -> Path | None:

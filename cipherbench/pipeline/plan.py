@@ -10,7 +10,7 @@ import tomllib
 from enum import StrEnum
 from functools import lru_cache
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -40,6 +40,16 @@ class DiffusionSampling(BaseModel):
     seed: int = 0
 
 
+class SideChannelSettings(BaseModel):
+    """How `cipherbench ct` checks an experiment's primitives (cipherbench/ct): taint,
+    stat or both; timed calls per statistical test; the seed of its class order."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    method: Literal["taint", "stat", "both"] = "both"
+    samples: Annotated[int, Field(ge=1000, le=10_000_000)] = 20000
+    seed: Annotated[int, Field(ge=0)] = 2017
+
+
 class Knobs(BaseModel):
     """How a run measures: the same method for every preset, only these numbers differ."""
 
@@ -67,6 +77,7 @@ class Preset(Knobs):
     operations: list[Operation] = [Operation.ENCRYPT]
     workloads: list[Workload] = [Workload.BULK]
     diffusion: DiffusionSampling | None = None
+    ct: SideChannelSettings | None = None  # read by `cipherbench ct`, not by a run
 
 
 class RunPlan(Knobs):
