@@ -104,7 +104,7 @@ class RunPlan(Knobs):
         presets = load_presets()
         if name not in presets:
             raise UsageError(f"unknown profile or experiment '{name}'; known: {', '.join(sorted(presets))}")
-        base = presets[name].model_dump(exclude={"title", "source"})
+        base = presets[name].model_dump(exclude={"title", "source", "ct"})  # ct: not a run setting
         given = {k: v for k, v in overrides.items() if v is not None and v != [] and v != ()}
         try:
             return cls.model_validate({**base, **given, "preset": name})
