@@ -13,6 +13,7 @@ from cipherbench.cli import (
     verify,
 )
 from cipherbench.cli.app import cli, main
+from cipherbench.ct.cli import ct_command
 from cipherbench.envs.cli import env_group
 
 for _command in (inspect.list_cmd, crypt.encrypt, crypt.decrypt, crypt.hash_cmd, verify.verify, run.run,
@@ -20,5 +21,6 @@ for _command in (inspect.list_cmd, crypt.encrypt, crypt.decrypt, crypt.hash_cmd,
                  analysis.diffusion_cmd, analysis.avalanche_cmd, conformance.conformance):
     cli.add_command(_command)
 cli.add_command(env_group)  # cipherbench env create|list|remove
+cli.add_command(ct_command)  # cipherbench ct
 
 __all__ = ["cli", "main"]

@@ -32,6 +32,12 @@ def show_run(store: Store, run_id: int, as_json: bool = False, form: str | None 
     if as_json:
         click.echo(json.dumps(r, indent=1, default=str))
         return
+    if r.get("ct"):
+        from cipherbench.ct.show import table as ct_table
+        out.print(ct_table(f"side-channel checks of run {run_id}", r["ct"]))
+        if not r["measurements"]:  # a run of checks alone (cipherbench ct): no speed table
+            out.print(f"stored as run {run_id} in {describe(store.url)} ({len(r['ct'])} side-channel checks)")
+            return
     form = form or ("long" if len(r["measurements"]) <= LONG_FORM_AT_MOST else "wide")
     if form == "wide":
         sources = wide_table(run_id, r)
@@ -52,6 +58,17 @@ def show_run(store: Store, run_id: int, as_json: bool = False, form: str | None 
         out.print(f"one row per series; every point: cipherbench show {run_id} --long, or cipherbench report")
     out.print(f"stored as run {run_id} in {describe(store.url)} "
               f"({sum(1 for m in r['measurements'] if not m['error'])} measurements with raw samples)")
+
+
+def _side_channel_column(t: Table, r: dict):
+    """Adds the side-channel column when the run has checks (cipherbench ct); returns the
+    cells of a row: one or none."""
+    if not r.get("ct"):
+        return lambda impl, prim: ()
+    from cipherbench.ct.show import cells
+    found = cells(r["ct"])
+    t.add_column("side channel (cipherbench ct)")
+    return lambda impl, prim: (lit(found.get((impl, prim), "")),)
 
 
 def _verified_cell(v):
@@ -86,6 +103,7 @@ def wide_table(run_id, r) -> set:
         t.add_column(col, justify="right")
     t.add_column("provider")
     t.add_column("verified")
+    side = _side_channel_column(t, r)
     for key in sorted(set(series) | set(errors)):
         ms = {m["size"]: m for m in series.get(key, [])}
         cells = []
@@ -96,9 +114,10 @@ def wide_table(run_id, r) -> set:
         any_m = next(iter(ms.values()), None)
         fit = fits.get(key, ("", "", ""))
         if any_m is None:
-            t.add_row(*map(lit, key), *cells, *fit, "", f"[red]{lit(errors[key][:60])}[/]")
+            t.add_row(*map(lit, key), *cells, *fit, "", f"[red]{lit(errors[key][:60])}[/]", *side(key[0], key[1]))
         else:
-            t.add_row(*map(lit, key), *cells, *fit, lit(any_m["provider"] or ""), _verified_cell(any_m["verified"]))
+            t.add_row(*map(lit, key), *cells, *fit, lit(any_m["provider"] or ""), _verified_cell(any_m["verified"]),
+                      *side(key[0], key[1]))
     out.print(t)
     return sources
 
@@ -111,11 +130,13 @@ def long_table(run_id, r) -> set:
                       ("size", "right"), ("MB/s", "right"), ("±", "right"), ("c/B", "right"), ("c ±", "right"),
                       ("ns/call", "right"), ("provider", "left"), ("verified", "left")):
         t.add_column(col, justify=just)
+    side = _side_channel_column(t, r)
     sources = set()
     for m in r["measurements"]:
         if m["error"]:
             t.add_row(lit(m["impl"]), lit(m["primitive"]), lit(f"{m['operation']}/{m['workload']}"), str(m["size"]),
-                      "-", "", "", "", "", lit(m["provider"] or ""), f"[red]{lit(m['error'][:60])}[/]")
+                      "-", "", "", "", "", lit(m["provider"] or ""), f"[red]{lit(m['error'][:60])}[/]",
+                      *side(m["impl"], m["primitive"]))
             continue
         ver = _verified_cell(m["verified"])
         flag = " [yellow]![/]" if m["warnings"] else ""
@@ -123,7 +144,7 @@ def long_table(run_id, r) -> set:
                   fmt(m["mb_per_s"]) + flag, _half_interval(m["ns_low"], m["ns_high"], m["ns_per_call"]),
                   fmt(m["cycles_per_byte"], 2),
                   _half_interval(m.get("cycles_low"), m.get("cycles_high"), m["cycles_per_call"]),
-                  fmt(m["ns_per_call"], 2), lit(m["provider"] or ""), ver)
+                  fmt(m["ns_per_call"], 2), lit(m["provider"] or ""), ver, *side(m["impl"], m["primitive"]))
         if m["cycle_source"]:
             sources.add(m["cycle_source"])
     out.print(t)

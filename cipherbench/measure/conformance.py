@@ -58,6 +58,12 @@ def _check(resp: dict, expect: dict) -> str | None:
             return f"answer has '{key}', which must be absent"
     if "message_contains" in expect and expect["message_contains"] not in str(resp.get("message", "")):
         return f"message {resp.get('message')!r} does not mention {expect['message_contains']!r}"
+    if "ct_samples" in expect:  # ct-sample: one class (0 or 1) and one time per call
+        n, cls, times = expect["ct_samples"], resp.get("classes"), resp.get("times")
+        if not (isinstance(cls, list) and isinstance(times, list) and len(cls) == len(times) == n):
+            return f"ct-sample must answer {n} classes and {n} times"
+        if set(cls) - {0, 1} or not all(isinstance(t, int) and t >= 0 for t in times):
+            return "ct-sample classes must be 0 or 1 and times non-negative integers"
     n = expect.get("ns_batches") or (expect.get("ns_batches_if_ok") if st == "ok" else None)
     if n:
         ns = resp.get("ns")

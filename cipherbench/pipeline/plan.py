@@ -10,7 +10,7 @@ import tomllib
 from enum import StrEnum
 from functools import lru_cache
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -38,6 +38,16 @@ class DiffusionSampling(BaseModel):
     keys: int = Field(gt=0)
     blocks: int = Field(gt=0)
     seed: int = 0
+
+
+class SideChannelSettings(BaseModel):
+    """How `cipherbench ct` checks an experiment's primitives (cipherbench/ct): taint,
+    stat or both; timed calls per statistical test; the seed of its class order."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    method: Literal["taint", "stat", "both"] = "both"
+    samples: Annotated[int, Field(ge=1000, le=10_000_000)] = 20000
+    seed: Annotated[int, Field(ge=0)] = 2017
 
 
 class Knobs(BaseModel):
@@ -71,6 +81,7 @@ class Preset(Knobs):
     workloads: list[Workload] = [Workload.BULK]
     diffusion: DiffusionSampling | None = None
     envs: list[str] = []  # environments whose engines run too (cipherbench env create)
+    ct: SideChannelSettings | None = None  # read by `cipherbench ct`, not by a run
 
 
 class RunPlan(Knobs):
@@ -98,7 +109,7 @@ class RunPlan(Knobs):
         presets = load_presets()
         if name not in presets:
             raise UsageError(f"unknown profile or experiment '{name}'; known: {', '.join(sorted(presets))}")
-        base = presets[name].model_dump(exclude={"title", "source"})
+        base = presets[name].model_dump(exclude={"title", "source", "ct"})  # ct: not a run setting
         given = {k: v for k, v in overrides.items() if v is not None and v != [] and v != ()}
         try:
             return cls.model_validate({**base, **given, "preset": name})

@@ -18,6 +18,7 @@ from cipherbench.analysis.fit import fits
 from cipherbench.errors import CipherbenchError, UsageError
 from cipherbench.paths import REPO
 from cipherbench.store.db import (
+    CT_FIELDS,
     DIFFUSION_FIELDS,
     Store,
     describe,
@@ -69,6 +70,7 @@ class Run:
     measurements: list[dict]  # MEASUREMENT_FIELDS + "id" + "samples" (list of SAMPLE_FIELDS)
     store: str = ""
     diffusion: list[dict] = field(default_factory=list)  # DIFFUSION_FIELDS (cipherbench/diffusion.py)
+    ct: list[dict] = field(default_factory=list)  # store.CT_FIELDS: side-channel checks (cipherbench/ct)
 
     @property
     def uuid(self) -> str:
@@ -150,7 +152,8 @@ def load_run(store: Store, run_id: int, with_samples: bool = True) -> Run:
                implementations=[{k: i.get(k) for k in IMPLEMENTATION_FIELDS} for i in r["implementations"]],
                verifications=[{k: v.get(k) for k in VERIFICATION_FIELDS} for v in r["verifications"]],
                measurements=ms, store=describe(store.url),
-               diffusion=[{k: d.get(k) for k in DIFFUSION_FIELDS} for d in r.get("diffusion", [])])
+               diffusion=[{k: d.get(k) for k in DIFFUSION_FIELDS} for d in r.get("diffusion", [])],
+               ct=[{k: x.get(k) for k in CT_FIELDS} for x in r.get("ct", [])])
 
 
 def load_published(path: Path = PUBLISHED_FILE) -> dict:
@@ -212,6 +215,7 @@ def results_document(run: Run, with_samples: bool = True) -> dict:
         "diffusion": [dict(d) for d in run.diffusion],
         # derived, not stored: the fit of time against size per series (analysis/fit.py)
         "fits": [{**asdict(f), "implausible": f.implausible} for f in fits(run.measurements)],
+        "ct": [dict(x) for x in run.ct],
     }
 
 
@@ -231,14 +235,17 @@ def check_document(doc) -> dict:
 
 #: The run's identity and the implementation's library, then every measurement field.
 CSV_COLUMNS = ("run_uuid", "run_id", "profile", "host", "impl", "library", "version",
-               *(f for f in FIELDS if f != "impl"))
+               *(f for f in FIELDS if f != "impl"), "side_channel")
 
 
 def csv_rows(data: ReportData):
+    from cipherbench.ct.show import cells
+    side = {run: cells(run.ct) for run in data.runs}
     for run, m in data.measurements():
         info = run.impl_info(m["impl"])
         row = {k: m.get(k) for k in MEASUREMENT_FIELDS}
         row.update(run_uuid=run.uuid, run_id=run.id, profile=run.profile, host=run.meta.get("host"),
                    library=info.get("library"), version=info.get("version"),
-                   warnings="; ".join(m["warnings"] or []))
+                   warnings="; ".join(m["warnings"] or []),
+                   side_channel=side.get(run, {}).get((m["impl"], m["primitive"])) or None)
         yield [row[c] for c in CSV_COLUMNS]

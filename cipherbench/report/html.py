@@ -464,6 +464,9 @@ def render(data: ReportData) -> tuple[str, int]:
         body.table(sec)
     for t in tables.diffusion_tables(data):
         body.table(t)
+    from cipherbench.ct.report import ct_tables
+    for t in ct_tables(data):
+        body.table(t)
     runs = ", ".join(f"run {r.id} ({h.escape(r.profile or '–')}) on {h.escape(str(r.meta.get('host')))}"
                      for r in data.runs)
     toc = " ".join(f'<a href="#{sid}">{h.escape(t)}</a>' for sid, t in body.toc)

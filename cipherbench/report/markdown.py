@@ -65,6 +65,9 @@ def render(data: ReportData) -> str:
         out.append(table_md(sec, 2))
     for t in tables.diffusion_tables(data):
         out.append(table_md(t, 2))
+    from cipherbench.ct.report import ct_tables
+    for t in ct_tables(data):
+        out.append(table_md(t, 2))
     for sec in experiments.sections(data):
         e = sec.entry
         out += [f"## Then and now: {e['title']}", "",

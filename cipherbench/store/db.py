@@ -26,7 +26,8 @@ Schema versions (runs.schema_version says which one wrote a run):
    (run --parallel N: the same point timed on N CPUs at once), and verifications.verified_at.
 6. adds run_implementations.environment: the Debian release, library package and compiler
    the implementation was built with (cipherbench/envs/describe.py; null in older runs and
-   for language runners). Added the same way.
+   for language runners). Added the same way. Also the table ct_results: the side-channel
+   checks of a run (cipherbench/ct); opening an older store creates it, empty.
 """
 from __future__ import annotations
 
@@ -167,6 +168,33 @@ diffusion = Table(
     Column("error", Text),
 )
 
+# Side-channel checks of a run, one row per (implementation, primitive, method, secret):
+# cipherbench/ct/records.py defines the values (as_row).
+ct_results = Table(
+    "ct_results", meta,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("run_id", Integer, ForeignKey("runs.id", ondelete="CASCADE"), nullable=False, index=True),
+    Column("impl", String(128), nullable=False),
+    Column("primitive", String(128), nullable=False),
+    Column("method", String(16), nullable=False),  # taint, stat
+    Column("secret", String(16), nullable=False),  # key, plaintext
+    Column("verdict", Text, nullable=False),
+    Column("provider", String(255)),  # taint: the code path under valgrind; stat: the runner's
+    Column("native_provider", String(255)),  # taint: the path timed natively
+    Column("path_differs", Boolean),
+    Column("first_kind", String(16)),  # taint: branch or index, the first finding
+    Column("first_phase", String(16)),
+    Column("first_where", Text),  # function (library object, file:line)
+    Column("findings", JSON),
+    Column("measurements", Integer),  # stat: timed calls
+    Column("max_t", Float),  # stat: largest |t| of Welch's test over the crops
+    Column("details", JSON),
+    Column("seconds", Float),
+    Column("error", Text),
+)
+
+CT_FIELDS = tuple(c.name for c in ct_results.columns if c.name not in ("id", "run_id"))
+
 DIFFUSION_FIELDS = tuple(c.name for c in diffusion.columns if c.name not in ("id", "run_id"))
 
 
@@ -262,6 +290,8 @@ class Store:
         have = inspect(self.engine)
         tables = set(have.get_table_names())
         prep = self.engine.dialect.identifier_preparer
+        if "runs" in tables and "ct_results" not in tables:  # schema 6 added the table
+            ct_results.create(self.engine)
         with self.engine.begin() as c:
             for table in meta.sorted_tables:
                 if table.name not in tables:
@@ -305,6 +335,11 @@ class Store:
             with self.engine.begin() as c:
                 c.execute(diffusion.insert(), [dict({k: r.get(k) for k in DIFFUSION_FIELDS}, run_id=run_id)
                                                for r in rows])
+
+    def add_ct_results(self, run_id: int, rows: list[Row]) -> None:
+        if rows:
+            with self.engine.begin() as c:
+                c.execute(ct_results.insert(), [dict({k: r.get(k) for k in CT_FIELDS}, run_id=run_id) for r in rows])
 
     def add_measurement(self, run_id: int, row: Row, raw: list[Row]) -> int:
         return self.add_measurements(run_id, [(row, raw)])[0]
@@ -413,6 +448,8 @@ class Store:
                 .order_by(measurements.c.id)).mappings()]
             out["diffusion"] = [dict(x) for x in c.execute(
                 select(diffusion).where(diffusion.c.run_id == run_id).order_by(diffusion.c.id)).mappings()]
+            out["ct"] = [dict(x) for x in c.execute(
+                select(ct_results).where(ct_results.c.run_id == run_id).order_by(ct_results.c.id)).mappings()]
             return out
 
     def samples_of(self, measurement_id: int) -> list[Row]:

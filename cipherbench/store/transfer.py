@@ -25,9 +25,11 @@ from cipherbench.report.data import (
     results_document,
 )
 from cipherbench.store.db import (
+    CT_FIELDS,
     DIFFUSION_FIELDS,
     SCHEMA_VERSION,
     Store,
+    ct_results,
     describe,
     diffusion,
     measurements,
@@ -106,6 +108,9 @@ def import_document(store: Store, doc: dict[str, Any]) -> int:
             diff = [dict({k: d.get(k) for k in DIFFUSION_FIELDS}, run_id=rid) for d in doc.get("diffusion", [])]
             if diff:
                 c.execute(diffusion.insert(), diff)
+            side = [dict({k: x.get(k) for k in CT_FIELDS}, run_id=rid) for x in doc.get("ct", [])]
+            if side:
+                c.execute(ct_results.insert(), side)
     except IntegrityError:  # another import of the same run won the race
         raise CipherbenchError(msg.format(already_there(store, uuid))) from None
     return int(rid)

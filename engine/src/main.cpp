@@ -15,6 +15,7 @@
 
 #include "cipherbench/adapter.h"
 #include "clocks.h"
+#include "ct_sample.h"
 #include "stack.h"
 
 using json = nlohmann::json;
@@ -88,7 +89,8 @@ public:
         if (op == "hash") return hash_once(req);
         if (op == "bench") return bench(req);
         if (op == "cpu-clock") return cpu_clock(req);
-        throw Fail("unknown op '" + op + "'; accepted: hello, encrypt, decrypt, hash, bench, cpu-clock, quit");
+        if (op == "ct-sample") return ct_sample_op(req);
+        throw Fail("unknown op '" + op + "'; accepted: hello, encrypt, decrypt, hash, bench, cpu-clock, ct-sample, quit");
     }
 
     // --check-adapters: the parts of the adapter contract (adapter.h) that no
@@ -127,6 +129,7 @@ private:
         im.name = folder;
         try {
             im.adapter = make();
+            if (!im.adapter) return;  // an adapter that announces itself only when asked (adapters/leaky)
             im.name = im.adapter->name();
             im.library = im.adapter->library();
             im.version = im.adapter->version();
@@ -637,6 +640,24 @@ private:
         return r;
     }
 
+    // ct-sample: single calls of two interleaved input classes, raw times (ct_sample.h).
+    json ct_sample_op(const json& req) const {
+        Target t = target(req);
+        const std::string vary = str(req, "vary");
+        if (vary != "key" && vary != "plaintext") throw Fail("vary must be 'key' or 'plaintext'");
+        CtSampleRequest r;
+        r.vary = vary == "key" ? CtVary::Key : CtVary::Plaintext;
+        r.samples = count(req, "samples", 0, true);
+        r.seed = count(req, "seed", 0, true);
+        r.key = unhex(req, "key", true);
+        r.iv = unhex(req, "iv");
+        r.aad = unhex(req, "aad");
+        r.input = unhex(req, "input", true);
+        CtSampleResult res = ct_sample(*t.impl->adapter, *t.prim, r);
+        return {{"status", "ok"}, {"vary", vary}, {"samples", r.samples}, {"timer", res.timer},
+                {"classes", res.classes}, {"times", res.times}};
+    }
+
     json cpu_clock(const json& req) const {
         const uint64_t k = count(req, "thousands", 100000);
         if (k == 0 || k > 100000000) throw Fail("thousands must be in 1..100000000");
@@ -672,14 +693,20 @@ private:
 }  // namespace
 }  // namespace cb
 
+int cb_taint_main(int argc, char** argv);  // taint.cpp
+
 int main(int argc, char** argv) {
     std::ios::sync_with_stdio(false);
     if (argc > 1 && (std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h")) {
         std::cerr << "cipherbench-engine: native runner speaking cipherbench protocol v1 on stdin/stdout\n"
                      "  --check-adapters  check every adapter's contexts against the adapter contract\n"
-                     "                    (engine/include/cipherbench/adapter.h); exit status 1 on a failure\n";
+                     "                    (engine/include/cipherbench/adapter.h); exit status 1 on a failure\n"
+                     "  --taint IMPL PRIMITIVE key|plaintext\n"
+                     "                    key setup, encryption and decryption with the secret marked undefined\n"
+                     "                    for valgrind memcheck (taint.cpp); run under valgrind\n";
         return 0;
     }
+    if (argc > 1 && std::string(argv[1]) == "--taint") return cb_taint_main(argc - 2, argv + 2);
     cb::Engine engine;
     if (argc > 1 && std::string(argv[1]) == "--check-adapters") return engine.check_adapters(std::cout) ? 1 : 0;
     if (argc > 1) {

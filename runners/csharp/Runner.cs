@@ -305,8 +305,9 @@ class Runner {
             case "hash": return HashOnce(req);
             case "bench": return Bench(req);
             case "cpu-clock": throw new Unsupported("cpu-clock is not available on Mono (no cycle-exact loop)");
+            case "ct-sample": return CtSample(req);
         }
-        throw new Fail("unknown op '" + op + "'; accepted: hello, encrypt, decrypt, hash, bench, cpu-clock, quit");
+        throw new Fail("unknown op '" + op + "'; accepted: hello, encrypt, decrypt, hash, bench, cpu-clock, ct-sample, quit");
     }
 
     string Hello() {
@@ -395,6 +396,61 @@ class Runner {
             }
         }
         return "\"status\":\"ok\",\"output\":\"" + Hex(outb, n) + "\"" + (parts != null ? ",\"chunked\":true" : "");
+    }
+
+    // ct-sample (docs/protocol.md): single encryptions of a fixed and a random class,
+    // interleaved in an order drawn from the seed (System.Random), each timed alone with
+    // Stopwatch. Every call creates its encryptor (key schedule and IV) and transforms the
+    // whole input, in both classes: Mono's transforms do not restart a message. 5,000
+    // untimed calls first, for the JIT.
+    string CtSample(J req) {
+        Prim p; Entry e;
+        Target(req, out p, out e);
+        if (p.Kind == "hash" || e.Sym == null) throw new Unsupported(p.Name + " is a hash: ct-sample times ciphers");
+        string vary = Str(req, "vary");
+        if (vary != "key" && vary != "plaintext") throw new Fail("vary must be 'key' or 'plaintext'");
+        long samples = Count(req, "samples", 0, true), seed = Count(req, "seed", 0, true);
+        if (samples < 2 || samples > 1000000) throw new Fail("samples must be in 2..1000000");
+        byte[] key = Unhex(req, "key", true), iv = Unhex(req, "iv"), aad = Unhex(req, "aad"), msg = Unhex(req, "input", true);
+        CheckLengths(p, key, iv, aad);
+        if (msg.Length < 1 || msg.Length > 65536) throw new Fail("input must be 1 to 65536 bytes");
+        CheckInput(p, msg.Length);
+        CheckKeyAccepted(p, key);
+        int bs = p.BlockBytes, n = (int)samples, padded = (msg.Length + bs - 1) / bs * bs;
+        bool byKey = vary == "key";
+        byte[] fixedIn = byKey ? key : msg;
+        var rng = new Random((int)(seed & 0x7fffffff));
+        var classes = new int[n];
+        var inputs = new byte[n][];
+        for (int i = 0; i < n; i++) classes[i] = rng.Next(2);
+        for (int i = 0; i < n; i++) {
+            if (classes[i] == 0) { inputs[i] = fixedIn; continue; }
+            inputs[i] = new byte[fixedIn.Length];
+            do rng.NextBytes(inputs[i]); while (byKey && WeakKey(p, inputs[i]));  // Mono refuses those
+        }
+        byte[] inb = new byte[padded], outb = new byte[padded], ivb = IvFor(p, iv);
+        var times = new long[n];
+        using (var a = e.Sym()) {
+            Action<byte[]> call = x => {
+                if (!byKey) Buffer.BlockCopy(x, 0, inb, 0, x.Length);
+                else Buffer.BlockCopy(msg, 0, inb, 0, msg.Length);
+                using (var t = a.CreateEncryptor(byKey ? x : key, ivb)) t.TransformBlock(inb, 0, padded, outb, 0);
+            };
+            for (int i = 0; i < 5000; i++) call(inputs[i % n]);  // warm-up, untimed
+            for (int i = 0; i < n; i++) {
+                long t0 = Stopwatch.GetTimestamp();
+                call(inputs[i]);
+                times[i] = Stopwatch.GetTimestamp() - t0;
+            }
+        }
+        return "\"status\":\"ok\",\"vary\":" + Out.Q(vary) + ",\"samples\":" + n
+            + ",\"timer\":" + Out.Q("Stopwatch ticks (" + Stopwatch.Frequency + "/s)")
+            + ",\"classes\":[" + string.Join(",", classes) + "],\"times\":[" + string.Join(",", times) + "]";
+    }
+
+    static bool WeakKey(Prim p, byte[] key) {
+        return (p.Family == "des" && (DES.IsWeakKey(key) || DES.IsSemiWeakKey(key)))
+            || (p.Family == "3des" && TripleDES.IsWeakKey(key));
     }
 
     // The optional "chunks" field: lengths of consecutive TransformBlock calls, then the rest.

@@ -158,8 +158,10 @@ func handle(req request) (map[string]any, error) {
 		return bench(req)
 	case "cpu-clock":
 		return nil, unsupported("the Go runner has no cpu-clock (no cycle-exact dependent-add chain in Go)")
+	case "ct-sample":
+		return ctSample(req)
 	}
-	return nil, fail("unknown op '%s'; accepted: hello, encrypt, decrypt, hash, bench, cpu-clock, quit", op)
+	return nil, fail("unknown op '%s'; accepted: hello, encrypt, decrypt, hash, bench, cpu-clock, ct-sample, quit", op)
 }
 
 func hello() map[string]any {

@@ -496,6 +496,53 @@ async function bench(req) {
   });
 }
 
+// ct-sample (docs/protocol.md): single encryptions of a fixed and a random class, interleaved
+// in an order drawn from the seed, each timed alone with process.hrtime. node:crypto sets key
+// and IV in one call, so every call includes key setup (the fixed key's, for vary
+// "plaintext"). WebCrypto answers unsupported: its calls are promises, and timing one
+// would time the event loop.
+function splitmix64(seed) {
+  let s = BigInt.asUintN(64, BigInt(seed));
+  return () => {
+    s = BigInt.asUintN(64, s + 0x9e3779b97f4a7c15n);
+    let z = s;
+    z = BigInt.asUintN(64, (z ^ (z >> 30n)) * 0xbf58476d1ce4e5b9n);
+    z = BigInt.asUintN(64, (z ^ (z >> 27n)) * 0x94d049bb133111ebn);
+    return z ^ (z >> 31n);
+  };
+}
+
+function ctSample(req) {
+  const { e, web } = target(req);
+  const p = e.prim;
+  if (p.kind === 'hash') throw new Unsupported(`${p.name} is a hash: ct-sample times ciphers`);
+  if (web) throw new Unsupported('WebCrypto calls are promises: a single call cannot be timed alone');
+  const vary = str(req, 'vary');
+  if (vary !== 'key' && vary !== 'plaintext') throw new Fail("vary must be 'key' or 'plaintext'");
+  const samples = count(req, 'samples', 0, true); const seed = count(req, 'seed', 0, true);
+  if (samples < 2 || samples > 1000000) throw new Fail('samples must be in 2..1000000');
+  const key = unhex(req, 'key', true); const iv = unhex(req, 'iv'); const aad = unhex(req, 'aad');
+  const msg = unhex(req, 'input', true);
+  checkLengths(p, key, iv, aad);
+  if (msg.length < 1 || msg.length > 65536) throw new Fail('input must be 1 to 65536 bytes');
+  checkInput(p, msg.length);
+  const next = splitmix64(seed);
+  const classes = Array.from({ length: samples }, () => Number(next() >> 63n));
+  const fixed = vary === 'key' ? key : msg;
+  const inputs = classes.map((c) => (c ? Buffer.from(Array.from({ length: fixed.length }, () => Number(next() >> 56n))) : fixed));
+  const call = vary === 'key'
+    ? (x) => { const c = e.start(x, iv, true, aad, msg.length); c.update(msg); c.final(); }
+    : (x) => { const c = e.start(key, iv, true, aad, x.length); c.update(x); c.final(); };
+  for (const x of inputs.slice(0, 1000)) lib(p, () => call(x)); // warm-up, untimed
+  const times = new Array(samples);
+  for (let i = 0; i < samples; i++) {
+    const t0 = process.hrtime.bigint();
+    call(inputs[i]);
+    times[i] = Number(process.hrtime.bigint() - t0);
+  }
+  return { status: 'ok', vary, samples, timer: 'process.hrtime.bigint ns', classes, times };
+}
+
 async function handle(req) {
   const op = str(req, 'op');
   if (op === 'hello') return hello();
@@ -503,7 +550,8 @@ async function handle(req) {
   if (op === 'hash') return hashOnce(req);
   if (op === 'bench') return bench(req);
   if (op === 'cpu-clock') throw new Unsupported('the Node runner has no cpu-clock (no cycle-exact add chain in JavaScript)');
-  throw new Fail(`unknown op '${op}'; accepted: hello, encrypt, decrypt, hash, bench, cpu-clock, quit`);
+  if (op === 'ct-sample') return ctSample(req);
+  throw new Fail(`unknown op '${op}'; accepted: hello, encrypt, decrypt, hash, bench, cpu-clock, ct-sample, quit`);
 }
 
 // ------------------------------------------------------------------ main loop

@@ -581,8 +581,9 @@ final class Runner {
             case 'hash': return $this->hashOnce($req);
             case 'bench': return $this->bench($req);
             case 'cpu-clock': throw new Unsup('cpu-clock is not available in PHP (no cycle-exact loop)');
+            case 'ct-sample': return $this->ctSample($req);
         }
-        throw new Fail("unknown op '$op'; accepted: hello, encrypt, decrypt, hash, bench, cpu-clock, quit");
+        throw new Fail("unknown op '$op'; accepted: hello, encrypt, decrypt, hash, bench, cpu-clock, ct-sample, quit");
     }
 
     private function hello(): array {
@@ -654,6 +655,46 @@ final class Runner {
         if ($aead) return self::chunked($r === null ? ['status' => 'ok', 'authentic' => false] : ['status' => 'ok', 'authentic' => true, 'output' => bin2hex($r)], $parts);
         if (strlen($r) !== strlen($in)) throw new Fail("$p[name]: the library returned " . strlen($r) . " bytes for " . strlen($in));
         return self::chunked(['status' => 'ok', 'output' => bin2hex($r)], $parts);
+    }
+
+    // ct-sample (docs/protocol.md): single encryptions of a fixed and a random class,
+    // interleaved in an order drawn from the seed (mt_srand), each timed alone with hrtime.
+    // PHP's cipher calls are one-shot: every call includes key setup (the fixed key's, for
+    // vary "plaintext") and the call through the implementation's crypt().
+    private function ctSample(object $req): array {
+        [$im, $p] = $this->target($req);
+        if ($p['kind'] === 'hash') throw new Unsup("$p[name] is a hash: ct-sample times ciphers");
+        $vary = str($req, 'vary');
+        if ($vary !== 'key' && $vary !== 'plaintext') throw new Fail("vary must be 'key' or 'plaintext'");
+        $samples = count_field($req, 'samples', null); $seed = count_field($req, 'seed', null);
+        if ($samples < 2 || $samples > 1000000) throw new Fail('samples must be in 2..1000000');
+        $key = unhex($req, 'key', true); $iv = unhex($req, 'iv'); $aad = unhex($req, 'aad');
+        $msg = unhex($req, 'input', true);
+        self::checkLengths($p, $key, $iv, $aad);
+        if (strlen($msg) < 1 || strlen($msg) > 65536) throw new Fail('input must be 1 to 65536 bytes');
+        self::checkInput($p, strlen($msg));
+        mt_srand($seed & 0x7fffffff);
+        $byKey = $vary === 'key';
+        $fixed = $byKey ? $key : $msg;
+        $classes = []; $inputs = [];
+        for ($i = 0; $i < $samples; $i++) $classes[] = mt_rand(0, 1);
+        foreach ($classes as $c) {
+            if (!$c) { $inputs[] = $fixed; continue; }
+            $x = '';
+            for ($j = 0, $n = strlen($fixed); $j < $n; $j++) $x .= chr(mt_rand(0, 255));
+            $inputs[] = $x;
+        }
+        $call = $byKey ? fn(string $x) => $im->crypt($p, true, $x, $iv, $aad, $msg, '')
+                       : fn(string $x) => $im->crypt($p, true, $key, $iv, $aad, $x, '');
+        foreach (array_slice($inputs, 0, 1000) as $x) $call($x);  // warm-up, untimed
+        $times = [];
+        foreach ($inputs as $x) {
+            $t0 = hrtime(true);
+            $call($x);
+            $times[] = hrtime(true) - $t0;
+        }
+        return ['status' => 'ok', 'vary' => $vary, 'samples' => $samples, 'timer' => 'hrtime ns',
+                'classes' => $classes, 'times' => $times];
     }
 
     private static function chunked(array $r, ?array $parts): array {

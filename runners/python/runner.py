@@ -11,6 +11,7 @@ import functools
 import json
 import os
 import platform
+import random
 import sys
 import time
 import warnings
@@ -919,6 +920,56 @@ def _bench(req):
     return result(ns)
 
 
+def ct_sample(req):
+    """ct-sample (docs/protocol.md): single encryptions of a fixed and a random class,
+    interleaved in an order drawn from the seed, each timed alone. These APIs set key and
+    IV in one call, so every call includes its key setup; with vary "plaintext" that is
+    the fixed key's in both classes. AEADs keep one keyed context when the key is fixed."""
+    e = target(req)
+    p = e.prim
+    if p.kind == "hash":
+        raise Unsupported(f"{p.name} is a hash: ct-sample times ciphers")
+    vary = string(req, "vary")
+    if vary not in ("key", "plaintext"):
+        raise Fail("vary must be 'key' or 'plaintext'")
+    samples, seed = count(req, "samples", 0, True), count(req, "seed", 0, True)
+    if not 2 <= samples <= 1000000:
+        raise Fail("samples must be in 2..1000000")
+    key, iv, aad, msg = unhex(req, "key", True), unhex(req, "iv"), unhex(req, "aad"), unhex(req, "input", True)
+    check_lengths(p, key, iv, aad)
+    if not 1 <= len(msg) <= 65536:
+        raise Fail("input must be 1 to 65536 bytes")
+    check_input(p, len(msg))
+    rng = random.Random(seed)
+    classes = [rng.getrandbits(1) for _ in range(samples)]
+    width = len(key) if vary == "key" else len(msg)
+    fixed = key if vary == "key" else msg
+    inputs = [rng.randbytes(width) if c else fixed for c in classes]
+    if p.kind == "aead":
+        ctx = lib_call(p, e.keyed, key)
+        if vary == "key":
+            def call(x):
+                e.seal(e.keyed(x), x, iv, aad, msg)
+        else:
+            def call(x):
+                e.seal(ctx, key, iv, aad, x)
+    elif vary == "key":
+        def call(x):
+            e.make(x, iv, True).run(msg)
+    else:
+        def call(x):
+            e.make(key, iv, True).run(x)
+    for x in inputs[:1000]:  # warm-up, untimed
+        lib_call(p, call, x)
+    clock, times = time.perf_counter_ns, []
+    for x in inputs:
+        t0 = clock()
+        call(x)
+        times.append(clock() - t0)
+    return {"status": "ok", "vary": vary, "samples": samples, "timer": "time.perf_counter_ns ns",
+            "classes": classes, "times": times}
+
+
 def scratch(x, size):
     if x.scratch is not None and len(x.scratch) < size + 64:
         x.scratch.extend(bytes(size + 64 - len(x.scratch)))
@@ -936,7 +987,9 @@ def handle(req):
         return bench(req)
     if op == "cpu-clock":
         raise Unsupported("the Python runner has no cpu-clock (an interpreter cannot run a cycle-exact add chain)")
-    raise Fail(f"unknown op '{op}'; accepted: hello, encrypt, decrypt, hash, bench, cpu-clock, quit")
+    if op == "ct-sample":
+        return ct_sample(req)
+    raise Fail(f"unknown op '{op}'; accepted: hello, encrypt, decrypt, hash, bench, cpu-clock, ct-sample, quit")
 
 
 def main():

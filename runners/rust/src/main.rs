@@ -615,6 +615,93 @@ impl Runner {
         }
     }
 
+    /// ct-sample (docs/protocol.md): single encryptions of a fixed and a random class,
+    /// interleaved in an order drawn from the seed, each timed alone with Instant. Cipher
+    /// contexts are keyed per call for vary "key", once for "plaintext"; each call starts
+    /// the message with the IV and runs the whole input (AEADs: seal, tag included).
+    fn ct_sample(&self, req: &Map<String, Value>) -> R<Value> {
+        let e = self.target(req)?;
+        let p = &e.prim;
+        if p.kind == "hash" {
+            return Err(Ans::Unsupported(format!("{} is a hash: ct-sample times ciphers", p.name)));
+        }
+        let vary = string(req, "vary")?;
+        if vary != "key" && vary != "plaintext" {
+            return fail("vary must be 'key' or 'plaintext'");
+        }
+        let (samples, seed) = (count(req, "samples", 0, true)?, count(req, "seed", 0, true)?);
+        if !(2..=1_000_000).contains(&samples) {
+            return fail("samples must be in 2..1000000");
+        }
+        let (key, iv, aad) = (unhex(req, "key", true)?, unhex(req, "iv", false)?, unhex(req, "aad", false)?);
+        let msg = unhex(req, "input", true)?;
+        check_lengths(p, &key, &iv, &aad)?;
+        if msg.is_empty() || msg.len() > 65536 {
+            return fail("input must be 1 to 65536 bytes");
+        }
+        check_input(p, msg.len())?;
+        // splitmix64 (Steele, Lea, Flood, OOPSLA 2014): class order and random inputs
+        let mut state = seed;
+        let mut next = move || {
+            state = state.wrapping_add(0x9e3779b97f4a7c15);
+            let mut z = state;
+            z = (z ^ (z >> 30)).wrapping_mul(0xbf58476d1ce4e5b9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94d049bb133111eb);
+            z ^ (z >> 31)
+        };
+        let by_key = vary == "key";
+        let fixed = if by_key { &key } else { &msg };
+        let classes: Vec<u8> = (0..samples).map(|_| (next() >> 63) as u8).collect();
+        let inputs: Vec<Vec<u8>> = classes
+            .iter()
+            .map(|&c| if c == 1 { (0..fixed.len()).map(|_| (next() >> 56) as u8).collect() } else { fixed.clone() })
+            .collect();
+        let mut buf = msg.clone();
+        let mut tag = vec![0u8; p.tag_bytes];
+        let mut call: Box<dyn FnMut(&[u8]) -> Result<(), String> + '_> = match &e.kind {
+            Kind::Cipher(new) => {
+                let fixed_ctx = if by_key { None } else { Some(lib(p, new(&key, true))?) };
+                Box::new(move |x: &[u8]| {
+                    if by_key {
+                        let k = new(x, true)?;
+                        buf.copy_from_slice(&msg);
+                        (k.start(&iv)?)(&mut buf);
+                    } else {
+                        buf.copy_from_slice(x);
+                        (fixed_ctx.as_ref().expect("keyed").start(&iv)?)(&mut buf);
+                    }
+                    Ok(())
+                })
+            }
+            Kind::Aead(new) => {
+                let fixed_ctx = if by_key { None } else { Some(lib(p, new(&key))?) };
+                Box::new(move |x: &[u8]| {
+                    if by_key {
+                        buf.copy_from_slice(&msg);
+                        new(x)?.seal(&iv, &aad, &mut buf, &mut tag);
+                    } else {
+                        buf.copy_from_slice(x);
+                        fixed_ctx.as_ref().expect("keyed").seal(&iv, &aad, &mut buf, &mut tag);
+                    }
+                    Ok(())
+                })
+            }
+            Kind::Hash(_) => unreachable!(),
+        };
+        for x in inputs.iter().take(1000) {
+            lib(p, call(x))?; // warm-up, untimed
+        }
+        let mut times = Vec::with_capacity(inputs.len());
+        for x in &inputs {
+            let t0 = Instant::now();
+            let r = call(x);
+            times.push(t0.elapsed().as_nanos() as u64);
+            lib(p, r)?;
+        }
+        Ok(json!({"status": "ok", "vary": vary, "samples": samples, "timer": "std::time::Instant ns",
+                  "classes": classes, "times": times}))
+    }
+
     fn handle(&self, req: &Map<String, Value>) -> R<Value> {
         let op = string(req, "op")?;
         match op.as_str() {
@@ -623,7 +710,8 @@ impl Runner {
             "hash" => self.hash_once(req),
             "bench" => self.bench(req),
             "cpu-clock" => Err(Ans::Unsupported("the Rust runner has no cpu-clock".into())),
-            _ => fail(format!("unknown op '{op}'; accepted: hello, encrypt, decrypt, hash, bench, cpu-clock, quit")),
+            "ct-sample" => self.ct_sample(req),
+            _ => fail(format!("unknown op '{op}'; accepted: hello, encrypt, decrypt, hash, bench, cpu-clock, ct-sample, quit")),
         }
     }
 }

@@ -174,8 +174,9 @@ public final class Main {
             case "hash": return hashOnce(req);
             case "bench": return bench(req);
             case "cpu-clock": throw new Unsupported("cpu-clock is not available in Java (no cycle-exact loop)");
+            case "ct-sample": return ctSample(req);
             default:
-                throw new Fail("unknown op '" + op + "'; accepted: hello, encrypt, decrypt, hash, bench, cpu-clock, quit");
+                throw new Fail("unknown op '" + op + "'; accepted: hello, encrypt, decrypt, hash, bench, cpu-clock, ct-sample, quit");
         }
     }
 
@@ -255,6 +256,67 @@ public final class Main {
     static void checkInput(Prim p, long n) throws Fail {
         if (p.wholeBlocks && n % p.blockBytes != 0)
             throw new Fail(p.name + " takes whole " + p.blockBytes + "-byte blocks (no padding), got " + n + " bytes");
+    }
+
+    /**
+     * ct-sample (docs/protocol.md): single encryptions of a fixed and a random class,
+     * interleaved in an order drawn from the seed (SplittableRandom), each timed alone with
+     * System.nanoTime. Vary "key": init (key schedule, IV) and the whole input per call;
+     * "plaintext": keyed once, restart with the IV per call. AEADs: init per call with the
+     * nonce incremented each time, in both classes alike (JCE refuses a GCM nonce used again
+     * on one key). 5,000 untimed calls first, for the JIT.
+     */
+    Map<String, Object> ctSample(Map<String, Object> req) throws Exception {
+        Target t = target(req);
+        Prim p = t.p;
+        if (p.kind.equals("hash")) throw new Unsupported(p.name + " is a hash: ct-sample times ciphers");
+        String vary = str(req, "vary", null);
+        if (!vary.equals("key") && !vary.equals("plaintext")) throw new Fail("vary must be 'key' or 'plaintext'");
+        long samples = count(req, "samples", 0, true), seed = count(req, "seed", 0, true);
+        if (samples < 2 || samples > 1_000_000) throw new Fail("samples must be in 2..1000000");
+        byte[] key = unhex(req, "key", true), iv = unhex(req, "iv", false), aad = unhex(req, "aad", false),
+                msg = unhex(req, "input", true);
+        checkLengths(p, key, iv, aad);
+        if (msg.length < 1 || msg.length > 65536) throw new Fail("input must be 1 to 65536 bytes");
+        checkInput(p, msg.length);
+        boolean byKey = vary.equals("key");
+        byte[] fixed = byKey ? key : msg;
+        java.util.SplittableRandom rng = new java.util.SplittableRandom(seed);
+        int n = (int) samples;
+        List<Long> classes = new ArrayList<>(n), times = new ArrayList<>(n);
+        byte[][] inputs = new byte[n][];
+        for (int i = 0; i < n; i++) classes.add((long) rng.nextInt(2));
+        for (int i = 0; i < n; i++) {
+            if (classes.get(i) == 0) { inputs[i] = fixed; continue; }
+            inputs[i] = new byte[fixed.length];
+            rng.nextBytes(inputs[i]);
+        }
+        Ctx c = t.impl.ctx(p);
+        if (!byKey) c.init(true, key, iv, aad);
+        byte[] out = new byte[msg.length + p.tagBytes + 64];
+        for (int i = 0; i < 5000; i++) ctCall(c, p, byKey, inputs[i % n], key, iv, aad, msg, out);  // warm-up
+        for (int i = 0; i < n; i++) {
+            long t0 = System.nanoTime();
+            ctCall(c, p, byKey, inputs[i], key, iv, aad, msg, out);
+            times.add(System.nanoTime() - t0);
+        }
+        Map<String, Object> r = ok();
+        r.put("vary", vary);
+        r.put("samples", samples);
+        r.put("timer", "System.nanoTime ns");
+        r.put("classes", classes);
+        r.put("times", times);
+        return r;
+    }
+
+    static void ctCall(Ctx c, Prim p, boolean byKey, byte[] x, byte[] key, byte[] iv, byte[] aad, byte[] msg,
+                       byte[] out) throws Exception {
+        if (p.aead()) bump(iv);
+        if (byKey) c.init(true, x, iv, aad);
+        else if (p.aead()) c.init(true, key, iv, aad);
+        else c.restart(true, iv, aad);
+        byte[] in = byKey ? msg : x;
+        c.process(in, 0, in.length, out, 0);
     }
 
     Map<String, Object> crypt(Map<String, Object> req, boolean enc) throws Exception {

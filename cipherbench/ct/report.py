@@ -1,0 +1,40 @@
+"""The side-channel checks in `cipherbench report` (HTML and Markdown): one table of every
+checked (implementation, primitive) per run, built from the rows the store keeps."""
+from __future__ import annotations
+
+from cipherbench.ct.records import DUDECT_T, TVLA_T
+from cipherbench.ct.show import TAINT_SHORT, _stat_cell, _taint_cell
+from cipherbench.report.tables import Table
+
+
+def ct_tables(data) -> list[Table]:
+    """A table per run that has side-channel checks (report.data.Run.ct)."""
+    out = []
+    for run in data.runs:
+        if not getattr(run, "ct", None):
+            continue
+        t = Table(f"side-channels-{run.id}", f"Side channels, run {run.id} (cipherbench ct)",
+                  ["implementation", "primitive", "taint: key", "taint: plaintext", "first finding (key)",
+                   "path under valgrind", "stat: key", "stat: plaintext"], wrap=True)
+        by_pair: dict = {}
+        for r in run.ct:
+            by_pair.setdefault((r["impl"], r["primitive"]), {})[(r["method"], r["secret"])] = r
+        for (impl, prim), got in sorted(by_pair.items()):
+            tk, tp = got.get(("taint", "key")), got.get(("taint", "plaintext"))
+            first = tk or tp
+            where = (f"{tk['first_kind']} in {tk['first_phase']}: {tk['first_where']}" if tk and tk.get("first_where")
+                     else (tk or {}).get("error") or "")
+            path = (first or {}).get("provider") or ""
+            if first and first.get("path_differs"):
+                path += f" (timed natively: {first.get('native_provider')})"
+            t.add([impl, prim, _taint_cell(tk) if tk else "", _taint_cell(tp) if tp else "", where, path,
+                   *(_stat_cell(got[("stat", s)]) if ("stat", s) in got else "" for s in ("key", "plaintext"))])
+        t.notes.append(
+            f"taint: valgrind memcheck over the engine with the secret marked undefined; "
+            f"{', '.join(f'{v} = {k}' for k, v in TAINT_SHORT.items())}; * = valgrind's CPUID made the library take "
+            f"another code path than the one timed. stat: dudect's fixed-against-random test, the largest |t| of "
+            f"Welch's test over the crops and the number of measurements; thresholds TVLA {TVLA_T}, dudect "
+            f"{DUDECT_T:g}. 'no leak' means no leak detected after that many measurements, not constant time; "
+            f"timing verdicts vary with the machine's load.")
+        out.append(t)
+    return out

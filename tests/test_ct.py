@@ -1,0 +1,208 @@
+"""The side-channel checks (cipherbench/ct): the taint check under valgrind, dudect's
+t-test over the protocol's ct-sample, their records, store and display.
+
+The leaky implementation is engine/adapters/leaky: RC4 plus a load indexed by the first
+key byte and a branch on its lowest bit (sixteen key schedules instead of one), announced
+only with CIPHERBENCH_TEST_LEAKY=1. Timing verdicts are asserted only where the leak is
+thousands of cycles (the leaky key setup); a clean implementation's |t| is never asserted,
+as the machine is shared and noisy.
+"""
+import csv
+import json
+import shutil
+
+import numpy as np
+import pytest
+from conftest import ENGINE
+
+from cipherbench.ct import dudect, taint
+from cipherbench.ct.records import (
+    FindingKind,
+    Secret,
+    StatResult,
+    StatVerdict,
+    TaintVerdict,
+    stat_verdict,
+    taint_verdict,
+)
+
+LEAKY = {"CIPHERBENCH_TEST_LEAKY": "1"}
+needs_valgrind = pytest.mark.skipif(shutil.which("valgrind") is None, reason="valgrind is not installed")
+
+
+def _results(stdout: str) -> dict:
+    return {(r["method"], r["secret"]): r for r in json.loads(stdout)["results"]}
+
+
+@needs_valgrind
+def test_the_leaky_implementation_is_flagged_by_both_checks(cb):
+    r = cb("ct", "--impl", "leaky", "--primitive", "rc4", "--secret", "key", "--samples", "6000", "--json",
+           env=LEAKY)
+    assert r.returncode == 0, r.stderr
+    got = _results(r.stdout)
+    tk = got[("taint", "key")]
+    assert tk["verdict"] == TaintVerdict.BRANCH_AND_INDEX.value
+    assert tk["first_phase"] == "keysetup" and "LeakyRc4::set_key" in tk["first_where"]
+    kinds = {(f["kind"], f["phase"]) for f in tk["findings"] if "set_key" in f["function"]}
+    assert {("branch", "keysetup"), ("index", "keysetup")} <= kinds
+    assert tk["details"]["roundtrip"] is True  # RC4's output, decrypted under valgrind
+    st = got[("stat", "key")]
+    assert st["measurements"] == 6000 and st["max_t"] > 10
+    assert st["verdict"] in (StatVerdict.DUDECT_LEAK.value, StatVerdict.DUDECT_DEFINITE.value)
+
+
+def test_the_leaky_implementation_is_absent_unless_asked(native_session):
+    assert "leaky" not in native_session.impls
+
+
+@needs_valgrind
+def test_chacha20_from_openssl_is_not_flagged_by_taint():
+    res = taint.check(ENGINE, "openssl", "chacha20", Secret.KEY)
+    assert res.error == "" and res.verdict == TaintVerdict.CLEAN, res
+    assert res.provider  # the code path the library reported under valgrind
+
+
+@needs_valgrind
+def test_a_byte_table_cipher_indexes_memory_with_its_key():
+    """The project's reference Rijndael (engine/reference/rijndael): table lookups at
+    key-derived indexes, from key setup on; the path timed natively is the same."""
+    res = taint.check(ENGINE, "reference", "aes-128-ecb", Secret.KEY, native_provider="portable C")
+    assert res.error == "" and res.verdict == TaintVerdict.INDEX, res
+    assert (res.first.kind, res.first.phase, res.first.function) == (FindingKind.INDEX, "keysetup", "rij_set_key")
+    assert {f.phase for f in res.findings} == {"keysetup", "encrypt", "decrypt"}
+    assert res.roundtrip is True and res.path_differs
+
+
+MEMCHECK_XML = """<?xml version="1.0"?>
+<valgrindoutput>
+<protocolversion>4</protocolversion>
+<clientmsg><tid>1</tid><text>cb-phase keysetup
+</text></clientmsg>
+<error><unique>0x0</unique><tid>1</tid><kind>UninitValue</kind>
+  <what>Use of uninitialised value of size 8</what>
+  <stack><frame><ip>0x1</ip><obj>/usr/lib/x86_64-linux-gnu/libfoo.so.1</obj><fn>foo_set_key</fn>
+    <dir>/src</dir><file>foo.c</file><line>42</line></frame></stack>
+  <auxwhat>Uninitialised value was created by a client request</auxwhat>
+  <stack><frame><ip>0x2</ip><obj>/x/cipherbench-engine</obj><fn>run</fn></frame></stack>
+</error>
+<clientmsg><tid>1</tid><text>cb-phase encrypt
+</text></clientmsg>
+<error><unique>0x1</unique><tid>1</tid><kind>UninitCondition</kind>
+  <what>Conditional jump or move depends on uninitialised value(s)</what>
+  <stack><frame><ip>0x3</ip><obj>/usr/libexec/valgrind/vgpreload_memcheck-amd64-linux.so</obj><fn>bcmp</fn></frame>
+    <frame><ip>0x4</ip><obj>/usr/lib/libbar.so</obj><fn>bar_encrypt</fn></frame></stack>
+  <auxwhat>Uninitialised value was created by a client request</auxwhat>
+</error>
+<error><unique>0x2</unique><tid>1</tid><kind>UninitCondition</kind>
+  <what>Conditional jump or move depends on uninitialised value(s)</what>
+  <stack><frame><ip>0x5</ip><obj>/usr/lib/libbar.so</obj><fn>bar_init</fn></frame></stack>
+  <auxwhat>Uninitialised value was created by a heap allocation</auxwhat>
+</error>
+<error><unique>0x4</unique><tid>1</tid><kind>UninitValue</kind>
+  <what>Use of uninitialised value of size 8</what>
+  <stack><frame><ip>0x6</ip><obj>/usr/lib/libstripped.so.4</obj></frame>
+    <frame><ip>0x7</ip><obj>/usr/lib/libstripped.so.4</obj><fn>stripped_set_key</fn></frame></stack>
+  <auxwhat>Uninitialised value was created by a client request</auxwhat>
+</error>
+<error><unique>0x3</unique><tid>1</tid><kind>InvalidRead</kind><what>Invalid read of size 4</what></error>
+</valgrindoutput>
+"""
+
+
+def test_memcheck_xml_is_read_in_phase_order_and_by_origin():
+    findings, others = taint.parse_xml(MEMCHECK_XML)
+    assert [(f.kind, f.phase, f.function) for f in findings] == [
+        (FindingKind.INDEX, "keysetup", "foo_set_key"), (FindingKind.BRANCH, "encrypt", "bar_encrypt"),
+        (FindingKind.INDEX, "encrypt", "?? (called from stripped_set_key)")]
+    assert findings[0].where() == "foo_set_key (libfoo.so.1, foo.c:42)"
+    assert others == 1  # the heap allocation's value is not the secret
+    assert taint_verdict(findings) == TaintVerdict.BRANCH_AND_INDEX
+    assert taint_verdict(findings[:1]) == TaintVerdict.INDEX and taint_verdict([]) == TaintVerdict.CLEAN
+
+
+def test_welch_t_finds_a_shift_and_not_its_absence():
+    rng = np.random.default_rng(17)
+    classes = rng.integers(0, 2, 20000)
+    same = rng.gamma(9.0, 50.0, 20000)  # a timing-like long tail, same for both classes
+    t_same, _ = dudect.welch_max(classes, same)
+    shifted = same + 40.0 * classes
+    t_shift, _ = dudect.welch_max(classes, shifted)
+    assert t_shift > 10 > t_same
+
+
+def test_verdicts_name_the_thresholds_and_never_say_constant_time():
+    assert stat_verdict(3.0) == StatVerdict.NO_LEAK_DETECTED
+    assert stat_verdict(5.0) == StatVerdict.TVLA_LEAK
+    assert stat_verdict(11.0) == StatVerdict.DUDECT_LEAK
+    assert stat_verdict(501.0) == StatVerdict.DUDECT_DEFINITE
+    ok = StatResult("x", "aes-128-ecb", Secret.KEY, StatVerdict.NO_LEAK_DETECTED, measurements=20000, max_t=1.25,
+                    crop="none")
+    line = ok.statement()
+    assert line.startswith("no leak detected after 20,000 measurements") and "constant" not in line
+    assert "TVLA 4.5" in line and "dudect 10" in line
+
+
+def test_ct_sample_draws_classes_from_the_seed(native_session):
+    req = {"op": "ct-sample", "primitive": "aes-128-ecb", "vary": "plaintext", "samples": 64, "seed": 5,
+           "key": "2b7e151628aed2a6abf7158809cf4f3c", "input": "00" * 16}
+    a, b = native_session.ask("openssl", req), native_session.ask("openssl", req)
+    c = native_session.ask("openssl", dict(req, seed=6))
+    assert a["status"] == "ok" and a["classes"] == b["classes"] != c["classes"]
+    assert len(a["times"]) == 64 and set(a["classes"]) == {0, 1} and a["timer"]
+    bad = native_session.ask("openssl", dict(req, samples=0))
+    assert bad["status"] == "error" and "samples" in bad["message"]
+    short = native_session.ask("openssl", dict(req, input="00" * 15))
+    assert short["status"] == "error" and "whole 16-byte blocks" in short["message"]
+    assert native_session.ask("openssl", dict(req, primitive="sha-256"))["status"] == "unsupported"
+
+
+def test_results_are_stored_with_a_speed_run_and_shown_beside_it(cb, db, tmp_path):
+    from cipherbench.store.db import Store
+    store = Store(db)
+    run = store.begin_run(uuid="ct-test", profile="quick", host="here")
+    store.add_measurements(run, [(dict(impl="openssl", primitive="aes-128-ecb", provider="AES-NI", operation="encrypt",
+                                       workload="bulk", size=64, loops=1, n=1, ns_per_call=20.0, mb_per_s=3200.0,
+                                       verified="passed", warnings=[]), [])])
+    store.finish_run(run, "complete")
+    r = cb("ct", "--impl", "openssl", "--primitive", "aes-128-ecb", "--secret", "plaintext", "--method", "stat",
+           "--samples", "2000", "--run", str(run))
+    assert r.returncode == 0, r.stderr
+    assert "stat plaintext" in r.stdout and "thresholds TVLA 4.5, dudect 10" in r.stdout.replace("\n", " ")
+    shown = cb("show", str(run))
+    assert shown.returncode == 0 and "side channel (cipherbench ct)" in shown.stdout
+    assert "stat plaintext: " in shown.stdout and "n=2,000" in shown.stdout
+    rows = Store(db).run(run)["ct"]
+    assert [(x["method"], x["secret"], x["measurements"]) for x in rows] == [("stat", "plaintext", 2000)]
+    # every report format carries them, and an export moves them to another store
+    out = tmp_path / "report"
+    assert cb("report", "--out", str(out), "--run", str(run)).returncode == 0
+    assert "Side channels, run" in (out / "report.md").read_text()
+    assert "Side channels, run" in (out / "index.html").read_text()
+    with open(out / "results.csv", newline="") as f:
+        assert [r["side_channel"] for r in csv.DictReader(f)][0].startswith("stat plaintext: ")
+    assert json.loads((out / "results.json").read_text())["ct"][0]["measurements"] == 2000
+    assert cb("export", "--run", str(run), "--out", str(tmp_path / "run.json")).returncode == 0
+    other = f"sqlite:///{tmp_path / 'other.sqlite'}"
+    assert cb("--db", other, "import", str(tmp_path / "run.json")).returncode == 0
+    assert [x["max_t"] for x in Store(other).run(Store(other).latest_run())["ct"]] == [rows[0]["max_t"]]
+
+
+def test_an_older_store_gains_the_table(tmp_path):
+    import sqlite3
+
+    from cipherbench.store.db import Store
+    path = tmp_path / "old.sqlite"
+    Store(f"sqlite:///{path}")
+    with sqlite3.connect(path) as con:
+        con.execute("DROP TABLE ct_results")
+    Store(f"sqlite:///{path}", create=False)
+    with sqlite3.connect(path) as con:
+        assert con.execute("SELECT count(*) FROM ct_results").fetchone() == (0,)
+
+
+def test_bad_input_is_one_line(cb):
+    r = cb("ct", "--primitive", "aes-129-ecb")
+    assert r.returncode != 0 and "unknown primitive 'aes-129-ecb'" in r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1
+    r = cb("ct", "--experiment", "nonsense")
+    assert r.returncode != 0 and "unknown experiment 'nonsense'" in r.stderr
