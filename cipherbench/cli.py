@@ -667,6 +667,7 @@ for _module in ("cipherbench.cli_report", "cipherbench.cli_conformance", "cipher
     except ModuleNotFoundError as _e:
         if _e.name != _module:
             raise
+__import__("cipherbench.fleet.cli")  # `cipherbench fleet` (cipherbench/fleet/), registered as above
 
 
 # ---------------------------------------------------------------------------- entry point

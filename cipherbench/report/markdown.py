@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from cipherbench.report import experiments, tables
+from cipherbench.report import experiments, machines, tables
 from cipherbench.report.data import ReportData
 from cipherbench.report.tables import Table
 
@@ -62,6 +62,7 @@ def render(data: ReportData) -> str:
         out.append(table_md(sec, 2))
     for t in tables.diffusion_tables(data):
         out.append(table_md(t, 2))
+    out += [table_md(t, 2) for t in machines.tables(data)]  # runs from two or more hosts
     for sec in experiments.sections(data):
         e = sec.entry
         out += [f"## Then and now: {e['title']}", "",
