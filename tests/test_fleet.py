@@ -201,6 +201,19 @@ def fleet_hosts(db: str, fleet_id: int | None = None) -> tuple[int, dict]:
     return fid, (rec.hosts(fid) if fid else {})
 
 
+def running_runs(db: str, host: str) -> list[int]:
+    from sqlalchemy import select
+    from sqlalchemy.exc import ProgrammingError
+
+    from cipherbench.store import Store, runs
+    try:
+        with Store(db, create=False).engine.connect() as c:
+            return [r[0] for r in c.execute(select(runs.c.id).where(runs.c.host == host)
+                                            .where(runs.c.status == "running"))]
+    except ProgrammingError:  # the fleet client has not made the schema yet
+        return []
+
+
 def check_run(db: str, run_id: int, host: str, sizes: set):
     """The machine's run: complete, tagged with its host, every point measured and verified."""
     from cipherbench.store import Store
@@ -253,13 +266,11 @@ def test_a_machine_that_drops_out_is_reported_and_the_same_command_completes_it(
            "--hosts", ",".join(HOSTS), "--sizes", "16,2048", "--lost-after", "3", *PLAN]
     client = subprocess.Popen(cmd, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        deadline = time.monotonic() + 90  # until fleet-b's worker has taken its task
-        while True:
-            fid, hosts = fleet_hosts(pg)
-            if "fleet-b" in hosts and hosts["fleet-b"].state.value == "measuring" and hosts["fleet-b"].run_id is None:
-                break
-            assert client.poll() is None and time.monotonic() < deadline, "fleet-b never started measuring"
+        deadline = time.monotonic() + 90  # until fleet-b's run has begun: then it drops out mid-run
+        while not running_runs(pg, "fleet-b"):
+            assert client.poll() is None and time.monotonic() < deadline, "fleet-b never began its run"
             time.sleep(0.1)
+        fid, _ = fleet_hosts(pg)
         workers.kill("fleet-b")
         out, err = client.communicate(timeout=150)
     finally:
@@ -271,6 +282,8 @@ def test_a_machine_that_drops_out_is_reported_and_the_same_command_completes_it(
     assert hosts["fleet-b"].state.value == "lost" and "left the scheduler" in hosts["fleet-b"].detail
     assert hosts["fleet-a"].state.value == "complete"
     kept = hosts["fleet-a"].run_id
+    # the run fleet-b began is marked interrupted, not left 'running'
+    assert "is marked interrupted" in hosts["fleet-b"].detail and not running_runs(pg, "fleet-b")
     check_run(pg, kept, "fleet-a", {16, 2048})
 
     workers.start("fleet-b")  # the machine is back: the same command measures only what is missing

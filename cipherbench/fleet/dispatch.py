@@ -120,6 +120,9 @@ def watch(client, futures: dict, records: FleetRecords, board: HostBoard, fleet_
                 elif now - gone_since.setdefault(host, now) >= lost_after:
                     f.cancel()
                     detail = f"its worker left the scheduler and was not back within {lost_after:g} s"
+                    orphans = records.close_orphans(fleet_id, host)
+                    if orphans:
+                        detail += f"; its unfinished run {orphans[0]} is marked interrupted"
                     records.set_host(fleet_id, host, HostState.LOST, detail=detail)
                     board.set(host, HostState.LOST, detail=detail)
                     pending.discard(host)

@@ -13,14 +13,14 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from enum import Enum
 
 from sqlalchemy import (JSON, Column, DateTime, Float, ForeignKey, Integer, MetaData, String, Table, Text,
                         select)
 
 from cipherbench.fleet.plan import FleetPlan
-from cipherbench.store import Store
+from cipherbench.store import Store, runs
 
 
 def fleet_key(plan: FleetPlan, hosts: list[str] | None, machines: int | None) -> str:
@@ -42,6 +42,9 @@ class FleetStatus(str, Enum):
     COMPLETE = "complete"  # every target machine COMPLETE
     INCOMPLETE = "incomplete"  # ended with machines FAILED or LOST: the same command completes it
 
+
+#: How far a machine's clock may be from the client's when matching its unfinished runs.
+CLOCK_SKEW = timedelta(minutes=5)
 
 fleet_meta = MetaData()
 
@@ -118,6 +121,23 @@ class FleetRecords:
                              .where(fleet_hosts.c.host == host).values(**values)).rowcount
             if not done:
                 c.execute(fleet_hosts.insert().values(fleet_run_id=fleet_id, host=host, **values))
+
+    def close_orphans(self, fleet_id: int, host: str) -> list[int]:
+        """Runs the host's lost task began and never finished (status 'running', begun since
+        the host's state last changed, give or take CLOCK_SKEW between its clock and ours): marked interrupted, as `run` marks a run stopped by ^C,
+        so no report takes them for live. Their ids."""
+        with self.store.engine.begin() as c:
+            since = c.execute(select(fleet_hosts.c.updated_at).where(fleet_hosts.c.fleet_run_id == fleet_id)
+                              .where(fleet_hosts.c.host == host)).scalar()
+            if since is None:
+                return []
+            ids = [r[0] for r in c.execute(select(runs.c.id).where(runs.c.host == host)
+                                           .where(runs.c.status == "running")
+                                           .where(runs.c.started_at >= since - CLOCK_SKEW))]
+        for rid in ids:
+            self.store.finish_run(rid, "interrupted", [f"its machine dropped out of fleet run {fleet_id}: "
+                                                       "nothing it measured was stored"])
+        return ids
 
     def hosts(self, fleet_id: int) -> dict[str, HostRecord]:
         q = select(fleet_hosts).where(fleet_hosts.c.fleet_run_id == fleet_id).order_by(fleet_hosts.c.host)
