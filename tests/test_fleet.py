@@ -58,18 +58,25 @@ class Net:
         return [int(p) for p in r.stdout.split()]
 
     def kill(self, host: str):
-        """Every process in the host's namespace, at once: the machine drops out."""
-        for pid in self.pids(host):
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
+        """Every process in the host's namespace: the machine drops out. Again while any is
+        left, for a Dask nanny can start a new worker process between two kills."""
+        for _ in range(10):
+            pids = self.pids(host)
+            if not pids:
+                return
+            for pid in pids:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+            time.sleep(0.2)
 
 
 def _teardown(net: Net):
-    for host, ns in net.namespaces.items():
+    for i, (host, ns) in enumerate(net.namespaces.items()):
         net.kill(host)
         ip("netns", "del", ns, check=False)
+        ip("link", "del", f"{net.tag}{'ab'[i]}", check=False)  # sockets still lingering keep the namespace
     ip("link", "del", net.bridge, check=False)
 
 
