@@ -43,7 +43,7 @@ runners: deps
 # path goes to build/wycheproof.json. Never fails the build: without go, or when the download
 # fails, that file says why and verify reports the corpus missing.
 vectors: deps
-	@$(PY) -m cipherbench.corpus_wycheproof install
+	@$(PY) -m cipherbench.kat.corpus_wycheproof install
 
 fidelity: engine
 	$(PY) benchmarks/fidelity

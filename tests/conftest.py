@@ -37,7 +37,7 @@ def faulty(mode: str) -> str:
 
 @pytest.fixture(scope="session")
 def native_session():
-    from cipherbench.session import Session
+    from cipherbench.measure.session import Session
     s = Session(builtin=True, only_runners={"native"}, pin=False)
     yield s
     s.close()

@@ -202,7 +202,7 @@ def workers(net, scheduler, tmp_path_factory):
 # ---------------------------------------------------------------------------- reading the store
 def fleet_hosts(db: str, fleet_id: int | None = None) -> tuple[int, dict]:
     from cipherbench.fleet.records import FleetRecords
-    from cipherbench.store import Store
+    from cipherbench.store.db import Store
     rec = FleetRecords(Store(db, create=False))
     fid = fleet_id or rec.latest()
     return fid, (rec.hosts(fid) if fid else {})
@@ -212,7 +212,7 @@ def running_runs(db: str, host: str) -> list[int]:
     from sqlalchemy import select
     from sqlalchemy.exc import ProgrammingError
 
-    from cipherbench.store import Store, runs
+    from cipherbench.store.db import Store, runs
     try:
         with Store(db, create=False).engine.connect() as c:
             return [r[0] for r in c.execute(select(runs.c.id).where(runs.c.host == host)
@@ -223,9 +223,11 @@ def running_runs(db: str, host: str) -> list[int]:
 
 def check_run(db: str, run_id: int, host: str, sizes: set):
     """The machine's run: complete, tagged with its host, every point measured and verified."""
-    from cipherbench.store import Store
+    from cipherbench.store.db import Store
     r = Store(db, create=False).run(run_id)
     assert r["status"] == "complete" and r["host"] == host and r["context"]["host"] == host
+    # measured on the last CPU, though the worker that ran it keeps off that CPU
+    assert r["context"]["measuring_cpu"] == max(os.sched_getaffinity(0))
     pts = [m for m in r["measurements"] if m["primitive"] == "aes-128-ctr"]
     assert {m["size"] for m in pts} == sizes
     assert all(m["impl"] == "openssl" and m["error"] is None and m["ns_per_call"] > 0
@@ -289,8 +291,8 @@ def test_a_machine_that_drops_out_is_reported_and_the_same_command_completes_it(
     assert hosts["fleet-b"].state.value == "lost" and "left the scheduler" in hosts["fleet-b"].detail
     assert hosts["fleet-a"].state.value == "complete"
     kept = hosts["fleet-a"].run_id
-    # the run fleet-b began is marked interrupted, not left 'running'
-    assert "is marked interrupted" in hosts["fleet-b"].detail and not running_runs(pg, "fleet-b")
+    # the run fleet-b began is marked dead (what it stored round by round is kept), not left 'running'
+    assert "is marked dead" in hosts["fleet-b"].detail and not running_runs(pg, "fleet-b")
     check_run(pg, kept, "fleet-a", {16, 2048})
 
     workers.start("fleet-b")  # the machine is back: the same command measures only what is missing
@@ -329,13 +331,14 @@ def test_bad_fleet_input_is_one_line_and_a_status():
     assert "cipherbench is not built on this machine" in r.stderr and "make deps engine runners" in r.stderr
 
 
-def test_plan_round_trips_and_becomes_run_arguments():
-    from cipherbench.fleet.plan import FleetPlan, PresetKind
-    p = FleetPlan("ciphers-2008", PresetKind.EXPERIMENT, ("openssl",), ("aes-128-ctr",), "16,1k", 2, 1.0, 1, False)
-    assert FleetPlan.from_json(p.to_json()) == p and FleetPlan.from_json(p.to_json()).key() == p.key()
-    assert p.run_args() == ["--experiment", "ciphers-2008", "--impl", "openssl", "--primitive", "aes-128-ctr",
-                            "--sizes", "16,1k", "--batches", "2", "--batch-ms", "1.0", "--processes", "1",
-                            "--no-extra-rounds"]
+def test_the_same_command_is_the_same_fleet_run_key():
+    from cipherbench.fleet.records import fleet_key
+    from cipherbench.pipeline import RunPlan
+    plan = RunPlan.from_preset("quick", implementations=["openssl"], sizes=[16, 1024])
+    again = RunPlan.model_validate_json(plan.model_dump_json())  # as a worker receives it
+    assert fleet_key(plan, ["b", "a"], None) == fleet_key(again, ["a", "b"], None)
+    assert fleet_key(plan, ["a"], None) != fleet_key(plan, ["a", "b"], None) != fleet_key(plan, None, 2)
+    assert fleet_key(plan, None, 2) != fleet_key(RunPlan.from_preset("quick", sizes=[16, 2048]), None, 2)
 
 
 def test_microarchitecture_names_cpus_by_family_and_model():

@@ -3,7 +3,7 @@ import json
 import math
 import sqlite3
 
-from cipherbench.store import Store
+from cipherbench.store.db import Store
 
 
 def test_store_round_trip(tmp_path):
@@ -104,7 +104,7 @@ def test_show_wide_is_one_row_per_series_with_the_stored_figures(cb, db):
     rows = [line for line in r.stdout.splitlines() if "openssl" in line and "encrypt/bulk" in line]
     assert len(rows) == 1  # aes-128-ctr's series; SHA-256 is a hash series of its own
     ctr = next(line for line in rows if "aes-128-ctr" in line)
-    from cipherbench.cli import fmt
+    from cipherbench.cli.show import fmt
     for size in (16, 1024, 16384):
         assert fmt(stored[("aes-128-ctr", size)]) in ctr
     assert any("sha-256" in line and "hash/bulk" in line for line in r.stdout.splitlines())
@@ -116,7 +116,7 @@ def test_a_bad_db_url_is_one_line_and_loses_nothing(cb, db):
               "--batch-ms", "1", "--batches", "2").returncode == 0
     r = cb("--db", "nonsense://x", "run", "--impl", "openssl", "--primitive", "sha-256")
     assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1
-    r = cb("--runner", f"python3 -c 'import sys; sys.exit(4)'", "run", "--impl", "openssl",
+    r = cb("--runner", "python3 -c 'import sys; sys.exit(4)'", "run", "--impl", "openssl",
            "--primitive", "sha-256", "--sizes", "64", "--batch-ms", "1", "--batches", "2")
     assert r.returncode == 0  # a broken extra runner does not stop the others
     con = sqlite3.connect(db[len("sqlite:///"):])
@@ -189,7 +189,7 @@ def test_a_store_of_schema_1_gains_the_later_columns_and_keeps_its_runs(tmp_path
 
 
 def test_the_fit_against_size_takes_marginal_cycles_from_the_cycles_where_every_point_has_them():
-    from cipherbench.cli import fit_rows
+    from cipherbench.cli.show import fit_rows
     ms = [dict(impl="x", primitive="aes-128-ctr", operation="encrypt", workload="bulk", error=None, size=n,
                ns_per_call=50 + 0.25 * n, cycles_per_call=180 + 0.9 * n, core_ghz=4.0)
           for n in (16, 1024, 16384, 65536)]

@@ -10,14 +10,16 @@ from pathlib import Path
 import click
 from rich.table import Table
 
-from cipherbench.cli import Ctx, cli, err, load_presets, out, parse_sizes
+from cipherbench.cli.app import Ctx, err, out
+from cipherbench.cli.run import parse_sizes
 from cipherbench.errors import CipherbenchError, UsageError
 from cipherbench.fleet import cluster, dispatch
-from cipherbench.fleet.plan import FleetPlan, PresetKind
 from cipherbench.fleet.records import FleetRecords, FleetStatus, HostState, fleet_key
 from cipherbench.fleet.task import engine_path, keep_off_measuring_cpu, this_host
-from cipherbench.runner import REPO
-from cipherbench.store import Store, default_url, describe
+from cipherbench.kinds import Operation
+from cipherbench.paths import REPO
+from cipherbench.pipeline import RunPlan
+from cipherbench.store.db import Store, default_url, describe
 
 
 @click.group("fleet")
@@ -25,19 +27,26 @@ def fleet_group():
     """Run a plan on many machines through Dask distributed, one task per machine."""
 
 
-def _plan(profile, experiment, impls, primitives, sizes, operations, batches, batch_ms, processes,
-          extra_rounds) -> FleetPlan:
+def _plan(c: Ctx, profile, experiment, impls, primitives, sizes, operations, batches, batch_ms, processes,
+          extra_rounds) -> RunPlan:
+    """The plan every machine runs, as `run` would build it from the same options."""
     if profile and experiment:
         raise UsageError("give --profile or --experiment, not both")
-    kind = PresetKind.EXPERIMENT if experiment else PresetKind.PROFILE
-    name = experiment or profile or "quick"
-    presets = load_presets()
-    if name not in presets:
-        raise UsageError(f"unknown profile or experiment '{name}'; known: {', '.join(sorted(presets))}")
-    if sizes:
-        parse_sizes(sizes)  # the same one-line refusal as `run`, before any machine is asked
-    return FleetPlan(name, kind, tuple(impls), tuple(primitives), sizes, batches, batch_ms, processes,
-                     extra_rounds, tuple(operations))
+    return RunPlan.from_preset(
+        experiment or profile or "quick", implementations=list(impls), primitives=list(primitives),
+        sizes=parse_sizes(sizes) if sizes else None, operations=list(operations), batch_ms=batch_ms,
+        batches=batches, processes=processes, extra_rounds=extra_rounds, runners=list(c.runner_cmds),
+        builtin=c.builtin)
+
+
+def describe_plan(plan: RunPlan) -> str:
+    parts = [plan.preset]
+    if plan.implementations:
+        parts.append("impl " + ",".join(plan.implementations))
+    if plan.primitives:
+        parts.append("primitive " + ",".join(plan.primitives))
+    parts.append("sizes " + ",".join(map(str, plan.sizes)))
+    return ", ".join(parts)
 
 
 def _hosts_option(hosts) -> list[str] | None:
@@ -83,9 +92,9 @@ def _summary(records: FleetRecords, fleet_id: int) -> Table:
 @click.option("--primitive", "primitives", multiple=True, help="Only this primitive (repeatable).")
 @click.option("--sizes", default=None, help="Bytes per call, e.g. 16,1024,16k.")
 @click.option("--operation", "operations", multiple=True,
-              type=click.Choice(["encrypt", "decrypt", "decrypt-forged", "keysetup", "keysetup-decrypt"]))
+              type=click.Choice([o.value for o in Operation.timed()]))
 @click.option("--batches", type=click.IntRange(1, 1000), default=None, help="Timed batches per point.")
-@click.option("--batch-ms", type=float, default=None, help="Target length of one timed batch.")
+@click.option("--batch-ms", type=click.FloatRange(0.01, 10_000), default=None, help="Target length of one timed batch.")
 @click.option("--processes", type=click.IntRange(1, 16), default=None, help="As for `run`.")
 @click.option("--extra-rounds/--no-extra-rounds", default=True, help="As for `run`.")
 @click.option("--wait", type=float, default=30.0, show_default=True,
@@ -99,7 +108,7 @@ def fleet_run(c: Ctx, scheduler, machines, hosts, profile, experiment, impls, pr
               batches, batch_ms, processes, extra_rounds, wait, lost_after, fresh):
     """Run a plan on every target machine and store each machine's run; running the same
     command again measures only the machines that did not complete."""
-    plan = _plan(profile, experiment, impls, primitives, sizes, operations, batches, batch_ms, processes,
+    plan = _plan(c, profile, experiment, impls, primitives, sizes, operations, batches, batch_ms, processes,
                  extra_rounds)
     names = _hosts_option(hosts)
     if names and machines:
@@ -117,7 +126,7 @@ def fleet_run(c: Ctx, scheduler, machines, hosts, profile, experiment, impls, pr
         key = fleet_key(plan, names, machines)
         fleet_id, targets, todo = _targets(conn, records, key, plan, names, machines, wait, fresh)
         done = len(targets) - len(todo)
-        err.print(f"fleet run {fleet_id}: {plan.describe()} on {len(targets)} machine(s) via {conn.scheduler}"
+        err.print(f"fleet run {fleet_id}: {describe_plan(plan)} on {len(targets)} machine(s) via {conn.scheduler}"
                   + (f"; {done} already complete, measuring {', '.join(todo)}" if done else ""), markup=False)
         if todo:
             futures = dispatch.submit(conn.client, plan, store.url, fleet_id, todo)
@@ -202,4 +211,3 @@ def fleet_report(c: Ctx, fleet_id, out_dir: Path):
     out.print(f"fleet run {fid}: report of runs {', '.join(map(str, run_ids))} written to {out_dir}/")
     for path, what in written:
         out.print(f"  {path.name:<22} {what}")
-cli.add_command(fleet_group)

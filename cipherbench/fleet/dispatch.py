@@ -17,9 +17,9 @@ from rich.live import Live
 from rich.table import Table
 
 from cipherbench.fleet.cluster import hosts_present, host_resource
-from cipherbench.fleet.plan import FleetPlan
 from cipherbench.fleet.records import FleetRecords, HostState
 from cipherbench.fleet.task import EVENT_TOPIC, HostOutcome, measure_on_host
+from cipherbench.pipeline import RunPlan
 
 STATE_STYLE = {HostState.PENDING: "dim", HostState.MEASURING: "cyan", HostState.COMPLETE: "green",
                HostState.FAILED: "red", HostState.LOST: "red"}
@@ -72,9 +72,9 @@ class HostBoard:
             self.live.__exit__(*exc)
 
 
-def submit(client, plan: FleetPlan, store_url: str, fleet_id: int, hosts: list[str]) -> dict:
+def submit(client, plan: RunPlan, store_url: str, fleet_id: int, hosts: list[str]) -> dict:
     """One task per machine, pinned to it by its host resource; never retried elsewhere."""
-    return {h: client.submit(measure_on_host, plan.to_json(), store_url, h, fleet_id,
+    return {h: client.submit(measure_on_host, plan.model_dump_json(), store_url, h, fleet_id,
                              resources={host_resource(h): 1}, pure=False,
                              key=f"cipherbench-fleet-{fleet_id}-{h}-{time.time_ns()}")
             for h in hosts}
@@ -122,7 +122,7 @@ def watch(client, futures: dict, records: FleetRecords, board: HostBoard, fleet_
                     detail = f"its worker left the scheduler and was not back within {lost_after:g} s"
                     orphans = records.close_orphans(fleet_id, host)
                     if orphans:
-                        detail += f"; its unfinished run {orphans[0]} is marked interrupted"
+                        detail += f"; its unfinished run {orphans[0]} is marked dead"
                     records.set_host(fleet_id, host, HostState.LOST, detail=detail)
                     board.set(host, HostState.LOST, detail=detail)
                     pending.discard(host)

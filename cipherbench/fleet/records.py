@@ -19,14 +19,15 @@ from enum import Enum
 from sqlalchemy import (JSON, Column, DateTime, Float, ForeignKey, Integer, MetaData, String, Table, Text,
                         select)
 
-from cipherbench.fleet.plan import FleetPlan
-from cipherbench.store import Store, runs
+from cipherbench.kinds import RunStatus
+from cipherbench.pipeline import RunPlan
+from cipherbench.store.db import Store, runs
 
 
-def fleet_key(plan: FleetPlan, hosts: list[str] | None, machines: int | None) -> str:
+def fleet_key(plan: RunPlan, hosts: list[str] | None, machines: int | None) -> str:
     """What makes two `fleet run` commands the same: the plan and the machines asked for."""
     which = ",".join(sorted(hosts)) if hosts else f"machines={machines or 'all'}"
-    return hashlib.sha256(f"{plan.key()}|{which}".encode()).hexdigest()[:16]
+    return hashlib.sha256(f"{plan.model_dump_json()}|{which}".encode()).hexdigest()[:16]
 
 
 class HostState(str, Enum):
@@ -97,10 +98,10 @@ class FleetRecords:
         with self.store.engine.connect() as c:
             return c.execute(q).scalar()
 
-    def begin(self, key: str, plan: FleetPlan, command: str, scheduler: str) -> int:
+    def begin(self, key: str, plan: RunPlan, command: str, scheduler: str) -> int:
         with self.store.engine.begin() as c:
             return c.execute(fleet_runs.insert().values(
-                plan_key=key, plan=json.loads(plan.to_json()), command=command, scheduler=scheduler,
+                plan_key=key, plan=json.loads(plan.model_dump_json()), command=command, scheduler=scheduler,
                 status=FleetStatus.RUNNING.value, started_at=_now())).inserted_primary_key[0]
 
     def reopen(self, fleet_id: int):
@@ -124,19 +125,19 @@ class FleetRecords:
 
     def close_orphans(self, fleet_id: int, host: str) -> list[int]:
         """Runs the host's lost task began and never finished (status 'running', begun since
-        the host's state last changed, give or take CLOCK_SKEW between its clock and ours): marked interrupted, as `run` marks a run stopped by ^C,
-        so no report takes them for live. Their ids."""
+        the host's state last changed, give or take CLOCK_SKEW between its clock and ours):
+        marked dead, as the store marks a run whose process is gone (Store.mark_dead_runs, which
+        can ask only about processes of its own host). What they stored is kept. Their ids."""
         with self.store.engine.begin() as c:
             since = c.execute(select(fleet_hosts.c.updated_at).where(fleet_hosts.c.fleet_run_id == fleet_id)
                               .where(fleet_hosts.c.host == host)).scalar()
             if since is None:
                 return []
             ids = [r[0] for r in c.execute(select(runs.c.id).where(runs.c.host == host)
-                                           .where(runs.c.status == "running")
+                                           .where(runs.c.status == RunStatus.RUNNING.value)
                                            .where(runs.c.started_at >= since - CLOCK_SKEW))]
-        for rid in ids:
-            self.store.finish_run(rid, "interrupted", [f"its machine dropped out of fleet run {fleet_id}: "
-                                                       "nothing it measured was stored"])
+            if ids:
+                c.execute(runs.update().where(runs.c.id.in_(ids)).values(status=RunStatus.DEAD.value))
         return ids
 
     def hosts(self, fleet_id: int) -> dict[str, HostRecord]:

@@ -19,9 +19,25 @@ from plotly.offline import get_plotlyjs
 
 from cipherbench import __version__
 from cipherbench.report import experiments, machines, tables
-from cipherbench.report.data import KEYSETUP_OPS, ReportData, mb_interval, primitive, results_document, usable
-from cipherbench.report.tables import (STATUS_TEXT, Table, cycle_sources, cycles_interval, not_timed, num,
-                                       size_label, status_suffix, verification_note)
+from cipherbench.report.data import (
+    KEYSETUP_OPS,
+    ReportData,
+    mb_interval,
+    primitive,
+    results_document,
+    usable,
+)
+from cipherbench.report.tables import (
+    STATUS_TEXT,
+    Table,
+    cycle_sources,
+    cycles_interval,
+    not_timed,
+    num,
+    size_label,
+    status_suffix,
+    verification_note,
+)
 
 PALETTE = qualitative.D3 + qualitative.Set2 + qualitative.Dark24
 WORKLOAD_DASH = {"bulk": "solid", "message": "dot", "rekey": "dashdot"}

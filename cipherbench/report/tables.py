@@ -495,7 +495,7 @@ def _cycles_per_block(run: Run, impl: str, prim: str, block_bytes: int | None) -
 
 def security_value(run: Run, impl: str, prim: str, quantity: str) -> tuple[float | str | None, list]:
     """min_secure_rounds, min_secure_cycles or attack_rounds of one primitive (margins.py)."""
-    from cipherbench import margins
+    from cipherbench.analysis import margins
     p = primitive(prim)
     mg = margins.load().get(p.family) if p else None
     # Figures from the data file belong to a row only where this implementation measured the primitive.
@@ -531,7 +531,7 @@ def _family_rows(data: ReportData, want) -> list[tuple[Run, str, str]]:
 
 
 def security_table(data: ReportData) -> Table | None:
-    from cipherbench import margins
+    from cipherbench.analysis import margins
     known = margins.load()
     rows = _family_rows(data, lambda p: p.family in known and p.kind in ("cipher", "stream"))
     if not rows:
@@ -578,7 +578,7 @@ def security_table(data: ReportData) -> Table | None:
 
 # ---------------------------------------------------------------------------- diffusion
 def diffusion_summary(run: Run, impl: str, prim: str) -> dict | None:
-    from cipherbench import diffusion
+    from cipherbench.analysis import diffusion
     rows = [d for d in run.diffusion if d["impl"] == impl and d["primitive"] == prim]
     return diffusion.summary(rows) if rows else None
 
@@ -588,7 +588,7 @@ def _verdict(ok) -> str:
 
 
 def diffusion_tables(data: ReportData) -> list[Table]:
-    from cipherbench import diffusion
+    from cipherbench.analysis import diffusion
     keys = []
     for run in data.runs:
         for d in run.diffusion:
