@@ -40,7 +40,7 @@ class HostBoard:
     def __init__(self, console: Console, hosts: list[str]):
         self.console = console
         self.view = {h: HostView() for h in hosts}
-        self.live = Live(self._table(), console=console, transient=False, auto_refresh=True,
+        self.live = Live(self._table(), console=console, transient=True, auto_refresh=True,
                          refresh_per_second=2) if console.is_terminal else None
 
     def _table(self) -> Table:
@@ -61,6 +61,18 @@ class HostBoard:
         else:
             self.console.print(f"fleet: {host}: {state.value}" + (f" (run {run_id})" if run_id else "")
                                + (f": {detail}" if detail else ""), markup=False)
+
+    def progress(self, host: str, stage: str, done: int, total: int):
+        """A stage's progress on a machine: redrawn on a terminal, said once per stage elsewhere."""
+        v = self.view[host]
+        if v.state is not HostState.MEASURING:
+            return
+        new_stage = not v.detail.startswith(stage + " ")
+        v.detail = f"{stage} {done}/{total}"
+        if self.live:
+            self.live.update(self._table())
+        elif new_stage:
+            self.console.print(f"fleet: {host}: {stage} ({total} steps)", markup=False)
 
     def __enter__(self):
         if self.live:
@@ -94,6 +106,17 @@ def _settle(records: FleetRecords, board: HostBoard, fleet_id: int, host: str, f
     board.set(host, state, o.run_id, o.detail or f"{o.seconds:.0f} s")
 
 
+def _event(ev: dict, records: FleetRecords, board: HostBoard, fleet_id: int, pending: set):
+    """A task's event (task.EVENT_TOPIC): it began measuring, or a stage advanced."""
+    if ev.get("fleet") != fleet_id or ev.get("host") not in pending:
+        return
+    if ev["stage"] == "measuring":
+        records.set_host(fleet_id, ev["host"], HostState.MEASURING)
+        board.set(ev["host"], HostState.MEASURING)
+    elif ev["stage"] == "progress":
+        board.progress(ev["host"], ev["name"], ev["done"], ev["total"])
+
+
 def watch(client, futures: dict, records: FleetRecords, board: HostBoard, fleet_id: int,
           lost_after: float) -> None:
     """Until every machine's task has ended or its machine is lost."""
@@ -104,10 +127,7 @@ def watch(client, futures: dict, records: FleetRecords, board: HostBoard, fleet_
     try:
         while pending:
             while not events.empty():
-                ev = events.get()
-                if ev.get("fleet") == fleet_id and ev.get("stage") == "measuring" and ev["host"] in pending:
-                    records.set_host(fleet_id, ev["host"], HostState.MEASURING)
-                    board.set(ev["host"], HostState.MEASURING)
+                _event(events.get(), records, board, fleet_id, pending)
             present = hosts_present(client)
             now = time.monotonic()
             for host in sorted(pending):
