@@ -39,7 +39,7 @@ class Operation(StrEnum):
 
 
 class Workload(StrEnum):
-    """How calls are strung together in a batch (docs/ARCHITECTURE.md, "Workloads")."""
+    """How calls are strung together in a batch (docs/method.md, "Workloads")."""
 
     BULK = "bulk"  # one keyed context, one message, `loops` calls of `size` bytes
     MESSAGE = "message"  # every call a whole message: IV, associated data, data, tag

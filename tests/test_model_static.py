@@ -113,10 +113,10 @@ def test_hchacha20_draft_irtf_cfrg_xchacha_03_section_2_2_1():
     assert subkey == _hex("82413b42 27b27bfe d30e4250 8a877d73 a0f9e4d5 8a74a853 c12ec413 26d3ecdc")
 
 
-_DHOLE = ('The dhole (pronounced "dole") is also known as the Asiatic wild dog, red dog, and whistling '
-          'dog. It is about the size of a German shepherd but looks more like a long-legged fox. This '
-          'highly elusive and skilled jumper is classified with wolves, coyotes, jackals, and foxes in '
-          'the taxonomic family Canidae.').encode()
+_DHOLE = (b'The dhole (pronounced "dole") is also known as the Asiatic wild dog, red dog, and whistling '
+          b'dog. It is about the size of a German shepherd but looks more like a long-legged fox. This '
+          b'highly elusive and skilled jumper is classified with wolves, coyotes, jackals, and foxes in '
+          b'the taxonomic family Canidae.')
 _XKEY, _XNONCE = H("808182838485868788898a8b8c8d8e8f909192939495969798999a9b9c9d9e9f"), \
     H("404142434445464748494a4b4c4d4e4f5051525354555658")
 
@@ -303,7 +303,7 @@ def test_verify_passes_native_implementations_on_the_model_answers(cb, impl, pri
     assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-2000:]
     rows = {row["primitive"]: row for row in json.loads(r.stdout)["results"]}
     assert set(rows) == set(primitives)
-    for prim, row in rows.items():
+    for _prim, row in rows.items():
         by_corpus = row["checks"]["kat_by_corpus"]
         assert row["status"] == "passed", row
         assert by_corpus.get("model", 0) + by_corpus.get("derived from a model's ECB answer (model)", 0) >= 1, row

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import tomllib
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 from cipherbench.paths import REPO
@@ -60,7 +60,7 @@ def unchecked(status: str) -> str:
     return "" if status == "V" else " (unchecked)"
 
 
-@lru_cache(maxsize=None)
+@cache
 def load(path: Path = MARGINS_FILE) -> dict[str, Margins]:
     with open(path, "rb") as f:
         data = tomllib.load(f)

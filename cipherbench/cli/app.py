@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import os
+import re
 import sys
 import traceback
 
 import click
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
@@ -22,8 +24,26 @@ from cipherbench.measure.session import Session
 from cipherbench.paths import REPO
 from cipherbench.store.db import Store
 
-out = Console(highlight=False, width=None if sys.stdout.isatty() else 180)
-err = Console(stderr=True, highlight=False, soft_wrap=True)
+#: C0 and C1 control characters other than newline and tab: a runner or an imported file
+#: could otherwise move the cursor, recolour or retitle the terminal.
+CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+class LiteralConsole(Console):
+    """A console that never passes a control character through to the terminal. Text from
+    runners and files is also escaped where it is printed (`lit`), so it cannot carry markup."""
+
+    def render_str(self, text: str, **kw):  # type: ignore[no-untyped-def]
+        return super().render_str(CONTROL.sub("", text), **kw)
+
+
+def lit(value: object) -> str:
+    """A value from a runner or a file, printed literally inside markup."""
+    return escape(CONTROL.sub("", str(value)))
+
+
+out = LiteralConsole(highlight=False, width=None if sys.stdout.isatty() else 180)
+err = LiteralConsole(stderr=True, highlight=False, soft_wrap=True)
 EXPERIMENTS = REPO / "registry" / "experiments.toml"
 
 class Ctx:

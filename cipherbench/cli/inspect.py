@@ -7,7 +7,7 @@ import click
 from rich.table import Table
 
 from cipherbench import registry
-from cipherbench.cli.app import Ctx, out
+from cipherbench.cli.app import Ctx, lit, out
 from cipherbench.store.db import default_url, describe
 
 
@@ -42,11 +42,11 @@ def list_cmd(c: Ctx, as_json, primitives):
             return
         t = Table("implementation", "runner", "library", "version", "primitives", "status")
         for i in s.impls.values():
-            t.add_row(i.name, i.runner, i.library, i.version, str(len(i.primitives)),
-                      "ok" if i.available else f"[yellow]unavailable: {i.reason}[/]")
+            t.add_row(lit(i.name), lit(i.runner), lit(i.library), lit(i.version), str(len(i.primitives)),
+                      "ok" if i.available else f"[yellow]unavailable: {lit(i.reason)}[/]")
         for r in s.runners:
             if r.problem:
-                t.add_row("-", r.spec.name, "", "", "", f"[yellow]runner: {r.problem}[/]")
+                t.add_row("-", lit(r.spec.name), "", "", "", f"[yellow]runner: {lit(r.problem)}[/]")
         out.print(t)
         out.print(f"result store: {where}")
 

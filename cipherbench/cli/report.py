@@ -11,7 +11,7 @@ import click
 from rich.table import Table
 
 from cipherbench.cli.app import Ctx, out
-from cipherbench.errors import CipherbenchError
+from cipherbench.errors import CipherbenchError, UsageError
 from cipherbench.store.db import Store, describe
 
 DB_HELP = "Result store for this command (overrides the global --db)."
@@ -42,7 +42,12 @@ def report(c: Ctx, db, run_ids, out_dir: Path):
 
     store = _store(c, db)
     data = rep.load(store, run_ids)
-    written = rep.write_all(data, out_dir)
+    if out_dir.exists() and not out_dir.is_dir():
+        raise UsageError(f"--out {out_dir}: not a folder (the report is several files)")
+    try:
+        written = rep.write_all(data, out_dir)
+    except OSError as e:
+        raise CipherbenchError(f"cannot write the report to {out_dir}: {e.strerror or e}") from None
     runs = ", ".join(f"run {r.id} ({r.profile or '-'}, {sum(1 for m in r.measurements if not m['error'])} "
                      f"measurements, {len({m['impl'] for m in r.measurements})} implementations)"
                      for r in data.runs)

@@ -1,6 +1,7 @@
 """`run`: parse the arguments into a run plan, run it through the pipeline, print the run."""
 from __future__ import annotations
 
+import math
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -35,6 +36,13 @@ def parse_sizes(text: str) -> list[int]:
     return sizes
 
 
+def finite(param: click.Parameter, value: float | None) -> float | None:
+    """click's FloatRange lets nan through (no comparison with it is true)."""
+    if value is not None and not math.isfinite(value):
+        raise click.BadParameter(f"{value!r} is not a number of milliseconds", param=param)
+    return value
+
+
 class BarProgress(Progress):
     """The pipeline's progress as rich bars on stderr (only on a terminal)."""
 
@@ -56,7 +64,8 @@ class BarProgress(Progress):
 @click.option("--sizes", default=None, help="Bytes per call, e.g. 16,1024,16k,1m.")
 @click.option("--operation", "operations", multiple=True, type=click.Choice([o.value for o in Operation.timed()]))
 @click.option("--workload", "workloads", multiple=True, type=click.Choice([w.value for w in Workload]))
-@click.option("--batch-ms", type=click.FloatRange(0.01, 10_000), default=None, help="Target length of one timed batch.")
+@click.option("--batch-ms", type=click.FloatRange(0.01, 10_000), default=None, callback=lambda ctx, p, v: finite(p, v),
+              help="Target length of one timed batch, in ms.")
 @click.option("--batches", type=click.IntRange(1, 1000), default=None, help="Timed batches per point.")
 @click.option("--no-verify", is_flag=True, help="Time without verifying first (results are marked unverified).")
 @click.option("--layout", type=click.Choice([x.value for x in Layout]), default="random", show_default=True,

@@ -4,10 +4,10 @@ from __future__ import annotations
 import json
 
 import click
-from rich.markup import escape
 from rich.table import Table
 
-from cipherbench.cli.app import Ctx, out
+from cipherbench.analysis.fit import fits
+from cipherbench.cli.app import Ctx, lit, out
 from cipherbench.errors import CipherbenchError
 from cipherbench.store.db import Store, describe
 from cipherbench.store.records import message_of
@@ -37,14 +37,14 @@ def show_run(store: Store, run_id: int, as_json: bool = False, form: str | None 
     else:
         sources = long_table(run_id, r)
     for src in sorted(sources):
-        out.print(f"cycles: {src}")
+        out.print(f"cycles: {lit(src)}")
     warned = [m for m in r["measurements"] if m["warnings"]]
     if warned:
         out.print(f"[yellow]! {len(warned)} measurements carry warnings[/] "
-                  f"(e.g. {warned[0]['impl']} {warned[0]['primitive']} {warned[0]['size']} B: "
-                  f"{warned[0]['warnings'][0]})")
+                  f"(e.g. {lit(warned[0]['impl'])} {lit(warned[0]['primitive'])} {warned[0]['size']} B: "
+                  f"{lit(warned[0]['warnings'][0])})")
     for w in r.get("warnings") or []:
-        out.print(f"[yellow]warning: {escape(message_of(w))}[/]")
+        out.print(f"[yellow]warning: {lit(message_of(w))}[/]")
     if form == "wide":
         out.print(f"one row per series; every point: cipherbench show {run_id} --long, or cipherbench report")
     out.print(f"stored as run {run_id} in {describe(store.url)} "
@@ -53,7 +53,7 @@ def show_run(store: Store, run_id: int, as_json: bool = False, form: str | None 
 
 def _verified_cell(v):
     return {"passed": "[green]passed[/]", "failed": "[red]FAILED[/]",
-            "unverified": "[yellow]unverified[/]"}.get(v, v or "")
+            "unverified": "[yellow]unverified[/]"}.get(v, lit(v or ""))
 
 
 def wide_table(run_id, r) -> set:
@@ -93,9 +93,9 @@ def wide_table(run_id, r) -> set:
         any_m = next(iter(ms.values()), None)
         fit = fits.get(key, ("", "", ""))
         if any_m is None:
-            t.add_row(*key, *cells, *fit, "", f"[red]{errors[key][:60]}[/]")
+            t.add_row(*map(lit, key), *cells, *fit, "", f"[red]{lit(errors[key][:60])}[/]")
         else:
-            t.add_row(*key, *cells, *fit, any_m["provider"] or "", _verified_cell(any_m["verified"]))
+            t.add_row(*map(lit, key), *cells, *fit, lit(any_m["provider"] or ""), _verified_cell(any_m["verified"]))
     out.print(t)
     return sources
 
@@ -111,16 +111,16 @@ def long_table(run_id, r) -> set:
     sources = set()
     for m in r["measurements"]:
         if m["error"]:
-            t.add_row(m["impl"], m["primitive"], f"{m['operation']}/{m['workload']}", str(m["size"]),
-                  "-", "", "", "", "", m["provider"] or "", f"[red]{m['error'][:60]}[/]")
+            t.add_row(lit(m["impl"]), lit(m["primitive"]), lit(f"{m['operation']}/{m['workload']}"), str(m["size"]),
+                      "-", "", "", "", "", lit(m["provider"] or ""), f"[red]{lit(m['error'][:60])}[/]")
             continue
         ver = _verified_cell(m["verified"])
         flag = " [yellow]![/]" if m["warnings"] else ""
-        t.add_row(m["impl"], m["primitive"], f"{m['operation']}/{m['workload']}", str(m["size"]),
+        t.add_row(lit(m["impl"]), lit(m["primitive"]), lit(f"{m['operation']}/{m['workload']}"), str(m["size"]),
                   fmt(m["mb_per_s"]) + flag, _half_interval(m["ns_low"], m["ns_high"], m["ns_per_call"]),
                   fmt(m["cycles_per_byte"], 2),
                   _half_interval(m.get("cycles_low"), m.get("cycles_high"), m["cycles_per_call"]),
-                  fmt(m["ns_per_call"], 2), m["provider"] or "", ver)
+                  fmt(m["ns_per_call"], 2), lit(m["provider"] or ""), ver)
         if m["cycle_source"]:
             sources.add(m["cycle_source"])
     out.print(t)
@@ -129,7 +129,7 @@ def long_table(run_id, r) -> set:
         t = Table("implementation", "primitive", "operation", "overhead ns/call", "marginal MB/s",
                   "marginal c/B", title="fit of time against size (relative least squares; ± 2 standard errors)")
         for row in rows:
-            t.add_row(*row)
+            t.add_row(*map(lit, row))
         out.print(t)
     return sources
 
@@ -138,36 +138,23 @@ def _half_interval(low, high, median) -> str:
     return f"{100 * (high - low) / 2 / median:.1f}%" if low and high and median else ""
 
 
-def fit_rows(measurements) -> list[tuple]:
-    """Per series with three or more sizes: time = overhead + size x marginal cost (a fit weighted
-    to relative error, see stats.slope_fit), as libgcrypt's bench-slope reports, so per-call cost
-    and throughput are not mixed. The overhead carries ± two standard errors. Marginal
-    cycles/byte come from the same fit of cycles per call where every point has them (each
-    batch had its own clock), else from ns/byte times the series' clock."""
-    from cipherbench.measure.stats import slope_fit
-    series = {}
-    for m in measurements:
-        if not m["error"] and m["ns_per_call"] and m["size"] and m["primitive"] != "null":
-            series.setdefault((m["impl"], m["primitive"], m["operation"], m["workload"]), []).append(m)
-    rows = []
-    for (impl, prim, op, wl), ms in sorted(series.items()):
-        if len({m["size"] for m in ms}) < 3:
+def fit_rows(measurements) -> list[tuple[str, ...]]:
+    """The fit of time against size per series (analysis/fit.py), as table cells: overhead
+    ± two standard errors, marginal MB/s and cycles/byte; an implausible fit says why
+    instead of standing as figures."""
+    rows: list[tuple[str, ...]] = []
+    for f in fits(measurements):
+        key = (f.impl, f.primitive, f"{f.operation}/{f.workload}")
+        if f.implausible:
+            rows.append((*key, f"not a result: {f.implausible}", "", ""))
             continue
-        f = slope_fit([m["size"] for m in ms], [m["ns_per_call"] for m in ms])
-        ns_per_byte = f.ns_per_byte
-        if all(m["cycles_per_call"] for m in ms):
-            cpb = slope_fit([m["size"] for m in ms], [m["cycles_per_call"] for m in ms]).ns_per_byte
-        else:
-            ghz = next((m["core_ghz"] for m in ms if m["core_ghz"]), None)
-            cpb = ns_per_byte * ghz if ghz else None
-        overhead = fmt(f.overhead_ns, 2) + (f" ± {fmt(2 * f.overhead_se, 1)}" if f.overhead_se == f.overhead_se else "")
-        rows.append((impl, prim, f"{op}/{wl}", overhead, fmt(1e3 / ns_per_byte if ns_per_byte > 0 else None),
-                     fmt(cpb if cpb and cpb > 0 else None, 2)))
+        overhead = fmt(f.overhead_ns, 2) + (f" ± {fmt(2 * f.overhead_se, 1)}" if f.overhead_se is not None else "")
+        rows.append((*key, overhead, fmt(f.marginal_mb_per_s), fmt(f.marginal_cycles_per_byte, 2)))
     return rows
 
 
 @click.command()
-@click.argument("run_id", required=False, type=int)
+@click.argument("run_id", required=False, type=click.IntRange(1, 2**63 - 1))
 @click.option("--json", "as_json", is_flag=True, help="The whole stored run as JSON.")
 @click.option("--long", "form", flag_value="long", default=None,
               help=f"One row per point (the default up to {LONG_FORM_AT_MOST:,} measurements).")

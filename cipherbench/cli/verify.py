@@ -7,7 +7,7 @@ import sys
 import click
 from rich.table import Table
 
-from cipherbench.cli.app import Ctx, _progress, err, out
+from cipherbench.cli.app import Ctx, _progress, err, lit, out
 from cipherbench.errors import UsageError
 from cipherbench.kat.verify import Verifier
 from cipherbench.measure.session import Session
@@ -25,10 +25,10 @@ def run_verification(s: Session, pairs):
 def print_failures(results):
     for r in results:
         for f in r.failures:
-            err.print(f"[red]FAILED[/] {r.impl} {r.primitive}: {f['check']}")
+            err.print(f"[red]FAILED[/] {lit(r.impl)} {r.primitive}: {f['check']}")
             for k in ("key", "iv", "aad", "input", "expected", "actual", "source", "vector", "agrees_with"):
                 if f.get(k) not in (None, "", []):
-                    err.print(f"    {k:>10}: {f[k]}")
+                    err.print(f"    {k:>10}: {lit(f[k])}")
 
 
 def verify_summary(results) -> dict:
@@ -74,10 +74,10 @@ def verify(c: Ctx, impls, primitives, as_json):
             b[3] += r.checks.get("kat", 0)
             b[4] += r.checks.get("kat_skipped", 0)
         for impl, (p, f, u, k, sk) in sorted(by.items()):
-            t.add_row(impl, str(p), f"[red]{f}[/]" if f else "0", str(u), str(k), str(sk))
+            t.add_row(lit(impl), str(p), f"[red]{f}[/]" if f else "0", str(u), str(k), str(sk))
         out.print(t)
         for name, why in missing.items():
-            out.print(f"[yellow]corpus {name} not used: {why}[/]")
+            out.print(f"[yellow]corpus {name} not used: {lit(why)}[/]")
         for what, field in (("streaming (input in pieces)", "streaming_not_checked"),
                             ("in-place operation", "inplace_not_checked")):
             unchecked = [r for r in results if r.checks.get(field)]
@@ -87,14 +87,14 @@ def verify(c: Ctx, impls, primitives, as_json):
         for r in results:
             if r.skips:
                 sk = r.skips[0]
-                out.print(f"[yellow]skipped[/] {r.checks['kat_skipped']} known answers of {r.impl} "
-                          f"{r.primitive} (first: {sk['vector']}): {sk['reason']}")
+                out.print(f"[yellow]skipped[/] {r.checks['kat_skipped']} known answers of {lit(r.impl)} "
+                          f"{r.primitive} (first: {lit(sk['vector'])}): {lit(sk['reason'])}")
         unverified: dict[str, list[str]] = {}
         for r in results:
             if r.status == "unverified":
-                unverified.setdefault(r.unverified_because.split(";")[0], []).append(f"{r.impl} {r.primitive}")
+                unverified.setdefault(r.unverified_reason.sentence, []).append(f"{r.impl} {r.primitive}")
         for why, names in unverified.items():
-            out.print(f"[yellow]unverified[/] ({why}): {', '.join(names)}")
+            out.print(f"[yellow]unverified[/] ({why}): {lit(', '.join(names))}")
         print_failures(failed)
         n = {k: sum(r.status == k for r in results) for k in ("passed", "unverified")}
         out.print(f"{len(results)} (implementation, primitive) pairs: {n['passed']} passed known answers "

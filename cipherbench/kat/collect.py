@@ -8,7 +8,7 @@ for the primitives named in ``wanted``; ``kat/corpora.py`` lists them.
 from __future__ import annotations
 
 import hashlib
-from typing import Callable
+from collections.abc import Callable
 
 from cipherbench.kat.vectors import KnownAnswer
 

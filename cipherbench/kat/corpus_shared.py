@@ -310,7 +310,7 @@ _JITHER = {"cast-256": "cast256", "crypton": "crypton", "deal": "deal", "dfc": "
 def _jither_cipher(base: str, opts: dict) -> str | None:
     variant = opts.get("variant")
     if base == "mars":
-        return {"original": "mars1998", "tweak": "mars"}.get(variant)
+        return {"original": "mars1998", "tweak": "mars"}.get(variant or "")
     if base == "serpent":
         return {None: "serpent", "tnepres": "tnepres"}.get(variant)
     if base == "dfc":

@@ -22,8 +22,8 @@ OCB-ENCRYPT(K, N, A, P) is the protocol's encrypt with key K, iv N, aad A, input
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 CORPUS = "iterated"
 RFC7253 = "RFC 7253 (OCB), Appendix A, iterated test, TAGLEN 128"

@@ -45,7 +45,8 @@ def parse_vec(path: Path, corpus: str = "cipherbench", name_map=None) -> list[Kn
     """Parse one .vec file. `name_map` turns section names into canonical
     names (for foreign corpora); a section mapping to None is skipped."""
     out: list[KnownAnswer] = []
-    source, section, rec, rec_line = "", None, {}, 0
+    source, section, rec_line = "", None, 0
+    rec: dict[str, str] = {}
     lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
 
     def flush():

@@ -31,6 +31,7 @@ from __future__ import annotations
 import json
 from collections import defaultdict
 from dataclasses import dataclass, field
+from enum import StrEnum
 
 from cipherbench.errors import RunnerError
 from cipherbench.kat import corpora, iterated
@@ -46,6 +47,18 @@ class Unsupported(Exception):
 
 class _StepFailed(Exception):
     """One encryption inside an iterated procedure answered an error."""
+
+
+class UnverifiedReason(StrEnum):
+    ALL_SKIPPED = "all-skipped"
+    ONLY_FORGERIES = "only-forgeries"
+    NO_KNOWN_ANSWER = "no-known-answer"
+
+    @property
+    def sentence(self) -> str:
+        return {UnverifiedReason.ALL_SKIPPED: "every known answer was skipped (the runner answered unsupported)",
+                UnverifiedReason.ONLY_FORGERIES: "its corpora hold only forgeries to reject, no known answer",
+                UnverifiedReason.NO_KNOWN_ANSWER: "no corpus has a known answer for it"}[self]
 
 
 @dataclass
@@ -69,17 +82,24 @@ class PairResult:
         return "passed" if self.vouched else "unverified"
 
     @property
-    def unverified_because(self) -> str | None:
+    def unverified_reason(self) -> UnverifiedReason | None:
+        """Why a pair has no known answer of its own, as a value (the sentence follows from it)."""
         if self.status != "unverified":
             return None
         if self.skipped_counts:
-            why = "every known answer was skipped (the runner answered unsupported)"
-        elif self.checks.get("kat_reject"):
-            why = "its corpora hold only forgeries to reject, no known answer"
-        else:
-            why = "no corpus has a known answer for it"
-            if self.no_model_because:
-                why += f", and no model computed one: {self.no_model_because}"
+            return UnverifiedReason.ALL_SKIPPED
+        if self.checks.get("kat_reject"):
+            return UnverifiedReason.ONLY_FORGERIES
+        return UnverifiedReason.NO_KNOWN_ANSWER
+
+    @property
+    def unverified_because(self) -> str | None:
+        reason = self.unverified_reason
+        if reason is None:
+            return None
+        why = reason.sentence
+        if reason is UnverifiedReason.NO_KNOWN_ANSWER and self.no_model_because:
+            why += f", and no model computed one: {self.no_model_because}"
         if self.agrees_with_verified:
             why += f"; it agrees with {', '.join(sorted(self.agrees_with_verified))}"
         return why
@@ -103,6 +123,7 @@ class PairResult:
             checks["kat_skips"] = self.skips
         if self.unverified_because:
             checks["unverified_because"] = self.unverified_because
+            checks["unverified_reason"] = self.unverified_reason
         if self.model_oracle:
             checks["model_oracle"] = self.model_oracle
         return {"impl": self.impl, "primitive": self.primitive, "status": self.status,

@@ -1,6 +1,6 @@
 """Timed measurement: calibrate, warm up, interleave, and turn raw batches into figures.
 
-Method (docs/ARCHITECTURE.md, "Measuring"):
+Method (docs/method.md):
 - Runners are started first and pinned to one CPU; we wait a second before
   the first timed batch (a freshly started process on the sibling CPU slows a
   pinned measurement for up to a second on these machines).
@@ -48,6 +48,7 @@ import math
 import random
 import statistics
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -127,7 +128,7 @@ class CoreClock:
         return None
 
     @classmethod
-    def of_run(cls, before: float | None, after: float | None, points, every: int = 1) -> "CoreClock":
+    def of_run(cls, before: float | None, after: float | None, points, every: int = 1) -> CoreClock:
         known = [g for g in (before, after) if g]
         per_batch = [s["core_ghz"] for pt in points for s in pt.raw if s.get("core_ghz")]
         # from the batches' own values, so that a reader of the samples can recompute it
@@ -268,7 +269,7 @@ class Measurer:
                  seed: int = 1, progress=None, extra_share: float = EXTRA_SHARE,
                  jit_warmup_ms: int | None = None, jit_size_warmup: bool = True,
                  long_call_batches: int | None = None, batch_clock=None, place_stack: bool = True,
-                 clock_every: int = 1):
+                 clock_every: int = 1, runner_of: Callable[[str], str] | None = None):
         self.s = session
         # True: timed batches carry stack_offset (stack_offset()); runners that cannot place
         # their stack ignore it
@@ -294,10 +295,13 @@ class Measurer:
         # A number: a point whose one batch is longer than batch_ms (a single call can be) gets
         # the time of `batches` batches of batch_ms, in no fewer than this many batches
         self.long_call_batches = long_call_batches
+        # implementation -> its runner, whose other points stop when it is lost (None: each
+        # implementation stands alone)
+        self.runner_of = runner_of
         self.lost: dict[str, str] = {}  # runner -> why it stopped answering; its points are not asked again
         # callable(points) after calibration and after every round: the pipeline stores what
         # was timed so far (pipeline/recorder.py), so an interrupt loses at most one round
-        self.on_round = None
+        self.on_round: Callable[[list[Point]], None] | None = None
         self._first_size: dict[tuple, int] = {}  # path -> the size it was first calibrated at
         self._seen: dict[tuple, dict[int, float]] = {}  # path -> {size: ns per call} from calibration
 
@@ -326,8 +330,7 @@ class Measurer:
         return sample["ns"]
 
     def _runner_of(self, pt: Point) -> str:
-        im = self.s.impls.get(pt.impl)
-        return im.runner if im is not None else pt.impl
+        return self.runner_of(pt.impl) if self.runner_of else pt.impl
 
     def calibrate(self, pt: Point):
         """Find `loops` for a batch of about target_ns, starting from what the same code path
@@ -597,10 +600,7 @@ def figures(pt: Point, clock: CoreClock) -> Figures | None:
         source = f"estimated: ns x core clock {clock.ghz:.3f} GHz measured by a dependent-add chain"
     else:
         kind, source = CycleSource.NONE, "none: no core counter and no clock estimate"
-    if cyc_sm:
-        cyc_call = cyc_sm.median
-    else:
-        cyc_call = sm.median * clock.ghz if clock.ghz else None
+    cyc_call: float | None = cyc_sm.median if cyc_sm else (sm.median * clock.ghz if clock.ghz else None)
     tscs = [s["tsc"] / s["loops"] for s in timed if s.get("tsc")]
     tsc_pb = (sorted(tscs)[len(tscs) // 2] / size) if tscs and size else None
     if sm.rel_mad > 0.05 and cyc_sm and cyc_sm.rel_mad <= 0.05 and kind is not CycleSource.COUNTER:

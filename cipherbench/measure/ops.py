@@ -32,7 +32,7 @@ def check_request(p: Primitive, key: bytes | None, iv: bytes | None, aad: bytes 
                          f"--key has {len(key)} bytes")
     if p.iv_bytes and iv is None:
         raise UsageError(f"{p.name} needs --iv: {p.iv_bytes} bytes ({2 * p.iv_bytes} hex digits)")
-    if (iv or b"") and len(iv) != p.iv_bytes:
+    if iv and len(iv) != p.iv_bytes:
         what = "takes no IV" if not p.iv_bytes else f"takes a {p.iv_bytes}-byte IV/nonce ({2 * p.iv_bytes} hex digits)"
         raise UsageError(f"{p.name} {what}; --iv has {len(iv)} bytes")
     if aad and p.kind != "aead":
@@ -67,7 +67,7 @@ def crypt(session, impl: str, p: Primitive, key: bytes | None, iv: bytes | None,
     """Ciphertext (AEAD: ciphertext || tag), plaintext, or None for a rejected AEAD message.
     `rounds`: a reduced-round variant (docs/protocol.md), in the unit the implementation announced."""
     check_request(p, key, iv, aad, data, decrypt)
-    req = {"op": "decrypt" if decrypt else "encrypt", "primitive": p.name,
+    req: dict[str, str | int] = {"op": "decrypt" if decrypt else "encrypt", "primitive": p.name,
            "key": (key or b"").hex(), "input": data.hex()}
     if iv:
         req["iv"] = iv.hex()

@@ -79,7 +79,10 @@ def builtin_runners() -> list[RunnerSpec]:
 
 
 def external_runner(cmd: str) -> RunnerSpec:
-    argv = shlex.split(cmd)
+    try:
+        argv = shlex.split(cmd)
+    except ValueError as e:
+        raise UsageError(f"--runner {cmd!r}: {e} (quote it as a shell would)") from None
     if not argv:
         raise UsageError("--runner needs a command")
     return RunnerSpec(Path(argv[0]).name, argv, builtin=False)
@@ -119,7 +122,11 @@ class RunnerProcess:
         try:
             self.proc = subprocess.Popen(
                 spec.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._stderr,
-                preexec_fn=pin, bufsize=0)
+                preexec_fn=pin, bufsize=0,
+                # a process group of its own: Ctrl-C at the terminal reaches cipherbench, which
+                # keeps what was timed and then closes its runners, instead of every runner at
+                # once mid-answer
+                process_group=0)
         except OSError as e:
             raise RunnerError(f"runner {self.name}: cannot start {spec.argv[0]!r}: {e.strerror}") from None
         self.layout = layout_of(self.proc.pid)

@@ -14,10 +14,6 @@ from cipherbench.measure.runner import (
     external_runner,
 )
 
-#: Runners whose code is compiled before it runs (or interpreted without a JIT): a second
-#: process of one is cheap and needs no warm-up, so measurements can spread over several.
-NO_JIT = {"native", "rust", "go", "python", "php"}
-
 
 @dataclass
 class RunnerInfo:
@@ -55,7 +51,8 @@ class Session:
     def __init__(self, extra_runners: tuple[str, ...] = (), builtin: bool = True,
                  only_runners: set[str] | None = None, pin: bool = True, fixed_layout: bool = False,
                  replicas: int = 1, extra_specs: tuple[RunnerSpec, ...] = ()):
-        """replicas: processes per NO_JIT runner. A measurement sends round r's batch to
+        """replicas: processes per runner whose hello says it has no JIT (docs/protocol.md,
+        `jit`): a second process of one is cheap and needs no warm-up. A measurement sends round r's batch to
         process r mod replicas (ask(..., replica=r)), so its median mixes as many address
         layouts: where buffers and stack land decides a library's speed by up to a third,
         and one process gets one layout for the whole run (pyperf spreads over worker
@@ -92,6 +89,8 @@ class Session:
         return True
 
     def _start_upto(self, end: int):
+        """Start runners [_started, end): all launched first, then greeted in order, so their
+        start-up costs overlap; then the further processes of those without a JIT."""
         batch = self.runners[self._started:end]
         self._started = max(self._started, end)
         for r in batch:
@@ -103,13 +102,15 @@ class Session:
             except RunnerError as e:
                 r.problem = str(e)
         for r in batch:
-            if r.process is not None and r.spec.name in NO_JIT and r.spec.builtin:
-                for _ in range(self.replicas - 1):
-                    try:
-                        r.replicas.append(RunnerProcess(r.spec, cpu=self.cpu, fixed_layout=self.fixed_layout))
-                    except RunnerError:
-                        break  # measuring in fewer processes is still measuring
-        for r in batch:  # all started first, then greeted in order: start-up costs overlap
+            self._greet(r)
+        spread = [r for r in batch if r.process is not None and r.hello.get("jit") is False]
+        for r in spread:
+            for _ in range(self.replicas - 1):
+                try:
+                    r.replicas.append(RunnerProcess(r.spec, cpu=self.cpu, fixed_layout=self.fixed_layout))
+                except RunnerError:
+                    break  # measuring in fewer processes is still measuring
+        for r in spread:
             for extra in list(r.replicas):
                 try:
                     if extra.request({"op": "hello"}, timeout=60).get("status") != "ok":
@@ -117,31 +118,39 @@ class Session:
                 except RunnerError:
                     extra.kill()
                     r.replicas.remove(extra)
-            if r.process is None:
-                continue
-            try:
-                hello = r.process.request({"op": "hello"}, timeout=60)
-            except RunnerError as e:
-                r.problem = str(e)
-                r.process.kill()
-                r.process = None
-                continue
+
+    def _greet(self, r: RunnerInfo) -> None:
+        """`hello`, and the runner's implementations adopted; a runner that fails it, or
+        answers one that breaks the protocol, contributes nothing and says why."""
+        if r.process is None:
+            return
+        try:
+            hello = r.process.request({"op": "hello"}, timeout=60)
             if hello.get("status") != "ok":
-                r.problem = f"hello failed: {hello.get('message', hello.get('status'))}"
-                continue
-            r.hello = hello
-            if not r.spec.builtin and isinstance(hello.get("runner"), str) and hello["runner"]:
-                r.spec.name = r.process.name = hello["runner"]  # its own name, not its interpreter's
-            self._adopt(r, hello)
+                raise RunnerError(f"hello failed: {hello.get('message', hello.get('status'))}")
+            impls = hello.get("implementations", [])
+            if not isinstance(impls, list) or not all(isinstance(i, dict) for i in impls):
+                raise RunnerError("hello: 'implementations' is not a list of objects (docs/protocol.md)")
+        except RunnerError as e:
+            r.problem = str(e)
+            r.process.kill()
+            r.process = None
+            return
+        r.hello = hello
+        if not r.spec.builtin and isinstance(hello.get("runner"), str) and hello["runner"]:
+            r.spec.name = r.process.name = hello["runner"]  # its own name, not its interpreter's
+        self._adopt(r, hello)
 
     def _adopt(self, r: RunnerInfo, hello: dict):
         for im in hello.get("implementations", []):
             native = str(im.get("name", "?"))
             name = native if native not in self.impls else f"{r.spec.name}:{native}"
-            prims, problems, rounds = {}, list(im.get("problems", [])), {}
+            prims: dict[str, str] = {}
+            rounds: dict[str, dict] = {}
+            problems = list(im.get("problems", []))
             for p in im.get("primitives", []):
                 pname = p.get("name") if isinstance(p, dict) else str(p)
-                if pname in self.reg:
+                if isinstance(pname, str) and pname in self.reg:
                     prims[pname] = (p.get("provider", "") if isinstance(p, dict) else "") or ""
                     rd = p.get("rounds") if isinstance(p, dict) else None
                     if (isinstance(rd, dict) and isinstance(rd.get("full"), int) and isinstance(rd.get("max"), int)

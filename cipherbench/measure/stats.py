@@ -9,7 +9,7 @@ cannot give 95 %; we say 94 %).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 
 import numpy as np
 
@@ -41,7 +41,7 @@ def summarize(values, want: float = 0.95) -> Summary:
     return Summary(n, med, mad, float(x[lo]), float(x[hi]), conf, float(x[0]), float(x[-1]))
 
 
-@lru_cache(maxsize=None)
+@cache
 def median_interval(n: int, want: float = 0.95) -> tuple[int, int, float]:
     """Indices (lo, hi) into sorted samples bracketing the median with at
     least `want` confidence if n allows; otherwise the widest interval and its

@@ -33,6 +33,7 @@ from cipherbench.measure.measurer import (
     Figures,
     Measurer,
     Point,
+    figures,
     measure_core_ghz,
     settle,
 )
@@ -96,7 +97,7 @@ def alive(host: str | None, pid: int) -> bool:
     return True
 
 
-def session_for(plan: RunPlan, extra_specs: tuple = ()) -> Session:
+def session_for(plan: RunPlan, extra_specs: tuple[Any, ...] = ()) -> Session:
     return Session(tuple(plan.runners), builtin=plan.builtin, fixed_layout=plan.layout is Layout.FIXED,
                    replicas=plan.effective_processes, extra_specs=extra_specs)
 
@@ -165,12 +166,23 @@ def core_ghz_or_none(native: Any) -> float | None:
         return None
 
 
-def measurer_for(s: Session, plan: RunPlan) -> Measurer:
+def measurer_for(s: Session, plan: RunPlan, seed: int = 1) -> Measurer:
     native = s.native()
-    return Measurer(s, plan.batch_ms, plan.batches, plan.warmup_batches, extra_share=plan.effective_extra_share,
+    return Measurer(s, plan.batch_ms, plan.batches, plan.warmup_batches, seed=seed,
+                    extra_share=plan.effective_extra_share,
                     jit_warmup_ms=plan.jit_warmup_ms, jit_size_warmup=plan.jit_size_warmup,
                     long_call_batches=plan.long_call_batches,
-                    batch_clock=BatchClock(native) if native else None, clock_every=plan.clock_every_batches)
+                    batch_clock=BatchClock(native) if native else None, clock_every=plan.clock_every_batches,
+                    runner_of=lambda impl: s.impls[impl].runner)
+
+
+def time_points(s: Session, plan: RunPlan, points: list[Point], seed: int = 1) -> list[Figures | None]:
+    """The points timed as a run times them (calibration, interleaved rounds, the clock
+    between batches, shared-core batches set aside), with nothing stored: for measurements
+    of cipherbench itself (benchmarks/fidelity) that set its figures beside another tool's."""
+    measurer_for(s, plan, seed).run(points)
+    clock = CoreClock.of_run(None, None, points, plan.clock_every_batches)
+    return [figures(pt, clock) if pt.error is None else None for pt in points]
 
 
 @contextmanager
@@ -225,7 +237,7 @@ def final_status(interrupted: bool, outcome_points: list[Point], lost: bool) -> 
 
 
 def run_plan(plan: RunPlan, store: Store, progress: Progress | None = None, session: Session | None = None,
-             extra_specs: tuple = ()) -> RunOutcome:
+             extra_specs: tuple[Any, ...] = ()) -> RunOutcome:
     """Run a plan: verify, measure, store. Every point timed is in the store when this
     returns or raises (KeyboardInterrupt: after the run is stored as interrupted)."""
     progress = progress or Progress()

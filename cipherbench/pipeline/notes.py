@@ -60,7 +60,7 @@ def clock_warnings(clock: CoreClock, readings: list[float] | None) -> list[RunWa
 
 def machine_warnings(busy: dict[str, float], layout_ok: bool, layout_text: str,
                      governor: str | None) -> list[RunWarning]:
-    # Busy CPUs while ours were idle, not the load average: on these guests a kernel
+    # Busy CPUs while ours were idle, not the load average: on these virtual machines a kernel
     # thread in uninterruptible sleep holds it near 1 on an idle machine.
     out = [RunWarning(WarningKind.BUSY_CPU,
                       f"{cpu} was {share:.0%} busy in the second before timing, while cipherbench's "

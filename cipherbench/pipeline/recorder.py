@@ -23,6 +23,10 @@ def record_of(pt: Point, f: Figures | None) -> MeasurementRecord:
     return rec
 
 
+def timed_batches(pt: Point) -> int:
+    return sum(1 for s in pt.raw if not s["warmup"])
+
+
 class Recorder:
     """A run's measurements in the store, durable round by round: `flush` after each round
     writes every sample timed since the last flush (inserting a point's row the first time
@@ -47,7 +51,7 @@ class Recorder:
     def settle(self, points: list[Point], clock: CoreClock) -> list[Figures | None]:
         """Figures for every point (None where it has no timed batch), stored with it; the
         points never flushed (failed verification, errors) are stored now."""
-        out = [figures(pt, clock) if pt.error is None else None for pt in points]
+        out = [self._figures(pt, clock) for pt in points]
         self.flush(points)
         unflushed = [pt for pt in points if id(pt) not in self.ids]
         if unflushed:
@@ -57,3 +61,15 @@ class Recorder:
         self.store.settle_measurements([(self.ids[id(pt)], record_of(pt, f).as_row(), pt.raw)
                                         for pt, f in zip(points, out)])
         return out
+
+    @staticmethod
+    def _figures(pt: Point, clock: CoreClock) -> Figures | None:
+        """A point's figures from its timed batches. A point whose runner was lost after some
+        of them keeps those, and says how it ended among its warnings instead of as an error."""
+        if pt.error is not None and not timed_batches(pt):
+            return None
+        f = figures(pt, clock)
+        if f is not None and pt.error is not None:
+            f.warnings.append(f"stood on {f.summary.n} batches: then {pt.error}")
+            pt.error = None
+        return f

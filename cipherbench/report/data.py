@@ -7,13 +7,14 @@ Everything downstream (HTML, Markdown, CSV, JSON, compare, export) reads what
 from __future__ import annotations
 
 import tomllib
-from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 
 from sqlalchemy import select
 
 from cipherbench import __version__, registry
+from cipherbench.analysis.fit import fits
 from cipherbench.errors import CipherbenchError, UsageError
 from cipherbench.paths import REPO
 from cipherbench.store.db import (
@@ -52,8 +53,8 @@ def iso(t) -> str | None:
     if isinstance(t, str):
         t = datetime.fromisoformat(t)
     if t.tzinfo is None:
-        t = t.replace(tzinfo=timezone.utc)
-    return t.astimezone(timezone.utc).isoformat()
+        t = t.replace(tzinfo=UTC)
+    return t.astimezone(UTC).isoformat()
 
 
 @dataclass(eq=False)  # identity: runs are used as dict keys and in sets
@@ -209,6 +210,8 @@ def results_document(run: Run, with_samples: bool = True) -> dict:
         "verifications": [dict(v) for v in run.verifications],
         "measurements": ms,
         "diffusion": [dict(d) for d in run.diffusion],
+        # derived, not stored: the fit of time against size per series (analysis/fit.py)
+        "fits": [{**asdict(f), "implausible": f.implausible} for f in fits(run.measurements)],
     }
 
 

@@ -230,10 +230,10 @@ def keysetup_plots(p: Page):
             pd = primitive(n)
             labels[n] = (f"{pd.key_bits}-bit key" + (f" ({pd.mode})" if len(modes) > 1 else "")) if pd and pd.key_bits else n
         traces: dict[tuple, list] = {}
-        for (rid, impl, op, prim), (run, m) in entries.items():
+        for (rid, impl, op, _prim), (run, m) in entries.items():
             traces.setdefault((rid, impl, op), []).append((run, m))
         ms, pairs = [], []
-        for (rid, impl, op), lst in sorted(traces.items()):
+        for (_rid, impl, op), lst in sorted(traces.items()):
             run = lst[0][0]
             lst.sort(key=lambda rm: cats.index(rm[1]["primitive"]))
             sts = {run.verification(impl, m["primitive"]) for _, m in lst}
@@ -452,6 +452,9 @@ def render(data: ReportData) -> tuple[str, int]:
     rel = tables.relative_table(data)
     if rel:
         body.table(rel)
+    fit = tables.fit_table(data)
+    if fit:
+        body.table(fit)
     g = tables.gladman_table(data)
     if g:
         body.table(g)

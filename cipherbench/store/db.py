@@ -27,8 +27,10 @@ from __future__ import annotations
 
 import os
 import time
-from datetime import datetime, timezone
+from collections.abc import Callable, Iterable
+from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from sqlalchemy import (
     JSON,
@@ -55,6 +57,8 @@ from cipherbench.errors import CipherbenchError, UsageError
 from cipherbench.store.records import MeasurementRecord, columns
 
 SCHEMA_VERSION = 5
+#: A row as the store reads and writes it: column name -> value.
+Row = dict[str, Any]
 meta = MetaData()
 
 runs = Table(
@@ -179,7 +183,7 @@ SCHEMES = ("sqlite", "postgresql", "postgresql+psycopg")
 BUSY_TIMEOUT_MS = 30_000
 
 
-def _sqlite_pragmas(dbapi_conn, _record):
+def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
     """Every SQLite connection waits for a lock instead of failing at once, and writes
     ahead (WAL), so a reader never blocks the run writing round by round. A store on a
     read-only file or filesystem keeps its journal mode: WAL needs to write."""
@@ -241,7 +245,7 @@ class Store:
                     raise
                 time.sleep(0.05 * (attempt + 1))
 
-    def _add_missing_columns(self):
+    def _add_missing_columns(self) -> None:
         """Bring a store written by an earlier schema up to this one. Every column added
         since version 1 is nullable, so adding it is the whole migration; old rows read
         as NULL ("not measured then")."""
@@ -260,19 +264,19 @@ class Store:
                                           f"ADD COLUMN {prep.quote(col.name)} {kind}")
 
     # ------------------------------------------------------------------ writing
-    def begin_run(self, **fields) -> int:
-        fields.setdefault("started_at", datetime.now(timezone.utc))
+    def begin_run(self, **fields: Any) -> int:
+        fields.setdefault("started_at", datetime.now(UTC))
         fields.setdefault("status", "running")
         fields.setdefault("schema_version", SCHEMA_VERSION)
         with self.engine.begin() as c:
-            return c.execute(runs.insert().values(**fields)).inserted_primary_key[0]
+            return int(c.execute(runs.insert().values(**fields)).inserted_primary_key[0])
 
-    def finish_run(self, run_id: int, status: str, warnings=None):
+    def finish_run(self, run_id: int, status: str, warnings: list[Any] | None = None) -> None:
         with self.engine.begin() as c:
             c.execute(runs.update().where(runs.c.id == run_id).values(
-                status=status, finished_at=datetime.now(timezone.utc), warnings=warnings or []))
+                status=status, finished_at=datetime.now(UTC), warnings=warnings or []))
 
-    def add_implementations(self, run_id: int, impls):
+    def add_implementations(self, run_id: int, impls: Iterable[Any]) -> None:
         rows = [dict(run_id=run_id, impl=i.name, runner=i.runner, library=i.library,
                      version=i.version, available=i.available, reason=i.reason,
                      primitives=i.primitives, notes=i.notes) for i in impls]
@@ -280,24 +284,25 @@ class Store:
             with self.engine.begin() as c:
                 c.execute(run_implementations.insert(), rows)
 
-    def add_verifications(self, run_id: int, rows: list[dict]):
+    def add_verifications(self, run_id: int, rows: list[Row]) -> None:
         if rows:
             with self.engine.begin() as c:
                 c.execute(verifications.insert(), [dict(r, run_id=run_id) for r in rows])
 
-    def add_diffusion(self, run_id: int, rows: list[dict]):
+    def add_diffusion(self, run_id: int, rows: list[Row]) -> None:
         if rows:
             with self.engine.begin() as c:
                 c.execute(diffusion.insert(), [dict({k: r.get(k) for k in DIFFUSION_FIELDS}, run_id=run_id)
                                                for r in rows])
 
-    def add_measurement(self, run_id: int, row: dict, raw: list[dict]) -> int:
+    def add_measurement(self, run_id: int, row: Row, raw: list[Row]) -> int:
         return self.add_measurements(run_id, [(row, raw)])[0]
 
-    def add_measurements(self, run_id: int, items: list[tuple[dict, list[dict]]]) -> list[int]:
+    def add_measurements(self, run_id: int, items: list[tuple[Row, list[Row]]]) -> list[int]:
         """(row, raw samples) pairs in one transaction: a standard profile stores 60,000
         measurements, and a commit each cost minutes."""
-        ids, rows = [], []
+        ids: list[int] = []
+        rows: list[Row] = []
         with self.engine.begin() as c:
             for row, raw in items:
                 mid = c.execute(measurements.insert().values(run_id=run_id, **row)).inserted_primary_key[0]
@@ -310,13 +315,14 @@ class Store:
                 c.execute(samples.insert(), rows)
         return ids
 
-    def add_samples(self, run_id: int, batch: list[tuple[int | None, dict, list[dict], int]]) -> list[int]:
+    def add_samples(self, run_id: int, batch: list[tuple[int | None, Row, list[Row], int]]) -> list[int]:
         """Durability point by point: in one transaction, for each (measurement id or None,
         its row, its raw samples, how many of them are stored already), insert the row
         where it has no id yet and the samples not stored yet. Returns the ids, in order.
         A run commits this after every round, so an interrupt, a crash or kill -9 loses at
         most the round under way."""
-        ids, rows = [], []
+        ids: list[int] = []
+        rows: list[Row] = []
         with self.engine.begin() as c:
             for mid, row, raw, stored in batch:
                 if mid is None:
@@ -328,7 +334,7 @@ class Store:
                 c.execute(samples.insert(), rows)
         return ids
 
-    def settle_measurements(self, items: list[tuple[int | None, dict, list[dict]]]) -> None:
+    def settle_measurements(self, items: list[tuple[int | None, Row, list[Row]]]) -> None:
         """A run's figures, once its timing ended: each measurement row replaced by its
         final one (inserted where it had none), and its samples' `set_aside` flags written."""
         with self.engine.begin() as c:
@@ -339,7 +345,7 @@ class Store:
                     c.execute(samples.update().where(samples.c.measurement_id == mid, samples.c.seq.in_(aside))
                               .values(set_aside=True))
 
-    def mark_dead_runs(self, alive) -> list[int]:
+    def mark_dead_runs(self, alive: Callable[[str | None, int], bool]) -> list[int]:
         """Runs left `running` by a process that no longer exists (kill -9, power loss) are
         marked `dead`: `alive(host, pid)` says whether their writer still runs. Returns them."""
         dead = []
@@ -364,7 +370,7 @@ class Store:
         with self.engine.connect() as c:
             return c.execute(q).scalar()
 
-    def run(self, run_id: int) -> dict:
+    def run(self, run_id: int) -> Row:
         with self.engine.connect() as c:
             r = c.execute(select(runs).where(runs.c.id == run_id)).mappings().first()
             if r is None:
@@ -383,7 +389,7 @@ class Store:
                 select(diffusion).where(diffusion.c.run_id == run_id).order_by(diffusion.c.id)).mappings()]
             return out
 
-    def samples_of(self, measurement_id: int) -> list[dict]:
+    def samples_of(self, measurement_id: int) -> list[Row]:
         with self.engine.connect() as c:
             return [dict(x) for x in c.execute(select(samples).where(
                 samples.c.measurement_id == measurement_id).order_by(samples.c.seq)).mappings()]

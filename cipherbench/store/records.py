@@ -12,12 +12,12 @@ from sqlalchemy import JSON, Column, Float, Integer, String, Text
 from sqlalchemy.types import TypeEngine
 
 
-def col(kind: TypeEngine | type[TypeEngine], doc: str, nullable: bool = True, **kw: Any) -> dict[str, Any]:
+def col(kind: TypeEngine[Any] | type[TypeEngine[Any]], doc: str, nullable: bool = True, **kw: Any) -> dict[str, Any]:
     """dataclass field metadata: the column's type and whether it may be null."""
     return {"type": kind, "nullable": nullable, "doc": doc, **kw}
 
 
-def _f(kind: TypeEngine | type[TypeEngine], doc: str, default: Any = None, nullable: bool = True) -> Any:
+def _f(kind: TypeEngine[Any] | type[TypeEngine[Any]], doc: str, default: Any = None, nullable: bool = True) -> Any:
     if isinstance(default, list):
         return field(default_factory=list, metadata=col(kind, doc, nullable))
     return field(default=default, metadata=col(kind, doc, nullable))
@@ -62,9 +62,9 @@ class MeasurementRecord:
 FIELDS: tuple[str, ...] = tuple(f.name for f in fields(MeasurementRecord))
 
 
-def columns(record: type) -> list[Column]:
+def columns(record: type) -> list[Column[Any]]:
     """The store columns of a record's fields, in order."""
-    out = []
+    out: list[Column[Any]] = []
     for f in fields(record):
         m = f.metadata
         default = f.default if isinstance(f.default, int) and not m["nullable"] else None

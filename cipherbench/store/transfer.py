@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
@@ -37,14 +38,14 @@ from cipherbench.store.db import (
 )
 
 
-def export_run(store: Store, run_id: int, path: Path) -> dict:
+def export_run(store: Store, run_id: int, path: Path) -> dict[str, Any]:
     doc = results_document(load_run(store, run_id))
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(doc, indent=1, allow_nan=False) + "\n")
     return doc
 
 
-def read_document(path: Path) -> dict:
+def read_document(path: Path) -> dict[str, Any]:
     try:
         text = path.read_text()
     except OSError as e:
@@ -56,7 +57,7 @@ def read_document(path: Path) -> dict:
     return check_document(doc)
 
 
-def _when(s):
+def _when(s: Any) -> Any:
     return datetime.fromisoformat(s) if s else None
 
 
@@ -65,7 +66,7 @@ def already_there(store: Store, uuid: str) -> int | None:
         return c.execute(select(runs.c.id).where(runs.c.uuid == uuid)).scalar()
 
 
-def import_document(store: Store, doc: dict) -> int:
+def import_document(store: Store, doc: dict[str, Any]) -> int:
     """Write one results document as a new run; returns its id in this store."""
     run = doc["run"]
     uuid = run["uuid"]
@@ -107,4 +108,4 @@ def import_document(store: Store, doc: dict) -> int:
                 c.execute(diffusion.insert(), diff)
     except IntegrityError:  # another import of the same run won the race
         raise CipherbenchError(msg.format(already_there(store, uuid))) from None
-    return rid
+    return int(rid)

@@ -44,7 +44,7 @@ or subkey) each fail one of those tests, except moving CCM's 2-byte AD-length bo
 """
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 ECB = Callable[[list[bytes]], list[bytes]]
 BLOCK = 16

@@ -23,7 +23,7 @@ known answers at all.
 """
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from cipherbench.kat.model import sp800_38a
 

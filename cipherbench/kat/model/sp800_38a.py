@@ -20,7 +20,7 @@ multi-block records (cavp corpus, des-56-*) over the engine's ECB.
 """
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 Cipher = Callable[[list[bytes]], list[bytes]]
 
