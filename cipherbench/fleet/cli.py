@@ -10,7 +10,7 @@ from pathlib import Path
 import click
 from rich.table import Table
 
-from cipherbench.cli.app import Ctx, err, out
+from cipherbench.cli.app import Ctx, err, lit, out
 from cipherbench.cli.run import parse_sizes
 from cipherbench.errors import CipherbenchError, UsageError
 from cipherbench.fleet import cluster, dispatch
@@ -54,12 +54,13 @@ def _hosts_option(hosts) -> list[str] | None:
     return names or None
 
 
-def _targets(conn, records, key, plan, hosts, machines, wait, fresh) -> tuple[int, list[str], list[str]]:
+def _targets(conn: cluster.Connection, records: FleetRecords, key: str, plan: RunPlan, hosts: list[str] | None,
+             machines: int | None, wait: float, fresh: bool) -> tuple[int, list[str], list[str]]:
     """(fleet run id, its machines, the machines still to measure): the incomplete fleet
     run of the same command when there is one (unless --new), else a new one."""
     fleet_id = None if fresh else records.resumable(key)
     recorded = records.hosts(fleet_id) if fleet_id else {}
-    if recorded:
+    if fleet_id and recorded:
         todo = [h for h, r in recorded.items() if r.state is not HostState.COMPLETE]
         if todo:
             cluster.wait_for_hosts(conn.client, todo, None, wait)
@@ -76,8 +77,8 @@ def _targets(conn, records, key, plan, hosts, machines, wait, fresh) -> tuple[in
 def _summary(records: FleetRecords, fleet_id: int) -> Table:
     t = Table("machine", "state", "run", "seconds", "detail", title=f"fleet run {fleet_id}")
     for h, r in records.hosts(fleet_id).items():
-        t.add_row(h, r.state.value, str(r.run_id or ""), f"{r.seconds:.1f}" if r.seconds else "",
-                  r.detail or "")
+        t.add_row(lit(h), r.state.value, str(r.run_id or ""), f"{r.seconds:.1f}" if r.seconds else "",
+                  lit(r.detail or ""))
     return t
 
 
@@ -172,12 +173,14 @@ def fleet_scheduler(host, port):
     os.execv(argv[0], argv)
 
 
-def _fleet_id(records: FleetRecords, fleet_id: int | None, store: Store) -> int:
+def _fleet(records: FleetRecords, fleet_id: int | None, store: Store) -> tuple[int, dict]:
+    """The fleet run asked for (the latest by default) and its record."""
     fid = fleet_id or records.latest()
-    if fid is None or records.fleet(fid) is None:
+    found = records.fleet(fid) if fid is not None else None
+    if fid is None or found is None:
         raise CipherbenchError(f"no fleet run {fleet_id or ''} in {describe(store.url)}".replace("  ", " ")
                                + " (run 'cipherbench fleet run')")
-    return fid
+    return fid, found
 
 
 @fleet_group.command("status")
@@ -187,8 +190,7 @@ def fleet_status(c: Ctx, fleet_id):
     """Each machine's state in a fleet run (the latest by default)."""
     store = Store(c.db, create=False)
     records = FleetRecords(store)
-    fid = _fleet_id(records, fleet_id, store)
-    f = records.fleet(fid)
+    fid, f = _fleet(records, fleet_id, store)
     out.print(_summary(records, fid))
     out.print(f"fleet run {fid}: {f['status']}; command: {f['command']}", markup=False)
 
@@ -203,7 +205,7 @@ def fleet_report(c: Ctx, fleet_id, out_dir: Path):
     from cipherbench import report as rep
     store = Store(c.db, create=False)
     records = FleetRecords(store)
-    fid = _fleet_id(records, fleet_id, store)
+    fid, _ = _fleet(records, fleet_id, store)
     run_ids = records.complete_runs(fid)
     if not run_ids:
         raise CipherbenchError(f"fleet run {fid} has no complete machine yet")

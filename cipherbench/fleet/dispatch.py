@@ -15,8 +15,9 @@ from dataclasses import dataclass, field
 from rich.console import Console
 from rich.live import Live
 from rich.table import Table
+from rich.text import Text
 
-from cipherbench.fleet.cluster import hosts_present, host_resource
+from cipherbench.fleet.cluster import host_resource, hosts_present
 from cipherbench.fleet.records import FleetRecords, HostState
 from cipherbench.fleet.task import EVENT_TOPIC, HostOutcome, measure_on_host
 from cipherbench.pipeline import RunPlan
@@ -47,8 +48,8 @@ class HostBoard:
         t = Table("machine", "state", "for", "run", "detail", title="fleet")
         now = time.monotonic()
         for h, v in self.view.items():
-            t.add_row(h, f"[{STATE_STYLE[v.state]}]{v.state.value}[/]", f"{now - v.since:.0f} s",
-                      str(v.run_id or ""), v.detail)
+            t.add_row(Text(h), Text(v.state.value, style=STATE_STYLE[v.state]), f"{now - v.since:.0f} s",
+                      str(v.run_id or ""), Text(v.detail))
         return t
 
     def set(self, host: str, state: HostState, run_id: int | None = None, detail: str = ""):

@@ -13,11 +13,10 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
-from enum import Enum
+from datetime import UTC, datetime, timedelta
+from enum import StrEnum
 
-from sqlalchemy import (JSON, Column, DateTime, Float, ForeignKey, Integer, MetaData, String, Table, Text,
-                        select)
+from sqlalchemy import JSON, Column, DateTime, Float, ForeignKey, Integer, MetaData, String, Table, Text, select
 
 from cipherbench.kinds import RunStatus
 from cipherbench.pipeline import RunPlan
@@ -30,7 +29,7 @@ def fleet_key(plan: RunPlan, hosts: list[str] | None, machines: int | None) -> s
     return hashlib.sha256(f"{plan.model_dump_json()}|{which}".encode()).hexdigest()[:16]
 
 
-class HostState(str, Enum):
+class HostState(StrEnum):
     PENDING = "pending"  # chosen, not started
     MEASURING = "measuring"  # its worker took the task
     COMPLETE = "complete"  # its run is stored, complete
@@ -38,7 +37,7 @@ class HostState(str, Enum):
     LOST = "lost"  # the machine's worker left the scheduler before its run ended
 
 
-class FleetStatus(str, Enum):
+class FleetStatus(StrEnum):
     RUNNING = "running"
     COMPLETE = "complete"  # every target machine COMPLETE
     INCOMPLETE = "incomplete"  # ended with machines FAILED or LOST: the same command completes it
@@ -83,7 +82,7 @@ class HostRecord:
 
 
 def _now():
-    return datetime.now(timezone.utc)
+    return datetime.now(UTC)
 
 
 class FleetRecords:

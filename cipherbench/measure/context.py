@@ -23,11 +23,8 @@ def _read(path: str) -> str | None:
 
 
 def cpu_info() -> dict:
-<<<<<<< HEAD
-    model, flags, mhz, ident = platform.processor() or "unknown", set(), None, {}
-=======
     model, flags, mhz = platform.processor() or "unknown", set[str](), None
->>>>>>> main
+    ident: dict[str, str] = {}
     text = _read("/proc/cpuinfo") or ""
     for line in text.splitlines():
         k, _, v = line.partition(":")
