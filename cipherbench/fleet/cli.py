@@ -130,11 +130,29 @@ def fleet_run(c: Ctx, scheduler, machines, hosts, profile, experiment, impls, pr
         err.print(f"fleet run {fleet_id}: {describe_plan(plan)} on {len(targets)} machine(s) via {conn.scheduler}"
                   + (f"; {done} already complete, measuring {', '.join(todo)}" if done else ""), markup=False)
         if todo:
-            futures = dispatch.submit(conn.client, plan, store.url, fleet_id, todo)
-            with dispatch.HostBoard(err, todo) as board:
-                dispatch.watch(conn.client, futures, records, board, fleet_id, lost_after)
+            _dispatch(conn, records, plan, store, fleet_id, todo, lost_after)
     finally:
         conn.close()
+    _finish(records, fleet_id, store)
+
+
+def _dispatch(conn: cluster.Connection, records: FleetRecords, plan: RunPlan, store: Store, fleet_id: int,
+              todo: list[str], lost_after: float) -> None:
+    """Submit and watch; losing the scheduler itself ends the command in one line, and
+    the fleet run stays for the same command to complete."""
+    try:
+        futures = dispatch.submit(conn.client, plan, store.url, fleet_id, todo)
+        with dispatch.HostBoard(err, todo) as board:
+            dispatch.watch(conn.client, futures, records, board, fleet_id, lost_after)
+    except OSError as e:  # distributed's CommClosedError is one
+        records.finish(fleet_id, FleetStatus.INCOMPLETE)
+        raise CipherbenchError(f"lost the scheduler {conn.scheduler} during fleet run {fleet_id} "
+                               f"({type(e).__name__}); what the machines stored is kept, and the same "
+                               "command completes the rest") from None
+
+
+def _finish(records: FleetRecords, fleet_id: int, store: Store) -> None:
+    """The fleet run's status, each machine's, and exit 1 unless every machine completed."""
     hosts_now = records.hosts(fleet_id)
     ok = all(r.state is HostState.COMPLETE for r in hosts_now.values())
     records.finish(fleet_id, FleetStatus.COMPLETE if ok else FleetStatus.INCOMPLETE)

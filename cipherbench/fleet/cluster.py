@@ -59,9 +59,11 @@ class Connection:
 
 
 def _quiet_dask():
-    """Dask logs every connection at INFO; the fleet prints its own per-machine view."""
-    for name in ("distributed", "dask"):
-        logging.getLogger(name).setLevel(logging.ERROR)
+    """Dask logs every connection at INFO, and its tracebacks at ERROR when a scheduler
+    goes away; the fleet prints its own per-machine view and says that in one line."""
+    names = [n for n in logging.root.manager.loggerDict if n.split(".")[0] in ("distributed", "dask")]
+    for name in ["distributed", "dask", *names]:  # Dask's config gives some children levels of their own
+        logging.getLogger(name).setLevel(logging.CRITICAL)
 
 
 def connect(address: str | None, timeout: float) -> Connection:

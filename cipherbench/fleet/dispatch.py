@@ -8,7 +8,9 @@ run the same command can complete.
 """
 from __future__ import annotations
 
+import contextlib
 import queue
+import re
 import time
 from dataclasses import dataclass, field
 
@@ -25,6 +27,8 @@ from cipherbench.pipeline import RunPlan
 STATE_STYLE = {HostState.PENDING: "dim", HostState.MEASURING: "cyan", HostState.COMPLETE: "green",
                HostState.FAILED: "red", HostState.LOST: "red"}
 POLL_S = 0.5
+#: distributed.FutureCancelledError's text: "<key> cancelled for reason: <reason>."
+CANCELLED = re.compile(r"cancelled for reason: ([\w-]+)")
 
 
 @dataclass
@@ -99,6 +103,9 @@ def _settle(records: FleetRecords, board: HostBoard, fleet_id: int, host: str, f
         o: HostOutcome = future.result()
     except Exception as e:  # the task raised on the worker, or the scheduler gave up on it
         detail = f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
+        if reason := CANCELLED.search(str(e)):  # distributed's FutureCancelledError
+            detail = (f"the scheduler dropped the task ({reason.group(1)}); the machine may still be "
+                      "measuring, and its run, once complete, is in the store")
         records.set_host(fleet_id, host, HostState.FAILED, detail=detail)
         board.set(host, HostState.FAILED, detail=detail)
         return
@@ -149,4 +156,5 @@ def watch(client, futures: dict, records: FleetRecords, board: HostBoard, fleet_
                     pending.discard(host)
             time.sleep(POLL_S)
     finally:
-        client.unsubscribe_topic(EVENT_TOPIC)
+        with contextlib.suppress(Exception):  # a client whose scheduler went away is closed already
+            client.unsubscribe_topic(EVENT_TOPIC)
