@@ -73,8 +73,9 @@ def test_a_runner_that_breaks_mid_run_is_lost_alone_and_run_exits_1(cb, db, mode
 
 def _start_run(db: str, *args: str) -> subprocess.Popen:
     env = dict(os.environ, CIPHERBENCH_DB=db)
-    return subprocess.Popen([sys.executable, "-m", "cipherbench", "run", "--impl", "openssl", "--sizes",
-                             "16,256,1k,4k,16k", "--batches", "200", "--batch-ms", "5", "--no-verify", *args],
+    return subprocess.Popen([sys.executable, "-m", "cipherbench", "run", "--impl", "openssl", "--primitive",
+                             "aes-128-ctr", "--primitive", "aes-128-cbc", "--sizes", "16,256,1k,4k,16k",
+                             "--batches", "60", "--batch-ms", "5", "--no-verify", "--no-extra-rounds", *args],
                             cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             start_new_session=True)
 
@@ -94,18 +95,33 @@ def _wait_for_samples(db: str, proc: subprocess.Popen, at_least: int, timeout: f
     raise AssertionError("no samples stored in time")
 
 
-def test_kill_9_keeps_every_round_stored_and_the_next_run_marks_it_dead(cb, db, engine):
+def test_kill_9_keeps_every_round_stored_then_the_run_is_settled_and_resumed(cb, db, engine):
     proc = _start_run(db)
     seen = _wait_for_samples(db, proc, 40)
     os.killpg(proc.pid, signal.SIGKILL)
     proc.wait()
     runs, ms = _stored(db)
-    assert runs == [(1, "running")]
+    assert runs == [(1, "running")] and len(ms) == 10
     assert sum(m[3] for m in ms) >= seen  # every sample stored before the kill is still there
-    r = cb("show", "1")  # the store still reads
-    assert r.returncode == 0
-    cb("run", "--impl", "openssl", "--primitive", "aes-128-ctr", "--sizes", "16", "--batches", "1", "--no-verify")
-    assert _stored(db)[0][0] == (1, "dead")
+    assert cb("show", "1").returncode == 0  # the store still reads
+    r = cb("run", "--impl", "openssl", "--primitive", "aes-128-ctr", "--sizes", "16", "--batches", "1",
+           "--no-verify")
+    assert r.returncode == 0, r.stderr
+    runs, ms = _stored(db)
+    assert runs[0] == (1, "dead")
+    # the dead run's stored rounds became figures: each point stands on the batches timed before the kill
+    settled = [m for m in ms[:10] if m[1] > 0]
+    assert settled and all(m[2] is None and m[3] >= m[1] for m in settled)
+    r = cb("run", "--resume", "1")
+    assert r.returncode == 0, r.stderr
+    runs = _stored(db)[0]
+    assert runs[0] == (1, "complete")
+    con = sqlite3.connect(db[len("sqlite:///"):])
+    rows = con.execute("select primitive, size, n + coalesce(shared_batches, 0) from measurements "
+                       "where run_id = 1").fetchall()
+    # every point of the plan once, each on the 60 batches asked for
+    assert sorted(rows) == sorted((p, s, 60) for p in ("aes-128-cbc", "aes-128-ctr") for s in (16, 256, 1024, 4096, 16384))
+    assert cb("run", "--resume", "1").returncode == 2  # complete: nothing to resume
 
 
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
@@ -122,3 +138,25 @@ def test_an_interrupt_keeps_what_was_timed_and_exits_130(db, engine, sig):
     doc = json.loads(subprocess.run([sys.executable, "-m", "cipherbench", "--db", db, "show", "1", "--json"],
                                     capture_output=True, text=True, cwd=REPO).stdout)
     assert any(w["kind"] == "interrupted" for w in doc["warnings"])
+
+
+@pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="needs two CPUs")
+def test_parallel_times_every_point_on_two_cpus_at_once_beside_one(cb, db):
+    r = cb("run", "--impl", "openssl", "--primitive", "aes-128-ctr", "--sizes", "1k", "--batches", "3",
+           "--no-extra-rounds", "--parallel", "2")
+    assert r.returncode == 0, r.stderr
+    con = sqlite3.connect(db[len("sqlite:///"):])
+    rows = {row[0]: row for row in con.execute(
+        "select impl, parallel, mb_per_s, mb_per_s_total, parallel_efficiency, id, size from measurements")}
+    one, two = rows["openssl"], rows["openssl*2"]
+    assert one[1] == 1 and one[3] is None and two[1] == 2
+    samples = con.execute("select ns, loops, parallel_ns from samples where measurement_id = ? and not warmup "
+                          "and not coalesce(set_aside, 0)", (two[5],)).fetchall()
+    per_cpu = [json.loads(s[2]) for s in samples]
+    assert all(len(p) == 2 and p[0] == s[0] for p, s in zip(per_cpu, samples))
+    import statistics
+    total = sum(1024 / statistics.median(p[k] / s[1] for p, s in zip(per_cpu, samples)) * 1e3 for k in range(2))
+    assert two[3] == pytest.approx(total, rel=1e-9)
+    assert two[4] == pytest.approx(total / (2 * one[2]), rel=1e-9)
+    ctx = json.loads(con.execute("select context from runs").fetchone()[0])
+    assert len(ctx["parallel_cpus"]) == 2

@@ -14,8 +14,10 @@ from cipherbench.cli.show import show_run
 from cipherbench.cli.verify import print_failures
 from cipherbench.errors import UsageError
 from cipherbench.kinds import Operation, RunStatus, Workload
-from cipherbench.pipeline import Layout, Progress, RunPlan, run_plan
+from cipherbench.pipeline import Layout, Progress, RunOutcome, RunPlan, run_plan
 from cipherbench.pipeline.execute import Advance
+from cipherbench.pipeline.resume import resumable
+from cipherbench.store.db import Store
 
 #: --sizes suffixes: binary multiples, as the registry's sizes are.
 SIZE_SUFFIXES = {"k": 1024, "m": 1024 * 1024}
@@ -78,21 +80,35 @@ class BarProgress(Progress):
 @click.option("--extra-rounds/--no-extra-rounds", default=True, show_default=True,
               help="More rounds for points whose median is still uncertain (within the preset's budget); "
                    "off: exactly --batches timed batches per point.")
+@click.option("--parallel", type=click.IntRange(1, 256), default=None, metavar="N",
+              help="Also time every point on N CPUs at once (one pinned process each): per-CPU and total "
+                   "MB/s, and the efficiency against N x one CPU.")
+@click.option("--resume", type=click.IntRange(1, 2**63 - 1), default=None, metavar="RUN",
+              help="Take up a run that did not complete (interrupted, dead, incomplete): time only the "
+                   "points of its plan that have no figures, into the same run.")
 @click.option("--json", "as_json", is_flag=True, help="Print the stored run as JSON at the end.")
 @click.pass_obj
 def run(c: Ctx, profile, experiment, impls, primitives, sizes, operations, workloads, batch_ms,
-        batches, no_verify, layout, processes, extra_rounds, as_json):
+        batches, no_verify, layout, processes, extra_rounds, parallel, resume, as_json):
     """Verify, then measure, store every raw sample, and print MB/s and cycles/byte.
     Exits 1 when a point could not be timed or a runner was lost (what was timed is stored)."""
     if profile and experiment:
         raise UsageError("give --profile or --experiment, not both")
+    store = c.store()  # open it first: a bad --db fails before any work
+    if resume is not None:
+        plan, _ = resumable(store, resume)  # the run's own plan; other options are not taken
+        outcome = run_plan(plan, store, BarProgress(), resume=resume)
+        return finish(store, outcome, as_json)
     plan = RunPlan.from_preset(
         experiment or profile or "quick", implementations=list(impls), primitives=list(primitives),
         sizes=parse_sizes(sizes) if sizes else None, operations=list(operations), workloads=list(workloads),
         batch_ms=batch_ms, batches=batches, verify=not no_verify, layout=layout, processes=processes,
-        extra_rounds=extra_rounds, runners=list(c.runner_cmds), builtin=c.builtin)
-    store = c.store()  # open it first: a bad --db fails before any work
-    outcome = run_plan(plan, store, BarProgress())
+        extra_rounds=extra_rounds, runners=list(c.runner_cmds), builtin=c.builtin, parallel=parallel)
+    finish(store, run_plan(plan, store, BarProgress()), as_json)
+
+
+def finish(store: Store, outcome: RunOutcome, as_json: bool) -> None:
+    """Print the stored run; exit 1, with one line, when it is not complete."""
     show_run(store, outcome.run_id, as_json)
     if outcome.status is not RunStatus.COMPLETE:
         failed = outcome.failed

@@ -117,6 +117,8 @@ def machine_context(session=None) -> dict:
     }
     if session is not None:
         ctx["measuring_cpu"] = session.cpu
+        if session.parallel_cpus:
+            ctx["parallel_cpus"] = session.parallel_cpus
         ctx["runners"] = {r.spec.name: {k: r.hello.get(k) for k in ("language", "runtime", "clocks", "vector_state")}
                           | {"address_layout": r.process.layout if r.process else None,
                              "processes": 1 + len(r.replicas)}

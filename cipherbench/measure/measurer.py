@@ -84,6 +84,13 @@ class Point:
     error: str | None = None
     verified: str = "unverified"
     extra_batches: int = 0  # timed batches added because the median was still uncertain
+    # timed on this many CPUs at once (Session.ask_parallel): each batch's samples carry every
+    # CPU's ns in `parallel_ns`; stored under `stored_name`, beside the same point on one CPU
+    parallel: int = 1
+
+    @property
+    def stored_name(self) -> str:
+        return self.impl if self.parallel == 1 else f"{self.impl}*{self.parallel}"
 
     @property
     def label(self) -> str:
@@ -314,12 +321,16 @@ class Measurer:
         if not warmup and self.place_stack:
             offset = stack_offset(sum(1 for s in pt.raw if not s["warmup"]))
         try:
-            r = self.s.ask(pt.impl, pt.request(loops, warmup_ms=self._warmup_ms(pt), stack_offset=offset),
-                           replica=replica)
+            req = pt.request(loops, warmup_ms=self._warmup_ms(pt), stack_offset=offset)
+            answers = (self.s.ask_parallel(pt.impl, req) if pt.parallel > 1
+                       else [self.s.ask(pt.impl, req, replica=replica)])
             try:
-                sample = bench_sample(r, loops, warmup)
+                samples = [bench_sample(r, loops, warmup) for r in answers]
             except RunnerError as e:
                 raise RunnerError(f"runner {runner} {e}") from None
+            sample = next((s for s in samples if isinstance(s, str)), samples[0])
+            if len(samples) > 1 and not isinstance(sample, str):
+                sample["parallel_ns"] = [s["ns"] for s in samples]
         except RunnerError as e:  # crashed, hung, or answered garbage: none of its points go on
             self.lost[runner] = pt.error = str(e)
             return None
@@ -555,6 +566,8 @@ class Figures:
     core_ghz: float | None = None  # the core clock the point ran at (median of its batches' clocks)
     shared_batches: int = 0  # timed batches set aside: the core was shared while they ran (alone())
     shared_kept: int = 0  # timed batches on a shared core that stand, too few having run alone
+    # a parallel point: the sum over its CPUs of each CPU's MB/s at its own median
+    mb_per_s_total: float | None = None
 
 
 def figures(pt: Point, clock: CoreClock) -> Figures | None:
@@ -618,7 +631,18 @@ def figures(pt: Point, clock: CoreClock) -> Figures | None:
     if shared_note:
         warnings.append(shared_note)
     return Figures(sm, mbps, (cyc_call / size) if (cyc_call and size) else None, cyc_call, kind, source,
-                   tsc_pb, warnings, cyc_sm, ghz, shared, kept)
+                   tsc_pb, warnings, cyc_sm, ghz, shared, kept, total_mb_per_s(timed, size))
+
+
+def total_mb_per_s(timed: list[dict], size: int) -> float | None:
+    """For batches timed on several CPUs at once (`parallel_ns`): the sum over CPUs of each
+    CPU's throughput at the median of its own batches; None otherwise."""
+    per_cpu = [s.get("parallel_ns") for s in timed]
+    if not size or not per_cpu or not all(per_cpu):
+        return None
+    n_cpu = len(per_cpu[0])
+    return sum(size / statistics.median(ns[k] / s["loops"] for ns, s in zip(per_cpu, timed)) * 1e3
+               for k in range(n_cpu))
 
 
 def settle(seconds: float = 1.0):

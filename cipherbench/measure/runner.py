@@ -153,13 +153,22 @@ class RunnerProcess:
         meanwhile, so neither pipe can fill up and stall. `timeout` applies to each answer."""
         if not reqs:
             return []
+        ids = self.send(reqs)
+        return [self._answer(r.get("op", "?"), i, timeout) for r, i in zip(reqs, ids)]
+
+    def send(self, reqs: list[dict]) -> list[int]:
+        """Write requests without waiting for their answers (receive() collects them): several
+        processes asked together start their batches within a pipe write of each other."""
         ids = [next(self._ids) for _ in reqs]
         try:
             self.proc.stdin.write("".join(json.dumps(dict(r, id=i)) + "\n" for r, i in zip(reqs, ids)).encode())
             self.proc.stdin.flush()
         except (BrokenPipeError, OSError):
             raise self._died(reqs[0].get("op", "?")) from None
-        return [self._answer(r.get("op", "?"), i, timeout) for r, i in zip(reqs, ids)]
+        return ids
+
+    def receive(self, op: str, rid: int, timeout: float | None = None) -> dict:
+        return self._answer(op, rid, timeout)
 
     def _answer(self, op: str, rid: int, timeout: float | None) -> dict:
         try:

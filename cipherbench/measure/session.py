@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from cipherbench import registry
 from cipherbench.errors import CipherbenchError, RunnerError, UsageError
@@ -15,6 +16,28 @@ from cipherbench.measure.runner import (
 )
 
 
+def parallel_cpus(n: int) -> list[int]:
+    """The n CPUs a parallel measurement runs on: the measuring CPU first, then the others
+    this process may use, highest first. UsageError when there are fewer than n."""
+    cpus = sorted(os.sched_getaffinity(0), reverse=True) if hasattr(os, "sched_getaffinity") else []
+    if len(cpus) < n:
+        raise UsageError(f"--parallel {n}: this process may use {len(cpus) or 'an unknown number of'} CPUs")
+    return cpus[:n]
+
+
+def shared_cores(cpus: list[int]) -> list[list[int]]:
+    """Groups of the given CPUs that are hardware threads of one core (Linux topology): on
+    them a parallel figure measures two threads sharing execution units, not two cores."""
+    groups: dict[str, list[int]] = {}
+    for c in cpus:
+        try:
+            sib = Path(f"/sys/devices/system/cpu/cpu{c}/topology/thread_siblings_list").read_text().strip()
+        except OSError:
+            continue
+        groups.setdefault(sib, []).append(c)
+    return [g for g in groups.values() if len(g) > 1]
+
+
 @dataclass
 class RunnerInfo:
     spec: RunnerSpec
@@ -23,6 +46,8 @@ class RunnerInfo:
     problem: str | None = None  # why this runner contributes nothing
     # further processes of the same runner, each with its own address layout (Session.replicas)
     replicas: list = field(default_factory=list)
+    # processes on the further CPUs of a parallel measurement (Session.parallel_cpus[1:])
+    parallel: list = field(default_factory=list)
 
 
 def measuring_cpu() -> int | None:
@@ -50,7 +75,7 @@ class Session:
 
     def __init__(self, extra_runners: tuple[str, ...] = (), builtin: bool = True,
                  only_runners: set[str] | None = None, pin: bool = True, fixed_layout: bool = False,
-                 replicas: int = 1, extra_specs: tuple[RunnerSpec, ...] = ()):
+                 replicas: int = 1, extra_specs: tuple[RunnerSpec, ...] = (), parallel: int = 1):
         """replicas: processes per runner whose hello says it has no JIT (docs/protocol.md,
         `jit`): a second process of one is cheap and needs no warm-up. A measurement sends round r's batch to
         process r mod replicas (ask(..., replica=r)), so its median mixes as many address
@@ -60,6 +85,9 @@ class Session:
         (runner.RunnerProcess), repeatable but one, atypical, layout."""
         self.reg = registry.load()
         self.cpu = measuring_cpu() if pin else None
+        # parallel > 1: each runner also runs on parallel - 1 further CPUs (parallel_cpus), and
+        # ask_parallel() has every one of them time the same batch at the same moment
+        self.parallel_cpus = parallel_cpus(parallel) if parallel > 1 else []
         self.fixed_layout = fixed_layout  # runners start without address-space randomisation
         self.replicas = max(1, replicas)
         builtins = builtin_runners() if builtin else []  # native first
@@ -72,6 +100,7 @@ class Session:
         self.impls: dict[str, Implementation] = {}  # of the runners started so far
         self._proc_of: dict[str, RunnerProcess] = {}
         self._replicas_of: dict[str, list[RunnerProcess]] = {}
+        self._parallel_of: dict[str, list[RunnerProcess]] = {}
         self._started = 0  # self.runners[:_started] have been started
         # the native engine and the --runner ones: the prefix of the order that starts at once
         self._start_upto(sum(1 for s in specs if not s.builtin or s.name == "native"))
@@ -110,6 +139,9 @@ class Session:
                     r.replicas.append(RunnerProcess(r.spec, cpu=self.cpu, fixed_layout=self.fixed_layout))
                 except RunnerError:
                     break  # measuring in fewer processes is still measuring
+        for r in batch:
+            if r.process is not None:
+                r.parallel.extend(self._start_parallel(r))  # the list _adopt handed out
         for r in spread:
             for extra in list(r.replicas):
                 try:
@@ -118,6 +150,22 @@ class Session:
                 except RunnerError:
                     extra.kill()
                     r.replicas.remove(extra)
+
+    def _start_parallel(self, r: RunnerInfo) -> list[RunnerProcess]:
+        """The runner on every further CPU of a parallel measurement, greeted; a runner
+        that cannot have them all has none (its points are then timed on one CPU only)."""
+        procs = []
+        try:
+            for cpu in self.parallel_cpus[1:]:
+                procs.append(RunnerProcess(r.spec, cpu=cpu, fixed_layout=self.fixed_layout))
+            for p in procs:
+                if p.request({"op": "hello"}, timeout=60).get("status") != "ok":
+                    raise RunnerError("hello failed")
+        except RunnerError:
+            for p in procs:
+                p.kill()
+            return []
+        return procs
 
     def _greet(self, r: RunnerInfo) -> None:
         """`hello`, and the runner's implementations adopted; a runner that fails it, or
@@ -169,10 +217,11 @@ class Session:
             if r.process:
                 self._proc_of[name] = r.process
                 self._replicas_of[name] = r.replicas
+                self._parallel_of[name] = r.parallel
 
     def close(self):
         for r in self.runners:
-            for proc in ([r.process] if r.process else []) + r.replicas:
+            for proc in ([r.process] if r.process else []) + r.replicas + r.parallel:
                 proc.close()
 
     def __enter__(self):
@@ -237,6 +286,19 @@ class Session:
         """replica: which process of the implementation's runner answers (_process)."""
         im, proc = self._process(impl, replica)
         return proc.request(dict(req, impl=im.native_name), timeout=timeout)
+
+    def ask_parallel(self, impl: str, req: dict, timeout: float | None = None) -> list[dict]:
+        """The same request to the implementation's runner on every CPU of a parallel
+        measurement at once: written to all before any answer is read, so the batches run
+        together. One answer per CPU, the measuring CPU's first."""
+        im, proc = self._process(impl)
+        procs = [proc] + self._parallel_of.get(impl, [])
+        sent = [(p, p.send([dict(req, impl=im.native_name)])[0]) for p in procs]
+        return [p.receive(req.get("op", "?"), rid, timeout) for p, rid in sent]
+
+    def parallel_of(self, impl: str) -> int:
+        """How many CPUs ask_parallel times the implementation on (1: it has no parallel processes)."""
+        return 1 + len(self._parallel_of.get(impl, []))
 
     def processes_of(self, impl: str) -> int:
         """How many processes measurements of this implementation are spread over."""

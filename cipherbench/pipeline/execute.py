@@ -6,7 +6,6 @@ from __future__ import annotations
 import os
 import shlex
 import signal
-import socket
 import sys
 import uuid
 from collections.abc import Callable, Iterator
@@ -37,7 +36,7 @@ from cipherbench.measure.measurer import (
     measure_core_ghz,
     settle,
 )
-from cipherbench.measure.session import Session
+from cipherbench.measure.session import Session, shared_cores
 from cipherbench.pipeline.notes import (
     RunWarning,
     WarningKind,
@@ -47,6 +46,7 @@ from cipherbench.pipeline.notes import (
 from cipherbench.pipeline.plan import Layout, RunPlan
 from cipherbench.pipeline.points import plan_points
 from cipherbench.pipeline.recorder import Recorder
+from cipherbench.pipeline.resume import alive, key_of, min_batches, recover_dead, resumable
 from cipherbench.store.db import Store
 
 #: A stage's progress: called with (how many items were done, the item's label).
@@ -84,22 +84,9 @@ class RunOutcome:
         return [pt for pt in self.points if pt.error is not None and pt.verified != Verdict.FAILED]
 
 
-def alive(host: str | None, pid: int) -> bool:
-    """Whether the process that wrote a run still runs: only this host's can be asked."""
-    if host != socket.gethostname():
-        return True
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
 def session_for(plan: RunPlan, extra_specs: tuple[Any, ...] = ()) -> Session:
     return Session(tuple(plan.runners), builtin=plan.builtin, fixed_layout=plan.layout is Layout.FIXED,
-                   replicas=plan.effective_processes, extra_specs=extra_specs)
+                   replicas=plan.effective_processes, extra_specs=extra_specs, parallel=plan.parallel)
 
 
 def settings_of(plan: RunPlan) -> dict[str, Any]:
@@ -112,8 +99,12 @@ def settings_of(plan: RunPlan) -> dict[str, Any]:
             "stack_offsets": f"16 x ({STACK_STRIDE} k mod 256) for a point's k-th timed batch"}
 
 
-def open_run(store: Store, plan: RunPlan, s: Session, ctx: dict[str, Any]) -> int:
-    store.mark_dead_runs(alive)
+def open_run(store: Store, plan: RunPlan, s: Session, ctx: dict[str, Any], resume: int | None = None) -> int:
+    """A new run in the store, or `resume`'s taken up again; dead runs are settled first."""
+    recover_dead(store, alive)
+    if resume is not None:
+        store.reopen_run(resume, os.getpid(), min_batches(plan))
+        return resume
     run_id = store.begin_run(uuid=uuid.uuid4().hex, profile=plan.preset,
                              command=" ".join(shlex.quote(a) for a in sys.argv), host=ctx["host"],
                              cipherbench_version=__version__, git_revision=ctx["git_revision"], context=ctx,
@@ -226,6 +217,9 @@ def measure_points(s: Session, plan: RunPlan, timed: list[Point], recorder: Reco
     ok, text = layout_as_asked(s)
     warnings += machine_warnings(busy, ok, text, machine_context()["power"].get("governor"))
     warnings += [RunWarning(WarningKind.RUNNER_LOST, f"runner {r} was lost: {why}") for r, why in m.lost.items()]
+    warnings += [RunWarning(WarningKind.PARALLEL_SMT, f"CPUs {', '.join(map(str, g))} are hardware threads of one "
+                            "core: the parallel figures measure threads sharing its execution units, not cores")
+                 for g in shared_cores(s.parallel_cpus)]
     return clock, interrupted
 
 
@@ -237,15 +231,19 @@ def final_status(interrupted: bool, outcome_points: list[Point], lost: bool) -> 
 
 
 def run_plan(plan: RunPlan, store: Store, progress: Progress | None = None, session: Session | None = None,
-             extra_specs: tuple[Any, ...] = ()) -> RunOutcome:
+             extra_specs: tuple[Any, ...] = (), resume: int | None = None) -> RunOutcome:
     """Run a plan: verify, measure, store. Every point timed is in the store when this
-    returns or raises (KeyboardInterrupt: after the run is stored as interrupted)."""
+    returns or raises (KeyboardInterrupt: after the run is stored as interrupted).
+    resume: a stored run whose plan this is (resume.resumable); only its points without
+    figures are timed, into it."""
     progress = progress or Progress()
+    done = resumable(store, resume)[1] if resume is not None else set()
     with (session or session_for(plan, extra_specs)) as s, sigterm_as_interrupt():
-        points = plan_points(s, plan)
+        points = [pt for pt in plan_points(s, plan) if key_of(pt) not in done]
         if not points:
-            raise UsageError("nothing to measure: no available implementation offers what was asked")
-        run_id = open_run(store, plan, s, machine_context(s))
+            raise UsageError("nothing to measure: no available implementation offers what was asked"
+                             if resume is None else f"run {resume} has figures for every point of its plan")
+        run_id = open_run(store, plan, s, machine_context(s), resume)
         warnings: list[RunWarning] = []
         outcome = RunOutcome(run_id, RunStatus.FAILED, warnings, points)
         try:

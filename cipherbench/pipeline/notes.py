@@ -28,6 +28,7 @@ class WarningKind(StrEnum):
     INTERRUPTED = "interrupted"  # Ctrl-C or SIGTERM during the run
     RUNNER_LOST = "runner-lost"  # a runner crashed, hung or answered garbage; its points stopped
     POINTS_FAILED = "points-failed"  # points that could not be timed
+    PARALLEL_SMT = "parallel-smt"  # run --parallel on CPUs that are hardware threads of one core
 
 
 @dataclass(frozen=True)

@@ -54,6 +54,9 @@ class Knobs(BaseModel):
     long_call_batches: int | None = Field(None, ge=1)
     clock_every_batches: int = Field(1, ge=1, le=1000)  # batches between two core-clock readings
     processes: int = Field(3, ge=1, le=16)  # processes per runner without a JIT
+    # > 1: every point also timed on this many CPUs at once (per-CPU and total throughput,
+    # efficiency against one CPU); address layouts are then not spread over processes
+    parallel: int = Field(1, ge=1, le=256)
 
 
 class Preset(Knobs):
@@ -102,8 +105,8 @@ class RunPlan(Knobs):
 
     @property
     def effective_processes(self) -> int:
-        """A fixed layout is one layout: one process."""
-        return 1 if self.layout is Layout.FIXED else self.processes
+        """A fixed layout is one layout, and a parallel run's CPUs each have one: one process."""
+        return 1 if self.layout is Layout.FIXED or self.parallel > 1 else self.processes
 
     @property
     def effective_extra_share(self) -> float:

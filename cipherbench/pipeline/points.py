@@ -2,6 +2,8 @@
 the session's runners offer, and the harness's own cost beside them."""
 from __future__ import annotations
 
+from dataclasses import replace
+
 from cipherbench import registry
 from cipherbench.kinds import Operation, PrimitiveKind, Verdict, Workload
 from cipherbench.measure.measurer import Point
@@ -39,6 +41,9 @@ def plan_points(s: Session, plan: RunPlan) -> list[Point]:
                     continue
                 for size in ([0] if op.is_keysetup else whole_block_sizes(p, plan.sizes)):
                     points.append(Point(im.name, p, op, wl, size, provider=im.primitives.get(p.name, "")))
+    if plan.parallel > 1:  # each point also on parallel CPUs at once, beside itself on one
+        points += [replace(pt, parallel=plan.parallel, raw=[]) for pt in points
+                   if s.parallel_of(pt.impl) == plan.parallel]
     for im in s.impls.values():
         if im.available and "null" in im.primitives and (not plan.implementations or "null" in plan.implementations):
             for size in plan.sizes:

@@ -8,9 +8,9 @@ from cipherbench.store.records import MeasurementRecord
 
 def record_of(pt: Point, f: Figures | None) -> MeasurementRecord:
     """The stored row of a point: what was timed, and its figures where it has them."""
-    rec = MeasurementRecord(impl=pt.impl, primitive=pt.primitive.name, provider=pt.provider,
+    rec = MeasurementRecord(impl=pt.stored_name, primitive=pt.primitive.name, provider=pt.provider,
                             operation=pt.operation, workload=pt.workload, size=pt.size, loops=pt.loops,
-                            verified=pt.verified, error=pt.error)
+                            verified=pt.verified, error=pt.error, parallel=pt.parallel)
     if f is None:
         return rec
     rec.n, rec.ns_per_call, rec.ns_low, rec.ns_high = f.summary.n, f.summary.median, f.summary.low, f.summary.high
@@ -20,7 +20,19 @@ def record_of(pt: Point, f: Figures | None) -> MeasurementRecord:
     rec.cycles_high = f.cycles.high if f.cycles else None
     rec.cycle_kind, rec.cycle_source, rec.core_ghz = f.cycle_kind, f.cycle_source, f.core_ghz
     rec.tsc_per_byte, rec.shared_batches, rec.warnings = f.tsc_per_byte, f.shared_batches, list(f.warnings)
+    rec.mb_per_s_total = f.mb_per_s_total
     return rec
+
+
+def set_efficiency(recs: list[MeasurementRecord]) -> None:
+    """A parallel point's efficiency: its total MB/s against parallel x the MB/s of the same
+    point timed on one CPU in the same run."""
+    single = {(r.impl, r.primitive, r.operation, r.workload, r.size): r.mb_per_s
+              for r in recs if (r.parallel or 1) == 1}
+    for r in recs:
+        if r.parallel and r.parallel > 1 and r.mb_per_s_total:
+            base = single.get((r.impl.rsplit("*", 1)[0], r.primitive, r.operation, r.workload, r.size))
+            r.parallel_efficiency = r.mb_per_s_total / (r.parallel * base) if base else None
 
 
 def timed_batches(pt: Point) -> int:
@@ -58,8 +70,9 @@ class Recorder:
             ids = self.store.add_samples(self.run_id, [(None, record_of(pt, None).as_row(), [], 0)
                                                        for pt in unflushed])
             self.ids.update({id(pt): mid for pt, mid in zip(unflushed, ids)})
-        self.store.settle_measurements([(self.ids[id(pt)], record_of(pt, f).as_row(), pt.raw)
-                                        for pt, f in zip(points, out)])
+        recs = [record_of(pt, f) for pt, f in zip(points, out)]
+        set_efficiency(recs)
+        self.store.settle_measurements([(self.ids[id(pt)], rec.as_row(), pt.raw) for pt, rec in zip(points, recs)])
         return out
 
     @staticmethod

@@ -452,9 +452,9 @@ def render(data: ReportData) -> tuple[str, int]:
     rel = tables.relative_table(data)
     if rel:
         body.table(rel)
-    fit = tables.fit_table(data)
-    if fit:
-        body.table(fit)
+    for extra in (tables.fit_table(data), tables.parallel_table(data)):
+        if extra:
+            body.table(extra)
     g = tables.gladman_table(data)
     if g:
         body.table(g)

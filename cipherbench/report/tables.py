@@ -408,6 +408,22 @@ def fit_table(data: ReportData) -> Table | None:
     return t if t.rows else None
 
 
+def parallel_table(data: ReportData) -> Table | None:
+    """Points timed on several CPUs at once (run --parallel): per-CPU and total throughput,
+    and the efficiency against that many times the same point on one CPU."""
+    t = Table("parallel", "Several CPUs at once (run --parallel)",
+              ["implementation", "primitive", "size", "CPUs", "MB/s per CPU", "MB/s total", "efficiency"],
+              align=["l", "l", "r", "r", "r", "r", "r"],
+              notes=["Every CPU runs the same batch at the same moment in its own pinned process; efficiency = "
+                     "total / (CPUs × the same point's MB/s on one CPU in the same run)."])
+    for run in data.runs:
+        for m in run.measurements:
+            if usable(m) and (m.get("parallel") or 1) > 1:
+                t.add([m["impl"], m["primitive"], size_label(m["size"]), str(m["parallel"]), m["mb_per_s"],
+                       m.get("mb_per_s_total"), m.get("parallel_efficiency")], mark_of(m.get("verified") or ""))
+    return t if t.rows else None
+
+
 def verification_table(data: ReportData) -> Table:
     t = Table("verification", "Verification before timing",
               ["implementation", "primitive", "status", "checks run", "failures"],

@@ -22,6 +22,8 @@ Schema versions (runs.schema_version says which one wrote a run):
 5. adds measurements.cycle_kind (kinds.CycleSource; cycle_source keeps the words) and
    runs.pid (the writer, so a run left `running` by a killed process is marked `dead`).
    Measurements and samples are written round by round as they are timed, not at the end.
+   Also measurements.parallel, mb_per_s_total, parallel_efficiency and samples.parallel_ns
+   (run --parallel N: the same point timed on N CPUs at once).
 """
 from __future__ import annotations
 
@@ -124,6 +126,7 @@ samples = Table(
     Column("core_ghz", Float),  # core clock around the batch, interpolated between readings
     Column("adds_per_cycle", Float),  # parallel adds per cycle around the batch (measure.BatchClock)
     Column("set_aside", Boolean),  # left out of the measurement's figures: timed on a shared core
+    Column("parallel_ns", JSON),  # run --parallel: this batch's ns on every CPU, the measuring CPU's first
 )
 
 
@@ -357,6 +360,21 @@ class Store:
             if dead:
                 c.execute(runs.update().where(runs.c.id.in_(dead)).values(status="dead"))
         return dead
+
+    def reopen_run(self, run_id: int, pid: int, min_batches: int = 1) -> int:
+        """A run taken up again (run --resume): running under this process, its points with
+        fewer than min_batches timed batches (those set aside included) dropped, so they
+        are timed afresh. Returns how many were dropped."""
+        with self.engine.begin() as c:
+            c.execute(runs.update().where(runs.c.id == run_id).values(status="running", pid=pid, finished_at=None))
+            gone = [r[0] for r in c.execute(select(measurements.c.id).where(
+                measurements.c.run_id == run_id,
+                (measurements.c.n + func.coalesce(measurements.c.shared_batches, 0) < min_batches)
+                | (measurements.c.error.is_not(None))))]
+            if gone:
+                c.execute(samples.delete().where(samples.c.measurement_id.in_(gone)))
+                c.execute(measurements.delete().where(measurements.c.id.in_(gone)))
+        return len(gone)
 
     # ------------------------------------------------------------------ reading
     def run_ids(self) -> list[int]:

@@ -54,6 +54,9 @@ class MeasurementRecord:
     verified: str | None = _f(String(16), "kinds.Verdict of the pair before it was timed")
     warnings: list[str] = _f(JSON, "sentences on what may be off about this point", [])
     error: str | None = _f(Text, "why the point has no figures")
+    parallel: int | None = _f(Integer, "CPUs that timed the point at once (run --parallel); null or 1: one")
+    mb_per_s_total: float | None = _f(Float, "with parallel > 1: the sum over CPUs of each CPU's MB/s")
+    parallel_efficiency: float | None = _f(Float, "mb_per_s_total / (parallel x the same point's MB/s on one CPU)")
 
     def as_row(self) -> dict[str, Any]:
         return {f.name: getattr(self, f.name) for f in fields(self)}
