@@ -2,10 +2,10 @@
 
 Two tables, created on first use in whatever store the fleet writes to (SQLite or
 PostgreSQL), in a MetaData of their own so the store's schema (store.py) is not
-touched: ``fleet_runs`` (one per `fleet run` that was not a rerun: its plan, the
-plan's key, the command) and ``fleet_hosts`` (one per target machine: its state,
+touched: ``fleet_runs`` (one per `fleet run` that was not a rerun: its plan, its
+key (fleet_key), the command) and ``fleet_hosts`` (one per target machine: its state,
 and the id of the run it stored once complete). Running the same command again
-resumes the latest fleet run of that plan key that did not complete, and measures
+resumes the latest fleet run of that key that did not complete, and measures
 only the machines whose state is not COMPLETE.
 """
 from __future__ import annotations
