@@ -10,6 +10,6 @@ to the store whose URL the task carries. The fleet run and each machine's state 
 recorded in the same store (records.py), so running the same command again
 completes only the machines that are missing.
 
-Modules: records (fleet runs in the store), task (what a worker does), cluster (scheduler, workers, LocalCluster), dispatch (submit and
-watch), cli (the click group).
+Modules: records (fleet runs in the store), task (what a worker does), cluster
+(scheduler, workers, LocalCluster), dispatch (submit and watch), cli (the click group).
 """
