@@ -7,7 +7,7 @@ PY    := $(VENV)/bin/python
 CB    := $(VENV)/bin/cipherbench
 BUILD := build
 
-.PHONY: bench test lint deps system-deps engine runners vectors fidelity clean
+.PHONY: bench test lint deps system-deps engine runners vectors tools fidelity clean
 
 bench: engine runners vectors
 	@status=0; $(CB) verify || status=$$?; \
@@ -20,7 +20,7 @@ test: engine runners vectors lint
 # The orchestrator's static checks: ruff (pyflakes, style, import order, bugbear) and mypy
 # (strict for the run pipeline, the store and the analysis layer; pyproject.toml).
 lint: deps
-	$(VENV)/bin/ruff check cipherbench tests benchmarks/fidelity benchmarks/candidates benchmarks/placement.py
+	$(VENV)/bin/ruff check cipherbench tests benchmarks/fidelity benchmarks/candidates benchmarks/placement.py benchmarks/tools
 	$(VENV)/bin/mypy
 
 deps: system-deps $(VENV)/.installed
@@ -51,7 +51,12 @@ runners: deps
 vectors: deps
 	@$(PY) -m cipherbench.kat.corpus_wycheproof install
 
-fidelity: engine
+# The library benchmark programs fidelity compares with (botan, bench-slope, nettle-benchmark,
+# mbedTLS's and wolfCrypt's benchmark), built from Debian source packages into build/tools.
+tools: deps
+	-@benchmarks/tools/build.sh $(BUILD)/tools
+
+fidelity: engine tools
 	$(PY) benchmarks/fidelity
 
 clean:

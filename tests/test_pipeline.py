@@ -68,7 +68,12 @@ def test_a_runner_that_breaks_mid_run_is_lost_alone_and_run_exits_1(cb, db, mode
     openssl = [m for m in ms if m[0] == "openssl"]
     assert len(openssl) == 2 and all(n == 3 and err is None for _, n, err, _ in openssl)
     broken = [m for m in ms if m[0] == "faulty"]
-    assert broken and all(err and "faulty" in err for _, _, err, _ in broken)
+    assert broken and any(err and "faulty" in err for _, _, err, _ in broken)
+    doc = json.loads(cb("show", str(runs[-1][0]), "--json").stdout)
+    kinds = [w["kind"] for w in doc["warnings"]]
+    assert "runner-lost" in kinds
+    # a process that died is started again, once (this one dies again); one that answers garbage is not
+    assert ("runner-restarted" in kinds) == (mode == "bench-crash")
 
 
 def _start_run(db: str, *args: str) -> subprocess.Popen:

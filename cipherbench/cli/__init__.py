@@ -13,11 +13,13 @@ from cipherbench.cli import (
     verify,
 )
 from cipherbench.cli.app import cli, main
+from cipherbench.envs.cli import env_group
 from cipherbench.fleet.cli import fleet_group
 
 for _command in (inspect.list_cmd, crypt.encrypt, crypt.decrypt, crypt.hash_cmd, verify.verify, run.run,
                  show.show, report.report, report.compare_cmd, report.export_cmd, report.import_cmd,
                  analysis.diffusion_cmd, analysis.avalanche_cmd, conformance.conformance, fleet_group):
     cli.add_command(_command)
+cli.add_command(env_group)  # cipherbench env create|list|remove
 
 __all__ = ["cli", "main"]

@@ -19,6 +19,7 @@ from rich.progress import (
 )
 
 from cipherbench import __version__
+from cipherbench.envs import runner_specs
 from cipherbench.errors import CipherbenchError
 from cipherbench.measure.session import Session
 from cipherbench.paths import REPO
@@ -47,13 +48,14 @@ err = LiteralConsole(stderr=True, highlight=False, soft_wrap=True)
 EXPERIMENTS = REPO / "registry" / "experiments.toml"
 
 class Ctx:
-    def __init__(self, runners, db, builtin):
+    def __init__(self, runners, db, builtin, envs=()):
         self.runner_cmds = tuple(runners)
         self.db = db
         self.builtin = builtin
+        self.envs = tuple(envs)  # environments whose engines run too (cipherbench.envs)
 
     def session(self, **kw) -> Session:
-        return Session(self.runner_cmds, builtin=self.builtin, **kw)
+        return Session(self.runner_cmds, builtin=self.builtin, extra_specs=tuple(runner_specs(self.envs)), **kw)
 
     def store(self, create=True) -> Store:
         return Store(self.db, create=create)
@@ -66,11 +68,13 @@ class Ctx:
               help="Result store: sqlite:///PATH or postgresql://... (default: $CIPHERBENCH_DB or "
                    "~/.local/share/cipherbench/results.sqlite).")
 @click.option("--no-builtin", is_flag=True, help="Use only the runners given with --runner.")
+@click.option("--env", "envs", multiple=True, metavar="NAME",
+              help="Add an environment's engine (cipherbench env create); its implementations are NAME:impl.")
 @click.version_option(__version__, prog_name="cipherbench")
 @click.pass_context
-def cli(ctx, runners, db, no_builtin):
+def cli(ctx, runners, db, no_builtin, envs):
     """Verify and measure symmetric ciphers across every implementation on this machine."""
-    ctx.obj = Ctx(runners, db, not no_builtin)
+    ctx.obj = Ctx(runners, db, not no_builtin, envs)
 
 
 

@@ -8,6 +8,7 @@ from rich.table import Table
 
 from cipherbench.analysis.fit import fits
 from cipherbench.cli.app import Ctx, lit, out
+from cipherbench.envs.describe import show_lines
 from cipherbench.errors import CipherbenchError
 from cipherbench.store.db import Store, describe
 from cipherbench.store.records import message_of
@@ -38,6 +39,8 @@ def show_run(store: Store, run_id: int, as_json: bool = False, form: str | None 
         sources = long_table(run_id, r)
     for src in sorted(sources):
         out.print(f"cycles: {lit(src)}")
+    for line in show_lines(r):  # where each implementation was built, when an environment ran
+        out.print(lit(line))
     warned = [m for m in r["measurements"] if m["warnings"]]
     if warned:
         out.print(f"[yellow]! {len(warned)} measurements carry warnings[/] "

@@ -9,17 +9,17 @@ from rich.table import Table
 
 from cipherbench.cli.app import Ctx, _progress, err, lit, out
 from cipherbench.errors import UsageError
-from cipherbench.kat.verify import Verifier
+from cipherbench.kat.cache import Verified
+from cipherbench.kat.cache import verify as cached_verify
 from cipherbench.measure.session import Session
 
 # ---------------------------------------------------------------------------- verify
 
-def run_verification(s: Session, pairs):
+def run_verification(s: Session, pairs, reverify: bool = False) -> Verified:
     with _progress() as prog:
         task = prog.add_task("verifying", total=len(pairs), item="")
-        v = Verifier(s, progress=lambda item: prog.update(task, advance=1, item=item))
-        results = v.run(pairs)
-    return results, v.missing_corpora
+        return cached_verify(s, pairs, progress=lambda item: prog.update(task, advance=1, item=item),
+                             reverify=reverify)
 
 
 def print_failures(results):
@@ -49,56 +49,71 @@ def verify_summary(results) -> dict:
 @click.command()
 @click.option("--impl", "impls", multiple=True, help="Only this implementation (repeatable).")
 @click.option("--primitive", "primitives", multiple=True, help="Only this primitive (repeatable).")
+@click.option("--reverify", is_flag=True, help="Check every pair again, even one whose runner, library and "
+              "known answers are unchanged since it was last verified.")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable report.")
 @click.pass_obj
-def verify(c: Ctx, impls, primitives, as_json):
+def verify(c: Ctx, impls, primitives, reverify, as_json):
     """Known answers, round trips, cross-implementation agreement and forgery rejection.
-    Exits 0 only when everything it ran passed."""
+    A pair verified before, with the same runner build, library version and known answers,
+    is not checked again (--reverify). Exits 0 only when everything passed."""
     with c.session(pin=False) as s:
         # The null primitive is the harness's own cost: nothing to verify ('n/a' in runs).
         pairs = [(im, p) for im, p in s.pairs(impls, primitives) if p.kind != "null"]
         if not pairs:
             raise UsageError("nothing to verify: no implementation offers what was asked")
-        results, missing = run_verification(s, pairs)
-    failed = [r for r in results if r.status == "failed"]
+        got = run_verification(s, pairs, reverify)
+    results, missing = got.results, got.missing_corpora
     if as_json:
         click.echo(json.dumps({"corpora_missing": missing, "summary": verify_summary(results),
+                               "remembered": {f"{i} {p}": when for (i, p), when in got.cached.items()},
                                "results": [r.as_row() for r in results]}, indent=1))
     else:
-        t = Table("implementation", "passed", "failed", "unverified", "known answers run",
-                  "known answers skipped")
-        by = {}
-        for r in results:
-            b = by.setdefault(r.impl, [0, 0, 0, 0, 0])
-            b[("passed", "failed", "unverified").index(r.status)] += 1
-            b[3] += r.checks.get("kat", 0)
-            b[4] += r.checks.get("kat_skipped", 0)
-        for impl, (p, f, u, k, sk) in sorted(by.items()):
-            t.add_row(lit(impl), str(p), f"[red]{f}[/]" if f else "0", str(u), str(k), str(sk))
-        out.print(t)
-        for name, why in missing.items():
-            out.print(f"[yellow]corpus {name} not used: {lit(why)}[/]")
-        for what, field in (("streaming (input in pieces)", "streaming_not_checked"),
-                            ("in-place operation", "inplace_not_checked")):
-            unchecked = [r for r in results if r.checks.get(field)]
-            if unchecked:
-                out.print(f"{what} not checked for {len(unchecked)} pairs whose runner does not offer it; "
-                          "--json names the reason per pair")
-        for r in results:
-            if r.skips:
-                sk = r.skips[0]
-                out.print(f"[yellow]skipped[/] {r.checks['kat_skipped']} known answers of {lit(r.impl)} "
-                          f"{r.primitive} (first: {lit(sk['vector'])}): {lit(sk['reason'])}")
-        unverified: dict[str, list[str]] = {}
-        for r in results:
-            if r.status == "unverified":
-                unverified.setdefault(r.unverified_reason.sentence, []).append(f"{r.impl} {r.primitive}")
-        for why, names in unverified.items():
-            out.print(f"[yellow]unverified[/] ({why}): {lit(', '.join(names))}")
-        print_failures(failed)
-        n = {k: sum(r.status == k for r in results) for k in ("passed", "unverified")}
-        out.print(f"{len(results)} (implementation, primitive) pairs: {n['passed']} passed known answers "
-                  f"of their own, {n['unverified']} unverified (no known answer they could run), "
-                  f"{len(failed)} failed")
-    sys.exit(1 if failed else 0)
+        print_verification(got)
+    sys.exit(1 if any(r.status == "failed" for r in results) else 0)
 
+
+def print_verification(got: Verified) -> None:
+    results = got.results
+    t = Table("implementation", "passed", "failed", "unverified", "known answers run", "known answers skipped")
+    by: dict[str, list[int]] = {}
+    for r in results:
+        b = by.setdefault(r.impl, [0, 0, 0, 0, 0])
+        b[("passed", "failed", "unverified").index(r.status)] += 1
+        b[3] += r.checks.get("kat", 0)
+        b[4] += r.checks.get("kat_skipped", 0)
+    for impl, (p, f, u, k, sk) in sorted(by.items()):
+        t.add_row(lit(impl), str(p), f"[red]{f}[/]" if f else "0", str(u), str(k), str(sk))
+    out.print(t)
+    for name, why in got.missing_corpora.items():
+        out.print(f"[yellow]corpus {name} not used: {lit(why)}[/]")
+    print_notes(results)
+    print_failures([r for r in results if r.status == "failed"])
+    n = {k: sum(r.status == k for r in results) for k in ("passed", "unverified", "failed")}
+    out.print(f"{len(results)} (implementation, primitive) pairs: {n['passed']} passed known answers "
+              f"of their own, {n['unverified']} unverified (no known answer they could run), {n['failed']} failed")
+    if got.cached:
+        first = min(got.cached.values())
+        out.print(f"{len(got.cached)} of them as verified before (since {first}) with the same runner build, "
+                  "library version and known answers; --reverify checks them again")
+
+
+def print_notes(results) -> None:
+    """What was not checked, what was skipped, and why pairs are unverified."""
+    for what, field in (("streaming (input in pieces)", "streaming_not_checked"),
+                        ("in-place operation", "inplace_not_checked")):
+        unchecked = [r for r in results if r.checks.get(field)]
+        if unchecked:
+            out.print(f"{what} not checked for {len(unchecked)} pairs whose runner does not offer it; "
+                      "--json names the reason per pair")
+    for r in results:
+        if r.skips:
+            sk = r.skips[0]
+            out.print(f"[yellow]skipped[/] {r.checks['kat_skipped']} known answers of {lit(r.impl)} "
+                      f"{r.primitive} (first: {lit(sk['vector'])}): {lit(sk['reason'])}")
+    unverified: dict[str, list[str]] = {}
+    for r in results:
+        if r.status == "unverified":
+            unverified.setdefault(r.unverified_reason.sentence, []).append(f"{r.impl} {r.primitive}")
+    for why, names in unverified.items():
+        out.print(f"[yellow]unverified[/] ({why}): {lit(', '.join(names))}")

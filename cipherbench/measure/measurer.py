@@ -87,10 +87,14 @@ class Point:
     # timed on this many CPUs at once (Session.ask_parallel): each batch's samples carry every
     # CPU's ns in `parallel_ns`; stored under `stored_name`, beside the same point on one CPU
     parallel: int = 1
+    unsupported: bool = False  # the runner answered `unsupported`: not offered that way, not a fault
 
     @property
     def stored_name(self) -> str:
         return self.impl if self.parallel == 1 else f"{self.impl}*{self.parallel}"
+    # encryption written to a second buffer (protocol `bench` field `inplace: false`); a
+    # runner that does not echo it timed in place, and the point is refused (_batch)
+    separate_output: bool = False
 
     @property
     def label(self) -> str:
@@ -105,6 +109,8 @@ class Point:
             req["warmup_ms"] = int(warmup_ms)
         if stack_offset is not None:
             req["stack_offset"] = int(stack_offset)
+        if self.separate_output:
+            req["inplace"] = False
         if p.kind != "hash":
             # byte i of the key is i + 1, of the IV 0xa0 + i, both mod 256 (Threefish-1024's are
             # 128 bytes long)
@@ -305,7 +311,8 @@ class Measurer:
         # implementation -> its runner, whose other points stop when it is lost (None: each
         # implementation stands alone)
         self.runner_of = runner_of
-        self.lost: dict[str, str] = {}  # runner -> why it stopped answering; its points are not asked again
+        self.lost: dict[str, str] = {}
+        self.restarts: set[str] = set()  # runners started again after their process died  # runner -> why it stopped answering; its points are not asked again
         # callable(points) after calibration and after every round: the pipeline stores what
         # was timed so far (pipeline/recorder.py), so an interrupt loses at most one round
         self.on_round: Callable[[list[Point]], None] | None = None
@@ -331,14 +338,36 @@ class Measurer:
             sample = next((s for s in samples if isinstance(s, str)), samples[0])
             if len(samples) > 1 and not isinstance(sample, str):
                 sample["parallel_ns"] = [s["ns"] for s in samples]
-        except RunnerError as e:  # crashed, hung, or answered garbage: none of its points go on
-            self.lost[runner] = pt.error = str(e)
+        except RunnerError as e:  # crashed, hung, or answered garbage: none of its points go on...
+            pt.error = str(e)
+            if not self._restarted(runner):
+                self.lost[runner] = str(e)
             return None
         if isinstance(sample, str):  # the runner's own refusal of this point: only it stops
             pt.error = sample
+            pt.unsupported = any(r.get("status") == "unsupported" for r in answers)
+            return None
+        if pt.separate_output and any(r.get("inplace") is not False for r in answers):
+            pt.error = f"runner {runner} does not time encryption into a separate output buffer"
             return None
         pt.raw.append(sample)
         return sample["ns"]
+
+    def _restarted(self, runner: str) -> bool:
+        """...unless its process died and it can be started again, once a run: the point that
+        crashed it keeps the error, its others go on in the new process (the engine then
+        also serves the clock between batches again)."""
+        if runner in self.restarts or not hasattr(self.s, "restart"):
+            return False
+        proc = self.s.runner_process(runner)
+        if proc is None or proc.proc.poll() is None:  # alive: it hung or answered garbage
+            return False
+        if not self.s.restart(runner):
+            return False
+        self.restarts.add(runner)
+        if self.batch_clock is not None and runner == "native":
+            self.batch_clock.native = self.s.native()
+        return True
 
     def _runner_of(self, pt: Point) -> str:
         return self.runner_of(pt.impl) if self.runner_of else pt.impl

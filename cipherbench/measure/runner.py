@@ -60,6 +60,10 @@ class RunnerSpec:
     argv: list[str]
     builtin: bool = True
     unavailable: str | None = None  # e.g. "not built: see build/runners/java.log"
+    # Names every implementation it offers "prefix:name", clash or not: an environment's engine
+    # (cipherbench/envs), whose openssl is never the host's. Such a runner is a native engine.
+    prefix: str = ""
+    environment: object = None  # its cipherbench.envs.EnvRecord, for an environment's engine
 
 
 def builtin_runners() -> list[RunnerSpec]:
@@ -258,6 +262,8 @@ class Implementation:
     native_name: str = ""  # the name inside its runner (differs only on clashes)
     # primitive -> {"full", "max", "unit"}: reduced-round variants it can run (protocol `rounds`)
     rounds: dict[str, dict] = field(default_factory=dict)
+    # release, library package and compiler it was built with (cipherbench.envs.describe); None: unknown
+    environment: dict | None = None
 
     def as_dict(self) -> dict:
         d = {"name": self.name, "runner": self.runner, "library": self.library,
@@ -265,4 +271,6 @@ class Implementation:
              "primitives": self.primitives, "notes": self.notes}
         if self.rounds:
             d["rounds"] = self.rounds
+        if self.environment:
+            d["environment"] = self.environment
         return d

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from cipherbench import registry
+from cipherbench.envs.describe import environment_of
 from cipherbench.errors import CipherbenchError, RunnerError, UsageError
 from cipherbench.measure.runner import (
     Implementation,
@@ -82,7 +83,8 @@ class Session:
         layouts: where buffers and stack land decides a library's speed by up to a third,
         and one process gets one layout for the whole run (pyperf spreads over worker
         processes for the same reason). fixed_layout: no address randomisation at all
-        (runner.RunnerProcess), repeatable but one, atypical, layout."""
+        (runner.RunnerProcess), repeatable but one, atypical, layout. extra_specs: more runners,
+        started with the --runner ones (an environment's engine, cipherbench.envs.runner_specs)."""
         self.reg = registry.load()
         self.cpu = measuring_cpu() if pin else None
         # parallel > 1: each runner also runs on parallel - 1 further CPUs (parallel_cpus), and
@@ -185,14 +187,15 @@ class Session:
             r.process = None
             return
         r.hello = hello
-        if not r.spec.builtin and isinstance(hello.get("runner"), str) and hello["runner"]:
+        if not r.spec.builtin and not r.spec.prefix and isinstance(hello.get("runner"), str) and hello["runner"]:
             r.spec.name = r.process.name = hello["runner"]  # its own name, not its interpreter's
         self._adopt(r, hello)
 
     def _adopt(self, r: RunnerInfo, hello: dict):
         for im in hello.get("implementations", []):
             native = str(im.get("name", "?"))
-            name = native if native not in self.impls else f"{r.spec.name}:{native}"
+            name = f"{r.spec.prefix}:{native}" if r.spec.prefix else (
+                native if native not in self.impls else f"{r.spec.name}:{native}")
             prims: dict[str, str] = {}
             rounds: dict[str, dict] = {}
             problems = list(im.get("problems", []))
@@ -210,7 +213,8 @@ class Session:
                 name=name, runner=r.spec.name, library=im.get("library", ""),
                 version=im.get("version", ""), available=bool(im.get("available", True)),
                 reason=im.get("reason", ""), primitives=prims, notes=dict(im.get("notes", {})),
-                native_name=native, rounds=rounds)
+                native_name=native, rounds=rounds,
+                environment=environment_of(r.spec, native, str(im.get("version", ""))))
             if problems:
                 impl.notes["problems"] = problems
             self.impls[name] = impl
@@ -309,6 +313,33 @@ class Session:
         """Several requests to one implementation, sent together (RunnerProcess.request_many)."""
         im, proc = self._process(impl)
         return proc.request_many([dict(r, impl=im.native_name) for r in reqs], timeout=timeout)
+
+    def restart(self, runner: str) -> bool:
+        """Start a runner again after its process died, in place of the dead one (its further
+        processes go with it: the rest of the run uses the new process alone). False when it
+        cannot be started or greeted, or announces other implementations than before."""
+        r = next((x for x in self.runners[:self._started] if x.spec.name == runner and x.process), None)
+        if r is None:
+            return False
+        old, names = r.process, sorted(n for n, p in self._proc_of.items() if p is r.process)
+        for p in [old] + r.replicas + r.parallel:
+            p.kill()
+        try:
+            new = RunnerProcess(r.spec, cpu=self.cpu, fixed_layout=self.fixed_layout)
+            hello = new.request({"op": "hello"}, timeout=60)
+        except RunnerError:
+            return False
+        announced = sorted(str(i.get("name")) for i in hello.get("implementations", []) if isinstance(i, dict))
+        if hello.get("status") != "ok" or announced != sorted(self.impls[n].native_name for n in names):
+            new.kill()
+            return False
+        r.process, r.replicas[:], r.parallel[:] = new, [], []
+        for n in names:
+            self._proc_of[n] = new
+        return True
+
+    def runner_process(self, runner: str) -> RunnerProcess | None:
+        return next((r.process for r in self.runners[:self._started] if r.spec.name == runner), None)
 
     def process_of(self, impl: str) -> RunnerProcess:
         return self._proc_of[impl]

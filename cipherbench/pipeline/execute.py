@@ -14,8 +14,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from cipherbench import __version__
+from cipherbench.envs import runner_specs
 from cipherbench.errors import RunnerError, UsageError
-from cipherbench.kat.verify import Verifier
+from cipherbench.kat.cache import verify as cached_verify
 from cipherbench.kinds import PrimitiveKind, RunStatus, Verdict
 from cipherbench.measure.context import (
     busy_shares,
@@ -79,14 +80,16 @@ class RunOutcome:
 
     @property
     def failed(self) -> list[Point]:
-        """Points that should have been timed and were not (failed verification excepted:
-        that is the gate working)."""
-        return [pt for pt in self.points if pt.error is not None and pt.verified != Verdict.FAILED]
+        """Points that should have been timed and were not (failed verification and a runner's
+        `unsupported` excepted: that is the gate working, and a limit the runner states)."""
+        return [pt for pt in self.points
+                if pt.error is not None and pt.verified != Verdict.FAILED and not pt.unsupported]
 
 
 def session_for(plan: RunPlan, extra_specs: tuple[Any, ...] = ()) -> Session:
+    specs = tuple(extra_specs) + tuple(runner_specs(plan.envs))  # each environment's engine
     return Session(tuple(plan.runners), builtin=plan.builtin, fixed_layout=plan.layout is Layout.FIXED,
-                   replicas=plan.effective_processes, extra_specs=extra_specs, parallel=plan.parallel)
+                   replicas=plan.effective_processes, extra_specs=specs, parallel=plan.parallel)
 
 
 def settings_of(plan: RunPlan) -> dict[str, Any]:
@@ -113,17 +116,19 @@ def open_run(store: Store, plan: RunPlan, s: Session, ctx: dict[str, Any], resum
     return run_id
 
 
-def verify_points(s: Session, store: Store, run_id: int, points: list[Point], progress: Progress,
+def verify_points(s: Session, store: Store, run_id: int, plan: RunPlan, points: list[Point], progress: Progress,
                   warnings: list[RunWarning]) -> list[Any]:
     """The gate: every pair verified before it is timed; a failed pair's points are not timed."""
     pairs = sorted({(pt.impl, pt.primitive.name) for pt in points if pt.primitive.kind != PrimitiveKind.NULL})
     with progress.stage("verifying", len(pairs)) as advance:
-        v = Verifier(s, progress=lambda item: advance(1, item))
-        results = v.run([(s.impls[i], s.reg[p]) for i, p in pairs])
-    store.add_verifications(run_id, [r.as_row() for r in results])
+        got = cached_verify(s, [(s.impls[i], s.reg[p]) for i, p in pairs], progress=lambda item: advance(1, item),
+                            reverify=plan.reverify)
+    results = got.results
+    store.add_verifications(run_id, [dict(r.as_row(), verified_at=got.cached.get((r.impl, r.primitive)))
+                                     for r in results])
     progress.failures([r for r in results if r.failures])
     warnings += [RunWarning(WarningKind.CORPUS_MISSING, f"corpus {c} not used: {why}")
-                 for c, why in v.missing_corpora.items()]
+                 for c, why in got.missing_corpora.items()]
     verdict = {(r.impl, r.primitive): r.status for r in results}
     for pt in points:
         if pt.primitive.kind != PrimitiveKind.NULL:
@@ -216,6 +221,8 @@ def measure_points(s: Session, plan: RunPlan, timed: list[Point], recorder: Reco
     warnings += clock_warnings(clock, m.batch_clock.readings if m.batch_clock else None)
     ok, text = layout_as_asked(s)
     warnings += machine_warnings(busy, ok, text, machine_context()["power"].get("governor"))
+    warnings += [RunWarning(WarningKind.RUNNER_RESTARTED, f"runner {r}'s process died and was started again, once; "
+                            "the point it died on was not timed") for r in sorted(m.restarts)]
     warnings += [RunWarning(WarningKind.RUNNER_LOST, f"runner {r} was lost: {why}") for r, why in m.lost.items()]
     warnings += [RunWarning(WarningKind.PARALLEL_SMT, f"CPUs {', '.join(map(str, g))} are hardware threads of one "
                             "core: the parallel figures measure threads sharing its execution units, not cores")
@@ -226,7 +233,8 @@ def measure_points(s: Session, plan: RunPlan, timed: list[Point], recorder: Reco
 def final_status(interrupted: bool, outcome_points: list[Point], lost: bool) -> RunStatus:
     if interrupted:
         return RunStatus.INTERRUPTED
-    failed = [pt for pt in outcome_points if pt.error is not None and pt.verified != Verdict.FAILED]
+    failed = [pt for pt in outcome_points
+              if pt.error is not None and pt.verified != Verdict.FAILED and not pt.unsupported]
     return RunStatus.INCOMPLETE if failed or lost else RunStatus.COMPLETE
 
 
@@ -261,7 +269,7 @@ def execute(s: Session, store: Store, plan: RunPlan, outcome: RunOutcome, progre
     recorder = Recorder(store, run_id)
     try:
         if plan.verify:
-            outcome.verifications = verify_points(s, store, run_id, points, progress, warnings)
+            outcome.verifications = verify_points(s, store, run_id, plan, points, progress, warnings)
         if plan.diffusion:
             measure_diffusion(s, store, run_id, plan, points, progress)
         timed = [pt for pt in points if pt.verified != Verdict.FAILED]

@@ -27,6 +27,7 @@ class WarningKind(StrEnum):
     GOVERNOR = "governor"  # the CPU governor is not `performance`
     INTERRUPTED = "interrupted"  # Ctrl-C or SIGTERM during the run
     RUNNER_LOST = "runner-lost"  # a runner crashed, hung or answered garbage; its points stopped
+    RUNNER_RESTARTED = "runner-restarted"  # a runner's process died and was started again
     POINTS_FAILED = "points-failed"  # points that could not be timed
     PARALLEL_SMT = "parallel-smt"  # run --parallel on CPUs that are hardware threads of one core
 

@@ -70,6 +70,7 @@ class Preset(Knobs):
     operations: list[Operation] = [Operation.ENCRYPT]
     workloads: list[Workload] = [Workload.BULK]
     diffusion: DiffusionSampling | None = None
+    envs: list[str] = []  # environments whose engines run too (cipherbench env create)
 
 
 class RunPlan(Knobs):
@@ -83,6 +84,7 @@ class RunPlan(Knobs):
     workloads: list[Workload] = [Workload.BULK]
     diffusion: DiffusionSampling | None = None
     verify: bool = True  # False: timed unverified, and marked so
+    reverify: bool = False  # True: verify every pair again, even one remembered (kat/cache.py)
     layout: Layout = Layout.RANDOM
     extra_rounds: bool = True  # False: exactly `batches` timed batches per point
     runners: list[str] = []  # extra runner commands (docs/protocol.md), like --runner

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from cipherbench import registry
+from cipherbench.envs.plan import offered
 from cipherbench.kinds import Operation, PrimitiveKind, Verdict, Workload
 from cipherbench.measure.measurer import Point
 from cipherbench.measure.session import Session
@@ -32,7 +33,7 @@ def plan_points(s: Session, plan: RunPlan) -> list[Point]:
     """Every point of the plan the session offers, in a stable order, the null primitive's
     (the harness's own cost, measured the same way) last."""
     points = []
-    for im, p in s.pairs(plan.implementations, plan.primitives):
+    for im, p in s.pairs(offered(s, plan.implementations), plan.primitives):
         if p.kind == PrimitiveKind.NULL:
             continue
         for op in operations_for(p, plan.operations):

@@ -39,8 +39,8 @@ MEASUREMENT_FIELDS = FIELDS
 SAMPLE_FIELDS = ("seq", "warmup", "loops", "ns", "tsc", "core_cycles", "core_ghz", "adds_per_cycle",
                  "set_aside")
 IMPLEMENTATION_FIELDS = ("impl", "runner", "library", "version", "available", "reason",
-                         "primitives", "notes")
-VERIFICATION_FIELDS = ("impl", "primitive", "status", "checks", "failures")
+                         "primitives", "notes", "environment")
+VERIFICATION_FIELDS = ("impl", "primitive", "status", "checks", "failures", "verified_at")
 RUN_FIELDS = ("uuid", "profile", "status", "started_at", "finished_at", "command", "host",
               "cipherbench_version", "git_revision", "settings", "warnings")
 

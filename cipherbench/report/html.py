@@ -18,7 +18,7 @@ from plotly.colors import qualitative
 from plotly.offline import get_plotlyjs
 
 from cipherbench import __version__
-from cipherbench.report import experiments, machines, tables
+from cipherbench.report import experiments, machines, releases, tables
 from cipherbench.report.data import (
     KEYSETUP_OPS,
     ReportData,
@@ -441,6 +441,7 @@ def render(data: ReportData) -> tuple[str, int]:
     body.table(tables.libraries_table(data))
     body.table(tables.verification_table(data))
     then_and_now(body)
+    releases.html_section(body)
     throughput_plots(body)
     heatmap_plot(body)
     keysetup_plots(body)

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from cipherbench.report import experiments, machines, tables
+from cipherbench.report import experiments, machines, releases, tables
 from cipherbench.report.data import ReportData
 from cipherbench.report.tables import Table
 
@@ -80,6 +80,7 @@ def render(data: ReportData) -> str:
                     "| published | today |", "|---|---|"]
             out += [f"| {_esc(a)} | {_esc(b)} |" for a, b in sec.findings]
             out.append("")
+    out += releases.markdown_lines(data, table_md)
     nt = tables.not_timed(data)
     if nt:
         out += ["## Not timed", ""] + [f"- {x}" for x in nt] + [""]

@@ -10,6 +10,7 @@ import statistics
 from dataclasses import dataclass, field
 
 from cipherbench.analysis.fit import fits
+from cipherbench.envs.describe import label as envs_label
 from cipherbench.kinds import CycleSource
 from cipherbench.report.data import KEYSETUP_OPS, ReportData, Run, primitive, usable
 
@@ -499,7 +500,8 @@ def libraries_table(data: ReportData) -> Table:
             built = notes.get("built_with", "") if isinstance(notes, dict) else ""
             t.add([data.series_name(run, i["impl"]), i.get("runner") or "", i.get("library") or "",
                    i.get("version") or "", "available" if i.get("available") else f"unavailable: {i.get('reason')}",
-                   (built[:120] + "…") if len(built) > 120 else built])
+                   "; ".join(x for x in (envs_label(i.get("environment")),
+                                         (built[:120] + "…") if len(built) > 120 else built) if x)])
     t.wrap = True
     t.notes = ["Implementations that took part in the run (and those that were unavailable, with why)."]
     return t

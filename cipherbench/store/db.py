@@ -23,7 +23,10 @@ Schema versions (runs.schema_version says which one wrote a run):
    runs.pid (the writer, so a run left `running` by a killed process is marked `dead`).
    Measurements and samples are written round by round as they are timed, not at the end.
    Also measurements.parallel, mb_per_s_total, parallel_efficiency and samples.parallel_ns
-   (run --parallel N: the same point timed on N CPUs at once).
+   (run --parallel N: the same point timed on N CPUs at once), and verifications.verified_at.
+6. adds run_implementations.environment: the Debian release, library package and compiler
+   the implementation was built with (cipherbench/envs/describe.py; null in older runs and
+   for language runners). Added the same way.
 """
 from __future__ import annotations
 
@@ -58,7 +61,7 @@ from sqlalchemy.exc import ArgumentError, OperationalError, SQLAlchemyError
 from cipherbench.errors import CipherbenchError, UsageError
 from cipherbench.store.records import MeasurementRecord, columns
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 #: A row as the store reads and writes it: column name -> value.
 Row = dict[str, Any]
 meta = MetaData()
@@ -93,6 +96,7 @@ run_implementations = Table(
     Column("reason", Text),
     Column("primitives", JSON),  # primitive -> provider
     Column("notes", JSON),
+    Column("environment", JSON),  # release, package, package_version, compiler (envs/describe.py)
 )
 
 verifications = Table(
@@ -104,6 +108,9 @@ verifications = Table(
     Column("status", String(16), nullable=False),  # passed, failed, unverified
     Column("checks", JSON),  # per check kind: count run, corpus counts
     Column("failures", JSON),  # minimal reproductions
+    # when a pair's outcome was obtained, where it was remembered from an earlier verification
+    # with the same runner build, library version and known answers (kat/cache.py); null: now
+    Column("verified_at", String(40)),
 )
 
 measurements = Table(
@@ -282,7 +289,8 @@ class Store:
     def add_implementations(self, run_id: int, impls: Iterable[Any]) -> None:
         rows = [dict(run_id=run_id, impl=i.name, runner=i.runner, library=i.library,
                      version=i.version, available=i.available, reason=i.reason,
-                     primitives=i.primitives, notes=i.notes) for i in impls]
+                     primitives=i.primitives, notes=i.notes,
+                     environment=getattr(i, "environment", None)) for i in impls]
         if rows:
             with self.engine.begin() as c:
                 c.execute(run_implementations.insert(), rows)

@@ -17,6 +17,8 @@ except where MODE breaks it:
   bench-ns-number  answers every bench with "ns": 12345, a number where the protocol has a list
   bench-tsc-garbage  answers every bench with "tsc": ["abc"]
   bench-crash      exits while answering its third timed batch (a crash mid-run)
+  bench-inplace-ignored  drops the bench field `inplace` (times in place whatever is asked),
+              as a runner that predates the field does
   correct     nothing broken
 """
 import json
@@ -62,7 +64,7 @@ def answer(req):
     if op == "hello":
         return {"status": "ok", "protocol": 1, "runner": "faulty", "language": "Python",
                 "runtime": sys.version.split()[0], "clocks": {"monotonic": "time.perf_counter_ns"},
-                "implementations": [{"name": "faulty", "library": "faulty", "version": MODE,
+                "implementations": [{"name": "faulty", "library": "faulty", "version": os.environ.get("FAULTY_VERSION", MODE),
                                      "available": True, "primitives": [
                                          {"name": n, "provider": "deliberately wrong"}
                                          for n in ("aes-128-cbc", "aes-128-ctr", "aes-128-gcm")]}]}
@@ -89,6 +91,8 @@ def answer(req):
             r["output"] = b.hex()
         return r
     if op == "bench":
+        if MODE == "bench-inplace-ignored":
+            req = {k: v for k, v in req.items() if k != "inplace"}
         r = engine(dict(req, impl="openssl"))
         if MODE == "bench-ns-number" and r.get("status") == "ok":
             r["ns"] = 12345

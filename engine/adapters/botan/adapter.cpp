@@ -5,20 +5,35 @@
 #include <cstring>
 #include <string>
 
+#include <botan/build.h>  // BOTAN_VERSION_MAJOR
+
 #include <botan/aead.h>
 #include <botan/block_cipher.h>
 #include <botan/cipher_mode.h>
-#include <botan/cpuid.h>
 #include <botan/exceptn.h>
 #include <botan/hash.h>
 #include <botan/stream_cipher.h>
 #include <botan/version.h>
+#if BOTAN_VERSION_MAJOR < 3
+#include <botan/cpuid.h>  // internal from Botan 3 on
+#endif
 
 #include "cipherbench/adapter.h"
 #include "cipherbench/one_shot_aead.h"
 #include "cipherbench/probe.h"
 
 namespace {
+
+// Botan 3 (Debian 13 and later; built with C++20, adapter.cmake) renamed the cipher
+// directions and keeps CPUID internal; algorithms it dropped are simply not created
+// (BlockCipher::create & co. return null), so they are not offered.
+#if BOTAN_VERSION_MAJOR >= 3
+constexpr auto kEncrypt = Botan::Cipher_Dir::Encryption;
+constexpr auto kDecrypt = Botan::Cipher_Dir::Decryption;
+#else
+constexpr auto kEncrypt = Botan::ENCRYPTION;
+constexpr auto kDecrypt = Botan::DECRYPTION;
+#endif
 
 #include "names.inc"
 
@@ -122,7 +137,7 @@ private:
 class ModeCipher : public cb::Cipher {
 public:
     ModeCipher(const Recipe& r, cb::Direction d) : r_(r) {
-        m_ = Botan::Cipher_Mode::create(r.spec, d == cb::Direction::Encrypt ? Botan::ENCRYPTION : Botan::DECRYPTION);
+        m_ = Botan::Cipher_Mode::create(r.spec, d == cb::Direction::Encrypt ? kEncrypt : kDecrypt);
         if (!m_) throw cb::Unsupported("Botan has no " + r.spec);
     }
     void set_key(const uint8_t* key, size_t len) override { keyed(*m_, r_, key, len); }
@@ -143,7 +158,7 @@ private:
 
 // Botan's AEAD object for a recipe.
 std::unique_ptr<Botan::AEAD_Mode> make_aead(const Recipe& r, cb::Direction d) {
-    auto m = Botan::Cipher_Mode::create(r.spec, d == cb::Direction::Encrypt ? Botan::ENCRYPTION : Botan::DECRYPTION);
+    auto m = Botan::Cipher_Mode::create(r.spec, d == cb::Direction::Encrypt ? kEncrypt : kDecrypt);
     std::unique_ptr<Botan::AEAD_Mode> a(dynamic_cast<Botan::AEAD_Mode*>(m.get()));
     if (!a) throw cb::Unsupported("Botan has no AEAD " + r.spec);
     m.release();
@@ -348,7 +363,11 @@ public:
         return std::make_unique<BotanHash>(r->spec);
     }
     std::vector<std::pair<std::string, std::string>> notes() const override {
+#if BOTAN_VERSION_MAJOR >= 3
+        return {{"version_string", Botan::version_string()}};
+#else
         return {{"version_string", Botan::version_string()}, {"cpuid", Botan::CPUID::to_string()}};
+#endif
     }
 
 private:
@@ -356,7 +375,11 @@ private:
     // hardware path); the others ("avx2", "sse2", "simd", "shani", "clmul",
     // "bmi2", "base") are Botan's own names for the code that runs.
     static std::string label(const std::string& algo, const std::string& prov) {
+#if BOTAN_VERSION_MAJOR >= 3  // Botan 3 names AES-NI's provider "aesni"
+        if (prov == "aesni" && algo.rfind("AES", 0) == 0) return "AES-NI (Botan provider aesni)";
+#else
         if (prov == "cpu" && algo.rfind("AES", 0) == 0 && Botan::CPUID::has_aes_ni()) return "AES-NI (Botan provider cpu)";
+#endif
         return "Botan provider " + prov;
     }
 
@@ -410,7 +433,7 @@ private:
         std::string s;
         if (!r.cipher.empty()) s = r.cipher + ": " + block_provider(r.cipher);
         if (r.drive == Drive::Mode || r.drive == Drive::Aead || r.drive == Drive::OneShotAead) {
-            auto m = Botan::Cipher_Mode::create(r.spec, Botan::ENCRYPTION);
+            auto m = Botan::Cipher_Mode::create(r.spec, kEncrypt);
             if (m) {
                 std::string mp = m->provider();
                 if (r.cipher.empty()) {

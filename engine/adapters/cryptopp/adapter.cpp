@@ -284,7 +284,9 @@ std::string provider_of(const Made& m) {
     // AlgorithmProvider() is ambiguous on the concrete classes (P5); call it
     // through the interface.
     if (m.sc) return static_cast<const SC&>(*m.sc).AlgorithmProvider();
-    return static_cast<const AE&>(*m.ae).AlgorithmProvider();
+    // Crypto++ 8.4 (Debian 11) finds it ambiguous on AE too (two Algorithm bases: the MAC's
+    // and the stream's); through StreamTransformation it is one, and reaches the same override.
+    return static_cast<const CryptoPP::StreamTransformation&>(*m.ae).AlgorithmProvider();
 }
 
 class CryptoppAdapter : public cb::Adapter {

@@ -13,6 +13,15 @@
 
 namespace {
 
+// Modes an older libgcrypt lacks (Debian 11 has 1.8.7): names.inc leaves them out, so
+// these stand-ins, which no handle ever has, only keep the comparisons below compiling.
+#if GCRYPT_VERSION_NUMBER < 0x010900
+constexpr int GCRY_CIPHER_MODE_SIV = -1, GCRY_CIPHER_MODE_EAX = -3;
+#endif
+#if GCRYPT_VERSION_NUMBER < 0x010a00
+constexpr int GCRY_CIPHER_MODE_GCM_SIV = -2;
+#endif
+
 #include "names.inc"
 
 void check(gcry_error_t e, const char* what) {
@@ -34,10 +43,12 @@ public:
         two_key_3des_ = r.algo == GCRY_CIPHER_3DES && p.key_bytes == 16;
         // DES and 3DES refuse weak keys unless told otherwise; the registry's
         // DES is defined for every key (and the other libraries accept them).
+#if GCRYPT_VERSION_NUMBER >= 0x010900  // GCRYCTL_SET_ALLOW_WEAK_KEY: libgcrypt 1.9; 1.8 refuses them
         if (r.algo == GCRY_CIPHER_DES || r.algo == GCRY_CIPHER_3DES) {
             check(gcry_cipher_ctl(h_, GCRYCTL_SET_ALLOW_WEAK_KEY, nullptr, 1), "SET_ALLOW_WEAK_KEY");
             weak_ok_ = true;
         }
+#endif
     }
     ~Handle() { gcry_cipher_close(h_); }
     Handle(const Handle&) = delete;
@@ -213,7 +224,9 @@ private:
             check(gcry_cipher_setiv(h, nonce(), nonce_len()), "setiv");
             if (ad_len()) check(gcry_cipher_authenticate(h, ad(), ad_len()), "authenticate");
         }
+#if GCRYPT_VERSION_NUMBER >= 0x010900  // SIV and GCM-SIV only, which 1.8 lacks
         if (dec_tag) check(gcry_cipher_set_decryption_tag(h, dec_tag, tag_bytes()), "set_decryption_tag");
+#endif
         check(gcry_cipher_final(h), "final");
     }
     void seal(const uint8_t* in, uint8_t* out, size_t len, uint8_t* tag) override {

@@ -184,8 +184,14 @@ public:
     void set_key(const uint8_t* key, size_t len) override {
         uint8_t kb[64];
         gnutls_datum_t k = {kb, unsigned(key_bytes(p_, key, len, kb))};
+#if GNUTLS_VERSION_NUMBER >= 0x030705  // gnutls_aead_cipher_set_key: since 3.7.5 (its manual page)
         if (h_) check(gnutls_aead_cipher_set_key(h_, &k), "gnutls_aead_cipher_set_key");
         else check(gnutls_aead_cipher_init(&h_, algo_, &k), "gnutls_aead_cipher_init");
+#else  // Debian 11's 3.7.1: a new key is a new handle
+        if (h_) gnutls_aead_cipher_deinit(h_);
+        h_ = nullptr;
+        check(gnutls_aead_cipher_init(&h_, algo_, &k), "gnutls_aead_cipher_init");
+#endif
         std::memset(kb, 0, sizeof kb);
     }
 

@@ -71,6 +71,10 @@ const nettle_cipher kDes3Two = {"des3-2key", sizeof(des3_ctx), DES3_BLOCK_SIZE, 
 
 using FusedFn = void (*)(const void* ctx, uint8_t* iv, size_t len, uint8_t* dst, const uint8_t* src);
 struct Fused { FusedFn cbc_encrypt = nullptr; };
+// Nettle 3.8 added the fused cbc_aesN_encrypt and SM3 (its NEWS); Debian 11 has 3.7.3,
+// where CBC-AES goes through the generic cbc_encrypt and SM3 is not offered.
+#define CB_NETTLE_3_8 (NETTLE_VERSION_MAJOR > 3 || (NETTLE_VERSION_MAJOR == 3 && NETTLE_VERSION_MINOR >= 8))
+#if CB_NETTLE_3_8
 void cbc_aes128(const void* c, uint8_t* iv, size_t n, uint8_t* d, const uint8_t* s) {
     cbc_aes128_encrypt(static_cast<const aes128_ctx*>(c), iv, n, d, s);
 }
@@ -80,6 +84,9 @@ void cbc_aes192(const void* c, uint8_t* iv, size_t n, uint8_t* d, const uint8_t*
 void cbc_aes256(const void* c, uint8_t* iv, size_t n, uint8_t* d, const uint8_t* s) {
     cbc_aes256_encrypt(static_cast<const aes256_ctx*>(c), iv, n, d, s);
 }
+#else
+constexpr FusedFn cbc_aes128 = nullptr, cbc_aes192 = nullptr, cbc_aes256 = nullptr;
+#endif
 
 // shake256 = sha3_256 state read with sha3_256_shake.
 void shake256_digest(void* ctx, size_t len, uint8_t* d) { sha3_256_shake(static_cast<sha3_256_ctx*>(ctx), len, d); }
@@ -517,7 +524,8 @@ private:
         std::string s;
         if (r.block && r.block->aes) {
             s = (fat_.aesni ? "AES-NI" : "AES x86_64 tables") + fat;
-            if (mode == "cbc") s += "; encryption through fused cbc_aes" + std::to_string(p.key_bytes * 8) + "_encrypt";
+            if (mode == "cbc" && r.block->fused.cbc_encrypt)
+                s += "; encryption through fused cbc_aes" + std::to_string(p.key_bytes * 8) + "_encrypt";
         } else if (p.kind == cb::Kind::Hash && (std::strcmp(p.name, "sha-1") == 0 || std::strcmp(p.name, "sha-224") == 0 ||
                                                 std::strcmp(p.name, "sha-256") == 0)) {
             s = (fat_.sha_ni ? "SHA-NI" : "x86_64 assembly") + fat;

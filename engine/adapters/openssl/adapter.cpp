@@ -1,6 +1,8 @@
-// OpenSSL 3 through EVP. Each algorithm is fetched once (implicit fetching on
-// every init costs about half the time of a 64-byte message, see README.md);
-// contexts re-initialise with NULL cipher and key to change only the IV.
+// OpenSSL 3 (and 1.1.1) through EVP. Each algorithm is fetched once (implicit
+// fetching on every init costs about half the time of a 64-byte message, see
+// README.md); contexts re-initialise with NULL cipher and key to change only the IV.
+// OpenSSL 1.1.1 (Debian 11's) has no providers and no fetching: compat.inc maps
+// what this file uses onto its API, chosen by OPENSSL_VERSION_NUMBER.
 #include <cpuid.h>
 #include <cstdlib>
 #include <cstring>
@@ -8,17 +10,21 @@
 #include <string>
 #include <vector>
 
-#include <openssl/core_names.h>
 #include <openssl/crypto.h>
 #include <openssl/err.h>
 #include <openssl/evp.h>
+#include <openssl/opensslv.h>
+#if OPENSSL_VERSION_NUMBER >= 0x30000000L
+#include <openssl/core_names.h>
 #include <openssl/provider.h>
+#endif
 
 #include "cipherbench/adapter.h"
 
 namespace {
 
 #include "names.inc"
+#include "compat.inc"
 
 std::string last_error(const char* what) {
     unsigned long e = ERR_get_error();
@@ -61,11 +67,7 @@ public:
             check(EVP_CIPHER_CTX_set_key_length(ctx_, int(p.key_bytes)), "set_key_length");
         if (p.kind == cb::Kind::Aead)
             check(EVP_CIPHER_CTX_ctrl(ctx_, EVP_CTRL_AEAD_SET_IVLEN, int(p.iv_bytes), nullptr), "set IV length");
-        // The tag goes through the params API with this array prepared once:
-        // EVP_CIPHER_CTX_ctrl(GET_TAG/SET_TAG) builds the same request on every
-        // call (measured: about 35 ns more per message, benchmarks/README.md).
-        tag_param_[0] = OSSL_PARAM_construct_octet_string(OSSL_CIPHER_PARAM_AEAD_TAG, nullptr, p.tag_bytes);
-        tag_param_[1] = OSSL_PARAM_construct_end();
+        tag_.prepare(p.tag_bytes);  // compat.inc: how each generation passes the tag
     }
     ~EvpCipher() override { EVP_CIPHER_CTX_free(ctx_); }
 
@@ -113,15 +115,14 @@ public:
             check(EVP_CipherFinal_ex(ctx_, rest, &outl), "EVP_CipherFinal_ex");
             return true;
         }
-        tag_param_[0].data = tag;
         if (!enc_) {
-            check(EVP_CIPHER_CTX_set_params(ctx_, tag_param_), "set tag");
+            check(tag_.set(ctx_, tag), "set tag");
             bool ok = EVP_DecryptFinal_ex(ctx_, rest, &outl) > 0;
             ERR_clear_error();
             return ok;
         }
         check(EVP_EncryptFinal_ex(ctx_, rest, &outl), "EVP_EncryptFinal_ex");
-        check(EVP_CIPHER_CTX_get_params(ctx_, tag_param_), "get tag");
+        check(tag_.get(ctx_, tag), "get tag");
         return true;
     }
 
@@ -143,7 +144,7 @@ private:
     size_t iv_prefix_ = 0;
     bool rekey_on_start_ = false, xts_ = false;
     std::vector<uint8_t> key_;  // RC4 only: the key, to restart the keystream
-    OSSL_PARAM tag_param_[2];
+    AeadTag tag_;
 };
 
 class EvpHash : public cb::Hash {
@@ -173,19 +174,19 @@ public:
     OpenSslAdapter() {
         // Loading any provider switches off the implicit default one, so load
         // both; the legacy one brings BF, CAST5, DES, RC2, RC4, SEED, MD4, Whirlpool.
-        legacy_ = OSSL_PROVIDER_load(nullptr, "legacy");
+        legacy_ = load_provider("legacy");
         if (!legacy_) legacy_error_ = last_error("legacy provider");
-        default_ = OSSL_PROVIDER_load(nullptr, "default");
+        default_ = load_provider("default");
         if (!default_) throw cb::Error(last_error("default provider"));
         aesni_ = cpu_has(1, 2, 25);
         shani_ = cpu_has(7, 1, 29);
         probe();
     }
     ~OpenSslAdapter() override {
-        for (auto& [n, c] : ciphers_) EVP_CIPHER_free(c);
-        for (auto& [n, m] : mds_) EVP_MD_free(m);
-        if (legacy_) OSSL_PROVIDER_unload(legacy_);
-        if (default_) OSSL_PROVIDER_unload(default_);
+        for (auto& [n, c] : ciphers_) free_cipher(c);
+        for (auto& [n, m] : mds_) free_md(m);
+        unload_provider(legacy_);
+        unload_provider(default_);
     }
 
     std::string name() const override { return "openssl"; }
@@ -205,7 +206,8 @@ public:
     }
     std::vector<std::pair<std::string, std::string>> notes() const override {
         std::vector<std::pair<std::string, std::string>> n = {
-            {"providers", legacy_ ? "default, legacy" : "default (legacy: " + legacy_error_ + ")"},
+            {"providers", !kHasProviders ? "none: OpenSSL before 3.0 has every algorithm built in"
+                          : legacy_ ? "default, legacy" : "default (legacy: " + legacy_error_ + ")"},
             {"built_with", OpenSSL_version(OPENSSL_CFLAGS)}};
         if (const char* cap = std::getenv("OPENSSL_ia32cap")) n.push_back({"OPENSSL_ia32cap", cap});
         return n;
@@ -226,8 +228,8 @@ private:
         return std::string(f) + "-" + m;
     }
 
-    std::string provider_of(const cb::Primitive& p, const OSSL_PROVIDER* prov) const {
-        std::string s = std::string(OSSL_PROVIDER_get0_name(prov)) + " provider";
+    std::string provider_of(const cb::Primitive& p, const std::string& prov) const {
+        std::string s = prov;
         const std::string fam = p.family;
         if (fam == "aes") s += aesni_ && !std::getenv("OPENSSL_ia32cap") ? ", AES-NI" : ", AES without AES-NI";
         if ((fam == "sha-1" || fam == "sha-224" || fam == "sha-256") && shani_ && !std::getenv("OPENSSL_ia32cap"))
@@ -242,22 +244,22 @@ private:
                 const char* ossl = nullptr;
                 for (const auto& [reg, n] : kHashes) if (std::strcmp(reg, p.name) == 0) ossl = n;
                 if (!ossl) continue;
-                EVP_MD* md = EVP_MD_fetch(nullptr, ossl, nullptr);
+                EVP_MD* md = fetch_md(ossl);
                 if (!md) { ERR_clear_error(); continue; }
                 bool xof = (EVP_MD_get_flags(md) & EVP_MD_FLAG_XOF) != 0;
-                if (!xof && size_t(EVP_MD_get_size(md)) != p.digest_bytes) { EVP_MD_free(md); continue; }
+                if (!xof && size_t(EVP_MD_get_size(md)) != p.digest_bytes) { free_md(md); continue; }
                 mds_[p.name] = md;
-                offers_.push_back({p.name, provider_of(p, EVP_MD_get0_provider(md))});
+                offers_.push_back({p.name, provider_of(p, md_provider(md))});
                 continue;
             }
             if (p.kind == cb::Kind::Null) continue;
             const std::string n = evp_name(p);
             if (n.empty()) continue;
-            EVP_CIPHER* c = EVP_CIPHER_fetch(nullptr, n.c_str(), nullptr);
+            EVP_CIPHER* c = fetch_cipher(n.c_str());
             if (!c) { ERR_clear_error(); continue; }
             ciphers_[p.name] = c;
-            if (!smoke(p)) { ciphers_.erase(p.name); EVP_CIPHER_free(c); continue; }
-            offers_.push_back({p.name, provider_of(p, EVP_CIPHER_get0_provider(c))});
+            if (!smoke(p)) { ciphers_.erase(p.name); free_cipher(c); continue; }
+            offers_.push_back({p.name, provider_of(p, cipher_provider(c))});
         }
     }
 
@@ -278,8 +280,8 @@ private:
         }
     }
 
-    OSSL_PROVIDER* legacy_ = nullptr;
-    OSSL_PROVIDER* default_ = nullptr;
+    Provider* legacy_ = nullptr;
+    Provider* default_ = nullptr;
     std::string legacy_error_;
     bool aesni_ = false, shani_ = false;
     std::map<std::string, EVP_CIPHER*> ciphers_;

@@ -104,6 +104,16 @@ private:
     uint8_t tweak_[16] = {0};
 };
 
+// What older wolfSSL builds lack (Debian 11 has 4.6.0): the streaming GCM API
+// (WOLFSSL_AESGCM_STREAM, wolfSSL 5.0) and SHA-512/256's own functions. Without them
+// GCM and SHA-512/256 are not offered (unsupported), and everything else still is.
+#if LIBWOLFSSL_VERSION_HEX >= 0x05000000 && defined(WOLFSSL_SHA512)
+#define CB_WC_SHA512_256 1
+#else
+#define CB_WC_SHA512_256 0
+#endif
+
+#ifdef WOLFSSL_AESGCM_STREAM
 // GCM, streaming API: wc_AesGcmInit with a NULL key changes only the IV.
 class GcmCipher : public cb::Cipher {
 public:
@@ -132,6 +142,7 @@ private:
     bool enc_;
     Aes aes_;
 };
+#endif
 
 // CCM is one-shot (wc_AesCcmEncrypt/Decrypt need the whole message): cb::OneShotAead.
 class CcmCipher : public cb::OneShotAead {
@@ -321,7 +332,9 @@ public:
         else if (n_ == "sha-256") rc = wc_InitSha256(&u_.sha256);
         else if (n_ == "sha-384") rc = wc_InitSha384(&u_.sha512);
         else if (n_ == "sha-512") rc = wc_InitSha512(&u_.sha512);
+#if CB_WC_SHA512_256
         else if (n_ == "sha-512-256") rc = wc_InitSha512_256(&u_.sha512);
+#endif
         else if (n_ == "sha3-224") rc = wc_InitSha3_224(&u_.sha3, nullptr, INVALID_DEVID);
         else if (n_ == "sha3-256") rc = wc_InitSha3_256(&u_.sha3, nullptr, INVALID_DEVID);
         else if (n_ == "sha3-384") rc = wc_InitSha3_384(&u_.sha3, nullptr, INVALID_DEVID);
@@ -344,7 +357,9 @@ public:
         else if (n_ == "sha-256") rc = wc_Sha256Update(&u_.sha256, in, w);
         else if (n_ == "sha-384") rc = wc_Sha384Update(&u_.sha512, in, w);
         else if (n_ == "sha-512") rc = wc_Sha512Update(&u_.sha512, in, w);
+#if CB_WC_SHA512_256
         else if (n_ == "sha-512-256") rc = wc_Sha512_256Update(&u_.sha512, in, w);
+#endif
         else if (n_ == "sha3-224") rc = wc_Sha3_224_Update(&u_.sha3, in, w);
         else if (n_ == "sha3-256") rc = wc_Sha3_256_Update(&u_.sha3, in, w);
         else if (n_ == "sha3-384") rc = wc_Sha3_384_Update(&u_.sha3, in, w);
@@ -364,7 +379,9 @@ public:
         else if (n_ == "sha-256") rc = wc_Sha256Final(&u_.sha256, d);
         else if (n_ == "sha-384") rc = wc_Sha384Final(&u_.sha512, d);
         else if (n_ == "sha-512") rc = wc_Sha512Final(&u_.sha512, d);
+#if CB_WC_SHA512_256
         else if (n_ == "sha-512-256") rc = wc_Sha512_256Final(&u_.sha512, d);
+#endif
         else if (n_ == "sha3-224") rc = wc_Sha3_224_Final(&u_.sha3, d);
         else if (n_ == "sha3-256") rc = wc_Sha3_256_Final(&u_.sha3, d);
         else if (n_ == "sha3-384") rc = wc_Sha3_384_Final(&u_.sha3, d);
@@ -385,7 +402,9 @@ private:
         else if (n_ == "sha-256") wc_Sha256Free(&u_.sha256);
         else if (n_ == "sha-384") wc_Sha384Free(&u_.sha512);
         else if (n_ == "sha-512") wc_Sha512Free(&u_.sha512);
+#if CB_WC_SHA512_256
         else if (n_ == "sha-512-256") wc_Sha512_256Free(&u_.sha512);
+#endif
         else if (n_ == "sha3-224") wc_Sha3_224_Free(&u_.sha3);
         else if (n_ == "sha3-256") wc_Sha3_256_Free(&u_.sha3);
         else if (n_ == "sha3-384") wc_Sha3_384_Free(&u_.sha3);
@@ -417,7 +436,11 @@ public:
                  "not built (no WOLFSSL_AESNI in the installed options.h): AES is portable C tables"
 #endif
                 },
+#ifdef WOLFSSL_AESGCM_STREAM
                 {"gcm", "GCM_TABLE_4BIT, streaming API (WOLFSSL_AESGCM_STREAM)"}};
+#else
+                {"gcm", "not offered: this wolfSSL has no streaming GCM API (WOLFSSL_AESGCM_STREAM, 5.0)"}};
+#endif
     }
 
 private:
@@ -432,7 +455,11 @@ private:
         if (!cb::lists_mode(kFamilies, p)) return nullptr;
         if (f == "aes") {
             if (m == "xts") return std::make_unique<XtsCipher>(enc);
+#ifdef WOLFSSL_AESGCM_STREAM
             if (m == "gcm") return std::make_unique<GcmCipher>(enc);
+#else
+            if (m == "gcm") return nullptr;
+#endif
             if (m == "ccm") return std::make_unique<CcmCipher>(d);
             return std::make_unique<AesCipher>(m, enc);
         }
@@ -450,6 +477,7 @@ private:
         return "portable C";
     }
     std::unique_ptr<cb::Hash> make_hash(const cb::Primitive& p) const override {
+        if (!CB_WC_SHA512_256 && std::strcmp(p.name, "sha-512-256") == 0) return nullptr;
         for (const char* h : kHashes)
             if (std::strcmp(h, p.name) == 0) return std::make_unique<WcHash>(p.name, p.digest_bytes);
         return nullptr;

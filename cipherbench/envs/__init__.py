@@ -1,0 +1,11 @@
+"""Debian releases as library-version environments (`cipherbench env ...`, `--env NAME`).
+
+Each environment is a root filesystem built with mmdebstrap holding the -dev
+packages the adapters need, with the engine built inside by that release's own
+compiler; started inside with bubblewrap it is one more runner, whose
+implementations are named `NAME:impl`.
+"""
+from cipherbench.envs.model import Env, EnvError, EnvRecord, all_envs, env_named, envs_dir
+from cipherbench.envs.runners import runner_spec, runner_specs
+
+__all__ = ["Env", "EnvError", "EnvRecord", "all_envs", "env_named", "envs_dir", "runner_spec", "runner_specs"]

@@ -1,0 +1,112 @@
+"""The environment each implementation ran in: release, library package, compiler.
+
+Stored with every implementation of a run (store: run_implementations.environment)
+and shown by `show` and the reports. For an environment's engine it comes from
+its record (env.json); for the host's own engine from this machine: its
+os-release, its dpkg database and the compiler cmake found for build/engine.
+Language runners carry none (their libraries come with the runtime).
+"""
+from __future__ import annotations
+
+import re
+import subprocess
+from functools import cache, lru_cache
+from pathlib import Path
+
+from cipherbench.envs.model import EnvRecord
+from cipherbench.envs.packages import ADAPTERS
+from cipherbench.paths import BUILD
+
+
+def environment_of(spec, native_name: str, version: str = "") -> dict | None:
+    """The environment dict of implementation `native_name` offered by runner `spec`; `version`
+    is the one it reported, which picks its package where a release has two (Botan 2 and 3)."""
+    env = getattr(spec, "environment", None)
+    if spec.prefix and isinstance(env, EnvRecord):
+        pkg = pick_package([p for p in env.packages if p.adapter == native_name], version)
+        return {"name": env.name, "release": env.release, "debian_version": env.debian_version, "host": False,
+                "package": pkg.package if pkg else "", "package_version": pkg.version if pkg else "",
+                "compiler": env.compiler}
+    if spec.builtin and spec.name == "native":
+        host = host_environment()
+        pkg, ver = host_package(native_name)
+        return dict(host, package=pkg, package_version=ver)
+    return None
+
+
+def pick_package(pkgs, version: str):
+    """Of an adapter's packages, the -dev one whose upstream version is the one the library
+    reports ('3.7.1' picks libbotan-3-dev 3.7.1+dfsg-2 over libbotan-2-dev 2.19.5+dfsg-4)."""
+    m = re.search(r"\d+\.\d+", version or "")
+    dev = [p for p in pkgs if p.package.endswith("-dev")] or list(pkgs)
+    if m:
+        for p in dev:
+            if p.version.split(":")[-1].startswith(m.group(0)):
+                return p
+    return dev[0] if dev else None
+
+
+@lru_cache(maxsize=1)
+def host_environment() -> dict:
+    release, version = "", ""
+    try:
+        for line in Path("/etc/os-release").read_text().splitlines():
+            m = re.match(r'VERSION_CODENAME="?([^"]*)"?', line)
+            if m:
+                release = m.group(1)
+        version = Path("/etc/debian_version").read_text().strip()
+    except OSError:
+        pass
+    return {"name": "host", "release": release, "debian_version": version, "host": True,
+            "compiler": host_compiler()}
+
+
+def host_compiler() -> str:
+    """The C++ compiler cmake found for the host's engine (its CMakeCXXCompiler.cmake)."""
+    for f in sorted((BUILD / "engine" / "CMakeFiles").glob("*/CMakeCXXCompiler.cmake")):
+        text = f.read_text(errors="replace")
+        cid = re.search(r'set\(CMAKE_CXX_COMPILER_ID "([^"]*)"\)', text)
+        ver = re.search(r'set\(CMAKE_CXX_COMPILER_VERSION "([^"]*)"\)', text)
+        if ver:
+            name = {"GNU": "g++", "Clang": "clang++"}.get(cid.group(1) if cid else "", "c++")
+            return f"{name} {ver.group(1)}"
+    return ""
+
+
+@cache
+def host_package(adapter: str) -> tuple[str, str]:
+    """(package, version) of the adapter's -dev package on this machine, or ("", "")."""
+    f = ADAPTERS / adapter / "packages.txt"
+    if not f.is_file():
+        return "", ""
+    names = [ln.split("#", 1)[0].strip() for ln in f.read_text().splitlines()]
+    names = [n for n in names if n]
+    pkg = next((n for n in names if n.endswith("-dev")), names[0] if names else "")
+    if not pkg:
+        return "", ""
+    r = subprocess.run(["dpkg-query", "-W", "-f=${Version}", pkg], capture_output=True, text=True)
+    return pkg, r.stdout.strip() if r.returncode == 0 else ""
+
+
+def label(env: dict | None) -> str:
+    """One line: 'bullseye (Debian 11.11), libssl-dev 1.1.1w-0+deb11u1, g++ 10.2.1'."""
+    if not env:
+        return ""
+    where = f"{env.get('release') or '?'} (Debian {env.get('debian_version') or '?'}"
+    where += ", the host)" if env.get("host") else ")"
+    parts = [where]
+    if env.get("package"):
+        parts.append(f"{env['package']} {env.get('package_version') or '?'}")
+    if env.get("compiler"):
+        parts.append(env["compiler"])
+    return ", ".join(parts)
+
+
+def show_lines(run: dict) -> list[str]:
+    """For `show`: one line per measured implementation's environment, when the run had an
+    environment's engine in it (a run of the host alone needs none: `show --json` has it)."""
+    measured = {m["impl"] for m in run.get("measurements", [])}
+    envs = {i["impl"]: i.get("environment") for i in run.get("implementations", []) if i["impl"] in measured}
+    if not any(e and not e.get("host") for e in envs.values()):
+        return []
+    return [f"built in: {impl}: {label(e)}" for impl, e in sorted(envs.items()) if e]

@@ -1,0 +1,55 @@
+"""Which Debian packages an environment needs: the toolchain and each adapter's packages.txt."""
+from __future__ import annotations
+
+from cipherbench.envs.model import EnvError
+from cipherbench.paths import REPO
+
+ADAPTERS = REPO / "engine" / "adapters"
+
+#: What building the engine takes in any release: its compiler (g++ pulls the
+#: release's default gcc), cmake and ninja, pkg-config (the adapters' probes) and
+#: nlohmann-json (the protocol).
+TOOLCHAIN = ["g++", "cmake", "ninja-build", "pkg-config", "nlohmann-json3-dev"]
+
+
+def adapters_known() -> list[str]:
+    return sorted(p.parent.name for p in ADAPTERS.glob("*/adapter.cmake"))
+
+
+def adapter_packages(adapters: list[str] | None) -> list[tuple[str, str]]:
+    """(adapter, package) for the adapters asked for (None: every adapter), in order."""
+    known = adapters_known()
+    chosen = known if not adapters else adapters
+    unknown = [a for a in chosen if a not in known]
+    if unknown:
+        raise EnvError(f"unknown adapter {unknown[0]!r}; known: {', '.join(known)}")
+    out = []
+    for a in chosen:
+        # packages-releases.txt: packages only some releases carry (libbotan-3-dev), installed in
+        # environments that have them and never on the host (scripts/install-system-deps reads
+        # packages.txt only)
+        for f in (ADAPTERS / a / "packages.txt", ADAPTERS / a / "packages-releases.txt"):
+            if not f.is_file():
+                continue
+            for line in f.read_text().splitlines():
+                pkg = line.split("#", 1)[0].strip()
+                if pkg:
+                    out.append((a, pkg))
+    return out
+
+
+#: Shell run inside the fresh root filesystem: of the packages given as arguments,
+#: install those the release has and print "skip PACKAGE" for the others. apt-cache
+#: show fails for names the release does not carry (a -dev package renamed or dropped).
+#: mmdebstrap empties apt's lists when it is done: update them first.
+INSTALL_AVAILABLE = r"""
+set -e
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -q >&2
+have=""
+for p in "$@"; do
+  if apt-cache show --no-all-versions "$p" >/dev/null 2>&1; then have="$have $p"; else echo "skip $p"; fi
+done
+[ -z "$have" ] || apt-get install -y -q --no-install-recommends $have >&2
+"""
+

@@ -1,0 +1,27 @@
+"""What an experiment's list of implementations means once environments run."""
+from __future__ import annotations
+
+import logging
+
+from cipherbench.errors import CipherbenchError
+
+log = logging.getLogger(__name__)
+
+
+def offered(session, names) -> list[str]:
+    """The preset's names, less those of an environment (`bullseye:botan`) that its release
+    cannot offer (a library it lacks, or an older one without what the adapter needs):
+    an experiment over releases measures what each has. Host names are kept as they are,
+    so a misspelt one still fails with its one line."""
+    envs = {r.spec.prefix for r in session.runners if r.spec.prefix}
+    out = []
+    for n in names:
+        prefix = n.split(":", 1)[0] if ":" in n else ""
+        if prefix in envs:
+            try:
+                session.implementation(n)
+            except CipherbenchError as e:
+                log.warning("cipherbench: %s left out: %s", n, e)  # stderr without a handler
+                continue
+        out.append(n)
+    return out

@@ -1,0 +1,47 @@
+"""Running a command inside an environment's root filesystem with bubblewrap.
+
+bwrap (Debian package `bubblewrap`) mounts the tree as / in a private mount
+namespace with fresh /proc and /dev and the host's /sys, and undoes it all when
+the command ends: no mounts are left behind, whatever happens. CPU affinity and
+the personality flags the session sets before exec carry through it (it execs
+the command in a child that inherits both).
+"""
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+from cipherbench.envs.model import EnvError
+
+
+def bwrap() -> str:
+    path = shutil.which("bwrap")
+    if path is None:
+        raise EnvError("bubblewrap (bwrap) is not installed: run 'make deps' (it is in packages.txt)")
+    return path
+
+
+def argv(rootfs: Path, command: list[str], writable: bool = False, network: bool = False) -> list[str]:
+    """bwrap's command line that runs `command` with `rootfs` as /. writable: the tree
+    may be changed (installing, building); network: DNS works (the host's resolv.conf)."""
+    a = [bwrap(), "--bind" if writable else "--ro-bind", str(rootfs), "/",
+         "--proc", "/proc", "--dev", "/dev", "--ro-bind", "/sys", "/sys", "--perms", "1777", "--tmpfs", "/tmp",
+         "--die-with-parent", "--setenv", "PATH", "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+         "--setenv", "LC_ALL", "C"]
+    if network:
+        a += ["--ro-bind", "/etc/resolv.conf", "/etc/resolv.conf"]
+    return a + ["--"] + command
+
+
+def run(rootfs: Path, command: list[str], log: Path | None = None, **kw: bool) -> subprocess.CompletedProcess[Any]:
+    """Run to completion; output to `log` (appended) when given, else captured."""
+    if log is not None:
+        with open(log, "ab") as f:
+            f.write(("$ " + " ".join(command) + "\n").encode())
+            f.flush()
+            return subprocess.run(argv(rootfs, command, **kw), stdout=f, stderr=subprocess.STDOUT,
+                                  stdin=subprocess.DEVNULL)
+    return subprocess.run(argv(rootfs, command, **kw), capture_output=True, text=True,
+                          stdin=subprocess.DEVNULL)

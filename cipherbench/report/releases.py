@@ -1,0 +1,221 @@
+"""Library versions across Debian releases: the report section of runs with environments.
+
+A run with `--env` (or the debian-releases experiment) times one library in
+several releases' builds in the same interleaved rounds. Per library, primitive
+and size this section gives each release's figure and its speed relative to the
+host's build of the same library, with the interval and test of
+cipherbench/compare.py (bootstrap of the ratio of medians over the per-call
+samples of both; Mann-Whitney U at ALPHA), and plots speed across the versions.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from cipherbench.analysis.compare import ALPHA, CONFIDENCE, bootstrap_ratio, judge
+from cipherbench.report.data import ReportData, Run, per_call_samples, usable
+from cipherbench.report.tables import Table, mark_of, num, size_label
+
+
+@dataclass
+class Build:
+    """One library as built in one release: an implementation of the run."""
+
+    impl: str
+    library: str  # the adapter's name: openssl, botan, ...
+    release: str
+    order: float  # Debian's version number (sid last): the releases' order in tables and plots
+    host: bool
+    package_version: str
+    version: str  # as the library reports itself at run time
+
+    @property
+    def label(self) -> str:
+        return f"{self.release} ({short_version(self)})" + (", host" if self.host else "")
+
+
+@dataclass
+class Cell:
+    build: Build
+    mb_per_s: float | None
+    ratio: float | None = None  # speed of this build / the host's build (> 1: faster)
+    low: float | None = None
+    high: float | None = None
+    p_value: float | None = None
+    verdict: str = ""  # faster, slower, no significant difference, too few samples
+    verified: str = ""
+
+
+@dataclass
+class Row:
+    library: str
+    primitive: str
+    operation: str
+    size: int
+    cells: list[Cell] = field(default_factory=list)
+
+
+def short_version(b: Build) -> str:
+    """'1.1.1w' out of 'OpenSSL 1.1.1w  11 Sep 2023'; else the package's upstream version."""
+    m = re.search(r"\d+\.\d+(\.\d+)?[a-z]?", b.version or "")
+    if m:
+        return m.group(0)
+    return (b.package_version or "?").split("-")[0].split(":")[-1].split("+")[0]
+
+
+def release_order(env: dict) -> float:
+    try:
+        return float(env.get("debian_version", "").split(".")[0] + "." +
+                     (env.get("debian_version", "").split(".") + ["0"])[1])
+    except ValueError:
+        return 1e9  # "trixie/sid", "forky/sid": unstable, newest
+
+
+def builds(run: Run) -> dict[str, Build]:
+    """Each measured implementation that was built in a known environment, by name."""
+    measured = {m["impl"] for m in run.measurements}
+    out = {}
+    for i in run.implementations:
+        env = i.get("environment")
+        if i["impl"] not in measured or not env:
+            continue
+        lib = i["impl"].split(":", 1)[1] if ":" in i["impl"] and not env.get("host") else i["impl"]
+        out[i["impl"]] = Build(i["impl"], lib, env.get("release") or "?", release_order(env), bool(env.get("host")),
+                               env.get("package_version") or "", i.get("version") or "")
+    return out
+
+
+def has_releases(run: Run) -> bool:
+    return any(not b.host for b in builds(run).values())
+
+
+def rows(run: Run, seed: int = 0) -> list[Row]:
+    """Per (library, primitive, operation, size) measured in a non-host release: every release's cell."""
+    bs = builds(run)
+    rng = np.random.default_rng(seed)  # fixed: the same run always prints the same intervals
+    series: dict[tuple, dict[str, dict]] = {}
+    for m in run.measurements:
+        b = bs.get(m["impl"])
+        if b and m["primitive"] != "null" and m["workload"] == "bulk":
+            series.setdefault((b.library, m["primitive"], m["operation"], m["size"]), {})[m["impl"]] = m
+    out = []
+    for (lib, prim, op, size), ms in sorted(series.items()):
+        if all(bs[i].host for i in ms):
+            continue
+        host = next((m for i, m in ms.items() if bs[i].host), None)
+        row = Row(lib, prim, op, size)
+        for impl in sorted(ms, key=lambda i: bs[i].order):
+            row.cells.append(cell(bs[impl], ms[impl], host, rng))
+        out.append(row)
+    return out
+
+
+def cell(b: Build, m: dict, host: dict | None, rng) -> Cell:
+    c = Cell(b, m.get("mb_per_s") if usable(m) else None, verified=m.get("verified") or "")
+    if b.host or host is None or not usable(m) or not usable(host):
+        return c
+    a, x = np.asarray(per_call_samples(host), float), np.asarray(per_call_samples(m), float)
+    if len(a) and len(x):
+        c.ratio = float(np.median(a) / np.median(x))  # host ns / this ns = this speed / host speed
+        if len(a) > 1 and len(x) > 1:
+            c.low, c.high = bootstrap_ratio(a, x, rng)
+    else:
+        c.ratio = host["ns_per_call"] / m["ns_per_call"]
+    c.p_value, c.verdict = judge(a, x, c.ratio)
+    return c
+
+
+def ratio_text(c: Cell) -> str:
+    if c.build.host:
+        return "baseline"
+    if c.ratio is None:
+        return "–"
+    iv = f" [{c.low:.2f}, {c.high:.2f}]" if c.low is not None else ""
+    mark = {"faster": " ▲", "slower": " ▼"}.get(c.verdict, "")
+    return f"×{c.ratio:.2f}{iv}{mark}"
+
+
+def tables(run: Run, data: ReportData) -> list[Table]:
+    """One table per library: a row per primitive and size, a column per release."""
+    by_lib: dict[str, list[Row]] = {}
+    for r in rows(run):
+        by_lib.setdefault(r.library, []).append(r)
+    out = []
+    for lib, rs in by_lib.items():
+        builds_ = sorted({c.build.impl: c.build for r in rs for c in r.cells}.values(), key=lambda b: b.order)
+        cols = ["primitive", "size"] + [f"{b.label} MB/s" for b in builds_] + \
+               [f"{b.release} vs host" for b in builds_ if not b.host]
+        t = Table(f"releases-{lib}", f"{lib} across Debian releases{f' (run {run.id})' if data.multi else ''}",
+                  cols, align=["l", "r"] + ["r"] * (len(cols) - 2))
+        for r in rs:
+            by = {c.build.impl: c for c in r.cells}
+            figs = [num(by[b.impl].mb_per_s) if b.impl in by else "" for b in builds_]
+            ratios = [ratio_text(by[b.impl]) if b.impl in by else "" for b in builds_ if not b.host]
+            worst = next((c.verified for c in r.cells if mark_of(c.verified)), "passed")
+            t.add([r.primitive + (f" {r.operation}" if r.operation not in ("encrypt", "hash") else ""),
+                   size_label(r.size)] + figs + ratios, mark_of(worst))
+        t.notes = [f"MB/s = 10^6 bytes/s at the median; 'vs host': speed relative to the host's build of "
+                   f"the same library, timed in the same rounds, with its {CONFIDENCE:.0%} bootstrap interval; "
+                   f"▲/▼ = faster/slower at p < {ALPHA} (Mann-Whitney U over the per-call samples).",
+                   "Built in: " + "; ".join(f"{b.release}: {b.library} {short_version(b)} "
+                                            f"(package {b.package_version or '?'})" for b in builds_)]
+        out.append(t)
+    return out
+
+
+def plot_series(run: Run) -> dict[str, dict]:
+    """Per library: the releases in order and, per primitive at its largest size, MB/s per release."""
+    out: dict[str, dict] = {}
+    for r in rows(run):
+        d = out.setdefault(r.library, {"labels": {}, "series": {}, "size": {}})
+        if r.size < d["size"].get(r.primitive, 0):
+            continue
+        d["size"][r.primitive] = r.size
+        d["series"][r.primitive] = {c.build.order: (c.mb_per_s, c.verified) for c in r.cells}
+        for c in r.cells:
+            d["labels"][c.build.order] = c.build.label
+    return out
+
+
+# ---------------------------------------------------------------------------- output
+def html_section(p):
+    """The section in the HTML report (report/html.py's Page): tables and a plot per library."""
+    import html as h
+
+    import plotly.graph_objects as go
+    runs = [r for r in p.data.runs if has_releases(r)]
+    if not runs:
+        return
+    p.section("releases", "Library versions across Debian releases")
+    for run in runs:
+        series = plot_series(run)
+        for t in tables(run, p.data):
+            p.table(t)
+            lib = t.id.removeprefix("releases-")
+            d = series.get(lib)
+            if not d:
+                continue
+            order = sorted(d["labels"])
+            fig = go.Figure()
+            for prim, vals in d["series"].items():
+                ys = [vals.get(o, (None, ""))[0] for o in order]
+                fig.add_trace(go.Scatter(x=[d["labels"][o] for o in order], y=ys, mode="lines+markers",
+                                         name=f"{prim} ({size_label(d['size'][prim])})"))
+            fig.update_layout(title=f"{h.escape(lib)}: speed across Debian releases<br><sup>MB/s at the "
+                                    "largest size measured, encryption (hashing)</sup>",
+                              yaxis=dict(title="MB/s", rangemode="tozero"), height=420)
+            p.plot(fig, ["<b>Unit:</b> MB/s = 10⁶ bytes/s at the median per-call time",
+                         "<b>Releases:</b> " + h.escape(", ".join(d["labels"][o] for o in order)) +
+                         "; each build timed in the same rounds as the host's"])
+
+
+def markdown_lines(data: ReportData, table_md) -> list[str]:
+    runs = [r for r in data.runs if has_releases(r)]
+    if not runs:
+        return []
+    out = ["## Library versions across Debian releases", ""]
+    for run in runs:
+        out += [table_md(t) for t in tables(run, data)]
+    return out

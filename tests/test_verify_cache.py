@@ -1,0 +1,43 @@
+"""The gate remembers a pair's outcome until its runner's build, its library's version or
+the known answers change."""
+from __future__ import annotations
+
+import json
+import sys
+
+from conftest import FAULTY
+
+
+def verify(cb, runner: str, *extra: str, version: str = "1", cache=None):
+    r = cb("--runner", runner, "verify", "--impl", "faulty", "--json", *extra,
+           env={"FAULTY_VERSION": version, "CIPHERBENCH_VERIFY_CACHE": str(cache)})
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    assert doc["summary"]["passed"] == 3
+    return doc["remembered"]
+
+
+def test_an_unchanged_pair_is_remembered_and_any_change_checks_it_again(cb, tmp_path):
+    cache = tmp_path / "verify-cache.json"
+    runner = f"{sys.executable} {FAULTY} correct"
+    assert verify(cb, runner, cache=cache) == {}  # cold: everything checked
+    warm = verify(cb, runner, cache=cache)
+    assert sorted(warm) == ["faulty aes-128-cbc", "faulty aes-128-ctr", "faulty aes-128-gcm"]
+    assert all(when.startswith("20") for when in warm.values())  # says when it was obtained
+    assert verify(cb, runner, version="2", cache=cache) == {}  # the library's version changed
+    assert verify(cb, runner, "--reverify", version="2", cache=cache) == {}  # asked to check again
+    assert len(verify(cb, runner, version="2", cache=cache)) == 3
+    assert verify(cb, f"{sys.executable} {FAULTY} zero-key-unsupported", cache=cache) == {}  # another command
+
+
+def test_a_changed_runner_program_is_checked_again(cb, tmp_path):
+    cache = tmp_path / "verify-cache.json"
+    runner = f"{sys.executable} {FAULTY} correct"
+    verify(cb, runner, cache=cache)
+    assert len(verify(cb, runner, cache=cache)) == 3
+    original = FAULTY.read_bytes()
+    try:
+        FAULTY.write_bytes(original + b"\n# changed\n")
+        assert verify(cb, runner, cache=cache) == {}
+    finally:
+        FAULTY.write_bytes(original)
