@@ -31,7 +31,7 @@ system-deps:
 $(VENV)/.installed: pyproject.toml | system-deps
 	python3 -m venv $(VENV)
 	$(VENV)/bin/pip install -q --upgrade pip
-	$(VENV)/bin/pip install -q -e '.[test,vectors]'
+	$(VENV)/bin/pip install -q -e '.[test,vectors,fleet]'
 	touch $@
 
 engine: deps

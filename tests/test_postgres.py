@@ -1,14 +1,16 @@
 """The shared store: a run written to a real PostgreSQL server reads back exactly as
 the same run in SQLite (context, measurements, raw samples).
 
-The fixture starts its own server: initdb in a private temporary directory,
-postgres listening only on a Unix socket in that directory (no TCP), a free
+The fixture starts its own server (serve_postgres, which tests/test_fleet.py reuses):
+initdb in a private temporary directory, postgres listening only on a Unix socket
+in that directory (no TCP unless asked for), a free
 port number naming the socket, fsync off (the data is thrown away). PostgreSQL
 refuses to run as root, so as root the server runs as the 'postgres' system
 user (Debian's package creates it) or else 'nobody', via runuser, in a
 directory handed to that user. The server is stopped and the directory
 removed at the end, whatever happened.
 """
+import contextlib
 import glob
 import json
 import os
@@ -42,6 +44,15 @@ def free_port() -> int:
 
 @pytest.fixture(scope="module")
 def postgres_url():
+    with serve_postgres() as url:
+        yield url
+
+
+@contextlib.contextmanager
+def serve_postgres(listen: str | None = None, trust_net: str | None = None):
+    """A throwaway server; its URL. Unix socket only by default; with `listen`, also TCP on
+    that address (and the URL uses it), accepting clients of the network `trust_net`
+    (CIDR) without a password, as the fleet test's network namespaces need."""
     import psycopg
 
     bindir = pg_bin()
@@ -62,11 +73,14 @@ def postgres_url():
                                      "-E", "UTF8", "--locale=C", "--no-sync"],
                            capture_output=True, text=True, timeout=120)
         assert r.returncode == 0, f"initdb failed: {r.stderr.strip()[-500:]}"
+        if trust_net:
+            subprocess.run(prefix + ["sh", "-c", f"echo 'host all all {trust_net} trust' >> {data}/pg_hba.conf"],
+                           check=True)
         subprocess.run(prefix + ["mkdir", "-m", "700", str(sock)], check=True)  # the server's own
         port = free_port()
         with open(log, "wb") as logf:
             proc = subprocess.Popen(prefix + [str(bindir / "postgres"), "-D", str(data), "-k", str(sock),
-                                              "-p", str(port), "-c", "listen_addresses=", "-c", "fsync=off",
+                                              "-p", str(port), "-c", f"listen_addresses={listen or ''}", "-c", "fsync=off",
                                               "-c", "synchronous_commit=off", "-c", "full_page_writes=off"],
                                     stdout=logf, stderr=subprocess.STDOUT, start_new_session=True)
         deadline = time.monotonic() + 60
@@ -80,7 +94,8 @@ def postgres_url():
                 if proc.poll() is not None or time.monotonic() > deadline:
                     pytest.fail(f"PostgreSQL did not start: {log.read_text()[-800:]}")
                 time.sleep(0.2)
-        yield f"postgresql://cipherbench@/cipherbench?host={sock}&port={port}"
+        yield (f"postgresql://cipherbench@{listen}:{port}/cipherbench" if listen else
+               f"postgresql://cipherbench@/cipherbench?host={sock}&port={port}")
     finally:
         if proc is not None:
             stop_server(proc, data)

@@ -15,12 +15,12 @@ from cipherbench.cli import (
 from cipherbench.cli.app import cli, main
 from cipherbench.ct.cli import ct_command
 from cipherbench.envs.cli import env_group
+from cipherbench.fleet.cli import fleet_group
 
 for _command in (inspect.list_cmd, crypt.encrypt, crypt.decrypt, crypt.hash_cmd, verify.verify, run.run,
                  show.show, report.report, report.compare_cmd, report.export_cmd, report.import_cmd,
-                 analysis.diffusion_cmd, analysis.avalanche_cmd, conformance.conformance):
+                 analysis.diffusion_cmd, analysis.avalanche_cmd, conformance.conformance,
+                 env_group, ct_command, fleet_group):
     cli.add_command(_command)
-cli.add_command(env_group)  # cipherbench env create|list|remove
-cli.add_command(ct_command)  # cipherbench ct
 
 __all__ = ["cli", "main"]

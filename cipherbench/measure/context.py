@@ -24,6 +24,7 @@ def _read(path: str) -> str | None:
 
 def cpu_info() -> dict:
     model, flags, mhz = platform.processor() or "unknown", set[str](), None
+    ident: dict[str, str] = {}
     text = _read("/proc/cpuinfo") or ""
     for line in text.splitlines():
         k, _, v = line.partition(":")
@@ -34,8 +35,11 @@ def cpu_info() -> dict:
             flags = set(v.split())
         elif k == "cpu MHz" and mhz is None:
             mhz = float(v)
+        elif k in ("vendor_id", "cpu family", "model", "stepping") and k not in ident:
+            ident[k] = v  # which microarchitecture (report/machines.py names it)
     return {"model": model, "flags": sorted(f for f in flags if f in RELEVANT_FLAGS),
-            "logical_cpus": os.cpu_count(), "nominal_mhz": mhz}
+            "logical_cpus": os.cpu_count(), "nominal_mhz": mhz, "vendor": ident.get("vendor_id"),
+            "family": ident.get("cpu family"), "model_number": ident.get("model"), "stepping": ident.get("stepping")}
 
 
 def power_state() -> dict:

@@ -18,7 +18,7 @@ from plotly.colors import qualitative
 from plotly.offline import get_plotlyjs
 
 from cipherbench import __version__
-from cipherbench.report import experiments, releases, tables
+from cipherbench.report import experiments, machines, releases, tables
 from cipherbench.report.data import (
     KEYSETUP_OPS,
     ReportData,
@@ -467,6 +467,7 @@ def render(data: ReportData) -> tuple[str, int]:
     from cipherbench.ct.report import ct_tables
     for t in ct_tables(data):
         body.table(t)
+    machines.add_to_page(body)
     runs = ", ".join(f"run {r.id} ({h.escape(r.profile or '–')}) on {h.escape(str(r.meta.get('host')))}"
                      for r in data.runs)
     toc = " ".join(f'<a href="#{sid}">{h.escape(t)}</a>' for sid, t in body.toc)

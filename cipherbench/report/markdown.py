@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from cipherbench.report import experiments, releases, tables
+from cipherbench.report import experiments, machines, releases, tables
 from cipherbench.report.data import ReportData
 from cipherbench.report.tables import Table
 
@@ -68,6 +68,7 @@ def render(data: ReportData) -> str:
     from cipherbench.ct.report import ct_tables
     for t in ct_tables(data):
         out.append(table_md(t, 2))
+    out += [table_md(t, 2) for t in machines.tables(data)]  # runs from two or more hosts
     for sec in experiments.sections(data):
         e = sec.entry
         out += [f"## Then and now: {e['title']}", "",

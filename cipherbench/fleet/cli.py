@@ -1,0 +1,233 @@
+"""`cipherbench fleet`: run one plan on many machines (Dask distributed), start a
+scheduler or a worker, and show or report a fleet run. docs/fleet.md says how."""
+from __future__ import annotations
+
+import os
+import shlex
+import sys
+from pathlib import Path
+
+import click
+from rich.table import Table
+
+from cipherbench.cli.app import Ctx, err, lit, out
+from cipherbench.cli.run import parse_sizes
+from cipherbench.errors import CipherbenchError, UsageError
+from cipherbench.fleet import cluster, dispatch
+from cipherbench.fleet.records import FleetRecords, FleetStatus, HostState, fleet_key
+from cipherbench.fleet.task import engine_path, keep_off_measuring_cpu, this_host
+from cipherbench.kinds import Operation
+from cipherbench.paths import REPO
+from cipherbench.pipeline import RunPlan
+from cipherbench.store.db import Store, default_url, describe
+
+
+@click.group("fleet")
+def fleet_group():
+    """Run a plan on many machines through Dask distributed, one task per machine."""
+
+
+def _plan(c: Ctx, profile, experiment, impls, primitives, sizes, operations, batches, batch_ms, processes,
+          extra_rounds) -> RunPlan:
+    """The plan every machine runs, as `run` would build it from the same options."""
+    if profile and experiment:
+        raise UsageError("give --profile or --experiment, not both")
+    return RunPlan.from_preset(
+        experiment or profile or "quick", implementations=list(impls), primitives=list(primitives),
+        sizes=parse_sizes(sizes) if sizes else None, operations=list(operations), batch_ms=batch_ms,
+        batches=batches, processes=processes, extra_rounds=extra_rounds, runners=list(c.runner_cmds),
+        builtin=c.builtin)
+
+
+def describe_plan(plan: RunPlan) -> str:
+    parts = [plan.preset]
+    if plan.implementations:
+        parts.append("impl " + ",".join(plan.implementations))
+    if plan.primitives:
+        parts.append("primitive " + ",".join(plan.primitives))
+    parts.append("sizes " + ",".join(map(str, plan.sizes)))
+    return ", ".join(parts)
+
+
+def _hosts_option(hosts) -> list[str] | None:
+    names = [h for text in hosts for h in text.replace(",", " ").split() if h]
+    return names or None
+
+
+def _targets(conn: cluster.Connection, records: FleetRecords, key: str, plan: RunPlan, hosts: list[str] | None,
+             machines: int | None, wait: float, fresh: bool) -> tuple[int, list[str], list[str]]:
+    """(fleet run id, its machines, the machines still to measure): the incomplete fleet
+    run of the same command when there is one (unless --new), else a new one."""
+    fleet_id = None if fresh else records.resumable(key)
+    recorded = records.hosts(fleet_id) if fleet_id else {}
+    if fleet_id and recorded:
+        todo = [h for h, r in recorded.items() if r.state is not HostState.COMPLETE]
+        if todo:
+            cluster.wait_for_hosts(conn.client, todo, None, wait)
+            records.reopen(fleet_id)
+        return fleet_id, list(recorded), todo
+    targets = cluster.wait_for_hosts(conn.client, hosts, machines, wait)
+    command = " ".join(shlex.quote(a) for a in sys.argv)
+    fleet_id = fleet_id or records.begin(key, plan, command, conn.scheduler)
+    for h in targets:
+        records.set_host(fleet_id, h, HostState.PENDING)
+    return fleet_id, targets, list(targets)
+
+
+def _summary(records: FleetRecords, fleet_id: int) -> Table:
+    t = Table("machine", "state", "run", "seconds", "detail", title=f"fleet run {fleet_id}")
+    for h, r in records.hosts(fleet_id).items():
+        t.add_row(lit(h), r.state.value, str(r.run_id or ""), f"{r.seconds:.1f}" if r.seconds else "",
+                  lit(r.detail or ""))
+    return t
+
+
+@fleet_group.command("run")
+@click.option("--scheduler", default=None, metavar="ADDRESS",
+              help="Dask scheduler, e.g. tcp://10.0.0.1:8786 (default: a LocalCluster of one worker here).")
+@click.option("--machines", type=click.IntRange(1), default=None, help="Run on this many of the machines present.")
+@click.option("--hosts", multiple=True, metavar="NAME[,NAME]", help="Run on these machines (repeatable).")
+@click.option("--profile", default=None, help="A preset from registry/experiments.toml (default: quick).")
+@click.option("--experiment", default=None, help="A named experiment from registry/experiments.toml.")
+@click.option("--impl", "impls", multiple=True, help="Only this implementation (repeatable).")
+@click.option("--primitive", "primitives", multiple=True, help="Only this primitive (repeatable).")
+@click.option("--sizes", default=None, help="Bytes per call, e.g. 16,1024,16k.")
+@click.option("--operation", "operations", multiple=True,
+              type=click.Choice([o.value for o in Operation.timed()]))
+@click.option("--batches", type=click.IntRange(1, 1000), default=None, help="Timed batches per point.")
+@click.option("--batch-ms", type=click.FloatRange(0.01, 10_000), default=None, help="Target length of one timed batch.")
+@click.option("--processes", type=click.IntRange(1, 16), default=None, help="As for `run`.")
+@click.option("--extra-rounds/--no-extra-rounds", default=True, help="As for `run`.")
+@click.option("--wait", type=float, default=30.0, show_default=True,
+              help="Seconds to wait for the machines' workers to join.")
+@click.option("--lost-after", type=float, default=60.0, show_default=True,
+              help="Seconds a machine's worker may be gone before its run counts as lost.")
+@click.option("--new", "fresh", is_flag=True, help="Start a new fleet run even if the last one of this "
+                                                   "command is incomplete.")
+@click.pass_obj
+def fleet_run(c: Ctx, scheduler, machines, hosts, profile, experiment, impls, primitives, sizes, operations,
+              batches, batch_ms, processes, extra_rounds, wait, lost_after, fresh):
+    """Run a plan on every target machine and store each machine's run; running the same
+    command again measures only the machines that did not complete."""
+    plan = _plan(c, profile, experiment, impls, primitives, sizes, operations, batches, batch_ms, processes,
+                 extra_rounds)
+    names = _hosts_option(hosts)
+    if names and machines:
+        raise UsageError("give --machines or --hosts, not both")
+    url = c.db or default_url()
+    if scheduler and url.startswith("sqlite"):
+        raise UsageError("a fleet on a scheduler needs a store every machine reaches: "
+                         "--db postgresql://USER@HOST/DB")
+    store = Store(url)  # creates the schema here, before machines write to it at once
+    records = FleetRecords(store)
+    conn = cluster.connect(scheduler, wait)
+    try:
+        if conn.note:
+            err.print(f"fleet: local worker: {conn.note}", markup=False)
+        key = fleet_key(plan, names, machines)
+        fleet_id, targets, todo = _targets(conn, records, key, plan, names, machines, wait, fresh)
+        done = len(targets) - len(todo)
+        err.print(f"fleet run {fleet_id}: {describe_plan(plan)} on {len(targets)} machine(s) via {conn.scheduler}"
+                  + (f"; {done} already complete, measuring {', '.join(todo)}" if done else ""), markup=False)
+        if todo:
+            _dispatch(conn, records, plan, store, fleet_id, todo, lost_after)
+    finally:
+        conn.close()
+    _finish(records, fleet_id, store)
+
+
+def _dispatch(conn: cluster.Connection, records: FleetRecords, plan: RunPlan, store: Store, fleet_id: int,
+              todo: list[str], lost_after: float) -> None:
+    """Submit and watch; losing the scheduler itself ends the command in one line, and
+    the fleet run stays for the same command to complete."""
+    try:
+        futures = dispatch.submit(conn.client, plan, store.url, fleet_id, todo)
+        with dispatch.HostBoard(err, todo) as board:
+            dispatch.watch(conn.client, futures, records, board, fleet_id, lost_after)
+    except OSError as e:  # distributed's CommClosedError is one
+        records.finish(fleet_id, FleetStatus.INCOMPLETE)
+        raise CipherbenchError(f"lost the scheduler {conn.scheduler} during fleet run {fleet_id} "
+                               f"({type(e).__name__}); what the machines stored is kept, and the same "
+                               "command completes the rest") from None
+
+
+def _finish(records: FleetRecords, fleet_id: int, store: Store) -> None:
+    """The fleet run's status, each machine's, and exit 1 unless every machine completed."""
+    hosts_now = records.hosts(fleet_id)
+    ok = all(r.state is HostState.COMPLETE for r in hosts_now.values())
+    records.finish(fleet_id, FleetStatus.COMPLETE if ok else FleetStatus.INCOMPLETE)
+    out.print(_summary(records, fleet_id))
+    n_ok = sum(r.state is HostState.COMPLETE for r in hosts_now.values())
+    out.print(f"fleet run {fleet_id}: {n_ok} of {len(hosts_now)} machines complete in {describe(store.url)}"
+              + ("" if ok else "; the same command measures the rest"))
+    if not ok:
+        sys.exit(1)
+
+
+@fleet_group.command("worker")
+@click.argument("scheduler")
+@click.option("--listen", default=None, metavar="HOST", help="Address the worker serves on (default: Dask's).")
+def fleet_worker(scheduler, listen):
+    """Serve this machine to the fleet: one single-threaded Dask worker advertising
+    host-<hostname>, kept off the measuring CPU."""
+    cluster.need_distributed()
+    engine = engine_path()
+    if not engine.exists():
+        raise CipherbenchError(f"cipherbench is not built on this machine ({engine} is missing): "
+                               f"run 'make deps engine runners' in {REPO}, then start the worker again")
+    host = this_host()
+    err.print(f"fleet worker {host} for {scheduler}: {keep_off_measuring_cpu()}", markup=False)
+    argv = cluster.worker_argv(scheduler, host, listen)
+    os.execv(argv[0], argv)
+
+
+@fleet_group.command("scheduler")
+@click.option("--host", default=None, help="Address to listen on (default: Dask's choice).")
+@click.option("--port", type=click.IntRange(0, 65535), default=8786, show_default=True)
+def fleet_scheduler(host, port):
+    """Start a Dask scheduler for a fleet (the same as `dask scheduler`)."""
+    cluster.need_distributed()
+    argv = cluster.scheduler_argv(host, port)
+    os.execv(argv[0], argv)
+
+
+def _fleet(records: FleetRecords, fleet_id: int | None, store: Store) -> tuple[int, dict]:
+    """The fleet run asked for (the latest by default) and its record."""
+    fid = fleet_id or records.latest()
+    found = records.fleet(fid) if fid is not None else None
+    if fid is None or found is None:
+        raise CipherbenchError(f"no fleet run {fleet_id or ''} in {describe(store.url)}".replace("  ", " ")
+                               + " (run 'cipherbench fleet run')")
+    return fid, found
+
+
+@fleet_group.command("status")
+@click.argument("fleet_id", required=False, type=int)
+@click.pass_obj
+def fleet_status(c: Ctx, fleet_id):
+    """Each machine's state in a fleet run (the latest by default)."""
+    store = Store(c.db, create=False)
+    records = FleetRecords(store)
+    fid, f = _fleet(records, fleet_id, store)
+    out.print(_summary(records, fid))
+    out.print(f"fleet run {fid}: {f['status']}; command: {f['command']}", markup=False)
+
+
+@fleet_group.command("report")
+@click.argument("fleet_id", required=False, type=int)
+@click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False, path_type=Path),
+              help="Directory to write the report to (as `cipherbench report`).")
+@click.pass_obj
+def fleet_report(c: Ctx, fleet_id, out_dir: Path):
+    """The report of a fleet run's complete machines, side by side."""
+    from cipherbench import report as rep
+    store = Store(c.db, create=False)
+    records = FleetRecords(store)
+    fid, _ = _fleet(records, fleet_id, store)
+    run_ids = records.complete_runs(fid)
+    if not run_ids:
+        raise CipherbenchError(f"fleet run {fid} has no complete machine yet")
+    written = rep.write_all(rep.load(store, run_ids), out_dir)
+    out.print(f"fleet run {fid}: report of runs {', '.join(map(str, run_ids))} written to {out_dir}/")
+    for path, what in written:
+        out.print(f"  {path.name:<22} {what}")

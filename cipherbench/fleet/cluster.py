@@ -1,0 +1,120 @@
+"""The Dask side: a client on a scheduler (or on an embedded LocalCluster), which
+machines its workers stand for, and the argv of the scheduler and worker commands.
+
+Worker shape (docs/fleet.md): one worker process per machine (--nworkers 1), one
+thread (--nthreads 1), and the resource host-<name>=1, so a task asking for
+{"host-<name>": 1} runs on that machine and nowhere else, one at a time. The
+pattern of resources naming a host is the one in dask/distributed #8860.
+"""
+from __future__ import annotations
+
+import logging
+import sys
+import time
+from dataclasses import dataclass
+
+from cipherbench.errors import CipherbenchError, UsageError
+from cipherbench.fleet.task import keep_off_measuring_cpu, this_host
+
+RESOURCE_PREFIX = "host-"
+WORKER_THREADS = 1
+LOCAL = "local"  # how a fleet run on the embedded LocalCluster records its scheduler
+
+
+def host_resource(host: str) -> str:
+    return RESOURCE_PREFIX + host
+
+
+def need_distributed():
+    try:
+        import distributed  # noqa: F401
+    except ModuleNotFoundError:
+        raise CipherbenchError("cipherbench fleet needs Dask distributed: pip install -e '.[fleet]' "
+                               "(make deps installs it)") from None
+
+
+def worker_argv(scheduler: str, host: str, listen: str | None) -> list[str]:
+    argv = [sys.executable, "-m", "distributed.cli.dask_worker", scheduler, "--nworkers", "1",
+            "--nthreads", str(WORKER_THREADS), "--resources", f"{host_resource(host)}=1", "--name", host,
+            "--no-dashboard"]
+    return argv + (["--host", listen] if listen else [])
+
+
+def scheduler_argv(host: str | None, port: int) -> list[str]:
+    argv = [sys.executable, "-m", "distributed.cli.dask_scheduler", "--port", str(port), "--no-dashboard"]
+    return argv + (["--host", host] if host else [])
+
+
+@dataclass
+class Connection:
+    client: object  # distributed.Client
+    cluster: object | None  # the LocalCluster we started, if any
+    scheduler: str  # its address, or LOCAL
+    note: str  # where the embedded worker sits, if we started it
+
+    def close(self):
+        self.client.close()
+        if self.cluster is not None:
+            self.cluster.close()
+
+
+def _quiet_dask():
+    """Dask logs every connection at INFO, and its tracebacks at ERROR when a scheduler
+    goes away; the fleet prints its own per-machine view and says that in one line."""
+    names = [n for n in logging.root.manager.loggerDict if n.split(".")[0] in ("distributed", "dask")]
+    for name in ["distributed", "dask", *names]:  # Dask's config gives some children levels of their own
+        logging.getLogger(name).setLevel(logging.CRITICAL)
+
+
+def connect(address: str | None, timeout: float) -> Connection:
+    """A client on the scheduler at `address`; without one, on a LocalCluster of one
+    single-threaded worker process for this machine, started off the measuring CPU."""
+    need_distributed()
+    from distributed import Client, LocalCluster
+    _quiet_dask()
+    if address is None:
+        note = keep_off_measuring_cpu()  # inherited by the worker process spawned next
+        cluster = LocalCluster(n_workers=1, threads_per_worker=WORKER_THREADS, processes=True,
+                               resources={host_resource(this_host()): 1}, dashboard_address=None,
+                               host="127.0.0.1", silence_logs=logging.ERROR)
+        return Connection(Client(cluster), cluster, LOCAL, note)
+    try:
+        client = Client(address, timeout=f"{timeout}s")
+    except (OSError, TimeoutError) as e:
+        raise CipherbenchError(f"cannot reach the Dask scheduler at {address}: "
+                               f"{str(e).splitlines()[0] if str(e) else type(e).__name__}") from None
+    except ValueError as e:
+        raise UsageError(f"--scheduler is not a scheduler address ({address!r}): {e}") from None
+    return Connection(client, None, address, "")
+
+
+def hosts_present(client) -> dict[str, str]:
+    """Machine name -> worker address, for every worker advertising a host resource."""
+    out = {}
+    for addr, w in client.scheduler_info(n_workers=-1).get("workers", {}).items():
+        for res in (w.get("resources") or {}):
+            if res.startswith(RESOURCE_PREFIX):
+                out[res[len(RESOURCE_PREFIX):]] = addr
+    return out
+
+
+def wait_for_hosts(client, names: list[str] | None, count: int | None, wait: float) -> list[str]:
+    """The target machines: the named ones, or `count` of those present (sorted by
+    name), or all present; waits up to `wait` seconds for them to join."""
+    deadline = time.monotonic() + wait
+    while True:
+        present = sorted(hosts_present(client))
+        if names is not None and set(names) <= set(present):
+            return list(names)
+        if names is None and present and (count is None or len(present) >= count):
+            return present[:count] if count else present
+        if time.monotonic() >= deadline:
+            break
+        time.sleep(0.25)
+    have = ", ".join(present) or "none"
+    if names is not None:
+        missing = ", ".join(sorted(set(names) - set(present)))
+        raise CipherbenchError(f"no worker for {missing} joined within {wait:g} s (machines present: {have}); "
+                               "start one there with 'cipherbench fleet worker SCHEDULER'")
+    raise CipherbenchError(f"{count or 1} machine(s) wanted, {len(present)} present after {wait:g} s "
+                           f"({have}); start workers with 'cipherbench fleet worker SCHEDULER'")

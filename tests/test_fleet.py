@@ -1,0 +1,363 @@
+"""cipherbench fleet with real parts: a Dask scheduler and two workers as separate
+processes, each worker in a network namespace of its own with a host name of its
+own (standing in for two machines), a real PostgreSQL server, and a small plan.
+
+The network is made here and only here: a bridge in the root namespace with the
+first address of a private /24, one veth pair per namespace with the next ones.
+The scheduler and PostgreSQL listen on the bridge's address; nothing else is
+addressed. Namespaces, links and every process started are removed at the end,
+whatever happened. Needs root and iproute2's `ip` (and util-linux's `unshare`);
+skipped with the reason otherwise.
+"""
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+from conftest import REPO
+from test_postgres import serve_postgres
+
+PLAN = ("--impl", "openssl", "--primitive", "aes-128-ctr", "--batches", "2", "--batch-ms", "1",
+        "--processes", "1", "--no-extra-rounds")
+HOSTS = ("fleet-a", "fleet-b")
+
+
+def cli(db, *args, timeout=240):
+    return subprocess.run([sys.executable, "-m", "cipherbench", "--db", db, *args], capture_output=True,
+                          text=True, timeout=timeout, cwd=REPO)
+
+
+def ip(*args, check=True):
+    return subprocess.run(["ip", *args], capture_output=True, text=True, check=check, timeout=30)
+
+
+# ---------------------------------------------------------------------------- the network
+@dataclass
+class Net:
+    tag: str
+    subnet: str  # "10.213.N": the /24 made for this test
+    namespaces: dict = field(default_factory=dict)  # host name -> namespace
+
+    @property
+    def bridge(self) -> str:
+        return f"{self.tag}br"
+
+    @property
+    def gateway(self) -> str:
+        return f"{self.subnet}.1"
+
+    def pids(self, host: str) -> list[int]:
+        r = ip("netns", "pids", self.namespaces[host], check=False)
+        return [int(p) for p in r.stdout.split()]
+
+    def kill(self, host: str):
+        """Every process in the host's namespace: the machine drops out. Again while any is
+        left, for a Dask nanny can start a new worker process between two kills."""
+        for _ in range(10):
+            pids = self.pids(host)
+            if not pids:
+                return
+            for pid in pids:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+            time.sleep(0.2)
+
+
+def _teardown(net: Net):
+    for i, (host, ns) in enumerate(net.namespaces.items()):
+        net.kill(host)
+        ip("netns", "del", ns, check=False)
+        ip("link", "del", f"{net.tag}{'ab'[i]}", check=False)  # sockets still lingering keep the namespace
+    ip("link", "del", net.bridge, check=False)
+
+
+@pytest.fixture(scope="module")
+def net():
+    if os.geteuid() != 0:
+        pytest.skip("network namespaces need root")
+    for tool in ("ip", "unshare", "hostname"):
+        if not shutil.which(tool):
+            pytest.skip(f"'{tool}' is not installed (iproute2, util-linux, hostname)")
+    pid = os.getpid()
+    n = Net(tag=f"cbf{pid % 100000}", subnet=f"10.213.{20 + pid % 200}")
+    try:
+        ip("link", "add", n.bridge, "type", "bridge")
+        ip("addr", "add", f"{n.gateway}/24", "dev", n.bridge)
+        ip("link", "set", n.bridge, "up")
+        for i, host in enumerate(HOSTS):
+            ns, veth = f"{n.tag}-{host}", f"{n.tag}{'ab'[i]}"
+            ip("netns", "add", ns)
+            n.namespaces[host] = ns
+            ip("link", "add", veth, "type", "veth", "peer", "name", f"{veth}n")
+            ip("link", "set", f"{veth}n", "netns", ns)
+            ip("link", "set", veth, "master", n.bridge, "up")
+            ip("-n", ns, "addr", "add", f"{n.subnet}.{2 + i}/24", "dev", f"{veth}n")
+            ip("-n", ns, "link", "set", f"{veth}n", "up")
+            ip("-n", ns, "link", "set", "lo", "up")
+    except subprocess.CalledProcessError as e:
+        _teardown(n)
+        pytest.skip(f"cannot make network namespaces here: {' '.join(e.cmd)}: {e.stderr.strip()}")
+    try:
+        yield n
+    finally:
+        _teardown(n)
+
+
+@pytest.fixture(scope="module")
+def pg(net):
+    with serve_postgres(listen=net.gateway, trust_net=f"{net.subnet}.0/24") as url:
+        yield url
+
+
+def _wait_port(host: str, port: int, proc, what: str, log: Path):
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            pytest.fail(f"{what} exited: {log.read_text()[-800:]}")
+        try:
+            with socket.create_connection((host, port), timeout=1):
+                return
+        except OSError:
+            time.sleep(0.2)
+    pytest.fail(f"{what} did not listen on {host}:{port}: {log.read_text()[-800:]}")
+
+
+@pytest.fixture(scope="module")
+def scheduler(net, tmp_path_factory):
+    with socket.socket() as s:
+        s.bind((net.gateway, 0))
+        port = s.getsockname()[1]
+    log = tmp_path_factory.mktemp("scheduler") / "scheduler.log"
+    with open(log, "wb") as f:
+        proc = subprocess.Popen([sys.executable, "-m", "cipherbench", "fleet", "scheduler", "--host", net.gateway,
+                                 "--port", str(port)], cwd=REPO, stdout=f, stderr=subprocess.STDOUT,
+                                start_new_session=True)
+    try:
+        _wait_port(net.gateway, port, proc, "the scheduler", log)
+        yield f"tcp://{net.gateway}:{port}"
+    finally:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=10)
+
+
+class Workers:
+    """One `cipherbench fleet worker` per namespace, under its own host name (a UTS
+    namespace: the name its runs record), and a client to watch them join."""
+
+    def __init__(self, net: Net, scheduler: str, logs: Path):
+        from distributed import Client
+        self.net, self.scheduler, self.logs = net, scheduler, logs
+        self.client = Client(scheduler, timeout="20s")
+        self.procs: dict[str, subprocess.Popen] = {}
+
+    def start(self, host: str):
+        log = self.logs / f"{host}.log"
+        with open(log, "ab") as f:
+            self.procs[host] = subprocess.Popen(
+                ["ip", "netns", "exec", self.net.namespaces[host], "unshare", "--uts", "--", "sh", "-c",
+                 'hostname "$0" && exec "$@"', host, sys.executable, "-m", "cipherbench", "fleet", "worker",
+                 self.scheduler], cwd=REPO, stdout=f, stderr=subprocess.STDOUT, start_new_session=True)
+        deadline = time.monotonic() + 60
+        while f"host-{host}" not in self.resources():
+            if self.procs[host].poll() is not None or time.monotonic() > deadline:
+                pytest.fail(f"worker {host} did not join: {log.read_text()[-800:]}")
+            time.sleep(0.2)
+
+    def info(self) -> dict:
+        return self.client.scheduler_info(n_workers=-1)["workers"]
+
+    def resources(self) -> set:
+        return {r for w in self.info().values() for r in (w.get("resources") or {})}
+
+    def kill(self, host: str):
+        self.net.kill(host)
+        self.procs.pop(host).wait(timeout=30)
+
+    def close(self):
+        for host in list(self.procs):
+            self.kill(host)
+        self.client.close()
+
+
+@pytest.fixture(scope="module")
+def workers(net, scheduler, tmp_path_factory):
+    w = Workers(net, scheduler, tmp_path_factory.mktemp("workers"))
+    try:
+        for host in HOSTS:
+            w.start(host)
+        yield w
+    finally:
+        w.close()
+
+
+# ---------------------------------------------------------------------------- reading the store
+def fleet_hosts(db: str, fleet_id: int | None = None) -> tuple[int, dict]:
+    from cipherbench.fleet.records import FleetRecords
+    from cipherbench.store.db import Store
+    rec = FleetRecords(Store(db, create=False))
+    fid = fleet_id or rec.latest()
+    return fid, (rec.hosts(fid) if fid else {})
+
+
+def running_runs(db: str, host: str) -> list[int]:
+    from sqlalchemy import select
+    from sqlalchemy.exc import ProgrammingError
+
+    from cipherbench.store.db import Store, runs
+    try:
+        with Store(db, create=False).engine.connect() as c:
+            return [r[0] for r in c.execute(select(runs.c.id).where(runs.c.host == host)
+                                            .where(runs.c.status == "running"))]
+    except ProgrammingError:  # the fleet client has not made the schema yet
+        return []
+
+
+def check_run(db: str, run_id: int, host: str, sizes: set):
+    """The machine's run: complete, tagged with its host, every point measured and verified."""
+    from cipherbench.store.db import Store
+    r = Store(db, create=False).run(run_id)
+    assert r["status"] == "complete" and r["host"] == host and r["context"]["host"] == host
+    # measured on the last CPU, though the worker that ran it keeps off that CPU
+    assert r["context"]["measuring_cpu"] == max(os.sched_getaffinity(0))
+    pts = [m for m in r["measurements"] if m["primitive"] == "aes-128-ctr"]
+    assert {m["size"] for m in pts} == sizes
+    assert all(m["impl"] == "openssl" and m["error"] is None and m["ns_per_call"] > 0
+               and m["cycles_per_byte"] > 0 and m["verified"] == "passed" for m in pts)
+    assert [v["status"] for v in r["verifications"]] == ["passed"]
+
+
+# ---------------------------------------------------------------------------- tests
+def test_workers_are_single_threaded_named_for_their_host_and_off_the_measuring_cpu(net, workers):
+    info = workers.info()
+    assert sorted(r for w in info.values() for r in w["resources"]) == [f"host-{h}" for h in HOSTS]
+    assert all(w["nthreads"] == 1 and len(w["resources"]) == 1 for w in info.values())
+    cpus = sorted(os.sched_getaffinity(0))
+    if len(cpus) >= 2:  # every process of a worker (nanny and worker) keeps off the last CPU
+        for host in HOSTS:
+            pids = net.pids(host)
+            assert pids and all(cpus[-1] not in os.sched_getaffinity(p) for p in pids)
+
+
+def test_two_hosts_measure_into_postgresql_and_the_report_lists_both(pg, scheduler, workers, tmp_path):
+    r = cli(pg, "fleet", "run", "--scheduler", scheduler, "--hosts", ",".join(HOSTS), "--sizes", "16,1024",
+            *PLAN)
+    assert r.returncode == 0, r.stderr
+    assert "2 of 2 machines complete" in r.stdout
+    fid, hosts = fleet_hosts(pg)
+    assert set(hosts) == set(HOSTS) and all(h.state.value == "complete" for h in hosts.values())
+    assert len({h.run_id for h in hosts.values()}) == 2
+    for host, h in hosts.items():
+        check_run(pg, h.run_id, host, {16, 1024})
+
+    r = cli(pg, "fleet", "report", str(fid), "--out", str(tmp_path / "report"))
+    assert r.returncode == 0, r.stderr
+    md = (tmp_path / "report" / "report.md").read_text()
+    machines = md.split("## Machines\n", 1)[1].split("\n## ", 1)[0]
+    rows = [ln for ln in machines.splitlines() if ln.startswith("| fleet-")]
+    assert [row.split(" | ")[0] for row in rows] == ["| fleet-a", "| fleet-b"]
+    cycles = md.split("## Cycles per byte on each machine\n", 1)[1].split("\n## ", 1)[0]
+    assert "| implementation | primitive | size | fleet-a | fleet-b | slowest / fastest |" in cycles
+    assert "| openssl | aes-128-ctr | 1 KiB |" in cycles
+    assert 'id="machines"' in (tmp_path / "report" / "index.html").read_text()
+
+
+def test_a_machine_that_drops_out_is_reported_and_the_same_command_completes_it(pg, scheduler, workers):
+    cmd = [sys.executable, "-m", "cipherbench", "--db", pg, "fleet", "run", "--scheduler", scheduler,
+           "--hosts", ",".join(HOSTS), "--sizes", "16,2048", "--lost-after", "3", *PLAN]
+    client = subprocess.Popen(cmd, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 90  # until fleet-b's run has begun: then it drops out mid-run
+        while not running_runs(pg, "fleet-b"):
+            assert client.poll() is None and time.monotonic() < deadline, "fleet-b never began its run"
+            time.sleep(0.1)
+        fid, _ = fleet_hosts(pg)
+        workers.kill("fleet-b")
+        out, err = client.communicate(timeout=150)
+    finally:
+        if client.poll() is None:
+            client.kill()
+    assert client.returncode == 1, err
+    assert "1 of 2 machines complete" in out and "the same command measures the rest" in out
+    _, hosts = fleet_hosts(pg, fid)
+    assert hosts["fleet-b"].state.value == "lost" and "left the scheduler" in hosts["fleet-b"].detail
+    assert hosts["fleet-a"].state.value == "complete"
+    kept = hosts["fleet-a"].run_id
+    # the run fleet-b began is marked dead (what it stored round by round is kept), not left 'running'
+    assert "is marked dead" in hosts["fleet-b"].detail and not running_runs(pg, "fleet-b")
+    check_run(pg, kept, "fleet-a", {16, 2048})
+
+    workers.start("fleet-b")  # the machine is back: the same command measures only what is missing
+    r = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=240)
+    assert r.returncode == 0, r.stderr
+    assert f"fleet run {fid}:" in r.stderr and "1 already complete, measuring fleet-b" in r.stderr
+    _, hosts = fleet_hosts(pg, fid)
+    assert all(h.state.value == "complete" for h in hosts.values()) and hosts["fleet-a"].run_id == kept
+    check_run(pg, hosts["fleet-b"].run_id, "fleet-b", {16, 2048})
+    assert fleet_hosts(pg)[0] == fid  # no new fleet run was begun
+
+
+def test_without_a_scheduler_the_same_path_runs_on_a_local_cluster(tmp_path):
+    db = f"sqlite:///{tmp_path / 'r.sqlite'}"
+    r = cli(db, "fleet", "run", "--sizes", "16,1024", *PLAN)
+    assert r.returncode == 0, r.stderr
+    assert "via local" in r.stderr and "1 of 1 machines complete" in r.stdout
+    _, hosts = fleet_hosts(db)
+    (host, h), = hosts.items()
+    assert host == socket.gethostname() and h.state.value == "complete"
+    check_run(db, h.run_id, host, {16, 1024})
+    # everything complete: the same command is a new fleet run, not a resumption
+    assert cli(db, "fleet", "status").stdout.count("complete") >= 2
+
+
+def test_bad_fleet_input_is_one_line_and_a_status():
+    r = cli("sqlite:////tmp/unused.sqlite", "fleet", "run", "--scheduler", "tcp://127.0.0.1:1", *PLAN)
+    assert r.returncode == 2 and "needs a store every machine reaches" in r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1
+    r = cli("sqlite:////tmp/unused.sqlite", "fleet", "run", "--profile", "nosuch")
+    assert r.returncode == 2 and "unknown profile or experiment 'nosuch'" in r.stderr
+    env = dict(os.environ, CIPHERBENCH_ENGINE="/nonexistent/cipherbench-engine")
+    r = subprocess.run([sys.executable, "-m", "cipherbench", "fleet", "worker", "tcp://127.0.0.1:1"],
+                       capture_output=True, text=True, timeout=60, cwd=REPO, env=env)
+    assert r.returncode == 1 and len(r.stderr.strip().splitlines()) == 1
+    assert "cipherbench is not built on this machine" in r.stderr and "make deps engine runners" in r.stderr
+
+
+def test_the_same_command_is_the_same_fleet_run_key():
+    from cipherbench.fleet.records import fleet_key
+    from cipherbench.pipeline import RunPlan
+    plan = RunPlan.from_preset("quick", implementations=["openssl"], sizes=[16, 1024])
+    again = RunPlan.model_validate_json(plan.model_dump_json())  # as a worker receives it
+    assert fleet_key(plan, ["b", "a"], None) == fleet_key(again, ["a", "b"], None)
+    assert fleet_key(plan, ["a"], None) != fleet_key(plan, ["a", "b"], None) != fleet_key(plan, None, 2)
+    assert fleet_key(plan, None, 2) != fleet_key(RunPlan.from_preset("quick", sizes=[16, 2048]), None, 2)
+
+
+def test_microarchitecture_names_cpus_by_family_and_model():
+    from cipherbench.report.machines import microarchitecture
+    # this machine's CPU as /proc/cpuinfo gives it (EPYC 7003, Milan), and well-known ones
+    assert microarchitecture({"vendor": "AuthenticAMD", "family": "25", "model_number": "1"}) == "Zen 3"
+    assert microarchitecture({"vendor": "AuthenticAMD", "family": "25", "model_number": "17"}) == "Zen 4"
+    assert microarchitecture({"vendor": "AuthenticAMD", "family": "23", "model_number": "49"}) == "Zen 2"
+    assert microarchitecture({"vendor": "GenuineIntel", "family": "6", "model_number": "143"}) == "Sapphire Rapids"
+    assert microarchitecture({"vendor": "GenuineIntel", "family": "6", "model_number": "1"}) == \
+        "GenuineIntel family 0x6 model 0x1"
+    assert microarchitecture({}) == "not recorded"
+
+
+def test_robustness_ranks_by_spread_of_the_normalised_cost():
+    from cipherbench.report.machines import robustness
+    values = {("x", "aes-128-ecb"): {"m1": 10.0, "m2": 20.0},
+              ("x", "cast5-ecb"): {"m1": 30.0, "m2": 60.0},  # 3.0 and 3.0 times AES: spread 0
+              ("x", "serpent-128-ecb"): {"m1": 40.0, "m2": 100.0}}  # 4.0 and 5.0: spread 25 %
+    ref, rows = robustness(values)
+    assert ref == "aes-128-ecb"
+    assert [(p, n, round(s, 6)) for _, p, n, s in rows] == [
+        ("cast5-ecb", {"m1": 3.0, "m2": 3.0}, 0.0), ("serpent-128-ecb", {"m1": 4.0, "m2": 5.0}, 0.25)]
