@@ -169,7 +169,7 @@ def test_a_store_of_schema_1_gains_the_later_columns_and_keeps_its_runs(tmp_path
     assert (old["ns_per_call"], old["cycles_per_call"], old["cycles_low"]) == (12.5, 40.0, None)
     assert s.samples_of(1) == [{"measurement_id": 1, "seq": 0, "warmup": False, "loops": 10, "ns": 125.0,
                                 "tsc": None, "core_cycles": None, "core_ghz": None, "adds_per_cycle": None,
-                                "set_aside": None}]
+                                "set_aside": None, "parallel_ns": None}]
     assert {"cycles_low", "shared_batches"} <= {r[1] for r in sqlite3.connect(path).execute(
         "pragma table_info(measurements)")}
     rid = s.begin_run(uuid="new")
