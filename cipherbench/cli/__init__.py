@@ -7,15 +7,17 @@ from cipherbench.cli import (
     conformance,
     crypt,
     inspect,
+    recommend,
     report,
     run,
+    runs,
     show,
     verify,
 )
 from cipherbench.cli.app import cli, main
 
 for _command in (inspect.list_cmd, crypt.encrypt, crypt.decrypt, crypt.hash_cmd, verify.verify, run.run,
-                 show.show, report.report, report.compare_cmd, report.export_cmd, report.import_cmd,
+                 show.show, runs.runs_cmd, recommend.recommend_cmd, report.report, report.compare_cmd, report.export_cmd, report.import_cmd,
                  analysis.diffusion_cmd, analysis.avalanche_cmd, conformance.conformance):
     cli.add_command(_command)
 

@@ -22,7 +22,8 @@ from cipherbench.measure.session import Session
 from cipherbench.paths import REPO
 from cipherbench.store.db import Store
 
-out = Console(highlight=False, width=None if sys.stdout.isatty() else 180)
+# A terminal's width, or $COLUMNS (rich reads it) when output is piped; piped without it, 180.
+out = Console(highlight=False, width=None if sys.stdout.isatty() or os.environ.get("COLUMNS", "").isdigit() else 180)
 err = Console(stderr=True, highlight=False, soft_wrap=True)
 EXPERIMENTS = REPO / "registry" / "experiments.toml"
 

@@ -10,12 +10,15 @@ from typing import Any
 import click
 
 from cipherbench.cli.app import Ctx, _progress, err
+from cipherbench.cli.presets import list_presets
 from cipherbench.cli.show import show_run
+from cipherbench.cli.summary import print_then_now, show_summary
 from cipherbench.cli.verify import print_failures
 from cipherbench.errors import UsageError
 from cipherbench.kinds import Operation, RunStatus, Workload
 from cipherbench.pipeline import Layout, Progress, RunPlan, run_plan
 from cipherbench.pipeline.execute import Advance
+from cipherbench.report.data import load_published as published_experiments
 
 #: --sizes suffixes: binary multiples, as the registry's sizes are.
 SIZE_SUFFIXES = {"k": 1024, "m": 1024 * 1024}
@@ -46,11 +49,25 @@ def finite(param: click.Parameter, value: float | None) -> float | None:
 class BarProgress(Progress):
     """The pipeline's progress as rich bars on stderr (only on a terminal)."""
 
+    _current: tuple[Any, Any] | None = None  # (rich Progress, task) of the open stage
+
     @contextmanager
     def stage(self, name: str, total: int) -> Iterator[Advance]:
         with _progress() as prog:
             task = prog.add_task(name, total=total, item="")
-            yield lambda n, item: prog.update(task, advance=n, item=item)
+            self._current = (prog, task)
+            try:
+                yield lambda n, item: prog.update(task, advance=n, item=item)
+            finally:
+                self._current = None
+
+    def grow(self, n: int) -> None:
+        """Extra rounds: the bar's total grows, so it is not full while they run and the time
+        left (rich's, from the recent pace) counts them."""
+        if self._current is not None:
+            prog, task = self._current
+            total = next(t.total for t in prog.tasks if t.id == task) or 0
+            prog.update(task, total=total + n, description="measuring (extra rounds)")
 
     def failures(self, results: list[Any]) -> None:
         print_failures(results)
@@ -79,6 +96,8 @@ class BarProgress(Progress):
               help="More rounds for points whose median is still uncertain (within the preset's budget); "
                    "off: exactly --batches timed batches per point.")
 @click.option("--json", "as_json", is_flag=True, help="Print the stored run as JSON at the end.")
+@click.option("--list-experiments", is_flag=True, expose_value=False, is_eager=True, callback=list_presets,
+              help="List the profiles and experiments with their titles and estimated times, and exit.")
 @click.pass_obj
 def run(c: Ctx, profile, experiment, impls, primitives, sizes, operations, workloads, batch_ms,
         batches, no_verify, layout, processes, extra_rounds, as_json):
@@ -93,7 +112,12 @@ def run(c: Ctx, profile, experiment, impls, primitives, sizes, operations, workl
         extra_rounds=extra_rounds, runners=list(c.runner_cmds), builtin=c.builtin)
     store = c.store()  # open it first: a bad --db fails before any work
     outcome = run_plan(plan, store, BarProgress())
-    show_run(store, outcome.run_id, as_json)
+    if as_json:
+        show_run(store, outcome.run_id, as_json)
+    else:
+        if plan.preset in published_experiments():
+            print_then_now(store, outcome.run_id)
+        show_summary(store, outcome.run_id)  # the answer last: every point is `show --long`
     if outcome.status is not RunStatus.COMPLETE:
         failed = outcome.failed
         err.print(f"cipherbench: run {outcome.run_id} is {outcome.status.value}: {len(failed)} of "

@@ -63,6 +63,9 @@ class Progress:
     def failures(self, results: list[Any]) -> None:
         """Verification failures, as soon as they are known."""
 
+    def grow(self, n: int) -> None:
+        """The current stage has n more steps than it said (extra rounds for uncertain points)."""
+
 
 @dataclass
 class RunOutcome:
@@ -215,6 +218,7 @@ def measure_points(s: Session, plan: RunPlan, timed: list[Point], recorder: Reco
     interrupted = False
     with progress.stage("measuring", len(timed) * (1 + plan.batches)) as advance:
         m.progress = advance
+        m.on_extra = progress.grow
         try:
             m.run(timed)
         except KeyboardInterrupt:  # keep what was timed: stored below

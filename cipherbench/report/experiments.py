@@ -4,9 +4,9 @@ quantities below are the whole vocabulary a new experiment can use."""
 from __future__ import annotations
 
 import re
-import statistics
 from dataclasses import dataclass, field
 
+from cipherbench.report import verdicts
 from cipherbench.report.data import ReportData, Run, primitive, usable
 from cipherbench.report.tables import (
     STATUS_TEXT,
@@ -17,9 +17,7 @@ from cipherbench.report.tables import (
     mark_of,
     mbit_at_clock,
     num,
-    relative,
     security_value,
-    size_label,
 )
 
 
@@ -30,6 +28,7 @@ class Section:
     run: Run
     tables: list[Table] = field(default_factory=list)
     findings: list[tuple[str, str]] = field(default_factory=list)  # (published claim, today)
+    verdicts: list[verdicts.Verdict] = field(default_factory=list)  # per finding, in order
     charts: list[dict | None] = field(default_factory=list)  # per table: {title, unit, labels, then, now}
 
 
@@ -187,51 +186,6 @@ def build_table(data: ReportData, run: Run, t: dict, idx: int, name: str) -> tup
     return table, chart
 
 
-def _ratio_text(run: Run, a: str, b: str) -> str:
-    parts = []
-    for impl in _impls(run):
-        ma = [m for m in _ms(run, impl, a, "encrypt", "bulk") if m["size"] > 0]
-        mb = [m for m in _ms(run, impl, b, "encrypt", "bulk") if m["size"] > 0]
-        common = {m["size"] for m in ma} & {m["size"] for m in mb}
-        if not common:
-            continue
-        s = max(common)
-        x = next(m for m in ma if m["size"] == s)["mb_per_s"] / next(m for m in mb if m["size"] == s)["mb_per_s"]
-        sts = {run.verification(impl, a), run.verification(impl, b)} - {"passed"}
-        parts.append(f"{impl}: {a} runs at {x:.3g}× the speed of {b} ({size_label(s)})"
-                     + (f" [{', '.join(sorted(STATUS_TEXT.get(t, t) for t in sts))}]" if sts else ""))
-    return "; ".join(parts) if parts else f"not measured in this run (needs {a} and {b}, bulk encryption)"
-
-
-def _rank_text(data: ReportData, run: Run, what: str) -> str:
-    sub = ReportData([run], data.published)
-    rel = relative(sub)
-    if rel is None:
-        return "nothing measured in this run"
-    if what == "primitives":
-        best = []
-        for p in rel.primitives:
-            pd = primitive(p)
-            if pd is None or pd.kind == "hash":  # the claims rank ciphers
-                continue
-            vals = [m for m in rel.ms if m["primitive"] == p]
-            top = max(vals, key=lambda m: m["mb_per_s"])
-            best.append((top["mb_per_s"], p, top["impl"]))
-        best.sort(reverse=True)
-        if not best:
-            return "no cipher measured in this run"
-        return "ciphers, fastest first (bulk encryption, MB/s at the largest size all their implementations timed): " + ", ".join(
-            f"{p} {num(v)} ({impl})" for v, p, impl in best[:8]) + (" …" if len(best) > 8 else "")
-    scores = []
-    for i, name in enumerate(rel.names):
-        vals = [x for x in rel.ratio[i] if x is not None]
-        if vals:
-            scores.append((statistics.median(vals), name, len(vals)))
-    scores.sort(reverse=True)
-    return "median speed relative to the fastest, over the primitives each offers: " + ", ".join(
-        f"{n} {v:.2f}× ({k} primitives)" for v, n, k in scores)
-
-
 def sections(data: ReportData) -> list[Section]:
     out = []
     for run in data.runs:
@@ -243,14 +197,10 @@ def sections(data: ReportData) -> list[Section]:
             table, chart = build_table(data, run, t, i, run.profile)
             sec.tables.append(table)
             sec.charts.append(chart if chart and chart["now"] else None)
+        prims = [p for t in entry.get("tables", []) for r in t.get("rows", []) for p in r.get("primitives", [])]
         for f in entry.get("findings", []):
-            now = f.get("now") or {}
-            if "ratio" in now:
-                today = _ratio_text(run, *now["ratio"])
-            elif "rank" in now:
-                today = _rank_text(data, run, now["rank"])
-            else:
-                today = "not something this run measures"
-            sec.findings.append((f["text"], today))
+            v = verdicts.verdict(data, run, f, prims)
+            sec.verdicts.append(v)
+            sec.findings.append((f["text"], f"{v.verdict.value}: {v.figure}"))
         out.append(sec)
     return out
