@@ -15,16 +15,26 @@ from cipherbench.pipeline.plan import Preset, load_presets
 ASSUMED_IMPLEMENTATIONS = 12
 #: Primitives of every implementation together in the standard profile ([] = all).
 ASSUMED_ALL_PAIRS = 3600
-#: Calibration and verification on top of the timed batches, as a share.
+#: Calibration on top of the timed batches, as a share of them.
 OVERHEAD_SHARE = 0.6
+#: Verifying one (implementation, primitive) pair, and starting the runners, in seconds
+#: (the .NET experiment's 276 pairs took about 15 minutes in all on a 2-core guest).
+VERIFY_S_PER_PAIR = 0.5
+START_S = 20.0
 
 
 def rough_minutes(p: Preset) -> float:
-    """Points x (warm-up + timed batches + extra share) x batch length, plus overhead."""
+    """Start-up, verification per pair, then points x (warm-up + timed batches + extra
+    share) x batch length, plus calibration."""
     pairs = len(p.primitives) * ASSUMED_IMPLEMENTATIONS if p.primitives else ASSUMED_ALL_PAIRS
     points = pairs * len(p.sizes) * len(p.operations) * len(p.workloads)
     batches = p.warmup_batches + p.batches * (1 + p.extra_share)
-    return points * batches * p.batch_ms / 1000 / 60 * (1 + OVERHEAD_SHARE)
+    timing = points * batches * p.batch_ms / 1000 * (1 + OVERHEAD_SHARE)
+    return (START_S + pairs * VERIFY_S_PER_PAIR + timing) / 60
+
+
+def duration(minutes: float) -> str:
+    return f"{minutes / 60:.1f} h" if minutes >= 90 else f"{max(1, round(minutes))} min"
 
 
 def _past_minutes(c: Ctx) -> dict[str, float]:
@@ -44,16 +54,18 @@ def list_presets(ctx: click.Context, _param: click.Parameter, value: bool) -> No
     if not value or ctx.resilient_parsing:
         return
     c = ctx.find_object(Ctx)
+    width = max(len(n) for n in load_presets())
     past = _past_minutes(c) if c else {}
     t = Table(title="profiles and experiments (cipherbench run --profile NAME / --experiment NAME)",
               title_justify="left")
-    t.add_column("name", no_wrap=True)
-    t.add_column("time", justify="right", no_wrap=True)
-    t.add_column("what it times", overflow="fold")
+    t.add_column("name", no_wrap=True, min_width=width)
+    t.add_column("time", justify="right", no_wrap=True, min_width=7)
+    t.add_column("what it times", overflow="ellipsis", no_wrap=True)
     for name, p in load_presets().items():
-        est = f"{past[name]:.0f} min" if name in past else f"~{rough_minutes(p):.0f} min"
-        t.add_row(name, est, p.title)
+        est = duration(past[name]) if name in past else "~" + duration(rough_minutes(p))
+        room = max(20, out.width - width - 7 - 10)  # the title gets what the other columns leave
+        t.add_row(name, est, p.title if len(p.title) <= room else p.title[:room - 1] + "…")
     out.print(t)
-    out.print("time: the last complete run in this store, or ~ a rough estimate from the plan "
-              "(the run's own ETA is learned from calibration)", markup=False)
+    out.print("time: the last complete run in this store, or ~ a rough estimate from the plan",
+              markup=False)
     ctx.exit(0)

@@ -110,7 +110,7 @@ def html_section(answers: Sequence[Answer]) -> str:
                           f"<ul>{items}</ul></details>")
         rows.append(f"<tr><th>{title}<br><span class=dim>{size_text(a.size)}</span></th><td>{best}</td>"
                     f"<td class=detail>{'<br>'.join(detail)}</td></tr>")
-    return (f"<section id=answer><h2>The answer</h2><p class=dim>{html.escape(HEADLINE)}. Ranked: verified "
+    return (f"<section id=answer><h2>The answer</h2><p class=dim>{html.escape(HEADLINE.split(': ', 1)[1])}. Ranked: verified "
             "libraries only; two tie when their intervals overlap.</p>"
             f"<table class=answer>{''.join(rows)}</table></section>")
 
