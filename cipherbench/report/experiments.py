@@ -88,6 +88,21 @@ def _resolve(run: Run, candidates, key_bits) -> str | None:
     return next((n for n in names if n in measured), None)
 
 
+def why_not(run: Run, candidates, cols) -> str:
+    """Why a published row has no figure today: nothing offers the cipher, the run did not
+    ask for it, or its points failed (the first error)."""
+    names = sorted({c.replace("{key}", str(col.get("key_bits") or "")) for c in candidates for col in cols or [{}]})
+    offered = {p for i in run.implementations for p in (i.get("primitives") or {})}
+    if not offered & set(names):
+        fam = names[0].split("-")[0] if names else "it"
+        return (f"no implementation on this machine offers {fam} (no library here ships it, and the project "
+                "has no reference implementation of it yet)")
+    errors = [m["error"] for m in run.measurements if m["primitive"] in names and m.get("error")]
+    if errors:
+        return errors[0]
+    return "the run did not time it (not in its plan, or --primitive left it out)"
+
+
 def _fmt(v) -> str:
     """Today's figures: about four significant digits."""
     if v is None:
@@ -156,7 +171,8 @@ def build_table(data: ReportData, run: Run, t: dict, idx: int, name: str) -> tup
             chart["labels"].append(row["label"])
             chart["then"].append(row["values"][first["key"]])
         if not impl_rows:
-            table.add(["", "today: not measured in this run", *[""] * len(cols), ""])
+            table.add(["", f"today: not measured in this run: {why_not(run, row.get('primitives', []), now_cols)}",
+                       *[""] * len(cols), ""])
             continue
         for impl, vals, st in impl_rows:
             table.add(["", f"today: {data.series_name(run, impl)}",
