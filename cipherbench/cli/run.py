@@ -101,7 +101,7 @@ class BarProgress(Progress):
 @click.pass_obj
 def run(c: Ctx, profile, experiment, impls, primitives, sizes, operations, workloads, batch_ms,
         batches, no_verify, layout, processes, extra_rounds, as_json):
-    """Verify, then measure, store every raw sample, and print MB/s and cycles/byte.
+    """Verify, then measure, store every raw sample; end with the fastest per primitive and the answer.
     Exits 1 when a point could not be timed or a runner was lost (what was timed is stored)."""
     if profile and experiment:
         raise UsageError("give --profile or --experiment, not both")

@@ -13,6 +13,7 @@ from cipherbench.analysis.recommend import is_reference
 from cipherbench.cli.app import out
 from cipherbench.cli.recommend import print_short
 from cipherbench.kinds import Verdict
+from cipherbench.pipeline.notes import WarningKind
 from cipherbench.report.answer import mbps
 from cipherbench.store.db import Store, describe
 from cipherbench.store.records import message_of
@@ -63,7 +64,9 @@ def show_summary(store: Store, run_id: int) -> None:
     if failed or warned:
         out.print(f"[yellow]! {warned} points carry warnings, {failed} were not timed[/] "
                   f"(cipherbench show {run_id} --long)")
-    ws = [f"warning: {message_of(w)}" for w in r.get("warnings") or []]
+    # the points that failed are `run`'s last line, on stderr: said once
+    ws = [f"warning: {message_of(w)}" for w in r.get("warnings") or []
+          if not (isinstance(w, dict) and w.get("kind") == WarningKind.POINTS_FAILED)]
     for w in ws:  # one line each here; in full: `show`
         out.print(w if len(w) <= out.width else w[:out.width - 1] + "…", style="yellow", markup=False,
                   highlight=False, soft_wrap=True)
