@@ -178,3 +178,27 @@ def test_the_answer_is_on_the_first_screen(reports, which):
     assert box["y"] < 300 and first_row["y"] + first_row["height"] < 800  # the answer starts on screen one
     assert "Bulk authenticated encryption" in text and "MB/s" in text
     assert errors == []
+
+
+def test_dotnet_then_and_now_has_the_seeds_shape():
+    """Algorithm x key size x block size as rows, ECB/CBC/CFB as columns; CFB as the .NET
+    classes run it (8-bit for DES, 128-bit segments in a 256-bit Rijndael block)."""
+    from cipherbench.report import experiments
+    from cipherbench.report.data import ReportData, Run, load_published
+
+    def m(p, mb):
+        return {"impl": "mono", "primitive": p, "operation": "encrypt", "workload": "bulk", "size": 8192,
+                "mb_per_s": mb, "ns_per_call": 8192 / mb * 1e3, "error": None, "verified": "passed",
+                "cycles_per_byte": None, "cycle_source": None, "warnings": []}
+    ms = [m("des-56-ecb", 40), m("des-56-cbc", 38), m("des-56-cfb8", 5), m("rijndael256-256-cfb128", 50)]
+    run = Run(1, {"profile": "dotnet", "uuid": "x"}, {}, [{"impl": "mono", "primitives": {x["primitive"]: "" for x in ms}}],
+              [{"impl": "mono", "primitive": x["primitive"], "status": "passed"} for x in ms], ms)
+    sec = experiments.sections(ReportData([run], {"dotnet": load_published()["dotnet"]}))[0]
+    t = sec.tables[-1]
+    assert t.columns == ["cipher", "figures from", "ECB (MB/s)", "CBC (MB/s)", "CFB (MB/s)", "verified"]
+    labels = [r[0] for r in t.rows if r[0]]
+    assert len(labels) == 11 and labels[0] == "DES, 56-bit key, 64-bit block"
+    assert ["", "today: mono", "40", "38", "5", "passed"] in t.rows
+    assert ["", "today: mono", "–", "–", "50", "passed"] in t.rows
+    cfb = next(v for (claim, _), v in zip(sec.findings, sec.verdicts) if claim.startswith("CFB very slow"))
+    assert cfb.verdict.value == "holds" and "0.132×" in cfb.figure

@@ -64,9 +64,9 @@ def now_value(run: Run, impl: str, prim: str, spec: dict) -> tuple[float | str |
             return f.get(f"{op}_cpb"), used
         p = primitive(prim)
         return mbit_at_clock(f, p.block_bytes if p else 16)[0], used
-    if q == "mbit_per_s":
+    if q in ("mbit_per_s", "mb_per_s"):
         m = _largest(_ms(run, impl, prim, op, "bulk"))
-        return (m["mb_per_s"] * 8, [m]) if m else (None, [])
+        return (m["mb_per_s"] * (8 if q == "mbit_per_s" else 1), [m]) if m else (None, [])
     if q in ("min_secure_rounds", "min_secure_cycles", "attack_rounds"):
         return security_value(run, impl, prim, q)
     if q in ("diffusion", "diffusion_overall", "full_diffusion_rounds"):
@@ -82,8 +82,10 @@ def now_value(run: Run, impl: str, prim: str, spec: dict) -> tuple[float | str |
     raise ValueError(f"published-figures.toml: unknown quantity {q!r}")
 
 
-def _resolve(run: Run, candidates, key_bits) -> str | None:
+def _resolve(run: Run, candidates, key_bits, mode: str | None = None) -> str | None:
+    """The first candidate the run measured, with the column's {key} and {mode} put in."""
     names = [c.replace("{key}", str(key_bits)) for c in candidates] if key_bits else list(candidates)
+    names = [n.replace("{mode}", mode) for n in names] if mode else names
     measured = {m["primitive"] for m in run.measurements}
     return next((n for n in names if n in measured), None)
 
@@ -156,7 +158,7 @@ def build_table(data: ReportData, run: Run, t: dict, idx: int, name: str) -> tup
         for impl in _impls(run):
             vals, statuses, any_value = {}, set(), False
             for c in now_cols:
-                prim = _resolve(run, row.get("primitives", []), c.get("key_bits"))
+                prim = _resolve(run, row.get("primitives", []), c.get("key_bits"), c.get("mode"))
                 v, ms = (None, []) if prim is None else now_value(run, impl, prim, c["now"])
                 if ms:
                     statuses.add(run.verification(impl, prim))
