@@ -17,6 +17,7 @@ import plotly.graph_objects as go
 from plotly.offline import get_plotlyjs
 
 from cipherbench import __version__
+from cipherbench.analysis.recommend import is_reference
 from cipherbench.report import answer, experiments, overview, tables
 from cipherbench.report.data import (
     KEYSETUP_OPS,
@@ -286,7 +287,8 @@ def heatmap_plot(p: Page):
     p.section("relative", "Implementations against each other")
     z = [[(x if x is not None else math.nan) for x in row] for row in rel.ratio]
     xs = [f"{prim}<br>{size_label(rel.size[prim]) if rel.size[prim] else 'largest each'}" for prim in rel.primitives]
-    names = [n + (" ⚠" if any(("unverified" in t or "FAILED" in t) for t in rel.text[i]) else "")
+    names = [n + (" (project's reference code)" if is_reference(n) else "")
+             + (" ⚠" if any(("unverified" in t or "FAILED" in t) for t in rel.text[i]) else "")
              for i, n in enumerate(rel.names)]
     fig = go.Figure(go.Heatmap(
         z=z, x=xs, y=names, text=rel.text, texttemplate="%{text}", zmin=0, zmax=1,
