@@ -78,6 +78,19 @@ def show_summary(store: Store, run_id: int) -> None:
     out.print(f"every point: cipherbench show {run_id} --long; report: cipherbench report --out DIR", markup=False)
 
 
+def _terminal_row(row: list[str]) -> list[str]:
+    """A then-and-now row in few columns: "published (1999)" -> "then (1999)", "today:
+    openssl" -> "openssl", a row not measured -> "not measured" (the reason: the report)."""
+    src = row[1]
+    if src.startswith("today: not measured"):
+        src = "not measured"
+    elif src.startswith("today: "):
+        src = src[len("today: "):]
+    elif src.startswith("published"):
+        src = "then" + src[len("published"):]
+    return [row[0], src, *row[2:]]
+
+
 def print_then_now(store: Store, run_id: int) -> None:
     """An experiment's run: its published tables beside today's figures, and each published
     finding with what this run says (report/experiments.py), as the report has them."""
@@ -88,11 +101,14 @@ def print_then_now(store: Store, run_id: int) -> None:
     for sec in experiments.sections(data):
         for tab in sec.tables:
             t = Table(title=f"then and now: {tab.title}", title_justify="left")
-            for col, align in zip(tab.columns, tab.align or ["l"] * len(tab.columns)):
-                t.add_column(col, justify="right" if align == "r" else "left", overflow="fold")
+            for i, (col, align) in enumerate(zip(tab.columns, tab.align or ["l"] * len(tab.columns))):
+                t.add_column("from" if i == 1 else "ver" if col == "verified" else col, justify="right" if align == "r" else "left",
+                             no_wrap=True, overflow="ellipsis", max_width=22 if i < 2 else 14)
             for row in tab.rows:
-                t.add_row(*(escape(c) for c in row))
+                t.add_row(*(escape(c) for c in _terminal_row(row)))
             out.print(t)
+        if sec.tables:
+            out.print("why a row is not measured, and the sources: cipherbench report", markup=False)
         for claim, today in sec.findings:
             out.print(f"[bold]published:[/] {escape(claim)}")
             out.print(f"  [bold]this run:[/] {escape(today)}")
