@@ -14,7 +14,7 @@ from cipherbench.report.answer import short_lines
 
 CHROMIUM = "/usr/bin/chromium"
 IMPLS = [{"impl": i, "runner": r, "library": i} for i, r in
-         (("openssl", "engine"), ("nettle", "engine"), ("java", "java"), ("reference", "engine"))]
+         (("openssl", "native"), ("nettle", "native"), ("java", "java"), ("reference", "native"))]
 
 
 def point(impl, prim, size, mb, spread=0.02, verified="passed", error=None, workload="bulk", op="encrypt"):

@@ -98,7 +98,7 @@ class Exclusion(StrEnum):
 class Filters:
     """What the user asked for. Empty tuples and zeros mean no restriction."""
 
-    languages: tuple[str, ...] = ()  # runner names: engine (C/C++), java, go, python, ...
+    languages: tuple[str, ...] = ()  # runner names: native (C/C++ libraries), java, go, python, ...
     libraries: tuple[str, ...] = ()  # implementation or library names
     min_key_bits: int = 0
     min_block_bits: int = 0

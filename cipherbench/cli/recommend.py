@@ -15,6 +15,10 @@ from cipherbench.errors import CipherbenchError, UsageError
 from cipherbench.report.answer import interval, mbps, short_lines
 from cipherbench.store.db import Store, describe
 
+#: What people call a runtime -> the runner's name (docs/protocol.md `hello`).
+RUNNER_ALIASES = {"c": "native", "c++": "native", "cpp": "native", "engine": "native", "dotnet": "csharp",
+                  ".net": "csharp", "mono": "csharp", "javascript": "node", "js": "node"}
+
 
 def answers_of(store: Store, run_id: int, filters: Filters | None = None,
                cases: tuple[UseCase, ...] = ()) -> list[Answer]:
@@ -105,7 +109,8 @@ def _as_json(answers: list[Answer]) -> str:
 @click.option("--case", "cases", multiple=True, type=click.Choice([u.value for u in UseCase]),
               help="Only this use case (repeatable; default: all).")
 @click.option("--language", "--runtime", "languages", multiple=True, metavar="RUNNER",
-              help="Only implementations of this runner: engine (C/C++ libraries), java, go, python, ... (repeatable).")
+              help="Only implementations of this runner: native (the C/C++ libraries; also c, c++), java, go, "
+                   "python, node, php, csharp, rust (repeatable).")
 @click.option("--library", "libraries", multiple=True, help="Only this implementation or library (repeatable).")
 @click.option("--min-key-bits", type=click.IntRange(0, 4096), default=0, help="Leave out smaller keys.")
 @click.option("--min-block-bits", type=click.IntRange(0, 4096), default=0,
@@ -128,7 +133,7 @@ def recommend_cmd(c: Ctx, run_id, cases, languages, libraries, min_key_bits, min
     rid = run_id or store.latest_run()
     if rid is None:
         raise CipherbenchError(f"no runs stored in {describe(store.url)} yet (run 'cipherbench run')")
-    filters = Filters(tuple(languages), tuple(libraries), min_key_bits, min_block_bits, min_margin,
+    filters = Filters(tuple(RUNNER_ALIASES.get(x.lower(), x.lower()) for x in languages), tuple(libraries), min_key_bits, min_block_bits, min_margin,
                       constant_time, size)
     answers = answers_of(store, rid, filters, tuple(UseCase(x) for x in cases))
     if (languages or libraries) and not any(a.ranked or a.excluded or a.reference for a in answers):
