@@ -6,10 +6,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from rich import box
 from rich.markup import escape
 from rich.table import Table
 
-from cipherbench.analysis.recommend import is_reference
+from cipherbench.analysis.recommend import is_reference, size_text
 from cipherbench.cli.app import out
 from cipherbench.cli.recommend import print_short
 from cipherbench.kinds import Verdict
@@ -41,14 +42,15 @@ def best_table(run_id: int, r: Mapping[str, Any]) -> Table | None:
         by_prim.setdefault(m["primitive"], []).append(m)
     if not by_prim:
         return None
-    t = Table(title=f"run {run_id}: fastest verified library per primitive (bulk, MB/s)", title_justify="left")
+    t = Table(title=f"run {run_id}: fastest verified library per primitive (bulk, MB/s; of = libraries timed)",
+              title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
     for col, just in (("primitive", "left"), ("small", "right"), ("fastest", "left"), ("MB/s", "right"),
                       ("large", "right"), ("fastest", "left"), ("MB/s", "right"), ("of", "right")):
-        t.add_column(col, justify=just, no_wrap=True, overflow="ellipsis", max_width=22)
+        t.add_column(col, justify=just, no_wrap=True, overflow="ellipsis", max_width=18)
     for prim in sorted(by_prim)[:SUMMARY_ROWS]:
         ms = by_prim[prim]
         lo, hi = min(m["size"] for m in ms), max(m["size"] for m in ms)
-        t.add_row(prim, f"{lo:,} B", *_best(ms, lo), f"{hi:,} B", *_best(ms, hi), str(len({m["impl"] for m in ms})))
+        t.add_row(prim, size_text(lo), *_best(ms, lo), size_text(hi), *_best(ms, hi), str(len({m["impl"] for m in ms})))
     if len(by_prim) > SUMMARY_ROWS:
         t.caption = f"{len(by_prim) - SUMMARY_ROWS} more primitives: cipherbench show {run_id} --wide"
     return t

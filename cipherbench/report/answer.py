@@ -13,7 +13,7 @@ from cipherbench.analysis.recommend import Answer, Excluded, Figure, size_text
 #: Runners-up named in the short form, beside any that tie with the fastest.
 RUNNERS_UP = 2
 HEADLINE = ("The answer: the fastest verified implementation per use case "
-            "(MB/s = 10^6 bytes/s; [ ] = the median's confidence interval)")
+            "(MB/s = 10^6 bytes/s; [ ] = the median's confidence interval; = a tie)")
 
 
 def mbps(x: float | None) -> str:
@@ -50,11 +50,10 @@ def _fit(items: list[str], lead: str, width: int) -> str:
 
 def short_lines(answers: Sequence[Answer], width: int = 80) -> list[str]:
     """At most five lines per use case, none longer than width."""
-    lines = [HEADLINE if len(HEADLINE) <= width else "The answer (MB/s; [ ] = confidence interval of the median)"]
+    lines = [HEADLINE if len(HEADLINE) <= width else "The answer (MB/s; [ ] = the median's interval; = a tie with it)"]
     for a in answers:
-        title = f"{a.spec.title} ({a.spec.window()})"
         if a.size is None:
-            lines.append(f"{title}: nothing timed at these sizes"[:width])
+            lines.append(f"{a.spec.title}: none timed ({a.spec.window()})"[:width])
             continue
         best = a.best
         if best is None:
@@ -64,12 +63,12 @@ def short_lines(answers: Sequence[Answer], width: int = 80) -> list[str]:
             if len(head) > width:
                 head = f"{a.spec.title}: {label(best)} {mbps(best.mb_per_s)}"
             lines.append(head[:width])
-            ties = [f for f in a.ranked[1:] if f.ties_best]
-            if ties:
-                lines.append(_fit([f"{label(f)} {mbps(f.mb_per_s)}" for f in ties], "  ties (within noise): ", width))
-            rest = [f for f in a.ranked[1:] if not f.ties_best][:RUNNERS_UP]
-            if rest:
-                lines.append(_fit([f"{label(f)} {mbps(f.mb_per_s)}" for f in rest], "  runners-up: ", width))
+            n_ties = sum(f.ties_best for f in a.ranked)
+            shown = [f for i, f in enumerate(a.ranked[1:]) if f.ties_best or i < RUNNERS_UP + n_ties][:8]
+            if shown:  # in rank order; "=" marks a tie with the fastest (the intervals overlap)
+                lines.append(_fit([f"{'=' if f.ties_best else ''}{label(f)} {mbps(f.mb_per_s)}" for f in shown]
+                                  + ([f"{len(a.ranked) - 1 - len(shown)} more"] if len(a.ranked) - 1 > len(shown) else []),
+                                  "  then: ", width))
         if a.reference:
             r = a.reference[0]
             lines.append(f"  reference code (not ranked): {label(r)} {mbps(r.mb_per_s)}"[:width])
