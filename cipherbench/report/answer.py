@@ -12,6 +12,8 @@ from cipherbench.analysis.recommend import Answer, Excluded, Figure, size_text
 
 #: Runners-up named in the short form, beside any that tie with the fastest.
 RUNNERS_UP = 2
+#: Runners-up on the report's first screen; the rest one click away.
+HTML_SHOWN = 4
 HEADLINE = ("The answer: the fastest verified implementation per use case "
             "(MB/s = 10^6 bytes/s; [ ] = the median's confidence interval; = a tie)")
 
@@ -95,10 +97,15 @@ def html_section(answers: Sequence[Answer]) -> str:
                         f"{html.escape(a.spec.window())}</td></tr>")
             continue
         best = _fig_html(a.best) if a.best else "<span class=dim>no verified candidate</span>"
-        others = [_fig_html(f) for f in a.ranked[1:1 + RUNNERS_UP + sum(f.ties_best for f in a.ranked)]]
+        others = [_fig_html(f) for f in a.ranked[1:]]
         detail = []
         if others:
-            detail.append("runners-up: " + "; ".join(others))
+            detail.append("runners-up: " + "; ".join(others[:HTML_SHOWN]))
+        if len(others) > HTML_SHOWN:
+            ties = sum(f.ties_best for f in a.ranked[1 + HTML_SHOWN:])
+            detail.append(f"<details><summary>{len(others) - HTML_SHOWN} more ranked"
+                          f"{f', {ties} of them tied with the fastest' if ties else ''}</summary>"
+                          + "; ".join(others[HTML_SHOWN:]) + "</details>")
         if a.reference:
             detail.append("reference code (not ranked): " + "; ".join(_fig_html(f) for f in a.reference[:2]))
         if a.excluded:
@@ -124,7 +131,9 @@ def markdown_lines(answers: Sequence[Answer]) -> list[str]:
             continue
         b = a.best
         ups = "; ".join(f"{label(f)} {mbps(f.mb_per_s)}{' (tie)' if f.ties_best else ''}"
-                        for f in a.ranked[1:1 + RUNNERS_UP + sum(f.ties_best for f in a.ranked)])
+                        for f in a.ranked[1:1 + HTML_SHOWN])
+        if len(a.ranked) > 1 + HTML_SHOWN:
+            ups += f"; {len(a.ranked) - 1 - HTML_SHOWN} more"
         if a.reference:
             ups += ("; " if ups else "") + f"reference {a.reference[0].primitive} {mbps(a.reference[0].mb_per_s)} (not ranked)"
         out.append(f"| {a.spec.title} | {size_text(a.size)} | {label(b) if b else 'none verified'} | "
