@@ -55,7 +55,6 @@ def short_lines(answers: Sequence[Answer], width: int = 80) -> list[str]:
     lines = [HEADLINE if len(HEADLINE) <= width else "The answer (MB/s; [ ] = the median's interval; = a tie with it)"]
     for a in answers:
         if a.size is None:
-            lines.append(f"{a.spec.title}: none timed ({a.spec.window()})"[:width])
             continue
         best = a.best
         if best is None:
@@ -76,6 +75,9 @@ def short_lines(answers: Sequence[Answer], width: int = 80) -> list[str]:
             lines.append(f"  reference code (not ranked): {label(r)} {mbps(r.mb_per_s)}"[:width])
         if a.excluded:
             lines.append(f"  left out: {exclusion_counts(a.excluded)}"[:width])
+    missing = [a.spec.case.value for a in answers if a.size is None]  # the names recommend --case takes
+    if missing:
+        lines.append(_fit(missing, "Nothing timed for: ", width).replace("; ", ", "))
     return lines
 
 
@@ -93,8 +95,6 @@ def html_section(answers: Sequence[Answer]) -> str:
     for a in answers:
         title = html.escape(a.spec.title)
         if a.size is None:
-            rows.append(f"<tr><th>{title}</th><td colspan=2 class=dim>nothing timed at "
-                        f"{html.escape(a.spec.window())}</td></tr>")
             continue
         best = _fig_html(a.best) if a.best else "<span class=dim>no verified candidate</span>"
         others = [_fig_html(f) for f in a.ranked[1:]]
@@ -116,6 +116,10 @@ def html_section(answers: Sequence[Answer]) -> str:
                           f"<ul>{items}</ul></details>")
         rows.append(f"<tr><th>{title}<br><span class=dim>{size_text(a.size)}</span></th><td>{best}</td>"
                     f"<td class=detail>{'<br>'.join(detail)}</td></tr>")
+    missing = [f"{html.escape(a.spec.title)} ({html.escape(a.spec.window())})" for a in answers if a.size is None]
+    if missing:
+        rows.append(f"<tr><th>Not in this run</th><td colspan=2 class=dim>nothing timed for: {'; '.join(missing)}"
+                    "</td></tr>")
     return (f"<section id=answer><h2>The answer</h2><p class=dim>{html.escape(HEADLINE.split(': ', 1)[1])}. Ranked: verified "
             "libraries only; two tie when their intervals overlap.</p>"
             f"<table class=answer>{''.join(rows)}</table></section>")
