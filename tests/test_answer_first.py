@@ -129,7 +129,7 @@ def test_run_ends_with_the_answer_in_80_columns(reports):
     assert any(x.startswith("The answer") for x in lines[-25:])
     assert all(len(x) <= 80 for x in lines), [x for x in lines if len(x) > 80]
     r = cli(reports["db"], "recommend", "--case", "bulk-aead")
-    assert r.returncode == 0 and "Bulk authenticated encryption at 16 KiB" in r.stdout
+    assert r.returncode == 0 and "Bulk authenticated encryption at 1 MiB" in r.stdout
     assert all(len(x) <= 80 for x in r.stdout.splitlines())
 
 
