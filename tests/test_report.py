@@ -280,9 +280,10 @@ def test_published_quantities_are_computed_from_the_stored_measurements(stored):
 
 
 def test_a_published_ratio_keeps_three_significant_digits_however_small():
-    """A cipher 600 times slower than another is 0.00167x, not 0.00x."""
+    """A cipher 600 times slower than another is 0.00167x, not 0.00x; and the claim that it
+    is more than twice as fast is reversed by it."""
     from cipherbench.report.data import Run
-    from cipherbench.report.experiments import _ratio_text
+    from cipherbench.report.verdicts import FindingVerdict, ratio_verdict
 
     def m(prim, mb):
         return {"impl": "x", "primitive": prim, "operation": "encrypt", "workload": "bulk", "size": 1 << 20,
@@ -290,5 +291,10 @@ def test_a_published_ratio_keeps_three_significant_digits_however_small():
     run = Run(1, {}, {}, [], [{"impl": "x", "primitive": p, "status": "passed"}
                               for p in ("twofish-256-cbc", "aes-128-cbc")],
               [m("twofish-256-cbc", 1.0), m("aes-128-cbc", 600.0)])
-    assert _ratio_text(run, "twofish-256-cbc", "aes-128-cbc") == \
-        "x: twofish-256-cbc runs at 0.00167× the speed of aes-128-cbc (1 MiB)"
+    v = ratio_verdict(run, {"ratio": ["twofish-256-cbc", "aes-128-cbc"]}, {"above": 2})
+    assert v.figure == "x: twofish-256-cbc at 0.00167× the speed of aes-128-cbc (1 MiB)"
+    assert v.verdict is FindingVerdict.REVERSED
+    assert ratio_verdict(run, {"ratio": ["aes-128-cbc", "twofish-256-cbc"]}, {"above": 2}).verdict \
+        is FindingVerdict.HOLDS
+    assert ratio_verdict(run, {"ratio": ["aes-128-cbc", "twofish-256-cbc"]}, {"between": [1.5, 2]}).verdict \
+        is FindingVerdict.CHANGED

@@ -5,15 +5,19 @@ The figure is the speed ratio B/A = median ns per call of A / that of B
 (for data, exactly the ratio of MB/s; for key setup, of key setups per
 second). Its interval is a percentile bootstrap over the timed per-call
 samples of both runs. A point is called faster or slower only when a
-two-sided Mann-Whitney U test on those samples gives p < alpha with at least
-MIN_SAMPLES on each side; otherwise it says why not.
+two-sided Mann-Whitney U test on those samples, with at least MIN_SAMPLES on
+each side, stays below alpha after the Benjamini-Hochberg correction over every
+tested point of the comparison (scipy.stats.false_discovery_control): among the
+points called different, the expected share of false calls is at most alpha.
+Untested, two identical configurations compared at 49 points would call two or
+three of them different by chance alone.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.stats import mannwhitneyu
+from scipy.stats import false_discovery_control, mannwhitneyu
 
 from cipherbench.report.data import Run, per_call_samples, usable
 
@@ -37,9 +41,10 @@ class Point:
     ratio: float  # B/A speed
     low: float | None
     high: float | None
-    p_value: float | None
+    p_value: float | None  # the test's own p
     verdict: str  # faster, slower, no significant difference, too few samples
     verified: str
+    q_value: float | None = None  # p adjusted for the false-discovery rate across the comparison's points
 
     @property
     def key(self):
@@ -52,7 +57,7 @@ class Point:
                 "ns_per_call_a": self.a["ns_per_call"], "ns_per_call_b": self.b["ns_per_call"],
                 "samples_a": self.n_a, "samples_b": self.n_b, "ratio_b_over_a": self.ratio,
                 "ci_low": self.low, "ci_high": self.high, "confidence": CONFIDENCE,
-                "p_value": self.p_value, "verdict": self.verdict, "verified": self.verified}
+                "p_value": self.p_value, "q_value": self.q_value, "verdict": self.verdict, "verified": self.verified}
 
 
 @dataclass
@@ -98,12 +103,26 @@ def bootstrap_ratio(a: np.ndarray, b: np.ndarray, rng: np.random.Generator,
 
 
 def judge(a: np.ndarray, b: np.ndarray, ratio: float) -> tuple[float | None, str]:
+    """The test of one point on its own; `control_fdr` gives the verdict across points."""
     if len(a) < MIN_SAMPLES or len(b) < MIN_SAMPLES:
         return None, "too few samples"
     p = float(mannwhitneyu(a, b, alternative="two-sided").pvalue)
     if p >= ALPHA:
         return p, "no significant difference"
     return p, "faster" if ratio > 1 else "slower"
+
+
+def control_fdr(points: list[Point]) -> None:
+    """Benjamini-Hochberg over every tested point: q values, and a point is faster or
+    slower only when its q is below ALPHA."""
+    tested = [p for p in points if p.p_value is not None]
+    if not tested:
+        return
+    qs = false_discovery_control([p.p_value for p in tested], method="bh")
+    for p, q in zip(tested, qs):
+        p.q_value = float(q)
+        p.verdict = ("no significant difference" if q >= ALPHA
+                     else "faster" if p.ratio > 1 else "slower")
 
 
 def _key(m):
@@ -132,4 +151,5 @@ def compare(a: Run, b: Run, seed: int = 0) -> Comparison:
         ver = ("failed" if "failed" in vs else "n/a" if vs == {"n/a"}
                else "passed" if vs <= {"passed", "n/a"} else "unverified")
         points.append(Point(*k, x, y, len(sa), len(sb), ratio, lo, hi, p, verdict, ver))
+    control_fdr(points)
     return Comparison(a, b, points, sorted(set(ma) - set(mb)), sorted(set(mb) - set(ma)), broken)

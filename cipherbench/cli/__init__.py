@@ -7,8 +7,10 @@ from cipherbench.cli import (
     conformance,
     crypt,
     inspect,
+    recommend,
     report,
     run,
+    runs,
     show,
     verify,
 )
@@ -18,9 +20,9 @@ from cipherbench.envs.cli import env_group
 from cipherbench.fleet.cli import fleet_group
 
 for _command in (inspect.list_cmd, crypt.encrypt, crypt.decrypt, crypt.hash_cmd, verify.verify, run.run,
-                 show.show, report.report, report.compare_cmd, report.export_cmd, report.import_cmd,
-                 analysis.diffusion_cmd, analysis.avalanche_cmd, conformance.conformance,
-                 env_group, ct_command, fleet_group):
+                 show.show, runs.runs_cmd, recommend.recommend_cmd, report.report, report.compare_cmd,
+                 report.export_cmd, report.import_cmd, analysis.diffusion_cmd, analysis.avalanche_cmd,
+                 conformance.conformance, env_group, ct_command, fleet_group):
     cli.add_command(_command)
 
 __all__ = ["cli", "main"]

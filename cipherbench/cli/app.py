@@ -43,7 +43,9 @@ def lit(value: object) -> str:
     return escape(CONTROL.sub("", str(value)))
 
 
-out = LiteralConsole(highlight=False, width=None if sys.stdout.isatty() else 180)
+# A terminal's width, or $COLUMNS (rich reads it) when output is piped; piped without it, 180.
+out = LiteralConsole(highlight=False,
+                     width=None if sys.stdout.isatty() or os.environ.get("COLUMNS", "").isdigit() else 180)
 err = LiteralConsole(stderr=True, highlight=False, soft_wrap=True)
 EXPERIMENTS = REPO / "registry" / "experiments.toml"
 

@@ -99,8 +99,8 @@ def compare_cmd(c: Ctx, run_a, run_b, db, db_b, as_json):
             "b": {"run": run_b, "uuid": b.uuid, "store": b.store},
             "method": {"ratio": "median ns per call of A / of B (= MB/s of B / MB/s of A)",
                        "interval": f"percentile bootstrap, {cmp.BOOTSTRAP} resamples",
-                       "test": f"two-sided Mann-Whitney U, alpha {cmp.ALPHA}, at least {cmp.MIN_SAMPLES} "
-                               "samples per side"},
+                       "test": f"two-sided Mann-Whitney U, at least {cmp.MIN_SAMPLES} samples per side; "
+                               f"Benjamini-Hochberg false-discovery rate {cmp.ALPHA} across the points"},
             "context_differences": [dict(zip(("what", "a", "b"), d)) for d in res.context_differences()],
             "points": [p.as_dict() for p in res.points],
             "only_in_a": [list(k) for k in res.only_a], "only_in_b": [list(k) for k in res.only_b],
@@ -114,13 +114,13 @@ def compare_cmd(c: Ctx, run_a, run_b, db, db_b, as_json):
                     f"A = run {run_a} ({a.profile}, {a.meta.get('host')})",
               caption=f"B/A = MB/s of B over MB/s of A (for key setup: setups per second), from the medians of "
                       f"the timed per-call samples; interval: {int(cmp.CONFIDENCE * 100)}% percentile bootstrap "
-                      f"over those samples; verdict: two-sided Mann-Whitney U, p < {cmp.ALPHA}, only with at "
-                      f"least {cmp.MIN_SAMPLES} samples on each side (per point, not corrected for "
-                      "multiple comparisons)", caption_justify="left")
+                      f"over those samples; verdict: two-sided Mann-Whitney U with at least {cmp.MIN_SAMPLES} "
+                      f"samples on each side, q < {cmp.ALPHA} after the Benjamini-Hochberg correction "
+                      "across all points (false-discovery rate controlled; q = adjusted p)", caption_justify="left")
     for col, just in (("implementation", "left"), ("primitive", "left"), ("operation", "left"),
                       ("size", "right"), ("A MB/s", "right"), ("B MB/s", "right"), ("B/A", "right"),
                       (f"{int(cmp.CONFIDENCE * 100)}% interval", "right"), ("n A/B", "right"),
-                      ("p", "right"), ("verdict", "left"), ("verified", "left")):
+                      ("q", "right"), ("verdict", "left"), ("verified", "left")):
         t.add_column(col, justify=just)
     for p in res.points:
         keysetup = p.operation.startswith("keysetup")
@@ -130,7 +130,7 @@ def compare_cmd(c: Ctx, run_a, run_b, db, db_b, as_json):
                   _f(p.a.get("mb_per_s")) if not keysetup else f"{_f(p.a['ns_per_call'])} ns",
                   _f(p.b.get("mb_per_s")) if not keysetup else f"{_f(p.b['ns_per_call'])} ns",
                   f"{p.ratio:.3f}", ci, f"{p.n_a}/{p.n_b}",
-                  f"{p.p_value:.3g}" if p.p_value is not None else "-", _verdict(p.verdict), ver)
+                  f"{p.q_value:.3g}" if p.q_value is not None else "-", _verdict(p.verdict), ver)
     out.print(t)
     counts = {}
     for p in res.points:
@@ -151,19 +151,47 @@ def compare_cmd(c: Ctx, run_a, run_b, db, db_b, as_json):
 @click.option("--run", "run_id", type=int, default=None, metavar="ID",
               help="Run to export (default: the latest complete run).")
 @click.option("--out", "out_file", required=True, type=click.Path(dir_okay=False, path_type=Path),
-              help="JSON file to write (docs/results-format.md).")
+              help="File to write: .json = the results document with raw samples (docs/results-format.md), "
+                   ".csv = one row per measurement.")
 @click.pass_obj
 def export_cmd(c: Ctx, db, run_id, out_file: Path):
-    """Write one run, raw samples included, as a results document."""
+    """Write one run as a results document (.json, raw samples included) or as CSV rows (.csv)."""
     from cipherbench.report.data import resolve_runs
     from cipherbench.store import transfer
 
+    suffix = out_file.suffix.lower()
+    if suffix not in (".json", ".csv"):
+        raise UsageError(f"--out {out_file}: the extension says the format: .json (the results document) "
+                         "or .csv (one row per measurement)")
     store = _store(c, db)
     rid = resolve_runs(store, [run_id] if run_id else [])[0]
+    if suffix == ".csv":
+        n = export_csv(store, rid, out_file)
+        out.print(f"exported run {rid} to {out_file}: {n} measurements, one row each (raw samples: export to .json)")
+        return
     doc = transfer.export_run(store, rid, out_file)
     n = sum(len(m.get("samples", [])) for m in doc["measurements"])
     out.print(f"exported run {rid} ({doc['run']['uuid']}) to {out_file}: "
               f"{len(doc['measurements'])} measurements, {n} raw samples")
+
+
+def export_csv(store: Store, run_id: int, path: Path) -> int:
+    """results.csv's rows (report/results_csv.py) for one run, to a file of the user's name."""
+    import csv
+
+    from cipherbench.report.data import CSV_COLUMNS, ReportData, csv_rows, load_run
+    from cipherbench.report.results_csv import cell
+
+    data = ReportData([load_run(store, run_id, with_samples=False)])
+    path.parent.mkdir(parents=True, exist_ok=True)
+    n = 0
+    with open(path, "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(CSV_COLUMNS)
+        for row in csv_rows(data):
+            w.writerow([cell(v) for v in row])
+            n += 1
+    return n
 
 
 @click.command("import")

@@ -10,13 +10,16 @@ from typing import Any
 import click
 
 from cipherbench.cli.app import Ctx, _progress, err
+from cipherbench.cli.presets import list_presets
 from cipherbench.cli.show import show_run
+from cipherbench.cli.summary import print_then_now, show_summary
 from cipherbench.cli.verify import print_failures
 from cipherbench.errors import UsageError
 from cipherbench.kinds import Operation, RunStatus, Workload
 from cipherbench.pipeline import Layout, Progress, RunOutcome, RunPlan, run_plan
 from cipherbench.pipeline.execute import Advance
 from cipherbench.pipeline.resume import resumable
+from cipherbench.report.data import load_published as published_experiments
 from cipherbench.store.db import Store
 
 #: --sizes suffixes: binary multiples, as the registry's sizes are.
@@ -48,11 +51,25 @@ def finite(param: click.Parameter, value: float | None) -> float | None:
 class BarProgress(Progress):
     """The pipeline's progress as rich bars on stderr (only on a terminal)."""
 
+    _current: tuple[Any, Any] | None = None  # (rich Progress, task) of the open stage
+
     @contextmanager
     def stage(self, name: str, total: int) -> Iterator[Advance]:
         with _progress() as prog:
             task = prog.add_task(name, total=total, item="")
-            yield lambda n, item: prog.update(task, advance=n, item=item)
+            self._current = (prog, task)
+            try:
+                yield lambda n, item: prog.update(task, advance=n, item=item)
+            finally:
+                self._current = None
+
+    def grow(self, n: int) -> None:
+        """Extra rounds: the bar's total grows, so it is not full while they run and the time
+        left (rich's, from the recent pace) counts them."""
+        if self._current is not None:
+            prog, task = self._current
+            total = next(t.total for t in prog.tasks if t.id == task) or 0
+            prog.update(task, total=total + n, description="measuring (extra rounds)")
 
     def failures(self, results: list[Any]) -> None:
         print_failures(results)
@@ -87,10 +104,12 @@ class BarProgress(Progress):
               help="Take up a run that did not complete (interrupted, dead, incomplete): time only the "
                    "points of its plan that have no figures, into the same run.")
 @click.option("--json", "as_json", is_flag=True, help="Print the stored run as JSON at the end.")
+@click.option("--list-experiments", is_flag=True, expose_value=False, is_eager=True, callback=list_presets,
+              help="List the profiles and experiments with their titles and estimated times, and exit.")
 @click.pass_obj
 def run(c: Ctx, profile, experiment, impls, primitives, sizes, operations, workloads, batch_ms,
         batches, no_verify, layout, processes, extra_rounds, parallel, resume, as_json):
-    """Verify, then measure, store every raw sample, and print MB/s and cycles/byte.
+    """Verify, then measure, store every raw sample; end with the fastest per primitive and the answer.
     Exits 1 when a point could not be timed or a runner was lost (what was timed is stored)."""
     if profile and experiment:
         raise UsageError("give --profile or --experiment, not both")
@@ -109,8 +128,14 @@ def run(c: Ctx, profile, experiment, impls, primitives, sizes, operations, workl
 
 
 def finish(store: Store, outcome: RunOutcome, as_json: bool) -> None:
-    """Print the stored run; exit 1, with one line, when it is not complete."""
-    show_run(store, outcome.run_id, as_json)
+    """Print the run: its then-vs-now tables for an experiment, the fastest per primitive and
+    the answer (every point: show --long); exit 1, with one line, when it is not complete."""
+    if as_json:
+        show_run(store, outcome.run_id, as_json)
+    else:
+        if outcome.preset in published_experiments():
+            print_then_now(store, outcome.run_id)
+        show_summary(store, outcome.run_id)
     if outcome.status is not RunStatus.COMPLETE:
         failed = outcome.failed
         err.print(f"cipherbench: run {outcome.run_id} is {outcome.status.value}: {len(failed)} of "

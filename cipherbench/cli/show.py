@@ -7,6 +7,7 @@ import click
 from rich.table import Table
 
 from cipherbench.analysis.fit import fits
+from cipherbench.analysis.plausibility import flagged
 from cipherbench.cli.app import Ctx, lit, out
 from cipherbench.envs.describe import show_lines
 from cipherbench.errors import CipherbenchError
@@ -41,6 +42,8 @@ def show_run(store: Store, run_id: int, as_json: bool = False, form: str | None 
     form = form or ("long" if len(r["measurements"]) <= LONG_FORM_AT_MOST else "wide")
     if form == "wide":
         sources = wide_table(run_id, r)
+    elif out.width < NARROW_BELOW:
+        sources = narrow_tables(run_id, r)
     else:
         sources = long_table(run_id, r)
     for src in sorted(sources):
@@ -69,6 +72,47 @@ def _side_channel_column(t: Table, r: dict):
     found = cells(r["ct"])
     t.add_column("side channel (cipherbench ct)")
     return lambda impl, prim: (lit(found.get((impl, prim), "")),)
+
+
+#: Below this many columns, `show --long` prints one table per primitive and operation,
+#: without the columns that repeat, so a row fits 80 columns unwrapped.
+NARROW_BELOW = 130
+SHORT_VERDICT = {"passed": "ok", "failed": "[red]FAIL[/]", "unverified": "[yellow]unv[/]", "n/a": "n/a"}
+
+
+def narrow_tables(run_id, r) -> set:
+    """One table per (primitive, operation/workload): implementation, size, figures, the
+    code path in a word (short_provider) and the verdict in one; full names: --json."""
+    from rich import box
+
+    from cipherbench.cli.recommend import short_provider
+    groups: dict[tuple[str, str], list] = {}
+    for m in r["measurements"]:
+        groups.setdefault((m["primitive"], f"{m['operation']}/{m['workload']}"), []).append(m)
+    bad = flagged(r["measurements"])
+    sources = set()
+    out.print(f"run {run_id} ({r['profile']}, {r['status']}) on {r['host']}: MB/s = 10^6 bytes/s at the median; "
+              "± = half the median's confidence interval; c/B = cycles per byte; ok/unv/FAIL = verification",
+              markup=False)
+    for (prim, op), ms in groups.items():
+        t = Table(title=f"{prim} {op}", title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
+        for col, just in (("impl", "left"), ("size", "right"), ("MB/s", "right"), ("±", "right"),
+                          ("c/B", "right"), ("ns/call", "right"), ("path", "left"), ("ver", "left")):
+            t.add_column(col, justify=just, no_wrap=True, overflow="ellipsis", max_width=20)
+        for m in ms:
+            key = (m["impl"], m["primitive"], m["operation"], m["workload"], m["size"])
+            if m["error"] or key in bad:
+                t.add_row(lit(m["impl"]), str(m["size"]), "-", "", "", "", f"[red]{lit(m['error'] or bad[key])}[/]",
+                          "[red]-[/]")
+                continue
+            t.add_row(lit(m["impl"]), str(m["size"]), fmt(m["mb_per_s"]) + (" [yellow]![/]" if m["warnings"] else ""),
+                      _half_interval(m["ns_low"], m["ns_high"], m["ns_per_call"]), fmt(m["cycles_per_byte"], 2),
+                      compact(m["ns_per_call"]), lit(short_provider(m["provider"] or "")),
+                      SHORT_VERDICT.get(m["verified"], m["verified"] or ""))
+            if m["cycle_source"]:
+                sources.add(m["cycle_source"])
+        out.print(t)
+    return sources
 
 
 def _verified_cell(v):
@@ -159,7 +203,20 @@ def long_table(run_id, r) -> set:
 
 
 def _half_interval(low, high, median) -> str:
-    return f"{100 * (high - low) / 2 / median:.1f}%" if low and high and median else ""
+    if not (low and high and median):
+        return ""
+    pct = 100 * (high - low) / 2 / median
+    return f"{pct:.1f}%" if pct < 10 else f"{pct:.0f}%"
+
+
+def compact(x) -> str:
+    """A figure in at most six characters: 2,600,012 -> 2.60M."""
+    if x is None:
+        return "-"
+    for mult, suffix in ((1e9, "G"), (1e6, "M"), (1e5, "k")):
+        if abs(x) >= mult:
+            return f"{x / mult:.3g}{suffix}" if mult != 1e5 else f"{x / 1e3:.0f}k"
+    return fmt(x, 2)
 
 
 def fit_rows(measurements) -> list[tuple[str, ...]]:

@@ -316,6 +316,9 @@ class Measurer:
         # callable(points) after calibration and after every round: the pipeline stores what
         # was timed so far (pipeline/recorder.py), so an interrupt loses at most one round
         self.on_round: Callable[[list[Point]], None] | None = None
+        # told how many batches an extra round adds, before it runs, so a progress bar grows
+        # with the round instead of sitting full
+        self.on_extra: Callable[[int], None] | None = None
         self._first_size: dict[tuple, int] = {}  # path -> the size it was first calibrated at
         self._seen: dict[tuple, dict[int, float]] = {}  # path -> {size: ns per call} from calibration
 
@@ -472,6 +475,8 @@ class Measurer:
             if not unsure or budget < len(unsure):
                 break
             budget -= len(unsure)
+            if self.on_extra is not None:
+                self.on_extra(len(unsure))
             self._round(unsure, extra=True)
             self._rounded(unsure)
         return points
@@ -510,7 +515,7 @@ class Measurer:
             if extra:
                 pt.extra_batches += 1
             if self.progress:
-                self.progress(0 if extra else 1, pt.label)
+                self.progress(1 if extra and self.on_extra is not None else 0 if extra else 1, pt.label)
 
     def _adds(self) -> float | None:
         """The parallel adds per cycle of the batch clock's last reading, if it has them."""

@@ -64,6 +64,9 @@ class Progress:
     def failures(self, results: list[Any]) -> None:
         """Verification failures, as soon as they are known."""
 
+    def grow(self, n: int) -> None:
+        """The current stage has n more steps than it said (extra rounds for uncertain points)."""
+
 
 @dataclass
 class RunOutcome:
@@ -73,6 +76,7 @@ class RunOutcome:
     points: list[Point]
     figures: list[Figures | None] = field(default_factory=list)
     verifications: list[Any] = field(default_factory=list)  # kat.verify results
+    preset: str = ""  # the profile or experiment the plan came from
 
     @property
     def measured(self) -> int:
@@ -211,6 +215,7 @@ def measure_points(s: Session, plan: RunPlan, timed: list[Point], recorder: Reco
     interrupted = False
     with progress.stage("measuring", len(timed) * (1 + plan.batches)) as advance:
         m.progress = advance
+        m.on_extra = progress.grow
         try:
             m.run(timed)
         except KeyboardInterrupt:  # keep what was timed: stored below
@@ -253,7 +258,7 @@ def run_plan(plan: RunPlan, store: Store, progress: Progress | None = None, sess
                              if resume is None else f"run {resume} has figures for every point of its plan")
         run_id = open_run(store, plan, s, machine_context(s), resume)
         warnings: list[RunWarning] = []
-        outcome = RunOutcome(run_id, RunStatus.FAILED, warnings, points)
+        outcome = RunOutcome(run_id, RunStatus.FAILED, warnings, points, preset=plan.preset)
         try:
             execute(s, store, plan, outcome, progress)
         finally:

@@ -4,9 +4,9 @@ quantities below are the whole vocabulary a new experiment can use."""
 from __future__ import annotations
 
 import re
-import statistics
 from dataclasses import dataclass, field
 
+from cipherbench.report import verdicts
 from cipherbench.report.data import ReportData, Run, primitive, usable
 from cipherbench.report.tables import (
     STATUS_TEXT,
@@ -17,9 +17,7 @@ from cipherbench.report.tables import (
     mark_of,
     mbit_at_clock,
     num,
-    relative,
     security_value,
-    size_label,
 )
 
 
@@ -30,6 +28,7 @@ class Section:
     run: Run
     tables: list[Table] = field(default_factory=list)
     findings: list[tuple[str, str]] = field(default_factory=list)  # (published claim, today)
+    verdicts: list[verdicts.Verdict] = field(default_factory=list)  # per finding, in order
     charts: list[dict | None] = field(default_factory=list)  # per table: {title, unit, labels, then, now}
 
 
@@ -65,9 +64,9 @@ def now_value(run: Run, impl: str, prim: str, spec: dict) -> tuple[float | str |
             return f.get(f"{op}_cpb"), used
         p = primitive(prim)
         return mbit_at_clock(f, p.block_bytes if p else 16)[0], used
-    if q == "mbit_per_s":
+    if q in ("mbit_per_s", "mb_per_s"):
         m = _largest(_ms(run, impl, prim, op, "bulk"))
-        return (m["mb_per_s"] * 8, [m]) if m else (None, [])
+        return (m["mb_per_s"] * (8 if q == "mbit_per_s" else 1), [m]) if m else (None, [])
     if q in ("min_secure_rounds", "min_secure_cycles", "attack_rounds"):
         return security_value(run, impl, prim, q)
     if q in ("diffusion", "diffusion_overall", "full_diffusion_rounds"):
@@ -83,10 +82,27 @@ def now_value(run: Run, impl: str, prim: str, spec: dict) -> tuple[float | str |
     raise ValueError(f"published-figures.toml: unknown quantity {q!r}")
 
 
-def _resolve(run: Run, candidates, key_bits) -> str | None:
+def _resolve(run: Run, candidates, key_bits, mode: str | None = None) -> str | None:
+    """The first candidate the run measured, with the column's {key} and {mode} put in."""
     names = [c.replace("{key}", str(key_bits)) for c in candidates] if key_bits else list(candidates)
+    names = [n.replace("{mode}", mode) for n in names] if mode else names
     measured = {m["primitive"] for m in run.measurements}
     return next((n for n in names if n in measured), None)
+
+
+def why_not(run: Run, candidates, cols) -> str:
+    """Why a published row has no figure today: nothing offers the cipher, the run did not
+    ask for it, or its points failed (the first error)."""
+    names = sorted({c.replace("{key}", str(col.get("key_bits") or "")) for c in candidates for col in cols or [{}]})
+    offered = {p for i in run.implementations for p in (i.get("primitives") or {})}
+    if not offered & set(names):
+        fam = names[0].split("-")[0] if names else "it"
+        return (f"no implementation on this machine offers {fam} (no library here ships it, and the project "
+                "has no reference implementation of it yet)")
+    errors = [m["error"] for m in run.measurements if m["primitive"] in names and m.get("error")]
+    if errors:
+        return errors[0]
+    return "the run did not time it (not in its plan, or --primitive left it out)"
 
 
 def _fmt(v) -> str:
@@ -142,7 +158,7 @@ def build_table(data: ReportData, run: Run, t: dict, idx: int, name: str) -> tup
         for impl in _impls(run):
             vals, statuses, any_value = {}, set(), False
             for c in now_cols:
-                prim = _resolve(run, row.get("primitives", []), c.get("key_bits"))
+                prim = _resolve(run, row.get("primitives", []), c.get("key_bits"), c.get("mode"))
                 v, ms = (None, []) if prim is None else now_value(run, impl, prim, c["now"])
                 if ms:
                     statuses.add(run.verification(impl, prim))
@@ -157,7 +173,8 @@ def build_table(data: ReportData, run: Run, t: dict, idx: int, name: str) -> tup
             chart["labels"].append(row["label"])
             chart["then"].append(row["values"][first["key"]])
         if not impl_rows:
-            table.add(["", "today: not measured in this run", *[""] * len(cols), ""])
+            table.add(["", f"today: not measured in this run: {why_not(run, row.get('primitives', []), now_cols)}",
+                       *[""] * len(cols), ""])
             continue
         for impl, vals, st in impl_rows:
             table.add(["", f"today: {data.series_name(run, impl)}",
@@ -187,51 +204,6 @@ def build_table(data: ReportData, run: Run, t: dict, idx: int, name: str) -> tup
     return table, chart
 
 
-def _ratio_text(run: Run, a: str, b: str) -> str:
-    parts = []
-    for impl in _impls(run):
-        ma = [m for m in _ms(run, impl, a, "encrypt", "bulk") if m["size"] > 0]
-        mb = [m for m in _ms(run, impl, b, "encrypt", "bulk") if m["size"] > 0]
-        common = {m["size"] for m in ma} & {m["size"] for m in mb}
-        if not common:
-            continue
-        s = max(common)
-        x = next(m for m in ma if m["size"] == s)["mb_per_s"] / next(m for m in mb if m["size"] == s)["mb_per_s"]
-        sts = {run.verification(impl, a), run.verification(impl, b)} - {"passed"}
-        parts.append(f"{impl}: {a} runs at {x:.3g}× the speed of {b} ({size_label(s)})"
-                     + (f" [{', '.join(sorted(STATUS_TEXT.get(t, t) for t in sts))}]" if sts else ""))
-    return "; ".join(parts) if parts else f"not measured in this run (needs {a} and {b}, bulk encryption)"
-
-
-def _rank_text(data: ReportData, run: Run, what: str) -> str:
-    sub = ReportData([run], data.published)
-    rel = relative(sub)
-    if rel is None:
-        return "nothing measured in this run"
-    if what == "primitives":
-        best = []
-        for p in rel.primitives:
-            pd = primitive(p)
-            if pd is None or pd.kind == "hash":  # the claims rank ciphers
-                continue
-            vals = [m for m in rel.ms if m["primitive"] == p]
-            top = max(vals, key=lambda m: m["mb_per_s"])
-            best.append((top["mb_per_s"], p, top["impl"]))
-        best.sort(reverse=True)
-        if not best:
-            return "no cipher measured in this run"
-        return "ciphers, fastest first (bulk encryption, MB/s at the largest size all their implementations timed): " + ", ".join(
-            f"{p} {num(v)} ({impl})" for v, p, impl in best[:8]) + (" …" if len(best) > 8 else "")
-    scores = []
-    for i, name in enumerate(rel.names):
-        vals = [x for x in rel.ratio[i] if x is not None]
-        if vals:
-            scores.append((statistics.median(vals), name, len(vals)))
-    scores.sort(reverse=True)
-    return "median speed relative to the fastest, over the primitives each offers: " + ", ".join(
-        f"{n} {v:.2f}× ({k} primitives)" for v, n, k in scores)
-
-
 def sections(data: ReportData) -> list[Section]:
     out = []
     for run in data.runs:
@@ -243,14 +215,10 @@ def sections(data: ReportData) -> list[Section]:
             table, chart = build_table(data, run, t, i, run.profile)
             sec.tables.append(table)
             sec.charts.append(chart if chart and chart["now"] else None)
+        prims = [p for t in entry.get("tables", []) for r in t.get("rows", []) for p in r.get("primitives", [])]
         for f in entry.get("findings", []):
-            now = f.get("now") or {}
-            if "ratio" in now:
-                today = _ratio_text(run, *now["ratio"])
-            elif "rank" in now:
-                today = _rank_text(data, run, now["rank"])
-            else:
-                today = "not something this run measures"
-            sec.findings.append((f["text"], today))
+            v = verdicts.verdict(data, run, f, prims)
+            sec.verdicts.append(v)
+            sec.findings.append((f["text"], f"{v.verdict.value}: {v.figure}"))
         out.append(sec)
     return out

@@ -14,11 +14,11 @@ import re
 from pathlib import Path
 
 import plotly.graph_objects as go
-from plotly.colors import qualitative
 from plotly.offline import get_plotlyjs
 
 from cipherbench import __version__
-from cipherbench.report import experiments, machines, releases, tables
+from cipherbench.analysis.recommend import is_reference
+from cipherbench.report import answer, experiments, machines, overview, releases, tables
 from cipherbench.report.data import (
     KEYSETUP_OPS,
     ReportData,
@@ -39,7 +39,9 @@ from cipherbench.report.tables import (
     verification_note,
 )
 
-PALETTE = qualitative.D3 + qualitative.Set2 + qualitative.Dark24
+PALETTE = overview.PALETTE
+#: Bars in the encryption-against-decryption plot before its labels overlap.
+ENCDEC_MAX = 24
 WORKLOAD_DASH = {"bulk": "solid", "message": "dot", "rekey": "dashdot"}
 WORKLOAD_SYMBOL = {"bulk": "circle", "message": "square", "rekey": "diamond"}
 CONFIG = {"displaylogo": False, "responsive": True,
@@ -69,6 +71,14 @@ nav.toc a{margin-right:12px;white-space:nowrap}
 details{margin:6px 0}summary{cursor:pointer;color:#0b5cad}
 blockquote{margin:6px 0;padding:4px 12px;border-left:3px solid #d8dee4;color:#333}
 footer{color:#57606a;font-size:12px;margin-top:32px}
+#answer{background:#fff;border:2px solid #0b5cad;border-radius:8px;padding:4px 16px 10px;margin:8px 0 14px}
+#answer h2{margin:8px 0 4px;border:0}#answer p{margin:2px 0 6px}
+table.answer{border-collapse:collapse;width:100%}table.answer th{text-align:left;vertical-align:top;padding:5px 10px 5px 0;width:190px}
+table.answer td{vertical-align:top;padding:5px 8px;border-top:1px solid #eef1f4}table.answer td.detail{font-size:12.5px;color:#444}
+.ci{color:#57606a;font-size:12px}.tie{background:#fff3bf;border-radius:3px;padding:0 4px;font-size:11.5px}.dim{color:#6a737d}
+details.part{background:#fff;border:1px solid #d8dee4;border-radius:6px;margin:10px 0;padding:4px 14px}
+details.part>summary{font-size:17px;font-weight:600;padding:6px 0}
+.verdict{font-weight:700;white-space:nowrap}.verdict.holds{color:#1a7f37}.verdict.reversed{color:#cf222e}.verdict.changed{color:#9a6700}
 """
 
 
@@ -96,6 +106,8 @@ class Page:
         self.n_plots += 1
         fig.update_layout(template="plotly_white", margin=dict(l=70, r=20, t=90, b=60),
                           font=dict(size=12), legend=dict(title_text=""), showlegend=True)
+        overview.limit_visible(fig)
+        overview.log_if_decades(fig)
         div = fig.to_html(full_html=False, include_plotlyjs=False, div_id=f"plot-{self.n_plots}",
                           config=CONFIG, default_width="100%")
         cap = "".join(f"<div>{c}</div>" for c in caption)
@@ -275,7 +287,8 @@ def heatmap_plot(p: Page):
     p.section("relative", "Implementations against each other")
     z = [[(x if x is not None else math.nan) for x in row] for row in rel.ratio]
     xs = [f"{prim}<br>{size_label(rel.size[prim]) if rel.size[prim] else 'largest each'}" for prim in rel.primitives]
-    names = [n + (" ⚠" if any(("unverified" in t or "FAILED" in t) for t in rel.text[i]) else "")
+    names = [n + (" (project's reference code)" if is_reference(n) else "")
+             + (" ⚠" if any(("unverified" in t or "FAILED" in t) for t in rel.text[i]) else "")
              for i, n in enumerate(rel.names)]
     fig = go.Figure(go.Heatmap(
         z=z, x=xs, y=names, text=rel.text, texttemplate="%{text}", zmin=0, zmax=1,
@@ -319,6 +332,12 @@ def encrypt_decrypt_plot(p: Page):
             pairs.append((e.run, e.impl, prim))
     if not cats:
         return
+    shown = len(cats)
+    if shown > ENCDEC_MAX:  # readable labels: the largest gaps between the two, the rest in the tables
+        gap = [abs(math.log(e[0] / d[0])) if e[0] and d[0] else 0 for e, d in zip(vals["encrypt"], vals["decrypt"])]
+        keep = sorted(sorted(range(len(cats)), key=lambda i: -gap[i])[:ENCDEC_MAX])
+        cats = [cats[i] for i in keep]
+        vals = {op: [v[i] for i in keep] for op, v in vals.items()}
     p.section("encdec", "Encryption against decryption")
     fig = go.Figure()
     for op, color in (("encrypt", "#1f77b4"), ("decrypt", "#ff7f0e")):
@@ -329,7 +348,9 @@ def encrypt_decrypt_plot(p: Page):
                              error_y=dict(type="data", array=[b for _, b, _, _ in v],
                                           arrayminus=[c for _, _, c, _ in v], visible=True),
                              hovertemplate="%{x}<br>" + op + ": <b>%{y:,.1f} MB/s</b><extra></extra>"))
-    fig.update_layout(title="Encryption and decryption MB/s, bulk, at the largest size both were timed",
+    fig.update_layout(title="Encryption and decryption MB/s, bulk, at the largest size both were timed"
+                            + (f"<br><sup>the {ENCDEC_MAX} pairs where they differ most, of {shown}; every pair: "
+                               "the tables</sup>" if shown > ENCDEC_MAX else ""),
                       barmode="group", yaxis=dict(title="MB/s (10⁶ bytes/s)"), height=430,
                       updatemenus=_yscale_buttons())
     p.plot(fig, _caption("MB/s = 10⁶ bytes/s at the median; error bars = confidence interval of the median; "
@@ -377,9 +398,18 @@ def then_and_now(p: Page):
     for sec in experiments.sections(p.data):
         e = sec.entry
         p.section(f"then-{sec.name}", f"Then and now: {e['title']}")
-        p.add('<dl class="ctx">' + "".join(
+        if sec.findings:
+            p.add("<h3>Published findings: do they hold on this run?</h3>")
+            p.add('<table class="t findings"><thead><tr><th>published</th><th>verdict</th><th>this run</th></tr>'
+                  "</thead><tbody>" + "".join(
+                      f"<tr><td style='white-space:normal'>{h.escape(claim)}</td>"
+                      f"<td class='verdict {v.verdict.name.lower()}'>{h.escape(v.verdict.value)}</td>"
+                      f"<td style='white-space:normal'>{h.escape(v.figure)}</td></tr>"
+                      for (claim, _), v in zip(sec.findings, sec.verdicts)) + "</tbody></table>")
+        p.add('<details><summary>the source, its machine and method</summary><dl class="ctx">' + "".join(
             f"<dt>{k}</dt><dd>{h.escape(str(e.get(f, '')))}</dd>" for k, f in
-            (("source", "citation"), ("machine then", "machine"), ("year", "year"), ("method", "method"))) + "</dl>")
+            (("source", "citation"), ("machine then", "machine"), ("year", "year"), ("method", "method")))
+              + "</dl></details>")
         for t, chart in zip(sec.tables, sec.charts):
             p.table(t)
             if chart is None:
@@ -400,18 +430,21 @@ def then_and_now(p: Page):
                          f"<b>Cycle source:</b> {h.escape(cycle_sources(sec.run.measurements))}",
                          f"<b>Verification:</b> {h.escape(t.notes[-1].split(':', 1)[-1])} "
                          "Hatched bars are not verified."])
-        if sec.findings:
-            p.add("<h3>Published findings and what this run says</h3>")
-            ft = Table(f"findings-{sec.name}", "", ["published", "today"], align=["l", "l"])
-            for a, b in sec.findings:
-                ft.add([a, b])
-            p.add('<table class="t findings"><thead><tr><th>published</th><th>today</th></tr></thead><tbody>'
-                  + "".join(f"<tr><td style='white-space:normal'>{h.escape(a)}</td>"
-                            f"<td style='white-space:normal'>{h.escape(b)}</td></tr>" for a, b in sec.findings)
-                  + "</tbody></table>")
 
 
 # ---------------------------------------------------------------------------- page
+def detail_tables(body: Page) -> None:
+    data = body.data
+    for t in tables.speed_tables(data):
+        body.table(t)
+    from cipherbench.ct.report import ct_tables
+    for t in (tables.relative_table(data), tables.fit_table(data), tables.parallel_table(data),
+              tables.gladman_table(data), tables.security_table(data), *tables.diffusion_tables(data),
+              *ct_tables(data)):
+        if t:
+            body.table(t)
+
+
 def header(p: Page):
     data = p.data
     for r in data.runs:
@@ -431,46 +464,71 @@ def header(p: Page):
               + "".join(f"<li>{h.escape(w)}</li>" for w in warns) + "</ul></details>")
 
 
+def collapsed(body: Page, sid: str, title: str, fill) -> None:
+    """What `fill` adds, behind a closed <details> (opened by a link to anything inside)."""
+    start, toc = len(body.parts), len(body.toc)
+    fill()
+    del body.toc[toc:]  # the part's own headings: the table of contents names the part
+    if len(body.parts) == start:
+        return
+    inner = body.parts[start:]
+    del body.parts[start:]
+    body.toc.append((f"part-{sid}", title))
+    body.add(f'<details class="part" id="part-{sid}"><summary>{h.escape(title)}</summary>{"".join(inner)}</details>')
+
+
+def answer_first(body: Page) -> None:
+    """The answer per run, then each experiment's verdicts, then one overview figure per question."""
+    from cipherbench.analysis.recommend import recommend
+    for r in body.data.runs:
+        if body.data.multi:
+            body.add(f"<h3>Run {r.id}</h3>")
+        body.add(answer.html_section(recommend(r.measurements, r.implementations)))
+    then_and_now(body)
+    fig = overview.best_per_size_figure(body.data)
+    if fig is not None:
+        body.section("overview", "Which primitive at my message size")
+        ms = [m for _, m in body.data.measurements() if usable(m)]
+        body.plot(fig, _caption("MB/s = 10⁶ bytes/s at the median; error bars = confidence interval of the median",
+                                ms, "Verification: verified libraries only (the reference code is not ranked)"))
+    heatmap_plot(body)
+
+
+#: A link to something inside a closed section opens it; an opened section's plots take
+#: their width (plotly sizes a plot drawn hidden to its default).
+OPEN_SCRIPT = """
+function cbOpen(){var t=location.hash&&document.getElementById(location.hash.slice(1));
+ for(var e=t;e;e=e.parentElement){if(e.tagName==='DETAILS')e.open=true;} if(t)t.scrollIntoView();}
+window.addEventListener('hashchange',cbOpen);cbOpen();
+document.querySelectorAll('details').forEach(function(d){d.addEventListener('toggle',function(){
+ if(d.open)window.dispatchEvent(new Event('resize'));});});
+"""
+
+
 def render(data: ReportData) -> tuple[str, int]:
     body = Page(data)
     for r in data.runs:  # one colour per implementation (and run) across every figure
         for m in r.measurements:
             body.color(data.series_name(r, m["impl"]))
-    header(body)
-    body.section("libraries", "Implementations")
-    body.table(tables.libraries_table(data))
-    body.table(tables.verification_table(data))
-    then_and_now(body)
-    releases.html_section(body)
-    throughput_plots(body)
-    heatmap_plot(body)
-    keysetup_plots(body)
-    encrypt_decrypt_plot(body)
-    workload_plots(body)
-    body.section("tables", "Tables")
-    for t in tables.speed_tables(data):
-        body.table(t)
-    rel = tables.relative_table(data)
-    if rel:
-        body.table(rel)
-    for extra in (tables.fit_table(data), tables.parallel_table(data)):
-        if extra:
-            body.table(extra)
-    g = tables.gladman_table(data)
-    if g:
-        body.table(g)
-    sec = tables.security_table(data)
-    if sec:
-        body.table(sec)
-    for t in tables.diffusion_tables(data):
-        body.table(t)
-    from cipherbench.ct.report import ct_tables
-    for t in ct_tables(data):
-        body.table(t)
-    machines.add_to_page(body)
+    answer_first(body)
+    nav_at = len(body.parts)
+    collapsed(body, "machine", "Machine, method and warnings", lambda: header(body))
+
+    def libraries():
+        body.table(tables.libraries_table(data))
+        body.table(tables.verification_table(data))
+    collapsed(body, "libraries", "Implementations and verification", libraries)
+    collapsed(body, "throughput", "Throughput against buffer size, per primitive", lambda: throughput_plots(body))
+    collapsed(body, "keysetup", "Key-setup cost", lambda: keysetup_plots(body))
+    collapsed(body, "encdec", "Encryption against decryption", lambda: encrypt_decrypt_plot(body))
+    collapsed(body, "workloads", "Whole messages and rekeying against bulk", lambda: workload_plots(body))
+    collapsed(body, "releases", "Library versions across Debian releases", lambda: releases.html_section(body))
+    collapsed(body, "machines", "Machines side by side", lambda: machines.add_to_page(body))
+    collapsed(body, "tables", "Tables", lambda: detail_tables(body))
     runs = ", ".join(f"run {r.id} ({h.escape(r.profile or '–')}) on {h.escape(str(r.meta.get('host')))}"
                      for r in data.runs)
     toc = " ".join(f'<a href="#{sid}">{h.escape(t)}</a>' for sid, t in body.toc)
+    body.parts.insert(nav_at, f'<nav class="toc">{toc}</nav>')
     summary = [results_document(r, with_samples=False) for r in data.runs]
     blob = json.dumps(summary, default=str).replace("</", "<\\/")
     doc = f"""<!DOCTYPE html>
@@ -483,9 +541,9 @@ def render(data: ReportData) -> tuple[str, int]:
 <h1>cipherbench report</h1>
 <p class="sub">{runs}. Generated by cipherbench {__version__}. Everything is in this file and works offline;
 raw samples are in <code>results.json</code> beside it.</p>
-<nav class="toc">{toc}</nav>
 {"".join(body.parts)}
 <script type="application/json" id="cipherbench-results">{blob}</script>
+<script>{OPEN_SCRIPT}</script>
 <footer>Throughput in MB/s = 10<sup>6</sup> bytes/s. Cycles are labelled with their source; TSC ticks are
 never reported as cycles. Implementations that did not pass verification are marked wherever they
 appear.</footer>

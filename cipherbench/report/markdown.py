@@ -3,7 +3,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from cipherbench.report import experiments, machines, releases, tables
+from cipherbench.analysis.recommend import recommend
+from cipherbench.report import answer, experiments, machines, releases, tables
 from cipherbench.report.data import ReportData
 from cipherbench.report.tables import Table
 
@@ -34,6 +35,10 @@ def render(data: ReportData) -> str:
            "Rows marked ⚠ are not verified (unverified, or failed verification and not timed); they are "
            "shown, never ranked silently. Interactive plots: `index.html` next to this file. Raw samples: "
            "`results.json` (format: docs/results-format.md).", ""]
+    for r in data.runs:
+        if data.multi:
+            out += [f"Run {r.id}:", ""]
+        out += answer.markdown_lines(recommend(r.measurements, r.implementations))
     for r in data.runs:
         out.append(f"## Machine and method{f' (run {r.id})' if data.multi else ''}")
         out.append("")
@@ -79,9 +84,10 @@ def render(data: ReportData) -> str:
         for t in sec.tables:
             out.append(table_md(t))
         if sec.findings:
-            out += ["### Published findings and what this run says", "",
-                    "| published | today |", "|---|---|"]
-            out += [f"| {_esc(a)} | {_esc(b)} |" for a, b in sec.findings]
+            out += ["### Published findings: do they hold on this run?", "",
+                    "| published | verdict | this run |", "|---|---|---|"]
+            out += [f"| {_esc(a)} | **{v.verdict.value}** | {_esc(v.figure)} |"
+                    for (a, _), v in zip(sec.findings, sec.verdicts)]
             out.append("")
     out += releases.markdown_lines(data, table_md)
     nt = tables.not_timed(data)

@@ -10,6 +10,7 @@ import statistics
 from dataclasses import dataclass, field
 
 from cipherbench.analysis.fit import fits
+from cipherbench.analysis.recommend import is_reference
 from cipherbench.envs.describe import label as envs_label
 from cipherbench.kinds import CycleSource
 from cipherbench.report.data import KEYSETUP_OPS, ReportData, Run, primitive, usable
@@ -347,7 +348,9 @@ def relative(data: ReportData) -> Relative | None:
             pairs.append((s.run, s.impl, prim))
             ms.append(pts[0])
         ok = {k: v for k, v in vals.items() if v[1] in ("passed", "n/a")}
-        pool = ok or vals
+        # the project's reference code is shown, never the libraries' baseline while one exists
+        libs = {k: v for k, v in ok.items() if not is_reference(k[1])}
+        pool = libs or ok or vals
         best_key = max(pool, key=lambda k: pool[k][0]["mb_per_s"])
         best = pool[best_key][0]["mb_per_s"]
         base[prim] = data.series_name(run_of[best_key[0]], best_key[1]) + ("" if ok else " (unverified)")

@@ -34,6 +34,7 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -196,6 +197,17 @@ ct_results = Table(
 CT_FIELDS = tuple(c.name for c in ct_results.columns if c.name not in ("id", "run_id"))
 
 DIFFUSION_FIELDS = tuple(c.name for c in diffusion.columns if c.name not in ("id", "run_id"))
+
+
+@dataclass(frozen=True)
+class RunSummary:
+    id: int
+    started_at: datetime
+    finished_at: datetime | None
+    profile: str | None
+    status: str  # kinds.RunStatus
+    host: str | None
+    points: int  # measurements with figures
 
 
 def _first_line(e: BaseException) -> str:
@@ -423,6 +435,15 @@ class Store:
     def run_ids(self) -> list[int]:
         with self.engine.connect() as c:
             return [r[0] for r in c.execute(select(runs.c.id).order_by(runs.c.id))]
+
+    def run_summaries(self) -> list[RunSummary]:
+        """Every stored run in id order, with its count of timed points (`cipherbench runs`)."""
+        points = (select(measurements.c.run_id, func.count().label("n"))
+                  .where(measurements.c.error.is_(None)).group_by(measurements.c.run_id).subquery())
+        q = (select(runs.c.id, runs.c.started_at, runs.c.finished_at, runs.c.profile, runs.c.status, runs.c.host,
+                    func.coalesce(points.c.n, 0)).outerjoin(points, points.c.run_id == runs.c.id).order_by(runs.c.id))
+        with self.engine.connect() as c:
+            return [RunSummary(*row) for row in c.execute(q)]
 
     def latest_run(self, complete_only: bool = False) -> int | None:
         q = select(func.max(runs.c.id))

@@ -1,0 +1,326 @@
+"""The answer to "which cipher and which library should I use?", from one stored run.
+
+For each use case (bulk AEAD, small messages, a hash, disk-style XTS, legacy-compatible
+ciphers) at the message size that use case is about, the candidates are every
+(implementation, primitive) the run timed that fits it. A candidate is ranked only when
+it passed verification, was timed at that size and clears the user's floors; every other
+one is listed with the reason it was left out. Two candidates tie when their medians'
+confidence intervals (the stored ns_low/ns_high) overlap: the run cannot tell them apart.
+The project's own reference code is never ranked among the libraries: it is shown
+beside them, marked.
+
+Input is the stored run's plain rows (`Store.run()` or report.data.Run): measurements
+with the store's fields (store/records.py) and implementations with impl/runner/library.
+"""
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from enum import StrEnum
+from typing import Any
+
+from cipherbench import registry
+from cipherbench.analysis import margins
+from cipherbench.analysis.plausibility import flagged
+from cipherbench.kinds import Operation, PrimitiveKind, Verdict, Workload
+
+#: The implementation name of the project's own C ciphers (engine/reference/).
+REFERENCE_IMPL = "reference"
+#: A whole-block mode is timed at the largest whole number of blocks not above a size
+#: (registry/experiments.toml): 16368 B stands for 16 KiB with a 24-byte block.
+NEAR_SIZE = 0.9
+#: The ciphers kept for compatibility with old systems and formats.
+LEGACY_FAMILIES = frozenset({"3des", "des", "blowfish", "cast5", "idea", "rc2"})
+
+
+class UseCase(StrEnum):
+    BULK_AEAD = "bulk-aead"
+    SMALL_MESSAGES = "small-messages"
+    HASH = "hash"
+    DISK_XTS = "disk-xts"
+    LEGACY = "legacy"
+
+
+class SizeChoice(StrEnum):
+    LARGEST = "largest"  # the largest size in the window that a candidate was timed at
+    MOST_TIMED = "most-timed"  # the size in the window most candidates were timed at (the smaller on a tie)
+
+
+@dataclass(frozen=True)
+class UseCaseSpec:
+    case: UseCase
+    title: str
+    low: int  # bytes per message: the window the use case is about
+    high: int
+    choice: SizeChoice
+    kinds: frozenset[PrimitiveKind]
+    modes: frozenset[str] | None = None  # None: any mode
+    families: frozenset[str] | None = None  # None: any family
+
+    def window(self) -> str:
+        return f"{size_text(self.low)} and more" if self.high >= 1 << 30 else \
+            f"{size_text(self.low)}-{size_text(self.high)}"
+
+    def fits(self, p: registry.Primitive) -> bool:
+        return (PrimitiveKind(p.kind) in self.kinds and (self.modes is None or p.mode in self.modes)
+                and (self.families is None or p.family in self.families))
+
+
+USE_CASES: tuple[UseCaseSpec, ...] = (
+    UseCaseSpec(UseCase.BULK_AEAD, "Bulk authenticated encryption", 16384, 1 << 30, SizeChoice.LARGEST,
+                frozenset({PrimitiveKind.AEAD})),
+    UseCaseSpec(UseCase.SMALL_MESSAGES, "Small messages, authenticated", 16, 256, SizeChoice.MOST_TIMED,
+                frozenset({PrimitiveKind.AEAD})),
+    UseCaseSpec(UseCase.HASH, "Hashing", 16384, 1 << 30, SizeChoice.LARGEST, frozenset({PrimitiveKind.HASH})),
+    UseCaseSpec(UseCase.DISK_XTS, "Disk sectors (XTS)", 512, 4096, SizeChoice.LARGEST,
+                frozenset({PrimitiveKind.CIPHER}), modes=frozenset({"xts"})),
+    UseCaseSpec(UseCase.LEGACY, "Legacy-compatible ciphers", 1024, 1 << 30, SizeChoice.LARGEST,
+                frozenset({PrimitiveKind.CIPHER}), families=LEGACY_FAMILIES),
+)
+
+
+class Exclusion(StrEnum):
+    """Why a candidate of a use case is not ranked."""
+
+    UNVERIFIED = "unverified"
+    FAILED = "failed verification"
+    NOT_TIMED = "not timed"
+    NOT_AT_SIZE = "not measured at that size"
+    KEY_BELOW = "key below the floor"
+    BLOCK_BELOW = "block below the floor"
+    MARGIN_BELOW = "security margin below the floor"
+    NOT_CONSTANT_TIME = "not known to be constant-time"
+    IMPLAUSIBLE = "implausible figure"
+
+
+@dataclass(frozen=True)
+class Filters:
+    """What the user asked for. Empty tuples and zeros mean no restriction."""
+
+    languages: tuple[str, ...] = ()  # runner names: native (C/C++ libraries), java, go, python, ...
+    libraries: tuple[str, ...] = ()  # implementation or library names
+    min_key_bits: int = 0
+    min_block_bits: int = 0
+    min_margin: float = 0.0  # 1 - rounds attacked / full rounds (analysis/margins.py)
+    constant_time: bool = False  # only implementations a stored constant_time column vouches for
+    size: int | None = None  # rank every use case at this size instead of its own
+
+
+NO_FILTERS = Filters()
+
+
+@dataclass(frozen=True)
+class Figure:
+    """One ranked (or reference) candidate at the use case's size."""
+
+    impl: str
+    primitive: str
+    size: int  # the size actually timed (a whole number of blocks)
+    mb_per_s: float
+    mb_low: float | None  # MB/s at the ends of the median's confidence interval
+    mb_high: float | None
+    ns_per_call: float
+    provider: str
+    runner: str
+    reference: bool = False
+    ties_best: bool = False  # its interval overlaps the fastest one's
+
+    def overlaps(self, other: Figure) -> bool:
+        if None in (self.mb_low, self.mb_high, other.mb_low, other.mb_high):
+            return False
+        return bool(self.mb_low <= other.mb_high and other.mb_low <= self.mb_high)  # type: ignore[operator]
+
+
+@dataclass(frozen=True)
+class Excluded:
+    impl: str
+    primitive: str
+    reason: Exclusion
+    detail: str = ""
+
+
+@dataclass(frozen=True)
+class Answer:
+    spec: UseCaseSpec
+    size: int | None  # None: nothing of this use case was timed in its window
+    ranked: tuple[Figure, ...] = ()  # verified libraries, fastest first
+    reference: tuple[Figure, ...] = ()  # the project's own code at the same size, never ranked
+    excluded: tuple[Excluded, ...] = ()
+    filtered: int = 0  # candidates left out by --language/--library
+
+    @property
+    def best(self) -> Figure | None:
+        return self.ranked[0] if self.ranked else None
+
+
+@dataclass
+class _Pair:
+    """Everything the run stored for one (implementation, primitive) of a use case."""
+
+    impl: str
+    primitive: registry.Primitive
+    runner: str
+    library: str
+    points: list[Mapping[str, Any]] = field(default_factory=list)
+
+
+def size_text(n: int) -> str:
+    for unit, mult in (("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if n >= mult and n % mult == 0:
+            return f"{n // mult} {unit}"
+    return f"{n} B"
+
+
+def is_reference(impl: str, library: str = "") -> bool:
+    return impl == REFERENCE_IMPL or impl.endswith(f"/{REFERENCE_IMPL}") or library == REFERENCE_IMPL
+
+
+def _workload(spec: UseCaseSpec, points: Iterable[Mapping[str, Any]]) -> Workload:
+    """Small messages are whole messages where the run timed them so; the rest bulk."""
+    if spec.case is UseCase.SMALL_MESSAGES and any(m["workload"] == Workload.MESSAGE for m in points):
+        return Workload.MESSAGE
+    return Workload.BULK
+
+
+def _pairs(spec: UseCaseSpec, measurements: Iterable[Mapping[str, Any]],
+           implementations: Sequence[Mapping[str, Any]]) -> list[_Pair]:
+    info = {i["impl"]: i for i in implementations}
+    reg = registry.load()
+    pairs: dict[tuple[str, str], _Pair] = {}
+    for m in measurements:
+        p = reg.get(m["primitive"])
+        if p is None or not spec.fits(p) or m["operation"] not in (Operation.ENCRYPT, Operation.HASH):
+            continue
+        i = info.get(m["impl"], {})
+        pair = pairs.setdefault((m["impl"], p.name), _Pair(m["impl"], p, str(i.get("runner") or ""),
+                                                            str(i.get("library") or "")))
+        pair.points.append(m)
+    return list(pairs.values())
+
+
+def _size_for(spec: UseCaseSpec, pairs: Sequence[_Pair], filters: Filters) -> int | None:
+    sizes: dict[int, int] = {}
+    for pair in pairs:
+        for s in {_nominal(m["size"]) for m in pair.points if m.get("size")}:
+            sizes[s] = sizes.get(s, 0) + 1
+    if filters.size is not None:
+        return filters.size if filters.size in sizes else None
+    inside = {s: n for s, n in sizes.items() if spec.low <= s <= spec.high}
+    if not inside:
+        return None
+    if spec.choice is SizeChoice.LARGEST:
+        return max(inside)
+    return min(inside, key=lambda s: (-inside[s], s))
+
+
+def _nominal(size: int) -> int:
+    """The power of two a whole-block size stands for (16368 -> 16384)."""
+    up = 1 << max(0, math.ceil(math.log2(size)))
+    return up if size >= NEAR_SIZE * up else size
+
+
+def _point_at(pair: _Pair, size: int, workload: Workload) -> Mapping[str, Any] | None:
+    near = [m for m in pair.points if m["workload"] == workload and m.get("size")
+            and NEAR_SIZE * size <= m["size"] <= size]
+    return max(near, key=lambda m: m["size"]) if near else None
+
+
+def _floor(pair: _Pair, filters: Filters) -> Excluded | None:
+    """The first security floor the pair's primitive does not clear."""
+    p = pair.primitive
+    if p.kind == PrimitiveKind.HASH:
+        return None
+    if p.key_bits and p.key_bits < filters.min_key_bits:
+        return Excluded(pair.impl, p.name, Exclusion.KEY_BELOW, f"{p.key_bits} < {filters.min_key_bits} bits")
+    block_bits = 8 * p.block_bytes
+    if p.kind == PrimitiveKind.CIPHER and block_bits and block_bits < filters.min_block_bits:
+        return Excluded(pair.impl, p.name, Exclusion.BLOCK_BELOW, f"{block_bits} < {filters.min_block_bits} bits")
+    if filters.min_margin > 0:
+        fam = margins.load().get(p.family)
+        attack = fam.attack(p.key_bits) if fam else None
+        if attack is None:
+            return Excluded(pair.impl, p.name, Exclusion.MARGIN_BELOW, "no margin on file")
+        if attack.margin < filters.min_margin:
+            return Excluded(pair.impl, p.name, Exclusion.MARGIN_BELOW,
+                            f"{attack.margin:.0%} (best attack {attack.text()})")
+    return None
+
+
+def _gate(pair: _Pair, point: Mapping[str, Any] | None, size: int, filters: Filters) -> Excluded | None:
+    """Why the pair cannot be ranked at `size`, or None."""
+    name = pair.primitive.name
+    verdicts = {m.get("verified") for m in pair.points}
+    if Verdict.FAILED in verdicts:
+        return Excluded(pair.impl, name, Exclusion.FAILED)
+    floor = _floor(pair, filters)
+    if floor:
+        return floor
+    if Verdict.PASSED not in verdicts:
+        return Excluded(pair.impl, name, Exclusion.UNVERIFIED)
+    if point is None:
+        timed = sorted({m["size"] for m in pair.points if m.get("size") and not m.get("error")})
+        return Excluded(pair.impl, name, Exclusion.NOT_AT_SIZE,
+                        f"timed at {', '.join(size_text(s) for s in timed)}" if timed else "")
+    if point.get("error") or not point.get("ns_per_call"):
+        return Excluded(pair.impl, name, Exclusion.NOT_TIMED, str(point.get("error") or "")[:60])
+    if point.get("verified") != Verdict.PASSED:
+        return Excluded(pair.impl, name, Exclusion.UNVERIFIED)
+    if filters.constant_time and point.get("constant_time") is not True:
+        return Excluded(pair.impl, name, Exclusion.NOT_CONSTANT_TIME,
+                        "no constant-time data stored" if "constant_time" not in point else "")
+    return None
+
+
+def _figure(pair: _Pair, m: Mapping[str, Any]) -> Figure:
+    size, lo, hi = m["size"], m.get("ns_low"), m.get("ns_high")
+    return Figure(impl=pair.impl, primitive=pair.primitive.name, size=size, mb_per_s=float(m["mb_per_s"]),
+                  mb_low=size / hi * 1e3 if hi else None, mb_high=size / lo * 1e3 if lo else None,
+                  ns_per_call=float(m["ns_per_call"]), provider=str(m.get("provider") or ""),
+                  runner=pair.runner, reference=is_reference(pair.impl, pair.library))
+
+
+def _chosen(pair: _Pair, filters: Filters) -> bool:
+    lang_ok = not filters.languages or pair.runner in filters.languages
+    lib_ok = not filters.libraries or pair.impl in filters.libraries or pair.library in filters.libraries
+    return lang_ok and lib_ok
+
+
+def _point_key(m: Mapping[str, Any]) -> tuple[str, str, str, str, int]:
+    return (m["impl"], m["primitive"], m["operation"], m["workload"], m["size"])
+
+
+def answer(spec: UseCaseSpec, measurements: Sequence[Mapping[str, Any]],
+           implementations: Sequence[Mapping[str, Any]], filters: Filters = NO_FILTERS) -> Answer:
+    every = _pairs(spec, measurements, implementations)
+    pairs = [p for p in every if _chosen(p, filters)]
+    size = _size_for(spec, pairs, filters)
+    if size is None:
+        return Answer(spec, None, filtered=len(every) - len(pairs))
+    bad = flagged(measurements)
+    ranked: list[Figure] = []
+    reference: list[Figure] = []
+    excluded: list[Excluded] = []
+    for pair in pairs:
+        point = _point_at(pair, size, _workload(spec, pair.points))
+        why = _gate(pair, point, size, filters)
+        if why is None and point is not None and _point_key(point) in bad:
+            why = Excluded(pair.impl, pair.primitive.name, Exclusion.IMPLAUSIBLE, bad[_point_key(point)])
+        if why is not None:
+            excluded.append(why)
+        elif point is not None:
+            fig = _figure(pair, point)
+            (reference if fig.reference else ranked).append(fig)
+    ranked.sort(key=lambda f: -f.mb_per_s)
+    if ranked:
+        ranked = [ranked[0]] + [replace(f, ties_best=f.overlaps(ranked[0])) for f in ranked[1:]]
+    excluded.sort(key=lambda e: (list(Exclusion).index(e.reason), e.impl, e.primitive))
+    return Answer(spec, size, tuple(ranked), tuple(sorted(reference, key=lambda f: -f.mb_per_s)),
+                  tuple(excluded), filtered=len(every) - len(pairs))
+
+
+def recommend(measurements: Sequence[Mapping[str, Any]], implementations: Sequence[Mapping[str, Any]],
+              filters: Filters = NO_FILTERS, cases: Sequence[UseCase] = ()) -> list[Answer]:
+    """The answer for every use case (or those named), in USE_CASES order."""
+    return [answer(s, measurements, implementations, filters) for s in USE_CASES
+            if not cases or s.case in cases]

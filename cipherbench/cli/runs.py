@@ -1,0 +1,37 @@
+"""`runs`: the stored runs, one line each."""
+from __future__ import annotations
+
+from datetime import UTC
+
+import click
+from rich.table import Table
+
+from cipherbench.cli.app import Ctx, out
+from cipherbench.store.db import describe
+
+
+@click.command("runs")
+@click.option("--last", type=click.IntRange(1, 100_000), default=None, help="Only the last N runs.")
+@click.pass_obj
+def runs_cmd(c: Ctx, last):
+    """List the stored runs: id, when, profile, status, host, timed points."""
+    store = c.store(create=False)
+    rows = store.run_summaries()
+    if last:
+        rows = rows[-last:]
+    if not rows:
+        out.print(f"no runs stored in {describe(store.url)} yet (run 'cipherbench run')", markup=False)
+        return
+    t = Table(title=f"runs in {describe(store.url)}", title_justify="left")
+    for col, just in (("id", "right"), ("started (UTC)", "left"), ("minutes", "right"), ("profile", "left"),
+                      ("status", "left"), ("host", "left"), ("points", "right")):
+        t.add_column(col, justify=just, overflow="ellipsis", no_wrap=True)
+    for r in rows:
+        started = r.started_at.replace(tzinfo=r.started_at.tzinfo or UTC).astimezone(UTC)
+        minutes = ""
+        if r.finished_at is not None:
+            finished = r.finished_at.replace(tzinfo=r.finished_at.tzinfo or UTC)
+            minutes = f"{(finished - started).total_seconds() / 60:.1f}"
+        t.add_row(str(r.id), started.strftime("%Y-%m-%d %H:%M"), minutes, r.profile or "", r.status,
+                  (r.host or "")[:20], f"{r.points:,}")
+    out.print(t)

@@ -1,0 +1,117 @@
+"""The end of `run`: a compact summary instead of every point. One table with the fastest
+verified implementation per primitive at the smallest and the largest size timed, the
+warnings counted, then the answer (report/answer.py). Every point: `show --long`."""
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from rich import box
+from rich.markup import escape
+from rich.table import Table
+
+from cipherbench.analysis.recommend import is_reference, size_text
+from cipherbench.cli.app import out
+from cipherbench.cli.recommend import print_short
+from cipherbench.kinds import Verdict
+from cipherbench.pipeline.notes import WarningKind
+from cipherbench.report.answer import mbps
+from cipherbench.store.db import Store, describe
+from cipherbench.store.records import message_of
+
+#: Primitives in the summary table before it says how many more there are.
+SUMMARY_ROWS = 30
+
+
+def _best(ms: list[Mapping[str, Any]], size: int) -> tuple[str, str]:
+    at = [m for m in ms if m["size"] == size]
+    if not at:
+        return "", ""
+    b = max(at, key=lambda m: m["mb_per_s"] or 0)
+    return b["impl"], mbps(b["mb_per_s"])
+
+
+def best_table(run_id: int, r: Mapping[str, Any]) -> Table | None:
+    """Per primitive (bulk encryption or hashing): the fastest verified library at the
+    smallest and the largest size each implementation was timed at."""
+    by_prim: dict[str, list[Mapping[str, Any]]] = {}
+    for m in r["measurements"]:
+        if (m["error"] or m["verified"] != Verdict.PASSED or not m["size"] or m["workload"] != "bulk"
+                or m["operation"] not in ("encrypt", "hash") or is_reference(m["impl"])):
+            continue
+        by_prim.setdefault(m["primitive"], []).append(m)
+    if not by_prim:
+        return None
+    t = Table(title=f"run {run_id}: fastest verified library per primitive (bulk encryption, MB/s)",
+              title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
+    for col, just in (("primitive", "left"), ("small", "right"), ("fastest", "left"), ("MB/s", "right"),
+                      ("large", "right"), ("fastest", "left"), ("MB/s", "right")):
+        t.add_column(col, justify=just, no_wrap=True, overflow="ellipsis",
+                     min_width=6 if col in ("small", "large") else None, max_width=19)
+    for prim in sorted(by_prim)[:SUMMARY_ROWS]:
+        ms = by_prim[prim]
+        lo, hi = min(m["size"] for m in ms), max(m["size"] for m in ms)
+        t.add_row(prim, size_text(lo), *_best(ms, lo), size_text(hi), *_best(ms, hi))
+    if len(by_prim) > SUMMARY_ROWS:
+        t.caption = f"{len(by_prim) - SUMMARY_ROWS} more primitives: cipherbench show {run_id} --wide"
+    return t
+
+
+def show_summary(store: Store, run_id: int) -> None:
+    r = store.run(run_id)
+    t = best_table(run_id, r)
+    if t is not None:
+        out.print(t)
+    failed = sum(1 for m in r["measurements"] if m["error"])
+    warned = sum(1 for m in r["measurements"] if m["warnings"])
+    if failed or warned:
+        out.print(f"[yellow]! {warned} points carry warnings, {failed} were not timed[/] "
+                  f"(cipherbench show {run_id} --long)")
+    # the points that failed are `run`'s last line, on stderr: said once
+    ws = [f"warning: {message_of(w)}" for w in r.get("warnings") or []
+          if not (isinstance(w, dict) and w.get("kind") == WarningKind.POINTS_FAILED)]
+    for w in ws:  # one line each here; in full: `show`
+        out.print(w if len(w) <= out.width else w[:out.width - 1] + "…", style="yellow", markup=False,
+                  highlight=False, soft_wrap=True)
+    if any(len(w) > out.width for w in ws):
+        out.print(f"warnings in full: cipherbench show {run_id}", style="yellow", markup=False)
+    print_short(store, run_id)
+    timed = len(r["measurements"]) - failed
+    out.print(f"stored as run {run_id} in {describe(store.url)} ({timed} points)", markup=False)
+    out.print(f"every point: cipherbench show {run_id} --long; report: cipherbench report --out DIR", markup=False)
+
+
+def _terminal_row(row: list[str]) -> list[str]:
+    """A then-and-now row in few columns: "published (1999)" -> "then (1999)", "today:
+    openssl" -> "openssl", a row not measured -> "not measured" (the reason: the report)."""
+    src = row[1]
+    if src.startswith("today: not measured"):
+        src = "not measured"
+    elif src.startswith("today: "):
+        src = src[len("today: "):]
+    elif src.startswith("published"):
+        src = "then" + src[len("published"):]
+    return [row[0], src, *row[2:]]
+
+
+def print_then_now(store: Store, run_id: int) -> None:
+    """An experiment's run: its published tables beside today's figures, and each published
+    finding with what this run says (report/experiments.py), as the report has them."""
+    from cipherbench.report import experiments
+    from cipherbench.report.data import load
+
+    data = load(store, [run_id], with_samples=False)
+    for sec in experiments.sections(data):
+        for tab in sec.tables:
+            t = Table(title=f"then and now: {tab.title}", title_justify="left")
+            for i, (col, align) in enumerate(zip(tab.columns, tab.align or ["l"] * len(tab.columns))):
+                t.add_column("from" if i == 1 else "ver" if col == "verified" else col, justify="right" if align == "r" else "left",
+                             no_wrap=True, overflow="ellipsis", max_width=22 if i < 2 else 14)
+            for row in tab.rows:
+                t.add_row(*(escape(c) for c in _terminal_row(row)))
+            out.print(t)
+        if sec.tables:
+            out.print("why a row is not measured, and the sources: cipherbench report", markup=False)
+        for claim, today in sec.findings:
+            out.print(f"[bold]published:[/] {escape(claim)}")
+            out.print(f"  [bold]this run:[/] {escape(today)}")

@@ -1,0 +1,147 @@
+"""The answer (analysis/recommend.py) as people read it: a short block of plain text
+(the end of `run`, the top of report.md) and an HTML section (the top of index.html).
+The short form stays within a given width and under about 25 lines; `cipherbench
+recommend` prints the long form."""
+from __future__ import annotations
+
+import html
+from collections import Counter
+from collections.abc import Sequence
+
+from cipherbench.analysis.recommend import Answer, Excluded, Figure, size_text
+
+#: Runners-up named in the short form, beside any that tie with the fastest.
+RUNNERS_UP = 2
+#: Runners-up on the report's first screen; the rest one click away.
+HTML_SHOWN = 4
+HEADLINE = ("The answer: the fastest verified implementation per use case "
+            "(MB/s = 10^6 bytes/s; [ ] = the median's confidence interval; = a tie)")
+
+
+def mbps(x: float | None) -> str:
+    if x is None:
+        return "?"
+    return f"{x:,.0f}" if x >= 100 else f"{x:.3g}"
+
+
+def interval(f: Figure) -> str:
+    return f"[{mbps(f.mb_low)}-{mbps(f.mb_high)}]" if f.mb_low and f.mb_high else ""
+
+
+def label(f: Figure) -> str:
+    return f"{f.impl} {f.primitive}"
+
+
+def exclusion_counts(excluded: Sequence[Excluded]) -> str:
+    counts = Counter(e.reason.value for e in excluded)
+    return ", ".join(f"{n} {reason}" for reason, n in counts.items())
+
+
+def _fit(items: list[str], lead: str, width: int) -> str:
+    """lead + items joined by '; ', as many as fit in width, then '+N more'."""
+    line = lead
+    for i, item in enumerate(items):
+        more = f"; +{len(items) - i} more" if i else f"+{len(items)} more"
+        sep = "; " if i else ""
+        rest_needed = len(more) if i + 1 < len(items) else 0
+        if len(line) + len(sep) + len(item) + rest_needed > width:
+            return (line + more)[:width]
+        line += sep + item
+    return line
+
+
+def short_lines(answers: Sequence[Answer], width: int = 80) -> list[str]:
+    """At most five lines per use case, none longer than width."""
+    lines = [HEADLINE if len(HEADLINE) <= width else "The answer (MB/s; [ ] = the median's interval; = a tie with it)"]
+    for a in answers:
+        if a.size is None:
+            continue
+        best = a.best
+        if best is None:
+            lines.append(f"{a.spec.title} at {size_text(a.size)}: no verified candidate"[:width])
+        else:
+            head = f"{a.spec.title} at {size_text(a.size)}: {label(best)} {mbps(best.mb_per_s)} {interval(best)}"
+            if len(head) > width:
+                head = f"{a.spec.title}: {label(best)} {mbps(best.mb_per_s)}"
+            lines.append(head[:width])
+            n_ties = sum(f.ties_best for f in a.ranked)
+            shown = [f for i, f in enumerate(a.ranked[1:]) if f.ties_best or i < RUNNERS_UP + n_ties][:8]
+            if shown:  # in rank order; "=" marks a tie with the fastest (the intervals overlap)
+                lines.append(_fit([f"{'=' if f.ties_best else ''}{label(f)} {mbps(f.mb_per_s)}" for f in shown]
+                                  + ([f"{len(a.ranked) - 1 - len(shown)} more"] if len(a.ranked) - 1 > len(shown) else []),
+                                  "  then: ", width))
+        if a.reference:
+            r = a.reference[0]
+            lines.append(f"  reference code (not ranked): {label(r)} {mbps(r.mb_per_s)}"[:width])
+        if a.excluded:
+            lines.append(f"  left out: {exclusion_counts(a.excluded)}"[:width])
+    missing = [a.spec.case.value for a in answers if a.size is None]  # the names recommend --case takes
+    if missing:
+        lines.append(_fit(missing, "Nothing timed for: ", width).replace("; ", ", "))
+    return lines
+
+
+# ---------------------------------------------------------------------------- HTML
+def _fig_html(f: Figure) -> str:
+    tie = " <span class=tie>tie</span>" if f.ties_best else ""
+    return (f"<code>{html.escape(f.impl)}</code> {html.escape(f.primitive)} "
+            f"<b>{mbps(f.mb_per_s)}</b>&nbsp;MB/s <span class=ci>{interval(f)}</span>{tie}")
+
+
+def html_section(answers: Sequence[Answer]) -> str:
+    """The answer as the first section of index.html: one line per use case, runners-up
+    and exclusions in a collapsed list."""
+    rows = []
+    for a in answers:
+        title = html.escape(a.spec.title)
+        if a.size is None:
+            continue
+        best = _fig_html(a.best) if a.best else "<span class=dim>no verified candidate</span>"
+        others = [_fig_html(f) for f in a.ranked[1:]]
+        detail = []
+        if others:
+            detail.append("runners-up: " + "; ".join(others[:HTML_SHOWN]))
+        if len(others) > HTML_SHOWN:
+            ties = sum(f.ties_best for f in a.ranked[1 + HTML_SHOWN:])
+            detail.append(f"<details><summary>{len(others) - HTML_SHOWN} more ranked"
+                          f"{f', {ties} of them tied with the fastest' if ties else ''}</summary>"
+                          + "; ".join(others[HTML_SHOWN:]) + "</details>")
+        if a.reference:
+            detail.append("reference code (not ranked): " + "; ".join(_fig_html(f) for f in a.reference[:2]))
+        if a.excluded:
+            items = "".join(f"<li><code>{html.escape(e.impl)}</code> {html.escape(e.primitive)}: "
+                            f"{html.escape(e.reason.value)}{(' (' + html.escape(e.detail) + ')') if e.detail else ''}"
+                            "</li>" for e in a.excluded)
+            detail.append(f"<details><summary>left out: {html.escape(exclusion_counts(a.excluded))}</summary>"
+                          f"<ul>{items}</ul></details>")
+        rows.append(f"<tr><th>{title}<br><span class=dim>{size_text(a.size)}</span></th><td>{best}</td>"
+                    f"<td class=detail>{'<br>'.join(detail)}</td></tr>")
+    missing = [f"{html.escape(a.spec.title)} ({html.escape(a.spec.window())})" for a in answers if a.size is None]
+    if missing:
+        rows.append(f"<tr><th>Not in this run</th><td colspan=2 class=dim>nothing timed for: {'; '.join(missing)}"
+                    "</td></tr>")
+    return (f"<section id=answer><h2>The answer</h2><p class=dim>{html.escape(HEADLINE.split(': ', 1)[1])}. Ranked: verified "
+            "libraries only; two tie when their intervals overlap.</p>"
+            f"<table class=answer>{''.join(rows)}</table></section>")
+
+
+def markdown_lines(answers: Sequence[Answer]) -> list[str]:
+    out = ["## The answer", "", HEADLINE + ". Two tie when their intervals overlap.", "",
+           "| use case | size | fastest verified | MB/s | interval | runners-up | left out |",
+           "|---|---:|---|---:|---|---|---|"]
+    for a in answers:
+        if a.size is None:
+            out.append(f"| {a.spec.title} | {a.spec.window()} | not timed | | | | |")
+            continue
+        b = a.best
+        ups = "; ".join(f"{label(f)} {mbps(f.mb_per_s)}{' (tie)' if f.ties_best else ''}"
+                        for f in a.ranked[1:1 + HTML_SHOWN])
+        if len(a.ranked) > 1 + HTML_SHOWN:
+            ups += f"; {len(a.ranked) - 1 - HTML_SHOWN} more"
+        if a.reference:
+            ups += ("; " if ups else "") + f"reference {a.reference[0].primitive} {mbps(a.reference[0].mb_per_s)} (not ranked)"
+        out.append(f"| {a.spec.title} | {size_text(a.size)} | {label(b) if b else 'none verified'} | "
+                   f"{mbps(b.mb_per_s) if b else ''} | {interval(b) if b else ''} | {ups} | "
+                   f"{exclusion_counts(a.excluded)} |")
+    out.append("")
+    return out
