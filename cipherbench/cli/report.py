@@ -10,7 +10,7 @@ from pathlib import Path
 import click
 from rich.table import Table
 
-from cipherbench.cli.app import Ctx, out
+from cipherbench.cli.app import Ctx, lit, out
 from cipherbench.errors import CipherbenchError, UsageError
 from cipherbench.store.db import Store, describe
 
@@ -94,24 +94,33 @@ def compare_cmd(c: Ctx, run_a, run_b, db, db_b, as_json):
     a, b = load_run(store_a, run_a), load_run(store_b, run_b)
     res = cmp.compare(a, b)
     if as_json:
-        click.echo(json.dumps({
-            "a": {"run": run_a, "uuid": a.uuid, "store": a.store},
-            "b": {"run": run_b, "uuid": b.uuid, "store": b.store},
-            "method": {"ratio": "median ns per call of A / of B (= MB/s of B / MB/s of A)",
-                       "interval": f"percentile bootstrap, {cmp.BOOTSTRAP} resamples",
-                       "test": f"two-sided Mann-Whitney U, at least {cmp.MIN_SAMPLES} samples per side; "
-                               f"Benjamini-Hochberg false-discovery rate {cmp.ALPHA} across the points"},
-            "context_differences": [dict(zip(("what", "a", "b"), d)) for d in res.context_differences()],
-            "points": [p.as_dict() for p in res.points],
-            "only_in_a": [list(k) for k in res.only_a], "only_in_b": [list(k) for k in res.only_b],
-            "not_comparable": [list(k) for k in res.not_comparable]}, indent=1))
+        click.echo(json.dumps(comparison_document(res, run_a, run_b, a, b), indent=1))
         return
     if not res.points and not res.not_comparable:
         raise CipherbenchError(f"runs {run_a} and {run_b} have no point in common "
                                "(same implementation, primitive, operation, workload and size)")
-    where_b = f" in {b.store}" if db_b else ""
-    t = Table(title=f"B = run {run_b}{where_b} ({b.profile}, {b.meta.get('host')}) against "
-                    f"A = run {run_a} ({a.profile}, {a.meta.get('host')})",
+    print_comparison(res, run_a, run_b, a, b, f" in {b.store}" if db_b else "")
+
+
+def comparison_document(res, run_a, run_b, a, b) -> dict:
+    from cipherbench.analysis import compare as cmp
+    return {
+        "a": {"run": run_a, "uuid": a.uuid, "store": a.store},
+        "b": {"run": run_b, "uuid": b.uuid, "store": b.store},
+        "method": {"ratio": "median ns per call of A / of B (= MB/s of B / MB/s of A)",
+                   "interval": f"percentile bootstrap, {cmp.BOOTSTRAP} resamples",
+                   "test": f"two-sided Mann-Whitney U, at least {cmp.MIN_SAMPLES} samples per side; "
+                           f"Benjamini-Hochberg false-discovery rate {cmp.ALPHA} across the points"},
+        "context_differences": [dict(zip(("what", "a", "b"), d)) for d in res.context_differences()],
+        "points": [p.as_dict() for p in res.points],
+        "only_in_a": [list(k) for k in res.only_a], "only_in_b": [list(k) for k in res.only_b],
+        "not_comparable": [list(k) for k in res.not_comparable]}
+
+
+def print_comparison(res, run_a, run_b, a, b, where_b: str) -> None:
+    from cipherbench.analysis import compare as cmp
+    t = Table(title=f"B = run {run_b}{where_b} ({b.profile}, {lit(b.meta.get('host'))}) against "
+                    f"A = run {run_a} ({a.profile}, {lit(a.meta.get('host'))})",
               caption=f"B/A = MB/s of B over MB/s of A (for key setup: setups per second), from the medians of "
                       f"the timed per-call samples; interval: {int(cmp.CONFIDENCE * 100)}% percentile bootstrap "
                       f"over those samples; verdict: two-sided Mann-Whitney U with at least {cmp.MIN_SAMPLES} "
@@ -123,26 +132,34 @@ def compare_cmd(c: Ctx, run_a, run_b, db, db_b, as_json):
                       ("q", "right"), ("verdict", "left"), ("verified", "left")):
         t.add_column(col, justify=just)
     for p in res.points:
-        keysetup = p.operation.startswith("keysetup")
-        ci = f"{p.low:.3f}–{p.high:.3f}" if p.low is not None else "-"
-        ver = {"passed": "passed", "n/a": "n/a", "failed": "[red]FAILED[/]"}.get(p.verified, "[yellow]unverified[/]")
-        t.add_row(p.impl, p.primitive, f"{p.operation}/{p.workload}", str(p.size) if not keysetup else "-",
-                  _f(p.a.get("mb_per_s")) if not keysetup else f"{_f(p.a['ns_per_call'])} ns",
-                  _f(p.b.get("mb_per_s")) if not keysetup else f"{_f(p.b['ns_per_call'])} ns",
-                  f"{p.ratio:.3f}", ci, f"{p.n_a}/{p.n_b}",
-                  f"{p.q_value:.3g}" if p.q_value is not None else "-", _verdict(p.verdict), ver)
+        t.add_row(*comparison_cells(p))
     out.print(t)
-    counts = {}
+    print_comparison_notes(res)
+
+
+def comparison_cells(p) -> list[str]:
+    keysetup = p.operation.startswith("keysetup")
+    ci = f"{p.low:.3f}–{p.high:.3f}" if p.low is not None else "-"
+    ver = {"passed": "passed", "n/a": "n/a", "failed": "[red]FAILED[/]"}.get(p.verified, "[yellow]unverified[/]")
+    return [lit(p.impl), lit(p.primitive), f"{p.operation}/{p.workload}", str(p.size) if not keysetup else "-",
+            _f(p.a.get("mb_per_s")) if not keysetup else f"{_f(p.a['ns_per_call'])} ns",
+            _f(p.b.get("mb_per_s")) if not keysetup else f"{_f(p.b['ns_per_call'])} ns",
+            f"{p.ratio:.3f}", ci, f"{p.n_a}/{p.n_b}",
+            f"{p.q_value:.3g}" if p.q_value is not None else "-", _verdict(p.verdict), ver]
+
+
+def print_comparison_notes(res) -> None:
+    counts: dict[str, int] = {}
     for p in res.points:
         counts[p.verdict] = counts.get(p.verdict, 0) + 1
     out.print(f"{len(res.points)} matched points: " + ", ".join(f"{n} {v}" for v, n in sorted(counts.items())))
     for what, va, vb in res.context_differences():
-        out.print(f"[yellow]differs: {what}: A {va} / B {vb}[/]")
+        out.print(f"[yellow]differs: {lit(what)}: A {lit(va)} / B {lit(vb)}[/]")
     for label, keys in (("only in A", res.only_a), ("only in B", res.only_b)):
         if keys:
-            out.print(f"{len(keys)} points {label} (e.g. {' '.join(map(str, keys[0]))})")
+            out.print(f"{len(keys)} points {label} (e.g. {lit(' '.join(map(str, keys[0])))})")
     for k in res.not_comparable:
-        out.print(f"[yellow]not comparable: {' '.join(map(str, k[:5]))}: {k[5]}[/]")
+        out.print(f"[yellow]not comparable: {lit(' '.join(map(str, k[:5])))}: {lit(k[5])}[/]")
 
 
 # ---------------------------------------------------------------------------- export / import

@@ -123,24 +123,15 @@ def _verified_cell(v):
 def wide_table(run_id, r) -> set:
     """One row per series (implementation, primitive, operation/workload): MB/s at WIDE_SIZES
     where measured, and the fit of time against size (fit_rows)."""
-    series, errors, sources = {}, {}, set()
-    for m in r["measurements"]:
-        key = (m["impl"], m["primitive"], f"{m['operation']}/{m['workload']}")
-        if m["error"]:
-            errors.setdefault(key, m["error"])
-            continue
-        series.setdefault(key, []).append(m)
-        if m["cycle_source"]:
-            sources.add(m["cycle_source"])
+    series, errors, sources = _series(r["measurements"])
     fits = {(i, p, o): (ov, mbps, cpb) for i, p, o, ov, mbps, cpb in fit_rows(r["measurements"])}
-    t = Table(title=f"run {run_id} ({r['profile']}, {r['status']}) on {r['host']}: one row per series",
+    t = Table(title=f"run {run_id} ({r['profile']}, {r['status']}) on {lit(r['host'])}: one row per series",
               caption="MB/s = 10^6 bytes/s at the median (whole-block modes: at the largest whole number of "
                       "blocks not above the size), ! = the point carries a warning; overhead and "
                       "marginal figures: fit of time against size (relative least squares, ± 2 standard "
                       "errors)", caption_justify="left")
-    t.add_column("implementation")
-    t.add_column("primitive")
-    t.add_column("operation")
+    for col in ("implementation", "primitive", "operation"):
+        t.add_column(col)
     for size in WIDE_SIZES:
         t.add_column(f"{size:,} B MB/s", justify="right")
     for col in ("overhead ns/call", "marginal MB/s", "marginal c/B"):
@@ -150,20 +141,38 @@ def wide_table(run_id, r) -> set:
     side = _side_channel_column(t, r)
     for key in sorted(set(series) | set(errors)):
         ms = {m["size"]: m for m in series.get(key, [])}
-        cells = []
-        for sz in WIDE_SIZES:  # whole-block modes of 24-byte blocks ran at 984 B, 16368 B, ...
-            near = max((n for n in ms if 0.9 * sz <= n <= sz), default=None)
-            cells.append("" if near is None else
-                         fmt(ms[near]["mb_per_s"]) + (" [yellow]![/]" if ms[near]["warnings"] else ""))
         any_m = next(iter(ms.values()), None)
         fit = fits.get(key, ("", "", ""))
-        if any_m is None:
-            t.add_row(*map(lit, key), *cells, *fit, "", f"[red]{lit(errors[key][:60])}[/]", *side(key[0], key[1]))
-        else:
-            t.add_row(*map(lit, key), *cells, *fit, lit(any_m["provider"] or ""), _verified_cell(any_m["verified"]),
-                      *side(key[0], key[1]))
+        last = (("", f"[red]{lit(errors[key][:60])}[/]") if any_m is None
+                else (lit(any_m["provider"] or ""), _verified_cell(any_m["verified"])))
+        t.add_row(*map(lit, key), *_wide_cells(ms), *fit, *last, *side(key[0], key[1]))
     out.print(t)
     return sources
+
+
+def _series(measurements) -> tuple[dict, dict, set]:
+    """Measurements by series, each series' first error, and the cycle sources met."""
+    series: dict[tuple, list] = {}
+    errors: dict[tuple, str] = {}
+    sources = set()
+    for m in measurements:
+        key = (m["impl"], m["primitive"], f"{m['operation']}/{m['workload']}")
+        if m["error"]:
+            errors.setdefault(key, m["error"])
+            continue
+        series.setdefault(key, []).append(m)
+        if m["cycle_source"]:
+            sources.add(m["cycle_source"])
+    return series, errors, sources
+
+
+def _wide_cells(ms: dict) -> list[str]:
+    """MB/s at each of WIDE_SIZES: whole-block modes of 24-byte blocks ran at 984 B, 16368 B, ..."""
+    cells = []
+    for sz in WIDE_SIZES:
+        near = max((n for n in ms if 0.9 * sz <= n <= sz), default=None)
+        cells.append("" if near is None else fmt(ms[near]["mb_per_s"]) + (" [yellow]![/]" if ms[near]["warnings"] else ""))
+    return cells
 
 
 def long_table(run_id, r) -> set:
