@@ -7,7 +7,7 @@ PY    := $(VENV)/bin/python
 CB    := $(VENV)/bin/cipherbench
 BUILD := build
 
-.PHONY: bench test deps system-deps engine runners vectors fidelity clean
+.PHONY: bench test deps system-deps engine runners vectors fidelity sanitize clean
 
 bench: engine runners vectors
 	@status=0; $(CB) verify || status=$$?; \
@@ -44,6 +44,11 @@ runners: deps
 # fails, that file says why and verify reports the corpus missing.
 vectors: deps
 	@$(PY) -m cipherbench.corpus_wycheproof install
+
+# The engine built with ASan, LSan and UBSan in build/engine-asan, and `cipherbench verify`
+# over its implementations run through it; fails on any sanitizer report (scripts/sanitize).
+sanitize: deps vectors
+	$(PY) scripts/sanitize
 
 fidelity: engine
 	$(PY) benchmarks/fidelity
