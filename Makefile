@@ -7,7 +7,7 @@ PY    := $(VENV)/bin/python
 CB    := $(VENV)/bin/cipherbench
 BUILD := build
 
-.PHONY: bench test lint deps system-deps engine runners vectors tools fidelity clean
+.PHONY: bench test lint deps system-deps engine runners vectors tools fidelity sanitize clean
 
 bench: engine runners vectors
 	@status=0; $(CB) verify || status=$$?; \
@@ -55,6 +55,11 @@ vectors: deps
 # mbedTLS's and wolfCrypt's benchmark), built from Debian source packages into build/tools.
 tools: deps
 	-@benchmarks/tools/build.sh $(BUILD)/tools
+
+# The engine built with ASan, LSan and UBSan in build/engine-asan, and `cipherbench verify`
+# over its implementations run through it; fails on any sanitizer report (scripts/sanitize).
+sanitize: deps vectors
+	$(PY) scripts/sanitize
 
 fidelity: engine tools
 	$(PY) benchmarks/fidelity

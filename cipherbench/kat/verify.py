@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 
 from cipherbench.errors import RunnerError
-from cipherbench.kat import corpora, iterated
+from cipherbench.kat import corpora, corpus_carry, iterated
 from cipherbench.kat.collect import det_bytes
 from cipherbench.kat.model_oracle import ModelCorpus, oracle_primitives
 from cipherbench.kat.vectors import KnownAnswer
@@ -74,6 +74,8 @@ class PairResult:
     agrees_with_verified: set = field(default_factory=set)  # passed implementations with its outputs
     model_oracle: str | None = None  # the ECB oracle of its `model` known answers (model_oracle.py)
     no_model_because: str | None = None  # why a modelled primitive got no `model` known answers
+    # the longest message of a known answer it passed: timing a larger size times unverified code
+    verified_bytes: int = 0
 
     @property
     def status(self) -> str:
@@ -126,6 +128,8 @@ class PairResult:
             checks["unverified_reason"] = self.unverified_reason
         if self.model_oracle:
             checks["model_oracle"] = self.model_oracle
+        if self.status == "passed":
+            checks["verified_up_to_bytes"] = self.verified_bytes
         return {"impl": self.impl, "primitive": self.primitive, "status": self.status,
                 "checks": checks, "failures": self.failures}
 
@@ -308,6 +312,7 @@ class Verifier:
                 return
         res.corpus_counts[ka.corpus] += 1
         res.vouched = True
+        res.verified_bytes = max(res.verified_bytes, len(ka.input))
 
     def iterated(self, res: PairResult, p: Primitive):
         """The published procedures whose final output is the known answer (cipherbench/iterated.py)."""
@@ -456,9 +461,12 @@ class Verifier:
         # Modelled primitives without a published known answer get `model` ones, computed over
         # an ECB oracle that passes that ECB primitive's published known answers (model_oracle.py).
         prims = [items[0][1] for items in by_prim.values()]
-        kas_by_prim, self.missing_corpora = corpora.load_all(set(by_prim) | oracle_primitives(prims))
+        kas_by_prim, self.missing_corpora = corpora.load_all(
+            set(by_prim) | oracle_primitives(prims) | corpus_carry.oracle_primitives(prims))
         models = ModelCorpus(self.s)
         models.extend(prims, kas_by_prim)
+        # counter carries and the largest timed size, over the same oracles (corpus_carry.py)
+        corpus_carry.CarryCorpus(self.s, models).extend(prims, kas_by_prim)
         results: list[PairResult] = []
         for pname, items in sorted(by_prim.items()):
             p = items[0][1]

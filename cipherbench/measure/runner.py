@@ -5,6 +5,7 @@ the pipe: runners time inside their own process and report nanoseconds.
 """
 from __future__ import annotations
 
+import io
 import itertools
 import json
 import os
@@ -137,7 +138,10 @@ class RunnerProcess:
         threading.Thread(target=self._read, daemon=True).start()
 
     def _read(self):
-        for line in self.proc.stdout:
+        # The pipe is unbuffered (bufsize=0), and iterating a raw file reads one byte per
+        # read(2): a 2 MB answer took 4.6 s of system time. A buffered reader over it takes
+        # whatever the pipe holds per call, and still hands each line on as soon as it is whole.
+        for line in io.BufferedReader(self.proc.stdout, 1 << 16):
             self._lines.put(line)
         self._lines.put(None)
 

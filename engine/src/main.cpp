@@ -1,5 +1,6 @@
 // cipherbench-engine: the native runner. Speaks protocol v1 (docs/protocol.md):
 // one JSON request per line on stdin, one JSON response per line on stdout.
+#include <cmath>
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -413,6 +414,9 @@ private:
             if (++iv[j]) break;
     }
 
+    static constexpr uint64_t kMaxLoops = 1000000000;           // docs/protocol.md, "bench"
+    static constexpr uint64_t kMaxBatchBytes = uint64_t(1) << 36;  // loops x size, likewise
+
     json bench(const json& req) const {
         Target t = target(req);
         const Primitive& p = *t.prim;
@@ -423,6 +427,10 @@ private:
         if (loops == 0 || batches == 0) throw Fail("loops and batches must be at least 1");
         if (batches > 100000) throw Fail("at most 100000 batches per request");
         if (size > (uint64_t(1) << 30)) throw Fail("size is limited to 1 GiB");
+        // The caps of docs/protocol.md ("bench"): far above any calibrated batch, they refuse
+        // a count that would run for hours instead of letting it reach the orchestrator's timeout.
+        if (loops > kMaxLoops) throw Fail("loops must be at most 1000000000");
+        if (loops * (size ? size : 1) > kMaxBatchBytes) throw Fail("loops x size must be at most 2^36 bytes per batch");
         if (workload != "bulk" && workload != "message" && workload != "rekey")
             throw Fail("unknown workload '" + workload + "'; accepted: bulk, message, rekey");
         const bool placed = req.contains("stack_offset") && !req["stack_offset"].is_null();
@@ -715,12 +723,21 @@ int main(int argc, char** argv) {
     }
     std::string line;
     while (std::getline(std::cin, line)) {
-        if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
         json resp;
         json id = nullptr;
         try {
+            // Every line is answered (docs/protocol.md, "Transport"), a blank one too.
+            if (line.find_first_not_of(" \t\r") == std::string::npos)
+                throw cb::Fail("blank line: a request must be a JSON object");
+            // nlohmann's lexer takes a NUL byte for the end of input: what followed would be lost
+            if (line.find('\0') != std::string::npos)
+                throw cb::Fail("malformed request: not JSON (a NUL byte in the line)");
             json req = json::parse(line);
             if (!req.is_object()) throw cb::Fail("a request must be a JSON object");
+            // nlohmann reads 1e999 as an infinity and would echo it as null: refused instead
+            // (docs/protocol.md: an id that cannot be written back as it came is an error)
+            if (req.contains("id") && req["id"].is_number_float() && !std::isfinite(req["id"].get<double>()))
+                throw cb::Fail("malformed request: id is a number out of range");
             if (req.contains("id")) id = req["id"];
             if (req.value("op", "") == "quit") break;
             resp = engine.handle(req);

@@ -496,6 +496,10 @@ class Runner {
         if (loops == 0 || batches == 0) throw new Fail("loops and batches must be at least 1");
         if (batches > 100000) throw new Fail("at most 100000 batches per request");
         if (size > (1L << 30)) throw new Fail("size is limited to 1 GiB");
+        // docs/protocol.md "bench": caps far above any calibrated batch, so an absurd count is
+        // refused instead of running until the orchestrator's timeout
+        if (loops > 1000000000L) throw new Fail("loops must be at most 1000000000");
+        if (loops * Math.Max(size, 1L) > (1L << 36)) throw new Fail("loops x size must be at most 2^36 bytes per batch");
         // docs/protocol.md `warmup_ms`: the orchestrator's warm-up for a new code path, this run
         long warmupMs = Count(req, "warmup_ms", -1, false);
         if (warmupMs > 60000) throw new Fail("warmup_ms is limited to 60000");
@@ -598,13 +602,22 @@ class Runner {
         stdout.NewLine = "\n";
         string line;
         while ((line = stdin.ReadLine()) != null) {
-            if (line.Trim().Length == 0) continue;
             string id = "null", body;
             try {
+                // every line is answered, a blank one too (docs/protocol.md)
+                if (line.Trim().Length == 0) throw new Fail("blank line: a request must be a JSON object");
                 J req;
                 try { req = J.Parse(line); }
                 catch (FormatException ex) { throw new Fail("malformed request: not JSON (" + ex.Message + ")"); }
                 if (req.Kind != 'o') throw new Fail("a request must be a JSON object");
+                // a number id beyond a double (1e999) would be echoed as text most parsers read as
+                // an infinity: refused, as docs/protocol.md says
+                // (Mono's TryParse fails on overflow; .NET Core's answers an infinity)
+                double idNum;
+                if (req.Has("id") && req["id"].Kind == 'n' &&
+                    (!double.TryParse(req["id"].Raw, NumberStyles.Float, CultureInfo.InvariantCulture, out idNum)
+                     || double.IsInfinity(idNum)))
+                    throw new Fail("malformed request: id is a number out of range");
                 if (req.Has("id")) id = req["id"].Raw;
                 if (req["op"] != null && req["op"].Kind == 's' && req["op"].Str == "quit") break;
                 body = runner.Handle(req);

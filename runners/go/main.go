@@ -428,6 +428,15 @@ func bench(req request) (map[string]any, error) {
 	if size64 > 1<<30 {
 		return nil, fail("size is limited to 1 GiB")
 	}
+	// docs/protocol.md "bench": caps far above any calibrated batch, so an absurd count is
+	// refused instead of running until the orchestrator's timeout (loops first, so that the
+	// product cannot overflow)
+	if loops > maxLoops {
+		return nil, fail("loops must be at most %d", maxLoops)
+	}
+	if loops*max(size64, 1) > maxBatchBytes {
+		return nil, fail("loops x size must be at most 2^36 bytes per batch")
+	}
 	if workload != "bulk" && workload != "message" && workload != "rekey" {
 		return nil, fail("unknown workload '%s'; accepted: bulk, message, rekey", workload)
 	}
@@ -611,6 +620,12 @@ func bench(req request) (map[string]any, error) {
 	return result(ns), nil
 }
 
+// Caps on one bench request (docs/protocol.md, "bench").
+const (
+	maxLoops      = 1000000000
+	maxBatchBytes = 1 << 36
+)
+
 func result(ns []int64) map[string]any {
 	return map[string]any{"status": "ok", "ns": ns, "tsc": nil, "core_cycles": nil}
 }
@@ -648,6 +663,13 @@ func serve(line []byte) (resp map[string]any, id any, quit bool) {
 	if !ok {
 		return map[string]any{"status": "error", "message": "a request must be a JSON object"}, nil, false
 	}
+	// A number id beyond float64 (1e999) is valid JSON text but would be echoed as one that
+	// most parsers turn into an infinity: refused, as docs/protocol.md says
+	if n, isNum := obj["id"].(json.Number); isNum {
+		if _, err := n.Float64(); err != nil {
+			return map[string]any{"status": "error", "message": "malformed request: id is a number out of range"}, nil, false
+		}
+	}
 	id = obj["id"]
 	if op, _ := obj["op"].(string); op == "quit" {
 		return nil, id, true
@@ -674,8 +696,11 @@ func main() {
 	}
 	for {
 		line, err := in.ReadBytes('\n')
-		if len(strings.TrimSpace(string(line))) > 0 {
-			if regErr != nil {
+		if len(line) > 0 { // every line is answered, a blank one too (docs/protocol.md)
+			if len(strings.TrimSpace(string(line))) == 0 {
+				respond(out, map[string]any{"status": "error",
+					"message": "blank line: a request must be a JSON object"}, nil)
+			} else if regErr != nil {
 				respond(out, map[string]any{"status": "error",
 					"message": "the runner cannot read the registry (run runners/go/build.sh): " + regErr.Error()}, nil)
 			} else {

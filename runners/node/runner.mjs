@@ -339,6 +339,10 @@ async function bench(req) {
   if (loops === 0 || nb === 0) throw new Fail('loops and batches must be at least 1');
   if (nb > 100000) throw new Fail('at most 100000 batches per request');
   if (size > 2 ** 30) throw new Fail('size is limited to 1 GiB');
+  // docs/protocol.md "bench": caps far above any calibrated batch, so an absurd count is
+  // refused instead of running until the orchestrator's timeout
+  if (loops > 1e9) throw new Fail('loops must be at most 1000000000');
+  if (loops * Math.max(size, 1) > 2 ** 36) throw new Fail('loops x size must be at most 2^36 bytes per batch');
   // the orchestrator's warm-up for a new code path in this run (docs/protocol.md `warmup_ms`)
   const warmupMs = 'warmup_ms' in req ? count(req, 'warmup_ms', 0) : -1;
   if (warmupMs > 60000) throw new Fail('warmup_ms is limited to 60000');
@@ -573,13 +577,15 @@ async function main() {
   }
   const rl = readline.createInterface({ input: process.stdin, crlfDelay: Infinity, terminal: false });
   for await (const line of rl) {
-    if (!line.trim()) continue;
     let resp; let id = null;
     try {
       if (setupError) throw new Fail(setupError);
+      if (!line.trim()) throw new Fail('blank line: a request must be a JSON object');  // every line is answered
       let req;
       try { req = JSON.parse(line); } catch (err) { throw new Fail(`malformed request: not JSON (${err.message})`); }
       if (req === null || typeof req !== 'object' || Array.isArray(req)) throw new Fail('a request must be a JSON object');
+      // JSON.parse makes 1e999 Infinity, which JSON.stringify would echo as null: refused
+      if (typeof req.id === 'number' && !Number.isFinite(req.id)) throw new Fail('malformed request: id is a number out of range');
       id = req.id ?? null;
       if (req.op === 'quit') break;
       resp = await handle(req);

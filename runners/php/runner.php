@@ -737,6 +737,10 @@ final class Runner {
         if ($loops === 0 || $batches === 0) throw new Fail('loops and batches must be at least 1');
         if ($batches > 100000) throw new Fail('at most 100000 batches per request');
         if ($size > (1 << 30)) throw new Fail('size is limited to 1 GiB');
+        // docs/protocol.md "bench": caps far above any calibrated batch, so an absurd count is
+        // refused instead of running until the orchestrator's timeout
+        if ($loops > 1000000000) throw new Fail('loops must be at most 1000000000');
+        if ($loops * max($size, 1) > (1 << 36)) throw new Fail('loops x size must be at most 2^36 bytes per batch');
         if (!in_array($wl, ['bulk', 'message', 'rekey'], true)) throw new Fail("unknown workload '$wl'; accepted: bulk, message, rekey");
         if (!in_array($op, ['encrypt', 'decrypt', 'decrypt-forged', 'keysetup', 'keysetup-decrypt', 'hash'], true))
             throw new Fail("unknown operation '$op'; accepted: encrypt, decrypt, decrypt-forged, keysetup, keysetup-decrypt, hash");
@@ -764,15 +768,19 @@ if (!is_readable($registry)) { fwrite(STDERR, "runner.php: $registry is missing:
 $runner = new Runner($registry);
 $jflags = JSON_UNESCAPED_SLASHES | JSON_INVALID_UTF8_SUBSTITUTE | JSON_PRESERVE_ZERO_FRACTION | JSON_PARTIAL_OUTPUT_ON_ERROR;
 while (($line = fgets(STDIN)) !== false) {
-    if (trim($line) === '') continue;
     $id = null;
     try {
+        // every line is answered, a blank one too (docs/protocol.md)
+        if (trim($line) === '') throw new Fail('blank line: a request must be a JSON object');
         try {
             $req = json_decode($line, false, 512, JSON_THROW_ON_ERROR);
         } catch (JsonException $e) {
             throw new Fail('malformed request: not JSON (' . $e->getMessage() . ')');
         }
         if (!($req instanceof stdClass)) throw new Fail('a request must be a JSON object');
+        // 1e999 decodes to INF, which JSON cannot carry back: refused, so the id echoed is the one sent
+        if (property_exists($req, 'id') && is_float($req->id) && !is_finite($req->id))
+            throw new Fail('malformed request: id is a number out of range');
         if (property_exists($req, 'id')) $id = $req->id;
         if (($req->op ?? null) === 'quit') break;
         $resp = $runner->handle($req);

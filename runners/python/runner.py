@@ -759,6 +759,12 @@ def bench(req):
         STACK["offset"] = None
 
 
+# The caps of docs/protocol.md ("bench"): far above any calibrated batch, they refuse a
+# count that would run for hours instead of letting it reach the orchestrator's timeout.
+MAX_LOOPS = 1_000_000_000
+MAX_BATCH_BYTES = 1 << 36
+
+
 def _bench(req):
     e = target(req)
     p = e.prim
@@ -772,6 +778,10 @@ def _bench(req):
         raise Fail("at most 100000 batches per request")
     if size > (1 << 30):
         raise Fail("size is limited to 1 GiB")
+    if loops > MAX_LOOPS:
+        raise Fail(f"loops must be at most {MAX_LOOPS}")
+    if loops * max(size, 1) > MAX_BATCH_BYTES:
+        raise Fail("loops x size must be at most 2^36 bytes per batch")
     if workload not in ("bulk", "message", "rekey"):
         raise Fail(f"unknown workload '{workload}'; accepted: bulk, message, rekey")
     buf = bytearray((bytes(range(256)) * (size // 256 + 1))[:size])  # byte i = i mod 256
@@ -992,19 +1002,31 @@ def handle(req):
     raise Fail(f"unknown op '{op}'; accepted: hello, encrypt, decrypt, hash, bench, cpu-clock, ct-sample, quit")
 
 
+def _not_json(token):
+    raise ValueError(f"{token} is not JSON")
+
+
+def parse_request(line: bytes) -> dict:
+    """The request on one line, or Fail. Python's json module takes NaN and Infinity (and
+    turns 1e999 into inf), which JSON has not: refused here, so an id is echoed as valid JSON."""
+    if not line.strip():
+        raise Fail("blank line: a request must be a JSON object")  # every line is answered
+    try:
+        req = json.loads(line, parse_constant=_not_json)
+        if not isinstance(req, dict):
+            raise Fail("a request must be a JSON object")
+        json.dumps(req.get("id"), allow_nan=False)
+    except (ValueError, RecursionError) as ex:
+        raise Fail(f"malformed request: not JSON ({ex})") from None
+    return req
+
+
 def main():
     out = sys.stdout
     for line in sys.stdin.buffer:
-        if not line.strip():
-            continue
         rid = None
         try:
-            try:
-                req = json.loads(line)
-            except ValueError as ex:
-                raise Fail(f"malformed request: not JSON ({ex})") from None
-            if not isinstance(req, dict):
-                raise Fail("a request must be a JSON object")
+            req = parse_request(line)
             rid = req.get("id")
             if req.get("op") == "quit":
                 break
@@ -1016,7 +1038,7 @@ def main():
         except Exception as ex:  # noqa: BLE001  never crash on a request
             resp = {"status": "error", "message": f"internal error: {type(ex).__name__}: {ex}"}
         resp["id"] = rid
-        out.write(json.dumps(resp) + "\n")
+        out.write(json.dumps(resp, allow_nan=False) + "\n")
         out.flush()
     return 0
 

@@ -148,7 +148,7 @@ public:
         if (m_ == Mode::Xts) b_.nc->set_encrypt_key(tk_.p, key + p_.key_bytes / 2);  // tweak key
     }
     void start(const uint8_t* iv, size_t len) override {
-        std::memcpy(iv_, iv, len);
+        if (len) std::memcpy(iv_, iv, len);  // ECB passes no IV: memcpy from NULL is undefined even for 0 bytes
         left_.clear();
         cfb_pos_ = 0;
         used_ = false;

@@ -458,6 +458,15 @@ impl Runner {
         if size > 1 << 30 {
             return fail("size is limited to 1 GiB");
         }
+        // docs/protocol.md "bench": caps far above any calibrated batch, so an absurd count is
+        // refused instead of running until the orchestrator's timeout (loops first: the
+        // product then cannot overflow)
+        if loops > MAX_LOOPS {
+            return fail(format!("loops must be at most {MAX_LOOPS}"));
+        }
+        if loops * size.max(1) > MAX_BATCH_BYTES {
+            return fail("loops x size must be at most 2^36 bytes per batch");
+        }
         if !["bulk", "message", "rekey"].contains(&workload.as_str()) {
             return fail(format!("unknown workload '{workload}'; accepted: bulk, message, rekey"));
         }
@@ -716,6 +725,10 @@ impl Runner {
     }
 }
 
+/// Caps on one bench request (docs/protocol.md, "bench").
+const MAX_LOOPS: u64 = 1_000_000_000;
+const MAX_BATCH_BYTES: u64 = 1 << 36;
+
 fn main() {
     let registry = load_registry();
     let runner = match &registry {
@@ -739,12 +752,14 @@ fn main() {
             Ok(_) => {}
         }
         let text = String::from_utf8_lossy(&line);
-        if text.trim().is_empty() {
-            continue;
-        }
         let mut id = Value::Null;
-        let resp: R<Value> = match serde_json::from_str::<Value>(&text) {
-            Err(e) => fail(format!("malformed request: not JSON ({e})")),
+        let parsed = if text.trim().is_empty() {
+            Err("blank line: a request must be a JSON object".to_string()) // every line is answered
+        } else {
+            serde_json::from_str::<Value>(&text).map_err(|e| format!("malformed request: not JSON ({e})"))
+        };
+        let resp: R<Value> = match parsed {
+            Err(e) => fail(e),
             Ok(Value::Object(req)) => {
                 id = req.get("id").cloned().unwrap_or(Value::Null);
                 if req.get("op").and_then(Value::as_str) == Some("quit") {

@@ -417,6 +417,10 @@ public final class Main {
         if (loops == 0 || batches == 0) throw new Fail("loops and batches must be at least 1");
         if (batches > 100000) throw new Fail("at most 100000 batches per request");
         if (size > (1L << 30)) throw new Fail("size is limited to 1 GiB");
+        // docs/protocol.md "bench": caps far above any calibrated batch, so an absurd count is
+        // refused instead of running until the orchestrator's timeout
+        if (loops > 1_000_000_000L) throw new Fail("loops must be at most 1000000000");
+        if (loops * Math.max(size, 1) > (1L << 36)) throw new Fail("loops x size must be at most 2^36 bytes per batch");
         // docs/protocol.md `warmup_ms`: the orchestrator's warm-up for a new code path, this run
         long warmupMs = count(req, "warmup_ms", -1, false);
         if (warmupMs > 60000) throw new Fail("warmup_ms is limited to 60000");
@@ -598,10 +602,11 @@ public final class Main {
         System.setOut(new PrintStream(System.err, true));  // nothing else may reach stdout
         String line;
         while ((line = in.readLine()) != null) {
-            if (line.isBlank()) continue;
             Object id = null;
             Map<String, Object> resp;
             try {
+                // every line is answered, a blank one too (docs/protocol.md)
+                if (line.isBlank()) throw new Fail("blank line: a request must be a JSON object");
                 Object req;
                 try {
                     req = Json.parse(line);
@@ -610,6 +615,10 @@ public final class Main {
                 }
                 if (!(req instanceof Map)) throw new Fail("a request must be a JSON object");
                 @SuppressWarnings("unchecked") Map<String, Object> r = (Map<String, Object>) req;
+                // a number id beyond a double (1e999) would be echoed as text most parsers read as
+                // an infinity: refused, as docs/protocol.md says
+                if (r.get("id") instanceof Json.Num && Double.isInfinite(Double.parseDouble(((Json.Num) r.get("id")).text)))
+                    throw new Fail("malformed request: id is a number out of range");
                 id = r.get("id");
                 if ("quit".equals(r.get("op"))) break;
                 resp = m.handle(r);

@@ -1,0 +1,141 @@
+#!/usr/bin/env python3
+"""A mutant runner: the native engine's OpenSSL with exactly one behaviour broken, for
+tests that the verification gate catches each class of bug that could otherwise be timed.
+
+    mutant.py MODE
+
+It speaks docs/protocol.md and offers implementation "mutant" for aes-128-ecb,
+aes-128-cbc, aes-128-ctr and aes-128-gcm, answering every request through the engine's
+`openssl` implementation except where MODE breaks it:
+
+  ctr-wrap32   CTR's counter wraps in its low 32 bits: the block after ...ffffffff gets
+               the upper 96 bits unchanged instead of the carry (a 32-bit counter
+               variable, as in GCM's inc32, used for the registry's 128-bit counter)
+  ctr-wrap64   the same in the low 64 bits (a uint64_t counter with a fixed upper half)
+  above-8k     the last output byte is wrong when the input is longer than 8 KiB (a bug in
+               the bulk path of a library that switches code paths with the length)
+  inplace      the output is wrong when written over the input (protocol field `inplace`)
+  chunked      the output is wrong when the input is fed in pieces (protocol field `chunks`)
+  gcm-short-tag  GCM decryption compares only the first 12 bytes of the tag
+  correct      nothing broken (the control)
+
+Requests go to the engine one at a time; the engine is found as tests/conftest.py finds it.
+"""
+import json
+import os
+import subprocess
+import sys
+
+MODE = sys.argv[1] if len(sys.argv) > 1 else "correct"
+MODES = ("ctr-wrap32", "ctr-wrap64", "above-8k", "inplace", "chunked", "gcm-short-tag", "correct")
+PRIMITIVES = ("aes-128-ecb", "aes-128-cbc", "aes-128-ctr", "aes-128-gcm")
+ENGINE = os.environ.get("CIPHERBENCH_ENGINE") or os.path.join(
+    os.path.dirname(__file__), "..", "..", "build", "engine", "cipherbench-engine")
+BLOCK = 16
+
+if MODE not in MODES:
+    sys.exit(f"mutant.py: unknown mode {MODE!r}; accepted: {', '.join(MODES)}")
+eng = subprocess.Popen([ENGINE], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
+
+
+def engine(req: dict) -> dict:
+    eng.stdin.write(json.dumps(dict(req, impl="openssl")) + "\n")
+    eng.stdin.flush()
+    return json.loads(eng.stdout.readline())
+
+
+def flip_last(r: dict) -> dict:
+    if r.get("status") == "ok" and r.get("output"):
+        out = bytearray.fromhex(r["output"])
+        out[-1] ^= 0x01
+        r["output"] = out.hex()
+    return r
+
+
+def wrapped_ctr(req: dict, bits: int) -> dict:
+    """CTR with a counter that wraps in its low `bits` bits: the blocks from the wrap on
+    are encrypted from the IV with those bits cleared and no carry above them."""
+    data, iv = bytes.fromhex(req.get("input", "")), int(req.get("iv", "00" * BLOCK), 16)
+    wrap_at = (1 << bits) - (iv & ((1 << bits) - 1))  # blocks before the low bits wrap
+    plain = {k: v for k, v in req.items() if k not in ("chunks", "inplace")}
+    if wrap_at * BLOCK >= len(data):
+        r = engine(plain)
+    else:
+        head = engine(dict(plain, input=data[:wrap_at * BLOCK].hex()))
+        low_cleared = (iv >> bits << bits).to_bytes(BLOCK, "big")
+        tail = engine(dict(plain, input=data[wrap_at * BLOCK:].hex(), iv=low_cleared.hex()))
+        if head.get("status") != "ok" or tail.get("status") != "ok":
+            return head if head.get("status") != "ok" else tail
+        r = dict(head, output=head["output"] + tail["output"])
+    for field, echo in (("chunks", "chunked"), ("inplace", "inplace")):
+        if req.get(field):
+            r[echo] = True
+    return r
+
+
+def short_tag_decrypt(req: dict) -> dict:
+    """GCM decryption that checks only the first 12 bytes of the tag: the last four are
+    replaced by the right ones (computed by encrypting the plaintext it recovers)."""
+    r = engine(req)
+    if r.get("status") != "ok" or r.get("authentic") is not False:
+        return r
+    ct = bytes.fromhex(req["input"])
+    body, tag = ct[:-16], ct[-16:]
+    # the plaintext under the same key and nonce: CTR is its own inverse, so encrypting the
+    # ciphertext body gives it back, and its encryption gives the right tag
+    plain = bytes.fromhex(engine(dict(req, op="encrypt", input=body.hex()))["output"])[:len(body)]
+    right = bytes.fromhex(engine(dict(req, op="encrypt", input=plain.hex()))["output"])[-16:]
+    if right[:12] != tag[:12]:
+        return r
+    return {"status": "ok", "authentic": True, "output": plain.hex()}
+
+
+def crypt(req: dict) -> dict:
+    prim, data = req.get("primitive"), req.get("input", "")
+    if MODE in ("ctr-wrap32", "ctr-wrap64") and prim == "aes-128-ctr":
+        return wrapped_ctr(req, 32 if MODE == "ctr-wrap32" else 64)
+    if MODE == "gcm-short-tag" and prim == "aes-128-gcm" and req.get("op") == "decrypt":
+        return short_tag_decrypt(req)
+    r = engine(req)
+    if MODE == "above-8k" and len(data) // 2 > 8192:
+        return flip_last(r)
+    if (MODE == "inplace" and req.get("inplace")) or (MODE == "chunked" and req.get("chunks")):
+        return flip_last(r)
+    return r
+
+
+def answer(req: dict) -> dict:
+    op = req.get("op")
+    if op == "hello":
+        return {"status": "ok", "protocol": 1, "runner": "mutant", "language": "Python",
+                "runtime": sys.version.split()[0], "clocks": {"monotonic": "the engine's", "tsc": None,
+                                                              "core_cycles": None},
+                "implementations": [{"name": "mutant", "library": "OpenSSL through the engine", "version": MODE,
+                                     "available": True, "primitives": [
+                                         {"name": n, "provider": f"mutant: {MODE}"} for n in PRIMITIVES]}]}
+    if op in ("encrypt", "decrypt"):
+        return crypt(req)
+    if op == "bench":
+        return engine(req)
+    return {"status": "unsupported" if op == "cpu-clock" else "error", "message": f"op {op!r} is not offered"}
+
+
+def main() -> int:
+    for line in sys.stdin:
+        try:
+            req = json.loads(line)
+            if not isinstance(req, dict):
+                raise ValueError("not an object")
+        except ValueError:
+            print(json.dumps({"id": None, "status": "error", "message": "malformed request"}), flush=True)
+            continue
+        if req.get("op") == "quit":
+            break
+        resp = answer(req)
+        resp["id"] = req.get("id")
+        print(json.dumps(resp), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
