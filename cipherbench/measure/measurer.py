@@ -88,6 +88,7 @@ class Point:
     # CPU's ns in `parallel_ns`; stored under `stored_name`, beside the same point on one CPU
     parallel: int = 1
     unsupported: bool = False  # the runner answered `unsupported`: not offered that way, not a fault
+    note: str | None = None  # said with the point's warnings (e.g. why it is unverified at its size)
 
     @property
     def stored_name(self) -> str:

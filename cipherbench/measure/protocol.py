@@ -8,7 +8,7 @@ fields compatibly). Numbers are strict: `"ns": "12"` or `true` is not a count.
 """
 from __future__ import annotations
 
-from enum import Enum
+from enum import StrEnum
 from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
@@ -30,13 +30,13 @@ def _hex(v: str) -> str:
 Hex = Annotated[str, Field(strict=True), AfterValidator(_hex)]
 
 
-class Status(str, Enum):
+class Status(StrEnum):
     ok = "ok"
     unsupported = "unsupported"
     error = "error"
 
 
-class Op(str, Enum):
+class Op(StrEnum):
     hello = "hello"
     encrypt = "encrypt"
     decrypt = "decrypt"
