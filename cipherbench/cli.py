@@ -661,7 +661,8 @@ def show(c: Ctx, run_id, as_json, form):
 # ---------------------------------------------------------------------------- more commands
 # Commands that live in their own modules register themselves on `cli` when
 # imported (report, compare, import/export).
-for _module in ("cipherbench.cli_report", "cipherbench.cli_conformance", "cipherbench.cli_analysis"):
+for _module in ("cipherbench.cli_report", "cipherbench.cli_conformance", "cipherbench.cli_analysis",
+                "cipherbench.builds.cli"):
     try:
         __import__(_module)
     except ModuleNotFoundError as _e:
