@@ -70,8 +70,8 @@ def list_cmd(name):
 @click.option("--matrix", "name", default="quick", show_default=True, help="A matrix of registry/builds.toml.")
 @click.option("--rebuild", is_flag=True, help="Build again even where the cache has the variant.")
 @click.option("--no-baseline", is_flag=True, help="Leave out the ordinary build's implementations.")
-@click.option("--db", default=None, help="Result store URL (default: $CIPHERBENCH_DB or the user's store).")
-def run_cmd(name, rebuild, no_baseline, db):
+@click.pass_context
+def run_cmd(ctx, name, rebuild, no_baseline):
     """Build a matrix, then verify every variant with all its known answers and time the
     correct ones interleaved in one run, beside the ordinary build (the baseline)."""
     m, recs = build_matrix(name, rebuild)
@@ -79,6 +79,7 @@ def run_cmd(name, rebuild, no_baseline, db):
     if not specs:
         raise click.ClickException("no variant of the matrix built: nothing to verify or time")
     baselines = () if no_baseline else tuple(t.value for t in m.targets)
+    db = getattr(ctx.find_root().obj, "db", None)  # cipherbench --db URL builds run ...
     vr = runners.VariantRun(m, tuple(specs), baselines, db)
     out.print(f"verifying and timing {len(specs)} variants"
               + (f" and the ordinary build's {', '.join(baselines)}" if baselines else ""))

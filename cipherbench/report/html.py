@@ -18,7 +18,7 @@ from plotly.colors import qualitative
 from plotly.offline import get_plotlyjs
 
 from cipherbench import __version__
-from cipherbench.report import experiments, tables
+from cipherbench.report import builds, experiments, tables
 from cipherbench.report.data import KEYSETUP_OPS, ReportData, mb_interval, primitive, results_document, usable
 from cipherbench.report.tables import (STATUS_TEXT, Table, cycle_sources, cycles_interval, not_timed, num,
                                        size_label, status_suffix, verification_note)
@@ -444,6 +444,9 @@ def render(data: ReportData) -> tuple[str, int]:
         body.table(sec)
     for t in tables.diffusion_tables(data):
         body.table(t)
+    for _run, build_tables, _findings in builds.sections(data):  # compilers x flags (cipherbench/builds)
+        for t in build_tables:
+            body.table(t)
     runs = ", ".join(f"run {r.id} ({h.escape(r.profile or '–')}) on {h.escape(str(r.meta.get('host')))}"
                      for r in data.runs)
     toc = " ".join(f'<a href="#{sid}">{h.escape(t)}</a>' for sid, t in body.toc)

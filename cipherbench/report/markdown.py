@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from cipherbench.report import experiments, tables
+from cipherbench.report import builds, experiments, tables
 from cipherbench.report.data import ReportData
 from cipherbench.report.tables import Table
 
@@ -76,6 +76,7 @@ def render(data: ReportData) -> str:
                     "| published | today |", "|---|---|"]
             out += [f"| {_esc(a)} | {_esc(b)} |" for a, b in sec.findings]
             out.append("")
+    out += builds.markdown(data, table_md, _esc)  # compilers x flags (cipherbench/builds)
     nt = tables.not_timed(data)
     if nt:
         out += ["## Not timed", ""] + [f"- {x}" for x in nt] + [""]

@@ -1,0 +1,110 @@
+"""Variant builds (cipherbench/builds, registry/builds.toml): the matrix file is checked on
+load, and SUPERCOP's rule holds with real builds: a variant built with a deliberate fault
+fails its known answers, is stored as failed and is never timed, while the ordinary build
+of the same cipher in the same run passes and is timed; a variant that does not compile is
+reported as such and never started. Nothing here asserts a timing."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tomllib
+
+import pytest
+
+from cipherbench.builds import make, matrix as matrix_mod, runners
+from cipherbench.builds.make import BuildStatus
+from cipherbench.errors import UsageError
+from cipherbench.runner import REPO
+from cipherbench.store import Store
+
+ENGINE = REPO / "build" / "engine" / "cipherbench-engine"
+
+
+def _data() -> dict:
+    with open(matrix_mod.BUILDS_FILE, "rb") as f:
+        return tomllib.load(f)
+
+
+def cb(*args, db: str | None = None):
+    env = dict(os.environ)
+    if db:
+        env["CIPHERBENCH_DB"] = db
+    return subprocess.run([sys.executable, "-m", "cipherbench", *args], capture_output=True, text=True,
+                          env=env, cwd=REPO, timeout=1800)
+
+
+def test_matrices_as_asked():
+    bf = matrix_mod.load()
+    quick, full = bf.matrix("quick"), bf.matrix("full")
+    assert {v.compiler.id for v in quick.variants} == {"gcc-12", "clang-16"}
+    assert len(quick.variants) == 6
+    assert 30 <= len(full.variants) <= 40
+    flagsets = {v.flagset.id for v in full.variants}
+    for want in ("O0", "O1", "O2", "O3", "Os", "O0-native", "O3-native", "Os-native",
+                 "O3-unroll", "O3-omitfp", "O3-lto", "O3-pgo"):
+        assert want in flagsets
+    assert {v.compiler.id for v in full.variants} == {"gcc-11", "gcc-12", "clang-14", "clang-16"}
+    assert all(not v.flagset.test_only for m in (quick, full) for v in m.variants)
+    assert quick.variants[-1].suffix == "@clang-16:O3-native"
+
+
+@pytest.mark.parametrize("edit, named", [
+    (lambda d: d["flagsets"]["O2"].update(flgs=["-O2"]), "flgs in [flagsets.O2]"),
+    (lambda d: d["compilers"]["gcc-12"].update(famly="gcc"), "famly in [compilers.gcc-12]"),
+    (lambda d: d["matrices"]["quick"]["rows"][0].update(flagsets=["O2", "O9"]), "flag set 'O9'"),
+    (lambda d: d["matrices"]["quick"]["rows"][0].update(compilers=["icc"]), "compiler 'icc'"),
+    (lambda d: d["matrices"]["quick"].update(targets=["openssl"]), "targets is 'openssl'"),
+    (lambda d: d["flagsets"]["O3-lto"].update(lto=False), "[flagsets.O3-lto]: lto = true"),
+    (lambda d: d.update(matrix={}), "unknown key(s) matrix in the file"),
+])
+def test_a_misspelt_or_unknown_name_is_an_error_naming_it(edit, named):
+    d = _data()
+    edit(d)
+    with pytest.raises(UsageError) as e:
+        matrix_mod.parse(d)
+    assert named in str(e.value)
+
+
+def test_unknown_matrix_is_one_line_and_exit_2():
+    r = cb("builds", "make", "--matrix", "nosuch")
+    assert r.returncode == 2
+    assert r.stderr.strip().splitlines() == [
+        "cipherbench: error: unknown build matrix 'nosuch'; known: fault, full, quick"]
+
+
+def test_a_variant_that_does_not_compile_is_failed_and_never_a_runner(tmp_path, monkeypatch):
+    monkeypatch.setattr(make, "CACHE", tmp_path)
+    bf = matrix_mod.load()
+    gcc = bf.compilers["gcc-12"]
+    bad = matrix_mod.FlagSet("bad", ("-O1", "-fthis-option-does-not-exist"))
+    m = matrix_mod.Matrix("bad", "", (matrix_mod.Target.REFERENCE,), "compilers-fault",
+                          (matrix_mod.Variant(gcc, bad),), ("rc6",))
+    (rec,) = make.make_matrix(m, bf, training=())
+    assert rec.status is BuildStatus.FAILED
+    assert rec.engine == ""
+    assert "this-option-does-not-exist" in open(rec.log).read()
+    assert runners.runner_specs([rec]) == []
+
+
+@pytest.mark.skipif(not ENGINE.exists(), reason="the ordinary engine is not built (make engine)")
+def test_a_faulty_build_fails_verification_is_shown_failed_and_is_not_timed(tmp_path):
+    db = f"sqlite:///{tmp_path / 'r.sqlite'}"
+    r = cb("builds", "run", "--matrix", "fault", db=db)
+    assert r.returncode == 0, r.stderr[-2000:]
+    # shown as failed: the run's table and the failure's reproduction
+    assert "not timed: failed verification" in r.stdout
+    assert "FAILED reference@gcc-12:fault rc6-128-ecb: kat encrypt" in r.stdout + r.stderr
+    store = Store(db, create=False)
+    run = store.run(store.latest_run())
+    verdict = {(v["impl"], v["primitive"]): v["status"] for v in run["verifications"]}
+    assert verdict[("reference@gcc-12:fault", "rc6-128-ecb")] == "failed"
+    assert verdict[("reference", "rc6-128-ecb")] == "passed"  # the same cipher, built correctly
+    by_impl = {m["impl"]: m for m in run["measurements"]}
+    faulty, ordinary = by_impl["reference@gcc-12:fault"], by_impl["reference"]
+    assert faulty["error"] == "not timed: failed verification"
+    assert faulty["ns_per_call"] is None and store.samples_of(faulty["id"]) == []
+    assert ordinary["error"] is None and ordinary["ns_per_call"] > 0
+    # the build's record travels with the run
+    notes = {i["impl"]: i["notes"] for i in run["implementations"]}
+    assert '"flagset": "fault"' in notes["reference@gcc-12:fault"]["build"]
