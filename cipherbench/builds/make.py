@@ -257,8 +257,8 @@ def cryptopp_source() -> str:
 
 def cached_record(plan: BuildPlan, key: str) -> BuildRecord | None:
     rec = BuildRecord.read(CACHE / plan.dir_name / "manifest.json")
-    if rec is None or rec.key != key:
-        return None
+    if rec is None or rec.key != key or rec.status is BuildStatus.FAILED:
+        return None  # a failure is tried again: it may have been the machine's (a missing package)
     if rec.status is BuildStatus.BUILT and not Path(rec.engine).exists():
         return None
     rec.cached = True
