@@ -5,6 +5,7 @@ of the same cipher in the same run passes and is timed; a variant that does not 
 reported as such and never started. Nothing here asserts a timing."""
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -108,3 +109,48 @@ def test_a_faulty_build_fails_verification_is_shown_failed_and_is_not_timed(tmp_
     # the build's record travels with the run
     notes = {i["impl"]: i["notes"] for i in run["implementations"]}
     assert '"flagset": "fault"' in notes["reference@gcc-12:fault"]["build"]
+
+
+def _run_of(cycles: dict[str, float], failed=()):
+    """A stored run in the report's form: `reference` and three variants on one cipher."""
+    from cipherbench.report.data import Run
+    impls, ms, vs = [], [], []
+    for impl, cyc in cycles.items():
+        label = impl.split("@")[1] if "@" in impl else None
+        flags = {"gcc-12:O2": ["-O2"], "gcc-12:O3": ["-O3"], "clang-16:O3-native": ["-O3", "-march=native"]}
+        notes = {"build": json.dumps({"flags": flags[label], "cpu_seconds": 60.0, "objects_text": 1000,
+                                      "pgo": ""})} if label else {}
+        impls.append({"impl": impl, "notes": notes})
+        status = "failed" if impl in failed else "passed"
+        vs.append({"impl": impl, "primitive": "serpent-256-ecb", "status": status})
+        ms.append({"impl": impl, "primitive": "serpent-256-ecb", "operation": "encrypt", "size": 4096,
+                   "ns_per_call": None if status == "failed" else cyc / 4,
+                   "cycles_per_call": None if status == "failed" else cyc,
+                   "error": "not timed: failed verification" if status == "failed" else None})
+    return Run(1, {"uuid": "u"}, {}, impls, vs, ms)
+
+
+def test_report_relates_each_build_to_the_ordinary_one():
+    from cipherbench.report import builds as rb
+    run = _run_of({"reference": 40000, "reference@gcc-12:O2": 40000, "reference@gcc-12:O3": 32000,
+                   "reference@clang-16:O3-native": 25000})
+    (lib,) = rb.libraries(run)
+    assert lib.speedup("gcc-12:O3", "serpent-256-ecb") == pytest.approx(1.25)
+    assert rb.compiler_scores([lib]) == {"clang-16": pytest.approx(1.6), "gcc-12": pytest.approx(1.25)}
+    assert rb.compiler_scores([lib], plain_only=True) == {"gcc-12": pytest.approx(1.25)}
+    t = rb.library_table(lib, 0)
+    assert [r[2] for r in t.rows] == ["1.00", "1.60", "1.00", "1.25"]  # ordinary, then by label
+    found = dict(rb.findings([lib]))
+    assert found[next(k for k in found if "Intel" in k)].startswith("clang-16 is fastest")
+    assert "28.0 %" in found[next(k for k in found if "Intel" in k)]  # 1.6 / 1.25
+
+
+def test_report_shows_a_failed_variant_failed_and_never_ranks_it():
+    from cipherbench.report import builds as rb
+    run = _run_of({"reference": 40000, "reference@gcc-12:O2": 40000, "reference@gcc-12:O3": 32000,
+                   "reference@clang-16:O3-native": 25000}, failed={"reference@clang-16:O3-native"})
+    (lib,) = rb.libraries(run)
+    t = rb.library_table(lib, 0)
+    assert t.rows[1][2] == "failed" and t.row_marks[1] == "failed"
+    best = rb.best_table([lib])
+    assert best.rows[0][2] == "gcc-12:O3"
