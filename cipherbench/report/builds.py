@@ -129,6 +129,11 @@ def library_table(lib: Library, idx: int) -> Table:
                    "timed (SUPERCOP's rule). Compile CPU s: user + system time of the variant's whole engine build "
                    "(PGO: both builds, training excluded); cipher .text B: the variant's cipher objects "
                    "(reference ciphers and its own Crypto++ units).")
+    if lib.name == "reference":
+        t.notes.append("The ordinary build links the reference ciphers wherever the engine's other code puts "
+                       "them; the variants place each cipher object on a 64-byte line. Where a variant with the "
+                       "ordinary build's compiler and flags (gcc-12:O2) differs from 1.00, that is placement "
+                       "and noise, not the compiler.")
     return t
 
 
