@@ -154,3 +154,18 @@ def test_report_shows_a_failed_variant_failed_and_never_ranks_it():
     assert t.rows[1][2] == "failed" and t.row_marks[1] == "failed"
     best = rb.best_table([lib])
     assert best.rows[0][2] == "gcc-12:O3"
+
+
+@pytest.mark.skipif(not ENGINE.exists(), reason="the ordinary engine is not built (make engine)")
+def test_engine_notes_join_every_implementation_and_a_bad_file_is_one_line(tmp_path):
+    notes = tmp_path / "notes.json"
+    notes.write_text('{"build": "{\\"label\\": \\"x\\"}", "n": 3}')
+    r = subprocess.run([str(ENGINE), "--notes", str(notes)], input='{"op":"hello","id":1}\n',
+                       capture_output=True, text=True, timeout=60)
+    hello = json.loads(r.stdout)
+    ref = next(i for i in hello["implementations"] if i["name"] == "reference")
+    assert ref["notes"]["build"] == '{"label": "x"}' and ref["notes"]["n"] == "3"
+    notes.write_text("[1, 2]")
+    for path, why in ((notes, "must hold a JSON object"), (tmp_path / "none.json", "cannot read notes file")):
+        r = subprocess.run([str(ENGINE), "--notes", str(path)], capture_output=True, text=True, timeout=60)
+        assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1 and why in r.stderr
