@@ -7,15 +7,21 @@ PY    := $(VENV)/bin/python
 CB    := $(VENV)/bin/cipherbench
 BUILD := build
 
-.PHONY: bench test deps system-deps engine runners vectors fidelity compilers clean
+.PHONY: bench test lint deps system-deps engine runners vectors fidelity compilers clean
 
 bench: engine runners vectors
 	@status=0; $(CB) verify || status=$$?; \
 	$(CB) run --profile quick || exit $$?; \
 	exit $$status
 
-test: engine runners vectors
+test: engine runners vectors lint
 	$(PY) -m pytest -q
+
+# The orchestrator's static checks: ruff (pyflakes, style, import order, bugbear) and mypy
+# (strict for the run pipeline, the store and the analysis layer; pyproject.toml).
+lint: deps
+	$(VENV)/bin/ruff check cipherbench tests benchmarks/fidelity benchmarks/candidates benchmarks/placement.py
+	$(VENV)/bin/mypy
 
 deps: system-deps $(VENV)/.installed
 
@@ -43,7 +49,7 @@ runners: deps
 # path goes to build/wycheproof.json. Never fails the build: without go, or when the download
 # fails, that file says why and verify reports the corpus missing.
 vectors: deps
-	@$(PY) -m cipherbench.corpus_wycheproof install
+	@$(PY) -m cipherbench.kat.corpus_wycheproof install
 
 fidelity: engine
 	$(PY) benchmarks/fidelity

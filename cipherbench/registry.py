@@ -7,10 +7,11 @@ registry is read from one file by everything.
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import tomllib
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 REGISTRY_FILE = Path(__file__).resolve().parent.parent / "registry" / "primitives.toml"
@@ -144,7 +145,7 @@ def _expand(data: dict) -> list[Primitive]:
     return out
 
 
-@lru_cache(maxsize=None)
+@cache
 def load(path: Path = REGISTRY_FILE) -> Registry:
     with open(path, "rb") as f:
         return Registry(_expand(tomllib.load(f)))
@@ -163,18 +164,25 @@ def cpp_table(reg: Registry) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _write_if_changed(out: Path, text: str) -> None:
+    """Keep the file's mtime when its text is the same: no needless rebuilds."""
+    if not out.exists() or out.read_text() != text:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(text)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description="Expand the primitive registry.")
     ap.add_argument("--cpp", metavar="OUT", help="write the engine's X-macro table to OUT")
+    ap.add_argument("--json", metavar="OUT", help="write every primitive with its lengths as JSON to OUT "
+                    "(what each language runner's build reads)")
     args = ap.parse_args(argv)
     reg = load()
     if args.cpp:
-        text = cpp_table(reg)
-        out = Path(args.cpp)
-        if not out.exists() or out.read_text() != text:  # keep mtime stable: no needless rebuilds
-            out.parent.mkdir(parents=True, exist_ok=True)
-            out.write_text(text)
-    else:
+        _write_if_changed(Path(args.cpp), cpp_table(reg))
+    if args.json:
+        _write_if_changed(Path(args.json), json.dumps([p.as_dict() for p in reg], indent=0) + "\n")
+    if not (args.cpp or args.json):
         for p in reg:
             print(p.name)
     return 0

@@ -13,11 +13,12 @@ import tomllib
 
 import pytest
 
-from cipherbench.builds import make, matrix as matrix_mod, runners
+from cipherbench.builds import make, runners
+from cipherbench.builds import matrix as matrix_mod
 from cipherbench.builds.make import BuildStatus
 from cipherbench.errors import UsageError
-from cipherbench.runner import REPO
-from cipherbench.store import Store
+from cipherbench.paths import REPO
+from cipherbench.store.db import Store
 
 ENGINE = REPO / "build" / "engine" / "cipherbench-engine"
 

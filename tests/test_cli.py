@@ -101,7 +101,7 @@ def test_list_json_names_every_implementation_and_problems(cb):
 
 def test_busy_shares_are_each_cpus_busy_fraction_between_two_readings():
     """What the busy-machine warning stands on (cli.BUSY_AT_START): /proc/stat's counters."""
-    from cipherbench.context import busy_shares, cpu_times
+    from cipherbench.measure.context import busy_shares, cpu_times
     before = {"cpu0": (100, 0, 1000), "cpu1": (500, 10, 2000)}
     after = {"cpu0": (150, 0, 1100), "cpu1": (500, 10, 2100), "cpu2": (1, 0, 5)}
     assert busy_shares(before, after) == {"cpu0": 0.5, "cpu1": 0.0}  # cpu2 appeared: no share

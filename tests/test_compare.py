@@ -7,10 +7,10 @@ import sys
 
 import numpy as np
 import pytest
-
-from cipherbench import compare
-from cipherbench.report.data import Run
 from conftest import REPO
+
+from cipherbench.analysis import compare
+from cipherbench.report.data import Run
 
 
 def fake_run(uuid, per_call, n_batches=None, impl="openssl", primitive="aes-128-ctr", size=1024):
@@ -105,10 +105,10 @@ def test_compare_two_stored_runs_in_one_sqlite_file(two_runs, capsys):
 
 
 def test_compare_across_stores_and_unknown_runs(two_runs, tmp_path, capsys):
-    from cipherbench import transfer
     from cipherbench.cli import main
     from cipherbench.report.data import load_run
-    from cipherbench.store import Store
+    from cipherbench.store import transfer
+    from cipherbench.store.db import Store
 
     db, path = two_runs
     other = f"sqlite:///{tmp_path / 'o.sqlite'}"

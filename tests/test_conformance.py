@@ -1,9 +1,10 @@
 """Every runner, the native one included, passes the language-neutral conformance suite."""
 import pytest
-
-from cipherbench.conformance import run_suite
-from cipherbench.runner import BUILD, REPO, RunnerSpec, builtin_runners
 from conftest import faulty
+
+from cipherbench.measure.conformance import run_suite
+from cipherbench.measure.runner import RunnerSpec, builtin_runners
+from cipherbench.paths import BUILD, REPO
 
 RUNNER_DIRS = sorted(p.parent.name for p in (REPO / "runners").glob("*/run"))
 

@@ -5,8 +5,8 @@ import json
 
 import pytest
 
-from cipherbench import corpora
-from cipherbench.corpora import CorpusMissing
+from cipherbench.kat import corpora
+from cipherbench.kat.collect import CorpusMissing
 
 
 def _load(name, wanted):
@@ -102,7 +102,7 @@ def test_cavp_hashes_byte_aligned_and_shake_truncated_to_the_registry_length(cav
 
 # ---------------------------------------------------------------------------- cryptopp
 def test_cryptopp_value_grammar():
-    from cipherbench.corpus_cryptopp import Unsupported, decode
+    from cipherbench.kat.corpus_cryptopp import Unsupported, decode
     assert decode('r2 "ab" 0x0102 0304') == b"abab\x01\x02\x03\x04"
     assert decode("word64 0706050403020100  0F0E0D0C0B0A0908") == bytes(range(16))
     assert decode("76 b8 e0") == H("76b8e0") and decode("") == b""
@@ -173,7 +173,7 @@ def test_shared_serpent_byte_orders_and_mars_rounds(shared):
 def test_shared_submission_botan_and_libtomcrypt_formats(shared):
     # Rijndael ecb_vk.txt KEYSIZE=128 I=1, and ecb_iv.txt's final KEY/PT/CT (its decryption half
     # repeats the same vector). Botan's aes.vec carries the same values, so test the parser itself.
-    from cipherbench.corpus_shared import aes_submission_records, shared_dir
+    from cipherbench.kat.corpus_shared import aes_submission_records, shared_dir
     d = shared_dir() / "aes-submission-rijndael"
     vk = aes_submission_records(d / "ecb_vk.txt")
     assert len(vk) == 576 and vk[0][:3] == (H("80" + "00" * 15), bytes(16), H("0EDD33D3C621E546455BD8BA1418BEC8"))
@@ -254,8 +254,9 @@ def test_expected_rejection_vectors_catch_a_gcm_accepting_any_tag(cb):
 
 def test_streaming_is_counted_only_when_the_runner_says_it_took_the_pieces():
     from collections import defaultdict
+
+    from cipherbench.kat.verify import PairResult, Verifier, stream_chunks
     from cipherbench.registry import load
-    from cipherbench.verify import PairResult, Verifier, stream_chunks
 
     p = load()["aes-128-ctr"]
     msg, ct = bytes(100), bytes(range(100))
@@ -346,8 +347,8 @@ def test_derived_one_block_mode_vectors_follow_sp800_38a_from_an_ecb_answer():
 
 
 def test_derived_cfb8_keeps_the_register_at_an_iv_of_one_repeated_byte(native_session):
-    from cipherbench import ops
-    from cipherbench.corpus_derived import steady_bytes
+    from cipherbench.kat.corpus_derived import steady_bytes
+    from cipherbench.measure import ops
     kas = _load("derived", {"rc2-128-cfb8", "des-56-cfb8"})
     # Botan's block/rc2.vec, the RFC 2268 section 5 vector with a 16-byte key and 128 effective
     # bits: key 88bca90e90875a7f0f79c384627bafb2, E(K, 0) = 2269552ab0f85ca6. With IV = 0 and every
@@ -375,9 +376,9 @@ def test_derived_cfb128_segments_in_a_256_bit_block(native_session):
     """The derivation itself, for 16-byte segments in a 32-byte block: an ECB answer E(K, 0) (here
     the reference Rijndael's, as if published) gives a 3-block answer whose register stays 0,
     which the reference CFB128 reproduces and full-block CFB does not."""
-    from cipherbench import ops
-    from cipherbench.corpus_derived import _sp800_38a, steady_bytes
-    from cipherbench.vectors import KnownAnswer
+    from cipherbench.kat.corpus_derived import _sp800_38a, steady_bytes
+    from cipherbench.kat.vectors import KnownAnswer
+    from cipherbench.measure import ops
     s = native_session
     if "rijndael256-256-cfb128" not in s.impls["reference"].primitives:
         pytest.skip("the reference adapter is not built")
@@ -406,9 +407,9 @@ def test_derived_gcm_tag_of_the_empty_message_is_e_k_j0():
 
 
 def test_derived_xts_block_from_two_ecb_vectors_matches_openssl(native_session):
-    from cipherbench.corpus_derived import _xts
+    from cipherbench.kat.corpus_derived import _xts
+    from cipherbench.kat.vectors import KnownAnswer
     from cipherbench.registry import load
-    from cipherbench.vectors import KnownAnswer
     p = load()["aes-128-xts"]
     # FIPS 197 C.1 and NIST SP 800-38A F.1.1 (ECB-AES128, block 1).
     k1 = KnownAnswer("aes-128-ecb", H("00112233445566778899aabbccddeeff"), H("69c4e0d86a7b0430d8cdb78070b4c55a"),
@@ -426,9 +427,9 @@ def test_derived_xts_block_from_two_ecb_vectors_matches_openssl(native_session):
 
 
 def test_derived_byte_order_variants_rearrange_a_published_vector(native_session):
-    from cipherbench.corpus_derived import _rearranged
+    from cipherbench.kat.corpus_derived import _rearranged
+    from cipherbench.kat.vectors import KnownAnswer
     from cipherbench.registry import load
-    from cipherbench.vectors import KnownAnswer
     reg = load()
     # RFC 2612 appendix B, 128-bit key: CAST-256(K, 0) = c842a089 72b43d20 836c91d1 b7530f6b.
     key, ct = H("2342bb9efa38542c0af75647f29f615d"), H("c842a08972b43d20836c91d1b7530f6b")

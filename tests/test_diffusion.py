@@ -6,9 +6,10 @@ import sqlite3
 import numpy as np
 import pytest
 
-from cipherbench import diffusion as dif
-from cipherbench import margins, ops
+from cipherbench.analysis import diffusion as dif
+from cipherbench.analysis import margins
 from cipherbench.errors import UsageError
+from cipherbench.measure import ops
 
 RNG_SEED = 20240
 

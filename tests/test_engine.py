@@ -2,7 +2,6 @@
 import subprocess
 
 import pytest
-
 from conftest import ENGINE
 
 KEY16 = bytes(range(1, 17)).hex()

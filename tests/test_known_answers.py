@@ -1,8 +1,8 @@
 """Known answers through the same path the CLI uses (session -> runner -> adapter)."""
 import pytest
 
-from cipherbench import ops
-from cipherbench.vectors import project_vectors
+from cipherbench.kat.vectors import project_vectors
+from cipherbench.measure import ops
 
 VECTORS = project_vectors()
 

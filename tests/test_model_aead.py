@@ -11,14 +11,21 @@ from pathlib import Path
 
 import pytest
 
-from cipherbench import corpora, iterated
-from cipherbench.corpus_cavp import package_root, parse_nist, unhex
-from cipherbench.corpus_cryptopp import decode, parse_sections, vectors_dir
-from cipherbench.model import aead, desx, sp800_38a
-from cipherbench.model_oracle import (ModelCorpus, ecb_requests, modelled, oracle_primitive, oracle_primitives,
-                                      published)
-from cipherbench.vectors import KnownAnswer, project_vectors
-from cipherbench.verify import Verifier
+from cipherbench.kat import corpora, iterated
+from cipherbench.kat.collect import unhex
+from cipherbench.kat.corpus_cavp import package_root, parse_nist
+from cipherbench.kat.corpus_cryptopp import decode, parse_sections, vectors_dir
+from cipherbench.kat.model import aead, desx, sp800_38a
+from cipherbench.kat.model_oracle import (
+    ModelCorpus,
+    ecb_requests,
+    modelled,
+    oracle_primitive,
+    oracle_primitives,
+    published,
+)
+from cipherbench.kat.vectors import KnownAnswer, project_vectors
+from cipherbench.kat.verify import Verifier
 
 
 @pytest.fixture(scope="module")
@@ -33,7 +40,7 @@ def shared_ecb():
 
 @pytest.fixture(scope="module")
 def session():
-    from cipherbench.session import Session
+    from cipherbench.measure.session import Session
     s = Session(builtin=True, only_runners={"native"}, pin=False)
     yield s
     s.close()
@@ -329,7 +336,7 @@ def test_gate_fails_a_pair_when_the_model_is_wrong(session, monkeypatch, shared_
 
 
 def test_gate_says_why_when_no_model_answer(session, monkeypatch):
-    from cipherbench import model_oracle
+    from cipherbench.kat import model_oracle
     monkeypatch.setattr(model_oracle, "published", lambda k: k.corpus == "nothing is published")
     res = _verify(session, "botan", "twofish-128-eax")
     assert res.status == "unverified"

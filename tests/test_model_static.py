@@ -9,9 +9,9 @@ import json
 
 import pytest
 
-from cipherbench import corpora
-from cipherbench.corpora import CorpusMissing
-from cipherbench.model import chacha, gosthash94, rc2, salsa20
+from cipherbench.kat import corpora
+from cipherbench.kat.collect import CorpusMissing
+from cipherbench.kat.model import chacha, gosthash94, rc2, salsa20
 
 H = bytes.fromhex
 
@@ -27,7 +27,12 @@ def _salsa_txt_tests():
     256-bit key), Salsa20/12 and Salsa20/8 (Set 1 #0, 128-bit keys only), and three 1024-byte
     runs across block counter 2^32 that Crypto++ made with the eSTREAM reference code (256-bit
     key, 20 rounds)."""
-    from cipherbench.corpus_cryptopp import Unsupported, decode, parse_sections, vectors_dir
+    from cipherbench.kat.corpus_cryptopp import (
+        Unsupported,
+        decode,
+        parse_sections,
+        vectors_dir,
+    )
     try:
         path = vectors_dir() / "salsa.txt"
     except CorpusMissing as e:
@@ -87,7 +92,7 @@ def test_chacha20_block_function_rfc8439():
 def test_chacha20_encryption_rfc8439_appendix_a2_with_counters_0_1_and_42():
     """RFC 8439 A.2 #1-#3 (= RFC 7539 A.2) as pyca's cryptography-vectors carries them
     (ciphers/ChaCha20/rfc7539.txt): initial block counters 0, 1 and 42, up to 375 bytes."""
-    from cipherbench.corpus_cavp import package_root, parse_nist
+    from cipherbench.kat.corpus_cavp import package_root, parse_nist
     try:
         root, _ = package_root()
     except CorpusMissing as e:
@@ -108,17 +113,17 @@ def test_hchacha20_draft_irtf_cfrg_xchacha_03_section_2_2_1():
     assert subkey == _hex("82413b42 27b27bfe d30e4250 8a877d73 a0f9e4d5 8a74a853 c12ec413 26d3ecdc")
 
 
-_DHOLE = ('The dhole (pronounced "dole") is also known as the Asiatic wild dog, red dog, and whistling '
-          'dog. It is about the size of a German shepherd but looks more like a long-legged fox. This '
-          'highly elusive and skilled jumper is classified with wolves, coyotes, jackals, and foxes in '
-          'the taxonomic family Canidae.').encode()
+_DHOLE = (b'The dhole (pronounced "dole") is also known as the Asiatic wild dog, red dog, and whistling '
+          b'dog. It is about the size of a German shepherd but looks more like a long-legged fox. This '
+          b'highly elusive and skilled jumper is classified with wolves, coyotes, jackals, and foxes in '
+          b'the taxonomic family Canidae.')
 _XKEY, _XNONCE = H("808182838485868788898a8b8c8d8e8f909192939495969798999a9b9c9d9e9f"), \
     H("404142434445464748494a4b4c4d4e4f5051525354555658")
 
 
 def test_xchacha20_draft_appendix_a_3_2_with_block_counters_0_and_1():
     # A.3.2.1 (counter 0) is the registry's xchacha20 and lives in vectors/ as a known answer.
-    from cipherbench.vectors import VECTOR_DIR, parse_vec
+    from cipherbench.kat.vectors import VECTOR_DIR, parse_vec
     [ka] = parse_vec(VECTOR_DIR / "xchacha20-draft-irtf-cfrg-03.vec")
     assert (ka.primitive, ka.key, ka.iv, ka.input) == ("xchacha20", _XKEY, _XNONCE, _DHOLE)
     assert chacha.xchacha_encrypt(_XKEY, _XNONCE, _DHOLE) == ka.output
@@ -167,7 +172,7 @@ def test_rc2_effective_bits_1024_is_another_cipher_than_rc2_128():
 
 # ---------------------------------------------------------------------------- GOST R 34.11-94
 def test_gosthash94_model_rfc5831_examples_with_the_test_sboxes():
-    from cipherbench.vectors import VECTOR_DIR, parse_vec
+    from cipherbench.kat.vectors import VECTOR_DIR, parse_vec
     kas = parse_vec(VECTOR_DIR / "gosthash94-rfc5831.vec")
     assert len(kas) == 2 and {k.primitive for k in kas} == {"gosthash94"}
     for k in kas:
@@ -208,7 +213,7 @@ def test_gost_sbox_sets_unpack_to_permutations_and_differ():
 
 # ---------------------------------------------------------------------------- the corpus
 def test_model_corpus_emits_only_its_variants_with_lengths_that_cross_blocks():
-    from cipherbench.corpus_model import MODELLED
+    from cipherbench.kat.corpus_model import MODELLED
     from cipherbench.registry import load
     reg = load()
     kas = corpora.CORPORA["model"](set(reg.names()))
@@ -240,7 +245,7 @@ def test_model_corpus_emits_only_its_variants_with_lengths_that_cross_blocks():
 def test_no_other_corpus_has_a_known_answer_for_a_modelled_variant():
     """The model answers only where nothing published does: if a corpus starts printing one of
     these, MODELLED must give it up."""
-    from cipherbench.corpus_model import MODELLED
+    from cipherbench.kat.corpus_model import MODELLED
     wanted = set(MODELLED) | {f"rc2e1024-128-{m}" for m in ("cbc", "cfb", "cfb8", "ofb", "ctr")}
     for name, loader in corpora.CORPORA.items():
         if name in ("model", "derived"):
@@ -270,8 +275,8 @@ def test_derived_turns_the_model_rc2e1024_ecb_answers_into_mode_answers():
 
 # ---------------------------------------------------------------------------- the published files
 def test_anubis_nessie_file_holds_the_tweaked_set1_vectors_for_every_key_size():
+    from cipherbench.kat.vectors import VECTOR_DIR, parse_vec
     from cipherbench.registry import load
-    from cipherbench.vectors import VECTOR_DIR, parse_vec
     reg = load()
     kas = parse_vec(VECTOR_DIR / "anubis-nessie.vec")
     assert len(kas) == 14 and all(k.primitive in reg and k.input == bytes(16) for k in kas)
@@ -298,7 +303,7 @@ def test_verify_passes_native_implementations_on_the_model_answers(cb, impl, pri
     assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-2000:]
     rows = {row["primitive"]: row for row in json.loads(r.stdout)["results"]}
     assert set(rows) == set(primitives)
-    for prim, row in rows.items():
+    for _prim, row in rows.items():
         by_corpus = row["checks"]["kat_by_corpus"]
         assert row["status"] == "passed", row
         assert by_corpus.get("model", 0) + by_corpus.get("derived from a model's ECB answer (model)", 0) >= 1, row

@@ -7,7 +7,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from conftest import ENGINE, REPO
 
 sys.path.insert(0, str(REPO / "benchmarks"))

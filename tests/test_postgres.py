@@ -23,7 +23,6 @@ import time
 from pathlib import Path
 
 import pytest
-
 from conftest import REPO
 
 
@@ -146,7 +145,7 @@ def cli_here(capsys, db, *args):
 
 def test_a_run_in_postgresql_reads_back_as_in_sqlite(postgres_url, tmp_path, capsys):
     from cipherbench.report.data import load_run, results_document
-    from cipherbench.store import Store
+    from cipherbench.store.db import Store
 
     # A real run written straight to PostgreSQL, as `--db postgresql://...` does it.
     r = cli(postgres_url, "run", "--no-extra-rounds", "--impl", "openssl", "--impl", "null", "--primitive", "aes-128-gcm",

@@ -4,7 +4,7 @@ request at a time, at full and reduced rounds, and what the libraries give for t
 import numpy as np
 import pytest
 
-from cipherbench import ops
+from cipherbench.measure import ops
 
 # 37 blocks: Serpent's lane groups of 8 (four of them and five blocks left over), Twofish's
 # pairs (eighteen and one left over).

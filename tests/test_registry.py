@@ -74,7 +74,8 @@ def test_cfb_feedback_widths_follow_the_block():
 def test_published_ratios_name_primitives_their_experiment_times():
     """A finding's ratio can only be computed from names the experiment measures."""
     import tomllib
-    from cipherbench.cli import EXPERIMENTS
+
+    from cipherbench.cli.app import EXPERIMENTS
     from cipherbench.report.data import load_published
     reg = registry.load()
     experiments = tomllib.loads(EXPERIMENTS.read_text())["experiments"]
@@ -91,7 +92,8 @@ def test_published_ratios_name_primitives_their_experiment_times():
 
 def test_dotnet_experiment_times_cfb_as_the_net_classes_run_it():
     import tomllib
-    from cipherbench.cli import EXPERIMENTS
+
+    from cipherbench.cli.app import EXPERIMENTS
     timed = tomllib.loads(EXPERIMENTS.read_text())["experiments"]["dotnet"]["primitives"]
     cfb = sorted(n for n in timed if "-cfb" in n)
     # DES/TripleDES/RC2: FeedbackSize 8; Rijndael: 128 (full block at 128 bits, a segment at 256).

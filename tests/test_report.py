@@ -8,7 +8,6 @@ import subprocess
 import sys
 
 import pytest
-
 from conftest import REPO, faulty
 
 ARTIFACTS = REPO / "build" / "test-artifacts"
@@ -164,9 +163,9 @@ def test_html_renders_in_headless_chromium(stored):
             page.wait_for_load_state("load")
             n_divs = page.locator("div.cb-plot").count()
             page.wait_for_function(
-                f"document.querySelectorAll('.js-plotly-plot .main-svg').length > 0 && "
-                f"[...document.querySelectorAll('div.cb-plot .plotly-graph-div')].every("
-                f"d => d.classList.contains('js-plotly-plot') && d.querySelector('svg.main-svg'))",
+                "document.querySelectorAll('.js-plotly-plot .main-svg').length > 0 && "
+                "[...document.querySelectorAll('div.cb-plot .plotly-graph-div')].every("
+                "d => d.classList.contains('js-plotly-plot') && d.querySelector('svg.main-svg'))",
                 timeout=30000)
             rendered = page.evaluate("[...document.querySelectorAll('.js-plotly-plot')]"
                                      ".filter(d => d.querySelector('svg.main-svg')).length")
@@ -224,7 +223,7 @@ def test_export_then_import_is_the_same_run_and_refused_twice(stored, tmp_path, 
 
 def test_bad_input_is_one_line(stored, tmp_path, main):
     empty = f"sqlite:///{tmp_path / 'empty.sqlite'}"
-    from cipherbench.store import Store
+    from cipherbench.store.db import Store
     Store(empty)
     code, out, err = main(empty, "report", "--out", str(tmp_path / "o"))
     assert code == 1 and "no complete run" in err and len(err.strip().splitlines()) == 1
@@ -255,7 +254,7 @@ def test_published_quantities_are_computed_from_the_stored_measurements(stored):
     """What published-figures.toml can ask of a run, each against the stored row."""
     from cipherbench.report.data import load_run
     from cipherbench.report.experiments import now_value
-    from cipherbench.store import Store
+    from cipherbench.store.db import Store
     run = load_run(Store(stored["db"], create=False), 1)
 
     def stored_row(prim, op, wl, size):

@@ -1,8 +1,8 @@
 """Language runners: library quirks each runner guards, checked against known answers."""
 import pytest
 
-from cipherbench.runner import builtin_runners
-from cipherbench.session import Session
+from cipherbench.measure.runner import builtin_runners
+from cipherbench.measure.session import Session
 
 BUILT = {s.name for s in builtin_runners() if not s.unavailable}
 

@@ -1,10 +1,10 @@
 """A command starts only the runners it needs, and names implementations as if all had started."""
 import pytest
+from conftest import faulty
 
 from cipherbench.errors import UsageError
-from cipherbench.runner import builtin_runners
-from cipherbench.session import Session
-from conftest import faulty
+from cipherbench.measure.runner import builtin_runners
+from cipherbench.measure.session import Session
 
 BUILT = [s.name for s in builtin_runners() if not s.unavailable]
 

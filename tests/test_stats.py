@@ -4,7 +4,7 @@ import math
 import numpy as np
 import pytest
 
-from cipherbench.stats import median_interval, slope_fit, summarize
+from cipherbench.measure.stats import median_interval, slope_fit, summarize
 
 SIZES = [16 << k for k in range(17)]  # 16 B .. 1 MiB, the standard profile
 

@@ -3,7 +3,7 @@ import json
 import math
 import sqlite3
 
-from cipherbench.store import Store
+from cipherbench.store.db import Store
 
 
 def test_store_round_trip(tmp_path):
@@ -69,7 +69,7 @@ def test_run_measures_verifies_and_keeps_raw_samples(cb, db):
         per_call = sorted(t[2] / t[1] for t in timed)
     else:  # the clock measured between batches, batch by batch
         assert all(t[3] and 0.2 < t[3] < 8 for t in timed)
-        assert cbc["cycle_source"].startswith("estimated: each batch's ns x the core clock")
+        assert cbc["cycle_kind"] == "batch-clock" and cbc["cycle_source"].startswith("estimated: each batch")
         per_call = sorted(t[0] * t[3] / t[1] for t in timed)
     median = per_call[len(per_call) // 2] if len(per_call) % 2 else sum(per_call[len(per_call) // 2 - 1:][:2]) / 2
     assert abs(cbc["cycles_per_call"] - median) < 1e-9 * median
@@ -104,7 +104,7 @@ def test_show_wide_is_one_row_per_series_with_the_stored_figures(cb, db):
     rows = [line for line in r.stdout.splitlines() if "openssl" in line and "encrypt/bulk" in line]
     assert len(rows) == 1  # aes-128-ctr's series; SHA-256 is a hash series of its own
     ctr = next(line for line in rows if "aes-128-ctr" in line)
-    from cipherbench.cli import fmt
+    from cipherbench.cli.show import fmt
     for size in (16, 1024, 16384):
         assert fmt(stored[("aes-128-ctr", size)]) in ctr
     assert any("sha-256" in line and "hash/bulk" in line for line in r.stdout.splitlines())
@@ -116,7 +116,7 @@ def test_a_bad_db_url_is_one_line_and_loses_nothing(cb, db):
               "--batch-ms", "1", "--batches", "2").returncode == 0
     r = cb("--db", "nonsense://x", "run", "--impl", "openssl", "--primitive", "sha-256")
     assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1
-    r = cb("--runner", f"python3 -c 'import sys; sys.exit(4)'", "run", "--impl", "openssl",
+    r = cb("--runner", "python3 -c 'import sys; sys.exit(4)'", "run", "--impl", "openssl",
            "--primitive", "sha-256", "--sizes", "64", "--batch-ms", "1", "--batches", "2")
     assert r.returncode == 0  # a broken extra runner does not stop the others
     con = sqlite3.connect(db[len("sqlite:///"):])
@@ -184,12 +184,12 @@ def test_a_store_of_schema_1_gains_the_later_columns_and_keeps_its_runs(tmp_path
         [(None, None, None), (3.2, 3.41, True)]
     new = s.run(rid)
     assert (new["measurements"][0]["cycles_low"], new["measurements"][0]["shared_batches"],
-            new["schema_version"]) == (39.0, 1, 4)
+            new["schema_version"]) == (39.0, 1, 5)
     Store(s.url)  # opening it again finds nothing to add
 
 
 def test_the_fit_against_size_takes_marginal_cycles_from_the_cycles_where_every_point_has_them():
-    from cipherbench.cli import fit_rows
+    from cipherbench.cli.show import fit_rows
     ms = [dict(impl="x", primitive="aes-128-ctr", operation="encrypt", workload="bulk", error=None, size=n,
                ns_per_call=50 + 0.25 * n, cycles_per_call=180 + 0.9 * n, core_ghz=4.0)
           for n in (16, 1024, 16384, 65536)]

@@ -5,9 +5,9 @@ from collections import defaultdict
 
 from conftest import faulty
 
+from cipherbench.kat.vectors import KnownAnswer
+from cipherbench.kat.verify import PairResult, Verifier
 from cipherbench.registry import load
-from cipherbench.vectors import KnownAnswer
-from cipherbench.verify import PairResult, Verifier
 
 
 def verify_json(cb, mode, *extra):

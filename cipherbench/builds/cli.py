@@ -9,8 +9,11 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from cipherbench.builds import make, matrix as matrix_mod, runners
+from cipherbench.builds import make, runners
+from cipherbench.builds import matrix as matrix_mod
 from cipherbench.builds.make import BuildRecord, BuildStatus
+from cipherbench.errors import CipherbenchError
+from cipherbench.kinds import RunStatus
 
 out = Console(highlight=False)
 
@@ -70,26 +73,23 @@ def list_cmd(name):
 @click.option("--matrix", "name", default="quick", show_default=True, help="A matrix of registry/builds.toml.")
 @click.option("--rebuild", is_flag=True, help="Build again even where the cache has the variant.")
 @click.option("--no-baseline", is_flag=True, help="Leave out the ordinary build's implementations.")
-@click.pass_context
-def run_cmd(ctx, name, rebuild, no_baseline):
+@click.pass_obj
+def run_cmd(c, name, rebuild, no_baseline):
     """Build a matrix, then verify every variant with all its known answers and time the
     correct ones interleaved in one run, beside the ordinary build (the baseline)."""
+    from cipherbench.cli.run import BarProgress  # the command line's progress bars
+    from cipherbench.cli.show import show_run
+    store = c.store()  # open it first: a bad --db fails before any build
     m, recs = build_matrix(name, rebuild)
     specs = runners.runner_specs(recs)
     if not specs:
-        raise click.ClickException("no variant of the matrix built: nothing to verify or time")
+        raise CipherbenchError("no variant of the matrix built: nothing to verify or time")
     baselines = () if no_baseline else tuple(t.value for t in m.targets)
-    db = getattr(ctx.find_root().obj, "db", None)  # cipherbench --db URL builds run ...
-    vr = runners.VariantRun(m, tuple(specs), baselines, db)
+    vr = runners.VariantRun(m, tuple(specs), baselines)
     out.print(f"verifying and timing {len(specs)} variants"
               + (f" and the ordinary build's {', '.join(baselines)}" if baselines else ""))
-    sys.exit(runners.run_variants(vr))
-
-
-def _register():
-    """Join the main command group (cipherbench/cli.py imports this module)."""
-    from cipherbench.cli import cli
-    cli.add_command(builds_group)
-
-
-_register()
+    outcome = runners.run_variants(vr, store, BarProgress())
+    show_run(store, outcome.run_id)
+    if outcome.status is not RunStatus.COMPLETE:
+        raise CipherbenchError(f"run {outcome.run_id} is {outcome.status.value}: {len(outcome.failed)} of "
+                               f"{len(outcome.points)} points not timed")

@@ -16,19 +16,19 @@ import subprocess
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
-from enum import Enum
+from enum import StrEnum
 from pathlib import Path
 
-from cipherbench.builds.matrix import BuildsFile, Family, Matrix, Target, Variant
+from cipherbench.builds.matrix import BuildsFile, Matrix, Target, Variant
 from cipherbench.errors import CipherbenchError
-from cipherbench.runner import BUILD, REPO
+from cipherbench.paths import BUILD, REPO
 
 CACHE = Path(os.environ.get("CIPHERBENCH_VARIANTS", BUILD / "variants"))
 #: Inputs of every variant build besides its compiler and flags.
 SOURCE_GLOBS = ("engine/**/*", "registry/primitives.toml", "cipherbench/registry.py")
 
 
-class BuildStatus(str, Enum):
+class BuildStatus(StrEnum):
     BUILT = "built"
     FAILED = "failed"  # did not compile or link: never verified, never timed
 
@@ -61,7 +61,7 @@ class BuildRecord:
         return {"build": json.dumps({k: getattr(self, k) for k in keep})}
 
     @classmethod
-    def read(cls, path: Path) -> "BuildRecord | None":
+    def read(cls, path: Path) -> BuildRecord | None:
         try:
             d = json.loads(path.read_text())
             d["status"] = BuildStatus(d["status"])

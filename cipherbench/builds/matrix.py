@@ -7,23 +7,23 @@ from __future__ import annotations
 
 import tomllib
 from dataclasses import dataclass, field
-from enum import Enum
+from enum import StrEnum
 from pathlib import Path
 
 from cipherbench.errors import UsageError
-from cipherbench.runner import REPO
+from cipherbench.paths import REPO
 
 BUILDS_FILE = REPO / "registry" / "builds.toml"
 
 
-class Family(str, Enum):
+class Family(StrEnum):
     """Compiler families: they differ in how PGO and LTO are asked for."""
 
     GCC = "gcc"
     CLANG = "clang"
 
 
-class Target(str, Enum):
+class Target(StrEnum):
     """What a variant builds: engine adapter folders (engine/adapters/<name>)."""
 
     REFERENCE = "reference"
@@ -93,7 +93,7 @@ class BuildsFile:
 
 
 # ---------------------------------------------------------------- checking helpers
-def _keys(where: str, table: dict, required: set[str], optional: set[str] = frozenset()):
+def _keys(where: str, table: dict, required: set[str], optional: frozenset[str] | set[str] = frozenset()):
     if not isinstance(table, dict):
         raise UsageError(f"builds.toml: {where} must be a table")
     unknown = set(table) - required - optional

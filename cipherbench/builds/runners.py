@@ -7,20 +7,15 @@ answer is stored as failed and never timed (cipherbench/verify.py, the gate).
 """
 from __future__ import annotations
 
-import os
-import shlex
-import subprocess
-import sys
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
-from cipherbench.builds.make import CACHE, BuildRecord, BuildStatus
+from cipherbench.builds.make import BuildRecord, BuildStatus
 from cipherbench.builds.matrix import Matrix
 from cipherbench.errors import UsageError
-from cipherbench.runner import REPO, RunnerSpec
-
-EXPERIMENTS = REPO / "registry" / "experiments.toml"
+from cipherbench.measure.runner import RunnerSpec
+from cipherbench.pipeline import Progress, RunOutcome, RunPlan, load_presets, run_plan
+from cipherbench.store.db import Store
 
 
 def runner_spec(rec: BuildRecord) -> RunnerSpec:
@@ -36,29 +31,23 @@ def runner_specs(records: list[BuildRecord]) -> list[RunnerSpec]:
     return [runner_spec(r) for r in records if r.status is BuildStatus.BUILT]
 
 
-def experiment(name: str) -> dict:
-    with open(EXPERIMENTS, "rb") as f:
-        data = tomllib.load(f)
-    presets = {**data.get("profiles", {}), **data.get("experiments", {})}
-    if name not in presets:
-        raise UsageError(f"build matrix names experiment '{name}', which registry/experiments.toml lacks")
-    return presets[name]
-
-
 def training_set(matrix: Matrix) -> tuple[tuple[str, int], ...]:
     """What PGO variants train on: the (primitive, size) pairs of the matrix's experiment."""
-    e = experiment(matrix.experiment)
-    return tuple((p, s) for p in e.get("primitives", []) for s in e.get("sizes", []))
+    presets = load_presets()
+    if matrix.experiment not in presets:
+        raise UsageError(f"build matrix '{matrix.id}' names experiment '{matrix.experiment}', "
+                         "which registry/experiments.toml lacks")
+    e = presets[matrix.experiment]
+    return tuple((p, s) for p in e.primitives for s in e.sizes)
 
 
 @dataclass(frozen=True)
 class VariantRun:
-    """One run of a matrix's variants and baselines: the command line it amounts to."""
+    """One run of a matrix's variants and baselines."""
 
     matrix: Matrix
     runners: tuple[RunnerSpec, ...]
     baselines: tuple[str, ...]  # the ordinary build's implementations timed beside them
-    db: str | None
 
     def impls(self) -> list[str]:
         out = list(self.baselines)
@@ -67,21 +56,12 @@ class VariantRun:
             out += [f"{t.value}@{label}" for t in self.matrix.targets]
         return out
 
-    def argv(self, extra: tuple[str, ...] = ()) -> list[str]:
-        cmd = [sys.executable, "-m", "cipherbench"]
-        if self.db:
-            cmd += ["--db", self.db]
-        for spec in self.runners:
-            cmd += ["--runner", shlex.join(spec.argv)]
-        cmd += ["run", "--experiment", self.matrix.experiment]
-        for name in self.impls():
-            cmd += ["--impl", name]
-        return cmd + list(extra)
+    def plan(self) -> RunPlan:
+        """The matrix's experiment, for exactly the variants' and baselines' implementations."""
+        return RunPlan.from_preset(self.matrix.experiment, implementations=self.impls())
 
 
-def run_variants(vr: VariantRun, extra: tuple[str, ...] = ()) -> int:
-    """Verify and time the variants and baselines interleaved in one run; the exit status.
-    The one place that starts a run: when cipherbench.pipeline lands, this becomes
-    run_plan(RunPlan.from_preset(...), runners=[...]) with the same arguments."""
-    env = dict(os.environ, CIPHERBENCH_VARIANTS=str(CACHE))
-    return subprocess.run(vr.argv(extra), env=env, cwd=REPO).returncode
+def run_variants(vr: VariantRun, store: Store, progress: Progress | None = None) -> RunOutcome:
+    """Verify and time the variants and baselines interleaved in one run (the pipeline's
+    run_plan, the variants given as runner specs)."""
+    return run_plan(vr.plan(), store, progress, extra_specs=vr.runners)

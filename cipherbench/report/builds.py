@@ -16,7 +16,7 @@ import math
 from dataclasses import dataclass, field
 
 from cipherbench.report.data import ReportData, Run, usable
-from cipherbench.report.tables import Table, num
+from cipherbench.report.tables import Table
 
 SEED = "seed 001 (Bingmann 2008)"
 

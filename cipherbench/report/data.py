@@ -7,16 +7,24 @@ Everything downstream (HTML, Markdown, CSV, JSON, compare, export) reads what
 from __future__ import annotations
 
 import tomllib
-from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 
 from sqlalchemy import select
 
 from cipherbench import __version__, registry
+from cipherbench.analysis.fit import fits
 from cipherbench.errors import CipherbenchError, UsageError
-from cipherbench.runner import REPO
-from cipherbench.store import DIFFUSION_FIELDS, Store, describe, measurements, samples
+from cipherbench.paths import REPO
+from cipherbench.store.db import (
+    DIFFUSION_FIELDS,
+    Store,
+    describe,
+    measurements,
+    samples,
+)
+from cipherbench.store.records import FIELDS, message_of
 
 SCHEMA = "cipherbench-results"
 VERSION = 1
@@ -24,11 +32,7 @@ PUBLISHED_FILE = REPO / "registry" / "published-figures.toml"
 
 KEYSETUP_OPS = ("keysetup", "keysetup-decrypt")
 # Fields of a stored measurement that belong in the document (store ids do not).
-MEASUREMENT_FIELDS = ("impl", "primitive", "provider", "operation", "workload", "size", "aad_size",
-                      "loops", "n", "ns_per_call", "ns_low", "ns_high", "confidence", "rel_mad",
-                      "mb_per_s", "cycles_per_byte", "cycles_per_call", "cycles_low", "cycles_high",
-                      "cycle_source", "core_ghz", "tsc_per_byte", "shared_batches", "verified", "warnings",
-                      "error")
+MEASUREMENT_FIELDS = FIELDS
 # core_ghz and adds_per_cycle of a sample: the core clock and the parallel adds per cycle measured
 # around that batch (absent in documents of older versions; they read as null, as the store's
 # later schemas read an earlier store)
@@ -49,8 +53,8 @@ def iso(t) -> str | None:
     if isinstance(t, str):
         t = datetime.fromisoformat(t)
     if t.tzinfo is None:
-        t = t.replace(tzinfo=timezone.utc)
-    return t.astimezone(timezone.utc).isoformat()
+        t = t.replace(tzinfo=UTC)
+    return t.astimezone(UTC).isoformat()
 
 
 @dataclass(eq=False)  # identity: runs are used as dict keys and in sets
@@ -141,7 +145,7 @@ def load_run(store: Store, run_id: int, with_samples: bool = True) -> Run:
     meta = {k: r.get(k) for k in RUN_FIELDS}
     meta["started_at"], meta["finished_at"] = iso(meta["started_at"]), iso(meta["finished_at"])
     meta["settings"] = meta["settings"] or {}
-    meta["warnings"] = meta["warnings"] or []
+    meta["warnings"] = [message_of(w) for w in meta["warnings"] or []]
     return Run(id=run_id, meta=meta, context=r.get("context") or {},
                implementations=[{k: i.get(k) for k in IMPLEMENTATION_FIELDS} for i in r["implementations"]],
                verifications=[{k: v.get(k) for k in VERIFICATION_FIELDS} for v in r["verifications"]],
@@ -206,6 +210,8 @@ def results_document(run: Run, with_samples: bool = True) -> dict:
         "verifications": [dict(v) for v in run.verifications],
         "measurements": ms,
         "diffusion": [dict(d) for d in run.diffusion],
+        # derived, not stored: the fit of time against size per series (analysis/fit.py)
+        "fits": [{**asdict(f), "implausible": f.implausible} for f in fits(run.measurements)],
     }
 
 
@@ -223,11 +229,9 @@ def check_document(doc) -> dict:
     return doc
 
 
-CSV_COLUMNS = ("run_uuid", "run_id", "profile", "host", "impl", "library", "version", "primitive",
-               "provider", "operation", "workload", "size", "aad_size", "loops", "n", "ns_per_call",
-               "ns_low", "ns_high", "confidence", "rel_mad", "mb_per_s", "cycles_per_byte",
-               "cycles_per_call", "cycles_low", "cycles_high", "cycle_source", "core_ghz", "tsc_per_byte",
-               "shared_batches", "verified", "warnings", "error")
+#: The run's identity and the implementation's library, then every measurement field.
+CSV_COLUMNS = ("run_uuid", "run_id", "profile", "host", "impl", "library", "version",
+               *(f for f in FIELDS if f != "impl"))
 
 
 def csv_rows(data: ReportData):

@@ -8,8 +8,19 @@ import statistics
 from dataclasses import dataclass, field
 
 from cipherbench.report.data import ReportData, Run, primitive, usable
-from cipherbench.report.tables import (STATUS_TEXT, Table, cycle_sources, diffusion_summary, gladman_figures,
-                                       mark_of, mbit_at_clock, num, relative, security_value, size_label)
+from cipherbench.report.tables import (
+    STATUS_TEXT,
+    Table,
+    cycle_sources,
+    diffusion_summary,
+    gladman_figures,
+    mark_of,
+    mbit_at_clock,
+    num,
+    relative,
+    security_value,
+    size_label,
+)
 
 
 @dataclass

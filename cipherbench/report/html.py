@@ -19,9 +19,25 @@ from plotly.offline import get_plotlyjs
 
 from cipherbench import __version__
 from cipherbench.report import builds, experiments, tables
-from cipherbench.report.data import KEYSETUP_OPS, ReportData, mb_interval, primitive, results_document, usable
-from cipherbench.report.tables import (STATUS_TEXT, Table, cycle_sources, cycles_interval, not_timed, num,
-                                       size_label, status_suffix, verification_note)
+from cipherbench.report.data import (
+    KEYSETUP_OPS,
+    ReportData,
+    mb_interval,
+    primitive,
+    results_document,
+    usable,
+)
+from cipherbench.report.tables import (
+    STATUS_TEXT,
+    Table,
+    cycle_sources,
+    cycles_interval,
+    not_timed,
+    num,
+    size_label,
+    status_suffix,
+    verification_note,
+)
 
 PALETTE = qualitative.D3 + qualitative.Set2 + qualitative.Dark24
 WORKLOAD_DASH = {"bulk": "solid", "message": "dot", "rekey": "dashdot"}
@@ -214,10 +230,10 @@ def keysetup_plots(p: Page):
             pd = primitive(n)
             labels[n] = (f"{pd.key_bits}-bit key" + (f" ({pd.mode})" if len(modes) > 1 else "")) if pd and pd.key_bits else n
         traces: dict[tuple, list] = {}
-        for (rid, impl, op, prim), (run, m) in entries.items():
+        for (rid, impl, op, _prim), (run, m) in entries.items():
             traces.setdefault((rid, impl, op), []).append((run, m))
         ms, pairs = [], []
-        for (rid, impl, op), lst in sorted(traces.items()):
+        for (_rid, impl, op), lst in sorted(traces.items()):
             run = lst[0][0]
             lst.sort(key=lambda rm: cats.index(rm[1]["primitive"]))
             sts = {run.verification(impl, m["primitive"]) for _, m in lst}
@@ -436,6 +452,9 @@ def render(data: ReportData) -> tuple[str, int]:
     rel = tables.relative_table(data)
     if rel:
         body.table(rel)
+    fit = tables.fit_table(data)
+    if fit:
+        body.table(fit)
     g = tables.gladman_table(data)
     if g:
         body.table(g)

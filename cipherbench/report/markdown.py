@@ -54,6 +54,9 @@ def render(data: ReportData) -> str:
     rel = tables.relative_table(data)
     if rel:
         out.append(table_md(rel, 2))
+    fit = tables.fit_table(data)
+    if fit:
+        out.append(table_md(fit, 2))
     g = tables.gladman_table(data)
     if g:
         out.append(table_md(g, 2))

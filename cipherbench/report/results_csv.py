@@ -1,9 +1,11 @@
-"""results.csv: one row per measurement, with a header (columns: data.CSV_COLUMNS)."""
+"""results.csv: one row per measurement, with a header (columns: data.CSV_COLUMNS);
+fits.csv: one row per series, the fit of time against size (analysis/fit.py)."""
 from __future__ import annotations
 
 import csv
 from pathlib import Path
 
+from cipherbench.analysis.fit import SeriesFit, fits
 from cipherbench.report.data import CSV_COLUMNS, ReportData, csv_rows
 
 
@@ -14,6 +16,32 @@ def write(data: ReportData, out: Path) -> list[tuple[Path, str]]:
         w = csv.writer(f)
         w.writerow(CSV_COLUMNS)
         for row in csv_rows(data):
-            w.writerow(["" if v is None else repr(v) if isinstance(v, float) else v for v in row])
+            w.writerow([cell(v) for v in row])
             n += 1
-    return [(path, f"{n} measurements")]
+    return [(path, f"{n} measurements"), write_fits(data, out)]
+
+
+def cell(v: object) -> object:
+    """Empty for null, floats in full precision; a text cell a spreadsheet would take for a
+    formula (=, +, -, @, tab, CR first) is prefixed with an apostrophe."""
+    if v is None:
+        return ""
+    if isinstance(v, float):
+        return repr(v)
+    if isinstance(v, str) and v[:1] in ("=", "+", "-", "@", "\t", "\r"):
+        return "'" + v
+    return v
+
+
+def write_fits(data: ReportData, out: Path) -> tuple[Path, str]:
+    path = out / "fits.csv"
+    cols = ["run_uuid", *SeriesFit.__dataclass_fields__, "implausible"]
+    n = 0
+    with open(path, "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(cols)
+        for run in data.runs:
+            for s in fits(run.measurements):
+                w.writerow([cell(v) for v in (run.uuid, *(getattr(s, c) for c in cols[1:]))])
+                n += 1
+    return path, f"{n} series fits"

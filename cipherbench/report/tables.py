@@ -9,6 +9,8 @@ from __future__ import annotations
 import statistics
 from dataclasses import dataclass, field
 
+from cipherbench.analysis.fit import fits
+from cipherbench.kinds import CycleSource
 from cipherbench.report.data import KEYSETUP_OPS, ReportData, Run, primitive, usable
 
 STATUS_TEXT = {"passed": "passed", "failed": "FAILED verification", "unverified": "unverified",
@@ -57,10 +59,6 @@ def mark_of(status: str) -> str:
 
 def status_suffix(status: str) -> str:
     return {"passed": "", "n/a": "", "failed": " (FAILED verification)"}.get(status, " (unverified)")
-
-
-#: How measure.figures' cycle source begins when every batch had its own clock measurement.
-PER_BATCH_SOURCE = "estimated: each batch's ns"
 
 
 def clock_text(ghz: list[float]) -> str:
@@ -294,7 +292,7 @@ def gladman_table(data: ReportData) -> Table | None:
         st = "failed" if "failed" in sts else ("unverified" if sts - {"passed", "n/a"} else "passed")
         cells.append(STATUS_TEXT[st])
         t.add(cells, mark_of(st))
-        for kb, name in groups[key].items():
+        for _kb, name in groups[key].items():
             pairs.append((run, impl, name))
             used += [m for m in run.measurements if m["impl"] == impl and m["primitive"] == name]
     t.notes = [
@@ -388,6 +386,28 @@ def relative_table(data: ReportData) -> Table | None:
 
 
 # ---------------------------------------------------------------------------- verification
+def fit_table(data: ReportData) -> Table | None:
+    """Per series, the fit of time against size (analysis/fit.py): per-call overhead and
+    marginal throughput; a fit that is not a result says why in place of its figures."""
+    t = Table("fit", "Per-call overhead and marginal throughput (fit of time against size)",
+              ["implementation", "primitive", "operation", "sizes", "overhead ns/call", "marginal MB/s",
+               "marginal cycles/B"], align=["l", "l", "l", "r", "r", "r", "r"],
+              notes=["time = overhead + size × marginal cost, least squares on relative error; ± two standard "
+                     "errors. A negative overhead beyond its error, or a time that does not grow with size, "
+                     "is flagged, never given as a figure."])
+    for run in data.runs:
+        for f in fits(run.measurements):
+            name = f.impl if not data.multi else f"{f.impl} (run {run.id})"
+            op = f"{f.operation}/{f.workload}"
+            if f.implausible:
+                t.add([name, f.primitive, op, str(f.sizes), f"not a result: {f.implausible}", "", ""], "unverified")
+                continue
+            se = f" ± {num(2 * f.overhead_se)}" if f.overhead_se is not None else ""
+            t.add([name, f.primitive, op, str(f.sizes), num(f.overhead_ns) + se, f.marginal_mb_per_s,
+                   f.marginal_cycles_per_byte])
+    return t if t.rows else None
+
+
 def verification_table(data: ReportData) -> Table:
     t = Table("verification", "Verification before timing",
               ["implementation", "primitive", "status", "checks run", "failures"],
@@ -421,7 +441,7 @@ def context_items(run: Run) -> list[tuple[str, str]]:
     st = run.meta.get("settings") or {}
     clocks = ((c.get("runners") or {}).get("native") or {}).get("clocks") or {}
     ghz = sorted({round(m["core_ghz"], 3) for m in run.measurements if m.get("core_ghz")})
-    per_batch = any((m.get("cycle_source") or "").startswith(PER_BATCH_SOURCE) for m in run.measurements)
+    per_batch = any(m.get("cycle_kind") == CycleSource.BATCH_CLOCK for m in run.measurements)
     items = [
         ("run", f"{run.id} ({run.uuid}), profile {run.profile or '–'}, {run.meta.get('status')}"),
         ("when", f"{run.meta.get('started_at')} to {run.meta.get('finished_at') or '–'}"),
@@ -495,7 +515,7 @@ def _cycles_per_block(run: Run, impl: str, prim: str, block_bytes: int | None) -
 
 def security_value(run: Run, impl: str, prim: str, quantity: str) -> tuple[float | str | None, list]:
     """min_secure_rounds, min_secure_cycles or attack_rounds of one primitive (margins.py)."""
-    from cipherbench import margins
+    from cipherbench.analysis import margins
     p = primitive(prim)
     mg = margins.load().get(p.family) if p else None
     # Figures from the data file belong to a row only where this implementation measured the primitive.
@@ -531,7 +551,7 @@ def _family_rows(data: ReportData, want) -> list[tuple[Run, str, str]]:
 
 
 def security_table(data: ReportData) -> Table | None:
-    from cipherbench import margins
+    from cipherbench.analysis import margins
     known = margins.load()
     rows = _family_rows(data, lambda p: p.family in known and p.kind in ("cipher", "stream"))
     if not rows:
@@ -578,7 +598,7 @@ def security_table(data: ReportData) -> Table | None:
 
 # ---------------------------------------------------------------------------- diffusion
 def diffusion_summary(run: Run, impl: str, prim: str) -> dict | None:
-    from cipherbench import diffusion
+    from cipherbench.analysis import diffusion
     rows = [d for d in run.diffusion if d["impl"] == impl and d["primitive"] == prim]
     return diffusion.summary(rows) if rows else None
 
@@ -588,7 +608,7 @@ def _verdict(ok) -> str:
 
 
 def diffusion_tables(data: ReportData) -> list[Table]:
-    from cipherbench import diffusion
+    from cipherbench.analysis import diffusion
     keys = []
     for run in data.runs:
         for d in run.diffusion:

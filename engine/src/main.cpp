@@ -222,7 +222,7 @@ private:
         else { clocks["core_cycles"] = nullptr; clocks["core_cycles_unavailable"] = cycles_.why(); }
         const char* vector_state = clean_vector_state() ? "vzeroupper before every timed batch"
                                                         : "nothing to reset: no AVX on this CPU";
-        return {{"status", "ok"}, {"protocol", kProtocol}, {"runner", "native" CB_IMPL_SUFFIX}, {"language", "C++17"},
+        return {{"status", "ok"}, {"protocol", kProtocol}, {"runner", "native" CB_IMPL_SUFFIX}, {"language", "C++17"}, {"jit", false},
                 {"runtime", runtime()}, {"clocks", clocks}, {"vector_state", vector_state},
                 {"implementations", impls}};
     }

@@ -5,7 +5,7 @@
 // buffers then decides whether loads falsely alias earlier stores (the CPU
 // compares only the low 12 address bits) and whether stack blocks straddle
 // cache lines. RustCrypto's AES-128-CTR at 1 KiB takes from 0.80 to 1.22 times
-// its median depending on it alone (benchmarks/README.md, session 5), so one
+// its median depending on it alone (benchmarks/README.md, run set 5), so one
 // process measures one draw of that spread for its whole life. The bench
 // request's `stack_offset` (docs/protocol.md) asks for the timed loop to run
 // with its stack moved to a given offset instead: the orchestrator spreads a

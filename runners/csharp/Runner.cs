@@ -324,7 +324,7 @@ class Runner {
             + ",\"primitives\":[" + string.Join(",", prims) + "]"
             + ",\"notes\":{\"clr\":" + Out.Q(Environment.Version.ToString()) + ",\"warmup_ms\":" + (WarmupNs / 1000000)
             + ",\"warmup\":\"each new (primitive, operation, workload) runs untimed for warmup_ms before its first timed batch, each further size of it for a tenth of that\"}}";
-        return "\"status\":\"ok\",\"protocol\":1,\"runner\":\"csharp\",\"language\":\"C#\",\"runtime\":" + Out.Q("Mono " + MonoVersion())
+        return "\"status\":\"ok\",\"protocol\":1,\"runner\":\"csharp\",\"language\":\"C#\",\"jit\":true,\"runtime\":" + Out.Q("Mono " + MonoVersion())
             + ",\"clocks\":{\"monotonic\":" + Out.Q("System.Diagnostics.Stopwatch (" + Stopwatch.Frequency + " ticks/s)") + ",\"tsc\":null,\"core_cycles\":null}"
             + ",\"implementations\":[" + impl + "]";
     }

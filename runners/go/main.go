@@ -179,7 +179,7 @@ func hello() map[string]any {
 		}
 		impls = append(impls, j)
 	}
-	return map[string]any{"status": "ok", "protocol": 1, "runner": "go", "language": "Go",
+	return map[string]any{"status": "ok", "protocol": 1, "runner": "go", "language": "Go", "jit": false,
 		"runtime": runtime.Version() + " " + runtime.GOOS + "/" + runtime.GOARCH,
 		"clocks": map[string]any{"monotonic": "time.Now / time.Since (Go monotonic clock, CLOCK_MONOTONIC)",
 			"tsc": nil, "core_cycles": nil},

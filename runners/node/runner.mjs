@@ -216,7 +216,7 @@ async function webCrypt(e, k, iv, aad, data, enc) {
 let REG, IMPLS;
 
 function hello() {
-  return { status: 'ok', protocol: 1, runner: 'node', language: 'JavaScript',
+  return { status: 'ok', protocol: 1, runner: 'node', language: 'JavaScript', jit: true,
     runtime: `Node.js ${process.version} (V8 ${process.versions.v8})`,
     clocks: { monotonic: 'process.hrtime.bigint() (CLOCK_MONOTONIC)', tsc: null, core_cycles: null },
     implementations: IMPLS.map((im) => ({ name: im.name, library: im.library, version: im.version, available: true,

@@ -597,7 +597,7 @@ final class Runner {
             if ($im->notes) $j['notes'] = $im->notes;
             $impls[] = $j;
         }
-        return ['status' => 'ok', 'protocol' => 1, 'runner' => 'php', 'language' => 'PHP',
+        return ['status' => 'ok', 'protocol' => 1, 'runner' => 'php', 'language' => 'PHP', 'jit' => false,
                 'runtime' => 'PHP ' . PHP_VERSION . ' (' . PHP_SAPI . ', ' . (PHP_ZTS ? 'ZTS' : 'NTS') . ')',
                 'clocks' => ['monotonic' => 'hrtime(true)', 'tsc' => null, 'core_cycles' => null],
                 'implementations' => $impls];

@@ -605,7 +605,7 @@ def hello():
         if im.notes:
             j["notes"] = im.notes
         impls.append(j)
-    return {"status": "ok", "protocol": 1, "runner": "python", "language": "Python",
+    return {"status": "ok", "protocol": 1, "runner": "python", "language": "Python", "jit": False,
             "runtime": f"{platform.python_implementation()} {platform.python_version()}",
             "clocks": {"monotonic": "time.perf_counter_ns (CLOCK_MONOTONIC)", "tsc": None, "core_cycles": None},
             "vector_state": VECTOR_STATE,

@@ -7,15 +7,8 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
 OUT="$ROOT/build/runners/rust"
 mkdir -p "$OUT"
-python3 - "$ROOT" "$OUT/registry.json" <<'PY'
-import json, sys, pathlib
-sys.path.insert(0, sys.argv[1])
-from cipherbench.registry import load
-text = json.dumps([p.as_dict() for p in load()], indent=0) + "\n"
-out = pathlib.Path(sys.argv[2])
-if not out.exists() or out.read_text() != text:
-    out.write_text(text)
-PY
+# The registry's lengths, expanded by cipherbench/registry.py (standard library only).
+(cd "$ROOT" && python3 -m cipherbench.registry --json "$OUT/registry.json")
 cd "$HERE"
 CARGO_TARGET_DIR="$OUT/target" cargo build --release --locked
 install -m 755 "$OUT/target/release/cipherbench-rust" "$OUT/cipherbench-rust.new"

@@ -14,6 +14,9 @@ except where MODE breaks it:
   garbage     answers the first encrypt with a line that is not JSON
   zero-key-unsupported  answers `unsupported` to any request with an all-zero key, as Mono
               refuses DES weak keys (not wrong: verify must skip those known answers)
+  bench-ns-number  answers every bench with "ns": 12345, a number where the protocol has a list
+  bench-tsc-garbage  answers every bench with "tsc": ["abc"]
+  bench-crash      exits while answering its third timed batch (a crash mid-run)
   correct     nothing broken
 """
 import json
@@ -86,10 +89,20 @@ def answer(req):
             r["output"] = b.hex()
         return r
     if op == "bench":
-        return engine(dict(req, impl="openssl"))
+        r = engine(dict(req, impl="openssl"))
+        if MODE == "bench-ns-number" and r.get("status") == "ok":
+            r["ns"] = 12345
+        if MODE == "bench-tsc-garbage" and r.get("status") == "ok":
+            r["tsc"] = ["abc"]
+        if MODE == "bench-crash":
+            BENCHES.append(1)
+            if len(BENCHES) == 3:
+                sys.exit(4)
+        return r
     return {"status": "error", "message": f"unknown op {op!r}"}
 
 
+BENCHES: list[int] = []
 for line in sys.stdin:
     try:
         req = json.loads(line)

@@ -339,7 +339,7 @@ impl Runner {
                        "primitives": prims, "notes": im.notes})
             })
             .collect();
-        json!({"status": "ok", "protocol": 1, "runner": "rust", "language": "Rust",
+        json!({"status": "ok", "protocol": 1, "runner": "rust", "language": "Rust", "jit": false,
                "runtime": format!("rustc {} (release: opt-level 3, codegen-units 1, lto thin)", env!("CB_RUSTC_VERSION")),
                "clocks": {"monotonic": "std::time::Instant (CLOCK_MONOTONIC)", "tsc": null, "core_cycles": null},
                "implementations": impls})

@@ -213,6 +213,7 @@ public final class Main {
         r.put("protocol", 1L);
         r.put("runner", "java");
         r.put("language", "Java");
+        r.put("jit", true);  // HotSpot compiles hot loops while they run
         r.put("runtime", System.getProperty("java.vm.name") + " " + Runtime.version() + " ("
                 + System.getProperty("java.vendor") + ")");
         r.put("clocks", clocks);

@@ -1,0 +1,23 @@
+"""The cipherbench command line: `app` holds the group and the entry point; each command
+lives in its own module and is registered here, explicitly."""
+from __future__ import annotations
+
+from cipherbench.builds.cli import builds_group  # compilers x flags (cipherbench/builds)
+from cipherbench.cli import (
+    analysis,
+    conformance,
+    crypt,
+    inspect,
+    report,
+    run,
+    show,
+    verify,
+)
+from cipherbench.cli.app import cli, main
+
+for _command in (inspect.list_cmd, crypt.encrypt, crypt.decrypt, crypt.hash_cmd, verify.verify, run.run,
+                 show.show, report.report, report.compare_cmd, report.export_cmd, report.import_cmd,
+                 analysis.diffusion_cmd, analysis.avalanche_cmd, conformance.conformance, builds_group):
+    cli.add_command(_command)
+
+__all__ = ["cli", "main"]

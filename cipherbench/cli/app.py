@@ -1,0 +1,88 @@
+"""The cipherbench command line. Every failure ends in one line on stderr and a status:
+2 for usage errors (unknown names, bad hex, wrong lengths), 1 for everything else."""
+from __future__ import annotations
+
+import os
+import sys
+import traceback
+
+import click
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeRemainingColumn,
+)
+
+from cipherbench import __version__
+from cipherbench.errors import CipherbenchError
+from cipherbench.measure.session import Session
+from cipherbench.paths import REPO
+from cipherbench.store.db import Store
+
+out = Console(highlight=False, width=None if sys.stdout.isatty() else 180)
+err = Console(stderr=True, highlight=False, soft_wrap=True)
+EXPERIMENTS = REPO / "registry" / "experiments.toml"
+
+class Ctx:
+    def __init__(self, runners, db, builtin):
+        self.runner_cmds = tuple(runners)
+        self.db = db
+        self.builtin = builtin
+
+    def session(self, **kw) -> Session:
+        return Session(self.runner_cmds, builtin=self.builtin, **kw)
+
+    def store(self, create=True) -> Store:
+        return Store(self.db, create=create)
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+@click.option("--runner", "runners", multiple=True, metavar="CMD",
+              help="Add a runner: any command speaking docs/protocol.md (repeatable).")
+@click.option("--db", metavar="URL", default=None,
+              help="Result store: sqlite:///PATH or postgresql://... (default: $CIPHERBENCH_DB or "
+                   "~/.local/share/cipherbench/results.sqlite).")
+@click.option("--no-builtin", is_flag=True, help="Use only the runners given with --runner.")
+@click.version_option(__version__, prog_name="cipherbench")
+@click.pass_context
+def cli(ctx, runners, db, no_builtin):
+    """Verify and measure symmetric ciphers across every implementation on this machine."""
+    ctx.obj = Ctx(runners, db, not no_builtin)
+
+
+
+def _progress():
+    return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                    TimeRemainingColumn(), TextColumn("[dim]{task.fields[item]}"),
+                    console=err, transient=True, disable=not err.is_terminal)
+
+
+
+# ---------------------------------------------------------------------------- entry point
+def main(argv=None):
+    try:
+        cli.main(args=argv, prog_name="cipherbench", standalone_mode=False)
+    except click.exceptions.Abort:
+        err.print("cipherbench: interrupted")
+        sys.exit(130)
+    except click.ClickException as e:  # usage errors from click itself
+        msg = e.format_message().replace("\n", " ")
+        err.print(f"cipherbench: error: {msg}", markup=False)
+        sys.exit(2 if isinstance(e, click.UsageError) else 1)
+    except CipherbenchError as e:
+        err.print(f"cipherbench: error: {e}", markup=False)
+        sys.exit(e.exit_code)
+    except KeyboardInterrupt:
+        err.print("cipherbench: interrupted; what was measured so far is stored")
+        sys.exit(130)
+    except BrokenPipeError:
+        sys.exit(1)
+    except Exception as e:  # a bug: still one line, with a way to see the rest
+        if os.environ.get("CIPHERBENCH_DEBUG"):
+            traceback.print_exc()
+        err.print(f"cipherbench: internal error: {type(e).__name__}: {e} "
+                  "(set CIPHERBENCH_DEBUG=1 for the traceback)", markup=False)
+        sys.exit(1)

@@ -1,0 +1,52 @@
+"""`list`: what implementations there are, and why anything is unavailable."""
+from __future__ import annotations
+
+import json
+
+import click
+from rich.table import Table
+
+from cipherbench import registry
+from cipherbench.cli.app import Ctx, out
+from cipherbench.store.db import default_url, describe
+
+
+# ---------------------------------------------------------------------------- list
+@click.command("list")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+@click.option("--primitives", is_flag=True, help="List the registry's canonical primitives instead.")
+@click.pass_obj
+def list_cmd(c: Ctx, as_json, primitives):
+    """Implementations, their versions and primitives, and why anything is unavailable."""
+    if primitives:
+        reg = registry.load()
+        if as_json:
+            click.echo(json.dumps([p.as_dict() for p in reg], indent=1))
+            return
+        t = Table("primitive", "kind", "key", "block", "iv", "tag/digest", "input")
+        for p in reg:
+            t.add_row(p.name, p.kind, str(p.key_bytes or ""), str(p.block_bytes or ""),
+                      str(p.iv_bytes or ""), str(p.tag_bytes or p.digest_bytes or ""), p.input_rule())
+        out.print(t)
+        return
+    with c.session(pin=False) as s:
+        s.start_all()
+        where = describe(c.db or default_url())
+        if as_json:
+            click.echo(json.dumps({
+                "store": where,
+                "runners": [{"name": r.spec.name, "command": r.spec.argv, "problem": r.problem,
+                             **{k: r.hello.get(k) for k in ("language", "runtime", "clocks")}}
+                            for r in s.runners],
+                "implementations": [i.as_dict() for i in s.impls.values()]}, indent=1))
+            return
+        t = Table("implementation", "runner", "library", "version", "primitives", "status")
+        for i in s.impls.values():
+            t.add_row(i.name, i.runner, i.library, i.version, str(len(i.primitives)),
+                      "ok" if i.available else f"[yellow]unavailable: {i.reason}[/]")
+        for r in s.runners:
+            if r.problem:
+                t.add_row("-", r.spec.name, "", "", "", f"[yellow]runner: {r.problem}[/]")
+        out.print(t)
+        out.print(f"result store: {where}")
+

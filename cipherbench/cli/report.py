@@ -1,0 +1,177 @@
+"""Commands on stored results: report, compare, export, import.
+
+Imported by cipherbench.cli, on whose group the commands register.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+from rich.table import Table
+
+from cipherbench.cli.app import Ctx, out
+from cipherbench.errors import CipherbenchError
+from cipherbench.store.db import Store, describe
+
+DB_HELP = "Result store for this command (overrides the global --db)."
+
+
+def _store(c: Ctx, db: str | None) -> Store:
+    return Store(db or c.db, create=False)
+
+
+def _size(n: int) -> str:
+    for unit, m in (("MB", 1e6), ("kB", 1e3)):
+        if n >= m:
+            return f"{n / m:.1f} {unit}"
+    return f"{n} B"
+
+
+# ---------------------------------------------------------------------------- report
+@click.command()
+@click.option("--db", default=None, metavar="URL", help=DB_HELP)
+@click.option("--run", "run_ids", type=int, multiple=True, metavar="ID",
+              help="Run to report (repeatable; default: the latest complete run).")
+@click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False, path_type=Path),
+              help="Directory to write index.html, report.md, results.csv and results.json to.")
+@click.pass_obj
+def report(c: Ctx, db, run_ids, out_dir: Path):
+    """Write a self-contained HTML report with interactive plots, Markdown tables, CSV and JSON."""
+    from cipherbench import report as rep
+
+    store = _store(c, db)
+    data = rep.load(store, run_ids)
+    written = rep.write_all(data, out_dir)
+    runs = ", ".join(f"run {r.id} ({r.profile or '-'}, {sum(1 for m in r.measurements if not m['error'])} "
+                     f"measurements, {len({m['impl'] for m in r.measurements})} implementations)"
+                     for r in data.runs)
+    out.print(f"report of {runs} from {describe(store.url)} written to {out_dir}/:")
+    for path, what in written:
+        out.print(f"  {path.name:<22} {_size(path.stat().st_size):>9}  {what}")
+    exps = sorted(data.published)
+    if exps:
+        out.print(f"  then and now: published figures beside {', '.join(exps)}")
+    unverified = sorted({f"{m['impl']} {m['primitive']}" for r in data.runs for m in r.measurements
+                         if m.get("verified") not in ("passed", "n/a")})
+    if unverified:
+        out.print(f"[yellow]  marked as not verified: {', '.join(unverified[:6])}"
+                  f"{' …' if len(unverified) > 6 else ''}[/]")
+    out.print(f"open {out_dir / 'index.html'} in a browser (works offline)")
+
+
+# ---------------------------------------------------------------------------- compare
+def _verdict(v: str) -> str:
+    return {"faster": "[green]faster[/]", "slower": "[red]slower[/]",
+            "no significant difference": "no significant difference",
+            "too few samples": "[dim]too few samples[/]"}.get(v, v)
+
+
+def _f(x, digits=3):
+    from cipherbench.report.tables import num
+    return num(x, digits)
+
+
+@click.command("compare")
+@click.argument("run_a", type=int)
+@click.argument("run_b", type=int)
+@click.option("--db", default=None, metavar="URL", help="Store of run A (and of B unless --db-b).")
+@click.option("--db-b", default=None, metavar="URL", help="Store of run B, if it is another one.")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+@click.pass_obj
+def compare_cmd(c: Ctx, run_a, run_b, db, db_b, as_json):
+    """Ratio B/A of MB/s per matched point, with a bootstrap interval and a significance label."""
+    from cipherbench.analysis import compare as cmp
+    from cipherbench.report.data import load_run
+
+    store_a = _store(c, db)
+    store_b = Store(db_b, create=False) if db_b else store_a
+    a, b = load_run(store_a, run_a), load_run(store_b, run_b)
+    res = cmp.compare(a, b)
+    if as_json:
+        click.echo(json.dumps({
+            "a": {"run": run_a, "uuid": a.uuid, "store": a.store},
+            "b": {"run": run_b, "uuid": b.uuid, "store": b.store},
+            "method": {"ratio": "median ns per call of A / of B (= MB/s of B / MB/s of A)",
+                       "interval": f"percentile bootstrap, {cmp.BOOTSTRAP} resamples",
+                       "test": f"two-sided Mann-Whitney U, alpha {cmp.ALPHA}, at least {cmp.MIN_SAMPLES} "
+                               "samples per side"},
+            "context_differences": [dict(zip(("what", "a", "b"), d)) for d in res.context_differences()],
+            "points": [p.as_dict() for p in res.points],
+            "only_in_a": [list(k) for k in res.only_a], "only_in_b": [list(k) for k in res.only_b],
+            "not_comparable": [list(k) for k in res.not_comparable]}, indent=1))
+        return
+    if not res.points and not res.not_comparable:
+        raise CipherbenchError(f"runs {run_a} and {run_b} have no point in common "
+                               "(same implementation, primitive, operation, workload and size)")
+    where_b = f" in {b.store}" if db_b else ""
+    t = Table(title=f"B = run {run_b}{where_b} ({b.profile}, {b.meta.get('host')}) against "
+                    f"A = run {run_a} ({a.profile}, {a.meta.get('host')})",
+              caption=f"B/A = MB/s of B over MB/s of A (for key setup: setups per second), from the medians of "
+                      f"the timed per-call samples; interval: {int(cmp.CONFIDENCE * 100)}% percentile bootstrap "
+                      f"over those samples; verdict: two-sided Mann-Whitney U, p < {cmp.ALPHA}, only with at "
+                      f"least {cmp.MIN_SAMPLES} samples on each side (per point, not corrected for "
+                      "multiple comparisons)", caption_justify="left")
+    for col, just in (("implementation", "left"), ("primitive", "left"), ("operation", "left"),
+                      ("size", "right"), ("A MB/s", "right"), ("B MB/s", "right"), ("B/A", "right"),
+                      (f"{int(cmp.CONFIDENCE * 100)}% interval", "right"), ("n A/B", "right"),
+                      ("p", "right"), ("verdict", "left"), ("verified", "left")):
+        t.add_column(col, justify=just)
+    for p in res.points:
+        keysetup = p.operation.startswith("keysetup")
+        ci = f"{p.low:.3f}–{p.high:.3f}" if p.low is not None else "-"
+        ver = {"passed": "passed", "n/a": "n/a", "failed": "[red]FAILED[/]"}.get(p.verified, "[yellow]unverified[/]")
+        t.add_row(p.impl, p.primitive, f"{p.operation}/{p.workload}", str(p.size) if not keysetup else "-",
+                  _f(p.a.get("mb_per_s")) if not keysetup else f"{_f(p.a['ns_per_call'])} ns",
+                  _f(p.b.get("mb_per_s")) if not keysetup else f"{_f(p.b['ns_per_call'])} ns",
+                  f"{p.ratio:.3f}", ci, f"{p.n_a}/{p.n_b}",
+                  f"{p.p_value:.3g}" if p.p_value is not None else "-", _verdict(p.verdict), ver)
+    out.print(t)
+    counts = {}
+    for p in res.points:
+        counts[p.verdict] = counts.get(p.verdict, 0) + 1
+    out.print(f"{len(res.points)} matched points: " + ", ".join(f"{n} {v}" for v, n in sorted(counts.items())))
+    for what, va, vb in res.context_differences():
+        out.print(f"[yellow]differs: {what}: A {va} / B {vb}[/]")
+    for label, keys in (("only in A", res.only_a), ("only in B", res.only_b)):
+        if keys:
+            out.print(f"{len(keys)} points {label} (e.g. {' '.join(map(str, keys[0]))})")
+    for k in res.not_comparable:
+        out.print(f"[yellow]not comparable: {' '.join(map(str, k[:5]))}: {k[5]}[/]")
+
+
+# ---------------------------------------------------------------------------- export / import
+@click.command("export")
+@click.option("--db", default=None, metavar="URL", help=DB_HELP)
+@click.option("--run", "run_id", type=int, default=None, metavar="ID",
+              help="Run to export (default: the latest complete run).")
+@click.option("--out", "out_file", required=True, type=click.Path(dir_okay=False, path_type=Path),
+              help="JSON file to write (docs/results-format.md).")
+@click.pass_obj
+def export_cmd(c: Ctx, db, run_id, out_file: Path):
+    """Write one run, raw samples included, as a results document."""
+    from cipherbench.report.data import resolve_runs
+    from cipherbench.store import transfer
+
+    store = _store(c, db)
+    rid = resolve_runs(store, [run_id] if run_id else [])[0]
+    doc = transfer.export_run(store, rid, out_file)
+    n = sum(len(m.get("samples", [])) for m in doc["measurements"])
+    out.print(f"exported run {rid} ({doc['run']['uuid']}) to {out_file}: "
+              f"{len(doc['measurements'])} measurements, {n} raw samples")
+
+
+@click.command("import")
+@click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--db", default=None, metavar="URL", help=DB_HELP)
+@click.pass_obj
+def import_cmd(c: Ctx, file: Path, db):
+    """Add a run from a results document to the store under a new run id."""
+    from cipherbench.store import transfer
+
+    doc = transfer.read_document(file)
+    store = Store(db or c.db)  # creates the schema in a new store
+    rid = transfer.import_document(store, doc)
+    n = sum(len(m.get("samples", [])) for m in doc["measurements"])
+    out.print(f"imported run {doc['run']['uuid']} as run {rid} in {describe(store.url)}: "
+              f"{len(doc['measurements'])} measurements, {n} raw samples")

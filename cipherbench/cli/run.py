@@ -1,0 +1,102 @@
+"""`run`: parse the arguments into a run plan, run it through the pipeline, print the run."""
+from __future__ import annotations
+
+import math
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import click
+
+from cipherbench.cli.app import Ctx, _progress, err
+from cipherbench.cli.show import show_run
+from cipherbench.cli.verify import print_failures
+from cipherbench.errors import UsageError
+from cipherbench.kinds import Operation, RunStatus, Workload
+from cipherbench.pipeline import Layout, Progress, RunPlan, run_plan
+from cipherbench.pipeline.execute import Advance
+
+#: --sizes suffixes: binary multiples, as the registry's sizes are.
+SIZE_SUFFIXES = {"k": 1024, "m": 1024 * 1024}
+
+
+def parse_sizes(text: str) -> list[int]:
+    sizes = []
+    for part in text.replace(" ", "").split(","):
+        if not part:
+            continue
+        mult = SIZE_SUFFIXES.get(part[-1].lower(), 1)
+        digits = part[:-1] if mult > 1 else part
+        if not digits.isdigit() or not 0 < int(digits) * mult <= 1 << 30:
+            raise UsageError(f"--sizes takes byte counts from 1 to 1g like 16,1024,16k,1m; got {text!r}")
+        sizes.append(int(digits) * mult)
+    if not sizes:
+        raise UsageError("--sizes needs at least one size")
+    return sizes
+
+
+def finite(param: click.Parameter, value: float | None) -> float | None:
+    """click's FloatRange lets nan through (no comparison with it is true)."""
+    if value is not None and not math.isfinite(value):
+        raise click.BadParameter(f"{value!r} is not a number of milliseconds", param=param)
+    return value
+
+
+class BarProgress(Progress):
+    """The pipeline's progress as rich bars on stderr (only on a terminal)."""
+
+    @contextmanager
+    def stage(self, name: str, total: int) -> Iterator[Advance]:
+        with _progress() as prog:
+            task = prog.add_task(name, total=total, item="")
+            yield lambda n, item: prog.update(task, advance=n, item=item)
+
+    def failures(self, results: list[Any]) -> None:
+        print_failures(results)
+
+
+@click.command()
+@click.option("--profile", default=None, help="A preset from registry/experiments.toml (default: quick).")
+@click.option("--experiment", default=None, help="A named experiment from registry/experiments.toml.")
+@click.option("--impl", "impls", multiple=True, help="Only this implementation (repeatable).")
+@click.option("--primitive", "primitives", multiple=True, help="Only this primitive (repeatable).")
+@click.option("--sizes", default=None, help="Bytes per call, e.g. 16,1024,16k,1m.")
+@click.option("--operation", "operations", multiple=True, type=click.Choice([o.value for o in Operation.timed()]))
+@click.option("--workload", "workloads", multiple=True, type=click.Choice([w.value for w in Workload]))
+@click.option("--batch-ms", type=click.FloatRange(0.01, 10_000), default=None, callback=lambda ctx, p, v: finite(p, v),
+              help="Target length of one timed batch, in ms.")
+@click.option("--batches", type=click.IntRange(1, 1000), default=None, help="Timed batches per point.")
+@click.option("--no-verify", is_flag=True, help="Time without verifying first (results are marked unverified).")
+@click.option("--layout", type=click.Choice([x.value for x in Layout]), default="random", show_default=True,
+              help="Runners' memory addresses: randomised per process, as programs run (and spread over "
+                   "--processes), or fixed (address-space randomisation off: repeatable, but one layout, "
+                   "which can be faster or slower than the usual by a fifth).")
+@click.option("--processes", type=click.IntRange(1, 16), default=None,
+              help="Processes per runner without a JIT to spread each point's batches over, "
+                   "one address layout each (default: the preset's, 3).")
+@click.option("--extra-rounds/--no-extra-rounds", default=True, show_default=True,
+              help="More rounds for points whose median is still uncertain (within the preset's budget); "
+                   "off: exactly --batches timed batches per point.")
+@click.option("--json", "as_json", is_flag=True, help="Print the stored run as JSON at the end.")
+@click.pass_obj
+def run(c: Ctx, profile, experiment, impls, primitives, sizes, operations, workloads, batch_ms,
+        batches, no_verify, layout, processes, extra_rounds, as_json):
+    """Verify, then measure, store every raw sample, and print MB/s and cycles/byte.
+    Exits 1 when a point could not be timed or a runner was lost (what was timed is stored)."""
+    if profile and experiment:
+        raise UsageError("give --profile or --experiment, not both")
+    plan = RunPlan.from_preset(
+        experiment or profile or "quick", implementations=list(impls), primitives=list(primitives),
+        sizes=parse_sizes(sizes) if sizes else None, operations=list(operations), workloads=list(workloads),
+        batch_ms=batch_ms, batches=batches, verify=not no_verify, layout=layout, processes=processes,
+        extra_rounds=extra_rounds, runners=list(c.runner_cmds), builtin=c.builtin)
+    store = c.store()  # open it first: a bad --db fails before any work
+    outcome = run_plan(plan, store, BarProgress())
+    show_run(store, outcome.run_id, as_json)
+    if outcome.status is not RunStatus.COMPLETE:
+        failed = outcome.failed
+        err.print(f"cipherbench: run {outcome.run_id} is {outcome.status.value}: {len(failed)} of "
+                  f"{len(outcome.points)} points not timed"
+                  + (f" (first: {failed[0].label}: {failed[0].error})" if failed else ""), markup=False)
+        sys.exit(1)

@@ -1,0 +1,104 @@
+"""`verify`: the known-answer gate over implementations and primitives."""
+from __future__ import annotations
+
+import json
+import sys
+
+import click
+from rich.table import Table
+
+from cipherbench.cli.app import Ctx, _progress, err, out
+from cipherbench.errors import UsageError
+from cipherbench.kat.verify import Verifier
+from cipherbench.measure.session import Session
+
+# ---------------------------------------------------------------------------- verify
+
+def run_verification(s: Session, pairs):
+    with _progress() as prog:
+        task = prog.add_task("verifying", total=len(pairs), item="")
+        v = Verifier(s, progress=lambda item: prog.update(task, advance=1, item=item))
+        results = v.run(pairs)
+    return results, v.missing_corpora
+
+
+def print_failures(results):
+    for r in results:
+        for f in r.failures:
+            err.print(f"[red]FAILED[/] {r.impl} {r.primitive}: {f['check']}")
+            for k in ("key", "iv", "aad", "input", "expected", "actual", "source", "vector", "agrees_with"):
+                if f.get(k) not in (None, "", []):
+                    err.print(f"    {k:>10}: {f[k]}")
+
+
+def verify_summary(results) -> dict:
+    """Pairs by status, and per corpus the known answers passed and skipped and the pairs
+    they vouched for."""
+    corpora: dict[str, dict] = {}
+    for r in results:
+        for c, n in r.corpus_counts.items():
+            e = corpora.setdefault(c, {"passed": 0, "skipped": 0, "pairs": 0})
+            e["passed"] += n
+            e["pairs"] += 1
+        for c, n in r.skipped_counts.items():
+            corpora.setdefault(c, {"passed": 0, "skipped": 0, "pairs": 0})["skipped"] += n
+    return {**{k: sum(r.status == k for r in results) for k in ("passed", "failed", "unverified")},
+            "pairs": len(results), "known_answers_by_corpus": dict(sorted(corpora.items()))}
+
+
+@click.command()
+@click.option("--impl", "impls", multiple=True, help="Only this implementation (repeatable).")
+@click.option("--primitive", "primitives", multiple=True, help="Only this primitive (repeatable).")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable report.")
+@click.pass_obj
+def verify(c: Ctx, impls, primitives, as_json):
+    """Known answers, round trips, cross-implementation agreement and forgery rejection.
+    Exits 0 only when everything it ran passed."""
+    with c.session(pin=False) as s:
+        # The null primitive is the harness's own cost: nothing to verify ('n/a' in runs).
+        pairs = [(im, p) for im, p in s.pairs(impls, primitives) if p.kind != "null"]
+        if not pairs:
+            raise UsageError("nothing to verify: no implementation offers what was asked")
+        results, missing = run_verification(s, pairs)
+    failed = [r for r in results if r.status == "failed"]
+    if as_json:
+        click.echo(json.dumps({"corpora_missing": missing, "summary": verify_summary(results),
+                               "results": [r.as_row() for r in results]}, indent=1))
+    else:
+        t = Table("implementation", "passed", "failed", "unverified", "known answers run",
+                  "known answers skipped")
+        by = {}
+        for r in results:
+            b = by.setdefault(r.impl, [0, 0, 0, 0, 0])
+            b[("passed", "failed", "unverified").index(r.status)] += 1
+            b[3] += r.checks.get("kat", 0)
+            b[4] += r.checks.get("kat_skipped", 0)
+        for impl, (p, f, u, k, sk) in sorted(by.items()):
+            t.add_row(impl, str(p), f"[red]{f}[/]" if f else "0", str(u), str(k), str(sk))
+        out.print(t)
+        for name, why in missing.items():
+            out.print(f"[yellow]corpus {name} not used: {why}[/]")
+        for what, field in (("streaming (input in pieces)", "streaming_not_checked"),
+                            ("in-place operation", "inplace_not_checked")):
+            unchecked = [r for r in results if r.checks.get(field)]
+            if unchecked:
+                out.print(f"{what} not checked for {len(unchecked)} pairs whose runner does not offer it; "
+                          "--json names the reason per pair")
+        for r in results:
+            if r.skips:
+                sk = r.skips[0]
+                out.print(f"[yellow]skipped[/] {r.checks['kat_skipped']} known answers of {r.impl} "
+                          f"{r.primitive} (first: {sk['vector']}): {sk['reason']}")
+        unverified: dict[str, list[str]] = {}
+        for r in results:
+            if r.status == "unverified":
+                unverified.setdefault(r.unverified_reason.sentence, []).append(f"{r.impl} {r.primitive}")
+        for why, names in unverified.items():
+            out.print(f"[yellow]unverified[/] ({why}): {', '.join(names)}")
+        print_failures(failed)
+        n = {k: sum(r.status == k for r in results) for k in ("passed", "unverified")}
+        out.print(f"{len(results)} (implementation, primitive) pairs: {n['passed']} passed known answers "
+                  f"of their own, {n['unverified']} unverified (no known answer they could run), "
+                  f"{len(failed)} failed")
+    sys.exit(1 if failed else 0)
+

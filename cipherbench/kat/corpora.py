@@ -1,0 +1,53 @@
+"""Known-answer corpora: where vectors come from, loaded at run time.
+
+A corpus is a function returning KnownAnswer records for the primitives asked
+for, or raising CorpusMissing with the reason (a package not installed). The
+project's own files always exist; larger corpora come from packages that ship
+them, so nothing large is copied into this repository.
+"""
+from __future__ import annotations
+
+from collections import defaultdict
+
+from cipherbench.kat import (
+    corpus_cavp,
+    corpus_cryptopp,
+    corpus_derived,
+    corpus_model,
+    corpus_pycryptodome,
+    corpus_shared,
+    corpus_wycheproof,
+)
+from cipherbench.kat.collect import CorpusMissing, Loader
+from cipherbench.kat.vectors import KnownAnswer, project_vectors
+
+
+def _project(wanted: set[str]) -> list[KnownAnswer]:
+    return [k for k in project_vectors() if k.primitive in wanted]
+
+
+#: name -> loader, in the order they are read. The derived corpus reads all the others.
+BASE: dict[str, Loader] = {
+    "cipherbench": _project,
+    corpus_cavp.CORPUS: corpus_cavp.load,
+    corpus_cryptopp.CORPUS: corpus_cryptopp.load,
+    corpus_pycryptodome.CORPUS: corpus_pycryptodome.load,
+    corpus_wycheproof.CORPUS: corpus_wycheproof.load,
+    corpus_shared.CORPUS: corpus_shared.load,
+    # computed by kat/model/ for variants no document prints (corpus_model.MODELLED)
+    corpus_model.CORPUS: corpus_model.load,
+}
+CORPORA: dict[str, Loader] = {**BASE, corpus_derived.CORPUS: lambda w: corpus_derived.load(w, BASE)}
+
+
+def load_all(wanted: set[str]) -> tuple[dict[str, list[KnownAnswer]], dict[str, str]]:
+    """(vectors by primitive, {corpus: why it is missing})."""
+    by_prim: dict[str, list[KnownAnswer]] = defaultdict(list)
+    missing: dict[str, str] = {}
+    for name, loader in CORPORA.items():
+        try:
+            for ka in loader(wanted):
+                by_prim[ka.primitive].append(ka)
+        except CorpusMissing as e:
+            missing[name] = str(e)
+    return by_prim, missing

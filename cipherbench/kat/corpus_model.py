@@ -1,0 +1,94 @@
+"""Corpus "model": known answers computed by the project's own models (cipherbench/model/)
+for registry variants that no document prints a vector for, and only for those.
+
+A variant (the rounds, an effective key length, an S-box set) is a different primitive in
+the registry, so the published vectors of the algorithm it varies do not vouch for it. Each
+model implements the algorithm from its specification with that parameter exposed, and
+tests/test_model_static.py holds it to every published vector of the algorithm at the
+values the documents print; the same code then computes the variant's answers here:
+
+  salsa20r12        cipherbench/model/salsa20.py with rounds = 12, a 256-bit key, the 64-bit
+                    nonce and the block counter from 0. Checked on what Crypto++'s
+                    TestVectors/salsa.txt carries: eSTREAM's Salsa20/20 vectors (128- and
+                    256-bit keys), its Salsa20/12 and Salsa20/8 vectors (128-bit keys only: no
+                    document prints a 256-bit Salsa20/12 keystream this project can reach), and
+                    Crypto++'s own runs of the eSTREAM reference code across block counter 2^32.
+  rc2e1024-128-ecb  cipherbench/model/rc2.py with T1 = 1024. Checked on all eight vectors of
+                    RFC 2268 section 5 (T1 = 63, 64, 128 and 129). The corpus "derived" turns
+                    these ECB answers into CBC/CFB/CFB8/OFB/CTR ones, labelled as derived from
+                    a model's ECB answer.
+  gosthash94cp      cipherbench/model/gosthash94.py with RFC 4357's CryptoPro S-boxes. Checked
+                    on RFC 5831's two examples (test S-boxes) and on the published digests
+                    with both S-box sets.
+
+Not here: xchacha20, whose counter-0 keystream draft-irtf-cfrg-xchacha-03 prints
+(appendix A.3.2.1, vectors/xchacha20-draft-irtf-cfrg-03.vec), and anubis, whose NESSIE
+vectors are in vectors/anubis-nessie.vec. A primitive with a published vector gets no
+model answers: MODELLED lists the ones without, and the tests check that no other corpus
+covers them.
+
+Inputs are deterministic (SHAKE-256 of a label, as verify.det_bytes), of lengths that cross
+the 64-byte keystream block, several cipher blocks, and the hash's 32-byte block. Every
+record says in its `source` what computed it and what that was checked on.
+"""
+from __future__ import annotations
+
+import hashlib
+
+from cipherbench.kat.model import gosthash94, rc2, salsa20
+from cipherbench.kat.vectors import KnownAnswer
+
+CORPUS = "model"
+
+
+def _det(label: str, n: int) -> bytes:
+    return hashlib.shake_256(f"cipherbench model {label}".encode()).digest(n)
+
+
+def _salsa20r12() -> list[KnownAnswer]:
+    src = ("model: Bernstein's Salsa20/12 (Salsa20/8 and Salsa20/12, 2006) with a 256-bit key, "
+           "8-byte nonce and the block counter from 0 (cipherbench/model/salsa20.py, checked on "
+           "eSTREAM's Salsa20/20, /12 and /8 vectors in Crypto++'s TestVectors/salsa.txt)")
+    out = []
+    for i, n in enumerate((1, 63, 64, 65, 200)):
+        key, nonce = _det(f"salsa20r12 key {i}", 32), _det(f"salsa20r12 nonce {i}", 8)
+        msg = _det(f"salsa20r12 message {i}", n)
+        out.append(KnownAnswer("salsa20r12", msg, salsa20.encrypt(key, nonce, msg, rounds=12), key, nonce,
+                               b"", src, f"salsa20r12 #{i} ({n} bytes)", CORPUS))
+    return out
+
+
+def _rc2e1024_ecb() -> list[KnownAnswer]:
+    src = ("model: RFC 2268 RC2 with T1 = 1024 (cipherbench/model/rc2.py, checked on every "
+           "RFC 2268 section 5 vector)")
+    # The first blocks of #0 and #1 repeat one byte: the corpus "derived" makes many-segment
+    # CFB8 answers from such blocks. The rest are pseudo-random, up to eight blocks.
+    msgs = [bytes(8), b"\xff" * 8 + _det("rc2e1024 message 1", 8)] + [
+        _det(f"rc2e1024 message {i}", n) for i, n in ((2, 24), (3, 56), (4, 64))]
+    out = []
+    for i, msg in enumerate(msgs):
+        key = _det(f"rc2e1024 key {i}", 16)
+        out.append(KnownAnswer("rc2e1024-128-ecb", msg, rc2.ecb_encrypt(key, 1024, msg), key, b"", b"",
+                               src, f"rc2e1024-128-ecb #{i} ({len(msg) // 8} blocks)", CORPUS))
+    return out
+
+
+def _gosthash94cp() -> list[KnownAnswer]:
+    src = ("model: GOST R 34.11-94 (RFC 5831) with the CryptoPro S-boxes of RFC 4357 section 11.2 "
+           "(cipherbench/model/gosthash94.py, checked on RFC 5831's examples and the published "
+           "test and CryptoPro digests)")
+    h = gosthash94.GostHash94(gosthash94.CRYPTOPRO_PARAMSET)
+    out = []
+    for i, n in enumerate((1, 31, 32, 33, 100)):
+        msg = _det(f"gosthash94cp message {i}", n)
+        out.append(KnownAnswer("gosthash94cp", msg, h.digest(msg), source=src,
+                               where=f"gosthash94cp #{i} ({n} bytes)", corpus=CORPUS))
+    return out
+
+
+#: primitive -> its records; only variants no document prints a vector for
+MODELLED = {"salsa20r12": _salsa20r12, "rc2e1024-128-ecb": _rc2e1024_ecb, "gosthash94cp": _gosthash94cp}
+
+
+def load(wanted: set[str]) -> list[KnownAnswer]:
+    return [ka for name in sorted(wanted & MODELLED.keys()) for ka in MODELLED[name]()]

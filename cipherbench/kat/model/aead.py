@@ -1,0 +1,299 @@
+"""GCM, CCM, EAX and OCB3 over any 128-bit block cipher, written from their specifications.
+
+Each mode is a pure function of
+    ecb(blocks) -> blocks   the block cipher under the fixed key, encrypting a list of
+                            independent 16-byte blocks (one request to an implementation's
+                            ECB: see cipherbench/model_oracle.py)
+and the nonce, associated data and plaintext; it returns ciphertext || tag, as the
+registry's AEADs do. Blocks that do not depend on each other go to ecb in one call (CTR
+keystreams, OCB's blocks once the offsets are known); a CBC-MAC or CMAC chain needs one
+call per block (EAX runs its independent chains side by side).
+
+Sources (implemented from these texts, not from any code):
+  GCM   NIST SP 800-38D (2007): GF(2^128) multiplication 6.3 (Algorithm 1), GHASH 6.4,
+        GCTR 6.5, inc32 6.2, encryption 7.1 (any IV length of whole bytes: J0 = IV || 0^31 || 1
+        for 96-bit IVs, else GHASH of the padded IV and its length).
+  CCM   NIST SP 800-38C (2004): generation-encryption 6.1, formatting of the control
+        information, nonce, associated data and payload appendix A.2 (A.2.1 B0 flags,
+        A.2.2 the length encodings of the associated data), counter blocks A.3; nonce length
+        7..13 bytes, tag length 4, 6, ..., 16 bytes.
+  EAX   M. Bellare, P. Rogaway, D. Wagner, "The EAX Mode of Operation" (FSE 2004), section 3
+        (figure 3: EAX.Encrypt; OMAC^t_K(M) = OMAC_K([t]_n || M); CTR with N' + i mod 2^n),
+        and OMAC1 = CMAC, NIST SP 800-38B (2005) 6.1 (subkeys K1 = dbl(L), K2 = dbl(K1)) and
+        6.2 (MAC generation).
+  OCB3  RFC 7253 (2014): double() section 2, key-dependent values and HASH section 4.1,
+        OCB-ENCRYPT section 4.2 (nonce of at most 120 bits; TAGLEN a parameter, the registry's
+        is 128).
+
+Checked (tests/test_model_aead.py, with AES-ECB from the native engine as `ecb`):
+  GCM  McGrew and Viega's test cases (vectors/aes-gcm.vec) and NIST CAVP
+       gcmEncryptExtIV{128,192,256}.rsp, a record of every (IV, plaintext, AAD, tag) length
+       section: IVs of 8, 96 and 1024 bits, tags of 32..128 bits;
+  CCM  SP 800-38C appendix C examples 1 and 4 (2^16 bytes of AD: the 0xff 0xfe length
+       encoding), NIST CAVP CCM VNT (nonces 7..13 bytes), VTT (tags 4..16), VADT, VPT and
+       DVPT records, 128/192/256-bit keys; the 2-byte AD length encoding is checked only below
+       256 bytes (no vector has 256..65279 bytes);
+  EAX  the EAX paper's test vectors (Crypto++ TestVectors/eax.txt) and Wycheproof
+       aes_eax_test.json (nonces of 0..257 bytes, 128/192/256-bit keys); its CMAC also on
+       SP 800-38B appendix D.1 examples 1 and 2;
+  OCB3 RFC 7253 appendix A's sample results (TAGLEN 128, and the TAGLEN 96 one), pyca's 104-,
+       112- and 120-bit-nonce forms of them and OpenSSL's, and the RFC's iterated test for
+       128-, 192- and 256-bit keys (cipherbench/iterated.py).
+Deliberate mutations (a wrong length field, flag, tweak, offset, stretch shift, padding bit
+or subkey) each fail one of those tests, except moving CCM's 2-byte AD-length boundary.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+
+ECB = Callable[[list[bytes]], list[bytes]]
+BLOCK = 16
+_MASK128 = (1 << 128) - 1
+
+
+def xor(a: bytes, b: bytes) -> bytes:
+    """Bytewise xor of two strings of the same length (callers truncate first: MSB_u)."""
+    if len(a) != len(b):
+        raise ValueError(f"xor of {len(a)} and {len(b)} bytes")
+    return bytes(x ^ y for x, y in zip(a, b))
+
+
+def double(block: bytes) -> bytes:
+    """Multiplication by x in GF(2^128) modulo x^128 + x^7 + x^2 + x + 1, the block read as a
+    big-endian number: SP 800-38B 6.1's subkey step (L << 1, xor R_128 = 0^120 || 10000111
+    when the dropped bit was 1) and RFC 7253 section 2's double(S)."""
+    n = int.from_bytes(block, "big") << 1
+    if n >> 128:
+        n ^= (1 << 128) | 0x87
+    return n.to_bytes(BLOCK, "big")
+
+
+def _split(data: bytes) -> list[bytes]:
+    """data in 16-byte pieces, the last possibly shorter (none for empty data)."""
+    return [data[i:i + BLOCK] for i in range(0, len(data), BLOCK)]
+
+
+def _pad16(data: bytes) -> bytes:
+    """data followed by the fewest zero bytes that make whole blocks."""
+    return data + bytes(-len(data) % BLOCK)
+
+
+def _keystream_xor(data: bytes, pads: list[bytes]) -> bytes:
+    """data xor the first len(data) bytes of the concatenated pads (the last block MSB_u)."""
+    return xor(data, b"".join(pads)[:len(data)])
+
+
+# ---------------------------------------------------------------------------- GCM
+_R = 0xE1 << 120  # SP 800-38D 6.3: R = 11100001 || 0^120
+
+
+def _gf_mult(x: int, y: int) -> int:
+    """X . Y in GF(2^128), SP 800-38D 6.3 Algorithm 1; bit x_0 is the leftmost (most
+    significant) bit of the block."""
+    z, v = 0, y
+    for i in range(127, -1, -1):  # x_0 .. x_127
+        if (x >> i) & 1:
+            z ^= v
+        v = (v >> 1) ^ _R if v & 1 else v >> 1
+    return z
+
+
+def ghash(h: bytes, data: bytes) -> bytes:
+    """GHASH_H(X), SP 800-38D 6.4 Algorithm 2: Y_i = (Y_{i-1} xor X_i) . H, Y_0 = 0; X is a
+    whole number of blocks."""
+    if len(data) % BLOCK:
+        raise ValueError("GHASH input must be whole blocks")
+    hi, y = int.from_bytes(h, "big"), 0
+    for blk in _split(data):
+        y = _gf_mult(y ^ int.from_bytes(blk, "big"), hi)
+    return y.to_bytes(BLOCK, "big")
+
+
+def inc32(block: bytes) -> bytes:
+    """SP 800-38D 6.2: the rightmost 32 bits incremented modulo 2^32, the rest unchanged."""
+    return block[:12] + ((int.from_bytes(block[12:], "big") + 1) & 0xFFFFFFFF).to_bytes(4, "big")
+
+
+def _counters(icb: bytes, n: int, inc: Callable[[bytes], bytes]) -> list[bytes]:
+    out = [icb]
+    while len(out) < n:
+        out.append(inc(out[-1]))
+    return out[:n]
+
+
+def gcm_encrypt(ecb: ECB, iv: bytes, aad: bytes, plaintext: bytes, tag_bytes: int = 16) -> bytes:
+    """GCM-AE_K(IV, P, A), SP 800-38D 7.1, returning C || T with T of tag_bytes bytes."""
+    if not iv:
+        raise ValueError("GCM needs an IV of at least one byte (SP 800-38D 5.2.1.1)")
+    if not 1 <= tag_bytes <= 16:
+        raise ValueError(f"GCM tag length {tag_bytes} is not 1..16 bytes")
+    m = -(-len(plaintext) // BLOCK)
+    if len(iv) == 12:  # step 2, 96-bit IV: J0 = IV || 0^31 || 1, so H and GCTR go in one call
+        j0 = iv + b"\0\0\0\1"
+        out = ecb([bytes(BLOCK)] + _counters(j0, m + 1, inc32))
+        h, ej0, pads = out[0], out[1], out[2:]
+    else:  # J0 = GHASH_H(IV || 0^(s+64) || [len(IV)]_64), s = 128 * ceil(len(IV)/128) - len(IV)
+        h = ecb([bytes(BLOCK)])[0]
+        j0 = ghash(h, _pad16(iv) + bytes(8) + (8 * len(iv)).to_bytes(8, "big"))
+        out = ecb(_counters(j0, m + 1, inc32))
+        ej0, pads = out[0], out[1:]
+    c = _keystream_xor(plaintext, pads)  # step 3: C = GCTR_K(inc32(J0), P)
+    lengths = (8 * len(aad)).to_bytes(8, "big") + (8 * len(c)).to_bytes(8, "big")
+    s = ghash(h, _pad16(aad) + _pad16(c) + lengths)  # steps 4, 5
+    return c + xor(ej0, s)[:tag_bytes]  # step 6: T = MSB_t(GCTR_K(J0, S)), one block: S xor E(J0)
+
+
+# ---------------------------------------------------------------------------- CCM
+def ccm_encrypt(ecb: ECB, nonce: bytes, aad: bytes, plaintext: bytes, tag_bytes: int = 16) -> bytes:
+    """CCM generation-encryption, SP 800-38C 6.1, with the formatting of appendix A."""
+    n, t = len(nonce), tag_bytes
+    if not 7 <= n <= 13:
+        raise ValueError(f"CCM nonce length {n} is not 7..13 bytes (SP 800-38C A.1)")
+    if t not in (4, 6, 8, 10, 12, 14, 16):
+        raise ValueError(f"CCM tag length {t} is not one of 4, 6, ..., 16 bytes (SP 800-38C A.1)")
+    q = 15 - n
+    if len(plaintext) >= 1 << (8 * q):
+        raise ValueError(f"a {len(plaintext)}-byte payload does not fit CCM's {q}-byte length field")
+    # A.2.1: B0 = Flags || N || Q, Flags = Reserved(0) || Adata || [(t-2)/2]_3 || [q-1]_3
+    flags = (0x40 if aad else 0) | ((t - 2) // 2) << 3 | (q - 1)
+    b0 = bytes([flags]) + nonce + len(plaintext).to_bytes(q, "big")
+    a = len(aad)  # A.2.2: the length of the associated data, then the data, padded to blocks
+    if a == 0:
+        encoded = b""
+    elif a < (1 << 16) - (1 << 8):
+        encoded = a.to_bytes(2, "big")
+    elif a < 1 << 32:
+        encoded = b"\xff\xfe" + a.to_bytes(4, "big")
+    else:
+        encoded = b"\xff\xff" + a.to_bytes(8, "big")
+    rest = _split(_pad16(encoded + aad) + _pad16(plaintext))  # B1 .. Br (A.2.2, A.2.3)
+    # A.3: Ctr_j = Flags' || N || [j]_8q, Flags' = [q-1]_3; Ctr_0 masks the tag, Ctr_1.. the payload
+    m = -(-len(plaintext) // BLOCK)
+    ctrs = [bytes([q - 1]) + nonce + j.to_bytes(q, "big") for j in range(m + 1)]
+    out = ecb([b0] + ctrs)  # Y0 = CIPH_K(B0) needs no chaining, so it joins the counter blocks
+    y, s = out[0], out[1:]
+    for blk in rest:  # 6.1 step 4: Y_i = CIPH_K(B_i xor Y_{i-1})
+        y = ecb([xor(blk, y)])[0]
+    c = _keystream_xor(plaintext, s[1:])  # steps 6-8: C = (P xor MSB_Plen(S)) || (T xor MSB_t(S0))
+    return c + xor(y[:t], s[0][:t])
+
+
+# ---------------------------------------------------------------------------- CMAC / OMAC1
+def cmac_many(ecb: ECB, messages: list[bytes], l: bytes | None = None) -> list[bytes]:
+    """CMAC (SP 800-38B 6.2; OMAC1 in the EAX paper) of each message under the same key, the
+    chains run side by side: one ecb call per block position. l = CIPH_K(0^128) when the
+    caller already has it."""
+    if l is None:
+        l = ecb([bytes(BLOCK)])[0]
+    k1 = double(l)  # 6.1 steps 2-3
+    k2 = double(k1)  # step 4
+    padded = []
+    for msg in messages:
+        if msg and len(msg) % BLOCK == 0:  # 6.2 step 4: a complete last block xor K1
+            padded.append(msg[:-BLOCK] + xor(msg[-BLOCK:], k1))
+        else:  # otherwise M_n* || 1 || 0^j, xor K2
+            last = msg[len(msg) - len(msg) % BLOCK:]
+            full = last + b"\x80" + bytes(BLOCK - 1 - len(last))
+            padded.append(msg[:len(msg) - len(last)] + xor(full, k2))
+    chains = [bytes(BLOCK)] * len(messages)
+    for pos in range(0, max((len(p) for p in padded), default=0), BLOCK):
+        live = [i for i, p in enumerate(padded) if len(p) > pos]
+        outs = ecb([xor(chains[i], padded[i][pos:pos + BLOCK]) for i in live])
+        for i, o in zip(live, outs):
+            chains[i] = o
+    return chains
+
+
+# ---------------------------------------------------------------------------- EAX
+def _inc128(block: bytes) -> bytes:
+    """The block plus one modulo 2^128 (EAX's CTR: N' + i, addition mod 2^n)."""
+    return ((int.from_bytes(block, "big") + 1) & _MASK128).to_bytes(BLOCK, "big")
+
+
+def eax_encrypt(ecb: ECB, nonce: bytes, aad: bytes, plaintext: bytes, tag_bytes: int = 16) -> bytes:
+    """EAX.Encrypt^{N,H}_K(M) (Bellare, Rogaway, Wagner 2004, section 3), returning C || T."""
+    if not 1 <= tag_bytes <= 16:
+        raise ValueError(f"EAX tag length {tag_bytes} is not 1..16 bytes")
+
+    def tweak(t: int) -> bytes:  # [t]_n: t as an n-bit (16-byte) string
+        return t.to_bytes(BLOCK, "big")
+
+    l = ecb([bytes(BLOCK)])[0]
+    n_mac, h_mac = cmac_many(ecb, [tweak(0) + nonce, tweak(1) + aad], l)  # N', H'
+    m = -(-len(plaintext) // BLOCK)
+    c = _keystream_xor(plaintext, ecb(_counters(n_mac, m, _inc128)) if m else [])  # CTR^{N'}_K(M)
+    (c_mac,) = cmac_many(ecb, [tweak(2) + c], l)  # C' = OMAC^2_K(C)
+    tag = xor(xor(n_mac, c_mac), h_mac)
+    return c + tag[:tag_bytes]
+
+
+# ---------------------------------------------------------------------------- OCB3
+def _ntz(i: int) -> int:
+    """Trailing zero bits of i > 0 (RFC 7253 section 2)."""
+    return (i & -i).bit_length() - 1
+
+
+def ocb_encrypt(ecb: ECB, nonce: bytes, aad: bytes, plaintext: bytes, tag_bytes: int = 16) -> bytes:
+    """OCB-ENCRYPT(K, N, A, P), RFC 7253 section 4.2 (HASH section 4.1), returning C || T with
+    TAGLEN = 8 * tag_bytes. Two ecb calls: L_* and Ktop, then every other block at once (the
+    offsets and checksum depend on L_* and Ktop and the plaintext only)."""
+    if not 1 <= len(nonce) <= 15:
+        raise ValueError(f"OCB nonce length {len(nonce)} is not 1..15 bytes (RFC 7253 section 4.2)")
+    if not 1 <= tag_bytes <= 16:
+        raise ValueError(f"OCB tag length {tag_bytes} is not 1..16 bytes")
+    taglen = 8 * tag_bytes
+    # Nonce = num2str(TAGLEN mod 128, 7) || zeros(120 - bitlen(N)) || 1 || N
+    nonce_num = (taglen % 128) << 121 | 1 << (8 * len(nonce)) | int.from_bytes(nonce, "big")
+    bottom = nonce_num & 0x3F  # str2num(Nonce[123..128])
+    l_star, ktop_block = ecb([bytes(BLOCK), (nonce_num & ~0x3F).to_bytes(BLOCK, "big")])
+    ktop = int.from_bytes(ktop_block, "big")  # ENCIPHER(K, Nonce[1..122] || zeros(6))
+    stretch = ktop << 64 | ((ktop >> 64) ^ ((ktop >> 56) & ((1 << 64) - 1)))  # Ktop || (Ktop[1..64] xor Ktop[9..72])
+    offset = ((stretch >> (64 - bottom)) & _MASK128).to_bytes(BLOCK, "big")  # Stretch[1+bottom..128+bottom]
+    l_dollar = double(l_star)  # section 4.1: L_$ = double(L_*), L_0 = double(L_$), L_i = double(L_{i-1})
+    ls = [double(l_dollar)]
+
+    def l_at(i: int) -> bytes:
+        while len(ls) <= i:
+            ls.append(double(ls[-1]))
+        return ls[i]
+
+    inputs: list[bytes] = []  # every remaining ENCIPHER input, in the order used below
+    # HASH(K, A): Offset_i = Offset_{i-1} xor L_{ntz(i)}, Sum ^= ENCIPHER(K, A_i xor Offset_i)
+    a_blocks = _split(aad)
+    a_full = a_blocks if not a_blocks or len(a_blocks[-1]) == BLOCK else a_blocks[:-1]
+    a_off = bytes(BLOCK)
+    for i, blk in enumerate(a_full, 1):
+        a_off = xor(a_off, l_at(_ntz(i)))
+        inputs.append(xor(blk, a_off))
+    if len(a_full) < len(a_blocks):  # A_*: Offset_* = Offset_m xor L_*, input (A_* || 1 || 0*) xor Offset_*
+        star = a_blocks[-1]
+        inputs.append(xor(star + b"\x80" + bytes(BLOCK - 1 - len(star)), xor(a_off, l_star)))
+    n_hash = len(inputs)
+    # Encryption: Offset_i = Offset_{i-1} xor L_{ntz(i)}, C_i = Offset_i xor ENCIPHER(K, P_i xor Offset_i)
+    p_blocks = _split(plaintext)
+    p_full = p_blocks if not p_blocks or len(p_blocks[-1]) == BLOCK else p_blocks[:-1]
+    offsets, checksum = [], bytes(BLOCK)
+    for i, blk in enumerate(p_full, 1):
+        offset = xor(offset, l_at(_ntz(i)))
+        offsets.append(offset)
+        inputs.append(xor(blk, offset))
+        checksum = xor(checksum, blk)
+    star = p_blocks[-1] if len(p_full) < len(p_blocks) else None
+    if star is not None:  # P_*: Offset_* = Offset_m xor L_*, Pad = ENCIPHER(K, Offset_*)
+        offset = xor(offset, l_star)
+        inputs.append(offset)
+        checksum = xor(checksum, star + b"\x80" + bytes(BLOCK - 1 - len(star)))
+    inputs.append(xor(xor(checksum, offset), l_dollar))  # Tag = ENCIPHER(K, Checksum xor Offset xor L_$) xor HASH
+    out = ecb(inputs)
+    hash_sum = bytes(BLOCK)
+    for blk in out[:n_hash]:
+        hash_sum = xor(hash_sum, blk)
+    enc = out[n_hash:]
+    c = b"".join(xor(off, e) for off, e in zip(offsets, enc))
+    if star is not None:
+        c += xor(star, enc[len(offsets)][:len(star)])
+    return c + xor(enc[-1], hash_sum)[:tag_bytes]
+
+
+#: registry mode -> the model's encrypt function
+ENCRYPT = {"gcm": gcm_encrypt, "ccm": ccm_encrypt, "eax": eax_encrypt, "ocb": ocb_encrypt}

@@ -1,0 +1,512 @@
+"""The verification gate: nothing is timed until it has shown it computes the right thing.
+
+Checks per (implementation, primitive):
+  kat           known answers from every corpus that has the primitive (encrypt
+                and decrypt, or hash), counted per corpus; a block cipher in GCM, CCM,
+                EAX or OCB, or DESX, with none from a published corpus gets `model` ones
+                computed over a verified ECB oracle (cipherbench/model_oracle.py);
+  roundtrip     decrypt(encrypt(m)) == m for deterministic messages of many lengths;
+  differential  the same deterministic inputs through every implementation of
+                the primitive give the same output (the group that agrees with
+                the known answers, else the largest group, is right);
+  forgery       AEADs: a changed ciphertext byte, tag byte or AD byte is rejected;
+                AEAD known answers marked expect_reject (CAVP FAIL, Wycheproof invalid)
+                must be rejected too;
+  streaming     the same message fed in pieces (protocol field `chunks`) gives the
+                one-call output (a different output fails); a runner that cannot take
+                pieces (unsupported, or an error saying why) is recorded as
+                checks["streaming_not_checked"] with its reason, not as a failure;
+  inplace       the same message with the output written over the input (protocol
+                field `inplace`) gives the same output, encrypting and decrypting; a
+                runner that does not offer it is recorded as checks["inplace_not_checked"].
+An `unsupported` answer to one known answer (a DES weak key the library refuses, a
+64 KiB AAD beyond its CCM) is a skip, kept with its reason, never a failure.
+A pair passes when every check it ran passed and at least one known answer of its
+own passed (a rejected forgery alone proves nothing: rejecting everything would pass);
+it is 'unverified' when it has no known answer, or every one was skipped, however many
+implementations it agrees with; 'failed' otherwise, with a minimal reproduction.
+"""
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+from cipherbench.errors import RunnerError
+from cipherbench.kat import corpora, iterated
+from cipherbench.kat.collect import det_bytes
+from cipherbench.kat.model_oracle import ModelCorpus, oracle_primitives
+from cipherbench.kat.vectors import KnownAnswer
+from cipherbench.registry import Primitive
+
+
+class Unsupported(Exception):
+    """The runner answered `unsupported` to one request (docs/protocol.md: not a failure)."""
+
+
+class _StepFailed(Exception):
+    """One encryption inside an iterated procedure answered an error."""
+
+
+class UnverifiedReason(StrEnum):
+    ALL_SKIPPED = "all-skipped"
+    ONLY_FORGERIES = "only-forgeries"
+    NO_KNOWN_ANSWER = "no-known-answer"
+
+    @property
+    def sentence(self) -> str:
+        return {UnverifiedReason.ALL_SKIPPED: "every known answer was skipped (the runner answered unsupported)",
+                UnverifiedReason.ONLY_FORGERIES: "its corpora hold only forgeries to reject, no known answer",
+                UnverifiedReason.NO_KNOWN_ANSWER: "no corpus has a known answer for it"}[self]
+
+
+@dataclass
+class PairResult:
+    impl: str
+    primitive: str
+    checks: dict = field(default_factory=lambda: defaultdict(int))
+    corpus_counts: dict = field(default_factory=lambda: defaultdict(int))  # KATs passed, per corpus
+    skipped_counts: dict = field(default_factory=lambda: defaultdict(int))  # KATs skipped, per corpus
+    skips: list = field(default_factory=list)  # the first few skipped KATs, with the runner's reason
+    failures: list = field(default_factory=list)
+    vouched: bool = False  # a known answer of its own passed
+    agrees_with_verified: set = field(default_factory=set)  # passed implementations with its outputs
+    model_oracle: str | None = None  # the ECB oracle of its `model` known answers (model_oracle.py)
+    no_model_because: str | None = None  # why a modelled primitive got no `model` known answers
+
+    @property
+    def status(self) -> str:
+        if self.failures:
+            return "failed"
+        return "passed" if self.vouched else "unverified"
+
+    @property
+    def unverified_reason(self) -> UnverifiedReason | None:
+        """Why a pair has no known answer of its own, as a value (the sentence follows from it)."""
+        if self.status != "unverified":
+            return None
+        if self.skipped_counts:
+            return UnverifiedReason.ALL_SKIPPED
+        if self.checks.get("kat_reject"):
+            return UnverifiedReason.ONLY_FORGERIES
+        return UnverifiedReason.NO_KNOWN_ANSWER
+
+    @property
+    def unverified_because(self) -> str | None:
+        reason = self.unverified_reason
+        if reason is None:
+            return None
+        why = reason.sentence
+        if reason is UnverifiedReason.NO_KNOWN_ANSWER and self.no_model_because:
+            why += f", and no model computed one: {self.no_model_because}"
+        if self.agrees_with_verified:
+            why += f"; it agrees with {', '.join(sorted(self.agrees_with_verified))}"
+        return why
+
+    def fail(self, check: str, **repro):
+        if len(self.failures) < 5:  # the first few are what a reader needs
+            self.failures.append({"check": check, "impl": self.impl, "primitive": self.primitive,
+                                  **{k: (v.hex() if isinstance(v, bytes) else v) for k, v in repro.items()}})
+
+    def skip(self, corpus: str, vector: str, source: str, reason: str):
+        self.checks["kat_skipped"] += 1
+        self.skipped_counts[corpus] += 1
+        if len(self.skips) < 5:
+            self.skips.append({"corpus": corpus, "vector": vector, "source": source, "reason": reason})
+
+    def as_row(self) -> dict:
+        checks = dict(self.checks)
+        checks["kat_by_corpus"] = dict(self.corpus_counts)
+        if self.skipped_counts:
+            checks["kat_skipped_by_corpus"] = dict(self.skipped_counts)
+            checks["kat_skips"] = self.skips
+        if self.unverified_because:
+            checks["unverified_because"] = self.unverified_because
+            checks["unverified_reason"] = self.unverified_reason
+        if self.model_oracle:
+            checks["model_oracle"] = self.model_oracle
+        return {"impl": self.impl, "primitive": self.primitive, "status": self.status,
+                "checks": checks, "failures": self.failures}
+
+
+def message_lengths(p: Primitive) -> list[int]:
+    if p.kind == "hash":
+        return [0, 1, 3, 55, 56, 63, 64, 65, 127, 128, 129, 200, 1000, 4097]
+    if p.whole_blocks:
+        b = p.block_bytes
+        return [b, 2 * b, 3 * b, 7 * b, 64 * b] if p.mode != "xts" else [b, 2 * b, 5 * b, 64 * b]
+    return [0, 1, 15, 16, 17, 63, 64, 65, 100, 1000, 4099]
+
+
+def stream_chunks(p: Primitive, n: int) -> list[list[int]] | None:
+    """Ways to cut an n-byte message for the streaming check, tried in order until a
+    runner takes one; None to skip this length.
+    Stream-like modes, stream ciphers and AEADs (n = 100): pieces of 1, 15 and 17 bytes, then
+    the rest; failing that, whole blocks (16 and 32 bytes; 64 for stream ciphers), as the
+    bulk workload feeds them. Whole-block modes (n = 7 blocks): one block, two, the rest.
+    XTS is not cut: a data unit is one call in the libraries' APIs (IEEE 1619 tweaks each
+    data unit)."""
+    if p.kind not in ("cipher", "stream", "aead") or p.mode == "xts":
+        return None
+    if p.whole_blocks:
+        b = p.block_bytes
+        return [[b, 2 * b]] if n == 7 * b else None
+    if n != 100:
+        return None
+    b = p.block_bytes or 64
+    return [[1, 15, 17], [b, 2 * b] if 3 * b <= n else [b]]
+
+
+def inplace_length(p: Primitive) -> int:
+    """The message length of the in-place check, one of the round-trip lengths: three
+    blocks for whole-block modes (XTS: five), else 100 bytes (a partial block included)."""
+    if p.kind == "hash":
+        return -1
+    if p.whole_blocks:
+        return 3 * p.block_bytes if p.mode != "xts" else 5 * p.block_bytes
+    return 100
+
+
+class Verifier:
+    def __init__(self, session, progress=None):
+        self.s = session
+        self.progress = progress  # callable(str) or None
+        self.missing_corpora: dict[str, str] = {}
+        self._ahead: dict[tuple[str, str], list[dict]] = {}  # (impl, request JSON) -> answers sent ahead
+
+    # ------------------------------------------------------------------ primitives of one call
+    @staticmethod
+    def _crypt_request(p, op, key, iv, aad, data, **extra) -> dict:
+        req = {"op": op, "primitive": p.name, "key": key.hex(), "input": data.hex(), **extra}
+        if iv:
+            req["iv"] = iv.hex()
+        if aad:
+            req["aad"] = aad.hex()
+        return req
+
+    @staticmethod
+    def _hash_request(p, data) -> dict:
+        return {"op": "hash", "primitive": p.name, "input": data.hex()}
+
+    def _ask(self, impl, req: dict) -> dict:
+        """One request's answer: sent ahead by prefetch() if it was, else asked now."""
+        waiting = self._ahead.get((impl, json.dumps(req, sort_keys=True)))
+        return waiting.pop() if waiting else self.s.ask(impl, req)
+
+    def prefetch(self, impl, reqs: list[dict], chunk: int = 512):
+        """Send requests whose answers the checks will ask for, in chunks, ahead of the
+        checks: independent requests (each known answer's encryption and decryption)
+        need not wait for one another's round trip."""
+        for i in range(0, len(reqs), chunk):
+            part = reqs[i:i + chunk]
+            for req, resp in zip(part, self.s.ask_many(impl, part)):
+                self._ahead.setdefault((impl, json.dumps(req, sort_keys=True)), []).insert(0, resp)
+
+    def _crypt(self, impl, p, op, key, iv, aad, data, **extra) -> dict:
+        return self._ask(impl, self._crypt_request(p, op, key, iv, aad, data, **extra))
+
+    @staticmethod
+    def _refused(r: dict) -> str:
+        """The runner's reason for a non-ok answer; raises Unsupported for `unsupported`."""
+        if r["status"] == "unsupported":
+            raise Unsupported(r.get("message") or "unsupported")
+        return r.get("message", r["status"])
+
+    def _encrypt(self, impl, p, key, iv, aad, data):
+        r = self._crypt(impl, p, "encrypt", key, iv, aad, data)
+        if r["status"] != "ok":
+            return None, self._refused(r)
+        return bytes.fromhex(r.get("output", "")), None
+
+    def _decrypt(self, impl, p, key, iv, aad, data):
+        r = self._crypt(impl, p, "decrypt", key, iv, aad, data)
+        if r["status"] != "ok":
+            return None, None, self._refused(r)
+        if p.kind == "aead" and not r.get("authentic", False):
+            return None, False, None
+        return bytes.fromhex(r.get("output", "")), True, None
+
+    def _optional(self, impl, p, op, key, iv, aad, data, field, value, echo):
+        """(output or None, why not checked or None, error or None) for a request with an
+        optional protocol field (`chunks`, `inplace`) that a runner confirms with `echo`: true."""
+        r = self._crypt(impl, p, op, key, iv, aad, data, **{field: value})
+        if r["status"] == "unsupported":
+            return None, r.get("message") or f"the runner does not take '{field}'", None
+        if r["status"] != "ok":
+            return None, None, r.get("message", r["status"])
+        if r.get(echo) is not True:
+            return None, f"the runner ignored '{field}' (answered without \"{echo}\": true)", None
+        if p.kind == "aead" and op == "decrypt" and not r.get("authentic", False):
+            return None, None, "rejected as forged"
+        return bytes.fromhex(r.get("output", "")), None, None
+
+    def _hash(self, impl, p, data):
+        r = self._ask(impl, self._hash_request(p, data))
+        if r["status"] != "ok":
+            return None, self._refused(r)
+        return bytes.fromhex(r.get("output", "")), None
+
+    # ------------------------------------------------------------------ checks
+    def kat(self, res: PairResult, p: Primitive, kas: list[KnownAnswer]):
+        ahead = []
+        for ka in kas:
+            if ka.expect_reject:
+                if p.kind == "aead":
+                    ahead.append(self._crypt_request(p, "decrypt", ka.key, ka.iv, ka.aad, ka.output))
+            elif p.kind == "hash":
+                ahead.append(self._hash_request(p, ka.input))
+            else:
+                ahead.append(self._crypt_request(p, "encrypt", ka.key, ka.iv, ka.aad, ka.input))
+                ahead.append(self._crypt_request(p, "decrypt", ka.key, ka.iv, ka.aad, ka.output))
+        self.prefetch(res.impl, ahead)
+        try:
+            self._kat_each(res, p, kas)
+        finally:
+            self._ahead.clear()  # answers a failed encryption made unnecessary
+
+    def _kat_each(self, res: PairResult, p: Primitive, kas: list[KnownAnswer]):
+        for ka in kas:
+            if ka.expect_reject and p.kind != "aead":
+                continue  # only an AEAD can reject; a loader never emits these for others
+            try:
+                self._kat_one(res, p, ka)
+            except Unsupported as e:
+                res.skip(ka.corpus, ka.where, ka.source, str(e))
+
+    def _kat_one(self, res: PairResult, p: Primitive, ka: KnownAnswer):
+        where = {"source": ka.source, "vector": ka.where, "corpus": ka.corpus}
+        if ka.expect_reject:
+            back, ok, err = self._decrypt(res.impl, p, ka.key, ka.iv, ka.aad, ka.output)
+            res.checks["kat"] += 1
+            res.checks["kat_reject"] += 1
+            if err is not None or ok or back is not None:
+                res.fail("kat forgery accepted" if err is None else "kat forgery",
+                         key=ka.key, iv=ka.iv, aad=ka.aad, input=ka.output,
+                         expected="rejection", actual=err or back or "accepted", **where)
+                return
+            res.corpus_counts[ka.corpus] += 1
+            return  # a rejection alone never vouches: rejecting everything would pass
+        if p.kind == "hash":
+            out, err = self._hash(res.impl, p, ka.input)
+            res.checks["kat"] += 1
+            if out != ka.output:
+                res.fail("kat", input=ka.input, expected=ka.output, actual=out or err, **where)
+                return
+        else:
+            out, err = self._encrypt(res.impl, p, ka.key, ka.iv, ka.aad, ka.input)
+            res.checks["kat"] += 1
+            if out != ka.output:
+                res.fail("kat encrypt", key=ka.key, iv=ka.iv, aad=ka.aad, input=ka.input,
+                         expected=ka.output, actual=out if out is not None else err, **where)
+                return
+            back, ok, err = self._decrypt(res.impl, p, ka.key, ka.iv, ka.aad, ka.output)
+            if back != ka.input:
+                res.fail("kat decrypt", key=ka.key, iv=ka.iv, aad=ka.aad, input=ka.output,
+                         expected=ka.input, actual=back if back is not None else (err or "rejected as forged"),
+                         **where)
+                return
+        res.corpus_counts[ka.corpus] += 1
+        res.vouched = True
+
+    def iterated(self, res: PairResult, p: Primitive):
+        """The published procedures whose final output is the known answer (cipherbench/iterated.py)."""
+        for proc in iterated.PROCEDURES.get(p.name, []):
+            def encrypt(key, iv, aad, data):
+                out, err = self._encrypt(res.impl, p, key, iv, aad, data)
+                if out is None:
+                    raise _StepFailed(err)
+                return out
+            res.checks["kat"] += 1
+            try:
+                out = proc.run(encrypt)
+            except Unsupported as e:
+                res.skip(iterated.CORPUS, proc.primitive, proc.source, str(e))
+                continue
+            except _StepFailed as e:
+                out = None
+                err = str(e)
+            if out != proc.expected:
+                res.fail("kat iterated", expected=proc.expected, actual=out if out is not None else err,
+                         source=proc.source, corpus=iterated.CORPUS,
+                         note="the final output of the procedure in cipherbench/iterated.py")
+                continue
+            res.corpus_counts[iterated.CORPUS] += 1
+            res.vouched = True
+
+    def roundtrip_and_collect(self, res: PairResult, p: Primitive) -> dict:
+        """Round trips on deterministic inputs; returns {case: output} for the differential check."""
+        outputs = {}
+        lengths = message_lengths(p)
+        # every first request (an encryption or a hash) goes ahead: none depends on another
+        firsts = []
+        for n in lengths:
+            key, iv, aad, msg = self._roundtrip_inputs(p, n)
+            firsts.append(self._hash_request(p, msg) if p.kind == "hash"
+                          else self._crypt_request(p, "encrypt", key, iv, aad, msg))
+        self.prefetch(res.impl, firsts)
+        try:
+            for n in lengths:
+                try:
+                    self._roundtrip_one(res, p, n, outputs)
+                except Unsupported as e:  # an offered primitive must take these ordinary inputs
+                    res.fail("roundtrip", actual=f"unsupported: {e}", length=n)
+        finally:
+            self._ahead.clear()
+        return outputs
+
+    @staticmethod
+    def _roundtrip_inputs(p: Primitive, n: int):
+        """(key, iv, aad, message) of the round trip of length n: deterministic, per primitive."""
+        label = f"{p.name}/{n}"
+        key, iv = det_bytes("key/" + label, p.key_bytes), det_bytes("iv/" + label, p.iv_bytes)
+        if p.mode == "xts" and key[: len(key) // 2] == key[len(key) // 2:]:
+            key = key[::-1]
+        aad = det_bytes("aad/" + label, 13) if p.kind == "aead" else b""
+        return key, iv, aad, det_bytes("msg/" + label, n)
+
+    def _roundtrip_one(self, res: PairResult, p: Primitive, n: int, outputs: dict):
+        key, iv, aad, msg = self._roundtrip_inputs(p, n)
+        if p.kind == "hash":
+            out, err = self._hash(res.impl, p, msg)
+            if out is None:
+                res.fail("hash", input=msg, actual=err)
+                return
+            outputs[n] = (out, dict(input=msg))
+            return
+        ct, err = self._encrypt(res.impl, p, key, iv, aad, msg)
+        if ct is None:
+            res.fail("encrypt", key=key, iv=iv, aad=aad, input=msg, actual=err)
+            return
+        outputs[n] = (ct, dict(key=key, iv=iv, aad=aad, input=msg))
+        back, ok, err = self._decrypt(res.impl, p, key, iv, aad, ct)
+        res.checks["roundtrip"] += 1
+        if back != msg:
+            res.fail("roundtrip", key=key, iv=iv, aad=aad, input=ct, expected=msg,
+                     actual=back if back is not None else (err or "its own ciphertext rejected as forged"))
+        if p.kind == "aead":
+            self.forgery(res, p, key, iv, aad, ct)
+        chunks = stream_chunks(p, n)
+        if chunks and back == msg:
+            self.streaming(res, p, key, iv, aad, msg, ct, chunks)
+        if n == inplace_length(p) and back == msg:
+            self.inplace(res, p, key, iv, aad, msg, ct)
+
+    def streaming(self, res, p, key, iv, aad, msg, ct, tiers):
+        """The same message fed in pieces (protocol field `chunks`) must give the one-call output,
+        encrypting and decrypting. A different output fails the pair; a runner that cannot take
+        the pieces (unsupported, or an error naming why) is noted and the next way is tried."""
+        refused = []
+        for chunks in tiers:
+            why = self._stream_once(res, p, key, iv, aad, msg, ct, chunks)
+            if why is None:
+                if refused:
+                    res.checks["streaming_note"] = "; ".join(refused)
+                return
+            refused.append(f"pieces {chunks}: {why}")
+        res.checks["streaming_not_checked"] = "; ".join(refused)
+
+    def _stream_once(self, res, p, key, iv, aad, msg, ct, chunks) -> str | None:
+        """None when checked (a mismatch is recorded as a failure), else why it was not."""
+        for op, data, want in (("encrypt", msg, ct), ("decrypt", ct, msg)):
+            out, skipped, err = self._optional(res.impl, p, op, key, iv, aad, data, "chunks", chunks, "chunked")
+            if skipped or (err and err != "rejected as forged"):
+                return skipped or f"error: {err}"
+            res.checks["streaming"] += 1
+            if out != want:
+                res.fail(f"streaming {op} (input in pieces of {chunks} bytes, then the rest)",
+                         key=key, iv=iv, aad=aad, input=data, expected=want,
+                         actual=out if out is not None else err)
+                return None
+        return None
+
+    def inplace(self, res, p, key, iv, aad, msg, ct):
+        """The same message with the output written over the input (protocol field `inplace`)
+        must give the same output, encrypting and decrypting: the timed loops work in place, so
+        an API that breaks on aliased buffers would time something it never verified."""
+        for op, data, want in (("encrypt", msg, ct), ("decrypt", ct, msg)):
+            out, why, err = self._optional(res.impl, p, op, key, iv, aad, data, "inplace", True, "inplace")
+            if why:
+                res.checks["inplace_not_checked"] = why
+                return
+            res.checks["inplace"] += 1
+            if out != want:
+                res.fail(f"inplace {op} (output written over the input)", key=key, iv=iv, aad=aad,
+                         input=data, expected=want, actual=out if out is not None else err)
+                return
+
+    def forgery(self, res, p, key, iv, aad, ct):
+        cases = [("tag", ct[:-1] + bytes([ct[-1] ^ 0x01]), aad)]
+        if len(ct) > p.tag_bytes:
+            cases.append(("ciphertext", bytes([ct[0] ^ 0x80]) + ct[1:], aad))
+        if aad:
+            cases.append(("associated data", ct, bytes([aad[0] ^ 0x01]) + aad[1:]))
+        for what, c2, a2 in cases:
+            back, ok, err = self._decrypt(res.impl, p, key, iv, a2, c2)
+            res.checks["forgery"] += 1
+            if ok or back is not None:
+                res.fail(f"forgery ({what} changed) accepted", key=key, iv=iv, aad=a2, input=c2,
+                         expected="rejection", actual=back or "accepted")
+
+    # ------------------------------------------------------------------ the whole gate
+    def run(self, pairs) -> list[PairResult]:
+        by_prim: dict[str, list] = defaultdict(list)
+        for im, p in pairs:
+            by_prim[p.name].append((im, p))
+        # Modelled primitives without a published known answer get `model` ones, computed over
+        # an ECB oracle that passes that ECB primitive's published known answers (model_oracle.py).
+        prims = [items[0][1] for items in by_prim.values()]
+        kas_by_prim, self.missing_corpora = corpora.load_all(set(by_prim) | oracle_primitives(prims))
+        models = ModelCorpus(self.s)
+        models.extend(prims, kas_by_prim)
+        results: list[PairResult] = []
+        for pname, items in sorted(by_prim.items()):
+            p = items[0][1]
+            outs = {}
+            group_results = []
+            for im, _ in items:
+                if self.progress:
+                    self.progress(f"{im.name} {pname}")
+                res = PairResult(im.name, pname, model_oracle=models.oracle_of.get(pname),
+                                 no_model_because=models.missing.get(pname))
+                try:
+                    self.kat(res, p, kas_by_prim.get(pname, []))
+                    self.iterated(res, p)
+                    outs[im.name] = self.roundtrip_and_collect(res, p)
+                except RunnerError as e:
+                    res.fail("runner", actual=str(e))
+                group_results.append(res)
+            self.differential(p, group_results, outs)
+            results.extend(group_results)
+        return results
+
+    def differential(self, p: Primitive, results: list[PairResult], outs: dict):
+        if len(outs) < 2:
+            return
+        by_impl = {r.impl: r for r in results}
+        cases = set().union(*(o.keys() for o in outs.values()))
+        for case in sorted(cases):
+            groups: dict[bytes, list[str]] = defaultdict(list)
+            inputs = None
+            for impl, o in outs.items():
+                if case in o:
+                    groups[o[case][0]].append(impl)
+                    inputs = o[case][1]
+            if len(groups) == 1:
+                for impls in groups.values():
+                    verified = {i for i in impls if by_impl[i].vouched and not by_impl[i].failures}
+                    for i in impls:
+                        by_impl[i].checks["differential"] += 1
+                        by_impl[i].agrees_with_verified |= verified - {i}
+                continue
+            # Disagreement: the group containing a KAT-verified implementation is right; else the largest.
+            def rank(item):
+                out, impls = item
+                return (any(by_impl[i].vouched and not by_impl[i].failures for i in impls), len(impls))
+            right_out, right = max(groups.items(), key=rank)
+            for out, impls in groups.items():
+                for i in impls:
+                    by_impl[i].checks["differential"] += 1
+                    if out is not right_out:
+                        by_impl[i].fail("differential", expected=right_out, actual=out,
+                                        agrees_with=sorted(right), **inputs)

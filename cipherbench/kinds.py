@@ -1,0 +1,74 @@
+"""The closed vocabularies of cipherbench: what a primitive is, what is timed, how, and
+what came of it. Each is a ``StrEnum`` whose values are the words the protocol, the
+store, the registry and the results document use, so a member compares equal to
+its word and is stored as it."""
+from __future__ import annotations
+
+from enum import StrEnum
+
+
+class PrimitiveKind(StrEnum):
+    """registry/primitives.toml's `kind`."""
+
+    CIPHER = "cipher"  # a block cipher in an unauthenticated mode
+    STREAM = "stream"
+    AEAD = "aead"
+    HASH = "hash"
+    NULL = "null"  # the harness's own cost: a call that does nothing
+
+
+class Operation(StrEnum):
+    """What a timed call does (protocol `bench`, field `operation`)."""
+
+    ENCRYPT = "encrypt"
+    DECRYPT = "decrypt"
+    DECRYPT_FORGED = "decrypt-forged"  # an AEAD open whose tag does not verify
+    KEYSETUP = "keysetup"
+    KEYSETUP_DECRYPT = "keysetup-decrypt"
+    HASH = "hash"
+
+    @property
+    def is_keysetup(self) -> bool:
+        """A key schedule alone: it has no message, so no size and no throughput."""
+        return self in (Operation.KEYSETUP, Operation.KEYSETUP_DECRYPT)
+
+    @classmethod
+    def timed(cls) -> tuple[Operation, ...]:
+        """The operations a user may ask `run` for (hashes always run HASH)."""
+        return tuple(o for o in cls if o is not cls.HASH)
+
+
+class Workload(StrEnum):
+    """How calls are strung together in a batch (docs/method.md, "Workloads")."""
+
+    BULK = "bulk"  # one keyed context, one message, `loops` calls of `size` bytes
+    MESSAGE = "message"  # every call a whole message: IV, associated data, data, tag
+    REKEY = "rekey"  # `message` plus key setup every time
+
+
+class CycleSource(StrEnum):
+    """Where a measurement's cycles come from. The free-text detail (which clock
+    range, how often it was read) is stored beside it, for people only."""
+
+    COUNTER = "counter"  # a hardware core-cycle counter (perf_event)
+    BATCH_CLOCK = "batch-clock"  # each batch's ns x the core clock measured around it
+    RUN_CLOCK = "run-clock"  # ns x one core clock measured before and after the run
+    NONE = "none"  # neither: no cycles
+
+
+class Verdict(StrEnum):
+    """A pair's verification outcome, as stored with each measurement."""
+
+    PASSED = "passed"
+    FAILED = "failed"
+    UNVERIFIED = "unverified"  # no known answer it could run
+    NOT_APPLICABLE = "n/a"  # the null primitive: nothing to verify
+
+
+class RunStatus(StrEnum):
+    RUNNING = "running"
+    COMPLETE = "complete"
+    FAILED = "failed"  # ended by an error; what was timed before it is kept
+    INTERRUPTED = "interrupted"  # Ctrl-C or SIGTERM; what was timed is kept
+    DEAD = "dead"  # found still "running" with no process behind it (kill -9, power loss)
+    INCOMPLETE = "incomplete"  # ran to the end, but a runner died or points failed

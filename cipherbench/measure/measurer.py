@@ -1,0 +1,626 @@
+"""Timed measurement: calibrate, warm up, interleave, and turn raw batches into figures.
+
+Method (docs/method.md):
+- Runners are started first and pinned to one CPU; we wait a second before
+  the first timed batch (a freshly started process on the sibling CPU slows a
+  pinned measurement for up to a second on these machines).
+- Each point (implementation, primitive, operation, workload, size) gets a
+  loop count that makes one batch last about `batch_ms`, with at least
+  max(1, 65536 / size) calls per batch so clock reads are amortised.
+- Warm-up batches are run and stored but not counted.
+- Timed batches are interleaved: round r runs one batch of every point, in a
+  fresh random order per round, so slow drift hits every point alike.
+- With several processes per runner (Session replicas), round r's batches run in
+  process r mod n: each process has its own address layout, so a median mixes
+  layouts instead of inheriting one process's luck.
+- Within a process, the stack is what randomisation places at a random 16-byte
+  step within a page (heap and libraries move by whole pages), and it alone moved
+  RustCrypto's AES-CTR between 0.8 and 1.2 times its median. Runners that can
+  (the engine, Rust, Python) run timed batch k of a point with their stack at a given
+  place in the page (stack_offset()): the same places in every run, spread evenly.
+- Then points whose median is still uncertain (the interval of the median wider
+  than +-UNSURE of it) get further rounds, among themselves, until they settle,
+  reach MAX_FACTOR times the batches asked for, or the extra batches reach
+  EXTRA_SHARE of the planned ones: a JIT runtime's garbage collector or a
+  thread pool's scheduling spreads some points' batches far more than others',
+  and more samples where they are needed cost less than more everywhere.
+- Cycles: a core-cycle counter where the runner reads one. Otherwise the core
+  clock is measured by the native engine's dependent-add chain between timed
+  batches (BatchClock; after each one, or each clock_every-th), and a batch's
+  cycles are its nanoseconds times the clock interpolated between the readings
+  around it (with a reading after each, their mean). On these shared guests the
+  host moves the core clock between about 3.5 and 4.0 GHz in steps lasting
+  seconds, so a clock measured once per run turned that drift into a 2-3 %
+  difference between whole runs. Every cycle figure is labelled with its source,
+  and TSC ticks are never called cycles.
+- A shared core: the hypervisor can run another guest's thread on the other hardware
+  thread of our core, invisible from inside the guest. Throughput-bound code (most
+  ciphers) then gets fewer execution ports. With each clock reading the engine also
+  runs the same additions in four independent chains (`parallel`); a core to itself
+  runs about 3.4 of them a cycle, a shared one fewer (seen here: 2.6-3.0 in episodes
+  lasting tens of seconds). A batch with a reading below SHARED of the run's usual
+  level on either side is set aside when enough batches of the point were timed on
+  the core alone (figures()), and a point short of them gets further rounds.
+"""
+from __future__ import annotations
+
+import math
+import random
+import statistics
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from cipherbench.errors import RunnerError
+from cipherbench.kinds import CycleSource
+from cipherbench.measure.stats import Summary, summarize
+from cipherbench.registry import Primitive
+
+MIN_BATCH_NS = 1_000_000  # below 1 ms a batch says more about the timer than the cipher
+UNSURE = 0.015  # half-width of the median's interval, relative, above which a point gets more rounds
+MAX_FACTOR = 3  # at most this many times the batches asked for, per point
+EXTRA_SHARE = 0.5  # extra batches in all, at most this share of the planned timed batches
+PROBE_SHARE = 0.25  # a calibration probe whose loop count was predicted lasts this share of a batch
+STACK_STRIDE = 97  # timed batch k of a point runs at stack offset 16 x (97 k mod 256): see stack_offset()
+BATCH_CLOCK_THOUSANDS = 350  # the chain between two batches: 350,000 adds, about 0.1 ms
+BATCH_CLOCK_BEST_OF = 2  # ... run twice, the faster kept (an interrupt only slows it)
+SHARED = 0.05  # parallel adds per cycle this far below the run's usual level: the core was shared
+SHARED_RUN_WARNING = 0.05  # a run warns when more of its readings than this share found the core shared
+USUAL_QUANTILE = 90  # the run's usual level: this percentile of its batches' readings (most ran alone)
+
+
+@dataclass
+class Point:
+    impl: str
+    primitive: Primitive
+    operation: str
+    workload: str
+    size: int
+    provider: str = ""
+    loops: int = 0
+    raw: list = field(default_factory=list)  # dicts: warmup, loops, ns, tsc, core_cycles, core_ghz
+    error: str | None = None
+    verified: str = "unverified"
+    extra_batches: int = 0  # timed batches added because the median was still uncertain
+
+    @property
+    def label(self) -> str:
+        return f"{self.impl} {self.primitive.name} {self.operation}/{self.workload} {self.size} B"
+
+    def request(self, loops: int, batches: int = 1, warmup_ms: int | None = None,
+                stack_offset: int | None = None) -> dict:
+        p = self.primitive
+        req = {"op": "bench", "primitive": p.name, "operation": self.operation,
+               "workload": self.workload, "size": self.size, "loops": loops, "batches": batches}
+        if warmup_ms is not None:
+            req["warmup_ms"] = int(warmup_ms)
+        if stack_offset is not None:
+            req["stack_offset"] = int(stack_offset)
+        if p.kind != "hash":
+            # byte i of the key is i + 1, of the IV 0xa0 + i, both mod 256 (Threefish-1024's are
+            # 128 bytes long)
+            req["key"] = bytes((1 + i) & 0xFF for i in range(p.key_bytes)).hex()
+            if p.iv_bytes:
+                req["iv"] = bytes((0xA0 + i) & 0xFF for i in range(p.iv_bytes)).hex()
+        return req
+
+
+@dataclass
+class CoreClock:
+    """The core clock of a run: measured before and after it, and the range of the
+    per-batch measurements (BatchClock) when there were any."""
+    ghz: float | None
+    source: str  # what a cycles figure derived from it means
+    before: float | None = None
+    after: float | None = None
+    batch_low: float | None = None  # lowest and highest clock measured between two batches
+    batch_high: float | None = None
+    every: int = 1  # batches between two of those measurements
+    # the parallel adds per cycle of a core to itself in this run (usual_adds()); None: not read
+    usual_adds: float | None = None
+
+    @property
+    def drift(self) -> float | None:
+        if self.before and self.after:
+            return abs(self.after - self.before) / self.before
+        return None
+
+    @classmethod
+    def of_run(cls, before: float | None, after: float | None, points, every: int = 1) -> CoreClock:
+        known = [g for g in (before, after) if g]
+        per_batch = [s["core_ghz"] for pt in points for s in pt.raw if s.get("core_ghz")]
+        # from the batches' own values, so that a reader of the samples can recompute it
+        adds = [s["adds_per_cycle"] for pt in points for s in pt.raw if s.get("adds_per_cycle")]
+        return cls(sum(known) / len(known) if known else None, "", before, after,
+                   min(per_batch, default=None), max(per_batch, default=None), every,
+                   usual_adds(adds))
+
+
+def usual_adds(readings) -> float | None:
+    """The parallel adds per cycle of the core when nothing else used it: a high percentile
+    of a run's batches' readings (on a quiet host nearly all agree to 0.1 %; sharing only
+    lowers them, and a clock step between the two chains of a reading moves one a few
+    percent either way). A run shared from start to end has no such level to compare with,
+    and sets nothing aside."""
+    readings = list(readings)
+    if not readings:
+        return None
+    return float(np.percentile(readings, USUAL_QUANTILE, method="higher"))  # a real reading
+
+
+def alone(timed: list[dict], usual: float | None) -> list[dict]:
+    """The batches timed on a core to itself: those without a reading below SHARED of the
+    usual level (a batch without a reading counts as alone: nothing says otherwise)."""
+    if not usual:
+        return list(timed)
+    return [s for s in timed if not s.get("adds_per_cycle") or s["adds_per_cycle"] >= (1 - SHARED) * usual]
+
+
+def shared_core_warning(readings, usual: float | None) -> str | None:
+    """The run's warning when more than SHARED_RUN_WARNING of its clock readings found the
+    core shared (a quiet stretch of this host: about 1.5 %, single readings a clock step
+    between the two chains had moved), else None."""
+    readings = list(readings)
+    low = sum(1 for a in readings if usual and a < (1 - SHARED) * usual)
+    if not readings or low <= SHARED_RUN_WARNING * len(readings):
+        return None
+    return (f"the core was shared at {low} of {len(readings)} clock readings (parallel adds a cycle more "
+            f"than {SHARED:.0%} below the usual {usual:.2f}), most likely by another guest on its other "
+            "hardware thread; batches next to those readings were set aside where enough of a point's "
+            "ran alone (measurements' shared_batches)")
+
+
+def enough_alone(n_alone: int, n_timed: int) -> bool:
+    """Whether a point's batches on a core alone can stand for it: at least three, and at
+    least half of what was timed."""
+    return n_alone >= 3 and 2 * n_alone >= n_timed
+
+
+def measure_core_ghz(native, repeats: int = 5) -> float | None:
+    """Core GHz from the native runner's dependent-add chain, or None. The chain
+    cannot run faster than one add per cycle, while preemption only slows it,
+    so the fastest of the repeats is the estimate."""
+    if native is None:
+        return None
+    vals = []
+    for _ in range(repeats):
+        r = native.request({"op": "cpu-clock", "thousands": 20000})
+        if r.get("status") != "ok" or not r.get("ns"):
+            return None
+        vals.append(r["chain_cycles"] / r["ns"])
+    ghz = max(vals)
+    return ghz if 0.2 < ghz < 8.0 else None  # outside that, the chain was folded or preempted
+
+
+class BatchClock:
+    """The core clock between two timed batches: one `cpu-clock` request to the native
+    engine (a chain of about 0.1 ms, best of two), which is pinned to the CPU every runner
+    measures on. Calling it answers GHz, or None once the engine cannot say (then every
+    later call answers None too, and figures fall back to the run's clock).
+
+    A chain preempted in both its runs reads low (one standard profile's 45,000 readings
+    went down to 1.3 GHz, against 3.5-4.1 for the rest), and one such reading would lend
+    its clock to the batches around it. So a reading more than LOW below the median of
+    the last RECENT ones is taken again, up to RETRIES times: two readings within
+    AGREE of each other are a real change of clock (the host's steps are 3-10 %), and
+    otherwise the highest stands.
+
+    Each reading also runs the chain's additions as four independent chains; after a
+    call, `adds_per_cycle` is how many of them the core ran a cycle in the reading kept
+    (None where the engine did not say): a shared core runs fewer (module docstring).
+    `readings` keeps every one of them, for the run's warning (cli.py: how often the core was
+    shared)."""
+
+    RECENT, LOW, RETRIES, AGREE = 15, 0.05, 3, 0.01
+
+    def __init__(self, native):
+        self.native = native
+        self.recent: list[float] = []
+        self.adds_per_cycle: float | None = None
+        self.readings: list[float] = []
+
+    def __call__(self) -> float | None:
+        g, adds = self._read()
+        if g is None or not self.recent:
+            return self._keep(g, adds)
+        usual = statistics.median(self.recent)
+        for _ in range(self.RETRIES):
+            if g >= (1 - self.LOW) * usual:
+                break
+            again, again_adds = self._read()
+            if again is None:
+                break
+            agree = abs(again - g) <= self.AGREE * g
+            if again > g:
+                g, adds = again, again_adds
+            if agree:
+                break
+        return self._keep(g, adds)
+
+    def _keep(self, g: float | None, adds: float | None) -> float | None:
+        if g is not None:
+            self.recent = (self.recent + [g])[-self.RECENT:]
+        self.adds_per_cycle = adds if g is not None else None
+        if self.adds_per_cycle:
+            self.readings.append(self.adds_per_cycle)
+        return g
+
+    def _read(self) -> tuple[float | None, float | None]:
+        if self.native is None:
+            return None, None
+        try:
+            r = self.native.request({"op": "cpu-clock", "thousands": BATCH_CLOCK_THOUSANDS,
+                                     "best_of": BATCH_CLOCK_BEST_OF, "parallel": True})
+        except RunnerError:
+            r = {}
+        if r.get("status") != "ok" or not r.get("ns"):
+            self.native = None
+            return None, None
+        ghz = r["chain_cycles"] / r["ns"]
+        par = r.get("parallel_ns")
+        adds = r["ns"] / par if isinstance(par, (int, float)) and par > 0 else None
+        return (ghz, adds) if 0.2 < ghz < 8.0 else (None, None)
+
+
+class Measurer:
+    def __init__(self, session, batch_ms: float, batches: int, warmup_batches: int,
+                 seed: int = 1, progress=None, extra_share: float = EXTRA_SHARE,
+                 jit_warmup_ms: int | None = None, jit_size_warmup: bool = True,
+                 long_call_batches: int | None = None, batch_clock=None, place_stack: bool = True,
+                 clock_every: int = 1, runner_of: Callable[[str], str] | None = None):
+        self.s = session
+        # True: timed batches carry stack_offset (stack_offset()); runners that cannot place
+        # their stack ignore it
+        self.place_stack = place_stack
+        # callable() -> GHz or None (BatchClock), read before a round's first batch, after every
+        # `clock_every` batches and after its last. Each timed batch then carries core_ghz: the
+        # two readings around it, interpolated by its place among the batches between them
+        # (their mean when a reading follows every batch). The clock moves in steps lasting
+        # seconds, so a reading every few 3-8 ms batches loses little, and a reading costs about
+        # 0.3 ms (a pipe round trip and two 0.1 ms chains).
+        self.batch_clock = batch_clock
+        self.clock_every = max(1, clock_every)
+        self.target_ns = batch_ms * 1e6
+        self.batches = batches
+        self.warmups = warmup_batches
+        self.rng = random.Random(seed)
+        self.progress = progress  # callable(advance: int, label: str) or None
+        self.extra_share = extra_share
+        self.jit_warmup_ms = jit_warmup_ms  # protocol `warmup_ms`, sent with every bench request
+        # False: `warmup_ms` 0 for every size of a path after its first, so JIT runners skip
+        # the tenth they give a further size (the calibration probe still runs it first)
+        self.jit_size_warmup = jit_size_warmup
+        # A number: a point whose one batch is longer than batch_ms (a single call can be) gets
+        # the time of `batches` batches of batch_ms, in no fewer than this many batches
+        self.long_call_batches = long_call_batches
+        # implementation -> its runner, whose other points stop when it is lost (None: each
+        # implementation stands alone)
+        self.runner_of = runner_of
+        self.lost: dict[str, str] = {}  # runner -> why it stopped answering; its points are not asked again
+        # callable(points) after calibration and after every round: the pipeline stores what
+        # was timed so far (pipeline/recorder.py), so an interrupt loses at most one round
+        self.on_round: Callable[[list[Point]], None] | None = None
+        self._first_size: dict[tuple, int] = {}  # path -> the size it was first calibrated at
+        self._seen: dict[tuple, dict[int, float]] = {}  # path -> {size: ns per call} from calibration
+
+    def _batch(self, pt: Point, loops: int, warmup: bool, replica: int | None = None) -> float | None:
+        runner = self._runner_of(pt)
+        if runner in self.lost:
+            pt.error = f"not timed: runner {runner} was lost ({self.lost[runner]})"
+            return None
+        offset = None
+        if not warmup and self.place_stack:
+            offset = stack_offset(sum(1 for s in pt.raw if not s["warmup"]))
+        try:
+            r = self.s.ask(pt.impl, pt.request(loops, warmup_ms=self._warmup_ms(pt), stack_offset=offset),
+                           replica=replica)
+            try:
+                sample = bench_sample(r, loops, warmup)
+            except RunnerError as e:
+                raise RunnerError(f"runner {runner} {e}") from None
+        except RunnerError as e:  # crashed, hung, or answered garbage: none of its points go on
+            self.lost[runner] = pt.error = str(e)
+            return None
+        if isinstance(sample, str):  # the runner's own refusal of this point: only it stops
+            pt.error = sample
+            return None
+        pt.raw.append(sample)
+        return sample["ns"]
+
+    def _runner_of(self, pt: Point) -> str:
+        return self.runner_of(pt.impl) if self.runner_of else pt.impl
+
+    def calibrate(self, pt: Point):
+        """Find `loops` for a batch of about target_ns, starting from what the same code path
+        (impl, primitive, operation, workload) took at the sizes calibrated before, so that
+        one short request usually suffices; loops is then scaled from the probe's time. The
+        request that settles it is kept as the point's first warm-up batch (it ran the code
+        path just before; timing it again would buy nothing)."""
+        keysetup = pt.operation in ("keysetup", "keysetup-decrypt")
+        guess = self._predict(pt)
+        # With a prediction, the probe is a quarter batch: it only has to confirm the guess
+        # (the path is already warm), and 60,000 points' worth of full-length probes were a
+        # sixth of the standard profile's time. A first size gets a full one.
+        probe_ns = self.target_ns * (PROBE_SHARE if guess else 1.0)
+        if guess:
+            loops = max(1, round(probe_ns / guess))
+        else:
+            loops = 16 if keysetup else max(1, 65536 // max(pt.size, 1))
+        for _ in range(8):
+            ns = self._batch(pt, loops, warmup=True)
+            if ns is None:
+                return
+            if ns >= probe_ns * 0.5 and (ns <= probe_ns * 2 or loops == 1):
+                break
+            want = loops * probe_ns / max(ns, 1000.0)
+            if ns < probe_ns * 0.5:
+                loops = max(loops + 1, int(math.ceil(min(want, loops * 1000.0))))
+            else:  # the prediction overshot: shrink rather than time a batch far too long
+                loops = max(1, int(want))
+            if loops > 2**40:
+                break
+        pt.raw = pt.raw[-1:]  # only the settling request stays, as a warm-up
+        pt.loops = max(1, round(loops * self.target_ns / max(ns, 1.0)))
+        self._seen.setdefault(self._path(pt), {})[pt.size] = ns / loops
+
+    def _warmup_ms(self, pt: Point) -> int | None:
+        if self.jit_warmup_ms is None or self.jit_size_warmup:
+            return self.jit_warmup_ms
+        first = self._first_size.setdefault(self._path(pt), pt.size)
+        return self.jit_warmup_ms if pt.size == first else 0
+
+    def planned(self, pt: Point) -> int:
+        """Timed batches this point gets: `batches`, or with long_call_batches, fewer where one
+        batch is longer than batch_ms (at large sizes a single call can be), so that it gets
+        about the time `batches` batches were meant to have, in at least long_call_batches."""
+        if not self.long_call_batches or not pt.raw:
+            return self.batches
+        w = pt.raw[-1]
+        batch_ns = w["ns"] / w["loops"] * pt.loops
+        if batch_ns <= self.target_ns:
+            return self.batches
+        return max(min(self.long_call_batches, self.batches),
+                   min(self.batches, math.ceil(self.batches * self.target_ns / batch_ns)))
+
+    @staticmethod
+    def _path(pt: Point):
+        return pt.impl, pt.primitive.name, pt.operation, pt.workload
+
+    def _predict(self, pt: Point) -> float | None:
+        """ns per call at pt.size from the path's calibrated sizes: a straight line in
+        log-log through the two nearest (a per-call cost and a per-byte cost both fit it
+        piecewise); from one size, time proportional to size; None before any."""
+        seen = self._seen.get(self._path(pt))
+        if not seen or pt.size <= 0:
+            return next(iter(seen.values())) if seen else None
+        sizes = sorted(s for s in seen if s > 0)
+        if not sizes:
+            return None
+        near = sorted(sizes, key=lambda s: abs(math.log(s / pt.size)))[:2]
+        if len(near) == 1 or near[0] == near[1]:
+            return seen[near[0]] * pt.size / near[0]
+        (s0, s1) = sorted(near)
+        slope = math.log(seen[s1] / seen[s0]) / math.log(s1 / s0)
+        return seen[s0] * (pt.size / s0) ** slope
+
+    def run(self, points: list[Point]) -> list[Point]:
+        live = []
+        for pt in points:
+            self.calibrate(pt)
+            if self.progress:
+                self.progress(1, pt.label)
+            if pt.error is None:
+                live.append(pt)
+        for pt in live:
+            for _ in range(self.warmups - 1):  # calibration's last request was the first
+                if self._batch(pt, pt.loops, warmup=True) is None:
+                    break
+        self._rounded(live)
+        self._rounds = 0
+        plan = {id(p): self.planned(p) for p in live}
+        for r in range(self.batches):
+            self._round([p for p in live if p.error is None and plan[id(p)] > r])
+            self._rounded(live)
+        if self.progress:  # the rounds a long-call point was spared: the bar still ends full
+            self.progress(sum(self.batches - n for n in plan.values()), "")
+        budget = int(self.extra_share * sum(plan.values()))
+        for _ in range(self.batches * (MAX_FACTOR - 1)):
+            usual = self._usual_adds(live)
+            unsure = [p for p in live if p.error is None and _unsure(p, usual)]
+            if not unsure or budget < len(unsure):
+                break
+            budget -= len(unsure)
+            self._round(unsure, extra=True)
+            self._rounded(unsure)
+        return points
+
+    def _rounded(self, points: list[Point]) -> None:
+        if self.on_round is not None:
+            self.on_round(points)
+
+    def _round(self, pts: list[Point], extra: bool = False):
+        """One timed batch of each point, in a fresh random order; round r goes to process
+        r of each runner that has several (Session.replicas: one address layout each)."""
+        order = list(pts)
+        self.rng.shuffle(order)
+        r = self._rounds
+        self._rounds += 1
+        clocked = self.batch_clock is not None
+        before = self.batch_clock() if clocked else None
+        before_adds = self._adds()
+        pending, since = [], 0  # samples timed since the reading `before`; batches since it
+        for i, pt in enumerate(order):
+            ns = self._batch(pt, pt.loops, warmup=False, replica=r)
+            since += 1
+            if ns is not None and before:
+                pending.append(pt.raw[-1])
+            if clocked and (since >= self.clock_every or i == len(order) - 1):
+                after = self.batch_clock()
+                after_adds = self._adds()
+                if before and after:
+                    # the clock moves in steps seconds apart: interpolated; sharing comes and
+                    # goes: a batch takes the lower of the two readings around it
+                    adds = min(before_adds, after_adds) if before_adds and after_adds else None
+                    for j, s in enumerate(pending):
+                        s["core_ghz"] = before + (after - before) * (j + 0.5) / len(pending)
+                        s["adds_per_cycle"] = adds
+                before, before_adds, pending, since = after, after_adds, [], 0
+            if extra:
+                pt.extra_batches += 1
+            if self.progress:
+                self.progress(0 if extra else 1, pt.label)
+
+    def _adds(self) -> float | None:
+        """The parallel adds per cycle of the batch clock's last reading, if it has them."""
+        return getattr(self.batch_clock, "adds_per_cycle", None)
+
+    def _usual_adds(self, points: list[Point]) -> float | None:
+        """The run's usual parallel adds per cycle so far (usual_adds(), as CoreClock.of_run)."""
+        return usual_adds(s["adds_per_cycle"] for pt in points for s in pt.raw if s.get("adds_per_cycle"))
+
+
+def _first_number(value, name: str, positive: bool = False) -> float | None:
+    """The first element of a protocol list field (`ns`, `tsc`, `core_cycles`: one per
+    batch), or None where the field is absent or null. Anything else is a RunnerError."""
+    if value is None:
+        return None
+    if not isinstance(value, list) or not value or isinstance(value[0], bool) \
+            or not isinstance(value[0], (int, float)) or not math.isfinite(value[0]) \
+            or (positive and value[0] <= 0):
+        raise RunnerError(f"answered bench with a malformed '{name}': {str(value)[:60]!r} "
+                          f"(docs/protocol.md: a list of {'positive ' if positive else ''}numbers)")
+    return float(value[0])
+
+
+def bench_sample(r: dict, loops: int, warmup: bool) -> dict | str:
+    """One batch's sample from a `bench` answer; a string where the runner refused the point
+    (`unsupported`, `error`). RunnerError where the answer breaks the protocol."""
+    if r["status"] != "ok":
+        return f"{r['status']}: {r.get('message', '')}"
+    ns = _first_number(r.get("ns"), "ns", positive=True)
+    if ns is None:
+        raise RunnerError("answered bench without 'ns'")
+    return {"warmup": warmup, "loops": loops, "ns": ns, "tsc": _first_number(r.get("tsc"), "tsc"),
+            "core_cycles": _first_number(r.get("core_cycles"), "core_cycles"), "core_ghz": None,
+            "adds_per_cycle": None}
+
+
+def stack_offset(k: int) -> int:
+    """The stack offset (protocol `stack_offset`) of a point's k-th timed batch. Where a
+    library's stack frames fall within a page moves some libraries' speed by a fifth either
+    way (engine/src/stack.h), and address randomisation would give each process one draw
+    for its life. Every point's batches step through the 256 16-byte places of a page by
+    97 (about 0.38 of the page, the golden ratio's fraction: successive batches land far
+    apart and fill the page evenly, and every residue modulo 2, 4, 8 and 16 comes round,
+    so a pattern repeating every 64 bytes is sampled in proportion). Every run uses the same
+    places, so a median over them is the same median in every run."""
+    return (k * STACK_STRIDE) % 256 * 16
+
+
+def _unsure(pt: Point, usual: float | None = None) -> bool:
+    """Whether the point's figure is still uncertain: its cycles when every batch has its
+    clock (frequency drift is not what more rounds could settle), else its time; judged on
+    its batches on a core alone (alone()), and unsure while there are not enough of those."""
+    timed = [s for s in pt.raw if not s["warmup"]]
+    quiet = alone(timed, usual)
+    if len(quiet) < len(timed):
+        if not enough_alone(len(quiet), len(timed)):
+            return True
+        timed = quiet
+    if timed and all(s.get("core_ghz") for s in timed):
+        per_call = [s["ns"] * s["core_ghz"] / s["loops"] for s in timed]
+    else:
+        per_call = [s["ns"] / s["loops"] for s in timed]
+    if len(per_call) < 3:
+        return False
+    sm = summarize(per_call)
+    return (sm.high - sm.low) / 2 > UNSURE * sm.median
+
+
+@dataclass
+class Figures:
+    """What a measurement says, derived from its raw batches."""
+
+    summary: Summary  # of ns per call
+    mb_per_s: float | None
+    cycles_per_byte: float | None
+    cycles_per_call: float | None
+    cycle_kind: CycleSource
+    cycle_source: str  # the same in words, with its detail: for people
+    tsc_per_byte: float | None
+    warnings: list[str]
+    cycles: Summary | None = None  # of cycles per call, batch by batch, where each batch has its own
+    core_ghz: float | None = None  # the core clock the point ran at (median of its batches' clocks)
+    shared_batches: int = 0  # timed batches set aside: the core was shared while they ran (alone())
+    shared_kept: int = 0  # timed batches on a shared core that stand, too few having run alone
+
+
+def figures(pt: Point, clock: CoreClock) -> Figures | None:
+    """The point's figures from its timed batches, those on a shared core set aside where
+    enough ran alone. Marks each of pt.raw's samples `set_aside` (stored with them)."""
+    timed = [s for s in pt.raw if not s["warmup"]]
+    if not timed:
+        return None
+    quiet = alone(timed, clock.usual_adds)
+    shared, shared_note, kept = len(timed) - len(quiet), None, 0
+    if shared and enough_alone(len(quiet), len(timed)):
+        timed = quiet
+    elif shared:
+        kept = shared
+        low = min(s["adds_per_cycle"] for s in timed if s.get("adds_per_cycle"))
+        shared_note = (f"the core was shared during {shared} of {len(timed)} batches (parallel adds "
+                       f"{low:.2f} a cycle, {clock.usual_adds:.2f} on a core alone), most likely by another "
+                       "guest on its other hardware thread, so it may read slow; rerun later")
+        shared = 0  # none set aside: all stand
+    used = {id(s) for s in timed}
+    for s in pt.raw:  # stored with the samples, so what is read back can leave out what the figures did
+        s["set_aside"] = not s["warmup"] and id(s) not in used
+    per_call = [s["ns"] / s["loops"] for s in timed]
+    sm = summarize(per_call)
+    size = pt.size if pt.operation not in ("keysetup", "keysetup-decrypt") else 0
+    mbps = size / sm.median * 1e3 if size else None  # bytes/ns * 1e3 = 10^6 bytes/s
+    warnings = []
+    cyc_sm, ghz = None, clock.ghz
+    if all(s.get("core_cycles") for s in timed):
+        cyc_sm = summarize([s["core_cycles"] / s["loops"] for s in timed])
+        kind, source = CycleSource.COUNTER, "core cycles (perf_event hardware counter)"
+    elif all(s.get("core_ghz") for s in timed):
+        cyc_sm = summarize([s["ns"] * s["core_ghz"] / s["loops"] for s in timed])
+        ghz = float(statistics.median(s["core_ghz"] for s in timed))
+        span = (f" ({clock.batch_low:.3f}-{clock.batch_high:.3f} GHz in this run)"
+                if clock.batch_low and clock.batch_high else "")
+        around = "just before and after it" if clock.every == 1 else \
+            f"around it (interpolated between readings {clock.every} batches apart)"
+        kind = CycleSource.BATCH_CLOCK
+        source = f"estimated: each batch's ns x the core clock measured {around} by a dependent-add chain{span}"
+    elif clock.ghz:
+        kind = CycleSource.RUN_CLOCK
+        source = f"estimated: ns x core clock {clock.ghz:.3f} GHz measured by a dependent-add chain"
+    else:
+        kind, source = CycleSource.NONE, "none: no core counter and no clock estimate"
+    cyc_call: float | None = cyc_sm.median if cyc_sm else (sm.median * clock.ghz if clock.ghz else None)
+    tscs = [s["tsc"] / s["loops"] for s in timed if s.get("tsc")]
+    tsc_pb = (sorted(tscs)[len(tscs) // 2] / size) if tscs and size else None
+    if sm.rel_mad > 0.05 and cyc_sm and cyc_sm.rel_mad <= 0.05 and kind is not CycleSource.COUNTER:
+        lo, hi = min(s["core_ghz"] for s in timed), max(s["core_ghz"] for s in timed)
+        warnings.append(f"spread {100 * sm.rel_mad:.1f}% in time but {100 * cyc_sm.rel_mad:.1f}% in cycles: "
+                        f"the core clock moved ({lo:.2f}-{hi:.2f} GHz) while it ran; cycles/byte holds, "
+                        "MB/s is for the clock of the moment")
+    elif sm.rel_mad > 0.05:
+        warnings.append(f"spread {100 * sm.rel_mad:.1f}% (MAD/median) is wide: the machine was busy; "
+                        "rerun on a quiet machine or with longer batches (--batch-ms)")
+    if sm.maximum > 1.5 * sm.median:
+        warnings.append(f"slowest batch {sm.maximum / sm.median:.1f}x the median: interference during the run")
+    if min(s["ns"] for s in timed) < MIN_BATCH_NS:
+        warnings.append("batches under 1 ms: timer resolution matters; use a larger --batch-ms")
+    if shared_note:
+        warnings.append(shared_note)
+    return Figures(sm, mbps, (cyc_call / size) if (cyc_call and size) else None, cyc_call, kind, source,
+                   tsc_pb, warnings, cyc_sm, ghz, shared, kept)
+
+
+def settle(seconds: float = 1.0):
+    """Let the machine settle after starting processes, before timing anything."""
+    time.sleep(seconds)

@@ -1,0 +1,256 @@
+"""Talking to runners: start them, ask, and turn every way they can fail into one clear line.
+
+A runner is a process speaking docs/protocol.md. The orchestrator never times
+the pipe: runners time inside their own process and report nanoseconds.
+"""
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import queue
+import shlex
+import subprocess
+import tempfile
+import threading
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+
+from cipherbench.errors import RunnerError, UsageError
+from cipherbench.paths import BUILD, REPO
+
+#: How long a runner may take to answer one request. Timed batches are
+#: calibrated to well under a second, so a runner silent for this long is hung.
+DEFAULT_TIMEOUT = float(os.environ.get("CIPHERBENCH_RUNNER_TIMEOUT", "120"))
+
+#: personality(2) flag that turns address-space layout randomisation off for a
+#: process and what it executes (linux/personality.h).
+ADDR_NO_RANDOMIZE = 0x0040000
+
+
+@lru_cache(maxsize=1)
+def _personality():
+    """libc's personality(2), or None off Linux/glibc."""
+    try:
+        import ctypes
+        libc = ctypes.CDLL(None, use_errno=True)
+        f = libc.personality
+        f.argtypes, f.restype = [ctypes.c_ulong], ctypes.c_int
+        return f
+    except (OSError, AttributeError):
+        return None
+
+
+def layout_of(pid: int) -> str | None:
+    """'fixed' when the process runs without address-space randomisation, 'random'
+    when with, None when that cannot be read (/proc/PID/personality, Linux)."""
+    try:
+        flags = int(Path(f"/proc/{pid}/personality").read_text().strip(), 16)
+    except (OSError, ValueError):
+        return None
+    return "fixed" if flags & ADDR_NO_RANDOMIZE else "random"
+
+
+@dataclass
+class RunnerSpec:
+    """How to start one runner, or why it cannot be started."""
+
+    name: str
+    argv: list[str]
+    builtin: bool = True
+    unavailable: str | None = None  # e.g. "not built: see build/runners/java.log"
+
+
+def builtin_runners() -> list[RunnerSpec]:
+    """The native engine and every language runner under runners/ (built or not)."""
+    specs = []
+    engine = Path(os.environ.get("CIPHERBENCH_ENGINE", BUILD / "engine" / "cipherbench-engine"))
+    specs.append(RunnerSpec("native", [str(engine)],
+                            unavailable=None if engine.exists() else
+                            f"not built: {engine} is missing (run 'make engine')"))
+    for run in sorted((REPO / "runners").glob("*/run")):
+        lang = run.parent.name
+        stamp = BUILD / "runners" / f"{lang}.ok"
+        why = None if stamp.exists() else (
+            f"not built: see {BUILD / 'runners' / (lang + '.log')} (run 'make runners')")
+        specs.append(RunnerSpec(lang, [str(run)], unavailable=why))
+    return specs
+
+
+def external_runner(cmd: str) -> RunnerSpec:
+    argv = shlex.split(cmd)
+    if not argv:
+        raise UsageError("--runner needs a command")
+    return RunnerSpec(Path(argv[0]).name, argv, builtin=False)
+
+
+class RunnerProcess:
+    """One running runner. request() returns the response dict or raises RunnerError."""
+
+    def __init__(self, spec: RunnerSpec, cpu: int | None = None, timeout: float = DEFAULT_TIMEOUT,
+                 fixed_layout: bool = False):
+        """fixed_layout: start the runner with address-space randomisation off, so its
+        buffers, heap and stacks sit at the same addresses in every run. Where a
+        library's working buffers (a keystream block on the stack, a table) land
+        relative to the data changes its speed by up to a third on these machines
+        (4 KiB aliasing between loads and stores), and with randomisation that
+        landing differs from process to process: identical runs then disagree by
+        more than any within-run spread (Mytkowicz et al., "Producing wrong data
+        without doing anything obviously wrong!", ASPLOS 2009, on layout bias).
+        `layout` says what the runner actually got."""
+        self.spec = spec
+        self.name = spec.name
+        self.timeout = timeout
+        self._ids = itertools.count(1)
+        self._stderr = tempfile.TemporaryFile()
+        self._lines: queue.Queue = queue.Queue()
+
+        personality = _personality() if fixed_layout else None
+
+        def pin():  # runs in the child before exec: every thread it starts inherits the CPU
+            if cpu is not None and hasattr(os, "sched_setaffinity"):
+                os.sched_setaffinity(0, {cpu})
+            if personality is not None:  # kept across exec; a refusal leaves the layout random
+                current = personality(0xFFFFFFFF)
+                if current != -1:
+                    personality(current | ADDR_NO_RANDOMIZE)
+
+        try:
+            self.proc = subprocess.Popen(
+                spec.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._stderr,
+                preexec_fn=pin, bufsize=0,
+                # a process group of its own: Ctrl-C at the terminal reaches cipherbench, which
+                # keeps what was timed and then closes its runners, instead of every runner at
+                # once mid-answer
+                process_group=0)
+        except OSError as e:
+            raise RunnerError(f"runner {self.name}: cannot start {spec.argv[0]!r}: {e.strerror}") from None
+        self.layout = layout_of(self.proc.pid)
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self):
+        for line in self.proc.stdout:
+            self._lines.put(line)
+        self._lines.put(None)
+
+    def stderr_tail(self, n: int = 300) -> str:
+        self._stderr.seek(0)
+        text = self._stderr.read().decode("utf-8", "replace").strip()
+        return text[-n:].replace("\n", " | ")
+
+    def request(self, req: dict, timeout: float | None = None) -> dict:
+        """Send one request and return its response; RunnerError on crash, hang or garbage."""
+        return self.request_many([req], timeout)[0]
+
+    def request_many(self, reqs: list[dict], timeout: float | None = None) -> list[dict]:
+        """Send several requests at once and return their responses, in order. The protocol
+        answers requests in order, so writing them all before reading saves a round trip
+        (two context switches) per request; the reader thread drains the runner's output
+        meanwhile, so neither pipe can fill up and stall. `timeout` applies to each answer."""
+        if not reqs:
+            return []
+        ids = [next(self._ids) for _ in reqs]
+        try:
+            self.proc.stdin.write("".join(json.dumps(dict(r, id=i)) + "\n" for r, i in zip(reqs, ids)).encode())
+            self.proc.stdin.flush()
+        except (BrokenPipeError, OSError):
+            raise self._died(reqs[0].get("op", "?")) from None
+        return [self._answer(r.get("op", "?"), i, timeout) for r, i in zip(reqs, ids)]
+
+    def _answer(self, op: str, rid: int, timeout: float | None) -> dict:
+        try:
+            line = self._lines.get(timeout=timeout or self.timeout)
+        except queue.Empty:
+            self.kill()
+            raise RunnerError(f"runner {self.name} did not answer '{op}' within "
+                              f"{timeout or self.timeout:.0f} s and was stopped") from None
+        if line is None:
+            raise self._died(op)
+        try:
+            resp = json.loads(line)
+        except ValueError:
+            snippet = line[:80].decode("utf-8", "replace").strip()
+            raise RunnerError(f"runner {self.name} answered '{op}' with something that is not "
+                              f"protocol JSON: {snippet!r}") from None
+        if not isinstance(resp, dict) or resp.get("status") not in ("ok", "unsupported", "error"):
+            raise RunnerError(f"runner {self.name} answered '{op}' without a valid status: {str(resp)[:80]!r}")
+        if resp.get("id") != rid:
+            raise RunnerError(f"runner {self.name} answered request {rid} with id {resp.get('id')!r}: "
+                              "responses are out of order")
+        return resp
+
+    def request_raw(self, line: str, timeout: float | None = None) -> dict:
+        """Send one line exactly as given (it need not be JSON) and return the
+        parsed answer without checking its id: for the conformance suite."""
+        try:
+            self.proc.stdin.write(line.encode() + b"\n")
+            self.proc.stdin.flush()
+        except (BrokenPipeError, OSError):
+            raise self._died("raw line") from None
+        try:
+            answer = self._lines.get(timeout=timeout or self.timeout)
+        except queue.Empty:
+            self.kill()
+            raise RunnerError(f"runner {self.name} did not answer a raw line within "
+                              f"{timeout or self.timeout:.0f} s") from None
+        if answer is None:
+            raise self._died("raw line")
+        try:
+            resp = json.loads(answer)
+        except ValueError:
+            raise RunnerError(f"runner {self.name} answered with something that is not JSON: "
+                              f"{answer[:80].decode('utf-8', 'replace').strip()!r}") from None
+        if not isinstance(resp, dict):
+            raise RunnerError(f"runner {self.name} answered with a JSON value that is not an object")
+        return resp
+
+    def _died(self, op: str) -> RunnerError:
+        try:
+            code = self.proc.wait(timeout=2)
+        except subprocess.TimeoutExpired:
+            code = None
+        tail = self.stderr_tail()
+        how = f"exited with status {code}" if code is not None else "closed its output"
+        return RunnerError(f"runner {self.name} {how} while answering '{op}'"
+                           + (f"; its stderr ends: {tail}" if tail else ""))
+
+    def kill(self):
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+
+    def close(self):
+        if self.proc.poll() is None:
+            try:
+                self.proc.stdin.write(b'{"op":"quit"}\n')
+                self.proc.stdin.close()
+                self.proc.wait(timeout=5)
+            except (OSError, subprocess.TimeoutExpired):
+                self.kill()
+        self._stderr.close()
+
+
+@dataclass
+class Implementation:
+    """One implementation as a runner announced it."""
+
+    name: str  # unique across the session
+    runner: str
+    library: str = ""
+    version: str = ""
+    available: bool = True
+    reason: str = ""
+    primitives: dict[str, str] = field(default_factory=dict)  # primitive -> provider
+    notes: dict = field(default_factory=dict)
+    native_name: str = ""  # the name inside its runner (differs only on clashes)
+    # primitive -> {"full", "max", "unit"}: reduced-round variants it can run (protocol `rounds`)
+    rounds: dict[str, dict] = field(default_factory=dict)
+
+    def as_dict(self) -> dict:
+        d = {"name": self.name, "runner": self.runner, "library": self.library,
+             "version": self.version, "available": self.available, "reason": self.reason,
+             "primitives": self.primitives, "notes": self.notes}
+        if self.rounds:
+            d["rounds"] = self.rounds
+        return d

@@ -1,0 +1,268 @@
+"""A session: the runners of one command, their implementations, and routed requests."""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+
+from cipherbench import registry
+from cipherbench.errors import CipherbenchError, RunnerError, UsageError
+from cipherbench.measure.runner import (
+    Implementation,
+    RunnerProcess,
+    RunnerSpec,
+    builtin_runners,
+    external_runner,
+)
+
+
+@dataclass
+class RunnerInfo:
+    spec: RunnerSpec
+    process: RunnerProcess | None = None
+    hello: dict = field(default_factory=dict)
+    problem: str | None = None  # why this runner contributes nothing
+    # further processes of the same runner, each with its own address layout (Session.replicas)
+    replicas: list = field(default_factory=list)
+
+
+def measuring_cpu() -> int | None:
+    """The CPU runners are pinned to: the last one this process may use (the
+    orchestrator keeps to the others). None where affinity is not available."""
+    if not hasattr(os, "sched_getaffinity"):
+        return None
+    cpus = sorted(os.sched_getaffinity(0))
+    return cpus[-1] if cpus else None
+
+
+class Session:
+    """The runners of one command and their implementations.
+
+    Runners start in a fixed order: the native engine, then every ``--runner``
+    (what the user asked for on this command line), then the language runners
+    under runners/. The first two start with the session; each language runner
+    starts only when the command needs it: when a name is asked for that the
+    runners started so far do not offer (one runner at a time, in order), or
+    when the command wants everything (``start_all``: ``list``, and ``verify``
+    or ``run`` without ``--impl``). The started runners are always a prefix of
+    that order, so an implementation name that two runners offer belongs to the
+    earlier one, and the later one's is prefixed with its runner's name
+    (``rust:openssl``), however many runners a command started."""
+
+    def __init__(self, extra_runners: tuple[str, ...] = (), builtin: bool = True,
+                 only_runners: set[str] | None = None, pin: bool = True, fixed_layout: bool = False,
+                 replicas: int = 1, extra_specs: tuple[RunnerSpec, ...] = ()):
+        """replicas: processes per runner whose hello says it has no JIT (docs/protocol.md,
+        `jit`): a second process of one is cheap and needs no warm-up. A measurement sends round r's batch to
+        process r mod replicas (ask(..., replica=r)), so its median mixes as many address
+        layouts: where buffers and stack land decides a library's speed by up to a third,
+        and one process gets one layout for the whole run (pyperf spreads over worker
+        processes for the same reason). fixed_layout: no address randomisation at all
+        (runner.RunnerProcess), repeatable but one, atypical, layout."""
+        self.reg = registry.load()
+        self.cpu = measuring_cpu() if pin else None
+        self.fixed_layout = fixed_layout  # runners start without address-space randomisation
+        self.replicas = max(1, replicas)
+        builtins = builtin_runners() if builtin else []  # native first
+        # extra_specs: runners built by the project elsewhere (an environment's engine, a
+        # compiler variant), started like --runner ones
+        specs = builtins[:1] + [external_runner(c) for c in extra_runners] + list(extra_specs) + builtins[1:]
+        if only_runners is not None:
+            specs = [s for s in specs if s.name in only_runners or not s.builtin]
+        self.runners: list[RunnerInfo] = [RunnerInfo(s) for s in specs]
+        self.impls: dict[str, Implementation] = {}  # of the runners started so far
+        self._proc_of: dict[str, RunnerProcess] = {}
+        self._replicas_of: dict[str, list[RunnerProcess]] = {}
+        self._started = 0  # self.runners[:_started] have been started
+        # the native engine and the --runner ones: the prefix of the order that starts at once
+        self._start_upto(sum(1 for s in specs if not s.builtin or s.name == "native"))
+
+    # ------------------------------------------------------------------ start-up
+    def start_all(self):
+        """Start every runner not started yet: for commands about everything."""
+        self._start_upto(len(self.runners))
+
+    def _start_next(self) -> bool:
+        """Start the next runner in order; False when none is left."""
+        if self._started >= len(self.runners):
+            return False
+        self._start_upto(self._started + 1)
+        return True
+
+    def _start_upto(self, end: int):
+        """Start runners [_started, end): all launched first, then greeted in order, so their
+        start-up costs overlap; then the further processes of those without a JIT."""
+        batch = self.runners[self._started:end]
+        self._started = max(self._started, end)
+        for r in batch:
+            if r.spec.unavailable:
+                r.problem = r.spec.unavailable
+                continue
+            try:
+                r.process = RunnerProcess(r.spec, cpu=self.cpu, fixed_layout=self.fixed_layout)
+            except RunnerError as e:
+                r.problem = str(e)
+        for r in batch:
+            self._greet(r)
+        spread = [r for r in batch if r.process is not None and r.hello.get("jit") is False]
+        for r in spread:
+            for _ in range(self.replicas - 1):
+                try:
+                    r.replicas.append(RunnerProcess(r.spec, cpu=self.cpu, fixed_layout=self.fixed_layout))
+                except RunnerError:
+                    break  # measuring in fewer processes is still measuring
+        for r in spread:
+            for extra in list(r.replicas):
+                try:
+                    if extra.request({"op": "hello"}, timeout=60).get("status") != "ok":
+                        raise RunnerError("hello failed")
+                except RunnerError:
+                    extra.kill()
+                    r.replicas.remove(extra)
+
+    def _greet(self, r: RunnerInfo) -> None:
+        """`hello`, and the runner's implementations adopted; a runner that fails it, or
+        answers one that breaks the protocol, contributes nothing and says why."""
+        if r.process is None:
+            return
+        try:
+            hello = r.process.request({"op": "hello"}, timeout=60)
+            if hello.get("status") != "ok":
+                raise RunnerError(f"hello failed: {hello.get('message', hello.get('status'))}")
+            impls = hello.get("implementations", [])
+            if not isinstance(impls, list) or not all(isinstance(i, dict) for i in impls):
+                raise RunnerError("hello: 'implementations' is not a list of objects (docs/protocol.md)")
+        except RunnerError as e:
+            r.problem = str(e)
+            r.process.kill()
+            r.process = None
+            return
+        r.hello = hello
+        if not r.spec.builtin and isinstance(hello.get("runner"), str) and hello["runner"]:
+            r.spec.name = r.process.name = hello["runner"]  # its own name, not its interpreter's
+        self._adopt(r, hello)
+
+    def _adopt(self, r: RunnerInfo, hello: dict):
+        for im in hello.get("implementations", []):
+            native = str(im.get("name", "?"))
+            name = native if native not in self.impls else f"{r.spec.name}:{native}"
+            prims: dict[str, str] = {}
+            rounds: dict[str, dict] = {}
+            problems = list(im.get("problems", []))
+            for p in im.get("primitives", []):
+                pname = p.get("name") if isinstance(p, dict) else str(p)
+                if isinstance(pname, str) and pname in self.reg:
+                    prims[pname] = (p.get("provider", "") if isinstance(p, dict) else "") or ""
+                    rd = p.get("rounds") if isinstance(p, dict) else None
+                    if (isinstance(rd, dict) and isinstance(rd.get("full"), int) and isinstance(rd.get("max"), int)
+                            and 0 < rd["full"] <= rd["max"]):
+                        rounds[pname] = {"full": rd["full"], "max": rd["max"], "unit": str(rd.get("unit") or "round")}
+                else:
+                    problems.append(f"offers '{pname}', which is not in the registry")
+            impl = Implementation(
+                name=name, runner=r.spec.name, library=im.get("library", ""),
+                version=im.get("version", ""), available=bool(im.get("available", True)),
+                reason=im.get("reason", ""), primitives=prims, notes=dict(im.get("notes", {})),
+                native_name=native, rounds=rounds)
+            if problems:
+                impl.notes["problems"] = problems
+            self.impls[name] = impl
+            if r.process:
+                self._proc_of[name] = r.process
+                self._replicas_of[name] = r.replicas
+
+    def close(self):
+        for r in self.runners:
+            for proc in ([r.process] if r.process else []) + r.replicas:
+                proc.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    # ------------------------------------------------------------------ lookups
+    def primitive(self, name: str) -> registry.Primitive:
+        return primitive_named(self.reg, name)
+
+    def implementation(self, name: str) -> Implementation:
+        """The implementation of that name, starting runners in order until one offers it."""
+        while name not in self.impls and self._start_next():
+            pass
+        im = self.impls.get(name)
+        if im is None:
+            known = ", ".join(sorted(self.impls)) or "none (is the engine built? run 'make')"
+            # a runner that did not start may be the one that offers it: say so, with its reason
+            down = "; ".join(f"{r.spec.name}: {r.problem}" for r in self.runners[:self._started]
+                             if r.problem and not r.spec.unavailable)
+            raise UsageError(f"unknown implementation '{name}'; available: {known}"
+                             + (f" (runners that did not start: {down})" if down else ""))
+        if not im.available:
+            raise CipherbenchError(f"implementation '{name}' is unavailable: {im.reason}")
+        return im
+
+    def pairs(self, impls=(), primitives=()) -> list[tuple[Implementation, registry.Primitive]]:
+        """Every (implementation, primitive) offered, filtered; names are checked. Without
+        an implementation filter every runner is started."""
+        for n in impls:
+            self.implementation(n)
+        if not impls:
+            self.start_all()
+        for n in primitives:
+            self.primitive(n)
+        out = []
+        for im in self.impls.values():
+            if not im.available or (impls and im.name not in impls):
+                continue
+            for pname in im.primitives:
+                if primitives and pname not in primitives:
+                    continue
+                out.append((im, self.reg[pname]))
+        return out
+
+    # ------------------------------------------------------------------ requests
+    def _process(self, impl: str, replica: int | None = None) -> tuple[Implementation, RunnerProcess]:
+        """The implementation and the process that answers for it: the runner's first, or for
+        replica r the runner's process r modulo how many it has."""
+        im = self.implementation(impl)
+        proc = self._proc_of.get(impl)
+        if proc is None:
+            raise CipherbenchError(f"implementation '{impl}' has no running runner")
+        if replica:
+            procs = [proc] + self._replicas_of.get(impl, [])
+            proc = procs[replica % len(procs)]
+        return im, proc
+
+    def ask(self, impl: str, req: dict, timeout: float | None = None, replica: int | None = None) -> dict:
+        """replica: which process of the implementation's runner answers (_process)."""
+        im, proc = self._process(impl, replica)
+        return proc.request(dict(req, impl=im.native_name), timeout=timeout)
+
+    def processes_of(self, impl: str) -> int:
+        """How many processes measurements of this implementation are spread over."""
+        self.implementation(impl)
+        return 1 + len(self._replicas_of.get(impl, []))
+
+    def ask_many(self, impl: str, reqs: list[dict], timeout: float | None = None) -> list[dict]:
+        """Several requests to one implementation, sent together (RunnerProcess.request_many)."""
+        im, proc = self._process(impl)
+        return proc.request_many([dict(r, impl=im.native_name) for r in reqs], timeout=timeout)
+
+    def process_of(self, impl: str) -> RunnerProcess:
+        return self._proc_of[impl]
+
+    def native(self) -> RunnerProcess | None:
+        for r in self.runners[:self._started]:  # the native engine, when there is one, is first
+            if r.spec.name == "native" and r.spec.builtin and r.process:
+                return r.process
+        return None
+
+
+def primitive_named(reg: registry.Registry, name: str) -> registry.Primitive:
+    """The registry's primitive of that name, or a UsageError with similar names."""
+    p = reg.get(name)
+    if p is None:
+        close = [n for n in reg.names() if n.startswith(name.split("-")[0])][:6]
+        hint = f"; similar: {', '.join(close)}" if close else "; 'cipherbench list --primitives' shows all"
+        raise UsageError(f"unknown primitive '{name}'{hint}")
+    return p

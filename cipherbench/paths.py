@@ -1,0 +1,9 @@
+"""Where the checkout and its build are. Everything that reads a file of the repository
+(registry/, vectors/, runners/) or a built artefact finds it through these."""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+BUILD = Path(os.environ.get("CIPHERBENCH_BUILD", REPO / "build"))

@@ -1,0 +1,286 @@
+"""One function runs a plan: start the runners, verify, measure, store point by point, and
+return a typed outcome. `cipherbench run`, benchmarks/fidelity and every feature that
+times something call `run_plan` (or its parts, `open_run` and `measure_points`)."""
+from __future__ import annotations
+
+import os
+import shlex
+import signal
+import socket
+import sys
+import uuid
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+from cipherbench import __version__
+from cipherbench.errors import RunnerError, UsageError
+from cipherbench.kat.verify import Verifier
+from cipherbench.kinds import PrimitiveKind, RunStatus, Verdict
+from cipherbench.measure.context import (
+    busy_shares,
+    cpu_times,
+    layout_as_asked,
+    machine_context,
+)
+from cipherbench.measure.measurer import (
+    MAX_FACTOR,
+    STACK_STRIDE,
+    UNSURE,
+    BatchClock,
+    CoreClock,
+    Figures,
+    Measurer,
+    Point,
+    figures,
+    measure_core_ghz,
+    settle,
+)
+from cipherbench.measure.session import Session
+from cipherbench.pipeline.notes import (
+    RunWarning,
+    WarningKind,
+    clock_warnings,
+    machine_warnings,
+)
+from cipherbench.pipeline.plan import Layout, RunPlan
+from cipherbench.pipeline.points import plan_points
+from cipherbench.pipeline.recorder import Recorder
+from cipherbench.store.db import Store
+
+#: A stage's progress: called with (how many items were done, the item's label).
+Advance = Callable[[int, str], None]
+
+
+class Progress:
+    """Where a run says how far it is. This one says nothing; the CLI's draws bars."""
+
+    @contextmanager
+    def stage(self, name: str, total: int) -> Iterator[Advance]:
+        yield lambda n, item: None
+
+    def failures(self, results: list[Any]) -> None:
+        """Verification failures, as soon as they are known."""
+
+
+@dataclass
+class RunOutcome:
+    run_id: int
+    status: RunStatus
+    warnings: list[RunWarning]
+    points: list[Point]
+    figures: list[Figures | None] = field(default_factory=list)
+    verifications: list[Any] = field(default_factory=list)  # kat.verify results
+
+    @property
+    def measured(self) -> int:
+        return sum(1 for f in self.figures if f is not None)
+
+    @property
+    def failed(self) -> list[Point]:
+        """Points that should have been timed and were not (failed verification excepted:
+        that is the gate working)."""
+        return [pt for pt in self.points if pt.error is not None and pt.verified != Verdict.FAILED]
+
+
+def alive(host: str | None, pid: int) -> bool:
+    """Whether the process that wrote a run still runs: only this host's can be asked."""
+    if host != socket.gethostname():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def session_for(plan: RunPlan, extra_specs: tuple[Any, ...] = ()) -> Session:
+    return Session(tuple(plan.runners), builtin=plan.builtin, fixed_layout=plan.layout is Layout.FIXED,
+                   replicas=plan.effective_processes, extra_specs=extra_specs)
+
+
+def settings_of(plan: RunPlan) -> dict[str, Any]:
+    """What the run stores as asked: the plan itself, and the method's constants."""
+    return {**plan.model_dump(mode="json"), "profile": plan.preset, "processes": plan.effective_processes,
+            "more_rounds_when_unsure": {"half_width_over": UNSURE, "at_most_times": MAX_FACTOR,
+                                        "extra_share_at_most": plan.effective_extra_share},
+            # how timed batches were placed (measure.stack_offset); runners that cannot
+            # place their stack ignore it (docs/protocol.md, bench)
+            "stack_offsets": f"16 x ({STACK_STRIDE} k mod 256) for a point's k-th timed batch"}
+
+
+def open_run(store: Store, plan: RunPlan, s: Session, ctx: dict[str, Any]) -> int:
+    store.mark_dead_runs(alive)
+    run_id = store.begin_run(uuid=uuid.uuid4().hex, profile=plan.preset,
+                             command=" ".join(shlex.quote(a) for a in sys.argv), host=ctx["host"],
+                             cipherbench_version=__version__, git_revision=ctx["git_revision"], context=ctx,
+                             settings=settings_of(plan), pid=os.getpid())
+    store.add_implementations(run_id, s.impls.values())
+    return run_id
+
+
+def verify_points(s: Session, store: Store, run_id: int, points: list[Point], progress: Progress,
+                  warnings: list[RunWarning]) -> list[Any]:
+    """The gate: every pair verified before it is timed; a failed pair's points are not timed."""
+    pairs = sorted({(pt.impl, pt.primitive.name) for pt in points if pt.primitive.kind != PrimitiveKind.NULL})
+    with progress.stage("verifying", len(pairs)) as advance:
+        v = Verifier(s, progress=lambda item: advance(1, item))
+        results = v.run([(s.impls[i], s.reg[p]) for i, p in pairs])
+    store.add_verifications(run_id, [r.as_row() for r in results])
+    progress.failures([r for r in results if r.failures])
+    warnings += [RunWarning(WarningKind.CORPUS_MISSING, f"corpus {c} not used: {why}")
+                 for c, why in v.missing_corpora.items()]
+    verdict = {(r.impl, r.primitive): r.status for r in results}
+    for pt in points:
+        if pt.primitive.kind != PrimitiveKind.NULL:
+            pt.verified = verdict.get((pt.impl, pt.primitive.name), Verdict.UNVERIFIED)
+            if pt.verified == Verdict.FAILED:
+                pt.error = "not timed: failed verification"
+    return results
+
+
+def measure_diffusion(s: Session, store: Store, run_id: int, plan: RunPlan, points: list[Point],
+                      progress: Progress) -> None:
+    """Experiments that also measure diffusion (analysis/diffusion.py)."""
+    from cipherbench.analysis.diffusion import (
+        Sampling,
+        experiment_pairs,
+        experiment_rows,
+    )
+    assert plan.diffusion is not None
+    sampling = Sampling(**plan.diffusion.model_dump())
+    dpairs = experiment_pairs(points)
+    with progress.stage("diffusion", len(dpairs)) as advance:
+        store.add_diffusion(run_id, experiment_rows(s, dpairs, sampling, progress=lambda item: advance(1, item)))
+
+
+def core_ghz_or_none(native: Any) -> float | None:
+    """The core clock by the engine's add chain; None where the engine cannot say (it may
+    have crashed: that must not cost the run what it timed)."""
+    try:
+        return measure_core_ghz(native)
+    except RunnerError:
+        return None
+
+
+def measurer_for(s: Session, plan: RunPlan, seed: int = 1) -> Measurer:
+    native = s.native()
+    return Measurer(s, plan.batch_ms, plan.batches, plan.warmup_batches, seed=seed,
+                    extra_share=plan.effective_extra_share,
+                    jit_warmup_ms=plan.jit_warmup_ms, jit_size_warmup=plan.jit_size_warmup,
+                    long_call_batches=plan.long_call_batches,
+                    batch_clock=BatchClock(native) if native else None, clock_every=plan.clock_every_batches,
+                    runner_of=lambda impl: s.impls[impl].runner)
+
+
+def time_points(s: Session, plan: RunPlan, points: list[Point], seed: int = 1) -> list[Figures | None]:
+    """The points timed as a run times them (calibration, interleaved rounds, the clock
+    between batches, shared-core batches set aside), with nothing stored: for measurements
+    of cipherbench itself (benchmarks/fidelity) that set its figures beside another tool's."""
+    measurer_for(s, plan, seed).run(points)
+    clock = CoreClock.of_run(None, None, points, plan.clock_every_batches)
+    return [figures(pt, clock) if pt.error is None else None for pt in points]
+
+
+@contextmanager
+def sigterm_as_interrupt() -> Iterator[None]:
+    """SIGTERM ends a run as Ctrl-C does: what was timed is kept, the run says interrupted."""
+    def raise_interrupt(signum: int, frame: Any) -> None:
+        raise KeyboardInterrupt
+    try:
+        old = signal.signal(signal.SIGTERM, raise_interrupt)
+    except ValueError:  # not the main thread (a fleet worker): leave SIGTERM alone
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, old)
+
+
+def measure_points(s: Session, plan: RunPlan, timed: list[Point], recorder: Recorder, progress: Progress,
+                   warnings: list[RunWarning]) -> tuple[CoreClock, bool]:
+    """Settle, time every point in interleaved rounds (stored round by round), and take the
+    run's clock. Returns the clock and whether the run was interrupted."""
+    times_before = cpu_times()
+    settle(1.0)  # nothing of ours runs during it: what the CPUs do is someone else's
+    busy = busy_shares(times_before, cpu_times())
+    native = s.native()
+    ghz_before = core_ghz_or_none(native)
+    m = measurer_for(s, plan)
+    m.on_round = recorder.flush
+    interrupted = False
+    with progress.stage("measuring", len(timed) * (1 + plan.batches)) as advance:
+        m.progress = advance
+        try:
+            m.run(timed)
+        except KeyboardInterrupt:  # keep what was timed: stored below
+            interrupted = True
+    # after an interrupt the runners may be gone too: no clock is asked of them then
+    ghz_after = None if interrupted else core_ghz_or_none(native)
+    clock = CoreClock.of_run(ghz_before, ghz_after, timed, plan.clock_every_batches)
+    warnings += clock_warnings(clock, m.batch_clock.readings if m.batch_clock else None)
+    ok, text = layout_as_asked(s)
+    warnings += machine_warnings(busy, ok, text, machine_context()["power"].get("governor"))
+    warnings += [RunWarning(WarningKind.RUNNER_LOST, f"runner {r} was lost: {why}") for r, why in m.lost.items()]
+    return clock, interrupted
+
+
+def final_status(interrupted: bool, outcome_points: list[Point], lost: bool) -> RunStatus:
+    if interrupted:
+        return RunStatus.INTERRUPTED
+    failed = [pt for pt in outcome_points if pt.error is not None and pt.verified != Verdict.FAILED]
+    return RunStatus.INCOMPLETE if failed or lost else RunStatus.COMPLETE
+
+
+def run_plan(plan: RunPlan, store: Store, progress: Progress | None = None, session: Session | None = None,
+             extra_specs: tuple[Any, ...] = ()) -> RunOutcome:
+    """Run a plan: verify, measure, store. Every point timed is in the store when this
+    returns or raises (KeyboardInterrupt: after the run is stored as interrupted)."""
+    progress = progress or Progress()
+    with (session or session_for(plan, extra_specs)) as s, sigterm_as_interrupt():
+        points = plan_points(s, plan)
+        if not points:
+            raise UsageError("nothing to measure: no available implementation offers what was asked")
+        run_id = open_run(store, plan, s, machine_context(s))
+        warnings: list[RunWarning] = []
+        outcome = RunOutcome(run_id, RunStatus.FAILED, warnings, points)
+        try:
+            execute(s, store, plan, outcome, progress)
+        finally:
+            store.finish_run(run_id, outcome.status, [w.as_dict() for w in warnings])
+        if outcome.status is RunStatus.INTERRUPTED:
+            raise KeyboardInterrupt
+        return outcome
+
+
+def execute(s: Session, store: Store, plan: RunPlan, outcome: RunOutcome, progress: Progress) -> None:
+    """The body of a run, filling `outcome` as it goes (its status last)."""
+    points, warnings, run_id = outcome.points, outcome.warnings, outcome.run_id
+    recorder = Recorder(store, run_id)
+    try:
+        if plan.verify:
+            outcome.verifications = verify_points(s, store, run_id, points, progress, warnings)
+        if plan.diffusion:
+            measure_diffusion(s, store, run_id, plan, points, progress)
+        timed = [pt for pt in points if pt.verified != Verdict.FAILED]
+        clock, interrupted = measure_points(s, plan, timed, recorder, progress, warnings)
+    except KeyboardInterrupt:  # before timing began: nothing timed, the run says so
+        outcome.status = RunStatus.INTERRUPTED
+        warnings.append(RunWarning(WarningKind.INTERRUPTED, "interrupted before timing began"))
+        return
+    if interrupted:
+        warnings.append(RunWarning(WarningKind.INTERRUPTED, "interrupted: the figures stand on the batches "
+                                   "timed before; points without any say so"))
+        for pt in timed:
+            if pt.error is None and not any(not smp["warmup"] for smp in pt.raw):
+                pt.error = "not timed: the run was interrupted"
+    outcome.figures = recorder.settle(points, clock)
+    lost = any(w.kind is WarningKind.RUNNER_LOST for w in warnings)
+    outcome.status = final_status(interrupted, points, lost)
+    if outcome.failed and not interrupted:
+        warnings.append(RunWarning(WarningKind.POINTS_FAILED, f"{len(outcome.failed)} of {len(points)} points "
+                                   f"could not be timed (first: {outcome.failed[0].label}: {outcome.failed[0].error})"))

@@ -1,0 +1,141 @@
+"""What a run times: presets (registry/experiments.toml), validated on load, and the run
+plan built from one of them plus what the caller overrides.
+
+Every default a run has is here, once: a preset states only what differs, and a key
+that is not a field below is an error naming the preset and the key, never ignored.
+"""
+from __future__ import annotations
+
+import tomllib
+from enum import StrEnum
+from functools import lru_cache
+from pathlib import Path
+from typing import Annotated, Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from cipherbench.errors import UsageError
+from cipherbench.kinds import Operation, Workload
+from cipherbench.paths import REPO
+
+PRESETS_FILE = REPO / "registry" / "experiments.toml"
+DEFAULT_PRESET = "quick"
+
+Size = Annotated[int, Field(gt=0, le=1 << 30)]
+
+
+class Layout(StrEnum):
+    """Where runners' memory sits (measure/runner.py, RunnerProcess)."""
+
+    RANDOM = "random"  # address-space randomisation, spread over `processes` processes
+    FIXED = "fixed"  # randomisation off: repeatable, but one layout
+
+
+class DiffusionSampling(BaseModel):
+    """Diffusion and avalanche sampling of an experiment (analysis/diffusion.py)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    keys: int = Field(gt=0)
+    blocks: int = Field(gt=0)
+    seed: int = 0
+
+
+class Knobs(BaseModel):
+    """How a run measures: the same method for every preset, only these numbers differ."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    batch_ms: float = Field(10.0, gt=0, le=10_000, allow_inf_nan=False)  # target length of a timed batch
+    batches: int = Field(5, ge=1, le=1000)  # timed batches per point
+    warmup_batches: int = Field(1, ge=1, le=100)
+    # extra rounds for uncertain points: at most this share of the planned batches (0: none)
+    extra_share: float = Field(0.5, ge=0, le=10, allow_inf_nan=False)
+    jit_warmup_ms: int | None = Field(None, ge=0, le=600_000)  # None: the runner's default
+    jit_size_warmup: bool = True  # False: JIT warm-up at a code path's first size only
+    long_call_batches: int | None = Field(None, ge=1)
+    clock_every_batches: int = Field(1, ge=1, le=1000)  # batches between two core-clock readings
+    processes: int = Field(3, ge=1, le=16)  # processes per runner without a JIT
+
+
+class Preset(Knobs):
+    """One table of registry/experiments.toml."""
+
+    title: str
+    source: str | None = None  # the seed comparison an experiment re-runs
+    primitives: list[str] = []  # [] = every primitive an implementation offers
+    implementations: list[str] = []  # [] = every available one
+    sizes: list[Size] = Field(min_length=1)
+    operations: list[Operation] = [Operation.ENCRYPT]
+    workloads: list[Workload] = [Workload.BULK]
+    diffusion: DiffusionSampling | None = None
+
+
+class RunPlan(Knobs):
+    """Everything one run needs to know, JSON-serialisable (a fleet ships it to workers)."""
+
+    preset: str
+    implementations: list[str] = []
+    primitives: list[str] = []
+    sizes: list[Size] = Field(min_length=1)
+    operations: list[Operation] = [Operation.ENCRYPT]
+    workloads: list[Workload] = [Workload.BULK]
+    diffusion: DiffusionSampling | None = None
+    verify: bool = True  # False: timed unverified, and marked so
+    layout: Layout = Layout.RANDOM
+    extra_rounds: bool = True  # False: exactly `batches` timed batches per point
+    runners: list[str] = []  # extra runner commands (docs/protocol.md), like --runner
+    builtin: bool = True  # False: only `runners`
+    envs: list[str] = []  # environments whose engines run as runners (cipherbench env)
+
+    @classmethod
+    def from_preset(cls, name: str = DEFAULT_PRESET, **overrides: Any) -> RunPlan:
+        """The preset's plan, with every override that is not None (or an empty list) put
+        over it. Raises UsageError naming an unknown preset or an invalid value."""
+        presets = load_presets()
+        if name not in presets:
+            raise UsageError(f"unknown profile or experiment '{name}'; known: {', '.join(sorted(presets))}")
+        base = presets[name].model_dump(exclude={"title", "source"})
+        given = {k: v for k, v in overrides.items() if v is not None and v != [] and v != ()}
+        try:
+            return cls.model_validate({**base, **given, "preset": name})
+        except ValidationError as e:
+            raise UsageError(one_line(e, f"run plan from '{name}'")) from None
+
+    @property
+    def effective_processes(self) -> int:
+        """A fixed layout is one layout: one process."""
+        return 1 if self.layout is Layout.FIXED else self.processes
+
+    @property
+    def effective_extra_share(self) -> float:
+        return self.extra_share if self.extra_rounds else 0.0
+
+
+def one_line(e: ValidationError, where: str) -> str:
+    """A validation error as one line: where, which key, what is wrong."""
+    first = e.errors()[0]
+    key = ".".join(str(p) for p in first["loc"]) or "(top)"
+    if first["type"] == "extra_forbidden":
+        return f"{where}: unknown key '{key}'"
+    return f"{where}: '{key}': {first['msg']}" + ("" if len(e.errors()) == 1 else f" (and {len(e.errors()) - 1} more)")
+
+
+@lru_cache(maxsize=4)
+def load_presets(path: Path = PRESETS_FILE) -> dict[str, Preset]:
+    """Every profile and experiment, validated. A misspelt key anywhere fails here with
+    one line naming the preset and the key."""
+    try:
+        with open(path, "rb") as f:
+            data = tomllib.load(f)
+    except (OSError, tomllib.TOMLDecodeError) as e:
+        raise UsageError(f"{path}: {e}") from None
+    unknown = set(data) - {"profiles", "experiments"}
+    if unknown:
+        raise UsageError(f"{path}: unknown section '{sorted(unknown)[0]}' (profiles, experiments)")
+    out: dict[str, Preset] = {}
+    for section in ("profiles", "experiments"):
+        for name, table in data.get(section, {}).items():
+            try:
+                out[name] = Preset.model_validate(table)
+            except ValidationError as e:
+                raise UsageError(one_line(e, f"{path.name}: [{section}.{name}]")) from None
+    return out

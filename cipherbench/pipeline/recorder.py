@@ -1,0 +1,75 @@
+"""Writes a run's points to the store as they are timed, and their figures once timing ends."""
+from __future__ import annotations
+
+from cipherbench.measure.measurer import CoreClock, Figures, Point, figures
+from cipherbench.store.db import Store
+from cipherbench.store.records import MeasurementRecord
+
+
+def record_of(pt: Point, f: Figures | None) -> MeasurementRecord:
+    """The stored row of a point: what was timed, and its figures where it has them."""
+    rec = MeasurementRecord(impl=pt.impl, primitive=pt.primitive.name, provider=pt.provider,
+                            operation=pt.operation, workload=pt.workload, size=pt.size, loops=pt.loops,
+                            verified=pt.verified, error=pt.error)
+    if f is None:
+        return rec
+    rec.n, rec.ns_per_call, rec.ns_low, rec.ns_high = f.summary.n, f.summary.median, f.summary.low, f.summary.high
+    rec.confidence, rec.rel_mad, rec.mb_per_s = f.summary.confidence, f.summary.rel_mad, f.mb_per_s
+    rec.cycles_per_byte, rec.cycles_per_call = f.cycles_per_byte, f.cycles_per_call
+    rec.cycles_low = f.cycles.low if f.cycles else None
+    rec.cycles_high = f.cycles.high if f.cycles else None
+    rec.cycle_kind, rec.cycle_source, rec.core_ghz = f.cycle_kind, f.cycle_source, f.core_ghz
+    rec.tsc_per_byte, rec.shared_batches, rec.warnings = f.tsc_per_byte, f.shared_batches, list(f.warnings)
+    return rec
+
+
+def timed_batches(pt: Point) -> int:
+    return sum(1 for s in pt.raw if not s["warmup"])
+
+
+class Recorder:
+    """A run's measurements in the store, durable round by round: `flush` after each round
+    writes every sample timed since the last flush (inserting a point's row the first time
+    it has any), in one transaction; `settle` writes the figures at the end. What a kill -9
+    takes is the round under way, never what was flushed."""
+
+    def __init__(self, store: Store, run_id: int):
+        self.store, self.run_id = store, run_id
+        self.ids: dict[int, int] = {}  # id(point) -> measurement id
+        self.stored: dict[int, int] = {}  # id(point) -> samples stored
+
+    def flush(self, points: list[Point]) -> None:
+        todo = [pt for pt in points if len(pt.raw) > self.stored.get(id(pt), 0)]
+        if not todo:
+            return
+        ids = self.store.add_samples(self.run_id, [
+            (self.ids.get(id(pt)), record_of(pt, None).as_row(), pt.raw, self.stored.get(id(pt), 0))
+            for pt in todo])
+        for pt, mid in zip(todo, ids):
+            self.ids[id(pt)], self.stored[id(pt)] = mid, len(pt.raw)
+
+    def settle(self, points: list[Point], clock: CoreClock) -> list[Figures | None]:
+        """Figures for every point (None where it has no timed batch), stored with it; the
+        points never flushed (failed verification, errors) are stored now."""
+        out = [self._figures(pt, clock) for pt in points]
+        self.flush(points)
+        unflushed = [pt for pt in points if id(pt) not in self.ids]
+        if unflushed:
+            ids = self.store.add_samples(self.run_id, [(None, record_of(pt, None).as_row(), [], 0)
+                                                       for pt in unflushed])
+            self.ids.update({id(pt): mid for pt, mid in zip(unflushed, ids)})
+        self.store.settle_measurements([(self.ids[id(pt)], record_of(pt, f).as_row(), pt.raw)
+                                        for pt, f in zip(points, out)])
+        return out
+
+    @staticmethod
+    def _figures(pt: Point, clock: CoreClock) -> Figures | None:
+        """A point's figures from its timed batches. A point whose runner was lost after some
+        of them keeps those, and says how it ended among its warnings instead of as an error."""
+        if pt.error is not None and not timed_batches(pt):
+            return None
+        f = figures(pt, clock)
+        if f is not None and pt.error is not None:
+            f.warnings.append(f"stood on {f.summary.n} batches: then {pt.error}")
+            pt.error = None
+        return f

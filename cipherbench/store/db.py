@@ -1,0 +1,395 @@
+"""The result store: SQLite by default, PostgreSQL for shared use, one schema.
+
+Everything a run measured is kept: its machine context, the implementations
+that ran, every verification outcome, every measurement with its derived
+statistics, every raw timed batch (warm-ups included, flagged), and the
+diffusion and avalanche figures of experiments that ask for them.
+Writes go through SQLAlchemy Core. A run's measurements are written in one
+transaction when it ends (or is interrupted: what was timed is kept); earlier
+runs are never touched.
+
+Schema versions (runs.schema_version says which one wrote a run):
+1. the first.
+2. adds samples.core_ghz (the core clock measured around each timed batch) and
+   measurements.cycles_low/cycles_high (the interval of the cycles median).
+   Opening a store of version 1 adds the columns, empty for its old runs
+   (Store._add_missing_columns).
+3. adds samples.adds_per_cycle (how many of four independent add chains the core ran a
+   cycle around the batch: fewer when another hardware thread shared it) and
+   measurements.shared_batches (timed batches set aside for that). Added the same way.
+4. adds samples.set_aside: this batch is one of those (null in older runs, whose readers
+   can only tell how many, not which).
+5. adds measurements.cycle_kind (kinds.CycleSource; cycle_source keeps the words) and
+   runs.pid (the writer, so a run left `running` by a killed process is marked `dead`).
+   Measurements and samples are written round by round as they are timed, not at the end.
+"""
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable, Iterable
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import (
+    JSON,
+    Boolean,
+    Column,
+    DateTime,
+    Float,
+    ForeignKey,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    Text,
+    create_engine,
+    event,
+    func,
+    inspect,
+    select,
+)
+from sqlalchemy.engine import Engine
+from sqlalchemy.exc import ArgumentError, OperationalError, SQLAlchemyError
+
+from cipherbench.errors import CipherbenchError, UsageError
+from cipherbench.store.records import MeasurementRecord, columns
+
+SCHEMA_VERSION = 5
+#: A row as the store reads and writes it: column name -> value.
+Row = dict[str, Any]
+meta = MetaData()
+
+runs = Table(
+    "runs", meta,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("uuid", String(36), unique=True, nullable=False),
+    Column("started_at", DateTime(timezone=True), nullable=False),
+    Column("finished_at", DateTime(timezone=True)),
+    Column("status", String(16), nullable=False),  # kinds.RunStatus
+    Column("profile", String(64)),
+    Column("command", Text),
+    Column("host", String(255)),
+    Column("cipherbench_version", String(32)),
+    Column("git_revision", String(64)),
+    Column("context", JSON),  # machine, clocks, compiler, libraries: see context.py
+    Column("settings", JSON),  # what was asked: profile, sizes, batch length...
+    Column("warnings", JSON),
+    Column("schema_version", Integer, nullable=False, default=SCHEMA_VERSION),
+    Column("pid", Integer),  # the writing process while it runs, to tell a dead run from a live one
+)
+
+run_implementations = Table(
+    "run_implementations", meta,
+    Column("run_id", Integer, ForeignKey("runs.id", ondelete="CASCADE"), primary_key=True),
+    Column("impl", String(128), primary_key=True),
+    Column("runner", String(64)),
+    Column("library", String(128)),
+    Column("version", String(255)),
+    Column("available", Boolean),
+    Column("reason", Text),
+    Column("primitives", JSON),  # primitive -> provider
+    Column("notes", JSON),
+)
+
+verifications = Table(
+    "verifications", meta,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("run_id", Integer, ForeignKey("runs.id", ondelete="CASCADE"), nullable=False, index=True),
+    Column("impl", String(128), nullable=False),
+    Column("primitive", String(128), nullable=False),
+    Column("status", String(16), nullable=False),  # passed, failed, unverified
+    Column("checks", JSON),  # per check kind: count run, corpus counts
+    Column("failures", JSON),  # minimal reproductions
+)
+
+measurements = Table(
+    "measurements", meta,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("run_id", Integer, ForeignKey("runs.id", ondelete="CASCADE"), nullable=False, index=True),
+    *columns(MeasurementRecord),
+)
+
+samples = Table(
+    "samples", meta,
+    Column("measurement_id", Integer, ForeignKey("measurements.id", ondelete="CASCADE"),
+           primary_key=True),
+    Column("seq", Integer, primary_key=True),
+    Column("warmup", Boolean, nullable=False),
+    Column("loops", Integer, nullable=False),
+    Column("ns", Float, nullable=False),
+    Column("tsc", Float),
+    Column("core_cycles", Float),
+    Column("core_ghz", Float),  # core clock around the batch, interpolated between readings
+    Column("adds_per_cycle", Float),  # parallel adds per cycle around the batch (measure.BatchClock)
+    Column("set_aside", Boolean),  # left out of the measurement's figures: timed on a shared core
+)
+
+
+# Diffusion and avalanche figures of a run (cipherbench/diffusion.py defines each column).
+diffusion = Table(
+    "diffusion", meta,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("run_id", Integer, ForeignKey("runs.id", ondelete="CASCADE"), nullable=False, index=True),
+    Column("impl", String(128), nullable=False),
+    Column("primitive", String(128), nullable=False),
+    Column("rounds", Integer),  # null = the full cipher, asked for without a round count
+    Column("full_rounds", Integer),  # the full count in the implementation's unit, if it announced one
+    Column("rounds_unit", Text),
+    Column("keys", Integer),
+    Column("blocks", Integer),
+    Column("seed", Integer),
+    Column("samples", Integer),
+    Column("block_bits", Integer),
+    Column("mean_bits", Float),
+    Column("input_min", Float),
+    Column("input_max", Float),
+    Column("output_min", Float),
+    Column("output_max", Float),
+    Column("complete", Boolean),
+    Column("dependent_pairs", Integer),
+    Column("sac_max_dev", Float),
+    Column("sac_p", Float),
+    Column("sac_worst_p", Float),
+    Column("bic_max_corr", Float),
+    Column("bic_p", Float),
+    Column("error", Text),
+)
+
+DIFFUSION_FIELDS = tuple(c.name for c in diffusion.columns if c.name not in ("id", "run_id"))
+
+
+def _first_line(e: BaseException) -> str:
+    """The driver's own message, first line: what the database said, not SQLAlchemy's wrapping."""
+    return (str(getattr(e, "orig", None) or e).splitlines() or ["?"])[0]
+
+
+def default_url() -> str:
+    env = os.environ.get("CIPHERBENCH_DB")
+    if env:
+        return env
+    base = Path(os.environ.get("XDG_DATA_HOME", Path.home() / ".local" / "share")) / "cipherbench"
+    return f"sqlite:///{base / 'results.sqlite'}"
+
+
+def describe(url: str) -> str:
+    return url.split("///", 1)[1] if url.startswith("sqlite:///") else url.split("@")[-1]
+
+
+#: URL schemes a store may have: SQLite (the default) and PostgreSQL (shared use).
+SCHEMES = ("sqlite", "postgresql", "postgresql+psycopg")
+#: How long a write waits for another writer's lock on a SQLite store before failing.
+BUSY_TIMEOUT_MS = 30_000
+
+
+def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
+    """Every SQLite connection waits for a lock instead of failing at once, and writes
+    ahead (WAL), so a reader never blocks the run writing round by round. A store on a
+    read-only file or filesystem keeps its journal mode: WAL needs to write."""
+    cur = dbapi_conn.cursor()
+    cur.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+    try:
+        cur.execute("PRAGMA journal_mode = WAL")
+    except Exception:  # the driver's OperationalError: read-only; the store still reads
+        pass
+    cur.close()
+
+
+class Store:
+    def __init__(self, url: str | None = None, create: bool = True):
+        self.url = url or default_url()
+        if self.url.startswith("postgresql://"):
+            self.url = "postgresql+psycopg://" + self.url[len("postgresql://"):]
+        scheme = self.url.split("://", 1)[0] if "://" in self.url else ""
+        if scheme not in SCHEMES:
+            raise UsageError(f"--db is not a store cipherbench can use: {describe(self.url)!r} "
+                             "(use sqlite:///PATH or postgresql://USER@HOST/DB)")
+        if scheme == "sqlite":
+            self._check_sqlite_path(Path(self.url[len("sqlite:///"):]), create)
+        try:
+            self.engine: Engine = create_engine(self.url, future=True)
+            if scheme == "sqlite":
+                event.listen(self.engine, "connect", _sqlite_pragmas)
+            if create:
+                self._create_tables()
+            elif "runs" not in inspect(self.engine).get_table_names():
+                raise CipherbenchError(f"{describe(self.url)} is not a cipherbench result store (it has no runs)")
+            self._add_missing_columns()
+        except ArgumentError:
+            raise UsageError(f"--db is not a database URL: {self.url!r} "
+                             "(use sqlite:///PATH or postgresql://USER@HOST/DB)") from None
+        except (SQLAlchemyError, ModuleNotFoundError) as e:
+            raise CipherbenchError(f"cannot open the result store {describe(self.url)}: {_first_line(e)}") from None
+
+    @staticmethod
+    def _check_sqlite_path(path: Path, create: bool) -> None:
+        if not create and not path.exists():
+            raise CipherbenchError(f"no result store at {path} (run 'cipherbench run' first)")
+        if str(path.resolve()).startswith(("/proc/", "/sys/", "/dev/")):
+            raise UsageError(f"--db {path}: not a place for a database file")
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            raise CipherbenchError(f"cannot create the result store's folder {path.parent}: {e.strerror}") from None
+
+    def _create_tables(self) -> None:
+        """Create what is missing. Two processes opening a new store at once can both see a
+        table missing; the loser's CREATE fails, and a second look finds the table there."""
+        for attempt in range(5):
+            try:
+                meta.create_all(self.engine)
+                return
+            except OperationalError:
+                if attempt == 4:
+                    raise
+                time.sleep(0.05 * (attempt + 1))
+
+    def _add_missing_columns(self) -> None:
+        """Bring a store written by an earlier schema up to this one. Every column added
+        since version 1 is nullable, so adding it is the whole migration; old rows read
+        as NULL ("not measured then")."""
+        have = inspect(self.engine)
+        tables = set(have.get_table_names())
+        prep = self.engine.dialect.identifier_preparer
+        with self.engine.begin() as c:
+            for table in meta.sorted_tables:
+                if table.name not in tables:
+                    continue
+                present = {col["name"] for col in have.get_columns(table.name)}
+                for col in table.columns:
+                    if col.name not in present:
+                        kind = col.type.compile(dialect=self.engine.dialect)
+                        c.exec_driver_sql(f"ALTER TABLE {prep.quote(table.name)} "
+                                          f"ADD COLUMN {prep.quote(col.name)} {kind}")
+
+    # ------------------------------------------------------------------ writing
+    def begin_run(self, **fields: Any) -> int:
+        fields.setdefault("started_at", datetime.now(UTC))
+        fields.setdefault("status", "running")
+        fields.setdefault("schema_version", SCHEMA_VERSION)
+        with self.engine.begin() as c:
+            return int(c.execute(runs.insert().values(**fields)).inserted_primary_key[0])
+
+    def finish_run(self, run_id: int, status: str, warnings: list[Any] | None = None) -> None:
+        with self.engine.begin() as c:
+            c.execute(runs.update().where(runs.c.id == run_id).values(
+                status=status, finished_at=datetime.now(UTC), warnings=warnings or []))
+
+    def add_implementations(self, run_id: int, impls: Iterable[Any]) -> None:
+        rows = [dict(run_id=run_id, impl=i.name, runner=i.runner, library=i.library,
+                     version=i.version, available=i.available, reason=i.reason,
+                     primitives=i.primitives, notes=i.notes) for i in impls]
+        if rows:
+            with self.engine.begin() as c:
+                c.execute(run_implementations.insert(), rows)
+
+    def add_verifications(self, run_id: int, rows: list[Row]) -> None:
+        if rows:
+            with self.engine.begin() as c:
+                c.execute(verifications.insert(), [dict(r, run_id=run_id) for r in rows])
+
+    def add_diffusion(self, run_id: int, rows: list[Row]) -> None:
+        if rows:
+            with self.engine.begin() as c:
+                c.execute(diffusion.insert(), [dict({k: r.get(k) for k in DIFFUSION_FIELDS}, run_id=run_id)
+                                               for r in rows])
+
+    def add_measurement(self, run_id: int, row: Row, raw: list[Row]) -> int:
+        return self.add_measurements(run_id, [(row, raw)])[0]
+
+    def add_measurements(self, run_id: int, items: list[tuple[Row, list[Row]]]) -> list[int]:
+        """(row, raw samples) pairs in one transaction: a standard profile stores 60,000
+        measurements, and a commit each cost minutes."""
+        ids: list[int] = []
+        rows: list[Row] = []
+        with self.engine.begin() as c:
+            for row, raw in items:
+                mid = c.execute(measurements.insert().values(run_id=run_id, **row)).inserted_primary_key[0]
+                ids.append(mid)
+                # every column named in every row: an executemany takes its columns from the
+                # first row and drops any other row's extra keys without a word
+                rows.extend({**{c.name: s.get(c.name) for c in samples.columns}, "measurement_id": mid, "seq": i}
+                            for i, s in enumerate(raw))
+            if rows:
+                c.execute(samples.insert(), rows)
+        return ids
+
+    def add_samples(self, run_id: int, batch: list[tuple[int | None, Row, list[Row], int]]) -> list[int]:
+        """Durability point by point: in one transaction, for each (measurement id or None,
+        its row, its raw samples, how many of them are stored already), insert the row
+        where it has no id yet and the samples not stored yet. Returns the ids, in order.
+        A run commits this after every round, so an interrupt, a crash or kill -9 loses at
+        most the round under way."""
+        ids: list[int] = []
+        rows: list[Row] = []
+        with self.engine.begin() as c:
+            for mid, row, raw, stored in batch:
+                if mid is None:
+                    mid = c.execute(measurements.insert().values(run_id=run_id, **row)).inserted_primary_key[0]
+                ids.append(mid)
+                rows.extend({**{k.name: s.get(k.name) for k in samples.columns}, "measurement_id": mid, "seq": i}
+                            for i, s in enumerate(raw) if i >= stored)
+            if rows:
+                c.execute(samples.insert(), rows)
+        return ids
+
+    def settle_measurements(self, items: list[tuple[int | None, Row, list[Row]]]) -> None:
+        """A run's figures, once its timing ended: each measurement row replaced by its
+        final one (inserted where it had none), and its samples' `set_aside` flags written."""
+        with self.engine.begin() as c:
+            for mid, row, raw in items:
+                c.execute(measurements.update().where(measurements.c.id == mid).values(**row))
+                aside = [i for i, s in enumerate(raw) if s.get("set_aside")]
+                if aside:
+                    c.execute(samples.update().where(samples.c.measurement_id == mid, samples.c.seq.in_(aside))
+                              .values(set_aside=True))
+
+    def mark_dead_runs(self, alive: Callable[[str | None, int], bool]) -> list[int]:
+        """Runs left `running` by a process that no longer exists (kill -9, power loss) are
+        marked `dead`: `alive(host, pid)` says whether their writer still runs. Returns them."""
+        dead = []
+        with self.engine.begin() as c:
+            for rid, host, pid in c.execute(select(runs.c.id, runs.c.host, runs.c.pid)
+                                            .where(runs.c.status == "running")):
+                if pid is not None and not alive(host, pid):
+                    dead.append(rid)
+            if dead:
+                c.execute(runs.update().where(runs.c.id.in_(dead)).values(status="dead"))
+        return dead
+
+    # ------------------------------------------------------------------ reading
+    def run_ids(self) -> list[int]:
+        with self.engine.connect() as c:
+            return [r[0] for r in c.execute(select(runs.c.id).order_by(runs.c.id))]
+
+    def latest_run(self, complete_only: bool = False) -> int | None:
+        q = select(func.max(runs.c.id))
+        if complete_only:
+            q = q.where(runs.c.status == "complete")
+        with self.engine.connect() as c:
+            return c.execute(q).scalar()
+
+    def run(self, run_id: int) -> Row:
+        with self.engine.connect() as c:
+            r = c.execute(select(runs).where(runs.c.id == run_id)).mappings().first()
+            if r is None:
+                raise UsageError(f"no run {run_id} in {describe(self.url)}")
+            out = dict(r)
+            out["implementations"] = [dict(x) for x in c.execute(
+                select(run_implementations).where(run_implementations.c.run_id == run_id)
+                .order_by(run_implementations.c.impl)).mappings()]
+            out["verifications"] = [dict(x) for x in c.execute(
+                select(verifications).where(verifications.c.run_id == run_id)
+                .order_by(verifications.c.id)).mappings()]
+            out["measurements"] = [dict(x) for x in c.execute(
+                select(measurements).where(measurements.c.run_id == run_id)
+                .order_by(measurements.c.id)).mappings()]
+            out["diffusion"] = [dict(x) for x in c.execute(
+                select(diffusion).where(diffusion.c.run_id == run_id).order_by(diffusion.c.id)).mappings()]
+            return out
+
+    def samples_of(self, measurement_id: int) -> list[Row]:
+        with self.engine.connect() as c:
+            return [dict(x) for x in c.execute(select(samples).where(
+                samples.c.measurement_id == measurement_id).order_by(samples.c.seq)).mappings()]

@@ -1,0 +1,78 @@
+"""The measurement record, defined once. The store's `measurements` columns, the results
+document's measurement fields (report/data.py), the CSV and JSON exporters and the row a
+run writes all follow from `MeasurementRecord`; tests/test_records.py holds
+docs/results-format.md to it. Adding a field is one line here (and its line in the doc).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields
+from typing import Any
+
+from sqlalchemy import JSON, Column, Float, Integer, String, Text
+from sqlalchemy.types import TypeEngine
+
+
+def col(kind: TypeEngine[Any] | type[TypeEngine[Any]], doc: str, nullable: bool = True, **kw: Any) -> dict[str, Any]:
+    """dataclass field metadata: the column's type and whether it may be null."""
+    return {"type": kind, "nullable": nullable, "doc": doc, **kw}
+
+
+def _f(kind: TypeEngine[Any] | type[TypeEngine[Any]], doc: str, default: Any = None, nullable: bool = True) -> Any:
+    if isinstance(default, list):
+        return field(default_factory=list, metadata=col(kind, doc, nullable))
+    return field(default=default, metadata=col(kind, doc, nullable))
+
+
+@dataclass
+class MeasurementRecord:
+    """One point's outcome: what was timed, its figures, and how far to trust them."""
+
+    impl: str = _f(String(128), "implementation name (environment-prefixed where it ran in one)", "", False)
+    primitive: str = _f(String(128), "canonical primitive name (registry/primitives.toml)", "", False)
+    provider: str | None = _f(String(255), "the code path the implementation announced (AES-NI, portable C, ...)")
+    operation: str = _f(String(32), "kinds.Operation", "", False)
+    workload: str = _f(String(16), "kinds.Workload", "", False)
+    size: int = _f(Integer, "bytes per call (0 for key setup)", 0, False)
+    aad_size: int = _f(Integer, "associated-data bytes per AEAD call", 0, False)
+    loops: int = _f(Integer, "calls per timed batch", 0, False)
+    n: int = _f(Integer, "timed batches the figures stand on", 0, False)
+    ns_per_call: float | None = _f(Float, "median ns per call")
+    ns_low: float | None = _f(Float, "lower bound of the median's confidence interval, ns")
+    ns_high: float | None = _f(Float, "upper bound of the median's confidence interval, ns")
+    confidence: float | None = _f(Float, "confidence actually reached by that interval")
+    rel_mad: float | None = _f(Float, "median absolute deviation / median of the batches")
+    mb_per_s: float | None = _f(Float, "10^6 bytes/s at the median")
+    cycles_per_byte: float | None = _f(Float, "core cycles per byte at the median")
+    cycles_per_call: float | None = _f(Float, "core cycles per call at the median")
+    cycles_low: float | None = _f(Float, "lower bound of the cycles median's interval")
+    cycles_high: float | None = _f(Float, "upper bound of the cycles median's interval")
+    cycle_kind: str | None = _f(String(16), "kinds.CycleSource: where the cycles come from")
+    cycle_source: str | None = _f(String(255), "the cycle source in words: clock range, reading interval")
+    core_ghz: float | None = _f(Float, "core clock the point ran at (median of its batches')")
+    tsc_per_byte: float | None = _f(Float, "time-stamp-counter ticks per byte (not cycles)")
+    shared_batches: int | None = _f(Integer, "timed batches set aside: the core was shared")
+    verified: str | None = _f(String(16), "kinds.Verdict of the pair before it was timed")
+    warnings: list[str] = _f(JSON, "sentences on what may be off about this point", [])
+    error: str | None = _f(Text, "why the point has no figures")
+
+    def as_row(self) -> dict[str, Any]:
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+
+FIELDS: tuple[str, ...] = tuple(f.name for f in fields(MeasurementRecord))
+
+
+def columns(record: type) -> list[Column[Any]]:
+    """The store columns of a record's fields, in order."""
+    out: list[Column[Any]] = []
+    for f in fields(record):
+        m = f.metadata
+        default = f.default if isinstance(f.default, int) and not m["nullable"] else None
+        out.append(Column(f.name, m["type"], nullable=m["nullable"], default=default))
+    return out
+
+
+def message_of(stored: Any) -> str:
+    """The sentence of a stored run warning ({"kind", "message", "threshold"}): runs written
+    before warnings had kinds stored bare strings."""
+    return str(stored.get("message", "")) if isinstance(stored, dict) else str(stored)

@@ -1,0 +1,111 @@
+"""Move runs between stores as results documents (docs/results-format.md).
+
+Export writes the document of one run with its raw samples. Import writes it
+into any store (SQLite or PostgreSQL) under a new run id in one transaction,
+and refuses a run whose uuid the store already holds.
+"""
+from __future__ import annotations
+
+import json
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.exc import IntegrityError
+
+from cipherbench.errors import CipherbenchError, UsageError
+from cipherbench.report.data import (
+    IMPLEMENTATION_FIELDS,
+    MEASUREMENT_FIELDS,
+    SAMPLE_FIELDS,
+    VERIFICATION_FIELDS,
+    check_document,
+    load_run,
+    results_document,
+)
+from cipherbench.store.db import (
+    DIFFUSION_FIELDS,
+    SCHEMA_VERSION,
+    Store,
+    describe,
+    diffusion,
+    measurements,
+    run_implementations,
+    runs,
+    samples,
+    verifications,
+)
+
+
+def export_run(store: Store, run_id: int, path: Path) -> dict[str, Any]:
+    doc = results_document(load_run(store, run_id))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(doc, indent=1, allow_nan=False) + "\n")
+    return doc
+
+
+def read_document(path: Path) -> dict[str, Any]:
+    try:
+        text = path.read_text()
+    except OSError as e:
+        raise UsageError(f"cannot read {path}: {e.strerror}") from None
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise UsageError(f"{path} is not JSON: {e.msg} at line {e.lineno}") from None
+    return check_document(doc)
+
+
+def _when(s: Any) -> Any:
+    return datetime.fromisoformat(s) if s else None
+
+
+def already_there(store: Store, uuid: str) -> int | None:
+    with store.engine.connect() as c:
+        return c.execute(select(runs.c.id).where(runs.c.uuid == uuid)).scalar()
+
+
+def import_document(store: Store, doc: dict[str, Any]) -> int:
+    """Write one results document as a new run; returns its id in this store."""
+    run = doc["run"]
+    uuid = run["uuid"]
+    msg = (f"run {uuid} is already in {describe(store.url)} as run {{}}; "
+           "importing it twice would count its measurements twice")
+    existing = already_there(store, uuid)
+    if existing is not None:
+        raise CipherbenchError(msg.format(existing))
+    try:
+        with store.engine.begin() as c:  # all or nothing
+            rid = c.execute(runs.insert().values(
+                uuid=uuid, started_at=_when(run.get("started_at")) or datetime.now().astimezone(),
+                finished_at=_when(run.get("finished_at")), status=run.get("status") or "complete",
+                profile=run.get("profile"), command=run.get("command"), host=run.get("host"),
+                cipherbench_version=run.get("cipherbench_version"), git_revision=run.get("git_revision"),
+                context=doc.get("context") or {}, settings=run.get("settings") or {},
+                warnings=run.get("warnings") or [], schema_version=SCHEMA_VERSION)).inserted_primary_key[0]
+            impls = [dict({k: i.get(k) for k in IMPLEMENTATION_FIELDS}, run_id=rid)
+                     for i in doc.get("implementations", [])]
+            if impls:
+                c.execute(run_implementations.insert(), impls)
+            vers = [dict({k: v.get(k) for k in VERIFICATION_FIELDS}, run_id=rid)
+                    for v in doc.get("verifications", [])]
+            if vers:
+                c.execute(verifications.insert(), vers)
+            for m in doc.get("measurements", []):
+                row = {k: m.get(k) for k in MEASUREMENT_FIELDS}
+                row["aad_size"] = row["aad_size"] or 0
+                mid = c.execute(measurements.insert().values(run_id=rid, **row)).inserted_primary_key[0]
+                raw = [dict({k: s.get(k) for k in SAMPLE_FIELDS}, measurement_id=mid)
+                       for s in m.get("samples", [])]
+                for i, s in enumerate(raw):
+                    if s["seq"] is None:
+                        s["seq"] = i
+                if raw:
+                    c.execute(samples.insert(), raw)
+            diff = [dict({k: d.get(k) for k in DIFFUSION_FIELDS}, run_id=rid) for d in doc.get("diffusion", [])]
+            if diff:
+                c.execute(diffusion.insert(), diff)
+    except IntegrityError:  # another import of the same run won the race
+        raise CipherbenchError(msg.format(already_there(store, uuid))) from None
+    return int(rid)

@@ -1,0 +1,124 @@
+"""The run pipeline as a library and through `cipherbench run`: plans validated, a broken
+runner lost alone, and nothing timed lost to Ctrl-C, SIGTERM or kill -9."""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+
+import pytest
+from conftest import REPO, faulty
+
+from cipherbench.errors import UsageError
+from cipherbench.kinds import Operation, RunStatus
+from cipherbench.pipeline import RunPlan, load_presets
+
+
+def test_a_misspelt_preset_key_is_one_line_naming_preset_and_key(tmp_path):
+    bad = tmp_path / "experiments.toml"
+    bad.write_text('[profiles.quick]\ntitle = "q"\nsizes = [16]\nbatchs = 3\n')
+    with pytest.raises(UsageError) as e:
+        load_presets(bad)
+    assert str(e.value) == "experiments.toml: [profiles.quick]: unknown key 'batchs'"
+    bad.write_text('[profiles.quick]\ntitle = "q"\nsizes = [16]\noperations = ["encrypt", "encrpyt"]\n')
+    with pytest.raises(UsageError, match=r"\[profiles.quick\]: 'operations.1': Input should be"):
+        load_presets(bad)
+
+
+def test_every_shipped_preset_validates_and_a_plan_round_trips_through_json():
+    presets = load_presets()
+    assert {"quick", "standard", "php-mcrypt", "bingmann2008", "karn", "dotnet", "aes-candidates"} <= set(presets)
+    plan = RunPlan.from_preset("bingmann2008", batches=2, sizes=[16, 4096])
+    assert plan.operations == [Operation.ENCRYPT, Operation.DECRYPT, Operation.KEYSETUP]
+    assert (plan.batches, plan.sizes, plan.batch_ms) == (2, [16, 4096], 10.0)
+    assert RunPlan.model_validate_json(plan.model_dump_json()) == plan
+    with pytest.raises(UsageError, match="'batch_ms': Input should be a finite number"):
+        RunPlan.from_preset("quick", batch_ms=float("nan"))
+    with pytest.raises(UsageError, match="unknown profile or experiment 'quik'"):
+        RunPlan.from_preset("quik")
+
+
+@pytest.mark.parametrize("bad", ["nan", "inf", "-5", "0"])
+def test_run_refuses_a_batch_length_that_is_not_a_positive_number(cb, bad):
+    r = cb("run", "--impl", "openssl", "--batch-ms", bad)
+    assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1 and "--batch-ms" in r.stderr
+
+
+def _stored(db: str) -> tuple[list[tuple], list[tuple]]:
+    con = sqlite3.connect(db[len("sqlite:///"):])
+    runs = con.execute("select id, status from runs order by id").fetchall()
+    ms = con.execute("select impl, n, error, (select count(*) from samples where measurement_id = m.id) "
+                     "from measurements m order by id").fetchall()
+    return runs, ms
+
+
+@pytest.mark.parametrize("mode", ["bench-ns-number", "bench-tsc-garbage", "bench-crash"])
+def test_a_runner_that_breaks_mid_run_is_lost_alone_and_run_exits_1(cb, db, mode):
+    r = cb("--runner", faulty(mode), "run", "--impl", "faulty", "--impl", "openssl", "--primitive",
+           "aes-128-ctr", "--sizes", "16,1k", "--batches", "3", "--batch-ms", "2", "--no-verify",
+           "--no-extra-rounds")
+    assert r.returncode == 1, r.stderr
+    assert "incomplete" in r.stderr.splitlines()[-1]
+    runs, ms = _stored(db)
+    assert runs[-1][1] == RunStatus.INCOMPLETE
+    openssl = [m for m in ms if m[0] == "openssl"]
+    assert len(openssl) == 2 and all(n == 3 and err is None for _, n, err, _ in openssl)
+    broken = [m for m in ms if m[0] == "faulty"]
+    assert broken and all(err and "faulty" in err for _, _, err, _ in broken)
+
+
+def _start_run(db: str, *args: str) -> subprocess.Popen:
+    env = dict(os.environ, CIPHERBENCH_DB=db)
+    return subprocess.Popen([sys.executable, "-m", "cipherbench", "run", "--impl", "openssl", "--sizes",
+                             "16,256,1k,4k,16k", "--batches", "200", "--batch-ms", "5", "--no-verify", *args],
+                            cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)
+
+
+def _wait_for_samples(db: str, proc: subprocess.Popen, at_least: int, timeout: float = 120) -> int:
+    path = db[len("sqlite:///"):]
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        assert proc.poll() is None, proc.stderr.read()
+        try:
+            n = sqlite3.connect(path).execute("select count(*) from samples where not warmup").fetchone()[0]
+        except sqlite3.OperationalError:
+            n = 0
+        if n >= at_least:
+            return n
+        time.sleep(0.5)
+    raise AssertionError("no samples stored in time")
+
+
+def test_kill_9_keeps_every_round_stored_and_the_next_run_marks_it_dead(cb, db, engine):
+    proc = _start_run(db)
+    seen = _wait_for_samples(db, proc, 40)
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    runs, ms = _stored(db)
+    assert runs == [(1, "running")]
+    assert sum(m[3] for m in ms) >= seen  # every sample stored before the kill is still there
+    r = cb("show", "1")  # the store still reads
+    assert r.returncode == 0
+    cb("run", "--impl", "openssl", "--primitive", "aes-128-ctr", "--sizes", "16", "--batches", "1", "--no-verify")
+    assert _stored(db)[0][0] == (1, "dead")
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_an_interrupt_keeps_what_was_timed_and_exits_130(db, engine, sig):
+    proc = _start_run(db)
+    _wait_for_samples(db, proc, 40)
+    os.killpg(proc.pid, sig)  # as the terminal sends Ctrl-C: to the foreground process group
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130, err
+    runs, ms = _stored(db)
+    assert runs == [(1, "interrupted")]
+    timed = [m for m in ms if m[1] > 0]
+    assert timed and all(m[2] is None for m in timed)  # figures settled for every point timed
+    doc = json.loads(subprocess.run([sys.executable, "-m", "cipherbench", "--db", db, "show", "1", "--json"],
+                                    capture_output=True, text=True, cwd=REPO).stdout)
+    assert any(w["kind"] == "interrupted" for w in doc["warnings"])
