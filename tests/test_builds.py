@@ -139,7 +139,7 @@ def test_report_relates_each_build_to_the_ordinary_one():
     assert lib.speedup("gcc-12:O3", "serpent-256-ecb") == pytest.approx(1.25)
     assert rb.compiler_scores([lib]) == {"clang-16": pytest.approx(1.6), "gcc-12": pytest.approx(1.25)}
     assert rb.compiler_scores([lib], plain_only=True) == {"gcc-12": pytest.approx(1.25)}
-    t = rb.library_table(lib, 0)
+    t = rb.library_table(lib)
     assert [r[2] for r in t.rows] == ["1.00", "1.60", "1.00", "1.25"]  # ordinary, then by label
     found = dict(rb.findings([lib]))
     assert found[next(k for k in found if "Intel" in k)].startswith("clang-16 is fastest")
@@ -151,7 +151,7 @@ def test_report_shows_a_failed_variant_failed_and_never_ranks_it():
     run = _run_of({"reference": 40000, "reference@gcc-12:O2": 40000, "reference@gcc-12:O3": 32000,
                    "reference@clang-16:O3-native": 25000}, failed={"reference@clang-16:O3-native"})
     (lib,) = rb.libraries(run)
-    t = rb.library_table(lib, 0)
+    t = rb.library_table(lib)
     assert t.rows[1][2] == "failed" and t.row_marks[1] == "failed"
     best = rb.best_table([lib])
     assert best.rows[0][2] == "gcc-12:O3"

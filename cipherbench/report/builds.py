@@ -110,7 +110,7 @@ def _cell_text(lib: Library, label: str, prim: str) -> str:
     return f"{s:.2f}" if s else ("not timed" if c.per_call is None else "no baseline")
 
 
-def library_table(lib: Library, idx: int) -> Table:
+def library_table(lib: Library) -> Table:
     """Seed 001's table: compiler x flags per cipher, relative to the ordinary build."""
     t = Table(f"builds-{lib.name}", f"Compilers x flags: {lib.name}, speed relative to the ordinary build",
               ["build", "flags", *[_short(p) for p in lib.ciphers], "geomean", "compile CPU s", "cipher .text B"])
@@ -270,7 +270,7 @@ def sections(data: ReportData) -> list[tuple[Run, list[Table], list[tuple[str, s
     for run in data.runs:
         libs = libraries(run)
         if libs:
-            tables = [library_table(lib, i) for i, lib in enumerate(libs)] + [best_table(libs)]
+            tables = [library_table(lib) for lib in libs] + [best_table(libs)]
             out.append((run, tables, findings(libs)))
     return out
 
