@@ -7,7 +7,7 @@ PY    := $(VENV)/bin/python
 CB    := $(VENV)/bin/cipherbench
 BUILD := build
 
-.PHONY: bench test lint deps system-deps engine runners vectors tools fidelity sanitize clean
+.PHONY: bench test lint deps system-deps engine runners vectors tools fidelity sanitize compilers clean
 
 bench: engine runners vectors
 	@status=0; $(CB) verify || status=$$?; \
@@ -63,6 +63,13 @@ sanitize: deps vectors
 
 fidelity: engine tools
 	$(PY) benchmarks/fidelity
+
+# The compilers x flags study's quick matrix (registry/builds.toml): build the variants,
+# verify each with all its known answers, time the correct ones beside the ordinary build.
+# MATRIX=full for seed 001's 36 combinations.
+MATRIX ?= quick
+compilers: engine
+	$(CB) builds run --matrix $(MATRIX)
 
 clean:
 	rm -rf $(BUILD) $(VENV)

@@ -18,7 +18,7 @@ from plotly.offline import get_plotlyjs
 
 from cipherbench import __version__
 from cipherbench.analysis.recommend import is_reference
-from cipherbench.report import answer, experiments, machines, overview, releases, tables
+from cipherbench.report import answer, builds, experiments, machines, overview, releases, tables
 from cipherbench.report.data import (
     KEYSETUP_OPS,
     ReportData,
@@ -433,6 +433,13 @@ def then_and_now(p: Page):
 
 
 # ---------------------------------------------------------------------------- page
+def builds_section(body: Page) -> None:
+    """Compilers x flags (cipherbench/builds): seed 001's table per cipher."""
+    for _run, build_tables, _findings in builds.sections(body.data):
+        for t in build_tables:
+            body.table(t)
+
+
 def detail_tables(body: Page) -> None:
     data = body.data
     for t in tables.speed_tables(data):
@@ -524,6 +531,7 @@ def render(data: ReportData) -> tuple[str, int]:
     collapsed(body, "workloads", "Whole messages and rekeying against bulk", lambda: workload_plots(body))
     collapsed(body, "releases", "Library versions across Debian releases", lambda: releases.html_section(body))
     collapsed(body, "machines", "Machines side by side", lambda: machines.add_to_page(body))
+    collapsed(body, "builds", "Compilers and flags", lambda: builds_section(body))
     collapsed(body, "tables", "Tables", lambda: detail_tables(body))
     runs = ", ".join(f"run {r.id} ({h.escape(r.profile or '–')}) on {h.escape(str(r.meta.get('host')))}"
                      for r in data.runs)

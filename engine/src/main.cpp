@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <iostream>
 #include <map>
 #include <memory>
@@ -21,6 +22,9 @@
 
 using json = nlohmann::json;
 
+#ifndef CB_IMPL_SUFFIX  // set by engine/CMakeLists.txt; a variant build's "@compiler:flags"
+#define CB_IMPL_SUFFIX ""
+#endif
 #define CB_ADAPTER(folder) CB_ADAPTER_FACTORY(folder);
 #define CB_ADAPTER_MISSING(folder, reason)
 #include "adapters.inc"
@@ -123,6 +127,23 @@ public:
         return failures;
     }
 
+    // --notes FILE: a JSON object whose members join every implementation's notes (a value
+    // that is not a string as its JSON text). Variant builds (cipherbench/builds) name their
+    // compiler, flags, build time and code size so, and the store keeps them with the run.
+    void add_notes(const std::string& path) {
+        std::ifstream f(path);
+        if (!f) throw Fail("cannot read notes file '" + path + "'");
+        json j;
+        try {
+            j = json::parse(f);
+        } catch (const json::parse_error&) {
+            throw Fail("notes file '" + path + "' is not JSON");
+        }
+        if (!j.is_object()) throw Fail("notes file '" + path + "' must hold a JSON object");
+        for (auto& im : impls_)
+            for (const auto& [k, v] : j.items()) im.notes.emplace_back(k, v.is_string() ? v.get<std::string>() : v.dump());
+    }
+
 private:
     template <class F>
     void add(const std::string& folder, F make) {
@@ -131,7 +152,7 @@ private:
         try {
             im.adapter = make();
             if (!im.adapter) return;  // an adapter that announces itself only when asked (adapters/leaky)
-            im.name = im.adapter->name();
+            im.name = im.adapter->name() + CB_IMPL_SUFFIX;  // a variant build's "@compiler:flags"
             im.library = im.adapter->library();
             im.version = im.adapter->version();
             im.reason = im.adapter->unavailable_reason();
@@ -155,7 +176,7 @@ private:
 
     void add_missing(const std::string& folder, const std::string& why) {
         Impl im;
-        im.name = folder;
+        im.name = folder + CB_IMPL_SUFFIX;
         im.reason = why;
         impls_.push_back(std::move(im));
     }
@@ -205,7 +226,7 @@ private:
         else { clocks["core_cycles"] = nullptr; clocks["core_cycles_unavailable"] = cycles_.why(); }
         const char* vector_state = clean_vector_state() ? "vzeroupper before every timed batch"
                                                         : "nothing to reset: no AVX on this CPU";
-        return {{"status", "ok"}, {"protocol", kProtocol}, {"runner", "native"}, {"language", "C++17"}, {"jit", false},
+        return {{"status", "ok"}, {"protocol", kProtocol}, {"runner", "native" CB_IMPL_SUFFIX}, {"language", "C++17"}, {"jit", false},
                 {"runtime", runtime()}, {"clocks", clocks}, {"vector_state", vector_state},
                 {"implementations", impls}};
     }
@@ -711,13 +732,21 @@ int main(int argc, char** argv) {
                      "                    (engine/include/cipherbench/adapter.h); exit status 1 on a failure\n"
                      "  --taint IMPL PRIMITIVE key|plaintext\n"
                      "                    key setup, encryption and decryption with the secret marked undefined\n"
-                     "                    for valgrind memcheck (taint.cpp); run under valgrind\n";
+                     "                    for valgrind memcheck (taint.cpp); run under valgrind\n"
+                     "  --notes FILE      add FILE's JSON object to every implementation's notes (variant builds)\n";
         return 0;
     }
     if (argc > 1 && std::string(argv[1]) == "--taint") return cb_taint_main(argc - 2, argv + 2);
     cb::Engine engine;
     if (argc > 1 && std::string(argv[1]) == "--check-adapters") return engine.check_adapters(std::cout) ? 1 : 0;
-    if (argc > 1) {
+    if (argc == 3 && std::string(argv[1]) == "--notes") {
+        try {
+            engine.add_notes(argv[2]);
+        } catch (const std::exception& e) {
+            std::cerr << "cipherbench-engine: " << e.what() << '\n';
+            return 2;
+        }
+    } else if (argc > 1) {
         std::cerr << "cipherbench-engine: unknown option '" << argv[1] << "' (see --help)\n";
         return 2;
     }

@@ -20,9 +20,12 @@ if(CB_CRYPTOPP_FOUND)
       COMMENT "Aligning Crypto++'s archive members to 64-byte lines")
     add_custom_target(cb_cryptopp_line_aligned DEPENDS ${CB_CRYPTOPP_LINKED})
     add_dependencies(cipherbench-engine cb_cryptopp_line_aligned)
-    cb_adapter(${CB_FOLDER} SOURCES ${CB_DIR}/adapter.cpp LIBS ${CB_CRYPTOPP_LINKED} Threads::Threads
+    set(CB_CRYPTOPP_LINKAGE "static (${CB_CRYPTOPP_ARCHIVE}, members on 64-byte lines)")
+    include(${CB_DIR}/units.cmake)  # a variant build's own Crypto++ units, when asked for
+    cb_adapter(${CB_FOLDER} SOURCES ${CB_DIR}/adapter.cpp
+               LIBS ${CB_CRYPTOPP_UNITS_LINKED} ${CB_CRYPTOPP_LINKED} Threads::Threads
                INCLUDES ${CB_CRYPTOPP_INCLUDE_DIRS}
-               OPTIONS "-DCB_CRYPTOPP_LINKAGE=\"static (${CB_CRYPTOPP_ARCHIVE}, members on 64-byte lines)\"")
+               OPTIONS "-DCB_CRYPTOPP_LINKAGE=\"${CB_CRYPTOPP_LINKAGE}\"")
   else()
     cb_adapter(${CB_FOLDER} SOURCES ${CB_DIR}/adapter.cpp LIBS PkgConfig::CB_CRYPTOPP
                OPTIONS "-DCB_CRYPTOPP_LINKAGE=\"shared (libcrypto++.so)\"")

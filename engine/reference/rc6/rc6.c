@@ -101,6 +101,12 @@ static void rc6_encrypt(const void *vctx, const uint8_t *in, uint8_t *out) {
     }
     A += S[2 * R + 2];
     C += S[2 * R + 3];
+#ifdef CB_FAULT_INJECT
+    /* A deliberate, test-only fault (registry/builds.toml, flag set "fault"; tests/test_builds.py):
+       the last round's output whitening loses its low bit, so every RC6 encryption known answer
+       fails while the cipher still runs. A build that defines this must fail verification. */
+    C ^= 1;
+#endif
     cbref_store32le(out, A); cbref_store32le(out + 4, B); cbref_store32le(out + 8, C); cbref_store32le(out + 12, D);
 }
 

@@ -1,0 +1,95 @@
+"""`cipherbench builds ...`: build the variants of a compiler x flags matrix, list them,
+and verify and time them in one run (registry/builds.toml)."""
+from __future__ import annotations
+
+import sys
+import time
+
+import click
+from rich.console import Console
+from rich.table import Table
+
+from cipherbench.builds import make, runners
+from cipherbench.builds import matrix as matrix_mod
+from cipherbench.builds.make import BuildRecord, BuildStatus
+from cipherbench.errors import CipherbenchError
+from cipherbench.kinds import RunStatus
+
+out = Console(highlight=False)
+
+
+def _show(rec: BuildRecord):
+    if rec.status is BuildStatus.BUILT:
+        how = "cached" if rec.cached else f"built in {rec.wall_seconds:.0f} s ({rec.cpu_seconds:.0f} s CPU)"
+        out.print(f"  [green]ok[/]     {rec.label:<26} {how}")
+    else:
+        out.print(f"  [red]FAILED[/] {rec.label:<26} did not build: {rec.error} (log: {rec.log})", markup=True)
+
+
+def build_matrix(name: str, rebuild: bool) -> tuple[matrix_mod.Matrix, list[BuildRecord]]:
+    bf = matrix_mod.load()
+    m = bf.matrix(name)
+    out.print(f"building {len(m.variants)} variants of matrix '{name}' into {make.CACHE}")
+    start = time.monotonic()
+    recs = make.make_matrix(m, bf, runners.training_set(m), rebuild=rebuild, progress=_show)
+    failed = sum(1 for r in recs if r.status is BuildStatus.FAILED)
+    out.print(f"{len(recs) - failed} built, {failed} failed to build, in {time.monotonic() - start:.0f} s")
+    return m, recs
+
+
+@click.group("builds")
+def builds_group():
+    """Variant builds of the engine: compilers x flags (registry/builds.toml)."""
+
+
+@builds_group.command("make")
+@click.option("--matrix", "name", default="quick", show_default=True, help="A matrix of registry/builds.toml.")
+@click.option("--rebuild", is_flag=True, help="Build again even where the cache has the variant.")
+def make_cmd(name, rebuild):
+    """Build every variant of a matrix (cached by sources, compiler version and flags)."""
+    _, recs = build_matrix(name, rebuild)
+    sys.exit(1 if any(r.status is BuildStatus.FAILED for r in recs) else 0)
+
+
+@builds_group.command("list")
+@click.option("--matrix", "name", default=None, help="Only this matrix's variants.")
+def list_cmd(name):
+    """The matrices, and each variant with its build status, compile time and code size."""
+    bf = matrix_mod.load()
+    names = [name] if name else sorted(bf.matrices)
+    for n in names:
+        m = bf.matrix(n)
+        t = Table("variant", "flags", "status", "CPU s", "cipher .text B", "engine .text B", title=f"{n}: {m.title}")
+        for v in m.variants:
+            rec = BuildRecord.read(make.variant_home(v) / "manifest.json")
+            status = "not built" if rec is None else rec.status.value
+            t.add_row(v.label, " ".join(v.flagset.flags) + (" +PGO" if v.flagset.pgo else ""), status,
+                      f"{rec.cpu_seconds:.0f}" if rec else "", f"{rec.objects_text or '–'}" if rec else "",
+                      f"{rec.engine_text or '–'}" if rec else "")
+        out.print(t)
+
+
+@builds_group.command("run")
+@click.option("--matrix", "name", default="quick", show_default=True, help="A matrix of registry/builds.toml.")
+@click.option("--rebuild", is_flag=True, help="Build again even where the cache has the variant.")
+@click.option("--no-baseline", is_flag=True, help="Leave out the ordinary build's implementations.")
+@click.pass_obj
+def run_cmd(c, name, rebuild, no_baseline):
+    """Build a matrix, then verify every variant with all its known answers and time the
+    correct ones interleaved in one run, beside the ordinary build (the baseline)."""
+    from cipherbench.cli.run import BarProgress  # the command line's progress bars
+    from cipherbench.cli.show import show_run
+    store = c.store()  # open it first: a bad --db fails before any build
+    m, recs = build_matrix(name, rebuild)
+    specs = runners.runner_specs(recs)
+    if not specs:
+        raise CipherbenchError("no variant of the matrix built: nothing to verify or time")
+    baselines = () if no_baseline else tuple(t.value for t in m.targets)
+    vr = runners.VariantRun(m, tuple(specs), baselines)
+    out.print(f"verifying and timing {len(specs)} variants"
+              + (f" and the ordinary build's {', '.join(baselines)}" if baselines else ""))
+    outcome = runners.run_variants(vr, store, BarProgress())
+    show_run(store, outcome.run_id)
+    if outcome.status is not RunStatus.COMPLETE:
+        raise CipherbenchError(f"run {outcome.run_id} is {outcome.status.value}: {len(outcome.failed)} of "
+                               f"{len(outcome.points)} points not timed")

@@ -1,0 +1,299 @@
+"""Building variants of the engine: one CMake/Ninja build tree per (compiler, flag set),
+cached under build/variants/ by a key over the sources, the compiler's version and the flags.
+
+A build's record (BuildRecord, manifest.json beside it) says whether it built, how much
+CPU time compiling took (the build commands' own user + system time from wait4, so builds
+running side by side do not inflate each other's), and how big its code is.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import shutil
+import subprocess
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict, dataclass, field
+from enum import StrEnum
+from pathlib import Path
+
+from cipherbench.builds.matrix import BuildsFile, Matrix, Target, Variant
+from cipherbench.errors import CipherbenchError
+from cipherbench.paths import BUILD, REPO
+
+CACHE = Path(os.environ.get("CIPHERBENCH_VARIANTS", BUILD / "variants"))
+#: Inputs of every variant build besides its compiler and flags.
+SOURCE_GLOBS = ("engine/**/*", "registry/primitives.toml", "cipherbench/registry.py")
+
+
+class BuildStatus(StrEnum):
+    BUILT = "built"
+    FAILED = "failed"  # did not compile or link: never verified, never timed
+
+
+@dataclass
+class BuildRecord:
+    """What building one variant gave (manifest.json in its cache directory)."""
+
+    label: str  # "clang-16:O3-native"
+    compiler: str  # compiler id
+    compiler_version: str  # first line of `cc --version`
+    flagset: str
+    flags: list[str]
+    key: str
+    status: BuildStatus
+    engine: str  # path of the built engine ("" when it failed)
+    cpu_seconds: float  # user + system time of every build command, training excluded
+    wall_seconds: float
+    objects_text: int | None  # .text bytes of the variant's cipher objects (None: LTO, code made at link)
+    engine_text: int | None  # .text bytes of the linked engine
+    pgo: str = ""  # how the profile was trained, for PGO variants
+    error: str = ""  # the first error line of a failed build
+    log: str = ""
+    cached: bool = field(default=False, compare=False)
+
+    def notes(self) -> dict:
+        """What the engine announces with each implementation (--notes): the store keeps it."""
+        keep = ("label", "compiler", "compiler_version", "flagset", "flags", "cpu_seconds",
+                "objects_text", "engine_text", "pgo", "key")
+        return {"build": json.dumps({k: getattr(self, k) for k in keep})}
+
+    @classmethod
+    def read(cls, path: Path) -> BuildRecord | None:
+        try:
+            d = json.loads(path.read_text())
+            d["status"] = BuildStatus(d["status"])
+            d.pop("cached", None)
+            return cls(**d)
+        except (OSError, ValueError, TypeError, KeyError):
+            return None  # unreadable or from an older layout: built again
+
+    def write(self, path: Path):
+        d = asdict(self)
+        d["status"] = self.status.value
+        d.pop("cached")
+        path.write_text(json.dumps(d, indent=1) + "\n")
+
+
+@dataclass(frozen=True)
+class BuildPlan:
+    """Everything one variant's build depends on, besides the sources."""
+
+    variant: Variant
+    targets: tuple[Target, ...]
+    reference_ciphers: tuple[str, ...]
+    cryptopp_source: str  # "" without Crypto++
+    cryptopp_units: tuple[str, ...]
+    training: tuple[tuple[str, int], ...]  # (primitive, size) a PGO build trains on
+
+    @property
+    def dir_name(self) -> str:
+        return variant_home(self.variant).name
+
+
+def variant_home(v: Variant) -> Path:
+    """A variant's cache directory: build/variants/<compiler>_<flag set>/."""
+    return CACHE / re.sub(r"[^A-Za-z0-9_.-]", "_", v.label)
+
+
+# ---------------------------------------------------------------- keys
+def source_hash() -> str:
+    h = hashlib.sha256()
+    for pattern in SOURCE_GLOBS:
+        for p in sorted(REPO.glob(pattern)):
+            if p.is_file() and "__pycache__" not in p.parts:
+                h.update(str(p.relative_to(REPO)).encode() + b"\0" + p.read_bytes())
+    return h.hexdigest()
+
+
+def compiler_version(cmd: str) -> str:
+    try:
+        out = subprocess.run([cmd, "--version"], capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        return ""
+    return out.stdout.splitlines()[0].strip() if out.returncode == 0 and out.stdout else ""
+
+
+def cache_key(plan: BuildPlan, sources: str, version: str) -> str:
+    v = plan.variant
+    text = json.dumps([sources, version, compiler_version(v.compiler.cxx), v.flagset.flags, v.flagset.lto,
+                       v.flagset.pgo, [t.value for t in plan.targets], plan.reference_ciphers,
+                       plan.cryptopp_source, plan.cryptopp_units, plan.training if v.flagset.pgo else []])
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+# ---------------------------------------------------------------- commands
+def run_logged(cmd: list[str], log, env: dict | None = None, stdin=None) -> tuple[int, float]:
+    """Run a command niced (the machine is shared), output to the log; (exit status,
+    user + system CPU seconds of it and every descendant it waited for)."""
+    log.write(f"$ {' '.join(cmd)}\n")
+    log.flush()
+    try:
+        p = subprocess.Popen(["nice", "-n", "10", *cmd], stdout=log, stderr=subprocess.STDOUT,
+                             stdin=stdin if stdin is not None else subprocess.DEVNULL,
+                             env=env, cwd=REPO)
+    except OSError as e:
+        log.write(f"cannot start: {e.strerror}\n")
+        return 127, 0.0
+    _, status, usage = os.wait4(p.pid, 0)
+    p.returncode = os.waitstatus_to_exitcode(status)
+    return p.returncode, usage.ru_utime + usage.ru_stime
+
+
+def _tool(name: str) -> str:
+    return shutil.which(name) or name
+
+
+def configure_args(plan: BuildPlan, tree: Path, extra: list[str], link_extra: list[str]) -> list[str]:
+    c, fs = plan.variant.compiler, plan.variant.flagset
+    flags = " ".join([*fs.flags, *extra])
+    link = " ".join([*fs.flags, *(c.lto_link if fs.lto else ()), *link_extra])
+    args = ["cmake", "-S", str(REPO / "engine"), "-B", str(tree), "-G", "Ninja", "-Wno-dev",
+            "-DCMAKE_BUILD_TYPE=None", f"-DCMAKE_C_COMPILER={c.cc}", f"-DCMAKE_CXX_COMPILER={c.cxx}",
+            f"-DCMAKE_C_FLAGS={flags}", f"-DCMAKE_CXX_FLAGS={flags}", f"-DCMAKE_EXE_LINKER_FLAGS={link}",
+            f"-DCMAKE_AR={_tool(c.ar)}", f"-DCMAKE_RANLIB={_tool(c.ranlib)}",
+            f"-DCB_ADAPTERS={';'.join(t.value for t in plan.targets)}",
+            f"-DCB_IMPL_SUFFIX={plan.variant.suffix}",
+            # an LTO build's objects hold no machine code yet: the link places it
+            f"-DCB_LINE_ALIGN={'OFF' if fs.lto else 'ON'}",
+            f"-DCB_REFERENCE_CIPHERS={';'.join(plan.reference_ciphers)}"]
+    if Target.CRYPTOPP in plan.targets:
+        args += [f"-DCB_CRYPTOPP_SOURCE={plan.cryptopp_source}",
+                 f"-DCB_CRYPTOPP_UNITS={';'.join(plan.cryptopp_units)}"]
+    return args
+
+
+def text_bytes(path: Path) -> int | None:
+    """The .text bytes of an object, archive or program (binutils' size), None if unreadable."""
+    if not path.exists():
+        return None
+    out = subprocess.run(["size", "-t", str(path)], capture_output=True, text=True)
+    lines = [ln.split() for ln in out.stdout.splitlines() if ln.strip()]
+    if out.returncode != 0 or len(lines) < 2 or not lines[-1][0].isdigit():
+        return None
+    return int(lines[-1][0])
+
+
+def first_error(log_path: Path) -> str:
+    try:
+        lines = log_path.read_text(errors="replace").splitlines()
+    except OSError:
+        return ""
+    for ln in lines:
+        if re.search(r"\berror\b|undefined reference|FAILED:", ln) and not ln.startswith("$ "):
+            return ln.strip()[:300]
+    return (lines[-1].strip()[:300] if lines else "")
+
+
+# ---------------------------------------------------------------- one variant
+def _compile(plan: BuildPlan, tree: Path, log, jobs: int, extra=(), link_extra=()) -> tuple[bool, float]:
+    """Configure and build the engine in `tree`; (success, CPU seconds)."""
+    rc, cpu = run_logged(configure_args(plan, tree, list(extra), list(link_extra)), log)
+    if rc != 0:
+        return False, cpu
+    rc, cpu2 = run_logged(["cmake", "--build", str(tree), "--target", "cipherbench-engine", "-j", str(jobs)], log)
+    return rc == 0, cpu + cpu2
+
+
+def _sizes(tree: Path, plan: BuildPlan) -> tuple[int | None, int | None]:
+    engine = text_bytes(tree / "cipherbench-engine")
+    if plan.variant.flagset.lto:
+        return None, engine
+    parts = [text_bytes(tree / "reference" / "libcbref.a")]
+    if Target.CRYPTOPP in plan.targets:
+        parts.append(text_bytes(tree / "libcb_cryptopp_units.a"))
+    return (sum(p for p in parts if p) or None), engine
+
+
+def build_variant(plan: BuildPlan, key: str, jobs: int) -> BuildRecord:
+    """Build one variant into its cache directory (PGO: instrument, train, rebuild)."""
+    from cipherbench.builds import pgo  # the training needs the registry; keep imports light
+    v = plan.variant
+    home = CACHE / plan.dir_name
+    tree = home / "cmake"
+    if (home / "key").exists() and (home / "key").read_text().strip() != key:
+        shutil.rmtree(tree, ignore_errors=True)  # another source or compiler: start clean
+    home.mkdir(parents=True, exist_ok=True)
+    (home / "key").write_text(key + "\n")
+    log_path = home / "build.log"
+    start = time.monotonic()
+    trained = ""
+    with open(log_path, "w") as log:
+        if v.flagset.pgo:
+            ok, cpu, trained = pgo.build_with_profile(plan, tree, log, jobs, _compile)
+        else:
+            ok, cpu = _compile(plan, tree, log, jobs)
+    objects, engine_text = _sizes(tree, plan) if ok else (None, None)
+    rec = BuildRecord(v.label, v.compiler.id, compiler_version(v.compiler.cc), v.flagset.id, list(v.flagset.flags),
+                      key, BuildStatus.BUILT if ok else BuildStatus.FAILED,
+                      str(tree / "cipherbench-engine") if ok else "", round(cpu, 2),
+                      round(time.monotonic() - start, 2), objects, engine_text, trained,
+                      "" if ok else first_error(log_path), str(log_path))
+    rec.write(home / "manifest.json")
+    if ok:
+        (home / "notes.json").write_text(json.dumps(rec.notes()) + "\n")
+    return rec
+
+
+# ---------------------------------------------------------------- a matrix
+def plans_for(matrix: Matrix, bf: BuildsFile, training: tuple[tuple[str, int], ...]) -> list[BuildPlan]:
+    src = ""
+    if Target.CRYPTOPP in matrix.targets:
+        src = cryptopp_source()
+    return [BuildPlan(v, matrix.targets, matrix.reference_ciphers, src, bf.cryptopp_units if src else (), training)
+            for v in matrix.variants]
+
+
+def cryptopp_source() -> str:
+    """Debian's Crypto++ source at the installed version (scripts/fetch-cryptopp-source)."""
+    out = subprocess.run([str(REPO / "scripts" / "fetch-cryptopp-source")], capture_output=True, text=True)
+    if out.returncode != 0:
+        why = (out.stderr.strip().splitlines() or ["failed"])[-1]
+        raise CipherbenchError(f"Crypto++ source not available: {why}")
+    return out.stdout.strip().splitlines()[-1]
+
+
+def cached_record(plan: BuildPlan, key: str) -> BuildRecord | None:
+    rec = BuildRecord.read(CACHE / plan.dir_name / "manifest.json")
+    if rec is None or rec.key != key or rec.status is BuildStatus.FAILED:
+        return None  # a failure is tried again: it may have been the machine's (a missing package)
+    if rec.status is BuildStatus.BUILT and not Path(rec.engine).exists():
+        return None
+    rec.cached = True
+    return rec
+
+
+def check_compilers(matrix: Matrix) -> list[str]:
+    """The matrix's compilers that are not installed, with their Debian package."""
+    seen = {v.compiler.id: v.compiler for v in matrix.variants}
+    return [f"{c.cc} ({c.package})" for c in seen.values() if not shutil.which(c.cc) or not shutil.which(c.cxx)]
+
+
+def make_matrix(matrix: Matrix, bf: BuildsFile, training, rebuild: bool = False, progress=None) -> list[BuildRecord]:
+    """Every variant of the matrix, from the cache where its key matches, else built: as
+    many builds side by side as there are CPUs to use, Ninja's -j sharing them out."""
+    missing = check_compilers(matrix)
+    if missing:
+        raise CipherbenchError(f"compiler(s) not installed: {', '.join(missing)} (run 'make deps')")
+    plans = plans_for(matrix, bf, training)
+    sources = source_hash()
+    keys = [cache_key(p, sources, compiler_version(p.variant.compiler.cc)) for p in plans]
+    out: dict[int, BuildRecord] = {}
+    todo = []
+    for i, (p, k) in enumerate(zip(plans, keys)):
+        rec = None if rebuild else cached_record(p, k)
+        if rec:
+            out[i] = rec
+            progress and progress(rec)
+        else:
+            todo.append(i)
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    workers = max(1, min(cpus, len(todo)))
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        futures = {i: pool.submit(build_variant, plans[i], keys[i], max(1, cpus // workers)) for i in todo}
+        for i, f in futures.items():
+            out[i] = f.result()
+            progress and progress(out[i])
+    return [out[i] for i in range(len(plans))]

@@ -1,0 +1,67 @@
+"""Built variants as runners, and the one function that verifies and times them.
+
+Each built variant is a runner like any other (cipherbench/runner.py RunnerSpec): its engine,
+started with --notes so every implementation it announces carries its build record into
+the store. Verification and timing are the ordinary run's: a variant that fails a known
+answer is stored as failed and never timed (cipherbench/verify.py, the gate).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from cipherbench.builds.make import BuildRecord, BuildStatus
+from cipherbench.builds.matrix import Matrix
+from cipherbench.errors import UsageError
+from cipherbench.measure.runner import RunnerSpec
+from cipherbench.pipeline import Progress, RunOutcome, RunPlan, load_presets, run_plan
+from cipherbench.store.db import Store
+
+
+def runner_spec(rec: BuildRecord) -> RunnerSpec:
+    """The runner of one built variant."""
+    notes = Path(rec.engine).parent.parent / "notes.json"
+    argv = [rec.engine, "--notes", str(notes)]
+    why = None if Path(rec.engine).exists() else f"not built: {rec.engine} is missing"
+    return RunnerSpec(f"native@{rec.label}", argv, builtin=False, unavailable=why)
+
+
+def runner_specs(records: list[BuildRecord]) -> list[RunnerSpec]:
+    """RunnerSpecs of the variants that built; those that did not are never started."""
+    return [runner_spec(r) for r in records if r.status is BuildStatus.BUILT]
+
+
+def training_set(matrix: Matrix) -> tuple[tuple[str, int], ...]:
+    """What PGO variants train on: the (primitive, size) pairs of the matrix's experiment."""
+    presets = load_presets()
+    if matrix.experiment not in presets:
+        raise UsageError(f"build matrix '{matrix.id}' names experiment '{matrix.experiment}', "
+                         "which registry/experiments.toml lacks")
+    e = presets[matrix.experiment]
+    return tuple((p, s) for p in e.primitives for s in e.sizes)
+
+
+@dataclass(frozen=True)
+class VariantRun:
+    """One run of a matrix's variants and baselines."""
+
+    matrix: Matrix
+    runners: tuple[RunnerSpec, ...]
+    baselines: tuple[str, ...]  # the ordinary build's implementations timed beside them
+
+    def impls(self) -> list[str]:
+        out = list(self.baselines)
+        for spec in self.runners:
+            label = spec.name.split("@", 1)[1]
+            out += [f"{t.value}@{label}" for t in self.matrix.targets]
+        return out
+
+    def plan(self) -> RunPlan:
+        """The matrix's experiment, for exactly the variants' and baselines' implementations."""
+        return RunPlan.from_preset(self.matrix.experiment, implementations=self.impls())
+
+
+def run_variants(vr: VariantRun, store: Store, progress: Progress | None = None) -> RunOutcome:
+    """Verify and time the variants and baselines interleaved in one run (the pipeline's
+    run_plan, the variants given as runner specs)."""
+    return run_plan(vr.plan(), store, progress, extra_specs=vr.runners)
