@@ -41,10 +41,12 @@ def db(tmp_path):
 
 
 @pytest.fixture()
-def cb(db, engine):
-    """Run the CLI as a user does; returns CompletedProcess."""
+def cb(db, engine, tmp_path):
+    """Run the CLI as a user does; returns CompletedProcess. Each test has its own
+    verification cache, so no test sees what another verified."""
     def run(*args, env=None, timeout=300):
-        e = dict(os.environ, CIPHERBENCH_DB=db, **(env or {}))
+        e = dict(os.environ, CIPHERBENCH_DB=db, CIPHERBENCH_VERIFY_CACHE=str(tmp_path / "verify-cache.json"),
+                 **(env or {}))
         return subprocess.run([sys.executable, "-m", "cipherbench", *args], capture_output=True,
                               text=True, timeout=timeout, env=e, cwd=REPO)
     return run

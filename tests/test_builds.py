@@ -96,7 +96,7 @@ def test_a_faulty_build_fails_verification_is_shown_failed_and_is_not_timed(tmp_
     assert r.returncode == 0, r.stderr[-2000:]
     # shown as failed: the run's table and the failure's reproduction
     assert "not timed: failed verification" in r.stdout
-    assert "FAILED reference@gcc-12:fault rc6-128-ecb: kat encrypt" in r.stdout + r.stderr
+    assert "FAILED reference@gcc-12:fault rc6-128-ecb: " in r.stdout + r.stderr
     store = Store(db, create=False)
     run = store.run(store.latest_run())
     verdict = {(v["impl"], v["primitive"]): v["status"] for v in run["verifications"]}

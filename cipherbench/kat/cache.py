@@ -22,6 +22,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from cipherbench.kat import corpus_wycheproof
 from cipherbench.kat.verify import PairResult, Verifier
 from cipherbench.paths import BUILD, REPO
 
@@ -64,6 +65,7 @@ def corpus_fingerprint() -> str:
     wycheproof = BUILD / "wycheproof.json"
     if wycheproof.exists():
         _digest(h, wycheproof)
+    h.update(f"{corpus_wycheproof.ENV_DIR}={os.environ.get(corpus_wycheproof.ENV_DIR, '')}".encode())
     return h.hexdigest()
 
 
