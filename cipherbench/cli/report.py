@@ -194,21 +194,12 @@ def export_cmd(c: Ctx, db, run_id, out_file: Path):
 
 def export_csv(store: Store, run_id: int, path: Path) -> int:
     """results.csv's rows (report/results_csv.py) for one run, to a file of the user's name."""
-    import csv
 
-    from cipherbench.report.data import CSV_COLUMNS, ReportData, csv_rows, load_run
-    from cipherbench.report.results_csv import cell
+    from cipherbench.report.data import ReportData, load_run
+    from cipherbench.report.results_csv import write_measurements
 
-    data = ReportData([load_run(store, run_id, with_samples=False)])
     path.parent.mkdir(parents=True, exist_ok=True)
-    n = 0
-    with open(path, "w", newline="") as f:
-        w = csv.writer(f)
-        w.writerow(CSV_COLUMNS)
-        for row in csv_rows(data):
-            w.writerow([cell(v) for v in row])
-            n += 1
-    return n
+    return write_measurements(ReportData([load_run(store, run_id, with_samples=False)]), path)
 
 
 @click.command("import")

@@ -11,6 +11,12 @@ from cipherbench.report.data import CSV_COLUMNS, ReportData, csv_rows
 
 def write(data: ReportData, out: Path) -> list[tuple[Path, str]]:
     path = out / "results.csv"
+    n = write_measurements(data, path)
+    return [(path, f"{n} measurements"), write_fits(data, out)]
+
+
+def write_measurements(data: ReportData, path: Path) -> int:
+    """One row per measurement, with the header; returns how many rows."""
     n = 0
     with open(path, "w", newline="") as f:
         w = csv.writer(f)
@@ -18,7 +24,7 @@ def write(data: ReportData, out: Path) -> list[tuple[Path, str]]:
         for row in csv_rows(data):
             w.writerow([cell(v) for v in row])
             n += 1
-    return [(path, f"{n} measurements"), write_fits(data, out)]
+    return n
 
 
 def cell(v: object) -> object:
