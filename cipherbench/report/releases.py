@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from cipherbench.analysis.compare import ALPHA, CONFIDENCE, bootstrap_ratio, judge
+# the module, not its names: analysis.compare reads report.data, whose package imports this
+from cipherbench.analysis import compare as cmp
 from cipherbench.report.data import ReportData, Run, per_call_samples, usable
 from cipherbench.report.tables import Table, mark_of, num, size_label
 
@@ -120,10 +121,10 @@ def cell(b: Build, m: dict, host: dict | None, rng) -> Cell:
     if len(a) and len(x):
         c.ratio = float(np.median(a) / np.median(x))  # host ns / this ns = this speed / host speed
         if len(a) > 1 and len(x) > 1:
-            c.low, c.high = bootstrap_ratio(a, x, rng)
+            c.low, c.high = cmp.bootstrap_ratio(a, x, rng)
     else:
         c.ratio = host["ns_per_call"] / m["ns_per_call"]
-    c.p_value, c.verdict = judge(a, x, c.ratio)
+    c.p_value, c.verdict = cmp.judge(a, x, c.ratio)
     return c
 
 
@@ -157,8 +158,8 @@ def tables(run: Run, data: ReportData) -> list[Table]:
             t.add([r.primitive + (f" {r.operation}" if r.operation not in ("encrypt", "hash") else ""),
                    size_label(r.size)] + figs + ratios, mark_of(worst))
         t.notes = [f"MB/s = 10^6 bytes/s at the median; 'vs host': speed relative to the host's build of "
-                   f"the same library, timed in the same rounds, with its {CONFIDENCE:.0%} bootstrap interval; "
-                   f"▲/▼ = faster/slower at p < {ALPHA} (Mann-Whitney U over the per-call samples).",
+                   f"the same library, timed in the same rounds, with its {cmp.CONFIDENCE:.0%} bootstrap interval; "
+                   f"▲/▼ = faster/slower at p < {cmp.ALPHA} (Mann-Whitney U over the per-call samples).",
                    "Built in: " + "; ".join(f"{b.release}: {b.library} {short_version(b)} "
                                             f"(package {b.package_version or '?'})" for b in builds_)]
         out.append(t)
