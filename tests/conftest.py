@@ -35,6 +35,12 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(skip)
 
 
+@pytest.fixture(autouse=True)
+def own_verify_cache(tmp_path, monkeypatch):
+    """Every test, and every command it starts, verifies against a cache of its own."""
+    monkeypatch.setenv("CIPHERBENCH_VERIFY_CACHE", str(tmp_path / "verify-cache.json"))
+
+
 @pytest.fixture()
 def db(tmp_path):
     return f"sqlite:///{tmp_path / 'results.sqlite'}"
@@ -45,8 +51,8 @@ def cb(db, engine, tmp_path):
     """Run the CLI as a user does; returns CompletedProcess. Each test has its own
     verification cache, so no test sees what another verified."""
     def run(*args, env=None, timeout=300):
-        e = dict(os.environ, CIPHERBENCH_DB=db, CIPHERBENCH_VERIFY_CACHE=str(tmp_path / "verify-cache.json"),
-                 **(env or {}))
+        e = dict(os.environ, CIPHERBENCH_DB=db, CIPHERBENCH_VERIFY_CACHE=str(tmp_path / "verify-cache.json"))
+        e.update(env or {})
         return subprocess.run([sys.executable, "-m", "cipherbench", *args], capture_output=True,
                               text=True, timeout=timeout, env=e, cwd=REPO)
     return run

