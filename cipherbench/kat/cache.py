@@ -25,6 +25,7 @@ from typing import Any
 from cipherbench.kat.verify import PairResult, Verifier
 from cipherbench.paths import BUILD, REPO
 
+
 def cache_file() -> Path:
     """build/verify-cache.json, or $CIPHERBENCH_VERIFY_CACHE (read when a cache is opened)."""
     return Path(os.environ.get("CIPHERBENCH_VERIFY_CACHE", BUILD / "verify-cache.json"))
