@@ -137,7 +137,7 @@ class VerifyCache:
     def __init__(self, path: Path | None = None):
         self.path = path or cache_file()
         try:
-            raw = json.loads(path.read_text())
+            raw = json.loads(self.path.read_text())
             self.entries = {k: Entry(**v) for k, v in raw.get("entries", {}).items()}
             self.missing: dict[str, dict[str, str]] = dict(raw.get("missing_corpora", {}))
         except (OSError, ValueError, TypeError):
