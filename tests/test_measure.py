@@ -2,6 +2,8 @@
 import itertools
 import statistics
 
+import pytest
+
 from cipherbench import registry
 from cipherbench.measure.measurer import MAX_FACTOR, Measurer, Point
 
@@ -366,3 +368,43 @@ def test_a_run_says_the_core_was_shared_when_more_than_a_twentieth_of_its_readin
         "3.40), most likely by another guest on its other hardware thread; batches next to those readings "
         "were set aside where enough of a point's ran alone (measurements' shared_batches)")
     assert shared_core_warning([], None) is None and shared_core_warning([2.0], None) is None
+
+
+class CostSession(FakeSession):
+    """'slow' takes 50 ms a call (one call is longer than a 1 ms batch); others as FakeSession."""
+
+    def ask(self, impl, req, replica=None):
+        if impl == "slow":
+            return {"status": "ok", "ns": [50e6 * req["loops"]]}
+        return super().ask(impl, req, replica)
+
+
+def test_progress_counts_expected_work_learned_from_calibration_and_grows_before_extra_rounds():
+    p = registry.load()["aes-128-cbc"]
+    pts = [Point(i, p, "encrypt", "bulk", 1024) for i in ("steady", "noisy", "slow")]
+    m = Measurer(CostSession(), batch_ms=1, batches=5, warmup_batches=2)
+    total = m.expected_ms(pts)
+    # before calibration: a 1 ms probe and 1 + 5 batches of 1 ms for each point
+    assert total == 3 * (1 + 6)
+    seen = {"done": 0.0, "total": total, "most": 0.0, "grows": []}
+
+    def advance(ms, label):
+        seen["done"] += ms
+        seen["most"] = max(seen["most"], seen["done"] / seen["total"])
+
+    def grow(ms, note):
+        seen["total"] += ms
+        seen["grows"].append((round(ms, 3), note))
+
+    m.progress, m.on_grow = advance, grow
+    m.run(pts)
+    # calibration found 'slow' at 50 ms a batch: the estimate grew by its 6 batches' 49 ms
+    # extra each, before any of them ran (the others' batches land within a loop of 1 ms);
+    # then one extra round of 'noisy' per grow
+    first, *extra = seen["grows"]
+    assert first[0] == pytest.approx(6 * 49.0, abs=0.1) and first[1] is None
+    assert extra and all(note == "extra rounds" for _, note in extra)
+    assert len(extra) == pts[1].extra_batches
+    # the bar ends exactly full, and never ran past full on the way
+    assert seen["done"] == pytest.approx(seen["total"])
+    assert seen["most"] <= 1 + 1e-9

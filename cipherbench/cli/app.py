@@ -14,9 +14,12 @@ from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
     Progress,
+    ProgressColumn,
+    Task,
     TextColumn,
     TimeRemainingColumn,
 )
+from rich.text import Text
 
 from cipherbench import __version__
 from cipherbench.envs import runner_specs
@@ -80,8 +83,22 @@ def cli(ctx, runners, db, no_builtin, envs):
 
 
 
+class DoneColumn(ProgressColumn):
+    """Steps done as "M/N" for stages that count items, as a percentage for stages that
+    count milliseconds of expected work (a task field `percent`)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._count = MofNCompleteColumn()
+
+    def render(self, task: Task) -> Text:
+        if task.fields.get("percent"):
+            return Text(f"{task.percentage:3.0f} %", style="progress.percentage")
+        return self._count.render(task)
+
+
 def _progress():
-    return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+    return Progress(TextColumn("{task.description}"), BarColumn(), DoneColumn(),
                     TimeRemainingColumn(), TextColumn("[dim]{task.fields[item]}"),
                     console=err, transient=True, disable=not err.is_terminal)
 

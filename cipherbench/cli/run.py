@@ -17,7 +17,7 @@ from cipherbench.cli.verify import print_failures
 from cipherbench.errors import UsageError
 from cipherbench.kinds import Operation, RunStatus, Workload
 from cipherbench.pipeline import Layout, Progress, RunOutcome, RunPlan, run_plan
-from cipherbench.pipeline.execute import Advance
+from cipherbench.pipeline.execute import Advance, Unit
 from cipherbench.pipeline.resume import resumable
 from cipherbench.report.data import load_published as published_experiments
 from cipherbench.store.db import Store
@@ -54,22 +54,23 @@ class BarProgress(Progress):
     _current: tuple[Any, Any] | None = None  # (rich Progress, task) of the open stage
 
     @contextmanager
-    def stage(self, name: str, total: int) -> Iterator[Advance]:
+    def stage(self, name: str, total: float, unit: Unit = Unit.ITEMS) -> Iterator[Advance]:
         with _progress() as prog:
-            task = prog.add_task(name, total=total, item="")
+            task = prog.add_task(name, total=total, item="", percent=unit is Unit.MS)
             self._current = (prog, task)
             try:
                 yield lambda n, item: prog.update(task, advance=n, item=item)
             finally:
                 self._current = None
 
-    def grow(self, n: int) -> None:
-        """Extra rounds: the bar's total grows, so it is not full while they run and the time
-        left (rich's, from the recent pace) counts them."""
+    def grow(self, n: float, note: str | None = None) -> None:
+        """The estimate changed (calibration done, or extra rounds coming): the bar's total
+        follows, so it is not full while extra rounds run and the time left (rich's, from the
+        recent pace) counts them."""
         if self._current is not None:
             prog, task = self._current
-            total = next(t.total for t in prog.tasks if t.id == task) or 0
-            prog.update(task, total=total + n, description="measuring (extra rounds)")
+            t = next(t for t in prog.tasks if t.id == task)
+            prog.update(task, total=(t.total or 0) + n, **({"description": f"measuring ({note})"} if note else {}))
 
     def failures(self, results: list[Any]) -> None:
         print_failures(results)

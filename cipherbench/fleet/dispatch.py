@@ -67,17 +67,17 @@ class HostBoard:
             self.console.print(f"fleet: {host}: {state.value}" + (f" (run {run_id})" if run_id else "")
                                + (f": {detail}" if detail else ""), markup=False)
 
-    def progress(self, host: str, stage: str, done: int, total: int):
+    def progress(self, host: str, stage: str, done: float, total: float):
         """A stage's progress on a machine: redrawn on a terminal, said once per stage elsewhere."""
         v = self.view[host]
         if v.state is not HostState.MEASURING:
             return
         new_stage = not v.detail.startswith(stage + " ")
-        v.detail = f"{stage} {done}/{total}"
+        v.detail = f"{stage} {min(100.0, 100.0 * done / total) if total > 0 else 0.0:.0f} %"
         if self.live:
             self.live.update(self._table())
         elif new_stage:
-            self.console.print(f"fleet: {host}: {stage} ({total} steps)", markup=False)
+            self.console.print(f"fleet: {host}: {stage}", markup=False)
 
     def __enter__(self):
         if self.live:

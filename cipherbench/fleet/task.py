@@ -21,7 +21,7 @@ from cipherbench.errors import CipherbenchError
 from cipherbench.kinds import RunStatus
 from cipherbench.paths import BUILD
 from cipherbench.pipeline import Progress, RunPlan, WarningKind, run_plan
-from cipherbench.pipeline.execute import Advance
+from cipherbench.pipeline.execute import Advance, Unit
 from cipherbench.store.db import Store
 
 #: The CPUs the machine offered before the worker kept off the measuring one ("0,1,2,3").
@@ -104,18 +104,24 @@ class EventProgress(Progress):
     def __init__(self, fleet_id: int, host: str):
         self.fleet_id, self.host = fleet_id, host
 
-    @contextmanager
-    def stage(self, name: str, total: int) -> Iterator[Advance]:
-        done, last = 0, 0.0
+    _total: float = 0.0  # the open stage's total, which grow() changes
 
-        def advance(n: int, item: str) -> None:
+    @contextmanager
+    def stage(self, name: str, total: float, unit: Unit = Unit.ITEMS) -> Iterator[Advance]:
+        done, last = 0.0, 0.0
+        self._total = total
+
+        def advance(n: float, item: str) -> None:
             nonlocal done, last
             done += n
-            if time.monotonic() - last >= PROGRESS_EVERY_S or done >= total:
+            if time.monotonic() - last >= PROGRESS_EVERY_S or done >= self._total:
                 last = time.monotonic()
-                _event(self.fleet_id, self.host, "progress", name=name, done=done, total=total)
+                _event(self.fleet_id, self.host, "progress", name=name, done=done, total=self._total)
         _event(self.fleet_id, self.host, "progress", name=name, done=0, total=total)
         yield advance
+
+    def grow(self, n: float, note: str | None = None) -> None:
+        self._total += n
 
 
 def run_plan_here(plan: RunPlan, store_url: str, progress: Progress) -> tuple[int | None, RunStatus, str | None]:

@@ -300,7 +300,13 @@ class Measurer:
         self.batches = batches
         self.warmups = warmup_batches
         self.rng = random.Random(seed)
-        self.progress = progress  # callable(advance: int, label: str) or None
+        # callable(advance_ms: float, label: str) or None. Progress is counted in milliseconds
+        # of expected work, not in steps, so that the time left a bar shows (the work left at
+        # the pace seen so far) holds when steps differ a thousandfold: a calibration costs
+        # its probe and any JIT warm-up; a batch what its point's calibration found (one call
+        # can be longer than batch_ms); the whole is re-estimated once calibration is done
+        # (on_grow), and extra rounds add theirs before they run.
+        self.progress = progress
         self.extra_share = extra_share
         self.jit_warmup_ms = jit_warmup_ms  # protocol `warmup_ms`, sent with every bench request
         # False: `warmup_ms` 0 for every size of a path after its first, so JIT runners skip
@@ -317,9 +323,10 @@ class Measurer:
         # callable(points) after calibration and after every round: the pipeline stores what
         # was timed so far (pipeline/recorder.py), so an interrupt loses at most one round
         self.on_round: Callable[[list[Point]], None] | None = None
-        # told how many batches an extra round adds, before it runs, so a progress bar grows
-        # with the round instead of sitting full
-        self.on_extra: Callable[[int], None] | None = None
+        # told how many milliseconds of work the estimate gains (or, after calibration, loses)
+        # before that work runs, so a progress bar grows with extra rounds instead of sitting full
+        self.on_grow: Callable[[float, str | None], None] | None = None
+        self._cost: dict[int, float] = {}  # id(point) -> ms one of its batches takes
         self._first_size: dict[tuple, int] = {}  # path -> the size it was first calibrated at
         self._seen: dict[tuple, dict[int, float]] = {}  # path -> {size: ns per call} from calibration
 
@@ -449,26 +456,49 @@ class Measurer:
         slope = math.log(seen[s1] / seen[s0]) / math.log(s1 / s0)
         return seen[s0] * (pt.size / s0) ** slope
 
+    def expected_ms(self, points: list[Point]) -> float:
+        """The measuring work before calibration, in ms: what `run` will advance in total
+        unless calibration or extra rounds change it (they say so through on_grow)."""
+        return sum(self._calibration_ms() + self._batches_after_calibration(self.batches) * self.target_ns / 1e6
+                   for _ in points)
+
+    def _calibration_ms(self) -> float:
+        return self.target_ns / 1e6 + (self.jit_warmup_ms or 0)
+
+    def _batches_after_calibration(self, timed: int) -> int:
+        return self.warmups - 1 + timed  # calibration's last request was the first warm-up
+
+    def _advance(self, ms: float, label: str) -> None:
+        if self.progress:
+            self.progress(ms, label)
+
+    def _grow(self, ms: float, note: str | None = None) -> None:
+        if self.on_grow is not None and ms:
+            self.on_grow(ms, note)
+
     def run(self, points: list[Point]) -> list[Point]:
         live = []
         for pt in points:
             self.calibrate(pt)
-            if self.progress:
-                self.progress(1, pt.label)
+            self._advance(self._calibration_ms(), pt.label)
             if pt.error is None:
                 live.append(pt)
+        plan = {id(p): self.planned(p) for p in live}
+        for p in live:
+            w = p.raw[-1]
+            self._cost[id(p)] = w["ns"] / w["loops"] * p.loops / 1e6
+        self._grow(sum(self._batches_after_calibration(plan[id(p)]) * self._cost[id(p)] for p in live)
+                   - len(points) * self._batches_after_calibration(self.batches) * self.target_ns / 1e6)
         for pt in live:
-            for _ in range(self.warmups - 1):  # calibration's last request was the first
+            for _ in range(self.warmups - 1):
                 if self._batch(pt, pt.loops, warmup=True) is None:
                     break
+                self._advance(self._cost[id(pt)], pt.label)
         self._rounded(live)
         self._rounds = 0
-        plan = {id(p): self.planned(p) for p in live}
         for r in range(self.batches):
             self._round([p for p in live if p.error is None and plan[id(p)] > r])
             self._rounded(live)
-        if self.progress:  # the rounds a long-call point was spared: the bar still ends full
-            self.progress(sum(self.batches - n for n in plan.values()), "")
         budget = int(self.extra_share * sum(plan.values()))
         for _ in range(self.batches * (MAX_FACTOR - 1)):
             usual = self._usual_adds(live)
@@ -476,8 +506,7 @@ class Measurer:
             if not unsure or budget < len(unsure):
                 break
             budget -= len(unsure)
-            if self.on_extra is not None:
-                self.on_extra(len(unsure))
+            self._grow(sum(self._cost[id(p)] for p in unsure), "extra rounds")
             self._round(unsure, extra=True)
             self._rounded(unsure)
         return points
@@ -515,8 +544,7 @@ class Measurer:
                 before, before_adds, pending, since = after, after_adds, [], 0
             if extra:
                 pt.extra_batches += 1
-            if self.progress:
-                self.progress(1 if extra and self.on_extra is not None else 0 if extra else 1, pt.label)
+            self._advance(self._cost.get(id(pt), self.target_ns / 1e6), pt.label)
 
     def _adds(self) -> float | None:
         """The parallel adds per cycle of the batch clock's last reading, if it has them."""

@@ -11,6 +11,7 @@ import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from enum import Enum
 from typing import Any
 
 from cipherbench import __version__
@@ -51,21 +52,30 @@ from cipherbench.pipeline.resume import alive, key_of, min_batches, recover_dead
 from cipherbench.store.db import Store
 
 #: A stage's progress: called with (how many items were done, the item's label).
-Advance = Callable[[int, str], None]
+Advance = Callable[[float, str], None]
+
+
+class Unit(Enum):
+    """What a stage's steps count: items (pairs verified), or milliseconds of expected work
+    (measuring, whose points differ a thousandfold in cost: see Measurer.progress)."""
+    ITEMS = "items"
+    MS = "ms"
 
 
 class Progress:
     """Where a run says how far it is. This one says nothing; the CLI's draws bars."""
 
     @contextmanager
-    def stage(self, name: str, total: int) -> Iterator[Advance]:
+    def stage(self, name: str, total: float, unit: Unit = Unit.ITEMS) -> Iterator[Advance]:
         yield lambda n, item: None
 
     def failures(self, results: list[Any]) -> None:
         """Verification failures, as soon as they are known."""
 
-    def grow(self, n: int) -> None:
-        """The current stage has n more steps than it said (extra rounds for uncertain points)."""
+    def grow(self, n: float, note: str | None = None) -> None:
+        """The current stage has n more steps than it said (fewer when n < 0): the estimate
+        after calibration, and extra rounds for uncertain points (`note` says which, for a
+        stage label)."""
 
 
 @dataclass
@@ -225,9 +235,9 @@ def measure_points(s: Session, plan: RunPlan, timed: list[Point], recorder: Reco
     m = measurer_for(s, plan)
     m.on_round = recorder.flush
     interrupted = False
-    with progress.stage("measuring", len(timed) * (1 + plan.batches)) as advance:
+    with progress.stage("measuring", m.expected_ms(timed), unit=Unit.MS) as advance:
         m.progress = advance
-        m.on_extra = progress.grow
+        m.on_grow = progress.grow
         try:
             m.run(timed)
         except KeyboardInterrupt:  # keep what was timed: stored below
