@@ -109,6 +109,16 @@ def test_show_wide_is_one_row_per_series_with_the_stored_figures(cb, db):
         assert fmt(stored[("aes-128-ctr", size)]) in ctr
     assert any("sha-256" in line and "hash/bulk" in line for line in r.stdout.splitlines())
     assert "one row per series" in r.stdout and "marginal" in r.stdout
+    # at 80 columns: a table per series kind, no line past 80, the same figures in short form
+    r = cb("show", "--wide", env={"COLUMNS": "80"})
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert max(len(line) for line in lines) <= 80
+    from cipherbench.cli.show import compact
+    at = lines.index(next(line for line in lines if line.startswith("aes-128-ctr encrypt/bulk")))
+    ctr = next(line for line in lines[at:] if line.split()[:1] == ["openssl"])
+    # (a "!" marks a point with a warning)
+    assert [c.rstrip("!") for c in ctr.split()[1:4]] == [compact(stored[("aes-128-ctr", n)]) for n in (16, 1024, 16384)]
 
 
 def test_a_bad_db_url_is_one_line_and_loses_nothing(cb, db):

@@ -41,7 +41,7 @@ def show_run(store: Store, run_id: int, as_json: bool = False, form: str | None 
             return
     form = form or ("long" if len(r["measurements"]) <= LONG_FORM_AT_MOST else "wide")
     if form == "wide":
-        sources = wide_table(run_id, r)
+        sources = wide_table(run_id, r) if out.width >= NARROW_BELOW else narrow_wide_tables(run_id, r)
     elif out.width < NARROW_BELOW:
         sources = narrow_tables(run_id, r)
     else:
@@ -150,6 +150,62 @@ def wide_table(run_id, r) -> set:
     return sources
 
 
+def narrow_wide_tables(run_id, r) -> set:
+    """The wide form below NARROW_BELOW columns: one table per (primitive, operation/workload),
+    a row per implementation with MB/s at WIDE_SIZES, the fit's overhead and marginal MB/s,
+    the code path in a word and the verdict in one, so that a row fits 80 columns."""
+    from rich import box
+    series, errors, sources = _series(r["measurements"])
+    fitted = {(f.impl, f.primitive, f"{f.operation}/{f.workload}"): f for f in fits(r["measurements"])}
+    out.print(f"run {run_id} ({r['profile']}, {r['status']}) on {lit(r['host'])}: MB/s = 10^6 bytes/s at the "
+              "median, ! = the point carries a warning; ovh ns and marg MB/s: fit of time against size "
+              "(~0: within two standard errors of none; ?: not a result, --long says why); "
+              "ok/unv/FAIL = verification; full names and figures: --long, --json", markup=False)
+    groups: dict[tuple[str, str], list[tuple]] = {}
+    for key in sorted(set(series) | set(errors), key=lambda k: (k[1], k[2], k[0])):
+        groups.setdefault((key[1], key[2]), []).append(key)
+    timed = {m["size"] for ms in series.values() for m in ms}
+    sizes = tuple(sz for sz in WIDE_SIZES if any(0.9 * sz <= n <= sz for n in timed))  # a column says something
+    for (prim, op), keys in groups.items():
+        t = Table(title=f"{prim} {op}", title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
+        t.add_column("impl", no_wrap=True, overflow="ellipsis", max_width=16)
+        for size in sizes:
+            t.add_column(size_label(size), justify="right", no_wrap=True)
+        t.add_column("ovh ns", justify="right", no_wrap=True)
+        t.add_column("marg\nMB/s", justify="right", no_wrap=True)
+        t.add_column("path", no_wrap=True, overflow="ellipsis", max_width=10)
+        t.add_column("ver", no_wrap=True)
+        for key in keys:
+            t.add_row(*_narrow_wide_row(key, series.get(key, []), errors.get(key), fitted.get(key), sizes))
+        out.print(t)
+    return sources
+
+
+def _narrow_wide_row(key: tuple, ms_list: list, error: str | None, f, sizes: tuple[int, ...]) -> tuple[str, ...]:
+    from cipherbench.cli.recommend import short_provider
+    if not ms_list:
+        return lit(key[0]), f"[red]{lit((error or '')[:40])}[/]", *[""] * (len(sizes) + 2), "", "[red]-[/]"
+    ms = {m["size"]: m for m in ms_list}
+    any_m = ms_list[0]
+    if f is None:
+        ov, marg = "", ""
+    elif f.implausible:
+        ov, marg = "?", "?"
+    else:
+        near_zero = f.overhead_se is not None and abs(f.overhead_ns) < 2 * f.overhead_se
+        ov, marg = ("~0" if near_zero else compact(f.overhead_ns)), compact(f.marginal_mb_per_s)
+    return (lit(key[0]), *_wide_cells(ms, compact, "[yellow]![/]", sizes), ov, marg,
+            lit(short_provider(any_m["provider"] or "")), SHORT_VERDICT.get(any_m["verified"], any_m["verified"] or ""))
+
+
+def size_label(size: int) -> str:
+    """16 -> "16 B", 16384 -> "16 KiB", 1048576 -> "1 MiB"."""
+    for unit, name in ((1 << 20, "MiB"), (1 << 10, "KiB")):
+        if size >= unit and size % unit == 0:
+            return f"{size // unit} {name}"
+    return f"{size} B"
+
+
 def _series(measurements) -> tuple[dict, dict, set]:
     """Measurements by series, each series' first error, and the cycle sources met."""
     series: dict[tuple, list] = {}
@@ -166,12 +222,13 @@ def _series(measurements) -> tuple[dict, dict, set]:
     return series, errors, sources
 
 
-def _wide_cells(ms: dict) -> list[str]:
-    """MB/s at each of WIDE_SIZES: whole-block modes of 24-byte blocks ran at 984 B, 16368 B, ..."""
+def _wide_cells(ms: dict, number=fmt, flag=" [yellow]![/]", sizes: tuple[int, ...] = WIDE_SIZES) -> list[str]:
+    """MB/s at each of `sizes`: whole-block modes of 24-byte blocks ran at 984 B, 16368 B, ..."""
     cells = []
-    for sz in WIDE_SIZES:
+    for sz in sizes:
         near = max((n for n in ms if 0.9 * sz <= n <= sz), default=None)
-        cells.append("" if near is None else fmt(ms[near]["mb_per_s"]) + (" [yellow]![/]" if ms[near]["warnings"] else ""))
+        cells.append("" if near is None
+                     else number(ms[near]["mb_per_s"]) + (flag if ms[near]["warnings"] else ""))
     return cells
 
 
