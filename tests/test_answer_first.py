@@ -203,3 +203,30 @@ def test_dotnet_then_and_now_has_the_seeds_shape():
     assert ["", "today: mono", "–", "–", "50", "passed"] in t.rows
     cfb = next(v for (claim, _), v in zip(sec.findings, sec.verdicts) if claim.startswith("CFB very slow"))
     assert cfb.verdict.value == "holds" and "0.132×" in cfb.figure
+
+
+def test_a_published_row_nothing_here_offers_says_why_in_the_report_and_the_terminal():
+    """CRYPTON (an AES candidate) is in no library here and has no reference implementation:
+    its row says so in the report's words, and the terminal's then-and-now says it short."""
+    from cipherbench.cli.summary import ABSENT, _terminal_row
+    from cipherbench.report import experiments
+    from cipherbench.report.data import ReportData, Run, load_published
+    from cipherbench.report.tables import RowMark
+
+    m = {"impl": "reference", "primitive": "rc6-128-ecb", "operation": "encrypt", "workload": "bulk", "size": 4096,
+         "mb_per_s": 100.0, "ns_per_call": 40960.0, "error": None, "verified": "passed", "cycles_per_byte": 20.0,
+         "cycles_per_call": 81920.0, "cycle_source": "test", "warnings": []}
+    run = Run(1, {"profile": "aes-candidates", "uuid": "x"}, {},
+              [{"impl": "reference", "primitives": {"rc6-128-ecb": "", "mars-128-ecb": ""}}],
+              [{"impl": "reference", "primitive": "rc6-128-ecb", "status": "passed"}], [m])
+    sec = experiments.sections(ReportData([run], {"aes-candidates": load_published()["aes-candidates"]}))[0]
+    t = sec.tables[0]
+    at = next(i for i, r in enumerate(t.rows) if r[0] == "CRYPTON (0.5)")
+    row, mark = t.rows[at + 1], t.row_marks[at + 1]
+    assert mark is RowMark.NOT_OFFERED
+    assert row[1] == ("today: not measured in this run: no implementation on this machine offers crypton05 "
+                      "(no library here ships it, and the project has no reference implementation of it yet)")
+    assert _terminal_row(row, mark)[1] == ABSENT[RowMark.NOT_OFFERED] == "not offered here"
+    # a cipher offered here that the run did not time: said as such, not as "not offered"
+    at = next(i for i, r in enumerate(t.rows) if r[0].startswith("MARS"))
+    assert t.row_marks[at + 1] is RowMark.NOT_PLANNED

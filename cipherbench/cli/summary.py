@@ -16,6 +16,7 @@ from cipherbench.cli.recommend import print_short
 from cipherbench.kinds import Verdict
 from cipherbench.pipeline.notes import WarningKind
 from cipherbench.report.answer import mbps
+from cipherbench.report.tables import RowMark
 from cipherbench.store.db import Store, describe
 from cipherbench.store.records import message_of
 
@@ -81,16 +82,23 @@ def show_summary(store: Store, run_id: int) -> None:
     out.print(f"every point: cipherbench show {run_id} --long; report: cipherbench report --out DIR", markup=False)
 
 
-def _terminal_row(row: list[str]) -> list[str]:
-    """A then-and-now row in few columns: "published (1999)" -> "then (1999)", "today:
-    openssl" -> "openssl", a row not measured -> "not measured" (the reason: the report)."""
+#: A then-and-now row with no figure today, in the terminal's few columns (the reason in
+#: full: the report).
+ABSENT = {RowMark.NOT_OFFERED: "not offered here", RowMark.POINTS_FAILED: "not timed: failed",
+          RowMark.NOT_PLANNED: "not in this run"}
+
+
+def _terminal_row(row: list[str], mark: RowMark) -> list[str]:
+    """A then-and-now row in few columns (report/experiments.build_table writes "published
+    (1999)" and "today: <series>" in its second cell): "then (1999)", "<series>", or why a
+    row has no figure today."""
     src = row[1]
-    if src.startswith("today: not measured"):
-        src = "not measured"
-    elif src.startswith("today: "):
-        src = src[len("today: "):]
-    elif src.startswith("published"):
-        src = "then" + src[len("published"):]
+    if mark in ABSENT:
+        src = ABSENT[mark]
+    elif mark is RowMark.PUBLISHED:
+        src = "then" + src.removeprefix("published")
+    else:
+        src = src.removeprefix("today: ")
     return [row[0], src, *row[2:]]
 
 
@@ -107,8 +115,8 @@ def print_then_now(store: Store, run_id: int) -> None:
             for i, (col, align) in enumerate(zip(tab.columns, tab.align or ["l"] * len(tab.columns))):
                 t.add_column("from" if i == 1 else "ver" if col == "verified" else col, justify="right" if align == "r" else "left",
                              no_wrap=True, overflow="ellipsis", max_width=22 if i < 2 else 14)
-            for row in tab.rows:
-                t.add_row(*(escape(c) for c in _terminal_row(row)))
+            for row, mark in zip(tab.rows, tab.row_marks):
+                t.add_row(*(escape(c) for c in _terminal_row(row, mark)))
             out.print(t)
         if sec.tables:
             out.print("why a row is not measured, and the sources: cipherbench report", markup=False)

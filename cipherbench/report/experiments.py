@@ -10,6 +10,7 @@ from cipherbench.report import verdicts
 from cipherbench.report.data import ReportData, Run, primitive, usable
 from cipherbench.report.tables import (
     STATUS_TEXT,
+    RowMark,
     Table,
     cycle_sources,
     diffusion_summary,
@@ -90,19 +91,19 @@ def _resolve(run: Run, candidates, key_bits, mode: str | None = None) -> str | N
     return next((n for n in names if n in measured), None)
 
 
-def why_not(run: Run, candidates, cols) -> str:
-    """Why a published row has no figure today: nothing offers the cipher, the run did not
-    ask for it, or its points failed (the first error)."""
+def why_not(run: Run, candidates, cols) -> tuple[RowMark, str]:
+    """Why a published row has no figure today, as a mark and in words: nothing offers the
+    cipher, its points failed (the first error), or the run did not ask for it."""
     names = sorted({c.replace("{key}", str(col.get("key_bits") or "")) for c in candidates for col in cols or [{}]})
     offered = {p for i in run.implementations for p in (i.get("primitives") or {})}
     if not offered & set(names):
         fam = names[0].split("-")[0] if names else "it"
-        return (f"no implementation on this machine offers {fam} (no library here ships it, and the project "
-                "has no reference implementation of it yet)")
+        return RowMark.NOT_OFFERED, (f"no implementation on this machine offers {fam} (no library here ships "
+                                     "it, and the project has no reference implementation of it yet)")
     errors = [m["error"] for m in run.measurements if m["primitive"] in names and m.get("error")]
     if errors:
-        return errors[0]
-    return "the run did not time it (not in its plan, or --primitive left it out)"
+        return RowMark.POINTS_FAILED, errors[0]
+    return RowMark.NOT_PLANNED, "the run did not time it (not in its plan, or --primitive left it out)"
 
 
 def _fmt(v) -> str:
@@ -151,7 +152,7 @@ def build_table(data: ReportData, run: Run, t: dict, idx: int, name: str) -> tup
     then_label = f"published ({year})" if re.fullmatch(r"\d{4}", year) else "published"
     for row in t["rows"]:
         then = [_published(row.get("values", {}).get(c["key"])) for c in cols]
-        table.add([row["label"], then_label, *then] + ([""] if now_cols else []), "published")
+        table.add([row["label"], then_label, *then] + ([""] if now_cols else []), RowMark.PUBLISHED)
         if not now_cols:
             continue
         impl_rows = []
@@ -173,8 +174,8 @@ def build_table(data: ReportData, run: Run, t: dict, idx: int, name: str) -> tup
             chart["labels"].append(row["label"])
             chart["then"].append(row["values"][first["key"]])
         if not impl_rows:
-            table.add(["", f"today: not measured in this run: {why_not(run, row.get('primitives', []), now_cols)}",
-                       *[""] * len(cols), ""])
+            mark, why = why_not(run, row.get("primitives", []), now_cols)
+            table.add(["", f"today: not measured in this run: {why}", *[""] * len(cols), ""], mark)
             continue
         for impl, vals, st in impl_rows:
             table.add(["", f"today: {data.series_name(run, impl)}",

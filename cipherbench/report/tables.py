@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import statistics
 from dataclasses import dataclass, field
+from enum import StrEnum
 
 from cipherbench.analysis.fit import fits
 from cipherbench.analysis.recommend import is_reference
@@ -19,6 +20,19 @@ STATUS_TEXT = {"passed": "passed", "failed": "FAILED verification", "unverified"
                "n/a": "n/a (harness baseline)"}
 
 
+class RowMark(StrEnum):
+    """What a table row is, beyond its cells: the HTML row's class, a flag in Markdown, and
+    how the terminal shortens it. A str, so that it is its own CSS class name."""
+    NONE = ""
+    UNVERIFIED = "unverified"
+    FAILED = "failed"
+    PUBLISHED = "published"  # a seed's published figures
+    # a published row with no figure today, and why (report/experiments.why_not)
+    NOT_OFFERED = "not-offered"  # no implementation here has the cipher
+    POINTS_FAILED = "points-failed"  # its points were planned and none was timed
+    NOT_PLANNED = "not-planned"  # the run's plan left it out
+
+
 @dataclass
 class Table:
     id: str
@@ -27,10 +41,10 @@ class Table:
     rows: list[list[str]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     align: list[str] = field(default_factory=list)  # "l" or "r" per column
-    row_marks: list[str] = field(default_factory=list)  # "", "unverified" or "failed" per row
+    row_marks: list[RowMark] = field(default_factory=list)  # one per row
     wrap: bool = False  # long text cells (reasons, compiler flags) may wrap
 
-    def add(self, cells, mark: str = ""):
+    def add(self, cells, mark: RowMark = RowMark.NONE):
         self.rows.append([c if isinstance(c, str) else num(c) for c in cells])
         self.row_marks.append(mark)
 
@@ -55,8 +69,9 @@ def size_label(n: int) -> str:
     return f"{n} B"
 
 
-def mark_of(status: str) -> str:
-    return "" if status in ("passed", "n/a") else ("failed" if status == "failed" else "unverified")
+def mark_of(status: str) -> RowMark:
+    return (RowMark.NONE if status in ("passed", "n/a")
+            else RowMark.FAILED if status == "failed" else RowMark.UNVERIFIED)
 
 
 def status_suffix(status: str) -> str:
