@@ -2,6 +2,7 @@
 index.html opened in real headless Chromium."""
 import csv
 import json
+import math
 import os
 import sqlite3
 import subprocess
@@ -236,6 +237,45 @@ def test_bad_input_is_one_line(stored, tmp_path, main):
     bad.write_text("{not json")
     code, out, err = main(stored["db"], "import", str(bad))
     assert code == 2 and "not JSON" in err
+
+
+#: Hostile results documents: each is refused with one line naming the first bad field.
+HOSTILE = {
+    "measurements": ("a string where the list belongs", lambda d: d.__setitem__("measurements", "abc")),
+    "measurements[0].size": ("a size of 10^30", lambda d: d["measurements"][0].__setitem__("size", 10**30)),
+    "measurements[1].size": ("a size that is a word", lambda d: d["measurements"][1].__setitem__("size", "abc")),
+    "measurements[0].mb_per_s": ("a figure that is a word", lambda d: d["measurements"][0].__setitem__("mb_per_s", "fast")),
+    "measurements[0].impl": ("a null name", lambda d: d["measurements"][0].__setitem__("impl", None)),
+    "measurements[0].operation": ("an unknown operation", lambda d: d["measurements"][0].__setitem__("operation", "x")),
+    "measurements[0].verified": ("an unknown verdict", lambda d: d["measurements"][0].__setitem__("verified", "yes")),
+    "measurements[0].warnings": ("warnings as a string", lambda d: d["measurements"][0].__setitem__("warnings", "w")),
+    "measurements[0].samples[0].ns": ("a NaN time", lambda d: d["measurements"][0]["samples"][0].__setitem__("ns", math.nan)),
+    "implementations[0].primitives": ("primitives as a string",
+                                      lambda d: d["implementations"][0].__setitem__("primitives", "aes")),
+    "run.started_at": ("a date that is not one", lambda d: d["run"].__setitem__("started_at", "yesterday")),
+}
+
+
+@pytest.mark.parametrize("field", sorted(HOSTILE))
+def test_a_hostile_document_is_one_line_naming_its_field_and_nothing_is_written(stored, tmp_path, main, field):
+    f = tmp_path / "run.json"
+    assert main(stored["db"], "export", "--out", str(f))[0] == 0
+    doc = json.loads(f.read_text())
+    HOSTILE[field][1](doc)
+    f.write_text(json.dumps(doc))
+    other = f"sqlite:///{tmp_path / 'other.sqlite'}"
+    code, out, err = main(other, "import", str(f))
+    assert code == 2 and len(err.strip().splitlines()) == 1, (HOSTILE[field][0], err)
+    assert f"run.json: {field}: " in err, err
+    assert not (tmp_path / "other.sqlite").exists()  # refused before the store is opened
+
+
+def test_a_document_nested_past_reason_is_one_line(stored, tmp_path, main):
+    f = tmp_path / "deep.json"
+    f.write_text('{"schema": "cipherbench-results", "version": 1, "run": {"uuid": "d", "x": '
+                 + "[" * 100_000 + "]" * 100_000 + "}}")
+    code, out, err = main(stored["db"], "import", str(f))
+    assert code == 2 and "nests deeper" in err and len(err.strip().splitlines()) == 1
 
 
 def test_unknown_fields_are_ignored_on_import(stored, tmp_path, main):

@@ -7,7 +7,7 @@ and refuses a run whose uuid the store already holds.
 from __future__ import annotations
 
 import json
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +38,7 @@ from cipherbench.store.db import (
     samples,
     verifications,
 )
+from cipherbench.store.document import checked
 
 
 def export_run(store: Store, run_id: int, path: Path) -> dict[str, Any]:
@@ -56,11 +57,16 @@ def read_document(path: Path) -> dict[str, Any]:
         doc = json.loads(text)
     except json.JSONDecodeError as e:
         raise UsageError(f"{path} is not JSON: {e.msg} at line {e.lineno}") from None
-    return check_document(doc)
+    except RecursionError:
+        raise UsageError(f"{path} nests deeper than any results document does") from None
+    return checked(check_document(doc), str(path))
 
 
-def _when(s: Any) -> Any:
-    return datetime.fromisoformat(s) if s else None
+def _when(s: datetime | None) -> datetime | None:
+    """A time as the document check left it; one without a zone is taken as UTC."""
+    if s is None:
+        return None
+    return s if s.tzinfo else s.replace(tzinfo=UTC)
 
 
 def already_there(store: Store, uuid: str) -> int | None:
@@ -69,7 +75,8 @@ def already_there(store: Store, uuid: str) -> int | None:
 
 
 def import_document(store: Store, doc: dict[str, Any]) -> int:
-    """Write one results document as a new run; returns its id in this store."""
+    """Write one results document, as read_document checked it, as a new run; returns its
+    id in this store."""
     run = doc["run"]
     uuid = run["uuid"]
     msg = (f"run {uuid} is already in {describe(store.url)} as run {{}}; "
