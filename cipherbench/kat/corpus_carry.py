@@ -25,6 +25,11 @@ The records, per primitive of a block cipher (DESX aside: corpus `model` has it)
         decryption (P_j = CIPH^-1(C_j) xor C_{j-1}), which is first checked on the same
         published known answers in the decrypting direction.
   ecb   a LARGEST-byte message: the oracle's own output, labelled as such.
+  chacha20-poly1305, xchacha20-poly1305
+        a LARGEST-byte message with 13 bytes of AD, computed by the RFC 8439 model
+        (cipherbench/kat/model/chacha.py: ChaCha20 2.3-2.4, Poly1305 2.5, the AEAD 2.8; the
+        XChaCha20 subkey by draft-irtf-cfrg-xchacha-03 2.3), which needs no oracle.
+        Published records of these stop at a few hundred bytes (Wycheproof's longest).
 OFB and CFB8 chain one block per request and get no LARGEST record (a megabyte would be
 65,536 round trips); XTS has no model here.
 
@@ -38,7 +43,7 @@ from __future__ import annotations
 
 from cipherbench.errors import CipherbenchError
 from cipherbench.kat.collect import det_bytes
-from cipherbench.kat.model import aead, sp800_38a
+from cipherbench.kat.model import aead, chacha, sp800_38a
 from cipherbench.kat.model_oracle import ModelCorpus, Oracle, OracleFailed, oracle_primitive, published
 from cipherbench.kat.vectors import KnownAnswer
 from cipherbench.registry import Primitive
@@ -60,6 +65,25 @@ def covered(p: Primitive) -> bool:
     if p.mode == "gcm":
         return p.kind == "aead" and p.block_bytes == aead.BLOCK and p.iv_bytes == 12
     return p.kind == "cipher" and p.iv_bytes in (0, p.block_bytes)
+
+
+#: AEADs whose LARGEST record the model computes alone: family -> (the model, how it was checked)
+MODEL_AEADS = {
+    "chacha20-poly1305": (chacha.aead_encrypt, "model: RFC 8439 2.8 ChaCha20-Poly1305"),
+    "xchacha20-poly1305": (chacha.xaead_encrypt, "model: draft-irtf-cfrg-xchacha-03 XChaCha20-Poly1305"),
+}
+_CHACHA_CHECKED = ("(cipherbench/kat/model/chacha.py, checked on RFC 8439 2.5.2 and 2.8.2 and every Wycheproof "
+                   "(x)chacha20_poly1305 record: tests/test_model_static.py)")
+
+
+def model_aead_record(p: Primitive) -> KnownAnswer:
+    """The LARGEST-byte known answer of a MODEL_AEADS primitive, with 13 bytes of AD."""
+    model, how = MODEL_AEADS[p.family]
+    label = f"{CORPUS}/{p.name}/large"
+    key, iv = _det("key/" + label, p.key_bytes), _det("iv/" + label, p.iv_bytes)
+    aad, msg = _det("aad/" + label, 13), _det("msg/" + label, LARGEST)
+    return KnownAnswer(p.name, msg, model(key, iv, aad, msg), key, iv, aad, f"{how} {_CHACHA_CHECKED}",
+                       f"{CORPUS} {p.name} #0 ({LARGEST}-byte message, 13-byte AD)", CORPUS)
 
 
 def oracle_primitives(prims) -> set[str]:
@@ -167,6 +191,9 @@ class CarryCorpus:
         """Append records to kas_by_prim for every covered primitive of prims. Call it after
         ModelCorpus.extend: these records are computed, not published."""
         for p in sorted(prims, key=lambda p: p.name):
+            if p.family in MODEL_AEADS and p.kind == "aead":
+                kas_by_prim.setdefault(p.name, []).append(model_aead_record(p))
+                continue
             if not covered(p):
                 continue
             oracle = self.models._oracle(oracle_primitive(p), kas_by_prim)  # cached per ECB primitive

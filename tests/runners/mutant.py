@@ -28,7 +28,7 @@ import sys
 
 MODE = sys.argv[1] if len(sys.argv) > 1 else "correct"
 MODES = ("ctr-wrap32", "ctr-wrap64", "above-8k", "inplace", "chunked", "gcm-short-tag", "correct")
-PRIMITIVES = ("aes-128-ecb", "aes-128-cbc", "aes-128-ctr", "aes-128-gcm")
+PRIMITIVES = ("aes-128-ecb", "aes-128-cbc", "aes-128-ctr", "aes-128-gcm", "chacha20-poly1305")
 ENGINE = os.environ.get("CIPHERBENCH_ENGINE") or os.path.join(
     os.path.dirname(__file__), "..", "..", "build", "engine", "cipherbench-engine")
 BLOCK = 16
