@@ -172,28 +172,15 @@ class RunnerProcess:
             self.proc.stdin.write("".join(json.dumps(dict(r, id=i)) + "\n" for r, i in zip(reqs, ids)).encode())
             self.proc.stdin.flush()
         except (BrokenPipeError, OSError):
-            raise self._died(reqs[0].get("op", "?")) from None
+            raise self._died(f"'{reqs[0].get('op', '?')}'") from None
         return ids
 
     def receive(self, op: str, rid: int, timeout: float | None = None) -> dict:
         return self._answer(op, rid, timeout)
 
     def _answer(self, op: str, rid: int, timeout: float | None) -> dict:
-        try:
-            line = self._lines.get(timeout=timeout or self.timeout)
-        except queue.Empty:
-            self.kill()
-            raise RunnerError(f"runner {self.name} did not answer '{op}' within "
-                              f"{timeout or self.timeout:.0f} s and was stopped") from None
-        if line is None:
-            raise self._died(op)
-        try:
-            resp = json.loads(line)
-        except ValueError:
-            snippet = line[:80].decode("utf-8", "replace").strip()
-            raise RunnerError(f"runner {self.name} answered '{op}' with something that is not "
-                              f"protocol JSON: {snippet!r}") from None
-        if not isinstance(resp, dict) or resp.get("status") not in ("ok", "unsupported", "error"):
+        resp = self._next_object(f"'{op}'", timeout)
+        if resp.get("status") not in ("ok", "unsupported", "error"):
             raise RunnerError(f"runner {self.name} answered '{op}' without a valid status: {str(resp)[:80]!r}")
         if resp.get("id") != rid:
             raise RunnerError(f"runner {self.name} answered request {rid} with id {resp.get('id')!r}: "
@@ -202,37 +189,45 @@ class RunnerProcess:
 
     def request_raw(self, line: str, timeout: float | None = None) -> dict:
         """Send one line exactly as given (it need not be JSON) and return the
-        parsed answer without checking its id: for the conformance suite."""
+        parsed answer without checking its id or status: for the conformance suite."""
         try:
             self.proc.stdin.write(line.encode() + b"\n")
             self.proc.stdin.flush()
         except (BrokenPipeError, OSError):
-            raise self._died("raw line") from None
+            raise self._died("a raw line") from None
+        return self._next_object("a raw line", timeout)
+
+    def _next_object(self, what: str, timeout: float | None) -> dict:
+        """The runner's next line as a JSON object; RunnerError when it hangs past the
+        timeout (it is then stopped), dies, or answers anything else. `what`: the request,
+        for the message."""
         try:
-            answer = self._lines.get(timeout=timeout or self.timeout)
+            line = self._lines.get(timeout=timeout or self.timeout)
         except queue.Empty:
             self.kill()
-            raise RunnerError(f"runner {self.name} did not answer a raw line within "
-                              f"{timeout or self.timeout:.0f} s") from None
-        if answer is None:
-            raise self._died("raw line")
+            raise RunnerError(f"runner {self.name} did not answer {what} within "
+                              f"{timeout or self.timeout:.0f} s and was stopped") from None
+        if line is None:
+            raise self._died(what)
         try:
-            resp = json.loads(answer)
+            resp = json.loads(line)
         except ValueError:
-            raise RunnerError(f"runner {self.name} answered with something that is not JSON: "
-                              f"{answer[:80].decode('utf-8', 'replace').strip()!r}") from None
+            snippet = line[:80].decode("utf-8", "replace").strip()
+            raise RunnerError(f"runner {self.name} answered {what} with something that is not "
+                              f"protocol JSON: {snippet!r}") from None
         if not isinstance(resp, dict):
-            raise RunnerError(f"runner {self.name} answered with a JSON value that is not an object")
+            raise RunnerError(f"runner {self.name} answered {what} with a JSON value that is not an object: "
+                              f"{str(resp)[:80]!r}")
         return resp
 
-    def _died(self, op: str) -> RunnerError:
+    def _died(self, what: str) -> RunnerError:
         try:
             code = self.proc.wait(timeout=2)
         except subprocess.TimeoutExpired:
             code = None
         tail = self.stderr_tail()
         how = f"exited with status {code}" if code is not None else "closed its output"
-        return RunnerError(f"runner {self.name} {how} while answering '{op}'"
+        return RunnerError(f"runner {self.name} {how} while answering {what}"
                            + (f"; its stderr ends: {tail}" if tail else ""))
 
     def kill(self):
