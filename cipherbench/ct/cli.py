@@ -9,6 +9,7 @@ import os
 import shlex
 import sys
 import uuid
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -78,27 +79,50 @@ def _checks(session, plan: Plan):
     return todo
 
 
-def run_checks(session, plan: Plan, progress=None) -> list[TaintResult | StatResult]:
-    """Every check of the plan, in order; the results (records.TaintResult / StatResult)."""
+#: Taint checks at once: valgrind runs are independent and time nothing, so they take every
+#: CPU; the statistical checks, which time calls, run after them one at a time.
+TAINT_WORKERS = max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1))
+
+
+def run_checks(session, plan: Plan, progress=None, on_result=None) -> list[TaintResult | StatResult]:
+    """Every check of the plan, taint first, then the statistical ones; the results
+    (records.TaintResult / StatResult) in the plan's order. `on_result(result)` is called as
+    each is known, so that a caller can store it at once."""
     engine = _engine_path(session)
     todo = _checks(session, plan)
     if any(m == Method.TAINT for m, *_ in todo):
         taint.valgrind()  # one clear line when valgrind is missing, before anything runs
+        if engine is None:
+            raise CipherbenchError("the taint check runs the native engine, which did not start")
     task = progress.add_task("side-channel checks", total=len(todo)) if progress else None
     results: list[TaintResult | StatResult] = []
+
+    def done(r: TaintResult | StatResult, label: str) -> None:
+        results.append(r)
+        if on_result is not None:
+            on_result(r)
+        if progress:
+            progress.update(task, advance=1, description=label)
+
+    def one_taint(secret, im, p) -> TaintResult:
+        assert engine is not None  # checked above, before any taint check is planned
+        found = taint.check(engine, im.native_name, p.name, secret, im.primitives.get(p.name, ""))
+        found.impl = im.name
+        return found
+
+    taints = [(s, im, p) for m, s, im, p in todo if m == Method.TAINT]
+    with ThreadPoolExecutor(max_workers=TAINT_WORKERS) as pool:
+        futures = [pool.submit(one_taint, *t) for t in taints]
+        try:
+            for (secret, im, p), f in zip(taints, futures):
+                done(f.result(), f"taint {secret.value}: {im.name} {p.name}")
+        except BaseException:  # Ctrl-C: the checks not started are dropped, the running finish
+            pool.shutdown(wait=True, cancel_futures=True)
+            raise
     for method, secret, im, p in todo:
-        if progress:
-            progress.update(task, description=f"{method.value} {secret.value}: {im.name} {p.name}")
-        if method == Method.TAINT:
-            if engine is None:
-                raise CipherbenchError("the taint check runs the native engine, which did not start")
-            found = taint.check(engine, im.native_name, p.name, secret, im.primitives.get(p.name, ""))
-            found.impl = im.name
-            results.append(found)
-        else:
-            results.append(dudect.check(session, im.name, p, secret, plan.samples, plan.seed))
-        if progress:
-            progress.advance(task)
+        if method != Method.TAINT:
+            done(dudect.check(session, im.name, p, secret, plan.samples, plan.seed),
+                 f"stat {secret.value}: {im.name} {p.name}")
     return results
 
 
@@ -153,13 +177,13 @@ def ct_command(c, impls, primitives, method, secret, experiment, samples, seed, 
         try:
             with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                           TimeRemainingColumn(), console=err, transient=True) as progress:
-                results = run_checks(s, plan, progress)
+                # each result is stored as soon as it is known: an interrupted preset keeps them
+                results = run_checks(s, plan, progress, lambda r: store.add_ct_results(run_id, [as_row(r)]))
             status = RunStatus.COMPLETE
         except KeyboardInterrupt:
             status = RunStatus.INTERRUPTED
             raise
         finally:
-            store.add_ct_results(run_id, [as_row(r) for r in results])
             if own:
                 store.finish_run(run_id, status.value)
     rows = [as_row(r) for r in results]
