@@ -41,12 +41,17 @@ def test_matrices_as_asked():
     quick, full = bf.matrix("quick"), bf.matrix("full")
     assert {v.compiler.id for v in quick.variants} == {"gcc-12", "clang-16"}
     assert len(quick.variants) == 6
-    assert 30 <= len(full.variants) <= 40
+    host = [v for v in full.variants if not v.compiler.env]
+    assert len(host) == 36  # seed 001's study had 35 combinations
     flagsets = {v.flagset.id for v in full.variants}
     for want in ("O0", "O1", "O2", "O3", "Os", "O0-native", "O3-native", "Os-native",
                  "O3-unroll", "O3-omitfp", "O3-lto", "O3-pgo"):
         assert want in flagsets
-    assert {v.compiler.id for v in full.variants} == {"gcc-11", "gcc-12", "clang-14", "clang-16"}
+    assert {v.compiler.id for v in host} == {"gcc-11", "gcc-12", "clang-14", "clang-16"}
+    # and the release environments' compilers, built and run inside them, reference ciphers only
+    envs = {v.compiler.id: v.compiler.env for v in full.variants if v.compiler.env}
+    assert envs == {"gcc-10": "bullseye", "gcc-14": "trixie", "gcc-16": "sid"}
+    assert all(full.targets_of(v) == (matrix_mod.Target.REFERENCE,) for v in full.variants if v.compiler.env)
     assert all(not v.flagset.test_only for m in (quick, full) for v in m.variants)
     assert quick.variants[-1].suffix == "@clang-16:O3-native"
 
@@ -86,7 +91,16 @@ def test_a_variant_that_does_not_compile_is_failed_and_never_a_runner(tmp_path, 
     assert rec.status is BuildStatus.FAILED
     assert rec.engine == ""
     assert "this-option-does-not-exist" in open(rec.log).read()
-    assert runners.runner_specs([rec]) == []
+    assert runners.built([rec]) == []
+
+
+def test_a_variant_of_an_environment_not_created_here_is_left_out_with_the_reason(monkeypatch, tmp_path):
+    monkeypatch.setenv("CIPHERBENCH_ENVS", str(tmp_path))  # no environment at all
+    bf = matrix_mod.load()
+    away = make.unavailable(bf.matrix("full"))
+    assert set(away) == {f"gcc-{n}:{f}" for n in (10, 14, 16) for f in ("O2", "O3", "O3-native")}
+    assert "cipherbench env create trixie" in away["gcc-14:O3"]
+    assert make.unavailable(bf.matrix("quick")) == {}
 
 
 @pytest.mark.skipif(not ENGINE.exists(), reason="the ordinary engine is not built (make engine)")
@@ -170,3 +184,32 @@ def test_engine_notes_join_every_implementation_and_a_bad_file_is_one_line(tmp_p
     for path, why in ((notes, "must hold a JSON object"), (tmp_path / "none.json", "cannot read notes file")):
         r = subprocess.run([str(ENGINE), "--notes", str(path)], capture_output=True, text=True, timeout=60)
         assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1 and why in r.stderr
+
+
+def _env_exists(name: str) -> bool:
+    from cipherbench.envs.model import EnvError, env_named
+    try:
+        return env_named(name).exists()
+    except EnvError:
+        return False
+
+
+@pytest.mark.skipif(not _env_exists("trixie"), reason="environment trixie not created (cipherbench env create trixie)")
+def test_a_variant_is_built_and_run_inside_its_environment_and_passes_its_known_answers(tmp_path, monkeypatch):
+    """gcc 14 in Debian 13's root filesystem builds RC6; the engine it made runs there (its
+    C++ runtime is that release's) and reproduces RC6's known answers."""
+    monkeypatch.setattr(make, "CACHE", tmp_path)
+    bf = matrix_mod.load()
+    gcc14 = bf.compilers["gcc-14"]
+    m = matrix_mod.Matrix("env", "", (matrix_mod.Target.REFERENCE, matrix_mod.Target.CRYPTOPP), "compilers-fault",
+                          (matrix_mod.Variant(gcc14, bf.flagsets["O2"]),), ("rc6",))
+    (rec,) = make.make_matrix(m, bf, training=())
+    assert rec.status is BuildStatus.BUILT, rec.error
+    assert rec.env == "trixie" and rec.targets == ["reference"] and rec.compiler_version.startswith("gcc (Debian 14")
+    from cipherbench import registry
+    from cipherbench.kat.verify import Verifier
+    from cipherbench.measure.session import Session
+    with Session((), builtin=False, extra_specs=(runners.runner_spec(rec),)) as s:
+        im = s.impls["reference@gcc-14:O2"]
+        (res,) = Verifier(s).run([(im, registry.load()["rc6-128-ecb"])])
+        assert res.as_row()["status"] == "passed", res.as_row()["failures"]

@@ -7,6 +7,7 @@ import time
 
 import click
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from cipherbench.builds import make, runners
@@ -29,7 +30,10 @@ def _show(rec: BuildRecord):
 def build_matrix(name: str, rebuild: bool) -> tuple[matrix_mod.Matrix, list[BuildRecord]]:
     bf = matrix_mod.load()
     m = bf.matrix(name)
-    out.print(f"building {len(m.variants)} variants of matrix '{name}' into {make.CACHE}")
+    away = make.unavailable(m)
+    for label, why in away.items():
+        out.print(f"  [yellow]left out[/] {label:<24} {escape(why)}")
+    out.print(f"building {len(m.variants) - len(away)} variants of matrix '{name}' into {make.CACHE}")
     start = time.monotonic()
     recs = make.make_matrix(m, bf, runners.training_set(m), rebuild=rebuild, progress=_show)
     failed = sum(1 for r in recs if r.status is BuildStatus.FAILED)
@@ -81,7 +85,7 @@ def run_cmd(c, name, rebuild, no_baseline):
     from cipherbench.cli.show import show_run
     store = c.store()  # open it first: a bad --db fails before any build
     m, recs = build_matrix(name, rebuild)
-    specs = runners.runner_specs(recs)
+    specs = runners.built(recs)
     if not specs:
         raise CipherbenchError("no variant of the matrix built: nothing to verify or time")
     baselines = () if no_baseline else tuple(t.value for t in m.targets)

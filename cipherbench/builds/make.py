@@ -13,6 +13,7 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
@@ -52,12 +53,14 @@ class BuildRecord:
     pgo: str = ""  # how the profile was trained, for PGO variants
     error: str = ""  # the first error line of a failed build
     log: str = ""
+    env: str = ""  # the environment it was built in and runs in ("" = the host)
+    targets: list[str] = field(default_factory=list)  # what it built (matrix.Target values)
     cached: bool = field(default=False, compare=False)
 
     def notes(self) -> dict:
         """What the engine announces with each implementation (--notes): the store keeps it."""
         keep = ("label", "compiler", "compiler_version", "flagset", "flags", "cpu_seconds",
-                "objects_text", "engine_text", "pgo", "key")
+                "objects_text", "engine_text", "pgo", "key", "env")
         return {"build": json.dumps({k: getattr(self, k) for k in keep})}
 
     @classmethod
@@ -108,30 +111,45 @@ def source_hash() -> str:
     return h.hexdigest()
 
 
-def compiler_version(cmd: str) -> str:
+def compiler_version(cmd: str, env: str | None = None) -> str:
+    """The first line of `cmd --version`, run where the compiler lives."""
     try:
-        out = subprocess.run([cmd, "--version"], capture_output=True, text=True, timeout=30)
+        out = subprocess.run(inside(env, [cmd, "--version"]), capture_output=True, text=True, timeout=30)
     except (OSError, subprocess.TimeoutExpired):
         return ""
     return out.stdout.splitlines()[0].strip() if out.returncode == 0 and out.stdout else ""
 
 
+def inside(env: str | None, cmd: list[str], writable: Path | None = None) -> list[str]:
+    """cmd as run for a compiler of `env`: inside its root filesystem (cipherbench/envs,
+    bubblewrap), the repository seen read-only at its own path and `writable` (a variant's
+    cache directory) writable; on the host, cmd itself."""
+    if not env:
+        return cmd
+    from cipherbench.envs import sandbox
+    from cipherbench.envs.model import env_named
+    binds = ((REPO, False),) + (((writable, True),) if writable else ())
+    return sandbox.argv(env_named(env).rootfs, cmd, binds=binds)
+
+
 def cache_key(plan: BuildPlan, sources: str, version: str) -> str:
     v = plan.variant
-    text = json.dumps([sources, version, compiler_version(v.compiler.cxx), v.flagset.flags, v.flagset.lto,
+    text = json.dumps([sources, version, compiler_version(v.compiler.cxx, v.compiler.env), v.flagset.flags, v.flagset.lto,
                        v.flagset.pgo, [t.value for t in plan.targets], plan.reference_ciphers,
                        plan.cryptopp_source, plan.cryptopp_units, plan.training if v.flagset.pgo else []])
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
 # ---------------------------------------------------------------- commands
-def run_logged(cmd: list[str], log, env: dict | None = None, stdin=None) -> tuple[int, float]:
+def run_logged(cmd: list[str], log, env: dict | None = None, stdin=None, in_env: str | None = None,
+               writable: Path | None = None) -> tuple[int, float]:
     """Run a command niced (the machine is shared), output to the log; (exit status,
-    user + system CPU seconds of it and every descendant it waited for)."""
+    user + system CPU seconds of it and every descendant it waited for). in_env: run it
+    inside that environment, `writable` writable there (inside())."""
     log.write(f"$ {' '.join(cmd)}\n")
     log.flush()
     try:
-        p = subprocess.Popen(["nice", "-n", "10", *cmd], stdout=log, stderr=subprocess.STDOUT,
+        p = subprocess.Popen(["nice", "-n", "10", *inside(in_env, cmd, writable)], stdout=log, stderr=subprocess.STDOUT,
                              stdin=stdin if stdin is not None else subprocess.DEVNULL,
                              env=env, cwd=REPO)
     except OSError as e:
@@ -142,8 +160,14 @@ def run_logged(cmd: list[str], log, env: dict | None = None, stdin=None) -> tupl
     return p.returncode, usage.ru_utime + usage.ru_stime
 
 
-def _tool(name: str) -> str:
-    return shutil.which(name) or name
+def _tool(name: str, env: str | None = None) -> str:
+    """A build tool by its path, on the host or inside the environment (CMake takes a bare
+    CMAKE_AR as a path relative to the directory it runs in)."""
+    if not env:
+        return shutil.which(name) or name
+    from cipherbench.envs.model import env_named
+    root = env_named(env).rootfs
+    return next((f"{d}/{name}" for d in ("/usr/bin", "/bin") if (root / d.lstrip("/") / name).exists()), name)
 
 
 def configure_args(plan: BuildPlan, tree: Path, extra: list[str], link_extra: list[str]) -> list[str]:
@@ -153,7 +177,7 @@ def configure_args(plan: BuildPlan, tree: Path, extra: list[str], link_extra: li
     args = ["cmake", "-S", str(REPO / "engine"), "-B", str(tree), "-G", "Ninja", "-Wno-dev",
             "-DCMAKE_BUILD_TYPE=None", f"-DCMAKE_C_COMPILER={c.cc}", f"-DCMAKE_CXX_COMPILER={c.cxx}",
             f"-DCMAKE_C_FLAGS={flags}", f"-DCMAKE_CXX_FLAGS={flags}", f"-DCMAKE_EXE_LINKER_FLAGS={link}",
-            f"-DCMAKE_AR={_tool(c.ar)}", f"-DCMAKE_RANLIB={_tool(c.ranlib)}",
+            f"-DCMAKE_AR={_tool(c.ar, c.env)}", f"-DCMAKE_RANLIB={_tool(c.ranlib, c.env)}",
             f"-DCB_ADAPTERS={';'.join(t.value for t in plan.targets)}",
             f"-DCB_IMPL_SUFFIX={plan.variant.suffix}",
             # an LTO build's objects hold no machine code yet: the link places it
@@ -162,7 +186,17 @@ def configure_args(plan: BuildPlan, tree: Path, extra: list[str], link_extra: li
     if Target.CRYPTOPP in plan.targets:
         args += [f"-DCB_CRYPTOPP_SOURCE={plan.cryptopp_source}",
                  f"-DCB_CRYPTOPP_UNITS={';'.join(plan.cryptopp_units)}"]
+    if c.env:  # an older release's Python cannot make the registry table: made here (registry_inc)
+        args.append(f"-DCB_REGISTRY_INC={tree.parent / 'registry.inc'}")
     return args
+
+
+def registry_inc(path: Path) -> None:
+    """The registry table for a build inside an environment, made by this Python."""
+    r = subprocess.run([sys.executable, "-m", "cipherbench.registry", "--cpp", str(path)], cwd=REPO,
+                       capture_output=True, text=True, env=dict(os.environ, PYTHONPATH=str(REPO)))
+    if r.returncode != 0:
+        raise CipherbenchError(f"generating the registry table failed: {(r.stderr or r.stdout).strip()[-300:]}")
 
 
 def text_bytes(path: Path) -> int | None:
@@ -189,11 +223,16 @@ def first_error(log_path: Path) -> str:
 
 # ---------------------------------------------------------------- one variant
 def _compile(plan: BuildPlan, tree: Path, log, jobs: int, extra=(), link_extra=()) -> tuple[bool, float]:
-    """Configure and build the engine in `tree`; (success, CPU seconds)."""
-    rc, cpu = run_logged(configure_args(plan, tree, list(extra), list(link_extra)), log)
+    """Configure and build the engine in `tree` (inside the compiler's environment, if it
+    has one); (success, CPU seconds)."""
+    env = plan.variant.compiler.env
+    if env:
+        registry_inc(tree.parent / "registry.inc")
+    rc, cpu = run_logged(configure_args(plan, tree, list(extra), list(link_extra)), log, in_env=env, writable=tree.parent)
     if rc != 0:
         return False, cpu
-    rc, cpu2 = run_logged(["cmake", "--build", str(tree), "--target", "cipherbench-engine", "-j", str(jobs)], log)
+    rc, cpu2 = run_logged(["cmake", "--build", str(tree), "--target", "cipherbench-engine", "-j", str(jobs)], log,
+                          in_env=env, writable=tree.parent)
     return rc == 0, cpu + cpu2
 
 
@@ -226,11 +265,12 @@ def build_variant(plan: BuildPlan, key: str, jobs: int) -> BuildRecord:
         else:
             ok, cpu = _compile(plan, tree, log, jobs)
     objects, engine_text = _sizes(tree, plan) if ok else (None, None)
-    rec = BuildRecord(v.label, v.compiler.id, compiler_version(v.compiler.cc), v.flagset.id, list(v.flagset.flags),
-                      key, BuildStatus.BUILT if ok else BuildStatus.FAILED,
+    rec = BuildRecord(v.label, v.compiler.id, compiler_version(v.compiler.cc, v.compiler.env), v.flagset.id,
+                      list(v.flagset.flags), key, BuildStatus.BUILT if ok else BuildStatus.FAILED,
                       str(tree / "cipherbench-engine") if ok else "", round(cpu, 2),
                       round(time.monotonic() - start, 2), objects, engine_text, trained,
-                      "" if ok else first_error(log_path), str(log_path))
+                      "" if ok else first_error(log_path), str(log_path), v.compiler.env or "",
+                      [t.value for t in plan.targets])
     rec.write(home / "manifest.json")
     if ok:
         (home / "notes.json").write_text(json.dumps(rec.notes()) + "\n")
@@ -242,8 +282,13 @@ def plans_for(matrix: Matrix, bf: BuildsFile, training: tuple[tuple[str, int], .
     src = ""
     if Target.CRYPTOPP in matrix.targets:
         src = cryptopp_source()
-    return [BuildPlan(v, matrix.targets, matrix.reference_ciphers, src, bf.cryptopp_units if src else (), training)
-            for v in matrix.variants]
+    out = []
+    for v in matrix.variants:
+        targets = matrix.targets_of(v)
+        cpp = Target.CRYPTOPP in targets
+        out.append(BuildPlan(v, targets, matrix.reference_ciphers, src if cpp else "",
+                             bf.cryptopp_units if cpp else (), training))
+    return out
 
 
 def cryptopp_source() -> str:
@@ -266,9 +311,40 @@ def cached_record(plan: BuildPlan, key: str) -> BuildRecord | None:
 
 
 def check_compilers(matrix: Matrix) -> list[str]:
-    """The matrix's compilers that are not installed, with their Debian package."""
-    seen = {v.compiler.id: v.compiler for v in matrix.variants}
+    """The matrix's host compilers that are not installed, with their Debian package
+    (an environment's are checked by env_missing: without it, its variants are left out)."""
+    seen = {v.compiler.id: v.compiler for v in matrix.variants if not v.compiler.env}
     return [f"{c.cc} ({c.package})" for c in seen.values() if not shutil.which(c.cc) or not shutil.which(c.cxx)]
+
+
+def unavailable(matrix: Matrix) -> dict[str, str]:
+    """The matrix's variants that cannot be built on this machine, by label, and why: those
+    of an environment's compiler where the environment is not created. They are left out."""
+    why: dict[str, str] = {}
+    checked: dict[str, str | None] = {}
+    for v in matrix.variants:
+        if v.compiler.id not in checked:
+            checked[v.compiler.id] = env_missing(v)
+        if checked[v.compiler.id]:
+            why[v.label] = checked[v.compiler.id] or ""
+    return why
+
+
+def env_missing(v: Variant) -> str | None:
+    """Why variant v cannot be built here (its environment or compiler is missing), or None."""
+    if not v.compiler.env:
+        return None
+    from cipherbench.envs.model import EnvError, env_named
+    try:
+        env = env_named(v.compiler.env)
+    except EnvError as e:
+        return str(e)
+    if not env.exists():
+        return (f"environment '{v.compiler.env}' is not created here "
+                f"('cipherbench env create {v.compiler.env}' makes it)")
+    if not compiler_version(v.compiler.cxx, v.compiler.env):
+        return f"environment '{v.compiler.env}' has no {v.compiler.cxx} ({v.compiler.package})"
+    return None
 
 
 def make_matrix(matrix: Matrix, bf: BuildsFile, training, rebuild: bool = False, progress=None) -> list[BuildRecord]:
@@ -277,7 +353,8 @@ def make_matrix(matrix: Matrix, bf: BuildsFile, training, rebuild: bool = False,
     missing = check_compilers(matrix)
     if missing:
         raise CipherbenchError(f"compiler(s) not installed: {', '.join(missing)} (run 'make deps')")
-    plans = plans_for(matrix, bf, training)
+    away = unavailable(matrix)
+    plans = [p for p in plans_for(matrix, bf, training) if p.variant.label not in away]
     sources = source_hash()
     keys = [cache_key(p, sources, compiler_version(p.variant.compiler.cc)) for p in plans]
     out: dict[int, BuildRecord] = {}

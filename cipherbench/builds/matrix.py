@@ -41,6 +41,9 @@ class Compiler:
     package: str
     profdata: str | None = None  # clang's llvm-profdata
     lto_link: tuple[str, ...] = ()
+    # a Debian-release environment (cipherbench env) whose compiler this is: the variant is
+    # built and run inside its root filesystem (cc, cxx, ar, ranlib are its commands)
+    env: str | None = None
 
 
 @dataclass(frozen=True)
@@ -77,6 +80,14 @@ class Matrix:
     experiment: str
     variants: tuple[Variant, ...]
     reference_ciphers: tuple[str, ...] = ()  # engine/reference folders; () = all
+
+    def targets_of(self, v: Variant) -> tuple[Target, ...]:
+        """What variant v builds: the matrix's targets; in an environment the reference
+        ciphers only (the Crypto++ source and archive a variant links are the host
+        release's, and mixing them with another release's library is not a build of either)."""
+        if v.compiler.env:
+            return tuple(t for t in self.targets if t is Target.REFERENCE)
+        return self.targets
 
 
 @dataclass
@@ -134,14 +145,14 @@ def _enum(where: str, cls, value):
 # ---------------------------------------------------------------- sections
 def _compiler(cid: str, t: dict) -> Compiler:
     w = f"[compilers.{cid}]"
-    _keys(w, t, {"cc", "cxx", "family", "ar", "ranlib", "package"}, {"profdata", "lto_link"})
+    _keys(w, t, {"cc", "cxx", "family", "ar", "ranlib", "package"}, {"profdata", "lto_link", "env"})
     fam = _enum(f"{w} family", Family, t["family"])
     if fam is Family.CLANG and "profdata" not in t:
         raise UsageError(f"builds.toml: {w} is clang and needs profdata (llvm-profdata) for PGO")
     return Compiler(cid, _str(f"{w} cc", t["cc"]), _str(f"{w} cxx", t["cxx"]), fam,
                     _str(f"{w} ar", t["ar"]), _str(f"{w} ranlib", t["ranlib"]), _str(f"{w} package", t["package"]),
                     _str(f"{w} profdata", t["profdata"]) if "profdata" in t else None,
-                    _strs(f"{w} lto_link", t.get("lto_link", [])))
+                    _strs(f"{w} lto_link", t.get("lto_link", [])), _str(f"{w} env", t["env"]) if "env" in t else None)
 
 
 def _flagset(fid: str, t: dict) -> FlagSet:
@@ -172,6 +183,9 @@ def _matrix(mid: str, t: dict, compilers: dict, flagsets: dict) -> Matrix:
                 if f not in flagsets:
                     raise UsageError(f"builds.toml: {rw} names flag set '{f}', which [flagsets] lacks")
                 v = Variant(compilers[c], flagsets[f])
+                if v.compiler.env and v.flagset.pgo:
+                    raise UsageError(f"builds.toml: {rw}: {c} is an environment's compiler, and PGO trains "
+                                     "on the host: no PGO flag set with it")
                 variants.setdefault(v.label, v)
     targets = tuple(_enum(f"{w} targets", Target, x) for x in _strs(f"{w} targets", t["targets"]))
     return Matrix(mid, _str(f"{w} title", t["title"]), targets, _str(f"{w} experiment", t["experiment"]),

@@ -19,16 +19,21 @@ from cipherbench.store.db import Store
 
 
 def runner_spec(rec: BuildRecord) -> RunnerSpec:
-    """The runner of one built variant."""
-    notes = Path(rec.engine).parent.parent / "notes.json"
-    argv = [rec.engine, "--notes", str(notes)]
+    """The runner of one built variant; one built in an environment runs inside it (its
+    C++ runtime is that release's), its cache directory seen read-only."""
+    home = Path(rec.engine).parent.parent
+    argv = [rec.engine, "--notes", str(home / "notes.json")]
+    if rec.env:
+        from cipherbench.envs import sandbox
+        from cipherbench.envs.model import env_named
+        argv = sandbox.argv(env_named(rec.env).rootfs, argv, binds=((home, False),))
     why = None if Path(rec.engine).exists() else f"not built: {rec.engine} is missing"
     return RunnerSpec(f"native@{rec.label}", argv, builtin=False, unavailable=why)
 
 
-def runner_specs(records: list[BuildRecord]) -> list[RunnerSpec]:
-    """RunnerSpecs of the variants that built; those that did not are never started."""
-    return [runner_spec(r) for r in records if r.status is BuildStatus.BUILT]
+def built(records: list[BuildRecord]) -> list[BuildRecord]:
+    """The variants that built; those that did not are never started."""
+    return [r for r in records if r.status is BuildStatus.BUILT]
 
 
 def training_set(matrix: Matrix) -> tuple[tuple[str, int], ...]:
@@ -46,14 +51,17 @@ class VariantRun:
     """One run of a matrix's variants and baselines."""
 
     matrix: Matrix
-    runners: tuple[RunnerSpec, ...]
+    records: tuple[BuildRecord, ...]  # the variants that built
     baselines: tuple[str, ...]  # the ordinary build's implementations timed beside them
+
+    @property
+    def runners(self) -> tuple[RunnerSpec, ...]:
+        return tuple(runner_spec(r) for r in self.records)
 
     def impls(self) -> list[str]:
         out = list(self.baselines)
-        for spec in self.runners:
-            label = spec.name.split("@", 1)[1]
-            out += [f"{t.value}@{label}" for t in self.matrix.targets]
+        for r in self.records:
+            out += [f"{t}@{r.label}" for t in (r.targets or [t.value for t in self.matrix.targets])]
         return out
 
     def plan(self) -> RunPlan:

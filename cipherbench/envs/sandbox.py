@@ -23,25 +23,33 @@ def bwrap() -> str:
     return path
 
 
-def argv(rootfs: Path, command: list[str], writable: bool = False, network: bool = False) -> list[str]:
+def argv(rootfs: Path, command: list[str], writable: bool = False, network: bool = False,
+         binds: tuple[tuple[Path, bool], ...] = ()) -> list[str]:
     """bwrap's command line that runs `command` with `rootfs` as /. writable: the tree
-    may be changed (installing, building); network: DNS works (the host's resolv.conf)."""
+    may be changed (installing, building); network: DNS works (the host's resolv.conf);
+    binds: host directories seen at the same path inside, (path, writable) each, in order
+    (a later one inside an earlier one overrides it there)."""
     a = [bwrap(), "--bind" if writable else "--ro-bind", str(rootfs), "/",
          "--proc", "/proc", "--dev", "/dev", "--ro-bind", "/sys", "/sys", "--perms", "1777", "--tmpfs", "/tmp",
          "--die-with-parent", "--setenv", "PATH", "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
          "--setenv", "LC_ALL", "C"]
     if network:
         a += ["--ro-bind", "/etc/resolv.conf", "/etc/resolv.conf"]
+    for path, rw in binds:
+        # the tree is mounted read-only and bwrap cannot make a mount point in it: an empty
+        # directory at the same path is made in the tree once, from outside
+        (rootfs / str(path).lstrip("/")).mkdir(parents=True, exist_ok=True)
+        a += ["--bind" if rw else "--ro-bind", str(path), str(path)]
     return a + ["--"] + command
 
 
-def run(rootfs: Path, command: list[str], log: Path | None = None, **kw: bool) -> subprocess.CompletedProcess[Any]:
+def run(rootfs: Path, command: list[str], log: Path | None = None, writable: bool = False,
+        network: bool = False) -> subprocess.CompletedProcess[Any]:
     """Run to completion; output to `log` (appended) when given, else captured."""
+    args = argv(rootfs, command, writable=writable, network=network)
     if log is not None:
         with open(log, "ab") as f:
             f.write(("$ " + " ".join(command) + "\n").encode())
             f.flush()
-            return subprocess.run(argv(rootfs, command, **kw), stdout=f, stderr=subprocess.STDOUT,
-                                  stdin=subprocess.DEVNULL)
-    return subprocess.run(argv(rootfs, command, **kw), capture_output=True, text=True,
-                          stdin=subprocess.DEVNULL)
+            return subprocess.run(args, stdout=f, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+    return subprocess.run(args, capture_output=True, text=True, stdin=subprocess.DEVNULL)

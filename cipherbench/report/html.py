@@ -29,6 +29,7 @@ from cipherbench.report.data import (
 )
 from cipherbench.report.tables import (
     STATUS_TEXT,
+    RowMark,
     Table,
     cycle_sources,
     cycles_interval,
@@ -118,7 +119,7 @@ class Page:
         head = "".join(f"<th>{h.escape(c)}</th>" for c in t.columns)
         body = []
         align = t.align or ["l"] * len(t.columns)
-        for row, mark in zip(t.rows, t.row_marks or [""] * len(t.rows)):
+        for row, mark in zip(t.rows, t.row_marks or [RowMark.NONE] * len(t.rows)):
             cells = "".join(f'<td class="{align[i] if i < len(align) else "l"}">{h.escape(c)}</td>'
                             for i, c in enumerate(row))
             body.append(f'<tr class="{mark}">{cells}</tr>')

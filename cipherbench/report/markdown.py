@@ -6,7 +6,7 @@ from pathlib import Path
 from cipherbench.analysis.recommend import recommend
 from cipherbench.report import answer, builds, experiments, machines, releases, tables
 from cipherbench.report.data import ReportData
-from cipherbench.report.tables import Table
+from cipherbench.report.tables import RowMark, Table
 
 
 def _esc(s: str) -> str:
@@ -17,9 +17,9 @@ def table_md(t: Table, level: int = 3) -> str:
     lines = [f"{'#' * level} {t.title}", ""]
     lines.append("| " + " | ".join(_esc(c) for c in t.columns) + " |")
     lines.append("|" + "|".join("---:" if a == "r" else "---" for a in (t.align or ["l"] * len(t.columns))) + "|")
-    for row, mark in zip(t.rows, t.row_marks or [""] * len(t.rows)):
+    for row, mark in zip(t.rows, t.row_marks or [RowMark.NONE] * len(t.rows)):
         cells = [_esc(c) for c in row]
-        if mark in ("unverified", "failed") and cells:
+        if mark in (RowMark.UNVERIFIED, RowMark.FAILED) and cells:
             cells[0] = f"⚠ {cells[0]}"
         lines.append("| " + " | ".join(cells) + " |")
     lines.append("")

@@ -105,7 +105,7 @@ Document = create_model(
     context=(dict[StrictStr, Any] | None, None),
     implementations=(list[model_of(run_implementations)], []),  # type: ignore[misc]
     verifications=(list[model_of(verifications)], []),  # type: ignore[misc]
-    measurements=(list[model_of(measurements, samples=(list[SampleRow], []))], []),  # type: ignore[misc]
+    measurements=(list[model_of(measurements, samples=(list[SampleRow], []))], []),  # type: ignore[misc,valid-type]
     diffusion=(list[model_of(diffusion)], []),  # type: ignore[misc]
     ct=(list[model_of(ct_results)], []),  # type: ignore[misc]
 )
