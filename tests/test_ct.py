@@ -63,6 +63,17 @@ def test_chacha20_from_openssl_is_not_flagged_by_taint():
 
 
 @needs_valgrind
+def test_a_secret_plaintext_check_of_cryptopp_rc2_runs_to_a_verdict(native_session):
+    """Crypto++'s RC2 keeps its EffectiveKeyLength parameter until a key is set; a decryptor
+    left unkeyed threw from a destructor and the check ended in SIGABRT ("not checked")."""
+    if "rc2-128-ecb" not in getattr(native_session.impls.get("cryptopp"), "primitives", {}):
+        pytest.skip("no Crypto++ RC2 in this engine")
+    res = taint.check(ENGINE, "cryptopp", "rc2-128-ecb", Secret.PLAINTEXT)
+    assert res.error == "" and res.verdict == TaintVerdict.INDEX, res
+    assert res.first.phase == "encrypt"  # S-box lookups at data-dependent indexes
+
+
+@needs_valgrind
 def test_a_byte_table_cipher_indexes_memory_with_its_key():
     """The project's reference Rijndael (engine/reference/rijndael): table lookups at
     key-derived indexes, from key setup on; the path timed natively is the same."""
