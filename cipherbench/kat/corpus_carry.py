@@ -234,7 +234,7 @@ class CarryCorpus:
             pads, other = self._ecb_decrypt(oracle, key, blocks, kas_by_prim, piece), prev
             how = (f"model: {_SP} CBC decryption ({_CHECKED}), the oracle's ECB decryption checked "
                    "on the published vectors it was chosen on")
-        msg = b"".join(sp800_38a._xor(a, b) for a, b in zip(pads, other))
+        msg = sp800_38a._xor(b"".join(pads), b"".join(other))
         return [self._record(p, msg, ct, key, iv, b"", how, oracle, f"{LARGEST}-byte message")]
 
     def _ctr(self, p: Primitive, oracle: Oracle, piece: int) -> list[KnownAnswer]:

@@ -55,7 +55,7 @@ def xor(a: bytes, b: bytes) -> bytes:
     """Bytewise xor of two strings of the same length (callers truncate first: MSB_u)."""
     if len(a) != len(b):
         raise ValueError(f"xor of {len(a)} and {len(b)} bytes")
-    return bytes(x ^ y for x, y in zip(a, b))
+    return (int.from_bytes(a, "little") ^ int.from_bytes(b, "little")).to_bytes(len(a), "little")
 
 
 def double(block: bytes) -> bytes:

@@ -26,7 +26,11 @@ Cipher = Callable[[list[bytes]], list[bytes]]
 
 
 def _xor(a: bytes, b: bytes) -> bytes:
-    return bytes(x ^ y for x, y in zip(a, b, strict=True))
+    """a xor b, of equal lengths, as one big-integer xor (a megabyte in milliseconds; a
+    byte at a time it was a tenth of a second)."""
+    if len(a) != len(b):
+        raise ValueError(f"xor of {len(a)} and {len(b)} bytes")
+    return (int.from_bytes(a, "little") ^ int.from_bytes(b, "little")).to_bytes(len(a), "little")
 
 
 def _split(data: bytes, n: int) -> list[bytes]:
@@ -66,7 +70,7 @@ def encrypt(mode: str, cipher: Cipher, block_bytes: int, iv: bytes, plaintext: b
         blocks = _split(plaintext, b)
         t0 = int.from_bytes(iv, "big")
         pads = cipher([((t0 + j) % (1 << 8 * b)).to_bytes(b, "big") for j in range(len(blocks))]) if blocks else []
-        return b"".join(_xor(p, o[:len(p)]) for p, o in zip(blocks, pads))
+        return _xor(plaintext, b"".join(pads)[:len(plaintext)])
     raise ValueError(f"no SP 800-38A model for mode '{mode}'")
 
 
