@@ -213,3 +213,19 @@ def test_a_variant_is_built_and_run_inside_its_environment_and_passes_its_known_
         im = s.impls["reference@gcc-14:O2"]
         (res,) = Verifier(s).run([(im, registry.load()["rc6-128-ecb"])])
         assert res.as_row()["status"] == "passed", res.as_row()["failures"]
+
+
+def test_compilers_are_ranked_over_the_ciphers_every_one_of_them_built():
+    """A release environment's gcc builds the reference ciphers only: the ranking is over
+    those, not over Crypto++'s ciphers that only the host's compilers built."""
+    from cipherbench.report import builds as rb
+
+    def lib(name, speedups):  # label -> cipher -> speed-up against a baseline of 100 per call
+        ciphers = sorted({p for v in speedups.values() for p in v})
+        return rb.Library(name, ciphers, {p: rb.Cell(100.0, "passed") for p in ciphers},
+                          {lb: {p: rb.Cell(100.0 / x, "passed") for p, x in v.items()} for lb, v in speedups.items()})
+    ref = lib("reference", {"gcc-12:O2": {"serpent": 1.0}, "gcc-14:O2": {"serpent": 1.2}})
+    cpp = lib("cryptopp", {"gcc-12:O2": {"twofish": 3.0}})  # only the host's gcc built Crypto++
+    scores = rb.compiler_scores([ref, cpp])
+    assert scores == {"gcc-14": pytest.approx(1.2), "gcc-12": pytest.approx(1.0)}
+    assert "over the 1 cipher every compiler built" in rb._compiler_finding([ref, cpp])
