@@ -7,6 +7,7 @@ running side by side do not inflate each other's), and how big its code is.
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -22,6 +23,7 @@ from pathlib import Path
 
 from cipherbench.builds.matrix import BuildsFile, Matrix, Target, Variant
 from cipherbench.errors import CipherbenchError
+from cipherbench.measure.context import usable_cpus
 from cipherbench.paths import BUILD, REPO
 
 CACHE = Path(os.environ.get("CIPHERBENCH_VARIANTS", BUILD / "variants"))
@@ -111,8 +113,11 @@ def source_hash() -> str:
     return h.hexdigest()
 
 
+@functools.cache
 def compiler_version(cmd: str, env: str | None = None) -> str:
-    """The first line of `cmd --version`, run where the compiler lives."""
+    """The first line of `cmd --version`, run where the compiler lives (once a process: the
+    cache key, the record and the environment check all ask, and in an environment each
+    asking starts a sandbox)."""
     try:
         out = subprocess.run(inside(env, [cmd, "--version"]), capture_output=True, text=True, timeout=30)
     except (OSError, subprocess.TimeoutExpired):
@@ -358,18 +363,18 @@ def make_matrix(matrix: Matrix, bf: BuildsFile, training, rebuild: bool = False,
     sources = source_hash()
     keys = [cache_key(p, sources, compiler_version(p.variant.compiler.cc)) for p in plans]
     out: dict[int, BuildRecord] = {}
-    todo = []
+    to_build = []
     for i, (p, k) in enumerate(zip(plans, keys)):
         rec = None if rebuild else cached_record(p, k)
         if rec:
             out[i] = rec
             progress and progress(rec)
         else:
-            todo.append(i)
-    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
-    workers = max(1, min(cpus, len(todo)))
+            to_build.append(i)
+    cpus = usable_cpus()
+    workers = max(1, min(cpus, len(to_build)))
     with ThreadPoolExecutor(max_workers=workers) as pool:
-        futures = {i: pool.submit(build_variant, plans[i], keys[i], max(1, cpus // workers)) for i in todo}
+        futures = {i: pool.submit(build_variant, plans[i], keys[i], max(1, cpus // workers)) for i in to_build}
         for i, f in futures.items():
             out[i] = f.result()
             progress and progress(out[i])

@@ -23,6 +23,7 @@ from cipherbench.ct.records import Method, Secret, StatResult, TaintResult, as_r
 from cipherbench.ct.show import table
 from cipherbench.errors import CipherbenchError, UsageError
 from cipherbench.kinds import RunStatus
+from cipherbench.measure.context import usable_cpus
 from cipherbench.measure.session import primitive_named
 from cipherbench.pipeline.plan import SideChannelSettings, load_presets
 
@@ -70,18 +71,18 @@ def _engine_path(session) -> Path | None:
 def _checks(session, plan: Plan):
     """(method, secret, implementation, primitive) to run, taint first (native engine only)."""
     pairs = [(im, p) for im, p in session.pairs(plan.impls, plan.primitives) if p.kind not in ("hash", "null")]
-    todo = []
+    checks = []
     for method in plan.methods:
         for im, p in pairs:
             if method == Method.TAINT and im.runner != "native":
                 continue
-            todo += [(method, s, im, p) for s in plan.secrets]
-    return todo
+            checks += [(method, s, im, p) for s in plan.secrets]
+    return checks
 
 
 #: Taint checks at once: valgrind runs are independent and time nothing, so they take every
 #: CPU; the statistical checks, which time calls, run after them one at a time.
-TAINT_WORKERS = max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1))
+TAINT_WORKERS = usable_cpus()
 
 
 def run_checks(session, plan: Plan, progress=None, on_result=None) -> list[TaintResult | StatResult]:
@@ -89,12 +90,12 @@ def run_checks(session, plan: Plan, progress=None, on_result=None) -> list[Taint
     (records.TaintResult / StatResult) in the plan's order. `on_result(result)` is called as
     each is known, so that a caller can store it at once."""
     engine = _engine_path(session)
-    todo = _checks(session, plan)
-    if any(m == Method.TAINT for m, *_ in todo):
+    checks = _checks(session, plan)
+    if any(m == Method.TAINT for m, *_ in checks):
         taint.valgrind()  # one clear line when valgrind is missing, before anything runs
         if engine is None:
             raise CipherbenchError("the taint check runs the native engine, which did not start")
-    task = progress.add_task("side-channel checks", total=len(todo)) if progress else None
+    task = progress.add_task("side-channel checks", total=len(checks)) if progress else None
     results: list[TaintResult | StatResult] = []
 
     def done(r: TaintResult | StatResult, label: str) -> None:
@@ -110,7 +111,7 @@ def run_checks(session, plan: Plan, progress=None, on_result=None) -> list[Taint
         found.impl = im.name
         return found
 
-    taints = [(s, im, p) for m, s, im, p in todo if m == Method.TAINT]
+    taints = [(s, im, p) for m, s, im, p in checks if m == Method.TAINT]
     with ThreadPoolExecutor(max_workers=TAINT_WORKERS) as pool:
         futures = [pool.submit(one_taint, *t) for t in taints]
         try:
@@ -119,7 +120,7 @@ def run_checks(session, plan: Plan, progress=None, on_result=None) -> list[Taint
         except BaseException:  # Ctrl-C: the checks not started are dropped, the running finish
             pool.shutdown(wait=True, cancel_futures=True)
             raise
-    for method, secret, im, p in todo:
+    for method, secret, im, p in checks:
         if method != Method.TAINT:
             done(dudect.check(session, im.name, p, secret, plan.samples, plan.seed),
                  f"stat {secret.value}: {im.name} {p.name}")

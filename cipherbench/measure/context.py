@@ -15,6 +15,11 @@ RELEVANT_FLAGS = ("aes", "vaes", "pclmulqdq", "vpclmulqdq", "sha_ni", "avx", "av
                   "hypervisor")
 
 
+def usable_cpus() -> int:
+    """How many CPUs this process may run on (its affinity where the system has one)."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+
+
 def _read(path: str) -> str | None:
     try:
         return Path(path).read_text().strip()
