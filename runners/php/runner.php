@@ -577,7 +577,7 @@ final class Runner {
         $op = str($req, 'op');
         switch ($op) {
             case 'hello': return $this->hello();
-            case 'encrypt': case 'decrypt': return $this->crypt($req, $op === 'encrypt');
+            case 'encrypt': case 'decrypt': return $this->cryptRequest($req, $op === 'encrypt');
             case 'hash': return $this->hashOnce($req);
             case 'bench': return $this->bench($req);
             case 'cpu-clock': throw new Unsup('cpu-clock is not available in PHP (no cycle-exact loop)');
@@ -626,6 +626,43 @@ final class Runner {
     private static function checkInput(array $p, int $n): void {
         if ($p['whole_blocks'] && $n % $p['block_bytes'])
             throw new Fail("$p[name] takes whole $p[block_bytes]-byte blocks (no padding), got $n bytes");
+    }
+
+    // The optional "fill" and "digest" fields of encrypt/decrypt (docs/protocol.md), handled
+    // around crypt(): "fill" {seed, bytes} puts SHA-256(seed || 0) || SHA-256(seed || 1) || ...
+    // (8-byte big-endian counters, cut to `bytes`) before "input"; "digest" "sha256" answers
+    // "output_sha256" instead of "output".
+    private const FILL_MAX = 64 << 20;
+
+    private function cryptRequest(object $req, bool $enc): array {
+        $digest = $req->digest ?? null;
+        $fill = $req->fill ?? null;
+        if ($digest !== null && $digest !== 'sha256')
+            throw new Fail("field 'digest' must be \"sha256\", got " . json_encode($digest));
+        if ($fill !== null) {
+            if (!($fill instanceof stdClass)) throw new Fail('field \'fill\' must be an object {"seed": hex, "bytes": N}');
+            $seed = $fill->seed ?? null;
+            $n = $fill->bytes ?? null;
+            if (!is_string($seed) || strlen($seed) % 2 || ($seed !== '' && !ctype_xdigit($seed)))
+                throw new Fail("field 'fill.seed' must be a hex string, got " . json_encode($seed));
+            if (!is_int($n) || $n < 0 || $n > self::FILL_MAX)
+                throw new Fail("field 'fill.bytes' must be an integer from 0 to " . self::FILL_MAX . ', got ' . json_encode($n));
+            $req = clone $req;
+            $req->input = bin2hex(self::fillBytes(hex2bin($seed), $n) . unhex($req, 'input', true));
+        }
+        $r = $this->crypt($req, $enc);
+        if ($fill !== null) $r['filled'] = true;
+        if ($digest !== null && isset($r['output'])) {  // a rejected forgery has neither
+            $r['output_sha256'] = hash('sha256', hex2bin($r['output']));
+            unset($r['output']);
+        }
+        return $r;
+    }
+
+    private static function fillBytes(string $seed, int $n): string {
+        $out = '';
+        for ($i = 0; strlen($out) < $n; $i++) $out .= hash('sha256', $seed . pack('J', $i), true);
+        return substr($out, 0, $n);
     }
 
     private function crypt(object $req, bool $enc): array {
