@@ -7,26 +7,30 @@ Why: the published vectors of CTR start far from a carry (SP 800-38A F.5's count
 less, while `run` times 16 KiB and 1 MiB. A CTR whose counter wraps in its low 32 or 64
 bits, or a bulk path wrong only above 8 KiB, passed the gate and was then timed.
 
-The records, per primitive of a block cipher (DESX aside: corpus `model` has it):
+The records, per primitive of a block cipher (DESX aside: corpus `model` has it). The
+LARGEST-byte ones are long answers (vectors.LongAnswer), one per direction: the runner
+generates the message from a seed (protocol field `fill`) and answers its output's SHA-256
+(`digest`), so a megabyte is not sent as hex both ways for every pair. Every primitive's
+generated plaintext and ciphertext are the same two (_fill); keys differ.
   ctr   (any block size) the counter's low 32 bits at 2^32 - 2, so the third block
         carries into bit 32; for a 128-bit block also the low 64 bits at 2^64 - 2; the
         whole block at 2^n - 2 (the counter wraps to zero, as SP 800-38A appendix B.1
-        counts it modulo 2^n); and a LARGEST-byte message whose counter crosses the
-        32-bit carry at block 1000. Computed by the SP 800-38A model
+        counts it modulo 2^n): short records. And LARGEST bytes both ways, the counter
+        crossing its 32-bit carry at block 1000. Computed by the SP 800-38A model
         (cipherbench/model/sp800_38a.py).
-  gcm   a LARGEST-byte message, computed by the GCM model (cipherbench/model/aead.py)
-        with GHASH through a table of the model's own multiplication (fast_ghash, equal
-        to the model's ghash by linearity; tests/test_corpus_carry.py compares them).
-        No carry record: with the registry's 96-bit IVs GCM's inc32 starts at 2 and
-        wraps only after 2^32 - 2 blocks (64 GiB), beyond anything timed or verified.
-  cfb   a LARGEST-byte message (full-block CFB decryption needs only the cipher's
-        encryption: P_j = C_j xor CIPH(C_{j-1}), one request for the whole message).
-  cbc   a LARGEST-byte message computed from a chosen ciphertext with the oracle's ECB
-        decryption (P_j = CIPH^-1(C_j) xor C_{j-1}), which is first checked on the same
-        published known answers in the decrypting direction.
-  ecb   a LARGEST-byte message: the oracle's own output, labelled as such.
+  gcm   LARGEST bytes both ways with 13 bytes of AD, computed by the GCM model
+        (cipherbench/model/aead.py) with GHASH in lanes through tables of the model's own
+        multiplication (fast_ghash; tests/test_corpus_carry.py compares it with the
+        model's ghash). No carry record: with the registry's 96-bit IVs GCM's inc32
+        starts at 2 and wraps only after 2^32 - 2 blocks (64 GiB), beyond anything timed.
+  cfb   a generated ciphertext decrypted (P_j = C_j xor CIPH(C_{j-1}), one request for
+        the whole message), and that plaintext encrypted, sent whole: CFB encryption
+        chains, which an ECB oracle cannot do in one request.
+  cbc   likewise, with the oracle's ECB decryption (P_j = CIPH^-1(C_j) xor C_{j-1}),
+        which is first checked on the same published known answers in that direction.
+  ecb   LARGEST bytes both ways: the oracle's own output, labelled as such.
   chacha20-poly1305, xchacha20-poly1305
-        a LARGEST-byte message with 13 bytes of AD, computed by the RFC 8439 model
+        LARGEST bytes both ways with 13 bytes of AD, computed by the RFC 8439 model
         (cipherbench/kat/model/chacha.py: ChaCha20 2.3-2.4, Poly1305 2.5, the AEAD 2.8; the
         XChaCha20 subkey by draft-irtf-cfrg-xchacha-03 2.3), which needs no oracle.
         Published records of these stop at a few hundred bytes (Wycheproof's longest).
@@ -41,11 +45,16 @@ corpus has decided which primitives lack published vectors.
 """
 from __future__ import annotations
 
+import hashlib
+
+import numpy as np
+
 from cipherbench.errors import CipherbenchError
 from cipherbench.kat.collect import det_bytes
 from cipherbench.kat.model import aead, chacha, sp800_38a
 from cipherbench.kat.model_oracle import ModelCorpus, Oracle, OracleFailed, oracle_primitive, published
-from cipherbench.kat.vectors import KnownAnswer
+from cipherbench.kat.vectors import Fill, KnownAnswer, LongAnswer
+from cipherbench.kinds import Operation
 from cipherbench.registry import Primitive
 
 CORPUS = "model-carry"
@@ -76,14 +85,12 @@ _CHACHA_CHECKED = ("(cipherbench/kat/model/chacha.py, checked on RFC 8439 2.5.2 
                    "(x)chacha20_poly1305 record: tests/test_model_static.py)")
 
 
-def model_aead_record(p: Primitive) -> KnownAnswer:
-    """The LARGEST-byte known answer of a MODEL_AEADS primitive, with 13 bytes of AD."""
+def model_aead_records(p: Primitive) -> list[LongAnswer]:
+    """The LARGEST-byte long answers of a MODEL_AEADS primitive, with 13 bytes of AD."""
     model, how = MODEL_AEADS[p.family]
-    label = f"{CORPUS}/{p.name}/large"
-    key, iv = _det("key/" + label, p.key_bytes), _det("iv/" + label, p.iv_bytes)
-    aad, msg = _det("aad/" + label, 13), _det("msg/" + label, LARGEST)
-    return KnownAnswer(p.name, msg, model(key, iv, aad, msg), key, iv, aad, f"{how} {_CHACHA_CHECKED}",
-                       f"{CORPUS} {p.name} #0 ({LARGEST}-byte message, 13-byte AD)", CORPUS)
+    key, iv, aad = _large_inputs(p, 13)
+    return _stream_like(p, key, iv, aad, lambda msg: model(key, iv, aad, msg), f"{how} {_CHACHA_CHECKED}",
+                        "13-byte AD")
 
 
 def oracle_primitives(prims) -> set[str]:
@@ -92,20 +99,64 @@ def oracle_primitives(prims) -> set[str]:
 
 
 # ---------------------------------------------------------------------------- GHASH
+#: blocks GHASH'd side by side by fast_ghash
+LANES = 256
+
+
+def _times_table(m: int) -> np.ndarray:
+    """(16, 256, 2) uint64: entry [i, b] is (byte b in place i of a block) . m, as high and
+    low 64-bit halves. X . m is linear in X, so it is the xor of these over X's 16 bytes;
+    each entry is the xor of products of single bits with the model's multiplication
+    (aead._gf_mult)."""
+    bits = [[aead._gf_mult(1 << (8 * (15 - i) + k), m) for k in range(8)] for i in range(16)]
+    table = np.zeros((16, 256, 2), dtype=np.uint64)
+    for i in range(16):
+        for b in range(1, 256):
+            low = b & -b
+            v = int(table[i, b ^ low, 0]) << 64 | int(table[i, b ^ low, 1])
+            v ^= bits[i][low.bit_length() - 1]
+            table[i, b] = (v >> 64, v & 0xFFFFFFFFFFFFFFFF)
+    return table
+
+
+def _times(table: np.ndarray, hi: np.ndarray, lo: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Every (hi, lo) element times the table's constant."""
+    out_hi, out_lo = np.zeros_like(hi), np.zeros_like(lo)
+    for i in range(16):
+        half = hi if i < 8 else lo
+        idx = ((half >> np.uint64(8 * (7 - i % 8))) & np.uint64(0xFF)).astype(np.intp)
+        out_hi ^= table[i, idx, 0]
+        out_lo ^= table[i, idx, 1]
+    return out_hi, out_lo
+
+
 def fast_ghash(h: bytes, data: bytes) -> bytes:
-    """GHASH_H(X) as the model's aead.ghash computes it, through a table: X . H is linear in
-    X, so it is the xor of (byte i of X, in its place) . H over the 16 bytes, and those 16 x 256
-    products are computed once with the model's own multiplication (aead._gf_mult)."""
+    """GHASH_H(X) as the model's aead.ghash computes it, LANES blocks at a time.
+
+    GHASH is X_1 . H^m xor X_2 . H^(m-1) xor ... xor X_m . H (SP 800-38D 6.4, Horner's rule
+    unrolled). Zero blocks in front change nothing, so X is padded to m = q . LANES blocks;
+    lane r (1..LANES) then runs Horner's rule with H^LANES over blocks r, r + LANES, ..., and
+    the result is the xor of lane r's total times H^(LANES - r + 1). Multiplication by a
+    constant goes through _times_table, built with the model's own multiplication
+    (tests/test_corpus_carry.py compares this with aead.ghash)."""
     if len(data) % aead.BLOCK:
         raise ValueError("GHASH input must be whole blocks")
-    hi = int.from_bytes(h, "big")
-    table = [[aead._gf_mult(b << (8 * (15 - i)), hi) for b in range(256)] for i in range(16)]
+    blocks = len(data) // aead.BLOCK
+    pad = -blocks % LANES
+    words = np.frombuffer(bytes(pad * aead.BLOCK) + data, dtype=">u8").astype(np.uint64).reshape(-1, LANES, 2)
+    hi_h = int.from_bytes(h, "big")
+    powers = [hi_h]  # H^1 .. H^LANES
+    for _ in range(LANES - 1):
+        powers.append(aead._gf_mult(powers[-1], hi_h))
+    step = _times_table(powers[-1])
+    acc_hi, acc_lo = np.zeros(LANES, dtype=np.uint64), np.zeros(LANES, dtype=np.uint64)
+    for row in words:
+        acc_hi, acc_lo = _times(step, acc_hi, acc_lo)
+        acc_hi ^= row[:, 0]
+        acc_lo ^= row[:, 1]
     y = 0
-    for off in range(0, len(data), aead.BLOCK):
-        x = y ^ int.from_bytes(data[off:off + aead.BLOCK], "big")
-        y = 0
-        for i, row in enumerate(table):
-            y ^= row[(x >> (8 * (15 - i))) & 0xFF]
+    for r in range(LANES):  # lane r + 1 of the docstring
+        y ^= aead._gf_mult(int(acc_hi[r]) << 64 | int(acc_lo[r]), powers[LANES - 1 - r])
     return y.to_bytes(aead.BLOCK, "big")
 
 
@@ -143,8 +194,6 @@ def ctr_cases(p: Primitive) -> list[tuple[str, bytes, int]]:
                       _counter_iv(p, f"{p.name}/64", 64, 2), 4 * b + 5))
     cases.append((f"the whole {n}-bit counter wraps to zero at the third block",
                   ((1 << n) - 2).to_bytes(b, "big"), 4 * b + 5))
-    cases.append((f"a {LARGEST}-byte message; the low 32 bits cross their carry at block 1000",
-                  _counter_iv(p, f"{p.name}/large", 32, 1000), LARGEST))
     return cases
 
 
@@ -199,6 +248,72 @@ def ecb_pieces(session, oracle: Oracle, key: bytes, piece: int, op: str = "encry
     return ecb
 
 
+def _large_inputs(p: Primitive, aad_bytes: int) -> tuple[bytes, bytes, bytes]:
+    """(key, iv, aad) of p's LARGEST-byte records."""
+    label = f"{CORPUS}/{p.name}/large"
+    return _det("key/" + label, p.key_bytes), _det("iv/" + label, p.iv_bytes), _det("aad/" + label, aad_bytes)
+
+
+def _fill(what: str) -> Fill:
+    """The generated LARGEST-byte plaintext ("pt") or ciphertext ("ct") of the records: the
+    same for every primitive (their keys differ), so it is generated once a run."""
+    return Fill(f"{CORPUS}/large/{what}".encode(), LARGEST)
+
+
+def _long(p: Primitive, op: Operation, fill: Fill, tail: bytes, output: bytes, key: bytes, iv: bytes,
+          aad: bytes, how: str, what: str) -> LongAnswer:
+    return LongAnswer(p.name, op, fill, tail, hashlib.sha256(output).digest(), len(output), key, iv, aad, how,
+                      f"{CORPUS} {p.name} {op} ({LARGEST}-byte message, {what})", CORPUS)
+
+
+def _stream_like(p: Primitive, key: bytes, iv: bytes, aad: bytes, encrypt, how: str, what: str) -> list[LongAnswer]:
+    """Both directions of a mode whose ciphertext is the plaintext xor a keystream (CTR, GCM,
+    ChaCha20-Poly1305), under one key and IV: encryption of a generated plaintext P, and
+    decryption of a generated ciphertext C' (its plaintext C' xor (C xor P), its tag
+    computed by encrypting that plaintext). `encrypt`: message -> ciphertext || tag."""
+    pt, ct = _fill("pt"), _fill("ct")
+    p_bytes, c2 = pt.data(), ct.data()
+    c = encrypt(p_bytes)
+    p2 = sp800_38a._xor(c2, sp800_38a._xor(c[:LARGEST], p_bytes))
+    sealed = encrypt(p2) if p.kind == "aead" else c2  # the tag over C' needs the whole AEAD
+    if sealed[:LARGEST] != c2:
+        raise ValueError(f"{p.name}: the model's keystream differs between two messages under one key and IV")
+    return [_long(p, Operation.ENCRYPT, pt, b"", c, key, iv, aad, how, f"generated plaintext, {what}"),
+            _long(p, Operation.DECRYPT, ct, sealed[LARGEST:], p2, key, iv, aad, how, f"generated ciphertext, {what}")]
+
+
+def _ecb_records(p: Primitive, key: bytes, ecb_digest, decrypts: bool, how: str) -> list[LongAnswer]:
+    """ECB both ways: the oracle's encryption of a generated plaintext and, when its
+    decryption passed the published known answers, its decryption of a generated ciphertext.
+    ecb_digest(fill, op) -> the SHA-256 of the oracle's output."""
+    out = []
+    for op, what in ((Operation.ENCRYPT, "pt"), (Operation.DECRYPT, "ct")):
+        if op is Operation.DECRYPT and not decrypts:
+            continue
+        fill = _fill(what)
+        out.append(LongAnswer(p.name, op, fill, b"", ecb_digest(fill, op), LARGEST, key, b"", b"", how,
+                              f"{CORPUS} {p.name} {op} ({LARGEST}-byte message, generated "
+                              f"{'plaintext' if what == 'pt' else 'ciphertext'})", CORPUS))
+    return out
+
+
+def ecb_digest(session, oracle: Oracle, key: bytes, piece: int):
+    """(fill, op) -> SHA-256 of the oracle's ECB of the generated bytes, its library handed
+    `piece` bytes per call: asked with `fill`, `digest` and `chunks` in one small request; a
+    runner that honours none of them gets the input whole and its output is hashed here."""
+    def digest(fill: Fill, op: Operation) -> bytes:
+        step = max(1, piece // oracle.block_bytes) * oracle.block_bytes
+        req = {"op": str(op), "primitive": oracle.primitive, "key": key.hex(), "input": "",
+               "fill": fill.field(), "digest": "sha256", "chunks": [step] * ((fill.size - 1) // step)}
+        r = session.ask(oracle.impl, req)
+        if r.get("status") == "ok" and r.get("filled") is True and r.get("chunked") is True \
+                and isinstance(r.get("output_sha256"), str):
+            return bytes.fromhex(r["output_sha256"])
+        blocks = ecb_pieces(session, oracle, key, piece, str(op))(sp800_38a._split(fill.data(), oracle.block_bytes))
+        return hashlib.sha256(b"".join(blocks)).digest()
+    return digest
+
+
 class CarryCorpus:
     """The model-carry records of one verification run, over corpus `model`'s oracles."""
 
@@ -208,13 +323,14 @@ class CarryCorpus:
         self.oracle_of: dict[str, str] = {}  # primitive -> the oracle its records came from
         self.missing: dict[str, str] = {}  # primitive -> why it got no records
         self._decrypts_ok: dict[str, str | None] = {}  # ECB primitive -> None, or why its decryption fails
+        self.long: dict[str, list[LongAnswer]] = {}  # primitive -> its LARGEST-byte long answers
 
     def extend(self, prims, kas_by_prim: dict[str, list[KnownAnswer]]):
         """Append records to kas_by_prim for every covered primitive of prims. Call it after
         ModelCorpus.extend: these records are computed, not published."""
         for p in sorted(prims, key=lambda p: p.name):
             if p.family in MODEL_AEADS and p.kind == "aead":
-                kas_by_prim.setdefault(p.name, []).append(model_aead_record(p))
+                self.long[p.name] = model_aead_records(p)
                 continue
             if not covered(p):
                 continue
@@ -223,43 +339,62 @@ class CarryCorpus:
                 self.missing[p.name] = oracle
                 continue
             try:
-                kas_by_prim.setdefault(p.name, []).extend(self.records(p, oracle, kas_by_prim))
+                short, self.long[p.name] = self.records(p, oracle, kas_by_prim)
+                kas_by_prim.setdefault(p.name, []).extend(short)
                 self.oracle_of[p.name] = oracle.describe()
             except (OracleFailed, CipherbenchError, ValueError) as e:
                 self.missing[p.name] = f"the carry corpus's oracle failed: {e}"
 
-    def records(self, p: Primitive, oracle: Oracle, kas_by_prim) -> list[KnownAnswer]:
+    def records(self, p: Primitive, oracle: Oracle, kas_by_prim) -> tuple[list[KnownAnswer], list[LongAnswer]]:
+        """p's short records (CTR carries) and its LARGEST-byte long answers."""
         piece = piece_bytes(oracle, kas_by_prim)
+        short = self._ctr(p, oracle, piece) if p.mode == "ctr" else []
+        key, iv, aad = _large_inputs(p, 13 if p.mode == "gcm" else 0)
         if p.mode == "ctr":
-            return self._ctr(p, oracle, piece)
-        label = f"{CORPUS}/{p.name}/large"
-        key = _det("key/" + label, p.key_bytes)
+            iv = _counter_iv(p, f"{p.name}/large", 32, 1000)
         ecb = ecb_pieces(self.s, oracle, key, piece)
+        over = f" over {oracle.describe()}"
         if p.mode == "gcm":
-            iv, aad, msg = _det("iv/" + label, 12), _det("aad/" + label, 13), _det("msg/" + label, LARGEST)
-            out = gcm_encrypt(ecb, iv, aad, msg, p.tag_bytes)
             how = "model: NIST SP 800-38D GCM (cipherbench/model/aead.py, GHASH by a table of its multiplication)"
-            return [self._record(p, msg, out, key, iv, aad, how, oracle, f"{LARGEST}-byte message, 13-byte AD")]
-        iv = _det("iv/" + label, p.iv_bytes)
+            return short, _stream_like(p, key, iv, aad, lambda m: gcm_encrypt(ecb, iv, aad, m, p.tag_bytes),
+                                       how + over, "13-byte AD")
+        if p.mode == "ctr":
+            how = f"model: {_SP} CTR, the whole block one counter (cipherbench/model/sp800_38a.py, {_CHECKED})"
+            return short, _stream_like(p, key, iv, b"", lambda m: sp800_38a.encrypt("ctr", ecb, p.block_bytes, iv, m),
+                                       how + over, "the low 32 bits cross their carry at block 1000")
         if p.mode == "ecb":
-            msg = _det("msg/" + label, LARGEST)
-            out = b"".join(ecb(sp800_38a._split(msg, p.block_bytes)))
-            how = "computed by the oracle implementation itself (ECB of an implementation that passed published vectors)"
-            return [self._record(p, msg, out, key, iv, b"", how, oracle, f"{LARGEST}-byte message")]
-        ct = _det("ct/" + label, LARGEST)  # chosen ciphertext; the plaintext is computed from it
+            how = ("computed by the oracle implementation itself (ECB of an implementation that passed "
+                   "published vectors)" + over)
+            decrypts = not self._decryption_fails(oracle, kas_by_prim)
+            return short, _ecb_records(p, key, ecb_digest(self.s, oracle, key, piece), decrypts, how)
+        return short, self._chained(p, oracle, key, iv, ecb, kas_by_prim, piece)
+
+    def _chained(self, p, oracle, key, iv, ecb, kas_by_prim, piece) -> list[LongAnswer]:
+        """CBC and CFB: a generated ciphertext C, its plaintext computed blockwise (decryption
+        of these modes is parallel; their encryption chains, which an ECB oracle cannot do in
+        a request). The decrypting record generates C; the encrypting one sends P whole."""
+        fill = _fill("ct")
+        ct = fill.data()
         blocks = sp800_38a._split(ct, p.block_bytes)
         prev = [iv] + blocks[:-1]  # C_0 = IV
         if p.mode == "cfb":  # P_j = C_j xor CIPH(C_{j-1})
             pads, other = ecb(prev), blocks
             how = f"model: {_SP} CFB decryption ({_CHECKED})"
         else:  # cbc: P_j = CIPH^-1(C_j) xor C_{j-1}
-            pads, other = self._ecb_decrypt(oracle, key, blocks, kas_by_prim, piece), prev
+            why = self._decryption_fails(oracle, kas_by_prim)
+            if why:
+                raise OracleFailed(why)
+            pads = ecb_pieces(self.s, oracle, key, piece, "decrypt")(blocks)
+            other = prev
             how = (f"model: {_SP} CBC decryption ({_CHECKED}), the oracle's ECB decryption checked "
                    "on the published vectors it was chosen on")
         msg = sp800_38a._xor(b"".join(pads), b"".join(other))
-        return [self._record(p, msg, ct, key, iv, b"", how, oracle, f"{LARGEST}-byte message")]
+        how += f" over {oracle.describe()}"
+        return [_long(p, Operation.DECRYPT, fill, b"", msg, key, iv, b"", how, "generated ciphertext"),
+                _long(p, Operation.ENCRYPT, Fill(b"", 0), msg, ct, key, iv, b"", how, "its plaintext, sent whole")]
 
     def _ctr(self, p: Primitive, oracle: Oracle, piece: int) -> list[KnownAnswer]:
+        """The counter-carry records, short enough to send whole."""
         out = []
         for i, (what, iv, n) in enumerate(ctr_cases(p)):
             label = f"{CORPUS}/{p.name}/{i}"
@@ -274,15 +409,12 @@ class CarryCorpus:
         return KnownAnswer(p.name, msg, out, key, iv, aad, f"{how} over {oracle.describe()}",
                            f"{CORPUS} {p.name} #{i} ({what})", CORPUS)
 
-    def _ecb_decrypt(self, oracle: Oracle, key: bytes, blocks: list[bytes], kas_by_prim, piece: int):
-        """The oracle's ECB decryption of blocks, once it has reproduced the published ECB
-        known answers in the decrypting direction too (the oracle was chosen on encryption)."""
+    def _decryption_fails(self, oracle: Oracle, kas_by_prim) -> str | None:
+        """None once the oracle has reproduced the published ECB known answers in the
+        decrypting direction too (it was chosen on encryption), else why not."""
         if oracle.primitive not in self._decrypts_ok:
             self._decrypts_ok[oracle.primitive] = self._check_decryption(oracle, kas_by_prim)
-        why = self._decrypts_ok[oracle.primitive]
-        if why:
-            raise OracleFailed(why)
-        return ecb_pieces(self.s, oracle, key, piece, "decrypt")(blocks)
+        return self._decrypts_ok[oracle.primitive]
 
     def _check_decryption(self, oracle: Oracle, kas_by_prim) -> str | None:
         kas = [k for k in kas_by_prim.get(oracle.primitive, []) if published(k) and k.input
