@@ -90,11 +90,11 @@ class FakeRunner:
     def __init__(self, reply=None, answer=None):
         self.reply, self.answer, self.asked = reply, answer, defaultdict(int)
 
-    def ask(self, impl, req):
+    def ask(self, impl, req, replica=None):
         self.asked[req["op"]] += 1
         return self.answer(req) if self.answer else dict(self.reply)
 
-    def ask_many(self, impl, reqs):
+    def ask_many(self, impl, reqs, replica=None):
         return [self.ask(impl, r) for r in reqs]
 
 

@@ -57,7 +57,9 @@ def verify(c: Ctx, impls, primitives, reverify, as_json):
     """Known answers, round trips, cross-implementation agreement and forgery rejection.
     A pair verified before, with the same runner build, library version and known answers,
     is not checked again (--reverify). Exits 0 only when everything passed."""
-    with c.session(pin=False) as s:
+    # two processes of each runner without a JIT (the native one holds half the
+    # implementations): the gate checks them side by side (Verifier.run)
+    with c.session(pin=False, replicas=2) as s:
         # The null primitive is the harness's own cost: nothing to verify ('n/a' in runs).
         pairs = [(im, p) for im, p in s.pairs(impls, primitives) if p.kind != "null"]
         if not pairs:

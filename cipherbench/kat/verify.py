@@ -30,7 +30,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import threading
 from collections import defaultdict
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from enum import StrEnum
 
@@ -175,9 +177,10 @@ def inplace_length(p: Primitive) -> int:
 
 
 class Verifier:
-    def __init__(self, session, progress=None):
+    def __init__(self, session, progress=None, replica: int | None = None):
         self.s = session
         self.progress = progress  # callable(str) or None
+        self.replica = replica  # which process of each runner answers (Session.ask); None: the first
         self.missing_corpora: dict[str, str] = {}
         self._ahead: dict[tuple[str, str], list[dict]] = {}  # (impl, request JSON) -> answers sent ahead
 
@@ -198,7 +201,7 @@ class Verifier:
     def _ask(self, impl, req: dict) -> dict:
         """One request's answer: sent ahead by prefetch() if it was, else asked now."""
         waiting = self._ahead.get((impl, json.dumps(req, sort_keys=True)))
-        return waiting.pop() if waiting else self.s.ask(impl, req)
+        return waiting.pop() if waiting else self.s.ask(impl, req, replica=self.replica)
 
     def prefetch(self, impl, reqs: list[dict], chunk: int = 512):
         """Send requests whose answers the checks will ask for, in chunks, ahead of the
@@ -206,7 +209,7 @@ class Verifier:
         need not wait for one another's round trip."""
         for i in range(0, len(reqs), chunk):
             part = reqs[i:i + chunk]
-            for req, resp in zip(part, self.s.ask_many(impl, part)):
+            for req, resp in zip(part, self.s.ask_many(impl, part, replica=self.replica)):
                 self._ahead.setdefault((impl, json.dumps(req, sort_keys=True)), []).insert(0, resp)
 
     def _crypt(self, impl, p, op, key, iv, aad, data, **extra) -> dict:
@@ -322,7 +325,7 @@ class Verifier:
         does not echo `filled`, or answers without a digest where one was asked, is asked again
         with the whole input, and its output hashed here: the check is the same either way."""
         asked = [self._long_request(p, la, generated=True) for la in las]
-        for la, r in zip(las, self.s.ask_many(res.impl, asked)):
+        for la, r in zip(las, self.s.ask_many(res.impl, asked, replica=self.replica)):
             if not self._long_honoured(la, r):
                 r = self._ask(res.impl, self._long_request(p, la, generated=False))
             try:
@@ -504,40 +507,79 @@ class Verifier:
 
     # ------------------------------------------------------------------ the whole gate
     def run(self, pairs) -> list[PairResult]:
+        """The gate over (Implementation, Primitive) pairs. The corpora and computed records
+        are prepared first; then every runner process checks its own pairs in a thread of its
+        own (one process answers one request at a time, and while one waits for its runner
+        another's Python runs), and the differential check compares each primitive's outputs
+        once all are in. A session with replicas splits a runner's pairs over its processes:
+        the native runner holds half the implementations."""
         by_prim: dict[str, list] = defaultdict(list)
         for im, p in pairs:
             by_prim[p.name].append((im, p))
-        # Modelled primitives without a published known answer get `model` ones, computed over
-        # an ECB oracle that passes that ECB primitive's published known answers (model_oracle.py).
-        prims = [items[0][1] for items in by_prim.values()]
+        kas_by_prim, long_by_prim, models = self._prepare([items[0][1] for items in by_prim.values()], by_prim)
+        # a lane per runner process: a runner started with replicas (Session, replicas=) has its
+        # pairs dealt out over its processes in turn
+        lanes: dict[tuple[int, int], list] = defaultdict(list)
+        dealt: dict[int, int] = defaultdict(int)
+        for _, items in sorted(by_prim.items()):
+            for im, p in items:
+                runner = id(self.s.process_of(im.name))
+                replica = dealt[runner] % self.s.processes_of(im.name)
+                dealt[runner] += 1
+                lanes[(runner, replica)].append((im, p))
+        checked: dict[tuple[str, str], tuple[PairResult, dict | None]] = {}
+        stop = threading.Event()
+
+        def lane(replica, todo):
+            own = Verifier(self.s, self.progress, replica)  # its own answers sent ahead
+            for im, p in todo:
+                if stop.is_set():
+                    return
+                checked[(im.name, p.name)] = own.check_pair(im, p, kas_by_prim.get(p.name, []),
+                                                            long_by_prim.get(p.name, []), models)
+        pool = ThreadPoolExecutor(max_workers=max(1, len(lanes)), thread_name_prefix="verify")
+        try:
+            for f in [pool.submit(lane, replica, todo) for (_, replica), todo in lanes.items()]:
+                f.result()
+        finally:
+            stop.set()  # Ctrl-C or a fault: the other lanes stop at their next pair
+            pool.shutdown(wait=False, cancel_futures=True)
+        results: list[PairResult] = []
+        for pname, items in sorted(by_prim.items()):
+            group = [checked[(im.name, pname)] for im, _ in items]
+            self.differential(items[0][1], [r for r, _ in group], {r.impl: o for r, o in group if o is not None})
+            results.extend(r for r, _ in group)
+        return results
+
+    def _prepare(self, prims, by_prim):
+        """Every corpus's known answers for prims, and the computed ones: modelled primitives
+        without a published known answer get `model` ones, computed over an ECB oracle that
+        passes that ECB primitive's published known answers (model_oracle.py), and counter
+        carries and the largest timed size come over the same oracles (corpus_carry.py)."""
         kas_by_prim, self.missing_corpora = corpora.load_all(
             set(by_prim) | oracle_primitives(prims) | corpus_carry.oracle_primitives(prims))
         models = ModelCorpus(self.s)
         models.extend(prims, kas_by_prim)
-        # counter carries and the largest timed size, over the same oracles (corpus_carry.py)
         carry = corpus_carry.CarryCorpus(self.s, models)
         carry.extend(prims, kas_by_prim)
-        results: list[PairResult] = []
-        for pname, items in sorted(by_prim.items()):
-            p = items[0][1]
-            outs = {}
-            group_results = []
-            for im, _ in items:
-                if self.progress:
-                    self.progress(f"{im.name} {pname}")
-                res = PairResult(im.name, pname, model_oracle=models.oracle_of.get(pname),
-                                 no_model_because=models.missing.get(pname))
-                try:
-                    self.kat(res, p, kas_by_prim.get(pname, []))
-                    self.long(res, p, carry.long.get(pname, []))
-                    self.iterated(res, p)
-                    outs[im.name] = self.roundtrip_and_collect(res, p)
-                except RunnerError as e:
-                    res.fail("runner", actual=str(e))
-                group_results.append(res)
-            self.differential(p, group_results, outs)
-            results.extend(group_results)
-        return results
+        return kas_by_prim, carry.long, models
+
+    def check_pair(self, im, p: Primitive, kas: list[KnownAnswer], las: list[LongAnswer],
+                   models: ModelCorpus) -> tuple[PairResult, dict | None]:
+        """One pair's own checks; its outputs for the differential check (None when its
+        runner failed before giving them)."""
+        if self.progress:
+            self.progress(f"{im.name} {p.name}")
+        res = PairResult(im.name, p.name, model_oracle=models.oracle_of.get(p.name),
+                         no_model_because=models.missing.get(p.name))
+        try:
+            self.kat(res, p, kas)
+            self.long(res, p, las)
+            self.iterated(res, p)
+            return res, self.roundtrip_and_collect(res, p)
+        except RunnerError as e:
+            res.fail("runner", actual=str(e))
+            return res, None
 
     def differential(self, p: Primitive, results: list[PairResult], outs: dict):
         if len(outs) < 2:

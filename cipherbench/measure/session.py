@@ -309,9 +309,10 @@ class Session:
         self.implementation(impl)
         return 1 + len(self._replicas_of.get(impl, []))
 
-    def ask_many(self, impl: str, reqs: list[dict], timeout: float | None = None) -> list[dict]:
+    def ask_many(self, impl: str, reqs: list[dict], timeout: float | None = None,
+                 replica: int | None = None) -> list[dict]:
         """Several requests to one implementation, sent together (RunnerProcess.request_many)."""
-        im, proc = self._process(impl)
+        im, proc = self._process(impl, replica)
         return proc.request_many([dict(r, impl=im.native_name) for r in reqs], timeout=timeout)
 
     def restart(self, runner: str) -> bool:
