@@ -12,15 +12,20 @@ aes-128-cbc, aes-128-ctr and aes-128-gcm, answering every request through the en
                the upper 96 bits unchanged instead of the carry (a 32-bit counter
                variable, as in GCM's inc32, used for the registry's 128-bit counter)
   ctr-wrap64   the same in the low 64 bits (a uint64_t counter with a fixed upper half)
-  above-8k     the last output byte is wrong when the input is longer than 8 KiB (a bug in
-               the bulk path of a library that switches code paths with the length)
+  above-8k     the last output byte is wrong when one library call takes more than 8 KiB
+               (a bug in the bulk path of a library that switches code paths with the
+               length; with `chunks`, each piece is a call)
   inplace      the output is wrong when written over the input (protocol field `inplace`)
   chunked      the output is wrong when the input is fed in pieces (protocol field `chunks`)
   gcm-short-tag  GCM decryption compares only the first 12 bytes of the tag
   correct      nothing broken (the control)
 
+The protocol's `fill` and `digest` are honoured here, not passed on: the mode breaks the
+whole input, as a runner honouring them over a broken library would.
+
 Requests go to the engine one at a time; the engine is found as tests/conftest.py finds it.
 """
+import hashlib
 import json
 import os
 import subprocess
@@ -90,14 +95,37 @@ def short_tag_decrypt(req: dict) -> dict:
     return {"status": "ok", "authentic": True, "output": plain.hex()}
 
 
+def generated(seed: bytes, n: int) -> bytes:
+    """docs/protocol.md `fill`: SHA-256(seed || i), i as 8 bytes big-endian, cut to n bytes."""
+    return b"".join(hashlib.sha256(seed + i.to_bytes(8, "big")).digest() for i in range(-(-n // 32)))[:n]
+
+
+def longest_call(req: dict, n: int) -> int:
+    """The most bytes one library call takes: the input, or with `chunks` the longest piece."""
+    chunks = [c for c in req.get("chunks") or [] if isinstance(c, int)]
+    return max(chunks + [n - sum(chunks)])
+
+
 def crypt(req: dict) -> dict:
+    fill, digest = req.pop("fill", None), req.pop("digest", None)
+    if fill is not None:
+        req["input"] = (generated(bytes.fromhex(fill["seed"]), fill["bytes"]) + bytes.fromhex(req.get("input", ""))).hex()
+    r = broken(req)
+    if fill is not None and r.get("status") == "ok":
+        r["filled"] = True
+    if digest == "sha256" and "output" in r:
+        r["output_sha256"] = hashlib.sha256(bytes.fromhex(r.pop("output"))).hexdigest()
+    return r
+
+
+def broken(req: dict) -> dict:
     prim, data = req.get("primitive"), req.get("input", "")
     if MODE in ("ctr-wrap32", "ctr-wrap64") and prim == "aes-128-ctr":
         return wrapped_ctr(req, 32 if MODE == "ctr-wrap32" else 64)
     if MODE == "gcm-short-tag" and prim == "aes-128-gcm" and req.get("op") == "decrypt":
         return short_tag_decrypt(req)
     r = engine(req)
-    if MODE == "above-8k" and len(data) // 2 > 8192:
+    if MODE == "above-8k" and longest_call(req, len(data) // 2) > 8192:
         return flip_last(r)
     if (MODE == "inplace" and req.get("inplace")) or (MODE == "chunked" and req.get("chunks")):
         return flip_last(r)
