@@ -193,3 +193,21 @@ def test_rfc7253_iterated_ocb_vouches_for_botan_and_catches_one_wrong_step(nativ
     f = res.failures[0]
     assert f["check"] == "kat iterated" and f["expected"] == "d90eb8e9c977c88b79dd793d7ffa161c"
     assert f["actual"] != f["expected"] and "RFC 7253" in f["source"]
+
+
+def test_the_gate_deals_a_runners_pairs_over_its_processes_and_judges_them_alike(engine):
+    """With two processes of the native runner, its pairs are checked side by side, one
+    lane a process, and every pair comes out as with one process."""
+    from cipherbench.measure.session import Session
+    reg = load()
+    names = ["aes-128-ecb", "aes-128-cbc", "des-56-ecb", "camellia-128-ecb"]
+    outcome = {}
+    for replicas in (1, 2):
+        with Session(builtin=True, only_runners={"native"}, pin=False, replicas=replicas) as s:
+            pairs = [(s.impls[i], reg[n]) for i in ("openssl", "botan") for n in names]
+            procs = [s.process_of("openssl")] + s._replicas_of.get("openssl", [])
+            before = [next(p._ids) for p in procs]
+            outcome[replicas] = {(r.impl, r.primitive): (r.status, dict(r.checks)) for r in Verifier(s).run(pairs)}
+            used = [next(p._ids) - b - 1 for p, b in zip(procs, before)]
+        assert len(used) == replicas and all(n > 0 for n in used), used
+    assert outcome[1] == outcome[2] and {st for st, _ in outcome[2].values()} == {"passed"}
