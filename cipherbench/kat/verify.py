@@ -527,20 +527,19 @@ class Verifier:
                 replica = dealt[runner] % self.s.processes_of(im.name)
                 dealt[runner] += 1
                 lanes[(runner, replica)].append((im, p))
-        checked: dict[tuple[str, str], tuple[PairResult, dict | None]] = {}
         stop = threading.Event()
 
-        def lane(replica, todo):
-            own = Verifier(self.s, self.progress, replica)  # its own answers sent ahead
-            for im, p in todo:
-                if stop.is_set():
-                    return
-                checked[(im.name, p.name)] = own.check_pair(im, p, kas_by_prim.get(p.name, []),
-                                                            long_by_prim.get(p.name, []), models)
+        def lane(replica, todo) -> list:
+            """One process's pairs, each with its outcome; a Verifier of its own holds the
+            answers it sent ahead."""
+            own = Verifier(self.s, self.progress, replica)
+            return [((im.name, p.name), own.check_pair(im, p, kas_by_prim.get(p.name, []),
+                                                       long_by_prim.get(p.name, []), models))
+                    for im, p in todo if not stop.is_set()]
         pool = ThreadPoolExecutor(max_workers=max(1, len(lanes)), thread_name_prefix="verify")
         try:
-            for f in [pool.submit(lane, replica, todo) for (_, replica), todo in lanes.items()]:
-                f.result()
+            futures = [pool.submit(lane, replica, todo) for (_, replica), todo in lanes.items()]
+            checked = dict(item for f in futures for item in f.result())
         finally:
             stop.set()  # Ctrl-C or a fault: the other lanes stop at their next pair
             pool.shutdown(wait=False, cancel_futures=True)
