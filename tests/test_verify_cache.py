@@ -41,3 +41,29 @@ def test_a_changed_runner_program_is_checked_again(cb, tmp_path):
         assert verify(cb, runner, cache=cache) == {}
     finally:
         FAULTY.write_bytes(original)
+
+
+def test_the_computed_records_are_kept_while_their_oracle_is_unchanged(cb, tmp_path):
+    """The carry and model records (verify.Prepared) are computed once and kept next to the
+    results; --reverify checks every pair again against them, and a changed oracle makes
+    them again."""
+    import pickle
+
+    cache = tmp_path / "verify-cache.json"
+    kept = tmp_path / "verify-cache-prepared.pickle"
+    runner = f"{sys.executable} {FAULTY} correct"
+    verify(cb, runner, cache=cache)
+    doc = pickle.loads(kept.read_bytes())
+    assert doc["oracles"] and all(doc["oracles"].values())  # each oracle named with its identity
+    long = doc["prepared"].long
+    assert {la.message_bytes for la in long["aes-128-ctr"]} == {1 << 20}
+    written = kept.stat().st_mtime_ns
+    assert verify(cb, runner, "--reverify", cache=cache) == {}  # every pair checked again...
+    assert kept.stat().st_mtime_ns == written  # ...against the records kept
+    doc["oracles"] = {impl: "another build" for impl in doc["oracles"]}
+    kept.write_bytes(pickle.dumps(doc))
+    assert verify(cb, runner, "--reverify", cache=cache) == {}
+    again = pickle.loads(kept.read_bytes())
+    assert again["oracles"] != doc["oracles"]  # made again, over the oracle as it is now
+    assert {la.output_sha256 for la in again["prepared"].long["aes-128-ctr"]} == \
+        {la.output_sha256 for la in long["aes-128-ctr"]}

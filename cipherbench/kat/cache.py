@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import pickle
 import tempfile
 from collections import defaultdict
 from dataclasses import asdict, dataclass, fields
@@ -22,7 +23,8 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from cipherbench.kat.verify import PairResult, Verifier
+from cipherbench.errors import CipherbenchError
+from cipherbench.kat.verify import PairResult, Prepared, Verifier
 from cipherbench.paths import BUILD, REPO
 
 
@@ -170,6 +172,71 @@ class VerifyCache:
         return dict(self.missing.get(corpus_fingerprint(), {}))
 
 
+def _oracle_identity(s: Any, impl: str) -> str | None:
+    """An oracle implementation as it is now: its runner's identity and what it announced
+    (library, version); None when it is not there any more."""
+    try:
+        im = s.implementation(impl)
+    except CipherbenchError:
+        return None
+    r = next((r for r in s.runners if r.spec.name == im.runner and r.hello), None)
+    return pair_key(runner_identity(r.spec.argv, r.hello) if r else "", im.as_dict(), "oracle")
+
+
+class PreparedCache:
+    """The computed records of the gate (verify.Prepared) kept between runs, next to the
+    results file: computing them asks the ECB oracles for tens of megabytes and takes about
+    a minute. They are kept under the corpus fingerprint, the primitives and the
+    implementations available (the oracle chosen depends on them), and used only while every
+    oracle they came from is the same program with the same library."""
+
+    def __init__(self, results: Path):
+        """results: the results file (VerifyCache.path) these records sit next to."""
+        self.path = results.with_name(results.stem + "-prepared.pickle")
+
+    @staticmethod
+    def key(s: Any, prims: list[Any]) -> str:
+        available = sorted(n for n, im in s.impls.items() if im.available)
+        return hashlib.sha256(json.dumps([corpus_fingerprint(), sorted(p.name for p in prims), available])
+                              .encode()).hexdigest()
+
+    def load(self, s: Any, prims: list[Any]) -> Prepared | None:
+        try:
+            with open(self.path, "rb") as f:
+                kept = pickle.load(f)  # a file of this project's own build folder, written below
+        except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ImportError, TypeError):
+            return None
+        if not isinstance(kept, dict) or kept.get("key") != self.key(s, prims):
+            return None
+        oracles = kept.get("oracles", {})
+        if any(_oracle_identity(s, impl) != was for impl, was in oracles.items()):
+            return None
+        prepared = kept.get("prepared")
+        return prepared if isinstance(prepared, Prepared) else None
+
+    def save(self, s: Any, prims: list[Any], prepared: Prepared) -> None:
+        kept = {"key": self.key(s, prims), "prepared": prepared,
+                "oracles": {impl: _oracle_identity(s, impl) for impl in prepared.oracles}}
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".verify-prepared")
+            with os.fdopen(fd, "wb") as f:
+                pickle.dump(kept, f, protocol=pickle.HIGHEST_PROTOCOL)
+            os.replace(tmp, self.path)
+        except OSError:
+            pass  # only slower next time
+
+
+def prepare(s: Any, prims: list[Any], keep: PreparedCache) -> Prepared:
+    """The gate's computed records for prims: the kept ones while still good, else computed
+    and kept."""
+    prepared = keep.load(s, prims)
+    if prepared is None:
+        prepared = Verifier(s).prepare(prims)
+        keep.save(s, prims, prepared)
+    return prepared
+
+
 @dataclass
 class Verified:
     """What the gate says of some pairs, and which of them it remembered."""
@@ -180,11 +247,14 @@ class Verified:
 
 
 def verify(s: Any, pairs: list[tuple[Any, Any]], progress: Any = None, reverify: bool = False,
-           cache: VerifyCache | None = None) -> Verified:
+           cache: VerifyCache | None = None, keep_prepared: PreparedCache | None = None) -> Verified:
     """The gate over (Implementation, Primitive) pairs, remembering results: a pair whose key
     (pair_key) has a result obtained against today's corpora is not verified again, unless
-    `reverify`. progress: callable(label) per pair, as Verifier's."""
+    `reverify`. The computed records are kept next to the results (PreparedCache):
+    `reverify` checks every pair again, against the same records while their oracles are
+    unchanged. progress: callable(label) per pair, as Verifier's."""
     cache = cache or VerifyCache()
+    keep_prepared = keep_prepared or PreparedCache(cache.path)
     ids = {r.spec.name: runner_identity(r.spec.argv, r.hello) for r in s.runners if r.hello}
     found: dict[tuple[str, str], PairResult] = {}
     cached: dict[tuple[str, str], str] = {}
@@ -200,8 +270,10 @@ def verify(s: Any, pairs: list[tuple[Any, Any]], progress: Any = None, reverify:
             progress(f"{im.name} {p.name} (remembered)")
     missing = cache.missing_corpora()
     if todo:
+        prims = list({p.name: p for _, p, _ in todo}.values())
         v = Verifier(s, progress=progress)
-        fresh = {(r.impl, r.primitive): r for r in v.run([(im, p) for im, p, _ in todo])}
+        fresh = {(r.impl, r.primitive): r for r in v.run([(im, p) for im, p, _ in todo],
+                                                         prepare(s, prims, keep_prepared))}
         missing = v.missing_corpora
         for im, p, key in todo:
             r = fresh[(im.name, p.name)]

@@ -153,6 +153,10 @@ class ModelCorpus:
             except ValueError as e:  # registry parameters the model does not take (a changed nonce length)
                 self.missing[p.name] = f"the model cannot compute it: {e}"
 
+    def oracle_impls(self) -> list[str]:
+        """The implementations that served as an oracle so far."""
+        return sorted({o.impl for o in self._oracles.values() if isinstance(o, Oracle)})
+
     # ------------------------------------------------------------------ the oracle
     def _oracle(self, ecb: str, kas_by_prim) -> Oracle | str:
         if ecb not in self._oracles:

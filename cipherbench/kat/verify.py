@@ -176,6 +176,19 @@ def inplace_length(p: Primitive) -> int:
     return 100
 
 
+@dataclass
+class Prepared:
+    """What the gate computes before it asks any pair (Verifier.prepare): the same for the
+    same corpora, primitives and oracle implementations, so it can be kept between runs."""
+
+    known: dict[str, list[KnownAnswer]]  # primitive -> its short known answers, every corpus's
+    long: dict[str, list[LongAnswer]]  # primitive -> its long answers (corpus_carry.py)
+    oracle_of: dict[str, str]  # primitive -> the ECB oracle its model records came from
+    no_model: dict[str, str]  # modelled primitive -> why it got no model records
+    missing_corpora: dict[str, str]  # corpus -> why it could not be read
+    oracles: list[str]  # the implementations that served as ECB oracles
+
+
 class Verifier:
     def __init__(self, session, progress=None, replica: int | None = None):
         self.s = session
@@ -506,17 +519,20 @@ class Verifier:
                          expected="rejection", actual=back or "accepted")
 
     # ------------------------------------------------------------------ the whole gate
-    def run(self, pairs) -> list[PairResult]:
+    def run(self, pairs, prepared: Prepared | None = None) -> list[PairResult]:
         """The gate over (Implementation, Primitive) pairs. The corpora and computed records
         are prepared first; then every runner process checks its own pairs in a thread of its
         own (one process answers one request at a time, and while one waits for its runner
         another's Python runs), and the differential check compares each primitive's outputs
         once all are in. A session with replicas splits a runner's pairs over its processes:
-        the native runner holds half the implementations."""
+        the native runner holds half the implementations. `prepared`: the records prepare()
+        computed for these pairs' primitives, kept from an earlier run (kat/cache.py)."""
         by_prim: dict[str, list] = defaultdict(list)
         for im, p in pairs:
             by_prim[p.name].append((im, p))
-        kas_by_prim, long_by_prim, models = self._prepare([items[0][1] for items in by_prim.values()], by_prim)
+        if prepared is None:
+            prepared = self.prepare([items[0][1] for items in by_prim.values()])
+        self.missing_corpora = prepared.missing_corpora
         # a lane per runner process: a runner started with replicas (Session, replicas=) has its
         # pairs dealt out over its processes in turn
         lanes: dict[tuple[int, int], list] = defaultdict(list)
@@ -533,9 +549,7 @@ class Verifier:
             """One process's pairs, each with its outcome; a Verifier of its own holds the
             answers it sent ahead."""
             own = Verifier(self.s, self.progress, replica)
-            return [((im.name, p.name), own.check_pair(im, p, kas_by_prim.get(p.name, []),
-                                                       long_by_prim.get(p.name, []), models))
-                    for im, p in todo if not stop.is_set()]
+            return [((im.name, p.name), own.check_pair(im, p, prepared)) for im, p in todo if not stop.is_set()]
         pool = ThreadPoolExecutor(max_workers=max(1, len(lanes)), thread_name_prefix="verify")
         try:
             futures = [pool.submit(lane, replica, todo) for (_, replica), todo in lanes.items()]
@@ -550,30 +564,30 @@ class Verifier:
             results.extend(r for r, _ in group)
         return results
 
-    def _prepare(self, prims, by_prim):
+    def prepare(self, prims) -> Prepared:
         """Every corpus's known answers for prims, and the computed ones: modelled primitives
         without a published known answer get `model` ones, computed over an ECB oracle that
         passes that ECB primitive's published known answers (model_oracle.py), and counter
         carries and the largest timed size come over the same oracles (corpus_carry.py)."""
-        kas_by_prim, self.missing_corpora = corpora.load_all(
-            set(by_prim) | oracle_primitives(prims) | corpus_carry.oracle_primitives(prims))
+        known, missing = corpora.load_all(
+            {p.name for p in prims} | oracle_primitives(prims) | corpus_carry.oracle_primitives(prims))
         models = ModelCorpus(self.s)
-        models.extend(prims, kas_by_prim)
+        models.extend(prims, known)
         carry = corpus_carry.CarryCorpus(self.s, models)
-        carry.extend(prims, kas_by_prim)
-        return kas_by_prim, carry.long, models
+        carry.extend(prims, known)
+        return Prepared(dict(known), carry.long, models.oracle_of, models.missing, missing,
+                        models.oracle_impls())
 
-    def check_pair(self, im, p: Primitive, kas: list[KnownAnswer], las: list[LongAnswer],
-                   models: ModelCorpus) -> tuple[PairResult, dict | None]:
+    def check_pair(self, im, p: Primitive, prepared: Prepared) -> tuple[PairResult, dict | None]:
         """One pair's own checks; its outputs for the differential check (None when its
         runner failed before giving them)."""
         if self.progress:
             self.progress(f"{im.name} {p.name}")
-        res = PairResult(im.name, p.name, model_oracle=models.oracle_of.get(p.name),
-                         no_model_because=models.missing.get(p.name))
+        res = PairResult(im.name, p.name, model_oracle=prepared.oracle_of.get(p.name),
+                         no_model_because=prepared.no_model.get(p.name))
         try:
-            self.kat(res, p, kas)
-            self.long(res, p, las)
+            self.kat(res, p, prepared.known.get(p.name, []))
+            self.long(res, p, prepared.long.get(p.name, []))
             self.iterated(res, p)
             return res, self.roundtrip_and_collect(res, p)
         except RunnerError as e:
