@@ -25,8 +25,8 @@ MUTANTS = {
 }
 
 
-def verify_mutant(cb, mode: str, prims: list[str]) -> tuple[int, dict]:
-    args = ["--no-builtin", "--runner", f"{sys.executable} {MUTANT} {mode}", "verify", "--json"]
+def verify_mutant(cb, mode: str, prims: list[str], *extra: str) -> tuple[int, dict]:
+    args = ["--no-builtin", "--runner", f"{sys.executable} {MUTANT} {mode}", "verify", "--json", *extra]
     r = cb(*args, *[a for p in prims for a in ("--primitive", p)])
     try:
         return r.returncode, {row["primitive"]: row for row in json.loads(r.stdout)["results"]}
@@ -51,3 +51,25 @@ def test_the_gate_catches_each_mutant(cb, mode):
         # every pair was verified at the largest size that is timed
         assert all(row["checks"]["verified_up_to_bytes"] == 1 << 20 for row in rows.values())
 
+
+
+def test_the_gate_checks_as_deep_as_asked(cb):
+    """--up-to sets the long answers' length: a bulk path wrong above 8 KiB passes a gate
+    asked to reach 4 KiB (and says it reached only that far, so a run labels larger points
+    unverified), and fails one asked to reach 16 KiB, though the shallower result was kept."""
+    prims = ["aes-128-ctr", "chacha20-poly1305"]
+    code, rows = verify_mutant(cb, "above-8k", prims, "--up-to", "4096")
+    assert code == 0 and all(row["status"] == "passed" for row in rows.values())
+    # the long answers reach 4096 bytes; a published one of 8192 bytes does not show the bug
+    assert {p: row["checks"]["verified_up_to_bytes"] for p, row in rows.items()} == {
+        "aes-128-ctr": 8192, "chacha20-poly1305": 4096}
+    code, rows = verify_mutant(cb, "above-8k", prims, "--up-to", "16000")
+    assert code == 1 and all(row["status"] == "failed" for row in rows.values())
+    assert {f["vector"] for row in rows.values() for f in row["failures"]} == {
+        f"model-carry {p} {op} (16000-byte message, generated {what})"
+        for p, what in (("aes-128-ctr", "plaintext, the low 32 bits cross their carry"),
+                        ("chacha20-poly1305", "plaintext, 13-byte AD"))
+        for op in ("encrypt",)} | {
+        f"model-carry {p} decrypt (16000-byte message, generated {what})"
+        for p, what in (("aes-128-ctr", "ciphertext, the low 32 bits cross their carry"),
+                        ("chacha20-poly1305", "ciphertext, 13-byte AD"))}

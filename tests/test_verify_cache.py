@@ -67,3 +67,13 @@ def test_the_computed_records_are_kept_while_their_oracle_is_unchanged(cb, tmp_p
     assert again["oracles"] != doc["oracles"]  # made again, over the oracle as it is now
     assert {la.output_sha256 for la in again["prepared"].long["aes-128-ctr"]} == \
         {la.output_sha256 for la in long["aes-128-ctr"]}
+
+
+def test_a_pair_checked_less_deep_than_asked_is_checked_again(cb, tmp_path):
+    cache = tmp_path / "verify-cache.json"
+    runner = f"{sys.executable} {FAULTY} correct"
+    assert verify(cb, runner, "--up-to", "4096", cache=cache) == {}
+    assert len(verify(cb, runner, "--up-to", "4096", cache=cache)) == 3
+    assert verify(cb, runner, cache=cache) == {}  # 1 MiB by default: deeper than kept
+    assert len(verify(cb, runner, "--up-to", "4096", cache=cache)) == 3  # the deeper result serves
+    assert len(verify(cb, runner, cache=cache)) == 3

@@ -11,15 +11,17 @@ from cipherbench.cli.app import Ctx, _progress, err, lit, out
 from cipherbench.errors import UsageError
 from cipherbench.kat.cache import Verified
 from cipherbench.kat.cache import verify as cached_verify
+from cipherbench.kat.corpus_carry import LARGEST
+from cipherbench.kat.vectors import MAX_FILL
 from cipherbench.measure.session import Session
 
 # ---------------------------------------------------------------------------- verify
 
-def run_verification(s: Session, pairs, reverify: bool = False) -> Verified:
+def run_verification(s: Session, pairs, reverify: bool = False, depth: int = LARGEST) -> Verified:
     with _progress() as prog:
         task = prog.add_task("verifying", total=len(pairs), item="")
         return cached_verify(s, pairs, progress=lambda item: prog.update(task, advance=1, item=item),
-                             reverify=reverify)
+                             reverify=reverify, depth=depth)
 
 
 def print_failures(results):
@@ -51,9 +53,12 @@ def verify_summary(results) -> dict:
 @click.option("--primitive", "primitives", multiple=True, help="Only this primitive (repeatable).")
 @click.option("--reverify", is_flag=True, help="Check every pair again, even one whose runner, library and "
               "known answers are unchanged since it was last verified.")
+@click.option("--up-to", "depth", type=click.IntRange(1, MAX_FILL), default=LARGEST, show_default=True,
+              metavar="BYTES", help="Check messages up to this length with long answers: the largest size "
+              "a run would time. A pair checked to a shorter length is checked again.")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable report.")
 @click.pass_obj
-def verify(c: Ctx, impls, primitives, reverify, as_json):
+def verify(c: Ctx, impls, primitives, reverify, depth, as_json):
     """Known answers, round trips, cross-implementation agreement and forgery rejection.
     A pair verified before, with the same runner build, library version and known answers,
     is not checked again (--reverify). Exits 0 only when everything passed."""
@@ -64,10 +69,10 @@ def verify(c: Ctx, impls, primitives, reverify, as_json):
         pairs = [(im, p) for im, p in s.pairs(impls, primitives) if p.kind != "null"]
         if not pairs:
             raise UsageError("nothing to verify: no implementation offers what was asked")
-        got = run_verification(s, pairs, reverify)
+        got = run_verification(s, pairs, reverify, depth)
     results, missing = got.results, got.missing_corpora
     if as_json:
-        click.echo(json.dumps({"corpora_missing": missing, "summary": verify_summary(results),
+        click.echo(json.dumps({"corpora_missing": missing, "summary": verify_summary(results), "up_to_bytes": depth,
                                "remembered": {f"{i} {p}": when for (i, p), when in got.cached.items()},
                                "results": [r.as_row() for r in results]}, indent=1))
     else:

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from cipherbench.errors import CipherbenchError
+from cipherbench.kat.corpus_carry import LARGEST, long_size
 from cipherbench.kat.verify import PairResult, Prepared, Verifier
 from cipherbench.paths import BUILD, REPO
 
@@ -130,6 +131,7 @@ class Entry:
     corpus: str  # corpus_fingerprint() it was obtained against
     runner: str  # runner_identity() of the runner that answered
     result: dict[str, Any]
+    depth: int  # the message length its long answers reached (corpus_carry.long_size)
 
 
 class VerifyCache:
@@ -145,15 +147,22 @@ class VerifyCache:
         except (OSError, ValueError, TypeError):
             self.entries, self.missing = {}, {}
 
-    def get(self, key: str) -> tuple[PairResult, Entry] | None:
+    def get(self, key: str, depth: int = LARGEST) -> tuple[PairResult, Entry] | None:
+        """The pair's result, when it was obtained against today's corpora with long answers
+        at least `depth` bytes long."""
         e = self.entries.get(key)
-        if e is None or e.corpus != corpus_fingerprint():
+        if e is None or e.corpus != corpus_fingerprint() or e.depth < long_size(depth):
             return None
         return from_json(e.result), e
 
-    def put(self, key: str, runner: str, r: PairResult) -> None:
+    def put(self, key: str, runner: str, r: PairResult, depth: int) -> None:
+        """Keep a result, unless one as deep is kept already: a shallower check does not
+        replace a deeper one."""
+        kept = self.entries.get(key)
+        if kept is not None and kept.corpus == corpus_fingerprint() and kept.depth > long_size(depth):
+            return
         self.entries[key] = Entry(datetime.now(UTC).isoformat(timespec="seconds"), corpus_fingerprint(),
-                                  runner, to_json(r))
+                                  runner, to_json(r), long_size(depth))
 
     def save(self, missing_corpora: dict[str, str]) -> None:
         self.missing[corpus_fingerprint()] = dict(missing_corpora)
@@ -195,18 +204,18 @@ class PreparedCache:
         self.path = results.with_name(results.stem + "-prepared.pickle")
 
     @staticmethod
-    def key(s: Any, prims: list[Any]) -> str:
+    def key(s: Any, prims: list[Any], depth: int) -> str:
         available = sorted(n for n, im in s.impls.items() if im.available)
-        return hashlib.sha256(json.dumps([corpus_fingerprint(), sorted(p.name for p in prims), available])
-                              .encode()).hexdigest()
+        return hashlib.sha256(json.dumps([corpus_fingerprint(), sorted(p.name for p in prims), available,
+                                          long_size(depth)]).encode()).hexdigest()
 
-    def load(self, s: Any, prims: list[Any]) -> Prepared | None:
+    def load(self, s: Any, prims: list[Any], depth: int) -> Prepared | None:
         try:
             with open(self.path, "rb") as f:
                 kept = pickle.load(f)  # a file of this project's own build folder, written below
         except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ImportError, TypeError):
             return None
-        if not isinstance(kept, dict) or kept.get("key") != self.key(s, prims):
+        if not isinstance(kept, dict) or kept.get("key") != self.key(s, prims, depth):
             return None
         oracles = kept.get("oracles", {})
         if any(_oracle_identity(s, impl) != was for impl, was in oracles.items()):
@@ -215,7 +224,7 @@ class PreparedCache:
         return prepared if isinstance(prepared, Prepared) else None
 
     def save(self, s: Any, prims: list[Any], prepared: Prepared) -> None:
-        kept = {"key": self.key(s, prims), "prepared": prepared,
+        kept = {"key": self.key(s, prims, prepared.depth), "prepared": prepared,
                 "oracles": {impl: _oracle_identity(s, impl) for impl in prepared.oracles}}
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -227,12 +236,12 @@ class PreparedCache:
             pass  # only slower next time
 
 
-def prepare(s: Any, prims: list[Any], keep: PreparedCache) -> Prepared:
-    """The gate's computed records for prims: the kept ones while still good, else computed
-    and kept."""
-    prepared = keep.load(s, prims)
+def prepare(s: Any, prims: list[Any], keep: PreparedCache, depth: int) -> Prepared:
+    """The gate's computed records for prims, long answers `depth` bytes long: the kept ones
+    while still good, else computed and kept."""
+    prepared = keep.load(s, prims, depth)
     if prepared is None:
-        prepared = Verifier(s).prepare(prims)
+        prepared = Verifier(s).prepare(prims, depth)
         keep.save(s, prims, prepared)
     return prepared
 
@@ -247,10 +256,12 @@ class Verified:
 
 
 def verify(s: Any, pairs: list[tuple[Any, Any]], progress: Any = None, reverify: bool = False,
-           cache: VerifyCache | None = None, keep_prepared: PreparedCache | None = None) -> Verified:
+           cache: VerifyCache | None = None, keep_prepared: PreparedCache | None = None,
+           depth: int = LARGEST) -> Verified:
     """The gate over (Implementation, Primitive) pairs, remembering results: a pair whose key
     (pair_key) has a result obtained against today's corpora is not verified again, unless
-    `reverify`. The computed records are kept next to the results (PreparedCache):
+    `reverify`, or checked with long answers shorter than `depth` bytes (the largest
+    message to be timed). The computed records are kept next to the results (PreparedCache):
     `reverify` checks every pair again, against the same records while their oracles are
     unchanged. progress: callable(label) per pair, as Verifier's."""
     cache = cache or VerifyCache()
@@ -261,7 +272,7 @@ def verify(s: Any, pairs: list[tuple[Any, Any]], progress: Any = None, reverify:
     todo = []
     for im, p in pairs:
         key = pair_key(ids.get(im.runner, ""), im.as_dict(), p.name)
-        hit = None if reverify else cache.get(key)
+        hit = None if reverify else cache.get(key, depth)
         if hit is None:
             todo.append((im, p, key))
             continue
@@ -273,12 +284,12 @@ def verify(s: Any, pairs: list[tuple[Any, Any]], progress: Any = None, reverify:
         prims = list({p.name: p for _, p, _ in todo}.values())
         v = Verifier(s, progress=progress)
         fresh = {(r.impl, r.primitive): r for r in v.run([(im, p) for im, p, _ in todo],
-                                                         prepare(s, prims, keep_prepared))}
+                                                         prepare(s, prims, keep_prepared, depth))}
         missing = v.missing_corpora
         for im, p, key in todo:
             r = fresh[(im.name, p.name)]
             found[(im.name, p.name)] = r
             if not any(f.get("check") == "runner" for f in r.failures):  # a runner's fault is not the pair's
-                cache.put(key, ids.get(im.runner, ""), r)
+                cache.put(key, ids.get(im.runner, ""), r, depth)
         cache.save(missing)
     return Verified([found[(im.name, p.name)] for im, p in pairs], missing, cached)

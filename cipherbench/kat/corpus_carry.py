@@ -1,6 +1,7 @@
 """Corpus "model-carry": known answers where the gate had none and timing goes: counters
 that cross their 32-bit, 64-bit and whole-block carries, and messages of the largest size
-that is timed (LARGEST, 1 MiB).
+that is timed: the gate's depth, LARGEST (1 MiB, the largest any profile times) unless the
+run or `verify --up-to` asks for less (long_size rounds it up to whole 64-byte units).
 
 Why: the published vectors of CTR start far from a carry (SP 800-38A F.5's counter ends in
 ...fcfdfeff and runs four blocks), and the longest known answer of most pairs is 8 KiB or
@@ -8,7 +9,7 @@ less, while `run` times 16 KiB and 1 MiB. A CTR whose counter wraps in its low 3
 bits, or a bulk path wrong only above 8 KiB, passed the gate and was then timed.
 
 The records, per primitive of a block cipher (DESX aside: corpus `model` has it). The
-LARGEST-byte ones are long answers (vectors.LongAnswer), one per direction: the runner
+depth-byte ones (LARGEST below) are long answers (vectors.LongAnswer), one per direction: the runner
 generates the message from a seed (protocol field `fill`) and answers its output's SHA-256
 (`digest`), so a megabyte is not sent as hex both ways for every pair. Every primitive's
 generated plaintext and ciphertext are the same two (_fill); keys differ.
@@ -16,7 +17,7 @@ generated plaintext and ciphertext are the same two (_fill); keys differ.
         carries into bit 32; for a 128-bit block also the low 64 bits at 2^64 - 2; the
         whole block at 2^n - 2 (the counter wraps to zero, as SP 800-38A appendix B.1
         counts it modulo 2^n): short records. And LARGEST bytes both ways, the counter
-        crossing its 32-bit carry at block 1000. Computed by the SP 800-38A model
+        crossing its 32-bit carry at block 1000 (halfway through a shorter one). Computed by the SP 800-38A model
         (cipherbench/model/sp800_38a.py).
   gcm   LARGEST bytes both ways with 13 bytes of AD, computed by the GCM model
         (cipherbench/model/aead.py) with GHASH in lanes through tables of the model's own
@@ -85,12 +86,12 @@ _CHACHA_CHECKED = ("(cipherbench/kat/model/chacha.py, checked on RFC 8439 2.5.2 
                    "(x)chacha20_poly1305 record: tests/test_model_static.py)")
 
 
-def model_aead_records(p: Primitive) -> list[LongAnswer]:
-    """The LARGEST-byte long answers of a MODEL_AEADS primitive, with 13 bytes of AD."""
+def model_aead_records(p: Primitive, size: int = LARGEST) -> list[LongAnswer]:
+    """The size-byte long answers of a MODEL_AEADS primitive, with 13 bytes of AD."""
     model, how = MODEL_AEADS[p.family]
     key, iv, aad = _large_inputs(p, 13)
     return _stream_like(p, key, iv, aad, lambda msg: model(key, iv, aad, msg), f"{how} {_CHACHA_CHECKED}",
-                        "13-byte AD")
+                        "13-byte AD", size)
 
 
 def oracle_primitives(prims) -> set[str]:
@@ -254,35 +255,43 @@ def _large_inputs(p: Primitive, aad_bytes: int) -> tuple[bytes, bytes, bytes]:
     return _det("key/" + label, p.key_bytes), _det("iv/" + label, p.iv_bytes), _det("aad/" + label, aad_bytes)
 
 
-def _fill(what: str) -> Fill:
-    """The generated LARGEST-byte plaintext ("pt") or ciphertext ("ct") of the records: the
+def long_size(depth: int) -> int:
+    """The length of the long answers that check messages up to `depth` bytes: depth rounded
+    up to whole 64-byte units, a whole number of blocks of every block cipher."""
+    return max(64, -(-depth // 64) * 64)
+
+
+def _fill(what: str, size: int) -> Fill:
+    """The generated size-byte plaintext ("pt") or ciphertext ("ct") of the records: the
     same for every primitive (their keys differ), so it is generated once a run."""
-    return Fill(f"{CORPUS}/large/{what}".encode(), LARGEST)
+    return Fill(f"{CORPUS}/large/{what}".encode(), size)
 
 
 def _long(p: Primitive, op: Operation, fill: Fill, tail: bytes, output: bytes, key: bytes, iv: bytes,
           aad: bytes, how: str, what: str) -> LongAnswer:
+    n = fill.size + len(tail) - (p.tag_bytes if op is Operation.DECRYPT and p.kind == "aead" else 0)
     return LongAnswer(p.name, op, fill, tail, hashlib.sha256(output).digest(), len(output), key, iv, aad, how,
-                      f"{CORPUS} {p.name} {op} ({LARGEST}-byte message, {what})", CORPUS)
+                      f"{CORPUS} {p.name} {op} ({n}-byte message, {what})", CORPUS)
 
 
-def _stream_like(p: Primitive, key: bytes, iv: bytes, aad: bytes, encrypt, how: str, what: str) -> list[LongAnswer]:
+def _stream_like(p: Primitive, key: bytes, iv: bytes, aad: bytes, encrypt, how: str, what: str,
+                 size: int) -> list[LongAnswer]:
     """Both directions of a mode whose ciphertext is the plaintext xor a keystream (CTR, GCM,
     ChaCha20-Poly1305), under one key and IV: encryption of a generated plaintext P, and
     decryption of a generated ciphertext C' (its plaintext C' xor (C xor P), its tag
     computed by encrypting that plaintext). `encrypt`: message -> ciphertext || tag."""
-    pt, ct = _fill("pt"), _fill("ct")
+    pt, ct = _fill("pt", size), _fill("ct", size)
     p_bytes, c2 = pt.data(), ct.data()
     c = encrypt(p_bytes)
-    p2 = sp800_38a._xor(c2, sp800_38a._xor(c[:LARGEST], p_bytes))
+    p2 = sp800_38a._xor(c2, sp800_38a._xor(c[:size], p_bytes))
     sealed = encrypt(p2) if p.kind == "aead" else c2  # the tag over C' needs the whole AEAD
-    if sealed[:LARGEST] != c2:
+    if sealed[:size] != c2:
         raise ValueError(f"{p.name}: the model's keystream differs between two messages under one key and IV")
     return [_long(p, Operation.ENCRYPT, pt, b"", c, key, iv, aad, how, f"generated plaintext, {what}"),
-            _long(p, Operation.DECRYPT, ct, sealed[LARGEST:], p2, key, iv, aad, how, f"generated ciphertext, {what}")]
+            _long(p, Operation.DECRYPT, ct, sealed[size:], p2, key, iv, aad, how, f"generated ciphertext, {what}")]
 
 
-def _ecb_records(p: Primitive, key: bytes, ecb_digest, decrypts: bool, how: str) -> list[LongAnswer]:
+def _ecb_records(p: Primitive, key: bytes, ecb_digest, decrypts: bool, how: str, size: int) -> list[LongAnswer]:
     """ECB both ways: the oracle's encryption of a generated plaintext and, when its
     decryption passed the published known answers, its decryption of a generated ciphertext.
     ecb_digest(fill, op) -> the SHA-256 of the oracle's output."""
@@ -290,9 +299,9 @@ def _ecb_records(p: Primitive, key: bytes, ecb_digest, decrypts: bool, how: str)
     for op, what in ((Operation.ENCRYPT, "pt"), (Operation.DECRYPT, "ct")):
         if op is Operation.DECRYPT and not decrypts:
             continue
-        fill = _fill(what)
-        out.append(LongAnswer(p.name, op, fill, b"", ecb_digest(fill, op), LARGEST, key, b"", b"", how,
-                              f"{CORPUS} {p.name} {op} ({LARGEST}-byte message, generated "
+        fill = _fill(what, size)
+        out.append(LongAnswer(p.name, op, fill, b"", ecb_digest(fill, op), size, key, b"", b"", how,
+                              f"{CORPUS} {p.name} {op} ({size}-byte message, generated "
                               f"{'plaintext' if what == 'pt' else 'ciphertext'})", CORPUS))
     return out
 
@@ -317,9 +326,10 @@ def ecb_digest(session, oracle: Oracle, key: bytes, piece: int):
 class CarryCorpus:
     """The model-carry records of one verification run, over corpus `model`'s oracles."""
 
-    def __init__(self, session, models: ModelCorpus):
+    def __init__(self, session, models: ModelCorpus, size: int = LARGEST):
         self.s = session
         self.models = models
+        self.size = size  # the long answers' length (long_size)
         self.oracle_of: dict[str, str] = {}  # primitive -> the oracle its records came from
         self.missing: dict[str, str] = {}  # primitive -> why it got no records
         self._decrypts_ok: dict[str, str | None] = {}  # ECB primitive -> None, or why its decryption fails
@@ -330,7 +340,7 @@ class CarryCorpus:
         ModelCorpus.extend: these records are computed, not published."""
         for p in sorted(prims, key=lambda p: p.name):
             if p.family in MODEL_AEADS and p.kind == "aead":
-                self.long[p.name] = model_aead_records(p)
+                self.long[p.name] = model_aead_records(p, self.size)
                 continue
             if not covered(p):
                 continue
@@ -346,34 +356,35 @@ class CarryCorpus:
                 self.missing[p.name] = f"the carry corpus's oracle failed: {e}"
 
     def records(self, p: Primitive, oracle: Oracle, kas_by_prim) -> tuple[list[KnownAnswer], list[LongAnswer]]:
-        """p's short records (CTR carries) and its LARGEST-byte long answers."""
+        """p's short records (CTR carries) and its long answers (self.size bytes)."""
         piece = piece_bytes(oracle, kas_by_prim)
         short = self._ctr(p, oracle, piece) if p.mode == "ctr" else []
         key, iv, aad = _large_inputs(p, 13 if p.mode == "gcm" else 0)
         if p.mode == "ctr":
-            iv = _counter_iv(p, f"{p.name}/large", 32, 1000)
+            # the low 32 bits cross their carry at block 1000, or halfway through a shorter message
+            iv = _counter_iv(p, f"{p.name}/large", 32, max(1, min(1000, self.size // p.block_bytes // 2)))
         ecb = ecb_pieces(self.s, oracle, key, piece)
         over = f" over {oracle.describe()}"
         if p.mode == "gcm":
             how = "model: NIST SP 800-38D GCM (cipherbench/model/aead.py, GHASH by a table of its multiplication)"
             return short, _stream_like(p, key, iv, aad, lambda m: gcm_encrypt(ecb, iv, aad, m, p.tag_bytes),
-                                       how + over, "13-byte AD")
+                                       how + over, "13-byte AD", self.size)
         if p.mode == "ctr":
             how = f"model: {_SP} CTR, the whole block one counter (cipherbench/model/sp800_38a.py, {_CHECKED})"
             return short, _stream_like(p, key, iv, b"", lambda m: sp800_38a.encrypt("ctr", ecb, p.block_bytes, iv, m),
-                                       how + over, "the low 32 bits cross their carry at block 1000")
+                                       how + over, "the low 32 bits cross their carry", self.size)
         if p.mode == "ecb":
             how = ("computed by the oracle implementation itself (ECB of an implementation that passed "
                    "published vectors)" + over)
             decrypts = not self._decryption_fails(oracle, kas_by_prim)
-            return short, _ecb_records(p, key, ecb_digest(self.s, oracle, key, piece), decrypts, how)
+            return short, _ecb_records(p, key, ecb_digest(self.s, oracle, key, piece), decrypts, how, self.size)
         return short, self._chained(p, oracle, key, iv, ecb, kas_by_prim, piece)
 
     def _chained(self, p, oracle, key, iv, ecb, kas_by_prim, piece) -> list[LongAnswer]:
         """CBC and CFB: a generated ciphertext C, its plaintext computed blockwise (decryption
         of these modes is parallel; their encryption chains, which an ECB oracle cannot do in
         a request). The decrypting record generates C; the encrypting one sends P whole."""
-        fill = _fill("ct")
+        fill = _fill("ct", self.size)
         ct = fill.data()
         blocks = sp800_38a._split(ct, p.block_bytes)
         prev = [iv] + blocks[:-1]  # C_0 = IV

@@ -51,6 +51,10 @@ def _generated(seed: bytes, size: int) -> bytes:
     return bytes(out[:size])
 
 
+#: the most a runner generates for one request (docs/protocol.md, `fill`)
+MAX_FILL = 64 << 20
+
+
 @dataclass(frozen=True)
 class Fill:
     """Input bytes a runner generates itself (docs/protocol.md, `fill`): SHA-256(seed || i)

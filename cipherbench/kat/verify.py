@@ -187,6 +187,7 @@ class Prepared:
     no_model: dict[str, str]  # modelled primitive -> why it got no model records
     missing_corpora: dict[str, str]  # corpus -> why it could not be read
     oracles: list[str]  # the implementations that served as ECB oracles
+    depth: int  # the message length the long answers reach (corpus_carry.long_size)
 
 
 class Verifier:
@@ -564,19 +565,20 @@ class Verifier:
             results.extend(r for r, _ in group)
         return results
 
-    def prepare(self, prims) -> Prepared:
+    def prepare(self, prims, depth: int = corpus_carry.LARGEST) -> Prepared:
         """Every corpus's known answers for prims, and the computed ones: modelled primitives
         without a published known answer get `model` ones, computed over an ECB oracle that
         passes that ECB primitive's published known answers (model_oracle.py), and counter
-        carries and the largest timed size come over the same oracles (corpus_carry.py)."""
+        carries and long answers of `depth` bytes (the largest size to be timed) come over
+        the same oracles (corpus_carry.py)."""
         known, missing = corpora.load_all(
             {p.name for p in prims} | oracle_primitives(prims) | corpus_carry.oracle_primitives(prims))
         models = ModelCorpus(self.s)
         models.extend(prims, known)
-        carry = corpus_carry.CarryCorpus(self.s, models)
+        carry = corpus_carry.CarryCorpus(self.s, models, corpus_carry.long_size(depth))
         carry.extend(prims, known)
         return Prepared(dict(known), carry.long, models.oracle_of, models.missing, missing,
-                        models.oracle_impls())
+                        models.oracle_impls(), corpus_carry.long_size(depth))
 
     def check_pair(self, im, p: Primitive, prepared: Prepared) -> tuple[PairResult, dict | None]:
         """One pair's own checks; its outputs for the differential check (None when its

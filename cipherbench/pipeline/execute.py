@@ -132,11 +132,13 @@ def open_run(store: Store, plan: RunPlan, s: Session, ctx: dict[str, Any], resum
 
 def verify_points(s: Session, store: Store, run_id: int, plan: RunPlan, points: list[Point], progress: Progress,
                   warnings: list[RunWarning]) -> list[Any]:
-    """The gate: every pair verified before it is timed; a failed pair's points are not timed."""
+    """The gate: every pair verified before it is timed, with long answers as long as the
+    longest message timed; a failed pair's points are not timed."""
     pairs = sorted({(pt.impl, pt.primitive.name) for pt in points if pt.primitive.kind != PrimitiveKind.NULL})
+    depth = max((pt.size for pt in points), default=1)
     with progress.stage("verifying", len(pairs)) as advance:
         got = cached_verify(s, [(s.impls[i], s.reg[p]) for i, p in pairs], progress=lambda item: advance(1, item),
-                            reverify=plan.reverify)
+                            reverify=plan.reverify, depth=depth)
     results = got.results
     store.add_verifications(run_id, [dict(r.as_row(), verified_at=got.cached.get((r.impl, r.primitive)))
                                      for r in results])
