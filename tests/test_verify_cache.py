@@ -50,7 +50,7 @@ def test_the_computed_records_are_kept_while_their_oracle_is_unchanged(cb, tmp_p
     import pickle
 
     cache = tmp_path / "verify-cache.json"
-    kept = tmp_path / "verify-cache-prepared.pickle"
+    kept = tmp_path / f"verify-cache-prepared-{1 << 20}.pickle"
     runner = f"{sys.executable} {FAULTY} correct"
     verify(cb, runner, cache=cache)
     doc = pickle.loads(kept.read_bytes())

@@ -197,11 +197,15 @@ class PreparedCache:
     results file: computing them asks the ECB oracles for tens of megabytes and takes about
     a minute. They are kept under the corpus fingerprint, the primitives and the
     implementations available (the oracle chosen depends on them), and used only while every
-    oracle they came from is the same program with the same library."""
+    oracle they came from is the same program with the same library. One file per depth
+    (a quick run's and a full gate's do not replace each other)."""
 
     def __init__(self, results: Path):
         """results: the results file (VerifyCache.path) these records sit next to."""
-        self.path = results.with_name(results.stem + "-prepared.pickle")
+        self.results = results
+
+    def path(self, depth: int) -> Path:
+        return self.results.with_name(f"{self.results.stem}-prepared-{long_size(depth)}.pickle")
 
     @staticmethod
     def key(s: Any, prims: list[Any], depth: int) -> str:
@@ -211,7 +215,7 @@ class PreparedCache:
 
     def load(self, s: Any, prims: list[Any], depth: int) -> Prepared | None:
         try:
-            with open(self.path, "rb") as f:
+            with open(self.path(depth), "rb") as f:
                 kept = pickle.load(f)  # a file of this project's own build folder, written below
         except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ImportError, TypeError):
             return None
@@ -227,11 +231,12 @@ class PreparedCache:
         kept = {"key": self.key(s, prims, prepared.depth), "prepared": prepared,
                 "oracles": {impl: _oracle_identity(s, impl) for impl in prepared.oracles}}
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".verify-prepared")
+            path = self.path(prepared.depth)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".verify-prepared")
             with os.fdopen(fd, "wb") as f:
                 pickle.dump(kept, f, protocol=pickle.HIGHEST_PROTOCOL)
-            os.replace(tmp, self.path)
+            os.replace(tmp, path)
         except OSError:
             pass  # only slower next time
 
