@@ -18,6 +18,8 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
+import orjson
+
 from cipherbench.errors import RunnerError, UsageError
 from cipherbench.paths import BUILD, REPO
 
@@ -91,6 +93,17 @@ def external_runner(cmd: str) -> RunnerSpec:
     if not argv:
         raise UsageError("--runner needs a command")
     return RunnerSpec(Path(argv[0]).name, argv, builtin=False)
+
+
+def _line(req: dict) -> bytes:
+    """A request as one protocol line. orjson writes it several times faster than json (the
+    gate sends half a million requests); a request it would write with non-ASCII bytes, or
+    cannot write, goes as json writes it, escaped to ASCII as it always went."""
+    try:
+        line = orjson.dumps(req)
+    except TypeError:  # an integer beyond 64 bits
+        return json.dumps(req).encode() + b"\n"
+    return line + b"\n" if line.isascii() else json.dumps(req).encode() + b"\n"
 
 
 class RunnerProcess:
@@ -169,7 +182,7 @@ class RunnerProcess:
         processes asked together start their batches within a pipe write of each other."""
         ids = [next(self._ids) for _ in reqs]
         try:
-            self.proc.stdin.write("".join(json.dumps(dict(r, id=i)) + "\n" for r, i in zip(reqs, ids)).encode())
+            self.proc.stdin.write(b"".join(_line(dict(r, id=i)) for r, i in zip(reqs, ids)))
             self.proc.stdin.flush()
         except (BrokenPipeError, OSError):
             raise self._died(f"'{reqs[0].get('op', '?')}'") from None
@@ -210,8 +223,8 @@ class RunnerProcess:
         if line is None:
             raise self._died(what)
         try:
-            resp = json.loads(line)
-        except ValueError:
+            resp = orjson.loads(line)
+        except ValueError:  # orjson.JSONDecodeError is one
             snippet = line[:80].decode("utf-8", "replace").strip()
             raise RunnerError(f"runner {self.name} answered {what} with something that is not "
                               f"protocol JSON: {snippet!r}") from None
