@@ -16,6 +16,7 @@
 
 #if defined(__x86_64__) || defined(__i386__)
 #define CB_SHA_X86 1
+#include <cpuid.h>
 #include <immintrin.h>
 #else
 #define CB_SHA_X86 0
@@ -122,8 +123,12 @@ Choice choose() {
     if (forced && *forced)
         std::fprintf(stderr, "cipherbench-engine: CIPHERBENCH_ENGINE_SHA='%s' ignored (only 'portable' is known)\n", forced);
 #if CB_SHA_X86
-    __builtin_cpu_init();
-    if (__builtin_cpu_supports("sha") && __builtin_cpu_supports("sse4.1")) return {compress_shani, "sha-ni"};
+    // CPUID read directly: GCC 10 (Debian 11) knows no "sha" for __builtin_cpu_supports.
+    // SHA extensions: leaf 7 subleaf 0, EBX bit 29; SSE4.1: leaf 1, ECX bit 19 (Intel SDM vol. 2A, CPUID).
+    unsigned a = 0, b = 0, c = 0, d = 0;
+    const bool sse41 = __get_cpuid(1, &a, &b, &c, &d) && (c >> 19 & 1);
+    const bool sha = __get_cpuid_count(7, 0, &a, &b, &c, &d) && (b >> 29 & 1);
+    if (sha && sse41) return {compress_shani, "sha-ni"};
 #endif
     return {compress_portable, "portable"};
 }
