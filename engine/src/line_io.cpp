@@ -40,17 +40,6 @@ struct Nibbles {
 };
 constexpr Nibbles kNib;
 
-// Decodes s[0..n) (n even) into out; false at the first character that is not a hex digit.
-bool decode(const char* s, size_t n, std::vector<uint8_t>& out) {
-    out.resize(n / 2);
-    uint8_t* o = out.data();
-    for (size_t i = 0; i < n; i += 2) {
-        const int hi = kNib.v[uint8_t(s[i])], lo = kNib.v[uint8_t(s[i + 1])];
-        if ((hi | lo) < 0) return false;
-        *o++ = uint8_t(hi << 4 | lo);
-    }
-    return true;
-}
 
 // A string value nlohmann's serializer writes as it is (ensure_ascii false): printable
 // ASCII without '"' and '\'. Every other byte it escapes, or checks as UTF-8. (Blocks of
@@ -76,6 +65,17 @@ bool verbatim(const std::string& str) {
 }
 
 }  // namespace
+
+bool decode_hex(const char* s, size_t n, std::vector<uint8_t>& out) {
+    out.resize(n / 2);
+    uint8_t* o = out.data();
+    for (size_t i = 0; i < n; i += 2) {
+        const int hi = kNib.v[uint8_t(s[i])], lo = kNib.v[uint8_t(s[i + 1])];
+        if ((hi | lo) < 0) return false;
+        *o++ = uint8_t(hi << 4 | lo);
+    }
+    return true;
+}
 
 bool take_hex_input(const std::string& line, std::string& rest, std::vector<uint8_t>& bytes) {
     const char* s = line.data();
@@ -127,7 +127,7 @@ bool take_hex_input(const std::string& line, std::string& rest, std::vector<uint
         ++i;
     }
     // An escape in the value shows as a backslash, which is not a hex digit.
-    if (!found || to == from || (to - from) % 2 || !decode(s + from, to - from, bytes)) return false;
+    if (!found || to == from || (to - from) % 2 || !decode_hex(s + from, to - from, bytes)) return false;
     rest.assign(s, from);
     rest.append(s + to, n - to);
     return true;

@@ -12,6 +12,10 @@
 
 namespace cb {
 
+// Decodes s[0..n) (n even) into out, upper- or lower-case digits; false at the first
+// character that is not a hex digit. The one hex reader of the engine (unhex in main.cpp too).
+bool decode_hex(const char* s, size_t n, std::vector<uint8_t>& out);
+
 // When `line` is a JSON object (first non-blank character '{') with exactly one top-level
 // member spelled "input" (no escapes in any top-level member name) whose value is a
 // non-empty string of an even number of hex digits (no escapes): `bytes` gets the decoded

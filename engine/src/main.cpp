@@ -61,14 +61,8 @@ std::vector<uint8_t> unhex(const json& req, const char* field, bool required = f
     if (!req[field].is_string()) throw Fail(std::string("field '") + field + "' must be a hex string");
     const std::string& s = req[field].get_ref<const std::string&>();
     if (s.size() % 2) throw Fail(std::string("field '") + field + "' has an odd number of hex digits");
-    std::vector<uint8_t> out(s.size() / 2);
-    auto nib = [&](char c) -> int {
-        if (c >= '0' && c <= '9') return c - '0';
-        if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-        if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-        throw Fail(std::string("field '") + field + "' is not hex");
-    };
-    for (size_t i = 0; i < out.size(); ++i) out[i] = uint8_t(nib(s[2 * i]) << 4 | nib(s[2 * i + 1]));
+    std::vector<uint8_t> out;
+    if (!decode_hex(s.data(), s.size(), out)) throw Fail(std::string("field '") + field + "' is not hex");
     return out;
 }
 
