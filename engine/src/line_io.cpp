@@ -35,7 +35,7 @@ struct Nibbles {
     constexpr Nibbles() : v() {
         for (int i = 0; i < 256; ++i) v[i] = -1;
         for (int i = 0; i < 10; ++i) v['0' + i] = int8_t(i);
-        for (int i = 0; i < 6; ++i) v['a' + i] = v['A' + i] = int8_t(10 + i);  // as unhex() in main.cpp
+        for (int i = 0; i < 6; ++i) v['a' + i] = v['A' + i] = int8_t(10 + i);
     }
 };
 constexpr Nibbles kNib;
