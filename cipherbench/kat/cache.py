@@ -18,7 +18,7 @@ import tempfile
 from collections import defaultdict
 from dataclasses import asdict, dataclass, fields
 from datetime import UTC, datetime
-from functools import lru_cache
+from functools import cache, lru_cache
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -80,8 +80,15 @@ def corpus_fingerprint() -> str:
 def runner_identity(argv: list[str], hello: dict[str, Any]) -> str:
     """The runner's program and build as bytes: its command's files, and for a runner under
     runners/ its sources and the top-level files of its build folder (binaries, generated
-    tables); plus what it announced."""
-    h = hashlib.sha256(json.dumps(argv).encode())  # its arguments too: the same program run another way
+    tables); plus what it announced. Read once a command, as corpus_fingerprint: the pairs'
+    keys and the computed records' oracles both ask for it."""
+    return _runner_identity(tuple(argv), json.dumps({k: hello.get(k) for k in ("runner", "runtime", "language", "jit")},
+                                                    sort_keys=True, default=str))
+
+
+@cache
+def _runner_identity(argv: tuple[str, ...], announced: str) -> str:
+    h = hashlib.sha256(json.dumps(list(argv)).encode())  # its arguments too: the same program run another way
     for a in argv:
         p = Path(a)
         if p.is_file():
@@ -94,8 +101,7 @@ def runner_identity(argv: list[str], hello: dict[str, Any]) -> str:
         if out.is_dir():
             for p in sorted(x for x in out.iterdir() if x.is_file()):
                 _digest(h, p)
-    h.update(json.dumps({k: hello.get(k) for k in ("runner", "runtime", "language", "jit")},
-                        sort_keys=True, default=str).encode())
+    h.update(announced.encode())
     return h.hexdigest()
 
 
