@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 import shlex
-import signal
 import sys
 import uuid
 from collections.abc import Callable, Iterator
@@ -39,6 +38,7 @@ from cipherbench.measure.measurer import (
     settle,
 )
 from cipherbench.measure.session import Session, shared_cores
+from cipherbench.pipeline.interrupts import sigterm_as_interrupt
 from cipherbench.pipeline.notes import (
     RunWarning,
     WarningKind,
@@ -207,22 +207,6 @@ def time_points(s: Session, plan: RunPlan, points: list[Point], seed: int = 1) -
     measurer_for(s, plan, seed).run(points)
     clock = CoreClock.of_run(None, None, points, plan.clock_every_batches)
     return [figures(pt, clock) if pt.error is None else None for pt in points]
-
-
-@contextmanager
-def sigterm_as_interrupt() -> Iterator[None]:
-    """SIGTERM ends a run as Ctrl-C does: what was timed is kept, the run says interrupted."""
-    def raise_interrupt(signum: int, frame: Any) -> None:
-        raise KeyboardInterrupt
-    try:
-        old = signal.signal(signal.SIGTERM, raise_interrupt)
-    except ValueError:  # not the main thread (a fleet worker): leave SIGTERM alone
-        yield
-        return
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, old)
 
 
 def measure_points(s: Session, plan: RunPlan, timed: list[Point], recorder: Recorder, progress: Progress,

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from cipherbench.measure.measurer import CoreClock, Figures, Point, figures
+from cipherbench.pipeline.interrupts import interrupts_deferred
 from cipherbench.store.db import Store
 from cipherbench.store.records import MeasurementRecord
 
@@ -56,11 +57,12 @@ class Recorder:
         todo = [pt for pt in points if len(pt.raw) > self.stored.get(id(pt), 0)]
         if not todo:
             return
-        ids = self.store.add_samples(self.run_id, [
-            (self.ids.get(id(pt)), record_of(pt, None).as_row(), pt.raw, self.stored.get(id(pt), 0))
-            for pt in todo])
-        for pt, mid in zip(todo, ids):
-            self.ids[id(pt)], self.stored[id(pt)] = mid, len(pt.raw)
+        with interrupts_deferred():  # what was committed is noted before an interrupt is raised
+            ids = self.store.add_samples(self.run_id, [
+                (self.ids.get(id(pt)), record_of(pt, None).as_row(), pt.raw, self.stored.get(id(pt), 0))
+                for pt in todo])
+            for pt, mid in zip(todo, ids):
+                self.ids[id(pt)], self.stored[id(pt)] = mid, len(pt.raw)
 
     def settle(self, points: list[Point], clock: CoreClock) -> list[Figures | None]:
         """Figures for every point (None where it has no timed batch), stored with it; the
@@ -69,9 +71,10 @@ class Recorder:
         self.flush(points)
         unflushed = [pt for pt in points if id(pt) not in self.ids]
         if unflushed:
-            ids = self.store.add_samples(self.run_id, [(None, record_of(pt, None).as_row(), [], 0)
-                                                       for pt in unflushed])
-            self.ids.update({id(pt): mid for pt, mid in zip(unflushed, ids)})
+            with interrupts_deferred():
+                ids = self.store.add_samples(self.run_id, [(None, record_of(pt, None).as_row(), [], 0)
+                                                           for pt in unflushed])
+                self.ids.update({id(pt): mid for pt, mid in zip(unflushed, ids)})
         recs = [record_of(pt, f) for pt, f in zip(points, out)]
         set_efficiency(recs)
         self.store.settle_measurements([(self.ids[id(pt)], rec.as_row(), pt.raw) for pt, rec in zip(points, recs)])
