@@ -53,6 +53,8 @@ def test_bad_input_gets_one_line_and_status_2(cb):
         (["hash", "openssl", "aes-128-cbc", "--in", "00"], "not a hash"),
         (["run", "--profile", "nope"], "unknown profile"),
         (["run", "--sizes", "12x"], "--sizes"),
+        (["verify", "--profile", "nope"], "unknown profile"),
+        (["verify", "--profile", "quick", "--up-to", "64"], "--up-to or --profile, not both"),
         (["frobnicate"], "No such command"),
     ]
     for args, needle in cases:

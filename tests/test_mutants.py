@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from cipherbench.pipeline.plan import DEFAULT_PRESET, RunPlan
+
 MUTANT = Path(__file__).parent / "runners" / "mutant.py"
 
 #: mode -> (the primitives verified, the ones that must fail). A counter that wraps in its
@@ -48,8 +50,9 @@ def test_the_gate_catches_each_mutant(cb, mode):
         assert code == 1
     else:
         assert code == 0 and all(row["status"] == "passed" for row in rows.values())
-        # every pair was verified at the largest size that is timed
-        assert all(row["checks"]["verified_up_to_bytes"] == 1 << 20 for row in rows.values())
+        # every pair was verified as deep as the default profile times
+        deepest = max(RunPlan.from_preset(DEFAULT_PRESET).sizes)
+        assert all(row["checks"]["verified_up_to_bytes"] == deepest for row in rows.values())
 
 
 

@@ -18,6 +18,7 @@ from cipherbench.errors import UsageError
 from cipherbench.kinds import Operation, RunStatus, Workload
 from cipherbench.pipeline import Layout, Progress, RunOutcome, RunPlan, run_plan
 from cipherbench.pipeline.execute import Advance, Unit
+from cipherbench.pipeline.plan import DEFAULT_PRESET
 from cipherbench.pipeline.resume import resumable
 from cipherbench.report.data import load_published as published_experiments
 from cipherbench.store.db import Store
@@ -120,7 +121,7 @@ def run(c: Ctx, profile, experiment, impls, primitives, sizes, operations, workl
         outcome = run_plan(plan, store, BarProgress(), resume=resume)
         return finish(store, outcome, as_json)
     plan = RunPlan.from_preset(
-        experiment or profile or "quick", implementations=list(impls), primitives=list(primitives),
+        experiment or profile or DEFAULT_PRESET, implementations=list(impls), primitives=list(primitives),
         sizes=parse_sizes(sizes) if sizes else None, operations=list(operations), workloads=list(workloads),
         batch_ms=batch_ms, batches=batches, verify=not no_verify, layout=layout, processes=processes,
         extra_rounds=extra_rounds, runners=list(c.runner_cmds), builtin=c.builtin, parallel=parallel,

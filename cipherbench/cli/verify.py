@@ -14,6 +14,7 @@ from cipherbench.kat.cache import verify as cached_verify
 from cipherbench.kat.corpus_carry import LARGEST
 from cipherbench.kat.vectors import MAX_FILL
 from cipherbench.measure.session import Session
+from cipherbench.pipeline.plan import DEFAULT_PRESET, RunPlan
 
 # ---------------------------------------------------------------------------- verify
 
@@ -53,15 +54,18 @@ def verify_summary(results) -> dict:
 @click.option("--primitive", "primitives", multiple=True, help="Only this primitive (repeatable).")
 @click.option("--reverify", is_flag=True, help="Check every pair again, even one whose runner, library and "
               "known answers are unchanged since it was last verified.")
-@click.option("--up-to", "depth", type=click.IntRange(1, MAX_FILL), default=LARGEST, show_default=True,
-              metavar="BYTES", help="Check messages up to this length with long answers: the largest size "
-              "a run would time. A pair checked to a shorter length is checked again.")
+@click.option("--up-to", "up_to", type=click.IntRange(1, MAX_FILL), default=None, metavar="BYTES",
+              help="Check messages up to this length with long answers: the largest size a run would time. "
+              "A pair checked to a shorter length is checked again. Default: as deep as --profile times.")
+@click.option("--profile", default=None, help=f"Check as deep as this preset times (default: {DEFAULT_PRESET}; "
+              "standard reaches 1 MiB). A run checks as deep as it times whatever was verified before.")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable report.")
 @click.pass_obj
-def verify(c: Ctx, impls, primitives, reverify, depth, as_json):
+def verify(c: Ctx, impls, primitives, reverify, up_to, profile, as_json):
     """Known answers, round trips, cross-implementation agreement and forgery rejection.
     A pair verified before, with the same runner build, library version and known answers,
     is not checked again (--reverify). Exits 0 only when everything passed."""
+    depth = gate_depth(up_to, profile)
     # two processes of each runner without a JIT (the native one holds half the
     # implementations): the gate checks them side by side (Verifier.run)
     with c.session(pin=False, replicas=2) as s:
@@ -78,6 +82,15 @@ def verify(c: Ctx, impls, primitives, reverify, depth, as_json):
     else:
         print_verification(got)
     sys.exit(1 if any(r.status == "failed" for r in results) else 0)
+
+
+def gate_depth(up_to: int | None, profile: str | None) -> int:
+    """How long the long answers are: --up-to, else the largest size the preset times."""
+    if up_to is not None and profile is not None:
+        raise UsageError("give --up-to or --profile, not both")
+    if up_to is not None:
+        return up_to
+    return min(max(RunPlan.from_preset(profile or DEFAULT_PRESET).sizes), MAX_FILL)
 
 
 def print_verification(got: Verified) -> None:

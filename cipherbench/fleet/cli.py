@@ -19,6 +19,7 @@ from cipherbench.fleet.task import engine_path, keep_off_measuring_cpu, this_hos
 from cipherbench.kinds import Operation
 from cipherbench.paths import REPO
 from cipherbench.pipeline import RunPlan
+from cipherbench.pipeline.plan import DEFAULT_PRESET
 from cipherbench.store.db import Store, default_url, describe
 
 
@@ -33,7 +34,7 @@ def _plan(c: Ctx, profile, experiment, impls, primitives, sizes, operations, bat
     if profile and experiment:
         raise UsageError("give --profile or --experiment, not both")
     return RunPlan.from_preset(
-        experiment or profile or "quick", implementations=list(impls), primitives=list(primitives),
+        experiment or profile or DEFAULT_PRESET, implementations=list(impls), primitives=list(primitives),
         sizes=parse_sizes(sizes) if sizes else None, operations=list(operations), batch_ms=batch_ms,
         batches=batches, processes=processes, extra_rounds=extra_rounds, runners=list(c.runner_cmds),
         builtin=c.builtin)

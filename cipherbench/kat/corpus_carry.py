@@ -1,7 +1,8 @@
 """Corpus "model-carry": known answers where the gate had none and timing goes: counters
 that cross their 32-bit, 64-bit and whole-block carries, and messages of the largest size
-that is timed: the gate's depth, LARGEST (1 MiB, the largest any profile times) unless the
-run or `verify --up-to` asks for less (long_size rounds it up to whole 64-byte units).
+that is timed: the gate's depth. A run asks for its largest size, `verify` for the largest
+size of a profile or `--up-to`; LARGEST (1 MiB, the largest any profile times) where no
+depth is given (long_size rounds it up to whole 64-byte units).
 
 Why: the published vectors of CTR start far from a carry (SP 800-38A F.5's counter ends in
 ...fcfdfeff and runs four blocks), and the longest known answer of most pairs is 8 KiB or
