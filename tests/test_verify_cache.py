@@ -7,6 +7,8 @@ import sys
 
 from conftest import FAULTY
 
+STANDARD = ("--profile", "standard")  # as deep as the standard profile times: 1 MiB
+
 
 def verify(cb, runner: str, *extra: str, version: str = "1", cache=None):
     r = cb("--runner", runner, "verify", "--impl", "faulty", "--json", *extra,
@@ -52,17 +54,17 @@ def test_the_computed_records_are_kept_while_their_oracle_is_unchanged(cb, tmp_p
     cache = tmp_path / "verify-cache.json"
     kept = tmp_path / f"verify-cache-prepared-{1 << 20}.pickle"
     runner = f"{sys.executable} {FAULTY} correct"
-    verify(cb, runner, cache=cache)
+    verify(cb, runner, *STANDARD, cache=cache)
     doc = pickle.loads(kept.read_bytes())
     assert doc["oracles"] and all(doc["oracles"].values())  # each oracle named with its identity
     long = doc["prepared"].long
     assert {la.message_bytes for la in long["aes-128-ctr"]} == {1 << 20}
     written = kept.stat().st_mtime_ns
-    assert verify(cb, runner, "--reverify", cache=cache) == {}  # every pair checked again...
+    assert verify(cb, runner, *STANDARD, "--reverify", cache=cache) == {}  # every pair checked again...
     assert kept.stat().st_mtime_ns == written  # ...against the records kept
     doc["oracles"] = {impl: "another build" for impl in doc["oracles"]}
     kept.write_bytes(pickle.dumps(doc))
-    assert verify(cb, runner, "--reverify", cache=cache) == {}
+    assert verify(cb, runner, *STANDARD, "--reverify", cache=cache) == {}
     again = pickle.loads(kept.read_bytes())
     assert again["oracles"] != doc["oracles"]  # made again, over the oracle as it is now
     assert {la.output_sha256 for la in again["prepared"].long["aes-128-ctr"]} == \
@@ -74,6 +76,7 @@ def test_a_pair_checked_less_deep_than_asked_is_checked_again(cb, tmp_path):
     runner = f"{sys.executable} {FAULTY} correct"
     assert verify(cb, runner, "--up-to", "4096", cache=cache) == {}
     assert len(verify(cb, runner, "--up-to", "4096", cache=cache)) == 3
-    assert verify(cb, runner, cache=cache) == {}  # 1 MiB by default: deeper than kept
+    assert verify(cb, runner, *STANDARD, cache=cache) == {}  # 1 MiB: deeper than kept
     assert len(verify(cb, runner, "--up-to", "4096", cache=cache)) == 3  # the deeper result serves
-    assert len(verify(cb, runner, cache=cache)) == 3
+    assert len(verify(cb, runner, *STANDARD, cache=cache)) == 3
+    assert len(verify(cb, runner, cache=cache)) == 3  # the default profile's 16 KiB: served too
