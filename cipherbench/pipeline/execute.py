@@ -269,6 +269,9 @@ def run_plan(plan: RunPlan, store: Store, progress: Progress | None = None, sess
         outcome = RunOutcome(run_id, RunStatus.FAILED, warnings, points, preset=plan.preset)
         try:
             execute(s, store, plan, outcome, progress)
+        except KeyboardInterrupt:  # a second Ctrl-C while the figures were being written
+            outcome.status = RunStatus.INTERRUPTED
+            raise
         finally:
             store.finish_run(run_id, outcome.status, [w.as_dict() for w in warnings])
         if outcome.status is RunStatus.INTERRUPTED:
