@@ -15,7 +15,9 @@ from conftest import REPO, faulty
 
 from cipherbench.errors import UsageError
 from cipherbench.kinds import Operation, RunStatus
-from cipherbench.pipeline import RunPlan, load_presets
+from cipherbench.pipeline import RunPlan, load_presets, run_plan
+from cipherbench.pipeline.recorder import Recorder
+from cipherbench.store.db import Store
 
 
 def test_a_misspelt_preset_key_is_one_line_naming_preset_and_key(tmp_path):
@@ -165,3 +167,18 @@ def test_parallel_times_every_point_on_two_cpus_at_once_beside_one(cb, db):
     assert two[4] == pytest.approx(total / (2 * one[2]), rel=1e-9)
     ctx = json.loads(con.execute("select context from runs").fetchone()[0])
     assert len(ctx["parallel_cpus"]) == 2
+
+
+def test_a_run_interrupted_while_its_figures_are_written_is_stored_as_interrupted(db, engine, monkeypatch):
+    """A second Ctrl-C during the closing write: the run says interrupted, not failed, and
+    its samples stay for `run --resume`."""
+    def interrupted(self, points, clock):
+        raise KeyboardInterrupt
+    monkeypatch.setattr(Recorder, "settle", interrupted)
+    plan = RunPlan.from_preset("quick", implementations=["openssl"], primitives=["aes-128-ctr"], sizes=[16],
+                               batches=2, verify=False, builtin=True)
+    with pytest.raises(KeyboardInterrupt):
+        run_plan(plan, Store(db))
+    runs, ms = _stored(db)
+    assert runs == [(1, "interrupted")]
+    assert ms and all(m[3] > 0 for m in ms)  # every point's samples were stored round by round
