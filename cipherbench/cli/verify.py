@@ -81,6 +81,8 @@ def verify(c: Ctx, impls, primitives, reverify, up_to, profile, as_json):
                                "results": [r.as_row() for r in results]}, indent=1))
     else:
         print_verification(got)
+        out.print(f"long answers up to {depth:,} bytes" + (f" (what profile {profile or DEFAULT_PRESET} times)"
+                  if up_to is None else "") + "; a run checks as deep as its largest size before timing it")
     sys.exit(1 if any(r.status == "failed" for r in results) else 0)
 
 
