@@ -28,6 +28,7 @@ class ToolRow:
     inplace: bool = True  # False: the tool writes to a second buffer
     slope_sizes: tuple[int, ...] = ()  # a slope row: cipherbench fits over these sizes
     judge: bool = True  # False: shown, the target not judged (not the same code on both sides)
+    notes: tuple[str, ...] = ()  # benchmarks/fidelity NOTES keys that explain this row
 
 
 @dataclass(frozen=True)
@@ -186,16 +187,16 @@ def parse_wolfcrypt_benchmark(out: str) -> dict[str, float]:
     return got
 
 
-def _wolf(key: str, primitive: str, workload: str) -> ToolRow:
+def _wolf(key: str, primitive: str, workload: str, notes: tuple[str, ...] = ()) -> ToolRow:
     return ToolRow(f"wolfcrypt-benchmark {primitive} ({workload}, two buffers)", "wolfssl", primitive, workload,
-                   WOLF_BLOCK, key, inplace=False)
+                   WOLF_BLOCK, key, inplace=False, notes=notes)
 
 
 WOLFCRYPT_BENCHMARK = LibraryTool(
     "wolfcrypt", "wolfcrypt-benchmark",
     ("-aes-cbc", "-aes-ctr", "-aes-gcm", "-chacha20-poly1305", "-csv", "-base10", "-no_aad", str(WOLF_BLOCK)),
     (_wolf("AES-128-CBC-enc", "aes-128-cbc", "bulk"), _wolf("AES-128-CTR", "aes-128-ctr", "bulk"),
-     _wolf("AES-128-GCM-enc-no_AAD", "aes-128-gcm", "message"),
+     _wolf("AES-128-GCM-enc-no_AAD", "aes-128-gcm", "message", notes=("gcmapi",)),
      _wolf("CHA-POLY", "chacha20-poly1305", "message")),
     parse_wolfcrypt_benchmark, "wall")
 
