@@ -160,7 +160,7 @@ MBEDTLS_BENCHMARK = LibraryTool(
     "mbedtls", "mbedtls-benchmark", ("aes_cbc", "aes_gcm", "chachapoly"),
     (ToolRow("mbedtls-benchmark aes-128-cbc (bulk)", "mbedtls", "aes-128-cbc", "bulk", MBEDTLS_BUF, "AES-CBC-128"),
      ToolRow("mbedtls-benchmark aes-128-gcm (message)", "mbedtls", "aes-128-gcm", "message", MBEDTLS_BUF,
-             "AES-GCM-128"),
+             "AES-GCM-128", notes=("mbedplace",)),
      ToolRow("mbedtls-benchmark chacha20-poly1305 (message)", "mbedtls", "chacha20-poly1305", "message",
              MBEDTLS_BUF, "ChaCha20-Poly1305")),
     parse_mbedtls_benchmark, "wall")
