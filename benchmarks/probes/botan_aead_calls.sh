@@ -5,10 +5,7 @@
 #   benchmarks/probes/botan_aead_calls.sh [rounds] [cpu]
 set -e
 rounds=${1:-3}
-cpu=${2:-1}
-here=$(cd "$(dirname "$0")" && pwd)
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+. "$(dirname "$0")/probe.sh"
 c++ -O2 -std=c++17 -Wall -Wextra $(pkg-config --cflags botan-2) -o "$work/probe" "$here/botan_aead_calls.cpp" \
     $(pkg-config --libs botan-2) || { echo "botan_aead_calls: cannot build (install libbotan-2-dev)" >&2; exit 1; }
-taskset -c "$cpu" "$work/probe" "$rounds"
+run_pinned "${2:-1}" "$work/probe" "$rounds"

@@ -6,14 +6,11 @@
 #   benchmarks/probes/mbedtls_gcm_placement.sh [starts] [cpu]
 set -e
 starts=${1:-20}
-cpu=${2:-1}
-here=$(cd "$(dirname "$0")" && pwd)
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+. "$(dirname "$0")/probe.sh"
 cc -O2 -Wall -Wextra -o "$work/probe" "$here/mbedtls_gcm_placement.c" -lmbedcrypto \
     || { echo "mbedtls_gcm_placement: cannot build (install libmbedtls-dev)" >&2; exit 1; }
 i=0
 while [ "$i" -lt "$starts" ]; do
-    taskset -c "$cpu" "$work/probe"
+    run_pinned "${2:-1}" "$work/probe"
     i=$((i + 1))
 done

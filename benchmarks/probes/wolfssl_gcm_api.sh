@@ -5,10 +5,7 @@
 #   benchmarks/probes/wolfssl_gcm_api.sh [rounds] [cpu]
 set -e
 rounds=${1:-3}
-cpu=${2:-1}
-here=$(cd "$(dirname "$0")" && pwd)
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+. "$(dirname "$0")/probe.sh"
 cc -O2 -Wall -Wextra -o "$work/probe" "$here/wolfssl_gcm_api.c" -lwolfssl \
     || { echo "wolfssl_gcm_api: cannot build (install libwolfssl-dev)" >&2; exit 1; }
-taskset -c "$cpu" "$work/probe" "$rounds"
+run_pinned "${2:-1}" "$work/probe" "$rounds"
