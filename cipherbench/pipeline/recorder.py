@@ -55,14 +55,8 @@ class Recorder:
 
     def flush(self, points: list[Point]) -> None:
         todo = [pt for pt in points if len(pt.raw) > self.stored.get(id(pt), 0)]
-        if not todo:
-            return
-        with interrupts_deferred():  # what was committed is noted before an interrupt is raised
-            ids = self.store.add_samples(self.run_id, [
-                (self.ids.get(id(pt)), record_of(pt, None).as_row(), pt.raw, self.stored.get(id(pt), 0))
-                for pt in todo])
-            for pt, mid in zip(todo, ids):
-                self.ids[id(pt)], self.stored[id(pt)] = mid, len(pt.raw)
+        if todo:
+            self._write(todo)
 
     def settle(self, points: list[Point], clock: CoreClock) -> list[Figures | None]:
         """Figures for every point (None where it has no timed batch), stored with it; the
@@ -71,14 +65,22 @@ class Recorder:
         self.flush(points)
         unflushed = [pt for pt in points if id(pt) not in self.ids]
         if unflushed:
-            with interrupts_deferred():
-                ids = self.store.add_samples(self.run_id, [(None, record_of(pt, None).as_row(), [], 0)
-                                                           for pt in unflushed])
-                self.ids.update({id(pt): mid for pt, mid in zip(unflushed, ids)})
+            self._write(unflushed)
         recs = [record_of(pt, f) for pt, f in zip(points, out)]
         set_efficiency(recs)
         self.store.settle_measurements([(self.ids[id(pt)], rec.as_row(), pt.raw) for pt, rec in zip(points, recs)])
         return out
+
+    def _write(self, pts: list[Point]) -> None:
+        """Each point's row where it has none yet and its samples not stored yet, and the
+        note of what was stored, as one step an interrupt cannot split: an interrupt
+        between a commit and its note made the next write insert the same rows again."""
+        with interrupts_deferred():
+            ids = self.store.add_samples(self.run_id, [
+                (self.ids.get(id(pt)), record_of(pt, None).as_row(), pt.raw, self.stored.get(id(pt), 0))
+                for pt in pts])
+            for pt, mid in zip(pts, ids):
+                self.ids[id(pt)], self.stored[id(pt)] = mid, len(pt.raw)
 
     @staticmethod
     def _figures(pt: Point, clock: CoreClock) -> Figures | None:
