@@ -69,6 +69,28 @@ def test_engine_times_into_a_separate_buffer_on_request(engine):
     assert bench({"operation": "encrypt", "inplace": "no"})["status"] == "error"
 
 
+def test_engine_repeats_the_iv_of_encrypted_messages_on_request(engine):
+    r = bench({"operation": "encrypt", "workload": "message", "repeat_iv": True, "iv": "00" * 16})
+    assert r["status"] == "ok" and r["repeat_iv"] is True and len(r["ns"]) == 2
+    assert "repeat_iv" not in bench({"operation": "encrypt", "workload": "message"})
+    assert bench({"operation": "encrypt", "repeat_iv": True})["status"] == "unsupported"  # bulk: one message
+    assert bench({"operation": "decrypt", "workload": "message", "repeat_iv": True})["status"] == "unsupported"
+    assert bench({"operation": "encrypt", "workload": "message", "repeat_iv": 1})["status"] == "error"
+
+
+def test_a_point_sends_its_iv_and_conventions():
+    from cipherbench.kinds import Operation
+    from cipherbench.measure.measurer import Point
+    from cipherbench import registry
+
+    prim = registry.load()["aes-128-ctr"]
+    own = Point("openssl", prim, Operation.ENCRYPT, "message", 64).request(loops=3)
+    assert own["iv"] == "a0a1a2a3a4a5a6a7a8a9aaabacadaeaf" and "repeat_iv" not in own and "inplace" not in own
+    zero = Point("openssl", prim, Operation.ENCRYPT, "message", 64, iv=bytes(16), repeat_iv=True,
+                 separate_output=True).request(loops=3)
+    assert zero["iv"] == "00" * 16 and zero["repeat_iv"] is True and zero["inplace"] is False
+
+
 def test_a_runner_that_ignores_separate_output_gets_no_figure(engine):
     """Its figure would be the in-place one under the other's name: the measurer refuses it."""
     from conftest import faulty
@@ -79,11 +101,13 @@ def test_a_runner_that_ignores_separate_output_gets_no_figure(engine):
     from cipherbench.pipeline import RunPlan
     from cipherbench.pipeline.execute import time_points
 
-    with Session(extra_runners=(faulty("bench-inplace-ignored"),), only_runners={"native"}, pin=False) as s:
+    with Session(extra_runners=(faulty("bench-fields-ignored"),), only_runners={"native"}, pin=False) as s:
         prim = s.reg["aes-128-ctr"]
-        pts = [Point(impl, prim, Operation.ENCRYPT, "bulk", 1024, separate_output=True)
+        pts = [Point(impl, prim, Operation.ENCRYPT, workload, 1024, separate_output=sep, repeat_iv=rep)
+               for workload, sep, rep in (("bulk", True, False), ("message", False, True))
                for impl in ("openssl", "faulty")]
         plan = RunPlan.from_preset("quick", batch_ms=2, batches=2, warmup_batches=1)
         figs = time_points(s, plan, pts, seed=1)
-    assert figs[0] is not None and figs[0].mb_per_s > 0
-    assert figs[1] is None and "does not time encryption into a separate output buffer" in pts[1].error
+    assert figs[0] is not None and figs[0].mb_per_s > 0 and figs[2] is not None and figs[2].mb_per_s > 0
+    assert figs[1] is None and pts[1].error.endswith("does not time encryption into a separate output buffer")
+    assert figs[3] is None and pts[3].error.endswith("does not time messages from one repeated IV")

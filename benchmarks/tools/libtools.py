@@ -26,6 +26,8 @@ class ToolRow:
     size: int  # the tool's buffer (for a slope: its largest)
     tool_key: str  # the tool's name for it, as parse() returns it
     inplace: bool = True  # False: the tool writes to a second buffer
+    iv: bytes | None = None  # the IV or counter cipherbench starts from (None: its own)
+    repeat_iv: bool = False  # True: every message starts from `iv` (the tool restarts its handle)
     slope_sizes: tuple[int, ...] = ()  # a slope row: cipherbench fits over these sizes
     judge: bool = True  # False: shown, the target not judged (not the same code on both sides)
     notes: tuple[str, ...] = ()  # benchmarks/fidelity NOTES keys that explain this row
@@ -49,13 +51,19 @@ class LibraryTool:
 # bench-slope (libgcrypt 1.10.1): one 128-byte-aligned buffer, in place, sizes 16 to 4112 B in
 # steps of 64 (BUF_START_SIZE, BUF_END_SIZE, BUF_STEP_SIZE), the median of 64 repetitions per
 # size, CLOCK_REALTIME; the figure is the least-squares slope over those sizes (MiB/s).
-# Cipher modes stream on one handle (gcry_cipher_encrypt only: cipherbench bulk); the AEAD
-# modes set the nonce, encrypt and read the tag in every call (cipherbench message).
-# cipherbench fits its line over every fourth of bench-slope's sizes (16, 272, ..., 4112), by
-# the same ordinary least squares (bench-slope's get_slope): the time per call is not a
-# straight line there (libgcrypt's GCM costs more per byte below 1 KiB), so a fit weighted
-# otherwise, or over other sizes, answers a different question.
-SLOPE_SIZES = tuple(range(16, 4113, 256))
+# Cipher modes call gcry_cipher_reset then gcry_cipher_encrypt (bench_encrypt_do_bench): the
+# IV or counter restarts at zero in every call. For ECB and CBC that only adds a constant per
+# call, which the slope leaves out, so cipherbench's bulk stream does the same per-byte work;
+# for CTR it does not (note "ctrzero"), and the judged CTR row is cipherbench's messages from
+# a zero counter. The AEAD modes set the nonce, encrypt and read the tag in every call
+# (cipherbench message).
+# cipherbench fits its line over the same 65 sizes by the same ordinary least squares
+# (bench-slope's get_slope): the time per call is not a straight line there (libgcrypt's GCM
+# costs more per byte below 1 KiB; CTR from a zero counter carries out of the counter's last
+# byte only at 4112 B), so a fit weighted otherwise, or over other sizes, answers a different
+# question. Over every fourth size (16, 272, ..., 4112) the one carry at 4112 B weighs four
+# times as much and CTR from zero read 2 % low (benchmarks/probes/gcrypt_slope.sh).
+SLOPE_SIZES = tuple(range(16, 4113, 64))
 
 
 def ols_slope(sizes, ns_per_call) -> float:
@@ -81,15 +89,17 @@ def parse_bench_slope(out: str) -> dict[str, float]:
     return got
 
 
-def _slope(mode: str, primitive: str, workload: str) -> ToolRow:
-    return ToolRow(f"bench-slope {primitive} ({workload}, slope)", "gcrypt", primitive, workload, 4112,
-                   f"{mode} enc", slope_sizes=SLOPE_SIZES)
+def _slope(mode: str, primitive: str, workload: str, what: str = "", **kw) -> ToolRow:
+    return ToolRow(f"bench-slope {primitive} ({workload}{what}, slope)", "gcrypt", primitive, workload, 4112,
+                   f"{mode} enc", slope_sizes=SLOPE_SIZES, **kw)
 
 
 BENCH_SLOPE = LibraryTool(
     "gcrypt", "bench-slope", ("--csv", "cipher", "aes"),
     (_slope("ECB", "aes-128-ecb", "bulk"), _slope("CBC", "aes-128-cbc", "bulk"),
-     _slope("CTR", "aes-128-ctr", "bulk"), _slope("GCM", "aes-128-gcm", "message")),
+     _slope("CTR", "aes-128-ctr", "message", " from counter 0", iv=bytes(16), repeat_iv=True, notes=("ctrzero",)),
+     _slope("CTR", "aes-128-ctr", "bulk", " stream", judge=False, notes=("ctrstream",)),
+     _slope("GCM", "aes-128-gcm", "message")),
     parse_bench_slope, "wall")
 
 
@@ -120,9 +130,10 @@ def parse_nettle_benchmark(out: str) -> dict[str, float]:
     return got
 
 
-def _nettle(key: str, primitive: str, inplace: bool, what: str, judge: bool = True) -> ToolRow:
+def _nettle(key: str, primitive: str, inplace: bool, what: str, judge: bool = True,
+            notes: tuple[str, ...] = ()) -> ToolRow:
     return ToolRow(f"nettle-benchmark {primitive} ({what})", "nettle", primitive, "bulk", NETTLE_BLOCK, key,
-                   inplace=inplace, judge=judge)
+                   inplace=inplace, judge=judge, notes=notes)
 
 
 NETTLE_BENCHMARK = LibraryTool(
@@ -131,7 +142,8 @@ NETTLE_BENCHMARK = LibraryTool(
      _nettle("aes128 CTR", "aes-128-ctr", False, "two buffers"),
      _nettle("aes128 CTR in-place", "aes-128-ctr", True, "in place"),
      _nettle("cbc_aes128 encrypt", "aes-128-cbc", True, "cbc_aes128_encrypt, in place"),
-     _nettle("aes128 CBC encrypt", "aes-128-cbc", False, "two buffers; generic cbc_encrypt", judge=False),
+     _nettle("aes128 CBC encrypt", "aes-128-cbc", False, "two buffers; generic cbc_encrypt", judge=False,
+             notes=("generic",)),
      _nettle("gcm_aes128 encrypt", "aes-128-gcm", True, "in place")),
     parse_nettle_benchmark, "cpu",
     ("nettle-benchmark's \"aes128 CBC encrypt\" row calls the generic cbc_encrypt with the "

@@ -71,6 +71,10 @@ SHARED_RUN_WARNING = 0.05  # a run warns when more of its readings than this sha
 USUAL_QUANTILE = 90  # the run's usual level: this percentile of its batches' readings (most ran alone)
 
 
+# what a runner that did not echo a convention field failed to do
+IGNORED = {"inplace": "encryption into a separate output buffer", "repeat_iv": "messages from one repeated IV"}
+
+
 @dataclass
 class Point:
     impl: str
@@ -96,6 +100,16 @@ class Point:
     # encryption written to a second buffer (protocol `bench` field `inplace: false`); a
     # runner that does not echo it timed in place, and the point is refused (_batch)
     separate_output: bool = False
+    # the IV or initial counter the timed calls start from; None: byte i is 0xa0 + i
+    iv: bytes | None = None
+    # every message starts from `iv` instead of the next nonce (protocol `bench` field
+    # `repeat_iv`), as bench-slope's CTR rows restart at zero; refused without the echo
+    repeat_iv: bool = False
+
+    def conventions(self) -> dict[str, bool]:
+        """The bench fields this point asks for that a runner must echo to have honoured them."""
+        asked = {"inplace": False} if self.separate_output else {}
+        return asked | ({"repeat_iv": True} if self.repeat_iv else {})
 
     @property
     def label(self) -> str:
@@ -110,14 +124,14 @@ class Point:
             req["warmup_ms"] = int(warmup_ms)
         if stack_offset is not None:
             req["stack_offset"] = int(stack_offset)
-        if self.separate_output:
-            req["inplace"] = False
+        req.update(self.conventions())
         if p.kind != "hash":
             # byte i of the key is i + 1, of the IV 0xa0 + i, both mod 256 (Threefish-1024's are
             # 128 bytes long)
             req["key"] = bytes((1 + i) & 0xFF for i in range(p.key_bytes)).hex()
             if p.iv_bytes:
-                req["iv"] = bytes((0xA0 + i) & 0xFF for i in range(p.iv_bytes)).hex()
+                iv = self.iv if self.iv is not None else bytes((0xA0 + i) & 0xFF for i in range(p.iv_bytes))
+                req["iv"] = iv.hex()
         return req
 
 
@@ -358,8 +372,9 @@ class Measurer:
             pt.error = sample
             pt.unsupported = any(r.get("status") == "unsupported" for r in answers)
             return None
-        if pt.separate_output and any(r.get("inplace") is not False for r in answers):
-            pt.error = f"runner {runner} does not time encryption into a separate output buffer"
+        ignored = [k for k, v in pt.conventions().items() if any(r.get(k) is not v for r in answers)]
+        if ignored:
+            pt.error = f"runner {runner} does not time {' or '.join(IGNORED[k] for k in ignored)}"
             return None
         pt.raw.append(sample)
         return sample["ns"]

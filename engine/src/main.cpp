@@ -207,6 +207,13 @@ private:
         return req[field].get<uint64_t>();
     }
 
+    // An optional true/false field: absent or null is `dflt`.
+    static bool flag(const json& req, const char* field, bool dflt) {
+        if (!req.contains(field) || req[field].is_null()) return dflt;
+        if (!req[field].is_boolean()) throw Fail(std::string("field '") + field + "' must be true or false");
+        return req[field].get<bool>();
+    }
+
     json hello() const {
         json impls = json::array();
         for (const auto& im : impls_) {
@@ -395,9 +402,7 @@ private:
             parts.push_back(n);
         }
         // Optional "inplace": the library writes its output over the input buffer.
-        const bool inplace = req.contains("inplace") && !req["inplace"].is_null();
-        if (inplace && !req["inplace"].is_boolean()) throw Fail("field 'inplace' must be true or false");
-        const bool over = inplace && req["inplace"].get<bool>();
+        const bool over = flag(req, "inplace", false);
         auto c = t.impl->adapter->cipher(p, enc ? Direction::Encrypt : Direction::Decrypt);
         if (parts.size() > 1 && !c->streams())
             throw Unsupported(std::string(p.name) + " is one call per message in this implementation: "
@@ -539,11 +544,15 @@ private:
         stack_offset_ = placed ? int(offset) : -1;
         // Optional "inplace": false: encryption writes to a second buffer instead of over its
         // input (as nettle-benchmark's CTR and CBC rows and wolfCrypt's benchmark do).
-        const bool has_inplace = req.contains("inplace") && !req["inplace"].is_null();
-        if (has_inplace && !req["inplace"].is_boolean()) throw Fail("field 'inplace' must be true or false");
-        const bool separate = has_inplace && !req["inplace"].get<bool>();
+        const bool separate = !flag(req, "inplace", true);
         if (separate && op != "encrypt")
             throw Unsupported("separate output buffers are timed for encryption only");
+        // Optional "repeat_iv": true: every encrypted message starts from the request's IV
+        // instead of the next nonce (bench-slope resets its handle before each call, so its
+        // CTR counter restarts at zero every time).
+        const bool repeat_iv = flag(req, "repeat_iv", false);
+        if (repeat_iv && (op != "encrypt" || workload == "bulk"))
+            throw Unsupported("a repeated IV is timed for encrypted messages only (workload message or rekey)");
 
         // Deterministic buffer: byte i = i mod 256 (as the 2008 comparison's verify used).
         TimedBuffer buf(size ? size : 1), out(size ? size : 1);
@@ -602,13 +611,14 @@ private:
                             if (aead && !aad.empty()) c->aad(aad.data(), aad.size());
                             c->update(buf.data(), dst, size);
                             c->finish(tag.data());
-                            bump(iv);
+                            if (!repeat_iv) bump(iv);
                         }
                     }));
                 }
             }
             json r = result(samples);
             if (separate) r["inplace"] = false;
+            if (repeat_iv) r["repeat_iv"] = true;
             return r;
         }
         if (op == "decrypt" || op == "decrypt-forged") {
