@@ -82,9 +82,9 @@ def test_engine_repeats_the_iv_of_encrypted_messages_on_request(engine):
 
 
 def test_a_point_sends_its_iv_and_conventions():
+    from cipherbench import registry
     from cipherbench.kinds import Operation
     from cipherbench.measure.measurer import Point
-    from cipherbench import registry
 
     prim = registry.load()["aes-128-ctr"]
     own = Point("openssl", prim, Operation.ENCRYPT, "message", 64).request(loops=3)
