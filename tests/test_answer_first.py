@@ -46,6 +46,19 @@ def test_the_fastest_verified_wins_ties_are_said_and_exclusions_give_their_reaso
                    ("openssl", "aes-256-gcm"): Exclusion.FAILED}
 
 
+def test_a_figure_timed_on_several_cpus_is_never_ranked_as_a_library():
+    """run --parallel stores the same point again as impl*N, its MB/s one CPU's share under
+    that load: a noisy run can put it above the one-CPU figure, but no answer may name it."""
+    from cipherbench.cli.summary import best_table
+
+    two = dict(point("openssl*2", "aes-128-gcm", 16384, 4100), parallel=2)
+    ms = [dict(point("openssl", "aes-128-gcm", 16384, 4000), parallel=1), two, point("nettle", "aes-128-gcm", 16384, 900)]
+    a = recommend(ms, IMPLS, cases=[UseCase.BULK_AEAD])[0]
+    assert [f.impl for f in a.ranked] == ["openssl", "nettle"]
+    table = best_table(1, {"measurements": ms})
+    assert table is not None and list(table.columns[2].cells) == ["openssl"]
+
+
 def test_filters_and_security_floors():
     ms = [point("openssl", "aes-128-cbc", 16384, 1000), point("openssl", "3des-168-cbc", 16384, 30),
           point("java", "blowfish-128-cbc", 16384, 90), point("openssl", "des-56-cbc", 16384, 70)]

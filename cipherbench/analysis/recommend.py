@@ -176,6 +176,12 @@ def is_reference(impl: str, library: str = "") -> bool:
     return impl == REFERENCE_IMPL or impl.endswith(f"/{REFERENCE_IMPL}") or library == REFERENCE_IMPL
 
 
+def is_parallel(m: Mapping[str, Any]) -> bool:
+    """A point timed on several CPUs at once (run --parallel): its MB/s is one CPU's share
+    under that load, shown in its own table, never ranked against libraries on one CPU."""
+    return (m.get("parallel") or 1) > 1
+
+
 def _workload(spec: UseCaseSpec, points: Iterable[Mapping[str, Any]]) -> Workload:
     """Small messages are whole messages where the run timed them so; the rest bulk."""
     if spec.case is UseCase.SMALL_MESSAGES and any(m["workload"] == Workload.MESSAGE for m in points):
@@ -190,7 +196,8 @@ def _pairs(spec: UseCaseSpec, measurements: Iterable[Mapping[str, Any]],
     pairs: dict[tuple[str, str], _Pair] = {}
     for m in measurements:
         p = reg.get(m["primitive"])
-        if p is None or not spec.fits(p) or m["operation"] not in (Operation.ENCRYPT, Operation.HASH):
+        if p is None or not spec.fits(p) or m["operation"] not in (Operation.ENCRYPT, Operation.HASH) \
+                or is_parallel(m):
             continue
         i = info.get(m["impl"], {})
         pair = pairs.setdefault((m["impl"], p.name), _Pair(m["impl"], p, str(i.get("runner") or ""),

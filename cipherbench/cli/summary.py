@@ -10,7 +10,7 @@ from rich import box
 from rich.markup import escape
 from rich.table import Table
 
-from cipherbench.analysis.recommend import is_reference, size_text
+from cipherbench.analysis.recommend import is_parallel, is_reference, size_text
 from cipherbench.cli.app import out
 from cipherbench.cli.recommend import print_short
 from cipherbench.kinds import Verdict
@@ -38,7 +38,7 @@ def best_table(run_id: int, r: Mapping[str, Any]) -> Table | None:
     by_prim: dict[str, list[Mapping[str, Any]]] = {}
     for m in r["measurements"]:
         if (m["error"] or m["verified"] != Verdict.PASSED or not m["size"] or m["workload"] != "bulk"
-                or m["operation"] not in ("encrypt", "hash") or is_reference(m["impl"])):
+                or m["operation"] not in ("encrypt", "hash") or is_reference(m["impl"]) or is_parallel(m)):
             continue
         by_prim.setdefault(m["primitive"], []).append(m)
     if not by_prim:

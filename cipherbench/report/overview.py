@@ -10,7 +10,7 @@ from collections.abc import Sequence
 import plotly.graph_objects as go
 from plotly.colors import qualitative
 
-from cipherbench.analysis.recommend import is_reference
+from cipherbench.analysis.recommend import is_parallel, is_reference
 from cipherbench.report.data import ReportData, mb_interval, usable
 from cipherbench.report.tables import size_label
 
@@ -49,7 +49,7 @@ def best_per_size(data: ReportData) -> dict[str, dict[int, tuple[float, str, dic
     best: dict[str, dict[int, tuple[float, str, dict]]] = {}
     for _run, m in data.measurements():
         if (not usable(m) or m.get("verified") != "passed" or not m["size"] or m["workload"] != "bulk"
-                or m["operation"] not in ("encrypt", "hash") or is_reference(m["impl"])):
+                or m["operation"] not in ("encrypt", "hash") or is_reference(m["impl"]) or is_parallel(m)):
             continue
         size = _nominal(m["size"])
         cur = best.setdefault(m["primitive"], {}).get(size)

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 
 from cipherbench.analysis.fit import fits
-from cipherbench.analysis.recommend import is_reference
+from cipherbench.analysis.recommend import is_parallel, is_reference
 from cipherbench.envs.describe import label as envs_label
 from cipherbench.kinds import CycleSource
 from cipherbench.report.data import KEYSETUP_OPS, ReportData, Run, primitive, usable
@@ -363,8 +363,9 @@ def relative(data: ReportData) -> Relative | None:
             pairs.append((s.run, s.impl, prim))
             ms.append(pts[0])
         ok = {k: v for k, v in vals.items() if v[1] in ("passed", "n/a")}
-        # the project's reference code is shown, never the libraries' baseline while one exists
-        libs = {k: v for k, v in ok.items() if not is_reference(k[1])}
+        # the project's reference code, and a figure timed on several CPUs at once, are shown,
+        # never the libraries' baseline while one exists
+        libs = {k: v for k, v in ok.items() if not is_reference(k[1]) and not is_parallel(v[0])}
         pool = libs or ok or vals
         best_key = max(pool, key=lambda k: pool[k][0]["mb_per_s"])
         best = pool[best_key][0]["mb_per_s"]
