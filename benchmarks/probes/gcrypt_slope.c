@@ -11,7 +11,8 @@
  * difference between the figures is how many calls one clock reading spans.
  *
  *   gcrypt_slope ctr|ecb [rounds] [loops...]
- * Environment: STREAM=1 skips the reset (the counter runs on, as in cipherbench's bulk
+ * Environment: none (or RESET=1, the script's label for it): reset before each call, as
+ * bench-slope does; STREAM=1 skips the reset (the counter runs on, as in cipherbench's bulk
  * stream); CTRLOW=n sets the counter to n (its last byte; the rest zero) before each call
  * instead of the reset (which sets it to zero).
  * prints per round and per interval length: loops, the slope as MB/s, and the
