@@ -54,27 +54,27 @@ class Recorder:
         self.stored: dict[int, int] = {}  # id(point) -> samples stored
 
     def flush(self, points: list[Point]) -> None:
-        todo = [pt for pt in points if len(pt.raw) > self.stored.get(id(pt), 0)]
-        if todo:
-            self._write(todo)
+        self._write([pt for pt in points if self._new_samples(pt)])
 
     def settle(self, points: list[Point], clock: CoreClock) -> list[Figures | None]:
         """Figures for every point (None where it has no timed batch), stored with it; the
         points never flushed (failed verification, errors) are stored now."""
         out = [self._figures(pt, clock) for pt in points]
-        self.flush(points)
-        unflushed = [pt for pt in points if id(pt) not in self.ids]
-        if unflushed:
-            self._write(unflushed)
+        self._write([pt for pt in points if self._new_samples(pt) or id(pt) not in self.ids])
         recs = [record_of(pt, f) for pt, f in zip(points, out)]
         set_efficiency(recs)
         self.store.settle_measurements([(self.ids[id(pt)], rec.as_row(), pt.raw) for pt, rec in zip(points, recs)])
         return out
 
+    def _new_samples(self, pt: Point) -> bool:
+        return len(pt.raw) > self.stored.get(id(pt), 0)
+
     def _write(self, pts: list[Point]) -> None:
         """Each point's row where it has none yet and its samples not stored yet, and the
         note of what was stored, as one step an interrupt cannot split: an interrupt
         between a commit and its note made the next write insert the same rows again."""
+        if not pts:
+            return
         with interrupts_deferred():
             ids = self.store.add_samples(self.run_id, [
                 (self.ids.get(id(pt)), record_of(pt, None).as_row(), pt.raw, self.stored.get(id(pt), 0))
