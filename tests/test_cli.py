@@ -97,7 +97,7 @@ def test_list_json_names_every_implementation_and_problems(cb):
     impls = {i["name"]: i for i in data["implementations"]}
     assert "aes-128-gcm" in impls["openssl"]["primitives"]
     assert impls["openssl"]["version"].startswith("OpenSSL 3")
-    assert impls["null"]["primitives"] == {"null": "memcpy"}
+    assert impls["null"]["primitives"] == {"null": "inline copy"}
     assert data["store"].endswith("results.sqlite")
 
 

@@ -1,7 +1,8 @@
 #!/bin/sh
 # Builds null_call.cpp with the engine's null adapter, as the engine builds it (C++17, -O2),
 # and runs it pinned to one CPU: the null implementation's per-call cost at 16 B against
-# the same loop over an empty update() (benchmarks/fidelity, "null per-call overhead").
+# the same loop over an empty update() and over a libc memcpy (benchmarks/fidelity,
+# "null per-call overhead").
 #
 #   benchmarks/probes/null_call.sh [cpu]
 set -e
