@@ -78,13 +78,19 @@ def test_a_runner_that_breaks_mid_run_is_lost_alone_and_run_exits_1(cb, db, mode
     assert ("runner-restarted" in kinds) == (mode == "bench-crash")
 
 
+def _as_from_a_terminal() -> None:
+    # A job a non-interactive shell starts with `&` inherits SIGINT ignored, and Python then
+    # keeps it ignored, as it should; a run started from a terminal has it at its default.
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _start_run(db: str, *args: str) -> subprocess.Popen:
     env = dict(os.environ, CIPHERBENCH_DB=db)
     return subprocess.Popen([sys.executable, "-m", "cipherbench", "run", "--impl", "openssl", "--primitive",
                              "aes-128-ctr", "--primitive", "aes-128-cbc", "--sizes", "16,256,1k,4k,16k",
                              "--batches", "60", "--batch-ms", "5", "--no-verify", "--no-extra-rounds", *args],
                             cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            start_new_session=True)
+                            start_new_session=True, preexec_fn=_as_from_a_terminal)
 
 
 def _wait_for_samples(db: str, proc: subprocess.Popen, at_least: int, timeout: float = 120) -> int:
