@@ -40,14 +40,26 @@ def interrupts_deferred() -> Iterator[None]:
     def hold(signum: int, frame: Any) -> None:
         held.append(signum)
     try:
-        old = {sig: signal.signal(sig, hold) for sig in STOPPING}
+        old = _swap({sig: hold for sig in STOPPING})
     except ValueError:  # not the main thread: signals reach the main thread only anyway
         yield
         return
     try:
         yield
     finally:
-        for sig, handler in old.items():
-            signal.signal(sig, handler)
+        _swap(old)
     if held:
         raise KeyboardInterrupt
+
+
+def _swap(handlers: dict[signal.Signals, Any]) -> dict[signal.Signals, Any]:
+    """Install these handlers as one step, returning the ones they replace. The signals are
+    blocked meanwhile, and the caller's mask put back after: one arriving between two
+    installs would otherwise run a handler that raises before the rest are in place
+    (SIGTERM left on a finished block's `hold`). One that arrives while blocked is
+    delivered on unblocking, to the new handler."""
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, STOPPING)
+    try:
+        return {sig: signal.signal(sig, h) for sig, h in handlers.items()}
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
