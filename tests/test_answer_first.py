@@ -46,6 +46,34 @@ def test_the_fastest_verified_wins_ties_are_said_and_exclusions_give_their_reaso
                    ("openssl", "aes-256-gcm"): Exclusion.FAILED}
 
 
+def test_aeads_are_ranked_on_whole_messages_where_the_run_timed_them():
+    """One seal per message with its own nonce is how AEADs are used, and libsodium offers
+    only that: where a run timed messages, every AEAD answer ranks on them, like with like,
+    and an implementation timed only as a stream is left out saying how to time it."""
+    ms = [point("openssl", "aes-128-gcm", 16384, 4000), point("openssl", "aes-128-gcm", 16384, 3500, workload="message"),
+          point("nettle", "chacha20-poly1305", 16384, 2000, workload="message"),
+          point("nettle", "chacha20-poly1305", 16384, 1, workload="bulk", error="unsupported: one call per message"),
+          point("java", "aes-128-gcm", 16384, 900)]
+    a = recommend(ms, IMPLS, cases=[UseCase.BULK_AEAD])[0]
+    assert [(f.impl, f.mb_per_s) for f in a.ranked] == [("openssl", 3500), ("nettle", 2000)]
+    assert a.where() == "at 16 KiB per message"
+    assert [(e.impl, e.reason, e.detail) for e in a.excluded] == [
+        ("java", Exclusion.NOT_TIMED, "not timed as message (--workload message)")]
+    stream_only = recommend([m for m in ms if m["workload"] == "bulk"], IMPLS, cases=[UseCase.BULK_AEAD])[0]
+    assert [f.impl for f in stream_only.ranked] == ["openssl", "java"] and stream_only.where() == "at 16 KiB"
+
+
+def test_the_quick_profile_times_aeads_as_messages_too():
+    from cipherbench.kinds import PrimitiveKind, Workload
+    from cipherbench.pipeline.plan import RunPlan
+
+    quick = RunPlan.from_preset("quick")
+    assert quick.workloads_for(PrimitiveKind.AEAD) == [Workload.BULK, Workload.MESSAGE]
+    assert quick.workloads_for(PrimitiveKind.CIPHER) == [Workload.BULK]
+    asked = RunPlan.from_preset("quick", workloads=[Workload.BULK])  # --workload bulk: that alone
+    assert asked.workloads_for(PrimitiveKind.AEAD) == [Workload.BULK]
+
+
 def test_a_figure_timed_on_several_cpus_is_never_ranked_as_a_library():
     """run --parallel stores the same point again as impl*N, its MB/s one CPU's share under
     that load: a noisy run can put it above the one-CPU figure, but no answer may name it."""

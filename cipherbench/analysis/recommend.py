@@ -148,10 +148,16 @@ class Answer:
     reference: tuple[Figure, ...] = ()  # the project's own code at the same size, never ranked
     excluded: tuple[Excluded, ...] = ()
     filtered: int = 0  # candidates left out by --language/--library
+    workload: Workload = Workload.BULK  # what every figure of the answer was timed as
 
     @property
     def best(self) -> Figure | None:
         return self.ranked[0] if self.ranked else None
+
+    def where(self) -> str:
+        """The size the answer ranks at, and how it was timed where that is not a stream."""
+        at = f"at {size_text(self.size)}" if self.size is not None else f"({self.spec.window()})"
+        return f"{at} per message" if self.workload is Workload.MESSAGE else at
 
 
 @dataclass
@@ -183,8 +189,10 @@ def is_parallel(m: Mapping[str, Any]) -> bool:
 
 
 def _workload(spec: UseCaseSpec, points: Iterable[Mapping[str, Any]]) -> Workload:
-    """Small messages are whole messages where the run timed them so; the rest bulk."""
-    if spec.case is UseCase.SMALL_MESSAGES and any(m["workload"] == Workload.MESSAGE for m in points):
+    """AEADs are ranked on whole messages, each sealed with its own nonce, where the run
+    timed them so (that is how they are used); everything else, and AEADs timed only as a
+    stream, on the bulk stream."""
+    if PrimitiveKind.AEAD in spec.kinds and any(m["workload"] == Workload.MESSAGE for m in points):
         return Workload.MESSAGE
     return Workload.BULK
 
@@ -254,8 +262,9 @@ def _floor(pair: _Pair, filters: Filters) -> Excluded | None:
     return None
 
 
-def _gate(pair: _Pair, point: Mapping[str, Any] | None, size: int, filters: Filters) -> Excluded | None:
-    """Why the pair cannot be ranked at `size`, or None."""
+def _gate(pair: _Pair, point: Mapping[str, Any] | None, size: int, filters: Filters,
+          workload: Workload = Workload.BULK) -> Excluded | None:
+    """Why the pair cannot be ranked at `size` in `workload`, or None."""
     name = pair.primitive.name
     verdicts = {m.get("verified") for m in pair.points}
     if Verdict.FAILED in verdicts:
@@ -265,6 +274,8 @@ def _gate(pair: _Pair, point: Mapping[str, Any] | None, size: int, filters: Filt
         return floor
     if Verdict.PASSED not in verdicts:
         return Excluded(pair.impl, name, Exclusion.UNVERIFIED)
+    if point is None and all(m["workload"] != workload for m in pair.points):
+        return Excluded(pair.impl, name, Exclusion.NOT_TIMED, f"not timed as {workload.value} (--workload {workload.value})")
     if point is None:
         timed = sorted({m["size"] for m in pair.points if m.get("size") and not m.get("error")})
         return Excluded(pair.impl, name, Exclusion.NOT_AT_SIZE,
@@ -308,9 +319,10 @@ def answer(spec: UseCaseSpec, measurements: Sequence[Mapping[str, Any]],
     ranked: list[Figure] = []
     reference: list[Figure] = []
     excluded: list[Excluded] = []
+    workload = _workload(spec, [m for pair in pairs for m in pair.points])
     for pair in pairs:
-        point = _point_at(pair, size, _workload(spec, pair.points))
-        why = _gate(pair, point, size, filters)
+        point = _point_at(pair, size, workload)
+        why = _gate(pair, point, size, filters, workload)
         if why is None and point is not None and _point_key(point) in bad:
             why = Excluded(pair.impl, pair.primitive.name, Exclusion.IMPLAUSIBLE, bad[_point_key(point)])
         if why is not None:
@@ -323,7 +335,7 @@ def answer(spec: UseCaseSpec, measurements: Sequence[Mapping[str, Any]],
         ranked = [ranked[0]] + [replace(f, ties_best=f.overlaps(ranked[0])) for f in ranked[1:]]
     excluded.sort(key=lambda e: (list(Exclusion).index(e.reason), e.impl, e.primitive))
     return Answer(spec, size, tuple(ranked), tuple(sorted(reference, key=lambda f: -f.mb_per_s)),
-                  tuple(excluded), filtered=len(every) - len(pairs))
+                  tuple(excluded), filtered=len(every) - len(pairs), workload=workload)
 
 
 def recommend(measurements: Sequence[Mapping[str, Any]], implementations: Sequence[Mapping[str, Any]],

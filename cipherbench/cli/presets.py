@@ -6,8 +6,9 @@ from __future__ import annotations
 import click
 from rich.table import Table
 
+from cipherbench import registry
 from cipherbench.cli.app import Ctx, out
-from cipherbench.kinds import RunStatus
+from cipherbench.kinds import PrimitiveKind, RunStatus
 from cipherbench.pipeline.plan import Preset, load_presets
 
 #: Implementations assumed to offer a named primitive when nothing was run yet: the
@@ -26,8 +27,11 @@ START_S = 20.0
 def rough_minutes(p: Preset) -> float:
     """Start-up, verification per pair, then points x (warm-up + timed batches + extra
     share) x batch length, plus calibration."""
+    reg = registry.load()
+    kinds = [PrimitiveKind(reg[n].kind) for n in p.primitives if n in reg] or [PrimitiveKind.CIPHER]
+    workloads = sum(len(p.workloads_for(k)) for k in kinds) / len(kinds)  # per primitive, on average
     pairs = len(p.primitives) * ASSUMED_IMPLEMENTATIONS if p.primitives else ASSUMED_ALL_PAIRS
-    points = pairs * len(p.sizes) * len(p.operations) * len(p.workloads)
+    points = pairs * len(p.sizes) * len(p.operations) * workloads
     batches = p.warmup_batches + p.batches * (1 + p.extra_share)
     timing = points * batches * p.batch_ms / 1000 * (1 + OVERHEAD_SHARE)
     return (START_S + pairs * VERIFY_S_PER_PAIR + timing) / 60

@@ -9,7 +9,7 @@ from typing import Any
 import click
 from rich.table import Table
 
-from cipherbench.analysis.recommend import USE_CASES, Answer, Filters, UseCase, recommend, size_text
+from cipherbench.analysis.recommend import USE_CASES, Answer, Filters, UseCase, recommend
 from cipherbench.cli.app import Ctx, out
 from cipherbench.errors import CipherbenchError, UsageError
 from cipherbench.report.answer import interval, mbps, short_lines
@@ -61,7 +61,7 @@ def short_provider(text: str) -> str:
 
 
 def _table(a: Answer, long: bool) -> Table:
-    t = Table(title=f"{a.spec.title} at {size_text(a.size or 0)}", title_justify="left", min_width=40)
+    t = Table(title=f"{a.spec.title} {a.where()}", title_justify="left", min_width=40)
     for col, just in (("#", "right"), ("implementation", "left"), ("primitive", "left"),
                       ("MB/s", "right"), ("interval", "left"), ("code path", "left")):
         t.add_column(col, justify=just, no_wrap=True, overflow="ellipsis")
@@ -83,7 +83,7 @@ def _print(answers: list[Answer], long: bool) -> None:
         if a.ranked or a.reference:
             out.print(_table(a, long))
         else:
-            out.print(f"[bold]{a.spec.title}[/] at {size_text(a.size)}: no verified candidate")
+            out.print(f"[bold]{a.spec.title}[/] {a.where()}: no verified candidate")
         if any(f.ties_best for f in a.ranked):
             out.print("  = ties with the fastest: the intervals overlap (within noise)")
         if len(a.ranked) > 5 and not long:

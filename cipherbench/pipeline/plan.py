@@ -15,7 +15,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from cipherbench.errors import UsageError
-from cipherbench.kinds import Operation, Workload
+from cipherbench.kinds import Operation, PrimitiveKind, Workload
 from cipherbench.paths import REPO
 
 PRESETS_FILE = REPO / "registry" / "experiments.toml"
@@ -69,7 +69,22 @@ class Knobs(BaseModel):
     parallel: int = Field(1, ge=1, le=256)
 
 
-class Preset(Knobs):
+class Workloads(BaseModel):
+    """How the calls of a point are made (kinds.Workload), for every primitive and by kind."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    workloads: list[Workload] = [Workload.BULK]
+    # workloads timed besides `workloads` for primitives of a kind: AEADs as whole
+    # messages, each sealed with its own nonce, as they are used (and as some libraries
+    # offer them only); an explicit --workload replaces them
+    kind_workloads: dict[PrimitiveKind, list[Workload]] = {}
+
+    def workloads_for(self, kind: PrimitiveKind) -> list[Workload]:
+        """The workloads a primitive of this kind is timed in, in a stable order."""
+        return list(dict.fromkeys([*self.workloads, *self.kind_workloads.get(kind, [])]))
+
+
+class Preset(Knobs, Workloads):
     """One table of registry/experiments.toml."""
 
     title: str
@@ -78,13 +93,12 @@ class Preset(Knobs):
     implementations: list[str] = []  # [] = every available one
     sizes: list[Size] = Field(min_length=1)
     operations: list[Operation] = [Operation.ENCRYPT]
-    workloads: list[Workload] = [Workload.BULK]
     diffusion: DiffusionSampling | None = None
     envs: list[str] = []  # environments whose engines run too (cipherbench env create)
     ct: SideChannelSettings | None = None  # read by `cipherbench ct`, not by a run
 
 
-class RunPlan(Knobs):
+class RunPlan(Knobs, Workloads):
     """Everything one run needs to know, JSON-serialisable (a fleet ships it to workers)."""
 
     preset: str
@@ -92,7 +106,6 @@ class RunPlan(Knobs):
     primitives: list[str] = []
     sizes: list[Size] = Field(min_length=1)
     operations: list[Operation] = [Operation.ENCRYPT]
-    workloads: list[Workload] = [Workload.BULK]
     diffusion: DiffusionSampling | None = None
     verify: bool = True  # False: timed unverified, and marked so
     reverify: bool = False  # True: verify every pair again, even one remembered (kat/cache.py)
@@ -111,6 +124,8 @@ class RunPlan(Knobs):
             raise UsageError(f"unknown profile or experiment '{name}'; known: {', '.join(sorted(presets))}")
         base = presets[name].model_dump(exclude={"title", "source", "ct"})  # ct: not a run setting
         given = {k: v for k, v in overrides.items() if v is not None and v != [] and v != ()}
+        if "workloads" in given:  # the workloads asked for, and no others
+            given.setdefault("kind_workloads", {})
         try:
             return cls.model_validate({**base, **given, "preset": name})
         except ValidationError as e:

@@ -37,7 +37,7 @@ def plan_points(s: Session, plan: RunPlan) -> list[Point]:
         if p.kind == PrimitiveKind.NULL:
             continue
         for op in operations_for(p, plan.operations):
-            for wl in plan.workloads:
+            for wl in plan.workloads_for(PrimitiveKind(p.kind)):
                 if p.kind == PrimitiveKind.HASH and wl is Workload.REKEY:
                     continue
                 for size in ([0] if op.is_keysetup else whole_block_sizes(p, plan.sizes)):

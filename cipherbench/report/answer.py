@@ -8,7 +8,7 @@ import html
 from collections import Counter
 from collections.abc import Sequence
 
-from cipherbench.analysis.recommend import Answer, Excluded, Figure, size_text
+from cipherbench.analysis.recommend import Answer, Excluded, Figure
 
 #: Runners-up named in the short form, beside any that tie with the fastest.
 RUNNERS_UP = 2
@@ -58,9 +58,9 @@ def short_lines(answers: Sequence[Answer], width: int = 80) -> list[str]:
             continue
         best = a.best
         if best is None:
-            lines.append(f"{a.spec.title} at {size_text(a.size)}: no verified candidate"[:width])
+            lines.append(f"{a.spec.title} {a.where()}: no verified candidate"[:width])
         else:
-            head = f"{a.spec.title} at {size_text(a.size)}: {label(best)} {mbps(best.mb_per_s)} {interval(best)}"
+            head = f"{a.spec.title} {a.where()}: {label(best)} {mbps(best.mb_per_s)} {interval(best)}"
             if len(head) > width:
                 head = f"{a.spec.title}: {label(best)} {mbps(best.mb_per_s)}"
             lines.append(head[:width])
@@ -114,7 +114,7 @@ def html_section(answers: Sequence[Answer]) -> str:
                             "</li>" for e in a.excluded)
             detail.append(f"<details><summary>left out: {html.escape(exclusion_counts(a.excluded))}</summary>"
                           f"<ul>{items}</ul></details>")
-        rows.append(f"<tr><th>{title}<br><span class=dim>{size_text(a.size)}</span></th><td>{best}</td>"
+        rows.append(f"<tr><th>{title}<br><span class=dim>{html.escape(a.where())}</span></th><td>{best}</td>"
                     f"<td class=detail>{'<br>'.join(detail)}</td></tr>")
     missing = [f"{html.escape(a.spec.title)} ({html.escape(a.spec.window())})" for a in answers if a.size is None]
     if missing:
@@ -140,7 +140,7 @@ def markdown_lines(answers: Sequence[Answer]) -> list[str]:
             ups += f"; {len(a.ranked) - 1 - HTML_SHOWN} more"
         if a.reference:
             ups += ("; " if ups else "") + f"reference {a.reference[0].primitive} {mbps(a.reference[0].mb_per_s)} (not ranked)"
-        out.append(f"| {a.spec.title} | {size_text(a.size)} | {label(b) if b else 'none verified'} | "
+        out.append(f"| {a.spec.title} | {a.where()} | {label(b) if b else 'none verified'} | "
                    f"{mbps(b.mb_per_s) if b else ''} | {interval(b) if b else ''} | {ups} | "
                    f"{exclusion_counts(a.excluded)} |")
     out.append("")
