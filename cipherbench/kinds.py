@@ -65,6 +65,20 @@ class Verdict(StrEnum):
     NOT_APPLICABLE = "n/a"  # the null primitive: nothing to verify
 
 
+class RunKind(StrEnum):
+    """What a stored run holds, as the command that made it says (runs.kind)."""
+
+    SPEED = "speed"  # `run`: a profile or an experiment timed on this machine
+    CT = "ct"  # `ct`: side-channel checks, no timed points
+    BUILDS = "builds"  # `builds run`: compiler x flag variants timed beside the ordinary build
+    FLEET = "fleet"  # one machine's run of `fleet run`
+
+    @property
+    def timed(self) -> bool:
+        """Its measurements are figures that show, report, compare and recommend read."""
+        return self is not RunKind.CT
+
+
 class RunStatus(StrEnum):
     RUNNING = "running"
     COMPLETE = "complete"

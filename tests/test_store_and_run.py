@@ -3,7 +3,8 @@ import json
 import math
 import sqlite3
 
-from cipherbench.store.db import Store
+from cipherbench.kinds import RunKind
+from cipherbench.store.db import SCHEMA_VERSION, Store
 
 
 def test_store_round_trip(tmp_path):
@@ -194,7 +195,8 @@ def test_a_store_of_schema_1_gains_the_later_columns_and_keeps_its_runs(tmp_path
         [(None, None, None), (3.2, 3.41, True)]
     new = s.run(rid)
     assert (new["measurements"][0]["cycles_low"], new["measurements"][0]["shared_batches"],
-            new["schema_version"]) == (39.0, 1, 6)
+            new["schema_version"]) == (39.0, 1, SCHEMA_VERSION)
+    assert [(r.id, r.kind) for r in s.run_summaries()] == [(1, RunKind.SPEED), (rid, RunKind.SPEED)]
     assert "environment" in {r[1] for r in sqlite3.connect(path).execute("pragma table_info(run_implementations)")}
     Store(s.url)  # opening it again finds nothing to add
 

@@ -13,6 +13,7 @@ from pathlib import Path
 from cipherbench.builds.make import BuildRecord, BuildStatus
 from cipherbench.builds.matrix import Matrix
 from cipherbench.errors import UsageError
+from cipherbench.kinds import RunKind
 from cipherbench.measure.runner import RunnerSpec
 from cipherbench.pipeline import Progress, RunOutcome, RunPlan, load_presets, run_plan
 from cipherbench.store.db import Store
@@ -66,7 +67,7 @@ class VariantRun:
 
     def plan(self) -> RunPlan:
         """The matrix's experiment, for exactly the variants' and baselines' implementations."""
-        return RunPlan.from_preset(self.matrix.experiment, implementations=self.impls())
+        return RunPlan.from_preset(self.matrix.experiment, implementations=self.impls(), kind=RunKind.BUILDS)
 
 
 def run_variants(vr: VariantRun, store: Store, progress: Progress | None = None) -> RunOutcome:

@@ -130,9 +130,9 @@ def recommend_cmd(c: Ctx, run_id, cases, languages, libraries, min_key_bits, min
     """Which cipher and which library: the fastest verified implementation per use case in a
     stored run (the latest by default), with runners-up, ties within noise and exclusions."""
     store = c.store(create=False)
-    rid = run_id or store.latest_run()
+    rid = store.timed_run(run_id, "recommend")
     if rid is None:
-        raise CipherbenchError(f"no runs stored in {describe(store.url)} yet (run 'cipherbench run')")
+        raise CipherbenchError(f"no speed run stored in {describe(store.url)} yet (run 'cipherbench run')")
     filters = Filters(tuple(RUNNER_ALIASES.get(x.lower(), x.lower()) for x in languages), tuple(libraries), min_key_bits, min_block_bits, min_margin,
                       constant_time, size)
     answers = answers_of(store, rid, filters, tuple(UseCase(x) for x in cases))

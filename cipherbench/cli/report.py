@@ -91,6 +91,7 @@ def compare_cmd(c: Ctx, run_a, run_b, db, db_b, as_json):
 
     store_a = _store(c, db)
     store_b = Store(db_b, create=False) if db_b else store_a
+    store_a.check_timed(run_a, "compare"), store_b.check_timed(run_b, "compare")
     a, b = load_run(store_a, run_a), load_run(store_b, run_b)
     res = cmp.compare(a, b)
     if as_json:

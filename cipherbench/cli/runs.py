@@ -14,7 +14,7 @@ from cipherbench.store.db import describe
 @click.option("--last", type=click.IntRange(1, 100_000), default=None, help="Only the last N runs.")
 @click.pass_obj
 def runs_cmd(c: Ctx, last):
-    """List the stored runs: id, when, profile, status, host, timed points."""
+    """List the stored runs: id, when, kind (speed, ct, builds, fleet), profile, status, host, timed points."""
     store = c.store(create=False)
     rows = store.run_summaries()
     if last:
@@ -23,7 +23,7 @@ def runs_cmd(c: Ctx, last):
         out.print(f"no runs stored in {describe(store.url)} yet (run 'cipherbench run')", markup=False)
         return
     t = Table(title=f"runs in {describe(store.url)}", title_justify="left")
-    for col, just in (("id", "right"), ("started (UTC)", "left"), ("minutes", "right"), ("profile", "left"),
+    for col, just in (("id", "right"), ("started (UTC)", "left"), ("minutes", "right"), ("kind", "left"), ("profile", "left"),
                       ("status", "left"), ("host", "left"), ("points", "right")):
         t.add_column(col, justify=just, overflow="ellipsis", no_wrap=True)
     for r in rows:
@@ -32,6 +32,6 @@ def runs_cmd(c: Ctx, last):
         if r.finished_at is not None:
             finished = r.finished_at.replace(tzinfo=r.finished_at.tzinfo or UTC)
             minutes = f"{(finished - started).total_seconds() / 60:.1f}"
-        t.add_row(str(r.id), started.strftime("%Y-%m-%d %H:%M"), minutes, r.profile or "", r.status,
+        t.add_row(str(r.id), started.strftime("%Y-%m-%d %H:%M"), minutes, r.kind.value, r.profile or "", r.status,
                   (r.host or "")[:20], f"{r.points:,}")
     out.print(t)

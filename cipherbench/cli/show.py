@@ -310,8 +310,8 @@ def fit_rows(measurements) -> list[tuple[str, ...]]:
 def show(c: Ctx, run_id, as_json, form):
     """Show a stored run (the latest by default)."""
     store = c.store(create=False)
-    rid = run_id or store.latest_run()
+    rid = store.timed_run(run_id, "show")
     if rid is None:
-        raise CipherbenchError(f"no runs stored in {describe(store.url)} yet (run 'cipherbench run')")
+        raise CipherbenchError(f"no speed run stored in {describe(store.url)} yet (run 'cipherbench run')")
     show_run(store, rid, as_json, form)
 

@@ -22,7 +22,7 @@ from cipherbench.ct import dudect, taint
 from cipherbench.ct.records import Method, Secret, StatResult, TaintResult, as_row
 from cipherbench.ct.show import table
 from cipherbench.errors import CipherbenchError, UsageError
-from cipherbench.kinds import RunStatus
+from cipherbench.kinds import RunKind, RunStatus
 from cipherbench.measure.context import usable_cpus
 from cipherbench.measure.session import primitive_named
 from cipherbench.pipeline.plan import SideChannelSettings, load_presets
@@ -138,7 +138,7 @@ def _store_run(c, session, plan: Plan, attach: int | None):
     settings = {"ct": {"experiment": plan.experiment, "methods": [m.value for m in plan.methods],
                        "secrets": [s.value for s in plan.secrets], "samples": plan.samples, "seed": plan.seed,
                        "valgrind_options": taint.VALGRIND_OPTIONS}}
-    run_id = store.begin_run(uuid=uuid.uuid4().hex, profile=f"ct:{plan.experiment or 'custom'}",
+    run_id = store.begin_run(uuid=uuid.uuid4().hex, profile=f"ct:{plan.experiment or 'custom'}", kind=RunKind.CT.value,
                              command=" ".join(shlex.quote(a) for a in sys.argv), host=ctx["host"],
                              cipherbench_version=__version__, git_revision=ctx["git_revision"], context=ctx,
                              settings=settings, pid=os.getpid())

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from cipherbench.errors import CipherbenchError
-from cipherbench.kinds import RunStatus
+from cipherbench.kinds import RunKind, RunStatus
 from cipherbench.paths import BUILD
 from cipherbench.pipeline import Progress, RunPlan, WarningKind, run_plan
 from cipherbench.pipeline.execute import Advance, Unit
@@ -126,8 +126,8 @@ class EventProgress(Progress):
 
 def run_plan_here(plan: RunPlan, store_url: str, progress: Progress) -> tuple[int | None, RunStatus, str | None]:
     """Run the plan on this machine into the store: (run id, status, why not complete)."""
-    with whole_machine():
-        outcome = run_plan(plan, Store(store_url), progress)
+    with whole_machine():  # stored as one machine's run of a fleet, whatever the client sent
+        outcome = run_plan(plan.model_copy(update={"kind": RunKind.FLEET}), Store(store_url), progress)
     detail = None
     if outcome.status is not RunStatus.COMPLETE:
         why = [w.message for w in outcome.warnings if w.kind in (WarningKind.POINTS_FAILED, WarningKind.RUNNER_LOST)]

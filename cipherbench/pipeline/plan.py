@@ -15,7 +15,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from cipherbench.errors import UsageError
-from cipherbench.kinds import Operation, PrimitiveKind, Workload
+from cipherbench.kinds import Operation, PrimitiveKind, RunKind, Workload
 from cipherbench.paths import REPO
 
 PRESETS_FILE = REPO / "registry" / "experiments.toml"
@@ -102,6 +102,7 @@ class RunPlan(Knobs, Workloads):
     """Everything one run needs to know, JSON-serialisable (a fleet ships it to workers)."""
 
     preset: str
+    kind: RunKind = RunKind.SPEED  # what the stored run is (builds and fleet runs say so)
     implementations: list[str] = []
     primitives: list[str] = []
     sizes: list[Size] = Field(min_length=1)

@@ -42,7 +42,7 @@ SAMPLE_FIELDS = ("seq", "warmup", "loops", "ns", "tsc", "core_cycles", "core_ghz
 IMPLEMENTATION_FIELDS = ("impl", "runner", "library", "version", "available", "reason",
                          "primitives", "notes", "environment")
 VERIFICATION_FIELDS = ("impl", "primitive", "status", "checks", "failures", "verified_at")
-RUN_FIELDS = ("uuid", "profile", "status", "started_at", "finished_at", "command", "host",
+RUN_FIELDS = ("uuid", "profile", "kind", "status", "started_at", "finished_at", "command", "host",
               "cipherbench_version", "git_revision", "settings", "warnings")
 
 
@@ -117,9 +117,9 @@ class ReportData:
 
 
 def resolve_runs(store: Store, run_ids) -> list[int]:
-    ids = list(run_ids)
+    ids = [store.check_timed(rid, "report") for rid in run_ids]
     if not ids:
-        rid = store.latest_run(complete_only=True)
+        rid = store.latest_run(complete_only=True)  # of speed runs: never a ct run made after one
         if rid is None:
             raise CipherbenchError(f"no complete run stored in {describe(store.url)} yet "
                                    "(run 'cipherbench run' first, or name one with --run)")

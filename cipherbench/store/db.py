@@ -28,6 +28,10 @@ Schema versions (runs.schema_version says which one wrote a run):
    the implementation was built with (cipherbench/envs/describe.py; null in older runs and
    for language runners). Added the same way. Also the table ct_results: the side-channel
    checks of a run (cipherbench/ct); opening an older store creates it, empty.
+7. adds runs.kind (kinds.RunKind: speed, ct, builds, fleet), set by the command that
+   starts a run. Opening an older store fills it once from what older versions wrote:
+   a profile `ct:...` is ct, a profile `compilers-...` (registry/builds.toml's
+   experiments) builds, a run named in fleet_hosts fleet, any other speed.
 """
 from __future__ import annotations
 
@@ -57,13 +61,14 @@ from sqlalchemy import (
     inspect,
     select,
 )
-from sqlalchemy.engine import Engine
+from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import ArgumentError, OperationalError, SQLAlchemyError
 
 from cipherbench.errors import CipherbenchError, UsageError
+from cipherbench.kinds import RunKind, RunStatus
 from cipherbench.store.records import MeasurementRecord, columns
 
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 #: A row as the store reads and writes it: column name -> value.
 Row = dict[str, Any]
 meta = MetaData()
@@ -76,6 +81,7 @@ runs = Table(
     Column("finished_at", DateTime(timezone=True)),
     Column("status", String(16), nullable=False),  # kinds.RunStatus
     Column("profile", String(64)),
+    Column("kind", String(16)),  # kinds.RunKind; null only while an older store is opened
     Column("command", Text),
     Column("host", String(255)),
     Column("cipherbench_version", String(32)),
@@ -208,6 +214,20 @@ class RunSummary:
     status: str  # kinds.RunStatus
     host: str | None
     points: int  # measurements with figures
+    kind: RunKind = RunKind.SPEED
+
+
+def kind_of_old_run(profile: str | None, in_fleet: bool = False) -> RunKind:
+    """The kind of a run stored before runs had one (schema 7), from what was written then:
+    `ct` named its profile ct:EXPERIMENT, `builds run` times registry/builds.toml's
+    compilers-* experiments, and a fleet's machines are named in fleet_hosts."""
+    if in_fleet:
+        return RunKind.FLEET
+    if (profile or "").startswith("ct:"):
+        return RunKind.CT
+    if (profile or "").startswith("compilers-"):
+        return RunKind.BUILDS
+    return RunKind.SPEED
 
 
 def _first_line(e: BaseException) -> str:
@@ -304,6 +324,7 @@ class Store:
         prep = self.engine.dialect.identifier_preparer
         if "runs" in tables and "ct_results" not in tables:  # schema 6 added the table
             ct_results.create(self.engine)
+        added: set[tuple[str, str]] = set()
         with self.engine.begin() as c:
             for table in meta.sorted_tables:
                 if table.name not in tables:
@@ -314,12 +335,25 @@ class Store:
                         kind = col.type.compile(dialect=self.engine.dialect)
                         c.exec_driver_sql(f"ALTER TABLE {prep.quote(table.name)} "
                                           f"ADD COLUMN {prep.quote(col.name)} {kind}")
+                        added.add((table.name, col.name))
+            if ("runs", "kind") in added:
+                self._fill_run_kinds(c, tables)
+
+    @staticmethod
+    def _fill_run_kinds(c: Connection, tables: set[str]) -> None:
+        """Schema 7: the kind of each run an older version stored, from what it wrote."""
+        fleet: set[int] = set()
+        if "fleet_hosts" in tables:
+            fleet = {r[0] for r in c.exec_driver_sql("SELECT run_id FROM fleet_hosts WHERE run_id IS NOT NULL")}
+        for rid, profile in c.execute(select(runs.c.id, runs.c.profile).where(runs.c.kind.is_(None))).all():
+            c.execute(runs.update().where(runs.c.id == rid).values(kind=kind_of_old_run(profile, rid in fleet).value))
 
     # ------------------------------------------------------------------ writing
     def begin_run(self, **fields: Any) -> int:
         fields.setdefault("started_at", datetime.now(UTC))
         fields.setdefault("status", "running")
         fields.setdefault("schema_version", SCHEMA_VERSION)
+        fields.setdefault("kind", RunKind.SPEED.value)
         with self.engine.begin() as c:
             return int(c.execute(runs.insert().values(**fields)).inserted_primary_key[0])
 
@@ -441,16 +475,37 @@ class Store:
         points = (select(measurements.c.run_id, func.count().label("n"))
                   .where(measurements.c.error.is_(None)).group_by(measurements.c.run_id).subquery())
         q = (select(runs.c.id, runs.c.started_at, runs.c.finished_at, runs.c.profile, runs.c.status, runs.c.host,
-                    func.coalesce(points.c.n, 0)).outerjoin(points, points.c.run_id == runs.c.id).order_by(runs.c.id))
+                    func.coalesce(points.c.n, 0), runs.c.kind)
+             .outerjoin(points, points.c.run_id == runs.c.id).order_by(runs.c.id))
         with self.engine.connect() as c:
-            return [RunSummary(*row) for row in c.execute(q)]
+            return [RunSummary(r.id, r.started_at, r.finished_at, r.profile, r.status, r.host, r[6], RunKind(r.kind))
+                    for r in c.execute(q)]
 
-    def latest_run(self, complete_only: bool = False) -> int | None:
-        q = select(func.max(runs.c.id))
+    def latest_run(self, complete_only: bool = False, kind: RunKind = RunKind.SPEED) -> int | None:
+        """The newest run of a kind: reading commands answer about the latest speed run,
+        never about a ct run made after it."""
+        q = select(func.max(runs.c.id)).where(runs.c.kind == kind.value)
         if complete_only:
-            q = q.where(runs.c.status == "complete")
+            q = q.where(runs.c.status == RunStatus.COMPLETE.value)
         with self.engine.connect() as c:
             return c.execute(q).scalar()
+
+    def timed_run(self, run_id: int | None, command: str, complete_only: bool = False) -> int | None:
+        """The run a reading command answers about: `run_id`, which must hold timed points,
+        or the latest speed run (None when there is none). A run of the wrong kind is a
+        one-line UsageError naming its kind."""
+        return self.latest_run(complete_only=complete_only) if run_id is None else self.check_timed(run_id, command)
+
+    def check_timed(self, run_id: int, command: str) -> int:
+        """`run_id`, if it is a stored run with timed points; else a one-line UsageError."""
+        with self.engine.connect() as c:
+            kind = c.execute(select(runs.c.kind).where(runs.c.id == run_id)).scalar()
+        if kind is None:
+            raise UsageError(f"no run {run_id} in {describe(self.url)} (see 'cipherbench runs')")
+        if not RunKind(kind).timed:
+            raise UsageError(f"run {run_id} is a {kind} run, with no timed points: {command} reads speed, "
+                             "builds and fleet runs (see 'cipherbench runs')")
+        return run_id
 
     def run(self, run_id: int) -> Row:
         with self.engine.connect() as c:

@@ -32,6 +32,7 @@ from cipherbench.store.db import (
     ct_results,
     describe,
     diffusion,
+    kind_of_old_run,
     measurements,
     run_implementations,
     runs,
@@ -90,6 +91,7 @@ def import_document(store: Store, doc: dict[str, Any]) -> int:
                 uuid=uuid, started_at=_when(run.get("started_at")) or datetime.now().astimezone(),
                 finished_at=_when(run.get("finished_at")), status=run.get("status") or "complete",
                 profile=run.get("profile"), command=run.get("command"), host=run.get("host"),
+                kind=run.get("kind") or kind_of_old_run(run.get("profile")).value,
                 cipherbench_version=run.get("cipherbench_version"), git_revision=run.get("git_revision"),
                 context=doc.get("context") or {}, settings=run.get("settings") or {},
                 warnings=run.get("warnings") or [], schema_version=SCHEMA_VERSION)).inserted_primary_key[0]
