@@ -98,7 +98,7 @@ def test_filters_and_security_floors():
     assert not legacy.ranked and {e.reason for e in legacy.excluded} == {Exclusion.BLOCK_BELOW}
     only_java = recommend(ms, IMPLS, Filters(languages=("java",)), [UseCase.LEGACY])[0]
     assert [f.impl for f in only_java.ranked] == ["java"] and only_java.filtered == 2
-    # no run stores a constant-time column yet: every candidate is left out as unknown
+    # no ct verdict for any of these builds: every candidate is left out as not checked
     ct = recommend(ms, IMPLS, Filters(constant_time=True), [UseCase.LEGACY])[0]
     assert not ct.ranked and {e.reason for e in ct.excluded} == {Exclusion.NOT_CONSTANT_TIME}
 

@@ -22,6 +22,7 @@ from typing import Any
 
 from cipherbench import registry
 from cipherbench.analysis import margins
+from cipherbench.analysis.constant_time import NOT_CHECKED, CtMark
 from cipherbench.analysis.plausibility import flagged
 from cipherbench.kinds import Operation, PrimitiveKind, Verdict, Workload
 
@@ -103,7 +104,7 @@ class Filters:
     min_key_bits: int = 0
     min_block_bits: int = 0
     min_margin: float = 0.0  # 1 - rounds attacked / full rounds (analysis/margins.py)
-    constant_time: bool = False  # only implementations a stored constant_time column vouches for
+    constant_time: bool = False  # only builds a stored ct verdict vouches for (analysis/constant_time.py)
     size: int | None = None  # rank every use case at this size instead of its own
 
 
@@ -125,6 +126,7 @@ class Figure:
     runner: str
     reference: bool = False
     ties_best: bool = False  # its interval overlaps the fastest one's
+    ct: CtMark = NOT_CHECKED  # the latest constant-time verdict of this build (analysis/constant_time.py)
 
     def overlaps(self, other: Figure) -> bool:
         if None in (self.mb_low, self.mb_high, other.mb_low, other.mb_high):
@@ -263,7 +265,7 @@ def _floor(pair: _Pair, filters: Filters) -> Excluded | None:
 
 
 def _gate(pair: _Pair, point: Mapping[str, Any] | None, size: int, filters: Filters,
-          workload: Workload = Workload.BULK) -> Excluded | None:
+          workload: Workload = Workload.BULK, ct: CtMark = NOT_CHECKED) -> Excluded | None:
     """Why the pair cannot be ranked at `size` in `workload`, or None."""
     name = pair.primitive.name
     verdicts = {m.get("verified") for m in pair.points}
@@ -284,18 +286,17 @@ def _gate(pair: _Pair, point: Mapping[str, Any] | None, size: int, filters: Filt
         return Excluded(pair.impl, name, Exclusion.NOT_TIMED, str(point.get("error") or "")[:60])
     if point.get("verified") != Verdict.PASSED:
         return Excluded(pair.impl, name, Exclusion.UNVERIFIED)
-    if filters.constant_time and point.get("constant_time") is not True:
-        return Excluded(pair.impl, name, Exclusion.NOT_CONSTANT_TIME,
-                        "no constant-time data stored" if "constant_time" not in point else "")
+    if filters.constant_time and not ct.vouched:
+        return Excluded(pair.impl, name, Exclusion.NOT_CONSTANT_TIME, ct.short())
     return None
 
 
-def _figure(pair: _Pair, m: Mapping[str, Any]) -> Figure:
+def _figure(pair: _Pair, m: Mapping[str, Any], ct: CtMark = NOT_CHECKED) -> Figure:
     size, lo, hi = m["size"], m.get("ns_low"), m.get("ns_high")
     return Figure(impl=pair.impl, primitive=pair.primitive.name, size=size, mb_per_s=float(m["mb_per_s"]),
                   mb_low=size / hi * 1e3 if hi else None, mb_high=size / lo * 1e3 if lo else None,
                   ns_per_call=float(m["ns_per_call"]), provider=str(m.get("provider") or ""),
-                  runner=pair.runner, reference=is_reference(pair.impl, pair.library))
+                  runner=pair.runner, reference=is_reference(pair.impl, pair.library), ct=ct)
 
 
 def _chosen(pair: _Pair, filters: Filters) -> bool:
@@ -309,7 +310,9 @@ def _point_key(m: Mapping[str, Any]) -> tuple[str, str, str, str, int]:
 
 
 def answer(spec: UseCaseSpec, measurements: Sequence[Mapping[str, Any]],
-           implementations: Sequence[Mapping[str, Any]], filters: Filters = NO_FILTERS) -> Answer:
+           implementations: Sequence[Mapping[str, Any]], filters: Filters = NO_FILTERS,
+           ct: Mapping[tuple[str, str], CtMark] | None = None) -> Answer:
+    """`ct`: (implementation, primitive) -> its constant-time mark (constant_time.ct_marks)."""
     every = _pairs(spec, measurements, implementations)
     pairs = [p for p in every if _chosen(p, filters)]
     size = _size_for(spec, pairs, filters)
@@ -322,13 +325,14 @@ def answer(spec: UseCaseSpec, measurements: Sequence[Mapping[str, Any]],
     workload = _workload(spec, [m for pair in pairs for m in pair.points])
     for pair in pairs:
         point = _point_at(pair, size, workload)
-        why = _gate(pair, point, size, filters, workload)
+        mark = (ct or {}).get((pair.impl, pair.primitive.name), NOT_CHECKED)
+        why = _gate(pair, point, size, filters, workload, mark)
         if why is None and point is not None and _point_key(point) in bad:
             why = Excluded(pair.impl, pair.primitive.name, Exclusion.IMPLAUSIBLE, bad[_point_key(point)])
         if why is not None:
             excluded.append(why)
         elif point is not None:
-            fig = _figure(pair, point)
+            fig = _figure(pair, point, mark)
             (reference if fig.reference else ranked).append(fig)
     ranked.sort(key=lambda f: -f.mb_per_s)
     if ranked:
@@ -339,7 +343,8 @@ def answer(spec: UseCaseSpec, measurements: Sequence[Mapping[str, Any]],
 
 
 def recommend(measurements: Sequence[Mapping[str, Any]], implementations: Sequence[Mapping[str, Any]],
-              filters: Filters = NO_FILTERS, cases: Sequence[UseCase] = ()) -> list[Answer]:
+              filters: Filters = NO_FILTERS, cases: Sequence[UseCase] = (),
+              ct: Mapping[tuple[str, str], CtMark] | None = None) -> list[Answer]:
     """The answer for every use case (or those named), in USE_CASES order."""
-    return [answer(s, measurements, implementations, filters) for s in USE_CASES
+    return [answer(s, measurements, implementations, filters, ct) for s in USE_CASES
             if not cases or s.case in cases]

@@ -9,6 +9,7 @@ from typing import Any
 import click
 from rich.table import Table
 
+from cipherbench.analysis.constant_time import LEGEND, ct_marks
 from cipherbench.analysis.recommend import USE_CASES, Answer, Filters, UseCase, recommend
 from cipherbench.cli.app import Ctx, out
 from cipherbench.errors import CipherbenchError, UsageError
@@ -23,7 +24,7 @@ RUNNER_ALIASES = {"c": "native", "c++": "native", "cpp": "native", "engine": "na
 def answers_of(store: Store, run_id: int, filters: Filters | None = None,
                cases: tuple[UseCase, ...] = ()) -> list[Answer]:
     r = store.run(run_id)
-    return recommend(r["measurements"], r["implementations"], filters or Filters(), cases)
+    return recommend(r["measurements"], r["implementations"], filters or Filters(), cases, ct_marks(store, run_id))
 
 
 def print_short(store: Store, run_id: int) -> None:
@@ -63,15 +64,15 @@ def short_provider(text: str) -> str:
 def _table(a: Answer, long: bool) -> Table:
     t = Table(title=f"{a.spec.title} {a.where()}", title_justify="left", min_width=40)
     for col, just in (("#", "right"), ("implementation", "left"), ("primitive", "left"),
-                      ("MB/s", "right"), ("interval", "left"), ("code path", "left")):
+                      ("MB/s", "right"), ("interval", "left"), ("ct", "left"), ("code path", "left")):
         t.add_column(col, justify=just, no_wrap=True, overflow="ellipsis")
     shown = a.ranked if long else a.ranked[:5]
     for n, f in enumerate(shown, 1):
         rank = "=" if f.ties_best else str(n)
-        t.add_row(rank, f.impl, f.primitive, mbps(f.mb_per_s), interval(f),
+        t.add_row(rank, f.impl, f.primitive, mbps(f.mb_per_s), interval(f), f.ct.short() if long else f.ct.symbol(),
                   f.provider if long else short_provider(f.provider))
     for f in a.reference:
-        t.add_row("ref", f.impl, f.primitive, mbps(f.mb_per_s), interval(f), "not ranked")
+        t.add_row("ref", f.impl, f.primitive, mbps(f.mb_per_s), interval(f), f.ct.symbol(), "not ranked")
     return t
 
 
@@ -84,6 +85,10 @@ def _print(answers: list[Answer], long: bool) -> None:
             out.print(_table(a, long))
         else:
             out.print(f"[bold]{a.spec.title}[/] {a.where()}: no verified candidate")
+        if a.best is not None and a.best.ct.run_id is not None:  # which check vouched, and when
+            when = a.best.ct.when.strftime("%Y-%m-%d %H:%M") if a.best.ct.when else "?"
+            out.print(f"  {a.best.impl} {a.best.primitive}: {a.best.ct.short()}, checked {when}",
+                      markup=False, highlight=False)
         if any(f.ties_best for f in a.ranked):
             out.print("  = ties with the fastest: the intervals overlap (within noise)")
         if len(a.ranked) > 5 and not long:
@@ -119,8 +124,8 @@ def _as_json(answers: list[Answer]) -> str:
               help="Leave out ciphers whose best published attack leaves less than this share of the rounds "
                    "(registry/security-margins.toml; 0.3 = 30%).")
 @click.option("--constant-time", is_flag=True,
-              help="Only implementations the run vouches for as constant-time (no run stores this yet: "
-                   "every candidate is then left out as unknown).")
+              help="Only builds a stored side-channel check vouches for (`cipherbench ct`, any run: the "
+                   "latest verdict for the same build and code path; taint for native code).")
 @click.option("--size", type=click.IntRange(1, 1 << 30), default=None, help="Rank every use case at this size (bytes).")
 @click.option("--long", "long_", is_flag=True, help="Every ranked and left-out candidate, full code-path names.")
 @click.option("--json", "as_json", is_flag=True, help="The answer as JSON.")
@@ -145,6 +150,7 @@ def recommend_cmd(c: Ctx, run_id, cases, languages, libraries, min_key_bits, min
     out.print(f"run {rid}: fastest verified per use case (MB/s = 10^6 bytes/s; interval = the median's "
               "confidence interval)", markup=False)
     _print(answers, long_)
+    out.print(LEGEND, markup=False, highlight=False)
 
 
 __all__ = ["USE_CASES", "recommend_cmd", "print_short", "short_provider"]

@@ -22,6 +22,7 @@ from cipherbench.ct import dudect, taint
 from cipherbench.ct.records import Method, Secret, StatResult, TaintResult, as_row
 from cipherbench.ct.show import table
 from cipherbench.errors import CipherbenchError, UsageError
+from cipherbench.kat.cache import runner_ids
 from cipherbench.kinds import RunKind, RunStatus
 from cipherbench.measure.context import usable_cpus
 from cipherbench.measure.session import primitive_named
@@ -142,7 +143,7 @@ def _store_run(c, session, plan: Plan, attach: int | None):
                              command=" ".join(shlex.quote(a) for a in sys.argv), host=ctx["host"],
                              cipherbench_version=__version__, git_revision=ctx["git_revision"], context=ctx,
                              settings=settings, pid=os.getpid())
-    store.add_implementations(run_id, session.impls.values())
+    store.add_implementations(run_id, session.impls.values(), runner_ids(session))
     return store, run_id, True
 
 

@@ -105,6 +105,11 @@ def _runner_identity(argv: tuple[str, ...], announced: str) -> str:
     return h.hexdigest()
 
 
+def runner_ids(s: Any) -> dict[str, str]:
+    """Each started runner's identity (runner_identity), by runner name."""
+    return {r.spec.name: runner_identity(r.spec.argv, r.hello) for r in s.runners if r.hello}
+
+
 def pair_key(runner_id: str, impl: dict[str, Any], primitive: str) -> str:
     """The pair's identity: its runner's, and what the runner announced for this implementation."""
     announced = {k: impl.get(k) for k in ("name", "library", "version", "notes")}
@@ -277,7 +282,7 @@ def verify(s: Any, pairs: list[tuple[Any, Any]], progress: Any = None, reverify:
     unchanged. progress: callable(label) per pair, as Verifier's."""
     cache = cache or VerifyCache()
     keep_prepared = keep_prepared or PreparedCache(cache.path)
-    ids = {r.spec.name: runner_identity(r.spec.argv, r.hello) for r in s.runners if r.hello}
+    ids = runner_ids(s)
     found: dict[tuple[str, str], PairResult] = {}
     cached: dict[tuple[str, str], str] = {}
     todo = []

@@ -16,6 +16,7 @@ from typing import Any
 from cipherbench import __version__
 from cipherbench.envs import runner_specs
 from cipherbench.errors import RunnerError, UsageError
+from cipherbench.kat.cache import runner_ids
 from cipherbench.kat.cache import verify as cached_verify
 from cipherbench.kinds import PrimitiveKind, RunStatus, Verdict
 from cipherbench.measure.context import (
@@ -126,7 +127,7 @@ def open_run(store: Store, plan: RunPlan, s: Session, ctx: dict[str, Any], resum
                              command=" ".join(shlex.quote(a) for a in sys.argv), host=ctx["host"],
                              cipherbench_version=__version__, git_revision=ctx["git_revision"], context=ctx,
                              settings=settings_of(plan), pid=os.getpid())
-    store.add_implementations(run_id, s.impls.values())
+    store.add_implementations(run_id, s.impls.values(), runner_ids(s))
     return run_id
 
 

@@ -5,9 +5,11 @@ recommend` prints the long form."""
 from __future__ import annotations
 
 import html
+import textwrap
 from collections import Counter
 from collections.abc import Sequence
 
+from cipherbench.analysis.constant_time import LEGEND
 from cipherbench.analysis.recommend import Answer, Excluded, Figure
 
 #: Runners-up named in the short form, beside any that tie with the fastest.
@@ -29,7 +31,8 @@ def interval(f: Figure) -> str:
 
 
 def label(f: Figure) -> str:
-    return f"{f.impl} {f.primitive}"
+    """The implementation and primitive, with the build's constant-time mark."""
+    return f"{f.impl} {f.primitive} {f.ct.symbol()}"
 
 
 def exclusion_counts(excluded: Sequence[Excluded]) -> str:
@@ -60,10 +63,10 @@ def short_lines(answers: Sequence[Answer], width: int = 80) -> list[str]:
         if best is None:
             lines.append(f"{a.spec.title} {a.where()}: no verified candidate"[:width])
         else:
-            head = f"{a.spec.title} {a.where()}: {label(best)} {mbps(best.mb_per_s)} {interval(best)}"
-            if len(head) > width:
-                head = f"{a.spec.title}: {label(best)} {mbps(best.mb_per_s)}"
-            lines.append(head[:width])
+            forms = (f"{a.spec.title} {a.where()}: {label(best)} {mbps(best.mb_per_s)} {interval(best)}",
+                     f"{a.spec.title} {a.where()}: {label(best)} {mbps(best.mb_per_s)}",
+                     f"{a.spec.title}: {label(best)} {mbps(best.mb_per_s)}")  # the longest that fits
+            lines.append(next((h for h in forms if len(h) <= width), forms[-1])[:width])
             n_ties = sum(f.ties_best for f in a.ranked)
             shown = [f for i, f in enumerate(a.ranked[1:]) if f.ties_best or i < RUNNERS_UP + n_ties][:8]
             if shown:  # in rank order; "=" marks a tie with the fastest (the intervals overlap)
@@ -78,13 +81,16 @@ def short_lines(answers: Sequence[Answer], width: int = 80) -> list[str]:
     missing = [a.spec.case.value for a in answers if a.size is None]  # the names recommend --case takes
     if missing:
         lines.append(_fit(missing, "Nothing timed for: ", width).replace("; ", ", "))
+    if any(a.ranked for a in answers):
+        lines += textwrap.wrap(LEGEND, width)
     return lines
 
 
 # ---------------------------------------------------------------------------- HTML
 def _fig_html(f: Figure) -> str:
     tie = " <span class=tie>tie</span>" if f.ties_best else ""
-    return (f"<code>{html.escape(f.impl)}</code> {html.escape(f.primitive)} "
+    ct = f"<span class=ct title='{html.escape(f.ct.short(), quote=True)}'>{f.ct.symbol()}</span>"
+    return (f"<code>{html.escape(f.impl)}</code> {html.escape(f.primitive)} {ct} "
             f"<b>{mbps(f.mb_per_s)}</b>&nbsp;MB/s <span class=ci>{interval(f)}</span>{tie}")
 
 
@@ -121,12 +127,12 @@ def html_section(answers: Sequence[Answer]) -> str:
         rows.append(f"<tr><th>Not in this run</th><td colspan=2 class=dim>nothing timed for: {'; '.join(missing)}"
                     "</td></tr>")
     return (f"<section id=answer><h2>The answer</h2><p class=dim>{html.escape(HEADLINE.split(': ', 1)[1])}. Ranked: verified "
-            "libraries only; two tie when their intervals overlap.</p>"
+            f"libraries only; two tie when their intervals overlap. {html.escape(LEGEND)}.</p>"
             f"<table class=answer>{''.join(rows)}</table></section>")
 
 
 def markdown_lines(answers: Sequence[Answer]) -> list[str]:
-    out = ["## The answer", "", HEADLINE + ". Two tie when their intervals overlap.", "",
+    out = ["## The answer", "", HEADLINE + ". Two tie when their intervals overlap. " + LEGEND + ".", "",
            "| use case | size | fastest verified | MB/s | interval | runners-up | left out |",
            "|---|---:|---|---:|---|---|---|"]
     for a in answers:

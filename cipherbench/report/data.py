@@ -14,6 +14,7 @@ from pathlib import Path
 from sqlalchemy import select
 
 from cipherbench import __version__, registry
+from cipherbench.analysis.constant_time import CtMark, ct_marks
 from cipherbench.analysis.fit import fits
 from cipherbench.errors import CipherbenchError, UsageError
 from cipherbench.paths import REPO
@@ -40,7 +41,7 @@ MEASUREMENT_FIELDS = FIELDS
 SAMPLE_FIELDS = ("seq", "warmup", "loops", "ns", "tsc", "core_cycles", "core_ghz", "adds_per_cycle",
                  "set_aside")
 IMPLEMENTATION_FIELDS = ("impl", "runner", "library", "version", "available", "reason",
-                         "primitives", "notes", "environment")
+                         "primitives", "notes", "environment", "build")
 VERIFICATION_FIELDS = ("impl", "primitive", "status", "checks", "failures", "verified_at")
 RUN_FIELDS = ("uuid", "profile", "kind", "status", "started_at", "finished_at", "command", "host",
               "cipherbench_version", "git_revision", "settings", "warnings")
@@ -71,6 +72,8 @@ class Run:
     store: str = ""
     diffusion: list[dict] = field(default_factory=list)  # DIFFUSION_FIELDS (cipherbench/diffusion.py)
     ct: list[dict] = field(default_factory=list)  # store.CT_FIELDS: side-channel checks (cipherbench/ct)
+    # (impl, primitive) -> the latest ct verdict of the same build, from any run of the store
+    ct_marks: dict[tuple[str, str], CtMark] = field(default_factory=dict)
 
     @property
     def uuid(self) -> str:
@@ -153,7 +156,7 @@ def load_run(store: Store, run_id: int, with_samples: bool = True) -> Run:
                verifications=[{k: v.get(k) for k in VERIFICATION_FIELDS} for v in r["verifications"]],
                measurements=ms, store=describe(store.url),
                diffusion=[{k: d.get(k) for k in DIFFUSION_FIELDS} for d in r.get("diffusion", [])],
-               ct=[{k: x.get(k) for k in CT_FIELDS} for x in r.get("ct", [])])
+               ct=[{k: x.get(k) for k in CT_FIELDS} for x in r.get("ct", [])], ct_marks=ct_marks(store, run_id))
 
 
 def load_published(path: Path = PUBLISHED_FILE) -> dict:

@@ -31,7 +31,9 @@ Schema versions (runs.schema_version says which one wrote a run):
 7. adds runs.kind (kinds.RunKind: speed, ct, builds, fleet), set by the command that
    starts a run. Opening an older store fills it once from what older versions wrote:
    a profile `ct:...` is ct, a profile `compilers-...` (registry/builds.toml's
-   experiments) builds, a run named in fleet_hosts fleet, any other speed.
+   experiments) builds, a run named in fleet_hosts fleet, any other speed. Also
+   run_implementations.build, the runner's identity, so that a ct verdict of one run
+   vouches for the same build timed in another (null in older runs: never matched).
 """
 from __future__ import annotations
 
@@ -105,6 +107,9 @@ run_implementations = Table(
     Column("primitives", JSON),  # primitive -> provider
     Column("notes", JSON),
     Column("environment", JSON),  # release, package, package_version, compiler (envs/describe.py)
+    # the runner's identity (kat/cache.py, runner_identity: its program's bytes and how it was
+    # started): with what the implementation announced, the build a ct verdict belongs to
+    Column("build", String(64)),
 )
 
 verifications = Table(
@@ -362,11 +367,13 @@ class Store:
             c.execute(runs.update().where(runs.c.id == run_id).values(
                 status=status, finished_at=datetime.now(UTC), warnings=warnings or []))
 
-    def add_implementations(self, run_id: int, impls: Iterable[Any]) -> None:
+    def add_implementations(self, run_id: int, impls: Iterable[Any], builds: dict[str, str] | None = None) -> None:
+        """The run's implementations; `builds`: runner name -> its identity (run_implementations.build)."""
         rows = [dict(run_id=run_id, impl=i.name, runner=i.runner, library=i.library,
                      version=i.version, available=i.available, reason=i.reason,
                      primitives=i.primitives, notes=i.notes,
-                     environment=getattr(i, "environment", None)) for i in impls]
+                     environment=getattr(i, "environment", None), build=(builds or {}).get(i.runner))
+                for i in impls]
         if rows:
             with self.engine.begin() as c:
                 c.execute(run_implementations.insert(), rows)
@@ -527,6 +534,24 @@ class Store:
             out["ct"] = [dict(x) for x in c.execute(
                 select(ct_results).where(ct_results.c.run_id == run_id).order_by(ct_results.c.id)).mappings()]
             return out
+
+    def ct_checked(self) -> list[tuple[int, datetime, Row, Row]]:
+        """Every stored ct result with its run and the implementation row it was checked
+        under: (run id, run start, implementation, result), newest run first."""
+        q = (select(runs.c.id, runs.c.started_at, run_implementations, ct_results)
+             .join(ct_results, ct_results.c.run_id == runs.c.id)
+             .join(run_implementations, (run_implementations.c.run_id == runs.c.id)
+                   & (run_implementations.c.impl == ct_results.c.impl))
+             .order_by(runs.c.id.desc(), ct_results.c.id))
+        impl_cols = [c.name for c in run_implementations.columns]
+        ct_cols = [c.name for c in ct_results.columns]
+        out = []
+        with self.engine.connect() as c:
+            for row in c.execute(q):
+                vals = list(row)
+                impl = dict(zip(impl_cols, vals[2:2 + len(impl_cols)]))
+                out.append((vals[0], vals[1], impl, dict(zip(ct_cols, vals[2 + len(impl_cols):]))))
+        return out
 
     def samples_of(self, measurement_id: int) -> list[Row]:
         with self.engine.connect() as c:

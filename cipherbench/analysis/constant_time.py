@@ -1,0 +1,135 @@
+"""The constant-time mark of a timed implementation: the latest side-channel verdict stored
+for the same build, whichever run stored it.
+
+A ct result belongs to the build it checked: the runner's identity (its program's bytes and
+how it was started), what the runner announced for the implementation (library, version,
+notes) and the primitive's code path. That is the verification cache's pair identity
+(kat/cache.py, pair_key) without the known-answer and gate fingerprints, so new vectors do
+not void a ct verdict, while a rebuilt library or another code path does.
+
+The rule, in one place (`mark_of`):
+- secret taint (valgrind, native code) decides where it ran on the timed code path: any
+  secret-dependent branch or memory index is a leak, none is clean;
+- a statistical leak (Welch's t over timings) is a leak wherever it is seen;
+- the statistical test's "no leak detected" is never "constant-time" for native code that
+  taint can check: there it leaves the mark at "not checked"; for the language runners,
+  which taint cannot check, it is the best evidence there is and is shown as such.
+"""
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from enum import StrEnum
+from typing import Any
+
+from cipherbench.ct.records import Method, StatVerdict, TaintVerdict
+from cipherbench.kat.cache import pair_key
+from cipherbench.store.db import Store
+
+#: Taint phases that are key setup; the others (encrypt, decrypt) handle data.
+KEYSETUP_PHASES = frozenset({"keysetup"})
+
+
+class CtStatus(StrEnum):
+    CLEAN = "clean"  # taint saw nothing secret-dependent on the timed code path
+    NO_LEAK_DETECTED = "no leak detected"  # statistics only, where taint cannot check
+    LEAKS = "leaks"
+    NOT_CHECKED = "not checked"
+
+
+@dataclass(frozen=True)
+class CtMark:
+    status: CtStatus
+    method: Method | None = None  # the check that vouched for the status
+    run_id: int | None = None  # the run that stored it
+    when: datetime | None = None
+    detail: str = ""  # a leak: what (index or branch) and where (key setup or data)
+
+    @property
+    def vouched(self) -> bool:
+        """Counts as constant-time for `recommend --constant-time`."""
+        return self.status in (CtStatus.CLEAN, CtStatus.NO_LEAK_DETECTED)
+
+    def symbol(self) -> str:
+        """The mark beside a name in the answer box (LEGEND says what each means)."""
+        return SYMBOLS[self.status]
+
+    def short(self) -> str:
+        """A few words for the answer box: 'ct clean (taint, run 3)'."""
+        if self.status is CtStatus.NOT_CHECKED:
+            return "ct not checked" + (f" ({self.detail})" if self.detail else "")
+        what = self.detail if self.status is CtStatus.LEAKS and self.detail else self.status.value
+        head = "ct LEAKS: " + what if self.status is CtStatus.LEAKS else f"ct {what}"
+        return f"{head} ({self.method.value if self.method else '?'}, run {self.run_id})"
+
+
+NOT_CHECKED = CtMark(CtStatus.NOT_CHECKED)
+
+SYMBOLS = {CtStatus.CLEAN: "ct✓", CtStatus.NO_LEAK_DETECTED: "ct~", CtStatus.LEAKS: "ct✗",
+           CtStatus.NOT_CHECKED: "ct?"}
+#: What the marks mean, one line under the answer.
+LEGEND = ("ct✓ constant-time (taint: no secret-dependent branch or table index), ct~ no timing leak "
+          "detected (statistics), ct✗ leaks, ct? not checked (cipherbench ct)")
+
+
+def _leak_detail(rows: Sequence[Mapping[str, Any]]) -> str:
+    parts = []
+    for r in rows:
+        kind = r.get("first_kind") or "timing"
+        where = "key setup" if r.get("first_phase") in KEYSETUP_PHASES else \
+            "data" if r.get("first_phase") else f"{r.get('secret')} secret"
+        if f"{kind} in {where}" not in parts:
+            parts.append(f"{kind} in {where}")
+    return ", ".join(parts)
+
+
+def mark_of(rows: Sequence[Mapping[str, Any]], native: bool, run_id: int | None = None,
+            when: datetime | None = None) -> CtMark:
+    """The mark one run's ct results give a (build, primitive), by the rule above."""
+    ok = [r for r in rows if not r.get("error")]
+    taint = [r for r in ok if r["method"] == Method.TAINT and not r.get("path_differs")
+             and r["verdict"] != TaintVerdict.NOT_RUN]
+    stat = [r for r in ok if r["method"] == Method.STAT
+            and r["verdict"] not in (StatVerdict.NOT_RUN, StatVerdict.UNSUPPORTED)]
+    taint_leaks = [r for r in taint if r["verdict"] != TaintVerdict.CLEAN]
+    stat_leaks = [r for r in stat if r["verdict"] != StatVerdict.NO_LEAK_DETECTED]
+    if taint_leaks:
+        return CtMark(CtStatus.LEAKS, Method.TAINT, run_id, when, _leak_detail(taint_leaks))
+    if stat_leaks:
+        return CtMark(CtStatus.LEAKS, Method.STAT, run_id, when, _leak_detail(stat_leaks))
+    if taint:
+        return CtMark(CtStatus.CLEAN, Method.TAINT, run_id, when)
+    if stat and not native:
+        return CtMark(CtStatus.NO_LEAK_DETECTED, Method.STAT, run_id, when)
+    if stat:
+        return CtMark(CtStatus.NOT_CHECKED, Method.STAT, run_id, when, "statistics only: taint not run")
+    return NOT_CHECKED
+
+
+def ct_marks(store: Store, run_id: int) -> dict[tuple[str, str], CtMark]:
+    """(implementation, primitive) of run `run_id` -> the mark of the newest run that checked
+    the same build and code path; pairs never checked are absent."""
+    run = store.run(run_id)
+    ours: dict[str, tuple[str, str]] = {}  # pair key -> (impl, primitive)
+    for im in run["implementations"]:
+        if im.get("build"):
+            for prim in im.get("primitives") or {}:
+                ours[pair_key(im["build"], _announced(im), prim)] = (im["impl"], prim)
+    found: dict[str, tuple[int, datetime, list[Mapping[str, Any]], bool]] = {}
+    grouped: dict[tuple[str, int], list[Mapping[str, Any]]] = defaultdict(list)
+    for rid, started, im, row in store.ct_checked():  # newest run first
+        if not im.get("build"):
+            continue
+        key = pair_key(im["build"], _announced(im), row["primitive"])
+        if key in ours and (key not in found or found[key][0] == rid):
+            found[key] = (rid, started, grouped[(key, rid)], im.get("runner") == "native")
+            grouped[(key, rid)].append(row)
+    return {ours[k]: mark_of(rows, native, rid, started) for k, (rid, started, rows, native) in found.items()}
+
+
+def _announced(im: Mapping[str, Any]) -> dict[str, Any]:
+    """A stored implementation row as the runner announced it (pair_key's input)."""
+    return {"name": im["impl"], "library": im.get("library"), "version": im.get("version"),
+            "notes": im.get("notes"), "primitives": im.get("primitives") or {}}
