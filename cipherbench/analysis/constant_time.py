@@ -111,6 +111,11 @@ def mark_of(rows: Sequence[Mapping[str, Any]], native: bool, run_id: int | None 
 def ct_marks(store: Store, run_id: int) -> dict[tuple[str, str], CtMark]:
     """(implementation, primitive) of run `run_id` -> the mark of the newest run that checked
     the same build and code path; pairs never checked are absent."""
+    return {k: mark for k, (mark, _rows) in ct_checks(store, run_id).items()}
+
+
+def ct_checks(store: Store, run_id: int) -> dict[tuple[str, str], tuple[CtMark, list[Mapping[str, Any]]]]:
+    """ct_marks, with the stored ct results each mark was made from (to show beside the run)."""
     run = store.run(run_id)
     ours: dict[str, tuple[str, str]] = {}  # pair key -> (impl, primitive)
     for im in run["implementations"]:
@@ -126,10 +131,18 @@ def ct_marks(store: Store, run_id: int) -> dict[tuple[str, str], CtMark]:
         if key in ours and (key not in found or found[key][0] == rid):
             found[key] = (rid, started, grouped[(key, rid)], im.get("runner") == "native")
             grouped[(key, rid)].append(row)
-    return {ours[k]: mark_of(rows, native, rid, started) for k, (rid, started, rows, native) in found.items()}
+    return {ours[k]: (mark_of(rows, native, rid, started), rows) for k, (rid, started, rows, native) in found.items()}
 
 
 def _announced(im: Mapping[str, Any]) -> dict[str, Any]:
     """A stored implementation row as the runner announced it (pair_key's input)."""
     return {"name": im["impl"], "library": im.get("library"), "version": im.get("version"),
             "notes": im.get("notes"), "primitives": im.get("primitives") or {}}
+
+
+def rows_beside(own: Sequence[Mapping[str, Any]],
+                checks: Mapping[tuple[str, str], tuple[CtMark, list[Mapping[str, Any]]]]) -> list[Mapping[str, Any]]:
+    """What a run shows of side channels: its own ct results, then those of other runs that
+    vouch for its builds (ct_checks)."""
+    ids = {x.get("id") for x in own}
+    return [*own, *(x for _, found in checks.values() for x in found if x.get("id") not in ids)]

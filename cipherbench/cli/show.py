@@ -6,6 +6,7 @@ import json
 import click
 from rich.table import Table
 
+from cipherbench.analysis.constant_time import ct_checks, rows_beside
 from cipherbench.analysis.fit import fits
 from cipherbench.analysis.plausibility import flagged
 from cipherbench.cli.app import Ctx, lit, out
@@ -30,6 +31,7 @@ WIDE_SIZES = (16, 1024, 16384, 1048576)
 
 def show_run(store: Store, run_id: int, as_json: bool = False, form: str | None = None):
     r = store.run(run_id)
+    r["ct"] = rows_beside(r["ct"], ct_checks(store, run_id))
     if as_json:
         click.echo(json.dumps(r, indent=1, default=str))
         return
@@ -310,7 +312,7 @@ def fit_rows(measurements) -> list[tuple[str, ...]]:
 def show(c: Ctx, run_id, as_json, form):
     """Show a stored run (the latest by default)."""
     store = c.store(create=False)
-    rid = store.timed_run(run_id, "show")
+    rid = run_id or store.latest_run()  # a run named may be of any kind: a ct run shows its checks
     if rid is None:
         raise CipherbenchError(f"no speed run stored in {describe(store.url)} yet (run 'cipherbench run')")
     show_run(store, rid, as_json, form)

@@ -10,7 +10,7 @@ import shlex
 import sys
 import uuid
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import click
@@ -128,12 +128,24 @@ def run_checks(session, plan: Plan, progress=None, on_result=None) -> list[Taint
     return results
 
 
-def _store_run(c, session, plan: Plan, attach: int | None):
-    """The run the results go to: a stored one (--run), or a new run of its own."""
+def of_run(c, plan: Plan, run_id: int, primitives: tuple[str, ...], impls: tuple[str, ...]) -> Plan:
+    """The plan's checks over what speed run `run_id` timed: its implementations and
+    primitives, narrowed by the user's --primitive/--impl (hashes have no key or plaintext
+    to taint and are left out by _checks)."""
+    store = c.store(create=False)
+    store.check_timed(run_id, "ct --run")
+    timed = [m for m in store.run(run_id)["measurements"] if not m.get("error")]
+    if not timed:
+        raise UsageError(f"run {run_id} timed nothing: nothing to check")
+    prims = sorted({m["primitive"] for m in timed if m["primitive"] != "null"})
+    timed_impls = sorted({m["impl"] for m in timed})
+    return replace(plan, experiment=f"run-{run_id}", primitives=[p for p in prims if not primitives or p in primitives],
+                   impls=[i for i in timed_impls if not impls or i in impls])
+
+
+def _store_run(c, session, plan: Plan):
+    """A new run of kind ct for the results."""
     store = c.store()
-    if attach is not None:
-        store.run(attach)  # says so when there is no such run
-        return store, attach, False
     from cipherbench.measure.context import machine_context
     ctx = machine_context(session)
     settings = {"ct": {"experiment": plan.experiment, "methods": [m.value for m in plan.methods],
@@ -144,7 +156,7 @@ def _store_run(c, session, plan: Plan, attach: int | None):
                              cipherbench_version=__version__, git_revision=ctx["git_revision"], context=ctx,
                              settings=settings, pid=os.getpid())
     store.add_implementations(run_id, session.impls.values(), runner_ids(session))
-    return store, run_id, True
+    return store, run_id
 
 
 @click.command("ct")
@@ -160,13 +172,16 @@ def _store_run(c, session, plan: Plan, attach: int | None):
 @click.option("--samples", type=click.IntRange(1000, 10_000_000), default=None,
               help="Timed calls per statistical test, both classes (default: the experiment's, else 20000).")
 @click.option("--seed", type=click.IntRange(0, 2**63 - 1), default=None, help="Seed of the class order and random inputs.")
-@click.option("--run", "attach", type=int, default=None, help="Store the results with this stored run "
-              "(e.g. the speed run of the same primitives) instead of a run of their own.")
+@click.option("--run", "of", type=int, default=None, help="Check what this stored speed run timed: its "
+              "implementations and primitives (narrowed by --impl/--primitive). The verdicts then mark "
+              "those builds in recommend and report, whichever run timed them.")
 @click.option("--json", "as_json", is_flag=True, help="Print the results as JSON.")
 @click.pass_obj
-def ct_command(c, impls, primitives, method, secret, experiment, samples, seed, attach, as_json):
+def ct_command(c, impls, primitives, method, secret, experiment, samples, seed, of, as_json):
     """Side-channel checks: secret taint under valgrind, and dudect's timing test."""
     plan = make_plan(experiment, primitives, impls, method, secret, samples, seed)
+    if of is not None:
+        plan = of_run(c, plan, of, primitives, impls)
     reg = registry.load()
     for name in plan.primitives:  # before any runner starts
         primitive_named(reg, name)
@@ -174,7 +189,7 @@ def ct_command(c, impls, primitives, method, secret, experiment, samples, seed, 
         if not _checks(s, plan):
             raise UsageError("nothing to check: no implementation offers "
                              + (", ".join(plan.primitives) or "those primitives") + " (cipherbench list)")
-        store, run_id, own = _store_run(c, s, plan, attach)
+        store, run_id = _store_run(c, s, plan)
         results, status = [], RunStatus.FAILED
         try:
             with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
@@ -186,8 +201,7 @@ def ct_command(c, impls, primitives, method, secret, experiment, samples, seed, 
             status = RunStatus.INTERRUPTED
             raise
         finally:
-            if own:
-                store.finish_run(run_id, status.value)
+            store.finish_run(run_id, status.value)
     rows = [as_row(r) for r in results]
     if as_json:
         click.echo(json.dumps({"run": run_id, "results": rows}, indent=1, default=str))

@@ -29,6 +29,10 @@ class FindingKind(StrEnum):
     INDEX = "index"    # "Use of uninitialised value of size N": an address computed from it
 
 
+#: The taint phase of an AEAD's tag computation and comparison (engine/src/taint.cpp).
+VERIFY_PHASE = "verify"
+
+
 class TaintVerdict(StrEnum):
     CLEAN = "nothing secret-dependent seen"
     INDEX = "secret-dependent memory index"
@@ -56,6 +60,13 @@ class TaintFinding:
     location: str = ""    # file:line where debug information says
     secret_origin: bool = True  # the value came from the client request that marked the secret
 
+    @property
+    def on_public_outcome(self) -> bool:
+        """A branch in an AEAD's tag check (engine/src/taint.cpp, phase verify): on a value
+        derived from the key, but one whose outcome, accept or reject, the caller learns
+        anyway. TIMECOP declassifies the same comparison. Memory indexes there still count."""
+        return self.kind is FindingKind.BRANCH and self.phase == VERIFY_PHASE
+
     def where(self) -> str:
         lib = self.obj.rsplit("/", 1)[-1]
         return f"{self.function or '??'} ({lib}{', ' + self.location if self.location else ''})"
@@ -82,7 +93,8 @@ class TaintResult:
 
     @property
     def first(self) -> TaintFinding | None:
-        return self.findings[0] if self.findings else None
+        """The first finding the verdict counts (a branch on a tag check's outcome does not)."""
+        return next((f for f in self.findings if f.secret_origin and not f.on_public_outcome), None)
 
 
 @dataclass
@@ -120,7 +132,7 @@ def stat_verdict(max_t: float) -> StatVerdict:
 
 
 def taint_verdict(findings: list[TaintFinding]) -> TaintVerdict:
-    kinds = {f.kind for f in findings if f.secret_origin}
+    kinds = {f.kind for f in findings if f.secret_origin and not f.on_public_outcome}
     if kinds == {FindingKind.BRANCH, FindingKind.INDEX}:
         return TaintVerdict.BRANCH_AND_INDEX
     if FindingKind.BRANCH in kinds:

@@ -14,7 +14,7 @@ from pathlib import Path
 from sqlalchemy import select
 
 from cipherbench import __version__, registry
-from cipherbench.analysis.constant_time import CtMark, ct_marks
+from cipherbench.analysis.constant_time import CtMark, ct_checks, rows_beside
 from cipherbench.analysis.fit import fits
 from cipherbench.errors import CipherbenchError, UsageError
 from cipherbench.paths import REPO
@@ -147,6 +147,7 @@ def load_run(store: Store, run_id: int, with_samples: bool = True) -> Run:
         with store.engine.connect() as c:
             for s in c.execute(q).mappings():
                 by_id[s["measurement_id"]]["samples"].append({k: s[k] for k in SAMPLE_FIELDS})
+    checks = ct_checks(store, run_id)
     meta = {k: r.get(k) for k in RUN_FIELDS}
     meta["started_at"], meta["finished_at"] = iso(meta["started_at"]), iso(meta["finished_at"])
     meta["settings"] = meta["settings"] or {}
@@ -156,7 +157,7 @@ def load_run(store: Store, run_id: int, with_samples: bool = True) -> Run:
                verifications=[{k: v.get(k) for k in VERIFICATION_FIELDS} for v in r["verifications"]],
                measurements=ms, store=describe(store.url),
                diffusion=[{k: d.get(k) for k in DIFFUSION_FIELDS} for d in r.get("diffusion", [])],
-               ct=[{k: x.get(k) for k in CT_FIELDS} for x in r.get("ct", [])], ct_marks=ct_marks(store, run_id))
+               ct=[{k: x.get(k) for k in CT_FIELDS} for x in rows_beside(r.get("ct", []), checks)], ct_marks={k: mark for k, (mark, _) in checks.items()})
 
 
 def load_published(path: Path = PUBLISHED_FILE) -> dict:
