@@ -1,8 +1,13 @@
-"""The native engine's own contract: adapter contexts reused across messages, and bench requests."""
+"""The native engine's own contract: adapter contexts reused across messages, and bench
+requests; and the BeeCrypt adapter, built from a tarball beside the checkout."""
+import hashlib
+import os
+import shutil
 import subprocess
+from pathlib import Path
 
 import pytest
-from conftest import ENGINE
+from conftest import ENGINE, REPO
 
 KEY16 = bytes(range(1, 17)).hex()
 
@@ -83,3 +88,88 @@ def test_cpu_clock_times_the_parallel_chains_when_asked(native_session):
     assert isinstance(r["parallel_ns"], int) and r["parallel_ns"] > 0
     e = native.request({"op": "cpu-clock", "thousands": 350, "parallel": "yes"})
     assert e["status"] == "error" and e["message"] == "parallel must be true or false"
+
+
+BEECRYPT_TARBALL = "beecrypt-4.2.1.tar.gz"
+
+
+def beecrypt_tarball() -> Path | None:
+    """Where engine/adapters/beecrypt/adapter.cmake finds BeeCrypt's source: in
+    $CIPHERBENCH_THIRDPARTY, else in the nearest shared/thirdparty beside the checkout or a
+    folder above it."""
+    env = os.environ.get("CIPHERBENCH_THIRDPARTY")
+    dirs = [Path(env)] if env else [d / "shared" / "thirdparty" for d in REPO.resolve().parents]
+    d = next((d for d in dirs if d.is_dir()), None)
+    return d / BEECRYPT_TARBALL if d and (d / BEECRYPT_TARBALL).is_file() else None
+
+
+def test_beecrypt_is_built_from_the_tarball_and_gives_known_answers(native_session):
+    """BeeCrypt 4.2.1, the eighth library of the 2008 comparison, offers what it implements
+    that the registry names: AES and Blowfish in its ECB and CBC, Blowfish in its CTR (its
+    AES-CTR is wrong on 64-bit hosts and left out), and its hashes but the RIPEMD variants
+    the registry lacks."""
+    if beecrypt_tarball() is None:
+        pytest.skip(f"{BEECRYPT_TARBALL} is not beside the checkout (shared/thirdparty)")
+    im = native_session.impls["beecrypt"]
+    assert im.available, im.reason
+    assert (im.library, im.version) == ("BeeCrypt", "4.2.1")
+    assert set(im.primitives) == {
+        "aes-128-ecb", "aes-192-ecb", "aes-256-ecb", "aes-128-cbc", "aes-192-cbc", "aes-256-cbc",
+        "blowfish-128-ecb", "blowfish-448-ecb", "blowfish-128-cbc", "blowfish-448-cbc",
+        "blowfish-128-ctr", "blowfish-448-ctr",
+        "md4", "md5", "sha-1", "sha-224", "sha-256", "sha-384", "sha-512", "ripemd-160"}
+    assert im.primitives["aes-128-ecb"] == "portable C (32-bit tables; no AES-NI)"
+    s = native_session
+
+    def enc(prim, key, pt, iv=""):
+        r = s.ask("beecrypt", {"op": "encrypt", "primitive": prim, "key": key, "iv": iv, "input": pt})
+        assert r["status"] == "ok", r
+        return r["output"]
+
+    # FIPS 197 appendix C.1 and C.3.
+    assert enc("aes-128-ecb", bytes(range(16)).hex(), "00112233445566778899aabbccddeeff") == \
+        "69c4e0d86a7b0430d8cdb78070b4c55a"
+    assert enc("aes-256-ecb", bytes(range(32)).hex(), "00112233445566778899aabbccddeeff") == \
+        "8ea2b7ca516745bfeafc49904b496089"
+    # SP 800-38A F.2.1, CBC-AES128.Encrypt, its first two blocks.
+    assert enc("aes-128-cbc", "2b7e151628aed2a6abf7158809cf4f3c",
+               "6bc1bee22e409f96e93d7e117393172aae2d8a571e03ac9c9eb76fac45af8e51",
+               iv=bytes(range(16)).hex()) == "7649abac8119b246cee98e9b12e9197d5086cb9b507219ee95db113a917678b2"
+    # Eric Young's Blowfish set_key vectors: the 16-byte prefix of F0E1D2C3B4A59687 78695A4B3C2D1E0F
+    # 0011223344556677, plaintext FEDCBA9876543210.
+    assert enc("blowfish-128-ecb", "f0e1d2c3b4a5968778695a4b3c2d1e0f", "fedcba9876543210") == "93142887ee3be15c"
+    # CTR continues its counter over a whole-block carry into the next byte, and a message
+    # cut after a partial block goes on with the rest of that block's keystream.
+    key, iv = bytes(range(1, 17)).hex(), "00000000000000ff"
+    whole = enc("blowfish-128-ctr", key, bytes(21).hex(), iv=iv)
+    ecb = enc("blowfish-128-ecb", key, "00000000000000ff" "0000000000000100" "0000000000000101")
+    assert whole == ecb[:42]
+    r = s.ask("beecrypt", {"op": "encrypt", "primitive": "blowfish-128-ctr", "key": key, "iv": iv,
+                           "input": bytes(21).hex(), "chunks": [5, 11, 5]})
+    assert r["status"] == "ok" and r["output"] == whole
+    r = s.ask("beecrypt", {"op": "hash", "primitive": "sha-256", "input": b"abc".hex()})
+    assert r["output"] == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"  # FIPS 180-2 B.1
+
+
+@pytest.mark.parametrize("content,reason", [
+    (None, "beecrypt-4.2.1.tar.gz not found in $CIPHERBENCH_THIRDPARTY ({dir})"),
+    (b"not the release", "{dir}/beecrypt-4.2.1.tar.gz is not the published 4.2.1 release (sha256 {sha256})"),
+])
+def test_beecrypt_is_unavailable_with_the_reason_without_its_tarball(tmp_path, content, reason):
+    """Configuring the engine with CIPHERBENCH_THIRDPARTY at a folder without the published
+    tarball announces beecrypt unavailable, saying why (the table the engine compiles in)."""
+    if not shutil.which("cmake") or not shutil.which("ninja"):
+        pytest.skip("cmake or ninja missing")
+    third = tmp_path / "thirdparty"
+    third.mkdir()
+    if content is not None:
+        (third / BEECRYPT_TARBALL).write_bytes(content)
+    tree = tmp_path / "engine"
+    r = subprocess.run(["cmake", "-S", str(REPO / "engine"), "-B", str(tree), "-G", "Ninja", "-Wno-dev",
+                        "-DCB_ADAPTERS=beecrypt"], capture_output=True, text=True, timeout=300,
+                       env=dict(os.environ, CIPHERBENCH_THIRDPARTY=str(third)))
+    assert r.returncode == 0, r.stderr[-2000:]
+    table = (tree / "gen" / "adapters.inc").read_text()
+    sha256 = hashlib.sha256(content or b"").hexdigest()
+    assert table == f'CB_ADAPTER_MISSING(beecrypt, "{reason.format(dir=third, sha256=sha256)}")\n'
+    assert not (tree / "beecrypt").exists()  # nothing was built
