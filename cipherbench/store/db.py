@@ -28,6 +28,11 @@ Schema versions (runs.schema_version says which one wrote a run):
    the implementation was built with (cipherbench/envs/describe.py; null in older runs and
    for language runners). Added the same way. Also the table ct_results: the side-channel
    checks of a run (cipherbench/ct); opening an older store creates it, empty.
+7. stores commands with database passwords hidden (cipherbench/redact.py): opening a store
+   rewrites every command an earlier version stored with a password in it (Store.redact_rows,
+   which other tables' commands use too: fleet/records.py). SQLite overwrites what it frees
+   (secure_delete) and folds its write-ahead log back into the file, so the old text leaves
+   the file's bytes; PostgreSQL keeps the old row versions until VACUUM reclaims them.
 """
 from __future__ import annotations
 
@@ -55,15 +60,17 @@ from sqlalchemy import (
     event,
     func,
     inspect,
+    or_,
     select,
 )
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import ArgumentError, OperationalError, SQLAlchemyError
 
 from cipherbench.errors import CipherbenchError, UsageError
+from cipherbench.redact import redact_command, redact_url
 from cipherbench.store.records import MeasurementRecord, columns
 
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 #: A row as the store reads and writes it: column name -> value.
 Row = dict[str, Any]
 meta = MetaData()
@@ -224,7 +231,8 @@ def default_url() -> str:
 
 
 def describe(url: str) -> str:
-    return url.split("///", 1)[1] if url.startswith("sqlite:///") else url.split("@")[-1]
+    """The store as messages name it: a SQLite file's path, a server's host and database."""
+    return url.split("///", 1)[1] if url.startswith("sqlite:///") else redact_url(url).split("@")[-1]
 
 
 #: URL schemes a store may have: SQLite (the default) and PostgreSQL (shared use).
@@ -266,8 +274,9 @@ class Store:
             elif "runs" not in inspect(self.engine).get_table_names():
                 raise CipherbenchError(f"{describe(self.url)} is not a cipherbench result store (it has no runs)")
             self._add_missing_columns()
+            self.redact_rows(runs, runs.c.command)
         except ArgumentError:
-            raise UsageError(f"--db is not a database URL: {self.url!r} "
+            raise UsageError(f"--db is not a database URL: {describe(self.url)!r} "
                              "(use sqlite:///PATH or postgresql://USER@HOST/DB)") from None
         except (SQLAlchemyError, ModuleNotFoundError) as e:
             raise CipherbenchError(f"cannot open the result store {describe(self.url)}: {_first_line(e)}") from None
@@ -315,11 +324,31 @@ class Store:
                         c.exec_driver_sql(f"ALTER TABLE {prep.quote(table.name)} "
                                           f"ADD COLUMN {prep.quote(col.name)} {kind}")
 
+    def redact_rows(self, table: Table, *texts: Column[Any]) -> int:
+        """Hide the database passwords in these text columns of every row that has one
+        (schema 7; redact.redact_command). Returns how many rows were rewritten."""
+        key = list(table.primary_key.columns)
+        changed = []
+        with self.engine.begin() as c:
+            for row in c.execute(select(*key, *texts).where(or_(*(t.contains("://") for t in texts)))).mappings():
+                now = {t.name: redact_command(row[t.name]) for t in texts}
+                if any(now[t.name] != row[t.name] for t in texts):
+                    changed.append(({k.name: row[k.name] for k in key}, now))
+            if changed and self.engine.dialect.name == "sqlite":
+                c.exec_driver_sql("PRAGMA secure_delete = ON")  # the freed bytes zeroed, not left behind
+            for where, values in changed:
+                c.execute(table.update().where(*(k == where[k.name] for k in key)).values(**values))
+        if changed and self.engine.dialect.name == "sqlite":
+            with self.engine.connect() as c:  # the old page out of the write-ahead log too
+                c.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)")
+        return len(changed)
+
     # ------------------------------------------------------------------ writing
     def begin_run(self, **fields: Any) -> int:
         fields.setdefault("started_at", datetime.now(UTC))
         fields.setdefault("status", "running")
         fields.setdefault("schema_version", SCHEMA_VERSION)
+        fields["command"] = redact_command(fields.get("command"))  # whoever built it
         with self.engine.begin() as c:
             return int(c.execute(runs.insert().values(**fields)).inserted_primary_key[0])
 
