@@ -25,6 +25,9 @@ from cipherbench.redact import redact_url
 RESOURCE_PREFIX = "host-"
 WORKER_THREADS = 1
 LOCAL = "local"  # how a fleet run on the embedded LocalCluster records its scheduler
+#: Dask serves plain HTTP (health, metrics, cluster state) even without its dashboard, by
+#: default on every interface: kept on loopback, on a port of the system's choice.
+HTTP_LOOPBACK = ["--dashboard-address", "127.0.0.1:0"]
 
 
 def host_resource(host: str) -> str:
@@ -43,14 +46,15 @@ def worker_argv(scheduler: str, host: str, listen: str | None, creds: Credential
     check_address(scheduler, creds)
     argv = [sys.executable, "-m", "distributed.cli.dask_worker", scheduler, "--nworkers", "1",
             "--nthreads", str(WORKER_THREADS), "--resources", f"{host_resource(host)}=1", "--name", host,
-            "--no-dashboard"]
+            "--no-dashboard", *HTTP_LOOPBACK]
     return argv + (["--host", listen] if listen else []) + (creds.dask_args() if creds else [])
 
 
 def scheduler_argv(host: str | None, port: int, creds: Credentials | None) -> list[str]:
     """`dask scheduler`: with TLS when the fleet has credentials; without, where
     security.plain_listen_host allowed it (the caller asks)."""
-    argv = [sys.executable, "-m", "distributed.cli.dask_scheduler", "--port", str(port), "--no-dashboard"]
+    argv = [sys.executable, "-m", "distributed.cli.dask_scheduler", "--port", str(port), "--no-dashboard",
+            *HTTP_LOOPBACK]
     return argv + (["--host", host] if host else []) + (creds.dask_args() if creds else [])
 
 
