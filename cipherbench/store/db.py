@@ -324,14 +324,15 @@ class Store:
                         c.exec_driver_sql(f"ALTER TABLE {prep.quote(table.name)} "
                                           f"ADD COLUMN {prep.quote(col.name)} {kind}")
 
-    def redact_rows(self, table: Table, *texts: Column[Any]) -> int:
+    def redact_rows(self, table: Table, *texts: Column[Any], how: Callable[[str], str | None] = redact_command) -> int:
         """Hide the database passwords in these text columns of every row that has one
-        (schema 7; redact.redact_command). Returns how many rows were rewritten."""
+        (schema 7): `how` is redact.redact_command for command lines, redact.redact_url
+        for addresses. Returns how many rows were rewritten."""
         key = list(table.primary_key.columns)
         changed = []
         with self.engine.begin() as c:
             for row in c.execute(select(*key, *texts).where(or_(*(t.contains("://") for t in texts)))).mappings():
-                now = {t.name: redact_command(row[t.name]) for t in texts}
+                now = {t.name: how(row[t.name]) if row[t.name] else row[t.name] for t in texts}
                 if any(now[t.name] != row[t.name] for t in texts):
                     changed.append(({k.name: row[k.name] for k in key}, now))
             if changed and self.engine.dialect.name == "sqlite":
