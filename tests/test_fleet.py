@@ -192,7 +192,7 @@ def scheduler(net, creds, tmp_path_factory):
 def as_client(creds: Path):
     """Dask's Security of the fleet's client, from its credentials."""
     from cipherbench.fleet.security import Credentials, Role
-    return Credentials(client_creds(creds)).security(Role.CLIENT)
+    return Credentials.load(client_creds(creds)).security(Role.CLIENT)
 
 
 def start_worker(net: Net, host: str, scheduler: str, credentials: Path, log: Path, name: str | None = None):

@@ -71,29 +71,18 @@ class Credentials:
     """A member folder made by init_fleet, as `--credentials` names it."""
 
     folder: Path
-
-    @property
-    def ca(self) -> Path:
-        return self.folder / CA_CERT
-
-    @property
-    def cert(self) -> Path:
-        return self.folder / CERT
-
-    @property
-    def key(self) -> Path:
-        return self.folder / KEY
-
-    @property
-    def pgpass(self) -> Path:
-        return self.folder / PGPASS
+    ca: Path  # the authority's certificate
+    cert: Path  # this member's certificate and key
+    key: Path
+    pgpass: Path  # the store role's password file (machines and clients)
 
     @classmethod
     def load(cls, folder: Path | str | None) -> Credentials | None:
         """The folder's credentials, checked; None when none were given."""
         if not folder:
             return None
-        c = cls(Path(folder))
+        f = Path(folder)
+        c = cls(f, f / CA_CERT, f / CERT, f / KEY, f / PGPASS)
         missing = [p.name for p in (c.ca, c.cert, c.key) if not p.is_file()]
         if missing:
             raise UsageError(f"--credentials {folder}: no {', '.join(missing)} there "
