@@ -194,7 +194,7 @@ def test_a_store_of_schema_1_gains_the_later_columns_and_keeps_its_runs(tmp_path
         [(None, None, None), (3.2, 3.41, True)]
     new = s.run(rid)
     assert (new["measurements"][0]["cycles_low"], new["measurements"][0]["shared_batches"],
-            new["schema_version"]) == (39.0, 1, 6)
+            new["schema_version"]) == (39.0, 1, 7)
     assert "environment" in {r[1] for r in sqlite3.connect(path).execute("pragma table_info(run_implementations)")}
     Store(s.url)  # opening it again finds nothing to add
 
