@@ -123,8 +123,9 @@ def creds(tmp_path_factory) -> Path:
     r = subprocess.run([sys.executable, "-m", "cipherbench", "fleet", "init", str(root), "--machine", ",".join(HOSTS),
                         "--client", CLIENT], capture_output=True, text=True, timeout=120, cwd=REPO)
     assert r.returncode == 0, r.stderr
-    for folder in ("ca", "scheduler", "postgres", *(f"machines/{h}" for h in HOSTS), f"clients/{CLIENT}"):
-        assert f"{root / folder}/" in r.stdout or f"{root / folder}" in r.stdout
+    for folder in ("ca", "scheduler", *(f"machines/{h}" for h in HOSTS), f"clients/{CLIENT}"):
+        assert f"  {root / folder}/  " in r.stdout
+    assert f"  {root / 'postgres' / 'role.sql'}  " in r.stdout
     return root
 
 
@@ -486,6 +487,60 @@ def test_the_insecure_scheduler_says_why_it_is_dangerous(net, tmp_path):
     said = " ".join(log.read_text().split())
     assert f"--insecure: listening on {net.gateway}:{port} without TLS" in said
     assert "run on every worker" in said and f"Scheduler at: tcp://{net.gateway}:{port}" in said
+
+
+def test_fleet_init_makes_private_files_signed_by_its_own_authority(tmp_path):
+    from cryptography import x509
+
+    from cipherbench.fleet.security import init_fleet
+    root = tmp_path / "creds"
+    first = init_fleet(root, ["lab-a"], ["me"])
+    modes = {p.relative_to(root).as_posix(): p.stat().st_mode & 0o777 for p in root.rglob("*")}
+    assert {k for k, m in modes.items() if m == 0o600} == {
+        "ca/ca.pem", "ca/ca-key.pem", "postgres/pgpass", "postgres/role.sql",
+        *(f"{m}/{f}" for m in ("scheduler", "machines/lab-a", "clients/me") for f in ("ca.pem", "cert.pem", "key.pem")),
+        "machines/lab-a/pgpass", "clients/me/pgpass"}
+    assert all(m == 0o700 for k, m in modes.items() if (root / k).is_dir()) and root.stat().st_mode & 0o777 == 0o700
+    ca = x509.load_pem_x509_certificate((root / "ca" / "ca.pem").read_bytes())
+    for member in ("scheduler", "machines/lab-a", "clients/me"):
+        cert = x509.load_pem_x509_certificate((root / member / "cert.pem").read_bytes())
+        cert.verify_directly_issued_by(ca)  # raises if another key signed it
+        assert (root / member / "ca.pem").read_bytes() == (root / "ca" / "ca.pem").read_bytes()
+    line = (root / "machines" / "lab-a" / "pgpass").read_text()
+    host, port, db, role, password = line.rstrip("\n").split(":")
+    assert (host, port, db, role) == ("*", "*", "*", "cipherbench") and len(password) == 32  # 24 random bytes
+    sql = (root / "postgres" / "role.sql").read_text()
+    assert password not in sql and "PASSWORD 'SCRAM-SHA-256$4096:" in sql
+    # again, with one more machine: the authority and the password kept, only the new member made
+    again = init_fleet(root, ["lab-a", "lab-b"], ["me"])
+    assert first.authority_made and not again.authority_made
+    assert [(m.name, m.made) for m in again.members] == [("scheduler", False), ("lab-a", False), ("lab-b", True),
+                                                         ("me", False)]
+    assert (root / "machines" / "lab-b" / "pgpass").read_text() == line
+    x509.load_pem_x509_certificate((root / "machines" / "lab-b" / "cert.pem").read_bytes()).verify_directly_issued_by(ca)
+
+
+def test_the_store_role_s_verifier_is_rfc_7677_s():
+    """RFC 7677 §3's exchange (user "user", password "pencil"): the verifier's ServerKey
+    signs its AuthMessage as the server's final message says, and its StoredKey checks
+    the client's proof."""
+    import base64
+    import hashlib
+    import hmac
+
+    from cipherbench.fleet.security import scram_verifier
+    salt = "W22ZaJ0SNY7soEsUEjb6gQ=="
+    v = scram_verifier("pencil", base64.b64decode(salt))
+    head, keys = v.rsplit("$", 1)
+    assert head == f"SCRAM-SHA-256$4096:{salt}"
+    stored, server = (base64.b64decode(k) for k in keys.split(":"))
+    nonce = "rOprNGfwEbeRWgbNEkqO%hvYDpWUa2RaTCAfuxFIlj)hNlF$k0"
+    auth = f"n=user,r=rOprNGfwEbeRWgbNEkqO,r={nonce},s={salt},i=4096,c=biws,r={nonce}".encode()
+    assert base64.b64encode(hmac.new(server, auth, hashlib.sha256).digest()).decode() == \
+        "6rriTRBi23WpRR/wtup+mMhUZUn/dB5nLTJRsjl95G4="
+    proof = base64.b64decode("dHzbZapWIk4jUhN+Ute9ytag9zjfMHgsqmmiz7AndVQ=")
+    client_key = bytes(a ^ b for a, b in zip(proof, hmac.new(stored, auth, hashlib.sha256).digest()))
+    assert hashlib.sha256(client_key).digest() == stored
 
 
 def test_the_same_command_is_the_same_fleet_run_key():

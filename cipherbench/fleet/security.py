@@ -186,8 +186,10 @@ def _write_private(path: Path, data: bytes) -> None:
 
 
 def _folder(path: Path) -> Path:
-    path.mkdir(mode=0o700, parents=True, exist_ok=True)
-    path.chmod(0o700)
+    """The folder, made 0700 when it is new (one that exists keeps its mode: DIR may be any)."""
+    if not path.exists():
+        path.mkdir(mode=0o700, parents=True)
+        path.chmod(0o700)  # whatever the umask took away or left
     return path
 
 
