@@ -67,7 +67,7 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.exc import ArgumentError, OperationalError, SQLAlchemyError
 
 from cipherbench.errors import CipherbenchError, UsageError
-from cipherbench.redact import redact_command, redact_url
+from cipherbench.redact import QUERY_PASSWORD, redact_command, redact_url
 from cipherbench.store.records import MeasurementRecord, columns
 
 SCHEMA_VERSION = 7
@@ -331,7 +331,9 @@ class Store:
         key = list(table.primary_key.columns)
         changed = []
         with self.engine.begin() as c:
-            for row in c.execute(select(*key, *texts).where(or_(*(t.contains("://") for t in texts)))).mappings():
+            # a password is in a URL's userinfo (user:password@) or its query (password=)
+            maybe = or_(*(t.contains(mark) for t in texts for mark in ("@", QUERY_PASSWORD)))
+            for row in c.execute(select(*key, *texts).where(maybe)).mappings():
                 now = {t.name: how(row[t.name]) if row[t.name] else row[t.name] for t in texts}
                 if any(now[t.name] != row[t.name] for t in texts):
                     changed.append(({k.name: row[k.name] for k in key}, now))
