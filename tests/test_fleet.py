@@ -1,6 +1,9 @@
 """cipherbench fleet with real parts: a Dask scheduler and two workers as separate
 processes, each worker in a network namespace of its own with a host name of its
 own (standing in for two machines), a real PostgreSQL server, and a small plan.
+The fleet is set up as docs/fleet.md says: credentials from `fleet init`, mutual TLS
+between every part, the store's role behind a scram-sha-256 password read from the
+password file `fleet init` wrote; and whoever lacks them is refused.
 
 The network is made here and only here: a bridge in the root namespace with the
 first address of a private /24, one veth pair per namespace with the next ones.
@@ -13,6 +16,7 @@ import os
 import shutil
 import signal
 import socket
+import ssl
 import subprocess
 import sys
 import time
@@ -26,6 +30,7 @@ from test_postgres import serve_postgres
 PLAN = ("--impl", "openssl", "--primitive", "aes-128-ctr", "--batches", "2", "--batch-ms", "1",
         "--processes", "1", "--no-extra-rounds")
 HOSTS = ("fleet-a", "fleet-b")
+CLIENT = "tester"
 
 
 def cli(db, *args, timeout=240):
@@ -112,9 +117,38 @@ def net():
 
 
 @pytest.fixture(scope="module")
-def pg(net):
-    with serve_postgres(listen=net.gateway, trust_net=f"{net.subnet}.0/24") as url:
-        yield url
+def creds(tmp_path_factory) -> Path:
+    """The fleet's credentials, made by `fleet init` (its output names every folder)."""
+    root = tmp_path_factory.mktemp("fleet") / "creds"
+    r = subprocess.run([sys.executable, "-m", "cipherbench", "fleet", "init", str(root), "--machine", ",".join(HOSTS),
+                        "--client", CLIENT], capture_output=True, text=True, timeout=120, cwd=REPO)
+    assert r.returncode == 0, r.stderr
+    for folder in ("ca", "scheduler", *(f"machines/{h}" for h in HOSTS), f"clients/{CLIENT}"):
+        assert f"  {root / folder}/  " in r.stdout
+    assert f"  {root / 'postgres' / 'role.sql'}  " in r.stdout
+    return root
+
+
+def client_creds(creds: Path) -> Path:
+    return creds / "clients" / CLIENT
+
+
+@pytest.fixture(scope="module")
+def pg(net, creds):
+    """The store, on the bridge's address, for the namespaces' network with a password only:
+    the role's scram-sha-256 verifier from `fleet init`, its password in the client's
+    password file (PGPASSFILE, which this module's processes inherit)."""
+    sql = (creds / "postgres" / "role.sql").read_text()
+    before = os.environ.get("PGPASSFILE")
+    os.environ["PGPASSFILE"] = str(client_creds(creds) / "pgpass")
+    try:
+        with serve_postgres(listen=net.gateway, password_net=f"{net.subnet}.0/24", setup_sql=sql) as url:
+            yield url
+    finally:
+        if before is None:
+            os.environ.pop("PGPASSFILE", None)
+        else:
+            os.environ["PGPASSFILE"] = before
 
 
 def _wait_port(host: str, port: int, proc, what: str, log: Path):
@@ -130,41 +164,62 @@ def _wait_port(host: str, port: int, proc, what: str, log: Path):
     pytest.fail(f"{what} did not listen on {host}:{port}: {log.read_text()[-800:]}")
 
 
+@dataclass
+class Scheduler:
+    address: str  # tls://HOST:PORT
+    host: str
+    port: int
+    log: Path
+
+
 @pytest.fixture(scope="module")
-def scheduler(net, tmp_path_factory):
+def scheduler(net, creds, tmp_path_factory):
     with socket.socket() as s:
         s.bind((net.gateway, 0))
         port = s.getsockname()[1]
     log = tmp_path_factory.mktemp("scheduler") / "scheduler.log"
     with open(log, "wb") as f:
         proc = subprocess.Popen([sys.executable, "-m", "cipherbench", "fleet", "scheduler", "--host", net.gateway,
-                                 "--port", str(port)], cwd=REPO, stdout=f, stderr=subprocess.STDOUT,
-                                start_new_session=True)
+                                 "--port", str(port), "--credentials", str(creds / "scheduler")], cwd=REPO,
+                                stdout=f, stderr=subprocess.STDOUT, start_new_session=True)
     try:
         _wait_port(net.gateway, port, proc, "the scheduler", log)
-        yield f"tcp://{net.gateway}:{port}"
+        yield Scheduler(f"tls://{net.gateway}:{port}", net.gateway, port, log)
     finally:
         os.killpg(proc.pid, signal.SIGKILL)
         proc.wait(timeout=10)
 
 
-class Workers:
-    """One `cipherbench fleet worker` per namespace, under its own host name (a UTS
-    namespace: the name its runs record), and a client to watch them join."""
+def as_client(creds: Path):
+    """Dask's Security of the fleet's client, from its credentials."""
+    from cipherbench.fleet.security import Credentials, Role
+    return Credentials.load(client_creds(creds)).security(Role.CLIENT)
 
-    def __init__(self, net: Net, scheduler: str, logs: Path):
+
+def start_worker(net: Net, host: str, scheduler: str, credentials: Path, log: Path, name: str | None = None):
+    """`cipherbench fleet worker` in the host's namespace, under the host name `name`
+    (a UTS namespace: the name its runs record), with these credentials."""
+    with open(log, "ab") as f:
+        return subprocess.Popen(
+            ["ip", "netns", "exec", net.namespaces[host], "unshare", "--uts", "--", "sh", "-c",
+             'hostname "$0" && exec "$@"', name or host, sys.executable, "-m", "cipherbench", "fleet", "worker",
+             scheduler, "--credentials", str(credentials)], cwd=REPO, stdout=f, stderr=subprocess.STDOUT,
+            start_new_session=True)
+
+
+class Workers:
+    """One `cipherbench fleet worker` per namespace, under its own host name, each with its
+    machine's credentials, and a client (the fleet's) to watch them join."""
+
+    def __init__(self, net: Net, scheduler: str, creds: Path, logs: Path):
         from distributed import Client
-        self.net, self.scheduler, self.logs = net, scheduler, logs
-        self.client = Client(scheduler, timeout="20s")
+        self.net, self.scheduler, self.creds, self.logs = net, scheduler, creds, logs
+        self.client = Client(scheduler, timeout="20s", security=as_client(creds))
         self.procs: dict[str, subprocess.Popen] = {}
 
     def start(self, host: str):
         log = self.logs / f"{host}.log"
-        with open(log, "ab") as f:
-            self.procs[host] = subprocess.Popen(
-                ["ip", "netns", "exec", self.net.namespaces[host], "unshare", "--uts", "--", "sh", "-c",
-                 'hostname "$0" && exec "$@"', host, sys.executable, "-m", "cipherbench", "fleet", "worker",
-                 self.scheduler], cwd=REPO, stdout=f, stderr=subprocess.STDOUT, start_new_session=True)
+        self.procs[host] = start_worker(self.net, host, self.scheduler, self.creds / "machines" / host, log)
         deadline = time.monotonic() + 60
         while f"host-{host}" not in self.resources():
             if self.procs[host].poll() is not None or time.monotonic() > deadline:
@@ -188,8 +243,8 @@ class Workers:
 
 
 @pytest.fixture(scope="module")
-def workers(net, scheduler, tmp_path_factory):
-    w = Workers(net, scheduler, tmp_path_factory.mktemp("workers"))
+def workers(net, scheduler, creds, tmp_path_factory):
+    w = Workers(net, scheduler.address, creds, tmp_path_factory.mktemp("workers"))
     try:
         for host in HOSTS:
             w.start(host)
@@ -246,9 +301,9 @@ def test_workers_are_single_threaded_named_for_their_host_and_off_the_measuring_
             assert pids and all(cpus[-1] not in os.sched_getaffinity(p) for p in pids)
 
 
-def test_two_hosts_measure_into_postgresql_and_the_report_lists_both(pg, scheduler, workers, tmp_path):
-    r = cli(pg, "fleet", "run", "--scheduler", scheduler, "--hosts", ",".join(HOSTS), "--sizes", "16,1024",
-            *PLAN)
+def test_two_hosts_measure_into_postgresql_and_the_report_lists_both(pg, creds, scheduler, workers, tmp_path):
+    r = cli(pg, "fleet", "run", "--scheduler", scheduler.address, "--credentials", str(client_creds(creds)),
+            "--hosts", ",".join(HOSTS), "--sizes", "16,1024", *PLAN)
     assert r.returncode == 0, r.stderr
     assert "2 of 2 machines complete" in r.stdout
     fid, hosts = fleet_hosts(pg)
@@ -269,9 +324,10 @@ def test_two_hosts_measure_into_postgresql_and_the_report_lists_both(pg, schedul
     assert 'id="machines"' in (tmp_path / "report" / "index.html").read_text()
 
 
-def test_a_machine_that_drops_out_is_reported_and_the_same_command_completes_it(pg, scheduler, workers):
-    cmd = [sys.executable, "-m", "cipherbench", "--db", pg, "fleet", "run", "--scheduler", scheduler,
-           "--hosts", ",".join(HOSTS), "--sizes", "16,2048", "--lost-after", "3", *PLAN]
+def test_a_machine_that_drops_out_is_reported_and_the_same_command_completes_it(pg, creds, scheduler, workers):
+    cmd = [sys.executable, "-m", "cipherbench", "--db", pg, "fleet", "run", "--scheduler", scheduler.address,
+           "--credentials", str(client_creds(creds)), "--hosts", ",".join(HOSTS), "--sizes", "16,2048",
+           "--lost-after", "3", *PLAN]
     client = subprocess.Popen(cmd, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         deadline = time.monotonic() + 90  # until fleet-b's run has begun: then it drops out mid-run
@@ -305,6 +361,74 @@ def test_a_machine_that_drops_out_is_reported_and_the_same_command_completes_it(
     assert fleet_hosts(pg)[0] == fid  # no new fleet run was begun
 
 
+# ---------------------------------------------------------------------------- who is refused
+def other_authoritys(creds: Path, folder: Path) -> Path:
+    """Credentials that trust the fleet's authority but carry a pair from another one
+    (`fleet init` of a second fleet): what a machine outside the fleet could make itself."""
+    r = subprocess.run([sys.executable, "-m", "cipherbench", "fleet", "init", str(folder / "other"), "--machine",
+                        "rogue"], capture_output=True, text=True, timeout=120, cwd=REPO)
+    assert r.returncode == 0, r.stderr
+    mixed = folder / "mixed"
+    mixed.mkdir(mode=0o700)
+    shutil.copy(creds / "scheduler" / "ca.pem", mixed / "ca.pem")
+    for name in ("cert.pem", "key.pem"):
+        shutil.copy(folder / "other" / "machines" / "rogue" / name, mixed / name)
+    return mixed
+
+
+def test_a_client_without_the_fleets_certificate_is_refused_by_the_scheduler(pg, creds, scheduler, workers,
+                                                                             tmp_path):
+    # TLS that trusts the scheduler but shows no certificate: the scheduler ends it (TLS 1.3
+    # says so at the first read, TLS 1.2 in the handshake)
+    ctx = ssl.create_default_context(cafile=str(creds / "scheduler" / "ca.pem"))
+    ctx.check_hostname = False
+    with pytest.raises(ssl.SSLError, match="CERTIFICATE_REQUIRED|HANDSHAKE_FAILURE"):
+        with socket.create_connection((scheduler.host, scheduler.port), timeout=30) as raw, \
+                ctx.wrap_socket(raw) as tls:
+            tls.recv(1)
+    # a client whose certificate another authority signed: refused in the handshake
+    r = cli(pg, "fleet", "run", "--scheduler", scheduler.address, "--credentials",
+            str(other_authoritys(creds, tmp_path)), "--wait", "10", *PLAN)
+    assert r.returncode == 1 and len(r.stderr.strip().splitlines()) == 1, r.stderr
+    assert f"cannot reach the Dask scheduler at {scheduler.address}" in r.stderr
+    assert f"TLS handshake failed with remote 'tls://{scheduler.host}:" in scheduler.log.read_text()
+    # no credentials at all: said before anything is sent
+    r = cli(pg, "fleet", "run", "--scheduler", scheduler.address, *PLAN)
+    assert r.returncode == 2 and "a tls:// scheduler needs --credentials" in r.stderr
+    assert sorted(workers.resources()) == [f"host-{h}" for h in HOSTS]
+
+
+def test_a_worker_with_a_certificate_from_another_authority_is_refused(net, creds, scheduler, workers, tmp_path):
+    rogue = start_worker(net, HOSTS[0], scheduler.address, other_authoritys(creds, tmp_path), tmp_path / "rogue.log",
+                         name="rogue")
+    try:
+        assert rogue.wait(timeout=150) != 0  # Dask's nanny gives up: it never reached the scheduler
+    finally:
+        if rogue.poll() is None:
+            os.killpg(rogue.pid, signal.SIGKILL)
+            rogue.wait(timeout=30)
+    said = scheduler.log.read_text()
+    assert f"TLS handshake failed with remote 'tls://{net.subnet}.2:" in said and "certificate verify failed" in said
+    assert "host-rogue" not in workers.resources()
+
+
+def test_the_store_refuses_a_connection_without_the_password(pg, tmp_path):
+    def runs(pgpass: Path):
+        env = dict(os.environ, PGPASSFILE=str(pgpass))
+        return subprocess.run([sys.executable, "-m", "cipherbench", "--db", pg, "runs"], capture_output=True,
+                              text=True, timeout=120, cwd=REPO, env=env)
+    r = runs(tmp_path / "no-such-file")
+    assert r.returncode == 1 and len(r.stderr.strip().splitlines()) == 1, r.stderr
+    assert "cannot open the result store" in r.stderr and "no password supplied" in r.stderr
+    wrong = tmp_path / "wrong"
+    wrong.write_text("*:*:*:cipherbench:not-the-password\n")
+    wrong.chmod(0o600)
+    r = runs(wrong)
+    assert r.returncode == 1 and 'password authentication failed for user "cipherbench"' in r.stderr
+    r = runs(Path(os.environ["PGPASSFILE"]))  # the client's file from `fleet init`
+    assert r.returncode == 0, r.stderr
+
+
 def test_without_a_scheduler_the_same_path_runs_on_a_local_cluster(tmp_path):
     db = f"sqlite:///{tmp_path / 'r.sqlite'}"
     r = cli(db, "fleet", "run", "--sizes", "16,1024", *PLAN)
@@ -329,6 +453,94 @@ def test_bad_fleet_input_is_one_line_and_a_status():
                        capture_output=True, text=True, timeout=60, cwd=REPO, env=env)
     assert r.returncode == 1 and len(r.stderr.strip().splitlines()) == 1
     assert "cipherbench is not built on this machine" in r.stderr and "make deps engine runners" in r.stderr
+
+
+def test_a_scheduler_without_tls_stays_on_loopback_unless_insecure():
+    r = subprocess.run([sys.executable, "-m", "cipherbench", "fleet", "scheduler", "--host", "192.0.2.7"],
+                       capture_output=True, text=True, timeout=60, cwd=REPO)
+    assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1, r.stderr
+    assert "refusing to listen on 192.0.2.7 without TLS" in r.stderr and "--insecure" in r.stderr
+    from cipherbench.fleet import cluster
+    from cipherbench.fleet.security import PLAIN_DEFAULT_HOST, is_loopback, plain_listen_host
+    assert [is_loopback(h) for h in ("127.0.0.1", "127.3.4.5", "::1", "[::1]", "localhost", "192.0.2.7", "::")] == \
+        [True, True, True, True, True, False, False]
+    assert plain_listen_host(None, False) == PLAIN_DEFAULT_HOST == "127.0.0.1"  # not Dask's every interface
+    assert plain_listen_host("192.0.2.7", True) == "192.0.2.7"
+    argv = cluster.scheduler_argv("127.0.0.1", 8786, None)
+    assert argv[argv.index("--dashboard-address") + 1] == "127.0.0.1:0" and "--tls-cert" not in argv
+
+
+def test_the_insecure_scheduler_says_why_it_is_dangerous(net, tmp_path):
+    with socket.socket() as s:
+        s.bind((net.gateway, 0))
+        port = s.getsockname()[1]
+    log = tmp_path / "insecure.log"
+    with open(log, "wb") as f:
+        proc = subprocess.Popen([sys.executable, "-m", "cipherbench", "fleet", "scheduler", "--host", net.gateway,
+                                 "--port", str(port), "--insecure"], cwd=REPO, stdout=f, stderr=subprocess.STDOUT,
+                                start_new_session=True)
+    try:
+        _wait_port(net.gateway, port, proc, "the scheduler", log)
+    finally:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=10)
+    said = " ".join(log.read_text().split())
+    assert f"--insecure: listening on {net.gateway}:{port} without TLS" in said
+    assert "run on every worker" in said and f"Scheduler at: tcp://{net.gateway}:{port}" in said
+
+
+def test_fleet_init_makes_private_files_signed_by_its_own_authority(tmp_path):
+    from cryptography import x509
+
+    from cipherbench.fleet.security import init_fleet
+    root = tmp_path / "creds"
+    first = init_fleet(root, ["lab-a"], ["me"])
+    modes = {p.relative_to(root).as_posix(): p.stat().st_mode & 0o777 for p in root.rglob("*")}
+    assert {k for k, m in modes.items() if m == 0o600} == {
+        "ca/ca.pem", "ca/ca-key.pem", "postgres/pgpass", "postgres/role.sql",
+        *(f"{m}/{f}" for m in ("scheduler", "machines/lab-a", "clients/me") for f in ("ca.pem", "cert.pem", "key.pem")),
+        "machines/lab-a/pgpass", "clients/me/pgpass"}
+    assert all(m == 0o700 for k, m in modes.items() if (root / k).is_dir()) and root.stat().st_mode & 0o777 == 0o700
+    ca = x509.load_pem_x509_certificate((root / "ca" / "ca.pem").read_bytes())
+    for member in ("scheduler", "machines/lab-a", "clients/me"):
+        cert = x509.load_pem_x509_certificate((root / member / "cert.pem").read_bytes())
+        cert.verify_directly_issued_by(ca)  # raises if another key signed it
+        assert (root / member / "ca.pem").read_bytes() == (root / "ca" / "ca.pem").read_bytes()
+    line = (root / "machines" / "lab-a" / "pgpass").read_text()
+    host, port, db, role, password = line.rstrip("\n").split(":")
+    assert (host, port, db, role) == ("*", "*", "*", "cipherbench") and len(password) == 32  # 24 random bytes
+    sql = (root / "postgres" / "role.sql").read_text()
+    assert password not in sql and "PASSWORD 'SCRAM-SHA-256$4096:" in sql
+    # again, with one more machine: the authority and the password kept, only the new member made
+    again = init_fleet(root, ["lab-a", "lab-b"], ["me"])
+    assert first.authority_made and not again.authority_made
+    assert [(m.name, m.made) for m in again.members] == [("scheduler", False), ("lab-a", False), ("lab-b", True),
+                                                         ("me", False)]
+    assert (root / "machines" / "lab-b" / "pgpass").read_text() == line
+    x509.load_pem_x509_certificate((root / "machines" / "lab-b" / "cert.pem").read_bytes()).verify_directly_issued_by(ca)
+
+
+def test_the_store_role_s_verifier_is_rfc_7677_s():
+    """RFC 7677 §3's exchange (user "user", password "pencil"): the verifier's ServerKey
+    signs its AuthMessage as the server's final message says, and its StoredKey checks
+    the client's proof."""
+    import base64
+    import hashlib
+    import hmac
+
+    from cipherbench.fleet.security import scram_verifier
+    salt = "W22ZaJ0SNY7soEsUEjb6gQ=="
+    v = scram_verifier("pencil", base64.b64decode(salt))
+    head, keys = v.rsplit("$", 1)
+    assert head == f"SCRAM-SHA-256$4096:{salt}"
+    stored, server = (base64.b64decode(k) for k in keys.split(":"))
+    nonce = "rOprNGfwEbeRWgbNEkqO%hvYDpWUa2RaTCAfuxFIlj)hNlF$k0"
+    auth = f"n=user,r=rOprNGfwEbeRWgbNEkqO,r={nonce},s={salt},i=4096,c=biws,r={nonce}".encode()
+    assert base64.b64encode(hmac.new(server, auth, hashlib.sha256).digest()).decode() == \
+        "6rriTRBi23WpRR/wtup+mMhUZUn/dB5nLTJRsjl95G4="
+    proof = base64.b64decode("dHzbZapWIk4jUhN+Ute9ytag9zjfMHgsqmmiz7AndVQ=")
+    client_key = bytes(a ^ b for a, b in zip(proof, hmac.new(stored, auth, hashlib.sha256).digest()))
+    assert hashlib.sha256(client_key).digest() == stored
 
 
 def test_the_same_command_is_the_same_fleet_run_key():

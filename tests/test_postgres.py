@@ -49,10 +49,11 @@ def postgres_url():
 
 
 @contextlib.contextmanager
-def serve_postgres(listen: str | None = None, trust_net: str | None = None):
-    """A throwaway server; its URL. Unix socket only by default; with `listen`, also TCP on
-    that address (and the URL uses it), accepting clients of the network `trust_net`
-    (CIDR) without a password, as the fleet test's network namespaces need."""
+def serve_postgres(listen: str | None = None, password_net: str | None = None, setup_sql: str = ""):
+    """A throwaway server; its URL (which carries no password). Unix socket only by default;
+    with `listen`, also TCP on that address (and the URL uses it), accepting clients of the
+    network `password_net` (CIDR) with a password (scram-sha-256), as the fleet test's
+    network namespaces need; `setup_sql` (the role's password, say) runs first."""
     import psycopg
 
     bindir = pg_bin()
@@ -73,9 +74,9 @@ def serve_postgres(listen: str | None = None, trust_net: str | None = None):
                                      "-E", "UTF8", "--locale=C", "--no-sync"],
                            capture_output=True, text=True, timeout=120)
         assert r.returncode == 0, f"initdb failed: {r.stderr.strip()[-500:]}"
-        if trust_net:
-            subprocess.run(prefix + ["sh", "-c", f"echo 'host all all {trust_net} trust' >> {data}/pg_hba.conf"],
-                           check=True)
+        if password_net:  # the whole file: the socket (in a folder of the server's own) and that network
+            hba = f"local all all trust\nhost all all {password_net} scram-sha-256\n"
+            subprocess.run(prefix + ["sh", "-c", f"printf '{hba}' > {data}/pg_hba.conf"], check=True)
         subprocess.run(prefix + ["mkdir", "-m", "700", str(sock)], check=True)  # the server's own
         port = free_port()
         with open(log, "wb") as logf:
@@ -89,6 +90,8 @@ def serve_postgres(listen: str | None = None, trust_net: str | None = None):
                 with psycopg.connect(host=str(sock), port=port, user="cipherbench", dbname="postgres",
                                      autocommit=True, connect_timeout=5) as c:
                     c.execute("create database cipherbench")
+                    if setup_sql:
+                        c.execute(setup_sql)
                 break
             except psycopg.OperationalError:
                 if proc.poll() is not None or time.monotonic() > deadline:

@@ -3,7 +3,6 @@ scheduler or a worker, and show or report a fleet run. docs/fleet.md says how.""
 from __future__ import annotations
 
 import os
-import shlex
 import sys
 from pathlib import Path
 
@@ -13,19 +12,53 @@ from rich.table import Table
 from cipherbench.cli.app import Ctx, err, lit, out
 from cipherbench.cli.run import parse_sizes
 from cipherbench.errors import CipherbenchError, UsageError
-from cipherbench.fleet import cluster, dispatch
+from cipherbench.fleet import cluster, dispatch, security
 from cipherbench.fleet.records import FleetRecords, FleetStatus, HostState, fleet_key
 from cipherbench.fleet.task import engine_path, keep_off_measuring_cpu, this_host
 from cipherbench.kinds import Operation
 from cipherbench.paths import REPO
 from cipherbench.pipeline import RunPlan
 from cipherbench.pipeline.plan import DEFAULT_PRESET
+from cipherbench.redact import command_line, redact_url
 from cipherbench.store.db import Store, default_url, describe
 
 
 @click.group("fleet")
 def fleet_group():
     """Run a plan on many machines through Dask distributed, one task per machine."""
+
+
+def credentials_option(f):
+    return click.option("--credentials", type=click.Path(file_okay=False, path_type=Path), default=None,
+                        envvar=security.CREDENTIALS_ENV, metavar="DIR",
+                        help="This machine's folder from 'fleet init': mutual TLS with the fleet's "
+                             f"authority, and the store's password file (default: ${security.CREDENTIALS_ENV}).")(f)
+
+
+def _credentials(folder: Path | None) -> security.Credentials | None:
+    creds = security.Credentials.load(folder)
+    if creds:
+        creds.use_store_password()
+    return creds
+
+
+@fleet_group.command("init")
+@click.argument("folder", type=click.Path(file_okay=False, path_type=Path))
+@click.option("--machine", "machines", multiple=True, metavar="NAME[,NAME]",
+              help="A measuring machine, by its host name (repeatable).")
+@click.option("--client", "clients", multiple=True, metavar="NAME[,NAME]",
+              help="A machine that runs 'fleet run' (repeatable; default: this one).")
+@click.option("--db-role", default=security.DEFAULT_ROLE, show_default=True, help="The store's PostgreSQL role.")
+@click.option("--days", type=click.IntRange(1, 3650), default=security.DEFAULT_DAYS, show_default=True,
+              help="How long the certificates are valid.")
+@click.option("--scheduler-host", default="SCHEDULER", help="The scheduler's address, for the instructions.")
+def fleet_init(folder: Path, machines, clients, db_role, days, scheduler_host):
+    """Make a fleet's credentials: an authority, a certificate and key per machine and
+    client, and the store role's password; says where each goes."""
+    done = security.init_fleet(folder, _hosts_option(machines) or [], _hosts_option(clients) or [this_host()],
+                               db_role, days)
+    for line in security.instructions(done, scheduler_host):
+        out.print(line, markup=False, soft_wrap=True)
 
 
 def _plan(c: Ctx, profile, experiment, impls, primitives, sizes, operations, batches, batch_ms, processes,
@@ -68,7 +101,7 @@ def _targets(conn: cluster.Connection, records: FleetRecords, key: str, plan: Ru
             records.reopen(fleet_id)
         return fleet_id, list(recorded), todo
     targets = cluster.wait_for_hosts(conn.client, hosts, machines, wait)
-    command = " ".join(shlex.quote(a) for a in sys.argv)
+    command = command_line(sys.argv)
     fleet_id = fleet_id or records.begin(key, plan, command, conn.scheduler)
     for h in targets:
         records.set_host(fleet_id, h, HostState.PENDING)
@@ -105,9 +138,10 @@ def _summary(records: FleetRecords, fleet_id: int) -> Table:
               help="Seconds a machine's worker may be gone before its run counts as lost.")
 @click.option("--new", "fresh", is_flag=True, help="Start a new fleet run even if the last one of this "
                                                    "command is incomplete.")
+@credentials_option
 @click.pass_obj
 def fleet_run(c: Ctx, scheduler, machines, hosts, profile, experiment, impls, primitives, sizes, operations,
-              batches, batch_ms, processes, extra_rounds, wait, lost_after, fresh):
+              batches, batch_ms, processes, extra_rounds, wait, lost_after, fresh, credentials):
     """Run a plan on every target machine and store each machine's run; running the same
     command again measures only the machines that did not complete."""
     plan = _plan(c, profile, experiment, impls, primitives, sizes, operations, batches, batch_ms, processes,
@@ -115,13 +149,14 @@ def fleet_run(c: Ctx, scheduler, machines, hosts, profile, experiment, impls, pr
     names = _hosts_option(hosts)
     if names and machines:
         raise UsageError("give --machines or --hosts, not both")
+    creds = _credentials(credentials)
     url = c.db or default_url()
     if scheduler and url.startswith("sqlite"):
         raise UsageError("a fleet on a scheduler needs a store every machine reaches: "
                          "--db postgresql://USER@HOST/DB")
     store = Store(url)  # creates the schema here, before machines write to it at once
     records = FleetRecords(store)
-    conn = cluster.connect(scheduler, wait)
+    conn = cluster.connect(scheduler, wait, creds)
     try:
         if conn.note:
             err.print(f"fleet: local worker: {conn.note}", markup=False)
@@ -168,7 +203,8 @@ def _finish(records: FleetRecords, fleet_id: int, store: Store) -> None:
 @fleet_group.command("worker")
 @click.argument("scheduler")
 @click.option("--listen", default=None, metavar="HOST", help="Address the worker serves on (default: Dask's).")
-def fleet_worker(scheduler, listen):
+@credentials_option
+def fleet_worker(scheduler, listen, credentials):
     """Serve this machine to the fleet: one single-threaded Dask worker advertising
     host-<hostname>, kept off the measuring CPU."""
     cluster.need_distributed()
@@ -177,18 +213,27 @@ def fleet_worker(scheduler, listen):
         raise CipherbenchError(f"cipherbench is not built on this machine ({engine} is missing): "
                                f"run 'make deps engine runners' in {REPO}, then start the worker again")
     host = this_host()
-    err.print(f"fleet worker {host} for {scheduler}: {keep_off_measuring_cpu()}", markup=False)
-    argv = cluster.worker_argv(scheduler, host, listen)
+    argv = cluster.worker_argv(scheduler, host, listen, _credentials(credentials))
+    err.print(f"fleet worker {host} for {redact_url(scheduler)}: {keep_off_measuring_cpu()}", markup=False)
     os.execv(argv[0], argv)
 
 
 @fleet_group.command("scheduler")
 @click.option("--host", default=None, help="Address to listen on (default: Dask's choice).")
 @click.option("--port", type=click.IntRange(0, 65535), default=8786, show_default=True)
-def fleet_scheduler(host, port):
-    """Start a Dask scheduler for a fleet (the same as `dask scheduler`)."""
+@credentials_option
+@click.option("--insecure", is_flag=True, help="Without --credentials, listen on a non-loopback address all "
+                                               "the same: anyone reaching it runs code on every worker.")
+def fleet_scheduler(host, port, credentials, insecure):
+    """Start a Dask scheduler for a fleet (`dask scheduler`), with mutual TLS given
+    --credentials; without, on loopback only (unless --insecure)."""
     cluster.need_distributed()
-    argv = cluster.scheduler_argv(host, port)
+    creds = security.Credentials.load(credentials)
+    if creds is None:
+        host = security.plain_listen_host(host, insecure)
+        if not security.is_loopback(host):
+            err.print(security.INSECURE_WARNING.format(where=f"{host}:{port}"), markup=False)
+    argv = cluster.scheduler_argv(host, port, creds)
     os.execv(argv[0], argv)
 
 

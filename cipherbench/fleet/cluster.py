@@ -5,6 +5,10 @@ Worker shape (docs/fleet.md): one worker process per machine (--nworkers 1), one
 thread (--nthreads 1), and the resource host-<name>=1, so a task asking for
 {"host-<name>": 1} runs on that machine and nowhere else, one at a time. The
 pattern of resources naming a host is the one in dask/distributed #8860.
+
+Every connection is mutual TLS when the fleet has credentials (security.py); the
+embedded LocalCluster uses Dask's throwaway ones (Security.temporary), so no other
+user of this machine can reach its scheduler either.
 """
 from __future__ import annotations
 
@@ -14,11 +18,16 @@ import time
 from dataclasses import dataclass
 
 from cipherbench.errors import CipherbenchError, UsageError
+from cipherbench.fleet.security import Credentials, Role, check_address
 from cipherbench.fleet.task import keep_off_measuring_cpu, this_host
+from cipherbench.redact import redact_url
 
 RESOURCE_PREFIX = "host-"
 WORKER_THREADS = 1
 LOCAL = "local"  # how a fleet run on the embedded LocalCluster records its scheduler
+#: Dask serves plain HTTP (health, metrics, cluster state) even without its dashboard, by
+#: default on every interface: kept on loopback, on a port of the system's choice.
+HTTP_LOOPBACK = ["--dashboard-address", "127.0.0.1:0"]
 
 
 def host_resource(host: str) -> str:
@@ -33,16 +42,20 @@ def need_distributed():
                                "(make deps installs it)") from None
 
 
-def worker_argv(scheduler: str, host: str, listen: str | None) -> list[str]:
+def worker_argv(scheduler: str, host: str, listen: str | None, creds: Credentials | None) -> list[str]:
+    check_address(scheduler, creds)
     argv = [sys.executable, "-m", "distributed.cli.dask_worker", scheduler, "--nworkers", "1",
             "--nthreads", str(WORKER_THREADS), "--resources", f"{host_resource(host)}=1", "--name", host,
-            "--no-dashboard"]
-    return argv + (["--host", listen] if listen else [])
+            "--no-dashboard", *HTTP_LOOPBACK]
+    return argv + (["--host", listen] if listen else []) + (creds.dask_args() if creds else [])
 
 
-def scheduler_argv(host: str | None, port: int) -> list[str]:
-    argv = [sys.executable, "-m", "distributed.cli.dask_scheduler", "--port", str(port), "--no-dashboard"]
-    return argv + (["--host", host] if host else [])
+def scheduler_argv(host: str | None, port: int, creds: Credentials | None) -> list[str]:
+    """`dask scheduler`: with TLS when the fleet has credentials; without, where
+    security.plain_listen_host allowed it (the caller asks)."""
+    argv = [sys.executable, "-m", "distributed.cli.dask_scheduler", "--port", str(port), "--no-dashboard",
+            *HTTP_LOOPBACK]
+    return argv + (["--host", host] if host else []) + (creds.dask_args() if creds else [])
 
 
 @dataclass
@@ -66,26 +79,31 @@ def _quiet_dask():
         logging.getLogger(name).setLevel(logging.CRITICAL)
 
 
-def connect(address: str | None, timeout: float) -> Connection:
-    """A client on the scheduler at `address`; without one, on a LocalCluster of one
-    single-threaded worker process for this machine, started off the measuring CPU."""
+def connect(address: str | None, timeout: float, creds: Credentials | None = None) -> Connection:
+    """A client on the scheduler at `address`, as the fleet's client `creds` when given;
+    without an address, on a LocalCluster of one single-threaded worker process for this
+    machine, started off the measuring CPU, behind throwaway TLS credentials."""
     need_distributed()
     from distributed import Client, LocalCluster
+    from distributed.security import Security
     _quiet_dask()
     if address is None:
         note = keep_off_measuring_cpu()  # inherited by the worker process spawned next
+        security = Security.temporary()
         cluster = LocalCluster(n_workers=1, threads_per_worker=WORKER_THREADS, processes=True,
                                resources={host_resource(this_host()): 1}, dashboard_address=None,
-                               host="127.0.0.1", silence_logs=logging.ERROR)
-        return Connection(Client(cluster), cluster, LOCAL, note)
+                               host="127.0.0.1", protocol="tls", security=security, silence_logs=logging.ERROR)
+        return Connection(Client(cluster, security=security), cluster, LOCAL, note)
+    shown = redact_url(address)
+    check_address(address, creds)
     try:
-        client = Client(address, timeout=f"{timeout}s")
+        client = Client(address, timeout=f"{timeout}s", security=creds.security(Role.CLIENT) if creds else None)
     except (OSError, TimeoutError) as e:
-        raise CipherbenchError(f"cannot reach the Dask scheduler at {address}: "
-                               f"{str(e).splitlines()[0] if str(e) else type(e).__name__}") from None
+        raise CipherbenchError(f"cannot reach the Dask scheduler at {shown}: "
+                               f"{str(e).splitlines()[0].replace(address, shown) if str(e) else type(e).__name__}") from None
     except ValueError as e:
-        raise UsageError(f"--scheduler is not a scheduler address ({address!r}): {e}") from None
-    return Connection(client, None, address, "")
+        raise UsageError(f"--scheduler is not a scheduler address ({shown!r}): {str(e).replace(address, shown)}") from None
+    return Connection(client, None, shown, "")
 
 
 def hosts_present(client) -> dict[str, str]:

@@ -23,6 +23,7 @@ from cipherbench.fleet.cluster import host_resource, hosts_present
 from cipherbench.fleet.records import FleetRecords, HostState
 from cipherbench.fleet.task import EVENT_TOPIC, HostOutcome, measure_on_host
 from cipherbench.pipeline import RunPlan
+from cipherbench.redact import SecretUrl
 
 STATE_STYLE = {HostState.PENDING: "dim", HostState.MEASURING: "cyan", HostState.COMPLETE: "green",
                HostState.FAILED: "red", HostState.LOST: "red"}
@@ -90,8 +91,9 @@ class HostBoard:
 
 
 def submit(client, plan: RunPlan, store_url: str, fleet_id: int, hosts: list[str]) -> dict:
-    """One task per machine, pinned to it by its host resource; never retried elsewhere."""
-    return {h: client.submit(measure_on_host, plan.model_dump_json(), store_url, h, fleet_id,
+    """One task per machine, pinned to it by its host resource; never retried elsewhere.
+    The store's URL goes as a SecretUrl: a worker logging the task shows it redacted."""
+    return {h: client.submit(measure_on_host, plan.model_dump_json(), SecretUrl(store_url), h, fleet_id,
                              resources={host_resource(h): 1}, pure=False,
                              key=f"cipherbench-fleet-{fleet_id}-{h}-{time.time_ns()}")
             for h in hosts}

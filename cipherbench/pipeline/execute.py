@@ -4,7 +4,6 @@ times something call `run_plan` (or its parts, `open_run` and `measure_points`).
 from __future__ import annotations
 
 import os
-import shlex
 import sys
 import uuid
 from collections.abc import Callable, Iterator
@@ -50,6 +49,7 @@ from cipherbench.pipeline.plan import Layout, RunPlan
 from cipherbench.pipeline.points import plan_points
 from cipherbench.pipeline.recorder import Recorder
 from cipherbench.pipeline.resume import alive, key_of, min_batches, recover_dead, resumable
+from cipherbench.redact import command_line
 from cipherbench.store.db import Store
 
 #: A stage's progress: called with (how many items were done, the item's label).
@@ -124,7 +124,7 @@ def open_run(store: Store, plan: RunPlan, s: Session, ctx: dict[str, Any], resum
         store.reopen_run(resume, os.getpid(), min_batches(plan))
         return resume
     run_id = store.begin_run(uuid=uuid.uuid4().hex, profile=plan.preset, kind=plan.kind.value,
-                             command=" ".join(shlex.quote(a) for a in sys.argv), host=ctx["host"],
+                             command=command_line(sys.argv), host=ctx["host"],
                              cipherbench_version=__version__, git_revision=ctx["git_revision"], context=ctx,
                              settings=settings_of(plan), pid=os.getpid())
     store.add_implementations(run_id, s.impls.values(), runner_ids(s))

@@ -28,7 +28,12 @@ Schema versions (runs.schema_version says which one wrote a run):
    the implementation was built with (cipherbench/envs/describe.py; null in older runs and
    for language runners). Added the same way. Also the table ct_results: the side-channel
    checks of a run (cipherbench/ct); opening an older store creates it, empty.
-7. adds runs.kind (kinds.RunKind: speed, ct, builds, fleet), set by the command that
+7. stores commands with database passwords hidden (cipherbench/redact.py): opening a store
+   rewrites every command an earlier version stored with a password in it (Store.redact_rows,
+   which other tables' commands use too: fleet/records.py). SQLite overwrites what it frees
+   (secure_delete) and folds its write-ahead log back into the file, so the old text leaves
+   the file's bytes; PostgreSQL keeps the old row versions until VACUUM reclaims them.
+8. adds runs.kind (kinds.RunKind: speed, ct, builds, fleet), set by the command that
    starts a run. Opening an older store fills it once from what older versions wrote:
    a profile `ct:...` is ct, a profile `compilers-...` (registry/builds.toml's
    experiments) builds, a run named in fleet_hosts fleet, any other speed. Also
@@ -61,6 +66,7 @@ from sqlalchemy import (
     event,
     func,
     inspect,
+    or_,
     select,
 )
 from sqlalchemy.engine import Connection, Engine
@@ -68,9 +74,10 @@ from sqlalchemy.exc import ArgumentError, OperationalError, SQLAlchemyError
 
 from cipherbench.errors import CipherbenchError, UsageError
 from cipherbench.kinds import RunKind, RunStatus
+from cipherbench.redact import QUERY_PASSWORD, redact_command, redact_url
 from cipherbench.store.records import MeasurementRecord, columns
 
-SCHEMA_VERSION = 7
+SCHEMA_VERSION = 8
 #: A row as the store reads and writes it: column name -> value.
 Row = dict[str, Any]
 meta = MetaData()
@@ -223,7 +230,7 @@ class RunSummary:
 
 
 def kind_of_old_run(profile: str | None, in_fleet: bool = False) -> RunKind:
-    """The kind of a run stored before runs had one (schema 7), from what was written then:
+    """The kind of a run stored before runs had one (schema 8), from what was written then:
     `ct` named its profile ct:EXPERIMENT, `builds run` times registry/builds.toml's
     compilers-* experiments, and a fleet's machines are named in fleet_hosts."""
     if in_fleet:
@@ -249,7 +256,8 @@ def default_url() -> str:
 
 
 def describe(url: str) -> str:
-    return url.split("///", 1)[1] if url.startswith("sqlite:///") else url.split("@")[-1]
+    """The store as messages name it: a SQLite file's path, a server's host and database."""
+    return url.split("///", 1)[1] if url.startswith("sqlite:///") else redact_url(url).split("@")[-1]
 
 
 #: URL schemes a store may have: SQLite (the default) and PostgreSQL (shared use).
@@ -291,8 +299,9 @@ class Store:
             elif "runs" not in inspect(self.engine).get_table_names():
                 raise CipherbenchError(f"{describe(self.url)} is not a cipherbench result store (it has no runs)")
             self._add_missing_columns()
+            self.redact_rows(runs, runs.c.command)
         except ArgumentError:
-            raise UsageError(f"--db is not a database URL: {self.url!r} "
+            raise UsageError(f"--db is not a database URL: {describe(self.url)!r} "
                              "(use sqlite:///PATH or postgresql://USER@HOST/DB)") from None
         except (SQLAlchemyError, ModuleNotFoundError) as e:
             raise CipherbenchError(f"cannot open the result store {describe(self.url)}: {_first_line(e)}") from None
@@ -346,12 +355,34 @@ class Store:
 
     @staticmethod
     def _fill_run_kinds(c: Connection, tables: set[str]) -> None:
-        """Schema 7: the kind of each run an older version stored, from what it wrote."""
+        """Schema 8: the kind of each run an older version stored, from what it wrote."""
         fleet: set[int] = set()
         if "fleet_hosts" in tables:
             fleet = {r[0] for r in c.exec_driver_sql("SELECT run_id FROM fleet_hosts WHERE run_id IS NOT NULL")}
         for rid, profile in c.execute(select(runs.c.id, runs.c.profile).where(runs.c.kind.is_(None))).all():
             c.execute(runs.update().where(runs.c.id == rid).values(kind=kind_of_old_run(profile, rid in fleet).value))
+
+    def redact_rows(self, table: Table, *texts: Column[Any], how: Callable[[str], str | None] = redact_command) -> int:
+        """Hide the database passwords in these text columns of every row that has one
+        (schema 7): `how` is redact.redact_command for command lines, redact.redact_url
+        for addresses. Returns how many rows were rewritten."""
+        key = list(table.primary_key.columns)
+        changed = []
+        with self.engine.begin() as c:
+            # a password is in a URL's userinfo (user:password@) or its query (password=)
+            maybe = or_(*(t.contains(mark) for t in texts for mark in ("@", QUERY_PASSWORD)))
+            for row in c.execute(select(*key, *texts).where(maybe)).mappings():
+                now = {t.name: how(row[t.name]) if row[t.name] else row[t.name] for t in texts}
+                if any(now[t.name] != row[t.name] for t in texts):
+                    changed.append(({k.name: row[k.name] for k in key}, now))
+            if changed and self.engine.dialect.name == "sqlite":
+                c.exec_driver_sql("PRAGMA secure_delete = ON")  # the freed bytes zeroed, not left behind
+            for where, values in changed:
+                c.execute(table.update().where(*(k == where[k.name] for k in key)).values(**values))
+        if changed and self.engine.dialect.name == "sqlite":
+            with self.engine.connect() as c:  # the old page out of the write-ahead log too
+                c.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)")
+        return len(changed)
 
     # ------------------------------------------------------------------ writing
     def begin_run(self, **fields: Any) -> int:
@@ -359,6 +390,7 @@ class Store:
         fields.setdefault("status", "running")
         fields.setdefault("schema_version", SCHEMA_VERSION)
         fields.setdefault("kind", RunKind.SPEED.value)
+        fields["command"] = redact_command(fields.get("command"))  # whoever built it
         with self.engine.begin() as c:
             return int(c.execute(runs.insert().values(**fields)).inserted_primary_key[0])
 

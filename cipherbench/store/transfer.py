@@ -15,6 +15,7 @@ from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 
 from cipherbench.errors import CipherbenchError, UsageError
+from cipherbench.redact import redact_command
 from cipherbench.report.data import (
     IMPLEMENTATION_FIELDS,
     MEASUREMENT_FIELDS,
@@ -90,7 +91,7 @@ def import_document(store: Store, doc: dict[str, Any]) -> int:
             rid = c.execute(runs.insert().values(
                 uuid=uuid, started_at=_when(run.get("started_at")) or datetime.now().astimezone(),
                 finished_at=_when(run.get("finished_at")), status=run.get("status") or "complete",
-                profile=run.get("profile"), command=run.get("command"), host=run.get("host"),
+                profile=run.get("profile"), command=redact_command(run.get("command")), host=run.get("host"),
                 kind=run.get("kind") or kind_of_old_run(run.get("profile")).value,
                 cipherbench_version=run.get("cipherbench_version"), git_revision=run.get("git_revision"),
                 context=doc.get("context") or {}, settings=run.get("settings") or {},
