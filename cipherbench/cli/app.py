@@ -22,8 +22,8 @@ from rich.progress import (
 from rich.text import Text
 
 from cipherbench import __version__
-from cipherbench.envs import runner_specs
 from cipherbench.errors import CipherbenchError
+from cipherbench.measure.environments import runner_specs
 from cipherbench.measure.session import Session
 from cipherbench.paths import REPO
 from cipherbench.store.db import Store
