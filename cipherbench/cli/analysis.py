@@ -10,7 +10,8 @@ import click
 from rich.table import Table
 
 from cipherbench.analysis import diffusion as dif
-from cipherbench.cli.app import Ctx, err, out
+from cipherbench.cli.app import Ctx
+from cipherbench.console import err, out
 from cipherbench.errors import UsageError
 from cipherbench.report.tables import num
 

@@ -6,7 +6,8 @@ from __future__ import annotations
 import click
 from rich.table import Table
 
-from cipherbench.cli.app import Ctx, out
+from cipherbench.cli.app import Ctx
+from cipherbench.console import out
 from cipherbench.kinds import RunStatus
 from cipherbench.pipeline.plan import Preset, load_presets
 

@@ -10,7 +10,8 @@ import click
 from rich.table import Table
 
 from cipherbench.analysis.recommend import USE_CASES, Answer, Filters, UseCase, recommend, size_text
-from cipherbench.cli.app import Ctx, out
+from cipherbench.cli.app import Ctx
+from cipherbench.console import out
 from cipherbench.errors import CipherbenchError, UsageError
 from cipherbench.report.answer import interval, mbps, short_lines
 from cipherbench.store.db import Store, describe
