@@ -1,5 +1,5 @@
 """Commands that analyse ciphers rather than time them: diffusion and avalanche
-(cipherbench/diffusion.py). Imported by cipherbench.cli, on whose group they register."""
+(cipherbench/analysis/diffusion.py). Imported by cipherbench.cli, on whose group they register."""
 from __future__ import annotations
 
 import json
