@@ -45,7 +45,7 @@ runners: deps
 	@scripts/build-runners
 
 # Known-answer corpora fetched rather than installed by pip: Project Wycheproof, pinned in
-# cipherbench/corpus_wycheproof.py, through the Go module proxy into go's module cache; the
+# cipherbench/kat/corpus_wycheproof.py, through the Go module proxy into go's module cache; the
 # path goes to build/wycheproof.json. Never fails the build: without go, or when the download
 # fails, that file says why and verify reports the corpus missing.
 vectors: deps

@@ -1,4 +1,4 @@
-"""The wycheproof corpus (cipherbench/corpus_wycheproof.py): exact records from the pinned module
+"""The wycheproof corpus (cipherbench/kat/corpus_wycheproof.py): exact records from the pinned module
 (testvectors_v1/<file>, tcId as cited), what it maps and skips, and how it says it is missing.
 Tests that read the installed module skip when `make vectors` could not fetch it; the rules
 and the install step are also checked on files and a `go` made here, without network."""

@@ -1,4 +1,4 @@
-"""Reduced rounds through the protocol, diffusion and avalanche (cipherbench/diffusion.py),
+"""Reduced rounds through the protocol, diffusion and avalanche (cipherbench/analysis/diffusion.py),
 security margins, and the AES-candidate experiment's table with its new columns."""
 import json
 import sqlite3

@@ -196,7 +196,7 @@ def _descendants(pid: int) -> list[int]:
 
 def test_the_engine_inside_runs_pinned_to_the_measuring_cpu(environment):
     """bwrap starts the engine as its child: the affinity set before exec reaches it."""
-    from cipherbench.envs import runner_specs
+    from cipherbench.measure.environments import runner_specs
     from cipherbench.measure.session import Session, measuring_cpu
     with Session(builtin=False, extra_specs=tuple(runner_specs([ENV])), pin=True) as s:
         assert IMPL in s.impls

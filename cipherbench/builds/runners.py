@@ -1,9 +1,9 @@
 """Built variants as runners, and the one function that verifies and times them.
 
-Each built variant is a runner like any other (cipherbench/runner.py RunnerSpec): its engine,
+Each built variant is a runner like any other (cipherbench/measure/runner.py RunnerSpec): its engine,
 started with --notes so every implementation it announces carries its build record into
 the store. Verification and timing are the ordinary run's: a variant that fails a known
-answer is stored as failed and never timed (cipherbench/verify.py, the gate).
+answer is stored as failed and never timed (cipherbench/kat/verify.py, the gate).
 """
 from __future__ import annotations
 

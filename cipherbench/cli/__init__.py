@@ -2,11 +2,14 @@
 lives in its own module and is registered here, explicitly."""
 from __future__ import annotations
 
-from cipherbench.builds.cli import builds_group  # compilers x flags (cipherbench/builds)
 from cipherbench.cli import (
     analysis,
+    builds,
     conformance,
     crypt,
+    ct,
+    env,
+    fleet,
     inspect,
     recommend,
     report,
@@ -16,14 +19,11 @@ from cipherbench.cli import (
     verify,
 )
 from cipherbench.cli.app import cli, main
-from cipherbench.ct.cli import ct_command
-from cipherbench.envs.cli import env_group
-from cipherbench.fleet.cli import fleet_group
 
 for _command in (inspect.list_cmd, crypt.encrypt, crypt.decrypt, crypt.hash_cmd, verify.verify, run.run,
                  show.show, runs.runs_cmd, recommend.recommend_cmd, report.report, report.compare_cmd,
                  report.export_cmd, report.import_cmd, analysis.diffusion_cmd, analysis.avalanche_cmd,
-                 conformance.conformance, env_group, ct_command, fleet_group, builds_group):
+                 conformance.conformance, env.env_group, ct.ct_command, fleet.fleet_group, builds.builds_group):
     cli.add_command(_command)
 
 __all__ = ["cli", "main"]

@@ -1,5 +1,5 @@
 """Commands that analyse ciphers rather than time them: diffusion and avalanche
-(cipherbench/diffusion.py). Imported by cipherbench.cli, on whose group they register."""
+(cipherbench/analysis/diffusion.py). Imported by cipherbench.cli, on whose group they register."""
 from __future__ import annotations
 
 import json
@@ -10,7 +10,8 @@ import click
 from rich.table import Table
 
 from cipherbench.analysis import diffusion as dif
-from cipherbench.cli.app import Ctx, err, out
+from cipherbench.cli.app import Ctx
+from cipherbench.console import err, out
 from cipherbench.errors import UsageError
 from cipherbench.report.tables import num
 

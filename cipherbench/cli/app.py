@@ -3,54 +3,21 @@
 from __future__ import annotations
 
 import os
-import re
 import sys
 import traceback
 
 import click
-from rich.console import Console
-from rich.markup import escape
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    ProgressColumn,
-    Task,
-    TextColumn,
-    TimeRemainingColumn,
-)
-from rich.text import Text
 
 from cipherbench import __version__
-from cipherbench.envs import runner_specs
+from cipherbench.console import err
 from cipherbench.errors import CipherbenchError
+from cipherbench.measure.environments import runner_specs
 from cipherbench.measure.session import Session
 from cipherbench.paths import REPO
 from cipherbench.store.db import Store
 
-#: C0 and C1 control characters other than newline and tab: a runner or an imported file
-#: could otherwise move the cursor, recolour or retitle the terminal.
-CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
-
-
-class LiteralConsole(Console):
-    """A console that never passes a control character through to the terminal. Text from
-    runners and files is also escaped where it is printed (`lit`), so it cannot carry markup."""
-
-    def render_str(self, text: str, **kw):  # type: ignore[no-untyped-def]
-        return super().render_str(CONTROL.sub("", text), **kw)
-
-
-def lit(value: object) -> str:
-    """A value from a runner or a file, printed literally inside markup."""
-    return escape(CONTROL.sub("", str(value)))
-
-
-# A terminal's width, or $COLUMNS (rich reads it) when output is piped; piped without it, 180.
-out = LiteralConsole(highlight=False,
-                     width=None if sys.stdout.isatty() or os.environ.get("COLUMNS", "").isdigit() else 180)
-err = LiteralConsole(stderr=True, highlight=False, soft_wrap=True)
 EXPERIMENTS = REPO / "registry" / "experiments.toml"
+
 
 class Ctx:
     def __init__(self, runners, db, builtin, envs=()):
@@ -80,28 +47,6 @@ class Ctx:
 def cli(ctx, runners, db, no_builtin, envs):
     """Verify and measure symmetric ciphers across every implementation on this machine."""
     ctx.obj = Ctx(runners, db, not no_builtin, envs)
-
-
-
-class DoneColumn(ProgressColumn):
-    """Steps done as "M/N" for stages that count items, as a percentage for stages that
-    count milliseconds of expected work (a task field `percent`)."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self._count = MofNCompleteColumn()
-
-    def render(self, task: Task) -> Text:
-        if task.fields.get("percent"):
-            return Text(f"{task.percentage:3.0f} %", style="progress.percentage")
-        return self._count.render(task)
-
-
-def _progress():
-    return Progress(TextColumn("{task.description}"), BarColumn(), DoneColumn(),
-                    TimeRemainingColumn(), TextColumn("[dim]{task.fields[item]}"),
-                    console=err, transient=True, disable=not err.is_terminal)
-
 
 
 # ---------------------------------------------------------------------------- entry point

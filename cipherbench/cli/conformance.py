@@ -6,7 +6,8 @@ import sys
 import click
 from rich.table import Table
 
-from cipherbench.cli.app import Ctx, out
+from cipherbench.cli.app import Ctx
+from cipherbench.console import out
 from cipherbench.errors import UsageError
 from cipherbench.measure.conformance import run_suite
 from cipherbench.measure.runner import builtin_runners, external_runner

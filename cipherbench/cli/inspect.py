@@ -7,7 +7,8 @@ import click
 from rich.table import Table
 
 from cipherbench import registry
-from cipherbench.cli.app import Ctx, lit, out
+from cipherbench.cli.app import Ctx
+from cipherbench.console import lit, out
 from cipherbench.store.db import default_url, describe
 
 

@@ -7,7 +7,8 @@ import click
 from rich.table import Table
 
 from cipherbench import registry
-from cipherbench.cli.app import Ctx, out
+from cipherbench.cli.app import Ctx
+from cipherbench.console import out
 from cipherbench.kinds import PrimitiveKind, RunStatus
 from cipherbench.pipeline.plan import Preset, load_presets
 

@@ -11,7 +11,8 @@ from rich.table import Table
 
 from cipherbench.analysis.constant_time import LEGEND, ct_marks
 from cipherbench.analysis.recommend import USE_CASES, Answer, Filters, UseCase, recommend
-from cipherbench.cli.app import Ctx, out
+from cipherbench.cli.app import Ctx
+from cipherbench.console import out
 from cipherbench.errors import CipherbenchError, UsageError
 from cipherbench.report.answer import interval, mbps, short_lines
 from cipherbench.store.db import Store, describe

@@ -10,7 +10,8 @@ from pathlib import Path
 import click
 from rich.table import Table
 
-from cipherbench.cli.app import Ctx, lit, out
+from cipherbench.cli.app import Ctx
+from cipherbench.console import lit, out
 from cipherbench.errors import CipherbenchError, UsageError
 from cipherbench.store.db import Store, describe
 

@@ -9,11 +9,12 @@ from typing import Any
 
 import click
 
-from cipherbench.cli.app import Ctx, _progress, err
+from cipherbench.cli.app import Ctx
 from cipherbench.cli.presets import list_presets
 from cipherbench.cli.show import show_run
 from cipherbench.cli.summary import print_then_now, show_summary
 from cipherbench.cli.verify import print_failures
+from cipherbench.console import bars, err
 from cipherbench.errors import UsageError
 from cipherbench.kinds import Operation, RunStatus, Workload
 from cipherbench.pipeline import Layout, Progress, RunOutcome, RunPlan, run_plan
@@ -56,7 +57,7 @@ class BarProgress(Progress):
 
     @contextmanager
     def stage(self, name: str, total: float, unit: Unit = Unit.ITEMS) -> Iterator[Advance]:
-        with _progress() as prog:
+        with bars() as prog:
             task = prog.add_task(name, total=total, item="", percent=unit is Unit.MS)
             self._current = (prog, task)
             try:

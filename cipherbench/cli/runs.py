@@ -6,7 +6,8 @@ from datetime import UTC
 import click
 from rich.table import Table
 
-from cipherbench.cli.app import Ctx, out
+from cipherbench.cli.app import Ctx
+from cipherbench.console import out
 from cipherbench.store.db import describe
 
 

@@ -9,7 +9,8 @@ from rich.table import Table
 from cipherbench.analysis.constant_time import ct_checks, rows_beside
 from cipherbench.analysis.fit import fits
 from cipherbench.analysis.plausibility import flagged
-from cipherbench.cli.app import Ctx, lit, out
+from cipherbench.cli.app import Ctx
+from cipherbench.console import lit, out
 from cipherbench.envs.describe import show_lines
 from cipherbench.errors import CipherbenchError
 from cipherbench.store.db import Store, describe
@@ -36,7 +37,7 @@ def show_run(store: Store, run_id: int, as_json: bool = False, form: str | None 
         click.echo(json.dumps(r, indent=1, default=str))
         return
     if r.get("ct"):
-        from cipherbench.ct.show import table as ct_table
+        from cipherbench.cli.ct import table as ct_table
         out.print(ct_table(f"side-channel checks of run {run_id}", r["ct"]))
         if not r["measurements"]:  # a run of checks alone (cipherbench ct): no speed table
             out.print(f"stored as run {run_id} in {describe(store.url)} ({len(r['ct'])} side-channel checks)")

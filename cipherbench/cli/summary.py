@@ -11,8 +11,8 @@ from rich.markup import escape
 from rich.table import Table
 
 from cipherbench.analysis.recommend import is_parallel, is_reference, size_text
-from cipherbench.cli.app import out
 from cipherbench.cli.recommend import print_short
+from cipherbench.console import out
 from cipherbench.kinds import Verdict
 from cipherbench.pipeline.notes import WarningKind
 from cipherbench.report.answer import mbps

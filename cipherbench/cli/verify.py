@@ -7,7 +7,8 @@ import sys
 import click
 from rich.table import Table
 
-from cipherbench.cli.app import Ctx, _progress, err, lit, out
+from cipherbench.cli.app import Ctx
+from cipherbench.console import bars, err, lit, out
 from cipherbench.errors import UsageError
 from cipherbench.kat.cache import Verified
 from cipherbench.kat.cache import verify as cached_verify
@@ -19,7 +20,7 @@ from cipherbench.pipeline.plan import DEFAULT_PRESET, RunPlan
 # ---------------------------------------------------------------------------- verify
 
 def run_verification(s: Session, pairs, reverify: bool = False, depth: int = LARGEST) -> Verified:
-    with _progress() as prog:
+    with bars() as prog:
         task = prog.add_task("verifying", total=len(pairs), item="")
         return cached_verify(s, pairs, progress=lambda item: prog.update(task, advance=1, item=item),
                              reverify=reverify, depth=depth)

@@ -1,9 +1,7 @@
-"""How side-channel results read in `show` and `ct`: one short cell per (implementation,
-primitive) beside the speed figures, and a table of their own."""
+"""How side-channel results read in a few words: a verdict's cell, and one cell per
+(implementation, primitive) beside the speed figures (`show`, the results CSV). The tables
+are the command's (cli/ct.py) and the report's (report/ct.py)."""
 from __future__ import annotations
-
-from rich.markup import escape
-from rich.table import Table
 
 from cipherbench.ct.records import DUDECT_T, TVLA_T, Method, StatVerdict, TaintVerdict
 
@@ -19,12 +17,14 @@ LEGEND = (f"taint (valgrind memcheck, secret marked undefined): clean = nothing 
           f"detected after that many measurements, never a proof of constant time")
 
 
-def _taint_cell(row: dict) -> str:
+def taint_cell(row: dict) -> str:
+    """A taint verdict in a few characters; * when valgrind's CPU took another code path."""
     short = TAINT_SHORT.get(row["verdict"], row["verdict"])
     return short + ("*" if row.get("path_differs") else "")
 
 
-def _stat_cell(row: dict) -> str:
+def stat_cell(row: dict) -> str:
+    """A statistical verdict with its largest |t| and the measurements, or n/a."""
     if row["verdict"] in (StatVerdict.UNSUPPORTED.value, StatVerdict.NOT_RUN.value) or row.get("max_t") is None:
         return "n/a"
     mark = "no leak" if row["verdict"] == StatVerdict.NO_LEAK_DETECTED.value else "LEAK"
@@ -35,7 +35,7 @@ def cells(rows: list[dict]) -> dict[tuple[str, str], str]:
     """(impl, primitive) -> "taint key/plaintext; stat ..." for the column in `show`."""
     parts: dict[tuple[str, str], dict[tuple[str, str], str]] = {}
     for r in rows:
-        cell = _taint_cell(r) if r["method"] == Method.TAINT.value else _stat_cell(r)
+        cell = taint_cell(r) if r["method"] == Method.TAINT.value else stat_cell(r)
         parts.setdefault((r["impl"], r["primitive"]), {})[(r["method"], r["secret"])] = cell
     out = {}
     for pair, got in parts.items():
@@ -46,29 +46,3 @@ def cells(rows: list[dict]) -> dict[tuple[str, str], str]:
                     words.append(f"{method} {secret}: {got[(method, secret)]}")
         out[pair] = "; ".join(words)
     return out
-
-
-def table(title: str, rows: list[dict]) -> Table:
-    """One row per (implementation, primitive): both checks, both secrets, the first finding."""
-    t = Table(title=title, caption=LEGEND, caption_justify="left")
-    for col in ("implementation", "primitive", "taint key", "taint plaintext", "first finding (key)",
-                "path under valgrind", "stat key", "stat plaintext"):
-        t.add_column(col)
-    by_pair: dict[tuple[str, str], dict] = {}
-    for r in rows:
-        by_pair.setdefault((r["impl"], r["primitive"]), {})[(r["method"], r["secret"])] = r
-    for (impl, prim), got in sorted(by_pair.items()):
-        tk, tp = got.get(("taint", "key")), got.get(("taint", "plaintext"))
-        first = tk or tp
-        where = ""  # text from valgrind and the libraries: printed literally (escape)
-        if tk and tk.get("first_where"):
-            where = escape(f"{tk['first_kind']} in {tk['first_phase']}: {tk['first_where']}")
-        elif tk and tk.get("error"):
-            where = f"[red]{escape(tk['error'][:70])}[/]"
-        path = (first.get("provider") or "") if first else ""
-        if first and first.get("path_differs"):
-            path += f" (timed: {first.get('native_provider')})"
-        t.add_row(escape(impl), escape(prim), _taint_cell(tk) if tk else "", _taint_cell(tp) if tp else "", where,
-                  escape(path),
-                  *(_stat_cell(got[("stat", s)]) if ("stat", s) in got else "" for s in ("key", "plaintext")))
-    return t

@@ -6,6 +6,5 @@ compiler; started inside with bubblewrap it is one more runner, whose
 implementations are named `NAME:impl`.
 """
 from cipherbench.envs.model import Env, EnvError, EnvRecord, all_envs, env_named, envs_dir
-from cipherbench.envs.runners import runner_spec, runner_specs
 
-__all__ = ["Env", "EnvError", "EnvRecord", "all_envs", "env_named", "envs_dir", "runner_spec", "runner_specs"]
+__all__ = ["Env", "EnvError", "EnvRecord", "all_envs", "env_named", "envs_dir"]

@@ -14,11 +14,11 @@ import re
 import time
 from dataclasses import dataclass, field
 
-from rich.console import Console
 from rich.live import Live
 from rich.table import Table
 from rich.text import Text
 
+from cipherbench.console import LiteralConsole, plain
 from cipherbench.fleet.cluster import host_resource, hosts_present
 from cipherbench.fleet.records import FleetRecords, HostState
 from cipherbench.fleet.task import EVENT_TOPIC, HostOutcome, measure_on_host
@@ -43,7 +43,7 @@ class HostView:
 class HostBoard:
     """Per-machine progress: a live table on a terminal, one line per change elsewhere."""
 
-    def __init__(self, console: Console, hosts: list[str]):
+    def __init__(self, console: LiteralConsole, hosts: list[str]):
         self.console = console
         self.view = {h: HostView() for h in hosts}
         self.live = Live(self._table(), console=console, transient=True, auto_refresh=True,
@@ -53,8 +53,8 @@ class HostBoard:
         t = Table("machine", "state", "for", "run", "detail", title="fleet")
         now = time.monotonic()
         for h, v in self.view.items():
-            t.add_row(Text(h), Text(v.state.value, style=STATE_STYLE[v.state]), f"{now - v.since:.0f} s",
-                      str(v.run_id or ""), Text(v.detail))
+            t.add_row(Text(plain(h)), Text(v.state.value, style=STATE_STYLE[v.state]), f"{now - v.since:.0f} s",
+                      str(v.run_id or ""), Text(plain(v.detail)))
         return t
 
     def set(self, host: str, state: HostState, run_id: int | None = None, detail: str = ""):

@@ -19,9 +19,9 @@ generated plaintext and ciphertext are the same two (_fill); keys differ.
         whole block at 2^n - 2 (the counter wraps to zero, as SP 800-38A appendix B.1
         counts it modulo 2^n): short records. And LARGEST bytes both ways, the counter
         crossing its 32-bit carry at block 1000 (halfway through a shorter one). Computed by the SP 800-38A model
-        (cipherbench/model/sp800_38a.py).
+        (cipherbench/kat/model/sp800_38a.py).
   gcm   LARGEST bytes both ways with 13 bytes of AD, computed by the GCM model
-        (cipherbench/model/aead.py) with GHASH in lanes through tables of the model's own
+        (cipherbench/kat/model/aead.py) with GHASH in lanes through tables of the model's own
         multiplication (fast_ghash; tests/test_corpus_carry.py compares it with the
         model's ghash). No carry record: with the registry's 96-bit IVs GCM's inc32
         starts at 2 and wraps only after 2^32 - 2 blocks (64 GiB), beyond anything timed.
@@ -39,7 +39,7 @@ generated plaintext and ciphertext are the same two (_fill); keys differ.
 OFB and CFB8 chain one block per request and get no LARGEST record (a megabyte would be
 65,536 round trips); XTS has no model here.
 
-The oracle is corpus `model`'s (cipherbench/model_oracle.py): an implementation of the
+The oracle is corpus `model`'s (cipherbench/kat/model_oracle.py): an implementation of the
 same cipher in ECB that passed that ECB primitive's published known answers, chosen once
 per ECB primitive for the run. The corpus label starts with "model", so these records
 never count as published (model_oracle.COMPUTED_CORPORA) and are added after the `model`
@@ -367,11 +367,11 @@ class CarryCorpus:
         ecb = ecb_pieces(self.s, oracle, key, piece)
         over = f" over {oracle.describe()}"
         if p.mode == "gcm":
-            how = "model: NIST SP 800-38D GCM (cipherbench/model/aead.py, GHASH by a table of its multiplication)"
+            how = "model: NIST SP 800-38D GCM (cipherbench/kat/model/aead.py, GHASH by a table of its multiplication)"
             return short, _stream_like(p, key, iv, aad, lambda m: gcm_encrypt(ecb, iv, aad, m, p.tag_bytes),
                                        how + over, "13-byte AD", self.size)
         if p.mode == "ctr":
-            how = f"model: {_SP} CTR, the whole block one counter (cipherbench/model/sp800_38a.py, {_CHECKED})"
+            how = f"model: {_SP} CTR, the whole block one counter (cipherbench/kat/model/sp800_38a.py, {_CHECKED})"
             return short, _stream_like(p, key, iv, b"", lambda m: sp800_38a.encrypt("ctr", ecb, p.block_bytes, iv, m),
                                        how + over, "the low 32 bits cross their carry", self.size)
         if p.mode == "ecb":
@@ -412,7 +412,7 @@ class CarryCorpus:
             label = f"{CORPUS}/{p.name}/{i}"
             key, msg = _det("key/" + label, p.key_bytes), _det("msg/" + label, n)
             ct = sp800_38a.encrypt("ctr", ecb_pieces(self.s, oracle, key, piece), p.block_bytes, iv, msg)
-            how = f"model: {_SP} CTR, the whole block one counter (cipherbench/model/sp800_38a.py, {_CHECKED})"
+            how = f"model: {_SP} CTR, the whole block one counter (cipherbench/kat/model/sp800_38a.py, {_CHECKED})"
             out.append(self._record(p, msg, ct, key, iv, b"", how, oracle, what, i))
         return out
 

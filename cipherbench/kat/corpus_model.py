@@ -1,4 +1,4 @@
-"""Corpus "model": known answers computed by the project's own models (cipherbench/model/)
+"""Corpus "model": known answers computed by the project's own models (cipherbench/kat/model/)
 for registry variants that no document prints a vector for, and only for those.
 
 A variant (the rounds, an effective key length, an S-box set) is a different primitive in
@@ -7,17 +7,17 @@ model implements the algorithm from its specification with that parameter expose
 tests/test_model_static.py holds it to every published vector of the algorithm at the
 values the documents print; the same code then computes the variant's answers here:
 
-  salsa20r12        cipherbench/model/salsa20.py with rounds = 12, a 256-bit key, the 64-bit
+  salsa20r12        cipherbench/kat/model/salsa20.py with rounds = 12, a 256-bit key, the 64-bit
                     nonce and the block counter from 0. Checked on what Crypto++'s
                     TestVectors/salsa.txt carries: eSTREAM's Salsa20/20 vectors (128- and
                     256-bit keys), its Salsa20/12 and Salsa20/8 vectors (128-bit keys only: no
                     document prints a 256-bit Salsa20/12 keystream this project can reach), and
                     Crypto++'s own runs of the eSTREAM reference code across block counter 2^32.
-  rc2e1024-128-ecb  cipherbench/model/rc2.py with T1 = 1024. Checked on all eight vectors of
+  rc2e1024-128-ecb  cipherbench/kat/model/rc2.py with T1 = 1024. Checked on all eight vectors of
                     RFC 2268 section 5 (T1 = 63, 64, 128 and 129). The corpus "derived" turns
                     these ECB answers into CBC/CFB/CFB8/OFB/CTR ones, labelled as derived from
                     a model's ECB answer.
-  gosthash94cp      cipherbench/model/gosthash94.py with RFC 4357's CryptoPro S-boxes. Checked
+  gosthash94cp      cipherbench/kat/model/gosthash94.py with RFC 4357's CryptoPro S-boxes. Checked
                     on RFC 5831's two examples (test S-boxes) and on the published digests
                     with both S-box sets.
 
@@ -47,7 +47,7 @@ def _det(label: str, n: int) -> bytes:
 
 def _salsa20r12() -> list[KnownAnswer]:
     src = ("model: Bernstein's Salsa20/12 (Salsa20/8 and Salsa20/12, 2006) with a 256-bit key, "
-           "8-byte nonce and the block counter from 0 (cipherbench/model/salsa20.py, checked on "
+           "8-byte nonce and the block counter from 0 (cipherbench/kat/model/salsa20.py, checked on "
            "eSTREAM's Salsa20/20, /12 and /8 vectors in Crypto++'s TestVectors/salsa.txt)")
     out = []
     for i, n in enumerate((1, 63, 64, 65, 200)):
@@ -59,7 +59,7 @@ def _salsa20r12() -> list[KnownAnswer]:
 
 
 def _rc2e1024_ecb() -> list[KnownAnswer]:
-    src = ("model: RFC 2268 RC2 with T1 = 1024 (cipherbench/model/rc2.py, checked on every "
+    src = ("model: RFC 2268 RC2 with T1 = 1024 (cipherbench/kat/model/rc2.py, checked on every "
            "RFC 2268 section 5 vector)")
     # The first blocks of #0 and #1 repeat one byte: the corpus "derived" makes many-segment
     # CFB8 answers from such blocks. The rest are pseudo-random, up to eight blocks.
@@ -75,7 +75,7 @@ def _rc2e1024_ecb() -> list[KnownAnswer]:
 
 def _gosthash94cp() -> list[KnownAnswer]:
     src = ("model: GOST R 34.11-94 (RFC 5831) with the CryptoPro S-boxes of RFC 4357 section 11.2 "
-           "(cipherbench/model/gosthash94.py, checked on RFC 5831's examples and the published "
+           "(cipherbench/kat/model/gosthash94.py, checked on RFC 5831's examples and the published "
            "test and CryptoPro digests)")
     h = gosthash94.GostHash94(gosthash94.CRYPTOPRO_PARAMSET)
     out = []

@@ -23,7 +23,7 @@ What maps, and how:
     Hash/keccak/ShortMsgKAT_n.txt and LongMsgKAT_n.txt (KeccakKAT-3.zip: round-3 Keccak,
     0x01 padding) -> keccak-n; ExtremelyLongMsgKAT (a 1 GiB message) and cSHAKE are skipped.
   NIST CAVP copies (Cipher/AES/*.rsp, Cipher/TDES/*.rsp, Hash/SHA1|SHA2/*.rsp):
-    the same mapping as the cavp corpus (cipherbench/corpus_cavp.py), but at most 8
+    the same mapping as the cavp corpus (cipherbench/kat/corpus_cavp.py), but at most 8
     per (primitive, file): cryptography-vectors ships the same files.
   BLAKE2 tv1/tv2 (chained h(100) values) and blake2*-test.txt (keyed) are skipped:
     the registry's BLAKE2 is unkeyed and a chained value is no direct known answer.

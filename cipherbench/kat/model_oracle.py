@@ -1,11 +1,11 @@
-"""Corpus "model": known answers computed by the models in cipherbench/model/ over an ECB
+"""Corpus "model": known answers computed by the models in cipherbench/kat/model/ over an ECB
 oracle that has just passed published known answers, for primitives no document has a
 vector for (Twofish-EAX, Camellia-OCB, Serpent-CCM, DESX in every mode, ...).
 
 Which primitives: a 128-bit block cipher in GCM, CCM, EAX or OCB, and DESX in any of its
 modes, with no known answer of its own from a published corpus (records of the `derived`
 and `model` corpora are computed, not published; forgeries to reject do not count) nor a
-published iterated procedure (cipherbench/iterated.py).
+published iterated procedure (cipherbench/kat/iterated.py).
 
 The oracle: an implementation of the same cipher and key size in ECB (DESX: des-56-ecb)
 that reproduces that ECB primitive's published known answers (every corpus but `derived`
@@ -83,7 +83,7 @@ def published(ka: KnownAnswer) -> bool:
 
 def has_published(p: Primitive, kas_by_prim) -> bool:
     """p has a published known answer: a record of a published corpus, or a published
-    iterated procedure (cipherbench/iterated.py: RFC 7253's for AES-192/256-OCB)."""
+    iterated procedure (cipherbench/kat/iterated.py: RFC 7253's for AES-192/256-OCB)."""
     return p.name in iterated.PROCEDURES or any(published(k) for k in kas_by_prim.get(p.name, []))
 
 
@@ -223,10 +223,10 @@ def records(p: Primitive, oracle: Oracle) -> list[KnownAnswer]:
         lengths = DESX_CASES["whole" if p.whole_blocks else "any"]
         cases = [(n, 0) for n in lengths]
         source = (f"model: DESX (Rivest; Kilian, Rogaway 1996) in {p.mode.upper()} (NIST SP 800-38A) "
-                  f"(cipherbench/model/desx.py, checked on {_DESX_CHECKED}) over {oracle.describe()}")
+                  f"(cipherbench/kat/model/desx.py, checked on {_DESX_CHECKED}) over {oracle.describe()}")
     else:
         cases = AEAD_CASES
-        source = (f"model: {_AEAD_SPEC[p.mode]} (cipherbench/model/aead.py, checked on "
+        source = (f"model: {_AEAD_SPEC[p.mode]} (cipherbench/kat/model/aead.py, checked on "
                   f"{_AEAD_CHECKED[p.mode]}) over {oracle.describe()}")
     for i, (n, a) in enumerate(cases[:PER_PRIMITIVE]):
         label = f"model/{p.name}/{i}"

@@ -4,7 +4,7 @@ Checks per (implementation, primitive):
   kat           known answers from every corpus that has the primitive (encrypt
                 and decrypt, or hash), counted per corpus; a block cipher in GCM, CCM,
                 EAX or OCB, or DESX, with none from a published corpus gets `model` ones
-                computed over a verified ECB oracle (cipherbench/model_oracle.py);
+                computed over a verified ECB oracle (cipherbench/kat/model_oracle.py);
   roundtrip     decrypt(encrypt(m)) == m for deterministic messages of many lengths;
   differential  the same deterministic inputs through every implementation of
                 the primitive give the same output (the group that agrees with
@@ -386,7 +386,7 @@ class Verifier:
                  actual=actual, source=la.source, vector=la.where, corpus=la.corpus)
 
     def iterated(self, res: PairResult, p: Primitive):
-        """The published procedures whose final output is the known answer (cipherbench/iterated.py)."""
+        """The published procedures whose final output is the known answer (cipherbench/kat/iterated.py)."""
         for proc in iterated.PROCEDURES.get(p.name, []):
             def encrypt(key, iv, aad, data):
                 out, err = self._encrypt(res.impl, p, key, iv, aad, data)
@@ -405,7 +405,7 @@ class Verifier:
             if out != proc.expected:
                 res.fail("kat iterated", expected=proc.expected, actual=out if out is not None else err,
                          source=proc.source, corpus=iterated.CORPUS,
-                         note="the final output of the procedure in cipherbench/iterated.py")
+                         note="the final output of the procedure in cipherbench/kat/iterated.py")
                 continue
             res.corpus_counts[iterated.CORPUS] += 1
             res.vouched = True

@@ -20,6 +20,7 @@ from pathlib import Path
 
 import orjson
 
+from cipherbench.envs.model import EnvRecord
 from cipherbench.errors import RunnerError, UsageError
 from cipherbench.paths import BUILD, REPO
 
@@ -66,7 +67,7 @@ class RunnerSpec:
     # Names every implementation it offers "prefix:name", clash or not: an environment's engine
     # (cipherbench/envs), whose openssl is never the host's. Such a runner is a native engine.
     prefix: str = ""
-    environment: object = None  # its cipherbench.envs.EnvRecord, for an environment's engine
+    environment: EnvRecord | None = None  # an environment's engine: the environment's record
 
 
 def builtin_runners() -> list[RunnerSpec]:

@@ -84,7 +84,7 @@ class Session:
         and one process gets one layout for the whole run (pyperf spreads over worker
         processes for the same reason). fixed_layout: no address randomisation at all
         (runner.RunnerProcess), repeatable but one, atypical, layout. extra_specs: more runners,
-        started with the --runner ones (an environment's engine, cipherbench.envs.runner_specs)."""
+        started with the --runner ones (an environment's engine, cipherbench.measure.environments.runner_specs)."""
         self.reg = registry.load()
         self.cpu = measuring_cpu() if pin else None
         # parallel > 1: each runner also runs on parallel - 1 further CPUs (parallel_cpus), and

@@ -13,7 +13,6 @@ from enum import Enum
 from typing import Any
 
 from cipherbench import __version__
-from cipherbench.envs import runner_specs
 from cipherbench.errors import RunnerError, UsageError
 from cipherbench.kat.cache import runner_ids
 from cipherbench.kat.cache import verify as cached_verify
@@ -24,6 +23,7 @@ from cipherbench.measure.context import (
     layout_as_asked,
     machine_context,
 )
+from cipherbench.measure.environments import runner_specs
 from cipherbench.measure.measurer import (
     MAX_FACTOR,
     STACK_STRIDE,

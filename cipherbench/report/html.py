@@ -445,7 +445,7 @@ def detail_tables(body: Page) -> None:
     data = body.data
     for t in tables.speed_tables(data):
         body.table(t)
-    from cipherbench.ct.report import ct_tables
+    from cipherbench.report.ct import ct_tables
     for t in (tables.relative_table(data), tables.fit_table(data), tables.parallel_table(data),
               tables.gladman_table(data), tables.security_table(data), *tables.diffusion_tables(data),
               *ct_tables(data)):

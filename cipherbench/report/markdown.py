@@ -70,7 +70,7 @@ def render(data: ReportData) -> str:
         out.append(table_md(sec, 2))
     for t in tables.diffusion_tables(data):
         out.append(table_md(t, 2))
-    from cipherbench.ct.report import ct_tables
+    from cipherbench.report.ct import ct_tables
     for t in ct_tables(data):
         out.append(table_md(t, 2))
     out += [table_md(t, 2) for t in machines.tables(data)]  # runs from two or more hosts

@@ -4,7 +4,7 @@ A run with `--env` (or the debian-releases experiment) times one library in
 several releases' builds in the same interleaved rounds. Per library, primitive
 and size this section gives each release's figure and its speed relative to the
 host's build of the same library, with the interval and test of
-cipherbench/compare.py (bootstrap of the ratio of medians over the per-call
+cipherbench/analysis/compare.py (bootstrap of the ratio of medians over the per-call
 samples of both; Mann-Whitney U at ALPHA), and plots speed across the versions.
 """
 from __future__ import annotations

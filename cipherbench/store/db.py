@@ -157,7 +157,7 @@ samples = Table(
 )
 
 
-# Diffusion and avalanche figures of a run (cipherbench/diffusion.py defines each column).
+# Diffusion and avalanche figures of a run (cipherbench/analysis/diffusion.py defines each column).
 diffusion = Table(
     "diffusion", meta,
     Column("id", Integer, primary_key=True, autoincrement=True),

@@ -3,7 +3,7 @@
 Each mode is a pure function of
     ecb(blocks) -> blocks   the block cipher under the fixed key, encrypting a list of
                             independent 16-byte blocks (one request to an implementation's
-                            ECB: see cipherbench/model_oracle.py)
+                            ECB: see cipherbench/kat/model_oracle.py)
 and the nonce, associated data and plaintext; it returns ciphertext || tag, as the
 registry's AEADs do. Blocks that do not depend on each other go to ecb in one call (CTR
 keystreams, OCB's blocks once the offsets are known); a CBC-MAC or CMAC chain needs one
@@ -38,7 +38,7 @@ Checked (tests/test_model_aead.py, with AES-ECB from the native engine as `ecb`)
        SP 800-38B appendix D.1 examples 1 and 2;
   OCB3 RFC 7253 appendix A's sample results (TAGLEN 128, and the TAGLEN 96 one), pyca's 104-,
        112- and 120-bit-nonce forms of them and OpenSSL's, and the RFC's iterated test for
-       128-, 192- and 256-bit keys (cipherbench/iterated.py).
+       128-, 192- and 256-bit keys (cipherbench/kat/iterated.py).
 Deliberate mutations (a wrong length field, flag, tweak, offset, stretch shift, padding bit
 or subkey) each fail one of those tests, except moving CCM's 2-byte AD-length boundary.
 """

@@ -6,10 +6,10 @@ Exhaustive Key Search", CRYPTO 1996, section 1) whitens DES with two 64-bit keys
 The registry's 24-byte key is DES key K || pre-whitening K1 || post-whitening K2
 (registry/primitives.toml [ciphers.desx], the RSA/OpenSSL order; Crypto++ and Botan take
 K1 || K || K2 and their adapters reorder). The modes (cbc, cfb with 64-bit feedback, cfb8,
-ofb, ctr) are SP 800-38A's over this block function (cipherbench/model/sp800_38a.py).
+ofb, ctr) are SP 800-38A's over this block function (cipherbench/kat/model/sp800_38a.py).
 
 `des_for(key8)` returns DES under that 8-byte key as `blocks -> blocks` (an implementation's
-des-56-ecb, chosen by cipherbench/model_oracle.py).
+des-56-ecb, chosen by cipherbench/kat/model_oracle.py).
 
 Checked (tests/test_model_aead.py), over DES from the native engine:
   - with K1 = K2 = 0 DESX is DES: published DES ECB, CBC, CFB64, CFB8 and OFB known answers

@@ -9,8 +9,9 @@ from pathlib import Path
 import click
 from rich.table import Table
 
-from cipherbench.cli.app import Ctx, err, lit, out
+from cipherbench.cli.app import Ctx
 from cipherbench.cli.run import parse_sizes
+from cipherbench.console import err, lit, out
 from cipherbench.errors import CipherbenchError, UsageError
 from cipherbench.fleet import cluster, dispatch, security
 from cipherbench.fleet.records import FleetRecords, FleetStatus, HostState, fleet_key

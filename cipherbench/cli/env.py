@@ -2,18 +2,15 @@
 from __future__ import annotations
 
 import json
-import sys
 import time
 from dataclasses import asdict
 
 import click
-from rich.console import Console
 from rich.table import Table
 
+from cipherbench.console import lit, out
 from cipherbench.envs import build
 from cipherbench.envs.model import DEFAULT_MIRROR, all_envs, envs_dir
-
-out = Console(highlight=False, soft_wrap=True, width=None if sys.stdout.isatty() else 200)
 
 
 @click.group("env")
@@ -59,8 +56,8 @@ def list_cmd(as_json):
         r = e.record()
         impls = ", ".join(f"{i.name} {i.version.split()[1] if i.version.startswith('OpenSSL ') else i.version}"
                           for i in r.implementations if i.available and i.name not in ("null", "reference"))
-        t.add_row(r.name, r.suite, r.debian_version, r.compiler, impls, r.built_at,
-                  r.engine_problem or "ok")
+        t.add_row(*map(lit, (r.name, r.suite, r.debian_version, r.compiler, impls, r.built_at,
+                             r.engine_problem or "ok")))
     out.print(t)
     out.print(f"environments in {envs_dir()}", markup=False)
 

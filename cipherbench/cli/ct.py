@@ -1,7 +1,4 @@
-"""`cipherbench ct`: the side-channel checks, stored with a run and shown beside speed.
-
-Registered on the main command group by cipherbench/cli.py (`ct_command`).
-"""
+"""`cipherbench ct`: the side-channel checks, stored with a run and shown beside speed."""
 from __future__ import annotations
 
 import json
@@ -14,13 +11,13 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 import click
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+from rich.table import Table
 
 from cipherbench import __version__, registry
+from cipherbench.console import bars, lit, out
 from cipherbench.ct import dudect, taint
 from cipherbench.ct.records import Method, Secret, StatResult, TaintResult, as_row
-from cipherbench.ct.show import table
+from cipherbench.ct.show import LEGEND, stat_cell, taint_cell
 from cipherbench.errors import CipherbenchError, UsageError
 from cipherbench.kat.cache import runner_ids
 from cipherbench.kinds import RunKind, RunStatus
@@ -29,8 +26,6 @@ from cipherbench.measure.session import primitive_named
 from cipherbench.pipeline.plan import SideChannelSettings, load_presets
 
 DEFAULT_EXPERIMENT = "side-channels"
-out = Console(highlight=False, width=None if sys.stdout.isatty() else 200)
-err = Console(stderr=True, highlight=False)
 
 
 @dataclass
@@ -96,7 +91,7 @@ def run_checks(session, plan: Plan, progress=None, on_result=None) -> list[Taint
         taint.valgrind()  # one clear line when valgrind is missing, before anything runs
         if engine is None:
             raise CipherbenchError("the taint check runs the native engine, which did not start")
-    task = progress.add_task("side-channel checks", total=len(checks)) if progress else None
+    task = progress.add_task("side-channel checks", total=len(checks), item="") if progress else None
     results: list[TaintResult | StatResult] = []
 
     def done(r: TaintResult | StatResult, label: str) -> None:
@@ -104,7 +99,7 @@ def run_checks(session, plan: Plan, progress=None, on_result=None) -> list[Taint
         if on_result is not None:
             on_result(r)
         if progress:
-            progress.update(task, advance=1, description=label)
+            progress.update(task, advance=1, item=label)
 
     def one_taint(secret, im, p) -> TaintResult:
         assert engine is not None  # checked above, before any taint check is planned
@@ -159,6 +154,32 @@ def _store_run(c, session, plan: Plan):
     return store, run_id
 
 
+def table(title: str, rows: list[dict]) -> Table:
+    """One row per (implementation, primitive): both checks, both secrets, the first finding."""
+    t = Table(title=title, caption=LEGEND, caption_justify="left")
+    for col in ("implementation", "primitive", "taint key", "taint plaintext", "first finding (key)",
+                "path under valgrind", "stat key", "stat plaintext"):
+        t.add_column(col)
+    by_pair: dict[tuple[str, str], dict] = {}
+    for r in rows:
+        by_pair.setdefault((r["impl"], r["primitive"]), {})[(r["method"], r["secret"])] = r
+    for (impl, prim), got in sorted(by_pair.items()):
+        tk, tp = got.get(("taint", "key")), got.get(("taint", "plaintext"))
+        first = tk or tp
+        where = ""  # text from valgrind and the libraries: printed literally (lit)
+        if tk and tk.get("first_where"):
+            where = lit(f"{tk['first_kind']} in {tk['first_phase']}: {tk['first_where']}")
+        elif tk and tk.get("error"):
+            where = f"[red]{lit(tk['error'][:70])}[/]"
+        path = (first.get("provider") or "") if first else ""
+        if first and first.get("path_differs"):
+            path += f" (timed: {first.get('native_provider')})"
+        t.add_row(lit(impl), lit(prim), taint_cell(tk) if tk else "", taint_cell(tp) if tp else "", where,
+                  lit(path),
+                  *(stat_cell(got[("stat", s)]) if ("stat", s) in got else "" for s in ("key", "plaintext")))
+    return t
+
+
 @click.command("ct")
 @click.option("--impl", "impls", multiple=True, help="Only this implementation (repeatable).")
 @click.option("--primitive", "primitives", multiple=True, help="Only this primitive (repeatable).")
@@ -192,8 +213,7 @@ def ct_command(c, impls, primitives, method, secret, experiment, samples, seed, 
         store, run_id = _store_run(c, s, plan)
         results, status = [], RunStatus.FAILED
         try:
-            with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                          TimeRemainingColumn(), console=err, transient=True) as progress:
+            with bars() as progress:
                 # each result is stored as soon as it is known: an interrupted preset keeps them
                 results = run_checks(s, plan, progress, lambda r: store.add_ct_results(run_id, [as_row(r)]))
             status = RunStatus.COMPLETE

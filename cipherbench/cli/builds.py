@@ -6,25 +6,24 @@ import sys
 import time
 
 import click
-from rich.console import Console
-from rich.markup import escape
 from rich.table import Table
 
 from cipherbench.builds import make, runners
 from cipherbench.builds import matrix as matrix_mod
 from cipherbench.builds.make import BuildRecord, BuildStatus
+from cipherbench.cli.run import BarProgress
+from cipherbench.cli.show import show_run
+from cipherbench.console import lit, out
 from cipherbench.errors import CipherbenchError
 from cipherbench.kinds import RunStatus
-
-out = Console(highlight=False)
 
 
 def _show(rec: BuildRecord):
     if rec.status is BuildStatus.BUILT:
         how = "cached" if rec.cached else f"built in {rec.wall_seconds:.0f} s ({rec.cpu_seconds:.0f} s CPU)"
-        out.print(f"  [green]ok[/]     {rec.label:<26} {how}")
-    else:
-        out.print(f"  [red]FAILED[/] {rec.label:<26} did not build: {rec.error} (log: {rec.log})", markup=True)
+        out.print(f"  [green]ok[/]     {lit(f'{rec.label:<26}')} {how}")
+    else:  # the error is the compiler's first error line: printed literally
+        out.print(f"  [red]FAILED[/] {lit(f'{rec.label:<26}')} did not build: {lit(rec.error)} (log: {lit(rec.log)})")
 
 
 def build_matrix(name: str, rebuild: bool) -> tuple[matrix_mod.Matrix, list[BuildRecord]]:
@@ -32,8 +31,8 @@ def build_matrix(name: str, rebuild: bool) -> tuple[matrix_mod.Matrix, list[Buil
     m = bf.matrix(name)
     away = make.unavailable(m)
     for label, why in away.items():
-        out.print(f"  [yellow]left out[/] {label:<24} {escape(why)}")
-    out.print(f"building {len(m.variants) - len(away)} variants of matrix '{name}' into {make.CACHE}")
+        out.print(f"  [yellow]left out[/] {lit(f'{label:<24}')} {lit(why)}")
+    out.print(f"building {len(m.variants) - len(away)} variants of matrix '{name}' into {make.CACHE}", markup=False)
     start = time.monotonic()
     recs = make.make_matrix(m, bf, runners.training_set(m), rebuild=rebuild, progress=_show)
     failed = sum(1 for r in recs if r.status is BuildStatus.FAILED)
@@ -63,11 +62,11 @@ def list_cmd(name):
     names = [name] if name else sorted(bf.matrices)
     for n in names:
         m = bf.matrix(n)
-        t = Table("variant", "flags", "status", "CPU s", "cipher .text B", "engine .text B", title=f"{n}: {m.title}")
+        t = Table("variant", "flags", "status", "CPU s", "cipher .text B", "engine .text B", title=lit(f"{n}: {m.title}"))
         for v in m.variants:
             rec = BuildRecord.read(make.variant_home(v) / "manifest.json")
             status = "not built" if rec is None else rec.status.value
-            t.add_row(v.label, " ".join(v.flagset.flags) + (" +PGO" if v.flagset.pgo else ""), status,
+            t.add_row(lit(v.label), lit(" ".join(v.flagset.flags) + (" +PGO" if v.flagset.pgo else "")), status,
                       f"{rec.cpu_seconds:.0f}" if rec else "", f"{rec.objects_text or '–'}" if rec else "",
                       f"{rec.engine_text or '–'}" if rec else "")
         out.print(t)
@@ -81,8 +80,6 @@ def list_cmd(name):
 def run_cmd(c, name, rebuild, no_baseline):
     """Build a matrix, then verify every variant with all its known answers and time the
     correct ones interleaved in one run, beside the ordinary build (the baseline)."""
-    from cipherbench.cli.run import BarProgress  # the command line's progress bars
-    from cipherbench.cli.show import show_run
     store = c.store()  # open it first: a bad --db fails before any build
     m, recs = build_matrix(name, rebuild)
     specs = runners.built(recs)
@@ -91,7 +88,7 @@ def run_cmd(c, name, rebuild, no_baseline):
     baselines = () if no_baseline else tuple(t.value for t in m.targets)
     vr = runners.VariantRun(m, tuple(specs), baselines)
     out.print(f"verifying and timing {len(specs)} variants"
-              + (f" and the ordinary build's {', '.join(baselines)}" if baselines else ""))
+              + (f" and the ordinary build's {', '.join(baselines)}" if baselines else ""), markup=False)
     outcome = runners.run_variants(vr, store, BarProgress())
     show_run(store, outcome.run_id)
     if outcome.status is not RunStatus.COMPLETE:

@@ -3,7 +3,7 @@ checked (implementation, primitive) per run, built from the rows the store keeps
 from __future__ import annotations
 
 from cipherbench.ct.records import DUDECT_T, TVLA_T
-from cipherbench.ct.show import TAINT_SHORT, _stat_cell, _taint_cell
+from cipherbench.ct.show import TAINT_SHORT, stat_cell, taint_cell
 from cipherbench.report.tables import Table
 
 
@@ -27,8 +27,8 @@ def ct_tables(data) -> list[Table]:
             path = (first or {}).get("provider") or ""
             if first and first.get("path_differs"):
                 path += f" (timed natively: {first.get('native_provider')})"
-            t.add([impl, prim, _taint_cell(tk) if tk else "", _taint_cell(tp) if tp else "", where, path,
-                   *(_stat_cell(got[("stat", s)]) if ("stat", s) in got else "" for s in ("key", "plaintext"))])
+            t.add([impl, prim, taint_cell(tk) if tk else "", taint_cell(tp) if tp else "", where, path,
+                   *(stat_cell(got[("stat", s)]) if ("stat", s) in got else "" for s in ("key", "plaintext"))])
         t.notes.append(
             f"taint: valgrind memcheck over the engine with the secret marked undefined; "
             f"{', '.join(f'{v} = {k}' for k, v in TAINT_SHORT.items())}; * = valgrind's CPUID made the library take "
