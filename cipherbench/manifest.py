@@ -93,9 +93,10 @@ class NameTable:
     type: str
     code: frozenset[int]  # columns written as C++ code, not as string literals
     rows: tuple[NameRow, ...]
+    keyed_by_registry: bool = True  # false: the first column is not a registry name (key "registry")
 
     def registry_names(self) -> list[str]:
-        return [str(r.values[0]) for r in self.rows]
+        return [str(r.values[0]) for r in self.rows] if self.keyed_by_registry else []
 
 
 @dataclass(frozen=True)
@@ -186,13 +187,16 @@ def _row(path: Path, table: str, raw: Any) -> NameRow:
 def _names(path: Path, raw: Any) -> tuple[NameTable, ...]:
     out = []
     for name, t in _only(path, "[names]", raw, set(raw) if isinstance(raw, dict) else set()).items():
-        t = _only(path, f"[names.{name}]", t, {"type", "code", "rows"})
+        t = _only(path, f"[names.{name}]", t, {"type", "code", "rows", "registry"})
         if not isinstance(t.get("type"), str) or not isinstance(t.get("rows"), list):
             raise _fail(path, f"[names.{name}] needs 'type' (the C++ element type) and 'rows'")
         code = t.get("code", [])
         if not isinstance(code, list) or not all(isinstance(c, int) for c in code):
             raise _fail(path, f"names.{name}.code must list column numbers (from 0)")
-        out.append(NameTable(name, t["type"], frozenset(code), tuple(_row(path, name, r) for r in t["rows"])))
+        if not isinstance(t.get("registry", True), bool):
+            raise _fail(path, f"names.{name}.registry must be true or false")
+        out.append(NameTable(name, t["type"], frozenset(code), tuple(_row(path, name, r) for r in t["rows"]),
+                             t.get("registry", True)))
     return tuple(out)
 
 

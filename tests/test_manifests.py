@@ -99,6 +99,10 @@ rows = [
 [names.kHashes]
 type = "char* const"
 rows = ["md5", { if = "!OLD", row = "sha-1" }]
+[names.kQuirks]
+type = "std::pair<const char*, size_t>"
+registry = false
+rows = [["SHA-224", 24]]
 '''), FolderKind.ADAPTER)
     assert manifest.cpp_names(m) == (
         "// generated from engine/adapters/demo/manifest.toml by cipherbench/manifest.py; do not edit\n"
@@ -115,7 +119,11 @@ rows = ["md5", { if = "!OLD", row = "sha-1" }]
         "#if !OLD\n"
         '    "sha-1",\n'
         "#endif\n"
+        "};\n"
+        "static const std::pair<const char*, size_t> kQuirks[] = {\n"
+        '    {"SHA-224", 24},\n'
         "};\n")
+    assert [t.registry_names() for t in m.names] == [["aes-128", "sm4", "seed", 'quote"d'], ["md5", "sha-1"], []]
     cmake = manifest.cmake_facts(m)
     assert "set(CB_M_PROBES 2)\n" in cmake
     assert 'set(CB_M_PROBE_1_PKG "demo>=2")\nset(CB_M_PROBE_1_HEADER "")\nset(CB_M_PROBE_1_LIB "")\n' \

@@ -709,7 +709,9 @@ public final class Main {
  *  most 512 levels deep; characters outside ASCII are written as escapes. */
 final class Json {
     private static final ObjectMapper MAPPER = JsonMapper.builder(JsonFactory.builder()
-                    .streamReadConstraints(StreamReadConstraints.builder().maxNestingDepth(512).build())
+                    // a string as long as a line may be (Jackson's default stops at 20 M characters)
+                    .streamReadConstraints(StreamReadConstraints.builder().maxNestingDepth(512)
+                            .maxStringLength(Integer.MAX_VALUE).build())
                     .build())
             .enable(DeserializationFeature.USE_LONG_FOR_INTS, DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS,
                     DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
