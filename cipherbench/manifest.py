@@ -87,7 +87,13 @@ class NameRow:
 
 @dataclass(frozen=True)
 class NameTable:
-    """One C++ table of names: registry names against the library's (first column: registry)."""
+    """One C++ table of names: registry names against the library's. In the manifest,
+    ``[names.<table>]`` has ``type`` (the C++ element type) and ``rows``: each row a list of
+    cells (the first a registry name), or one string for a table of strings, or
+    ``{ if = CONDITION, row = ROW }`` for a row compiled under a preprocessor condition.
+    Cells are strings (written as C++ string literals, except in the columns ``code`` lists,
+    written as they are), integers and booleans. ``registry = false``: the first column is
+    not a registry name."""
 
     name: str
     type: str
