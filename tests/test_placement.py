@@ -1,5 +1,5 @@
 """benchmarks/placement.py, and the engine's rule that Crypto++'s archive members start on
-64-byte lines (engine/adapters/cryptopp/adapter.cmake), on the real engine and archive."""
+64-byte lines (engine/adapters/cryptopp/build.cmake), on the real engine and archive."""
 import json
 import shutil
 import subprocess

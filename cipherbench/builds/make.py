@@ -21,6 +21,7 @@ from dataclasses import asdict, dataclass, field
 from enum import StrEnum
 from pathlib import Path
 
+from cipherbench import manifest
 from cipherbench.builds.matrix import BuildsFile, Matrix, Target, Variant
 from cipherbench.errors import CipherbenchError
 from cipherbench.measure.context import usable_cpus
@@ -28,7 +29,7 @@ from cipherbench.paths import BUILD, REPO
 
 CACHE = Path(os.environ.get("CIPHERBENCH_VARIANTS", BUILD / "variants"))
 #: Inputs of every variant build besides its compiler and flags.
-SOURCE_GLOBS = ("engine/**/*", "registry/primitives.toml", "cipherbench/registry.py")
+SOURCE_GLOBS = ("engine/**/*", "registry/primitives.toml", "cipherbench/registry.py", "cipherbench/manifest.py")
 
 
 class BuildStatus(StrEnum):
@@ -191,13 +192,19 @@ def configure_args(plan: BuildPlan, tree: Path, extra: list[str], link_extra: li
     if Target.CRYPTOPP in plan.targets:
         args += [f"-DCB_CRYPTOPP_SOURCE={plan.cryptopp_source}",
                  f"-DCB_CRYPTOPP_UNITS={';'.join(plan.cryptopp_units)}"]
-    if c.env:  # an older release's Python cannot make the registry table: made here (registry_inc)
-        args.append(f"-DCB_REGISTRY_INC={tree.parent / 'registry.inc'}")
+    if c.env:  # an older release's Python cannot make the registry table nor read the adapters'
+        # manifests: made here (registry_inc)
+        args += [f"-DCB_REGISTRY_INC={tree.parent / 'registry.inc'}", f"-DCB_MANIFESTS={tree.parent / 'manifests'}"]
     return args
 
 
 def registry_inc(path: Path) -> None:
-    """The registry table for a build inside an environment, made by this Python."""
+    """The registry table for a build inside an environment, made by this Python, and the
+    adapters' manifests rendered beside it (manifests/)."""
+    try:
+        manifest.render(path.parent / "manifests")
+    except manifest.ManifestError as e:
+        raise CipherbenchError(f"reading the adapters' manifests failed: {e}") from None
     r = subprocess.run([sys.executable, "-m", "cipherbench.registry", "--cpp", str(path)], cwd=REPO,
                        capture_output=True, text=True, env=dict(os.environ, PYTHONPATH=str(REPO)))
     if r.returncode != 0:

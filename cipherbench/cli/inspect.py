@@ -6,13 +6,25 @@ import json
 import click
 from rich.table import Table
 
-from cipherbench import registry
+from cipherbench import manifest, registry
 from cipherbench.cli.app import Ctx
 from cipherbench.console import lit, out
 from cipherbench.store.db import default_url, describe
 
 
 # ---------------------------------------------------------------------------- list
+def _library(impl) -> str:
+    """The library the runner announced; for an adapter an engine was built without (it
+    announces only the adapter's folder and why), the library the adapter's manifest names."""
+    folder = impl.native_name or impl.name
+    if impl.library or impl.available or not (manifest.ADAPTERS / folder).is_dir():
+        return impl.library
+    try:
+        return manifest.adapter(folder).title
+    except manifest.ManifestError:
+        return ""
+
+
 @click.command("list")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 @click.option("--primitives", is_flag=True, help="List the registry's canonical primitives instead.")
@@ -39,11 +51,12 @@ def list_cmd(c: Ctx, as_json, primitives):
                 "runners": [{"name": r.spec.name, "command": r.spec.argv, "problem": r.problem,
                              **{k: r.hello.get(k) for k in ("language", "runtime", "clocks")}}
                             for r in s.runners],
-                "implementations": [i.as_dict() for i in s.impls.values()]}, indent=1))
+                "implementations": [dict(i.as_dict(), library=_library(i)) for i in s.impls.values()]},
+                indent=1))
             return
         t = Table("implementation", "runner", "library", "version", "primitives", "status")
         for i in s.impls.values():
-            t.add_row(lit(i.name), lit(i.runner), lit(i.library), lit(i.version), str(len(i.primitives)),
+            t.add_row(lit(i.name), lit(i.runner), lit(_library(i)), lit(i.version), str(len(i.primitives)),
                       "ok" if i.available else f"[yellow]unavailable: {lit(i.reason)}[/]")
         for r in s.runners:
             if r.problem:

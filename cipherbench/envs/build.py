@@ -19,6 +19,7 @@ import urllib.request
 from datetime import UTC, datetime
 from pathlib import Path
 
+from cipherbench import manifest
 from cipherbench.envs import sandbox
 from cipherbench.envs.model import (
     ENGINE_BIN,
@@ -36,6 +37,9 @@ from cipherbench.envs.model import (
 from cipherbench.envs.packages import INSTALL_AVAILABLE, TOOLCHAIN, adapter_packages
 from cipherbench.envs.probe import announce, compiler_of, installed_versions, suite_of
 from cipherbench.paths import REPO
+
+#: The adapters' manifests rendered for CMake (cipherbench/manifest.py) inside the root filesystem.
+MANIFESTS = "/opt/cipherbench/manifests"
 
 
 def now() -> str:
@@ -67,7 +71,8 @@ def sources_digest() -> str:
     the engine inside is rebuilt only when this changes."""
     h = hashlib.sha256()
     files = sorted(p for p in (REPO / "engine").rglob("*") if p.is_file())
-    files += [REPO / "registry" / "primitives.toml", REPO / "cipherbench" / "registry.py"]
+    files += [REPO / "registry" / "primitives.toml", REPO / "cipherbench" / "registry.py",
+              REPO / "cipherbench" / "manifest.py"]
     for p in files:
         h.update(str(p.relative_to(REPO)).encode() + b"\0" + p.read_bytes() + b"\0")
     return h.hexdigest()
@@ -77,7 +82,7 @@ def create(release: str, name: str | None = None, adapters: list[str] | None = N
            mirror: str = "http://deb.debian.org/debian", say=print) -> EnvRecord:
     """Build the environment, or bring an existing one up to date (quick when nothing changed)."""
     env = env_named(name or release)
-    wanted = adapter_packages(adapters)
+    wanted = adapter_packages(adapters, release)
     adapter_names = sorted({a for a, _ in wanted}) if adapters else []
     if env.exists():
         rec = env.record()
@@ -155,6 +160,10 @@ def build_engine(env: Env, rec: EnvRecord, say) -> EnvRecord:
                        cwd=REPO, capture_output=True, text=True, env=dict(os.environ, PYTHONPATH=str(REPO)))
     if r.returncode != 0:
         raise EnvError(f"generating the registry table failed: {(r.stderr or r.stdout).strip()[-300:]}")
+    try:  # the adapters' manifests, read here for the same reason
+        manifest.render(env.rootfs / MANIFESTS.lstrip("/"))
+    except manifest.ManifestError as e:
+        raise EnvError(f"reading the adapters' manifests failed: {e}") from None
     log = env.root / "engine-build.log"
     log.write_text("")
     say(f"{env.name}: building the engine inside with {rec.compiler} (log: {log.name})")
@@ -176,7 +185,7 @@ def compile_engine(env: Env, release: str, log: Path, say) -> list[str]:
     skip: list[str] = []
     while True:
         configure = ["cmake", "-S", ENGINE_SRC, "-B", ENGINE_BUILD, "-G", "Ninja", "-DCMAKE_BUILD_TYPE=Release",
-                     "-Wno-dev", f"-DCB_REGISTRY_INC={REGISTRY_INC}", "-DCB_SKIP_ADAPTERS=" + ";".join(skip),
+                     "-Wno-dev", f"-DCB_REGISTRY_INC={REGISTRY_INC}", f"-DCB_MANIFESTS={MANIFESTS}", "-DCB_SKIP_ADAPTERS=" + ";".join(skip),
                      f"-DCB_SKIP_REASON=its sources did not compile against {release}'s library "
                      f"(see engine-build.log of the environment)"]
         if sandbox.run(env.rootfs, configure, log=log, writable=True).returncode != 0:

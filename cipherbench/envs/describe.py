@@ -13,8 +13,8 @@ import subprocess
 from functools import cache, lru_cache
 from pathlib import Path
 
+from cipherbench import manifest
 from cipherbench.envs.model import EnvRecord
-from cipherbench.envs.packages import ADAPTERS
 from cipherbench.paths import BUILD
 
 
@@ -75,13 +75,12 @@ def host_compiler() -> str:
 
 @cache
 def host_package(adapter: str) -> tuple[str, str]:
-    """(package, version) of the adapter's -dev package on this machine, or ("", "")."""
-    f = ADAPTERS / adapter / "packages.txt"
-    if not f.is_file():
+    """(package, version) of the adapter's -dev package on this machine (its manifest's
+    default packages), or ("", "")."""
+    try:
+        pkg = manifest.adapter(adapter).packages.dev_package()
+    except manifest.ManifestError:
         return "", ""
-    names = [ln.split("#", 1)[0].strip() for ln in f.read_text().splitlines()]
-    names = [n for n in names if n]
-    pkg = next((n for n in names if n.endswith("-dev")), names[0] if names else "")
     if not pkg:
         return "", ""
     r = subprocess.run(["dpkg-query", "-W", "-f=${Version}", pkg], capture_output=True, text=True)

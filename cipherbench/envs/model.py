@@ -56,7 +56,7 @@ class PackageVersion:
 
     package: str
     version: str
-    adapter: str = ""  # the adapter whose packages.txt asked for it; "" for the toolchain
+    adapter: str = ""  # the adapter whose manifest.toml asked for it; "" for the toolchain
 
 
 @dataclass

@@ -1,10 +1,9 @@
-"""Which Debian packages an environment needs: the toolchain and each adapter's packages.txt."""
+"""Which Debian packages an environment needs: the toolchain and each adapter's, for its
+release, from the adapter's manifest.toml (cipherbench/manifest.py)."""
 from __future__ import annotations
 
+from cipherbench import manifest
 from cipherbench.envs.model import EnvError
-from cipherbench.paths import REPO
-
-ADAPTERS = REPO / "engine" / "adapters"
 
 #: What building the engine takes in any release: its compiler (g++ pulls the
 #: release's default gcc), cmake and ninja, pkg-config (the adapters' probes) and
@@ -13,29 +12,20 @@ TOOLCHAIN = ["g++", "cmake", "ninja-build", "pkg-config", "nlohmann-json3-dev"]
 
 
 def adapters_known() -> list[str]:
-    return sorted(p.parent.name for p in ADAPTERS.glob("*/adapter.cmake"))
+    return [p.name for p in manifest.adapter_folders()]
 
 
-def adapter_packages(adapters: list[str] | None) -> list[tuple[str, str]]:
-    """(adapter, package) for the adapters asked for (None: every adapter), in order."""
+def adapter_packages(adapters: list[str] | None, release: str) -> list[tuple[str, str]]:
+    """(adapter, package) for the adapters asked for (None: every adapter) in `release`, in order."""
     known = adapters_known()
     chosen = known if not adapters else adapters
     unknown = [a for a in chosen if a not in known]
     if unknown:
         raise EnvError(f"unknown adapter {unknown[0]!r}; known: {', '.join(known)}")
-    out = []
-    for a in chosen:
-        # packages-releases.txt: packages only some releases carry (libbotan-3-dev), installed in
-        # environments that have them and never on the host (scripts/install-system-deps reads
-        # packages.txt only)
-        for f in (ADAPTERS / a / "packages.txt", ADAPTERS / a / "packages-releases.txt"):
-            if not f.is_file():
-                continue
-            for line in f.read_text().splitlines():
-                pkg = line.split("#", 1)[0].strip()
-                if pkg:
-                    out.append((a, pkg))
-    return out
+    try:
+        return [(a, pkg) for a in chosen for pkg in manifest.adapter(a).packages.for_release(release)]
+    except manifest.ManifestError as e:
+        raise EnvError(str(e)) from None
 
 
 #: Shell run inside the fresh root filesystem: of the packages given as arguments,

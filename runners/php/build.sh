@@ -7,7 +7,7 @@ ROOT=$(cd "$HERE/../.." && pwd)
 OUT="$ROOT/build/runners/php"
 mkdir -p "$OUT"
 for ext in openssl mcrypt sodium hash json ctype; do
-    php -r "exit(extension_loaded('$ext') ? 0 : 1);" || { echo "build.sh: PHP extension $ext is missing (see packages.txt)" >&2; exit 1; }
+    php -r "exit(extension_loaded('$ext') ? 0 : 1);" || { echo "build.sh: PHP extension $ext is missing (see manifest.toml)" >&2; exit 1; }
 done
 php -l "$HERE/runner.php" >/dev/null
 # The registry's lengths, expanded by cipherbench/registry.py (standard library only).

@@ -2,7 +2,7 @@
 // descriptor blockCipherFind() returns, run by blockCipherContextECB/CBC/CTR (blockmode.c),
 // and a hashFunctionContext over hashFunctionFind(). The contexts' constructors and
 // destructors are BeeCrypt's own C++ glue (cppglue.cxx: blockCipherContextInit/Free).
-// The library is built from its published tarball into the build tree (adapter.cmake);
+// The library is built from its published tarball into the build tree (build.cmake);
 // see README.md for what is offered and why.
 #include <algorithm>
 #include <climits>
@@ -18,7 +18,7 @@
 
 namespace {
 
-#include "names.inc"
+#include "names.inc"  // the name tables, generated from manifest.toml
 
 void check(int rc, const char* what) {
     if (rc != 0) throw cb::Error(std::string("BeeCrypt ") + what + " failed");
@@ -38,7 +38,7 @@ bool takes_key(const blockCipher& bc, size_t bytes) {
     return bits >= bc.keybitsmin && bits <= bc.keybitsmax && (bits - bc.keybitsmin) % bc.keybitsinc == 0;
 }
 
-// Whether the descriptor's digestsize is one names.inc lists as wrong (the digest is longer).
+// Whether the descriptor's digestsize is one the manifest lists as wrong (the digest is longer).
 bool wrong_digest_size(const hashFunction& h) {
     for (const auto& [name, declared] : kWrongDigestSize)
         if (std::strcmp(h.name, name) == 0 && h.digestsize == declared) return true;
@@ -135,7 +135,7 @@ public:
     std::string name() const override { return "beecrypt"; }
     std::string library() const override { return "BeeCrypt"; }
     // BeeCrypt has no version call; it is linked statically, from the build whose configure
-    // wrote this PACKAGE_VERSION (adapter.cmake).
+    // wrote this PACKAGE_VERSION (build.cmake).
     std::string version() const override { return CB_BEECRYPT_VERSION; }
     std::vector<std::pair<std::string, std::string>> notes() const override {
         return {{"version_source", "PACKAGE_VERSION of the static build linked in (BeeCrypt has no version call)"},

@@ -24,7 +24,7 @@
 
 namespace {
 
-// Botan 3 (Debian 13 and later; built with C++20, adapter.cmake) renamed the cipher
+// Botan 3 (Debian 13 and later; built with C++20, manifest.toml's first probe) renamed the cipher
 // directions and keeps CPUID internal; algorithms it dropped are simply not created
 // (BlockCipher::create & co. return null), so they are not offered.
 #if BOTAN_VERSION_MAJOR >= 3
@@ -35,7 +35,25 @@ constexpr auto kEncrypt = Botan::ENCRYPTION;
 constexpr auto kDecrypt = Botan::DECRYPTION;
 #endif
 
-#include "names.inc"
+// How the adapter drives a mode: Botan has no ECB object (BlockCipher::encrypt_n
+// over the blocks); OFB and CTR are StreamCipher objects; the rest are
+// Cipher_Mode objects. "%" stands for the block cipher's name.
+enum class Drive { Ecb, Stream, Mode, Aead, OneShotAead };
+struct ModeName {
+    const char* mode;
+    const char* pattern;
+    Drive drive;
+    // Aead: bytes per process() call except the last (0 = update_granularity()).
+    // Botan's GCM and OCB assert on multiples of update_granularity() (64 and
+    // 256); its EAX and ChaCha20Poly1305 process any length.
+    size_t granularity;
+    // Aead: Botan keeps the associated data for the next messages until reset() or
+    // set_key() (botan/aead.h: "if the AD does not change, calling once (after
+    // set_key) is the optimum"), and a finished message needs no reset() before the
+    // next start(). Left false for EAX, which refuses new associated data until reset().
+    bool ad_kept = false;
+};
+#include "names.inc"  // the name tables, generated from manifest.toml
 
 // Everything the adapter needs to build one primitive.
 struct Recipe {
@@ -43,9 +61,9 @@ struct Recipe {
     std::string cipher;  // Botan BlockCipher name ("" for streams and ChaCha20Poly1305)
     std::string spec;    // what is created (BlockCipher, StreamCipher or Cipher_Mode name)
     size_t granularity = 0;
-    bool desx_key = false;  // reorder the key (see names.inc)
+    bool desx_key = false;  // reorder the key (see manifest.toml)
     bool siv = false;       // tag is the synthetic IV, put in front by Botan
-    bool ad_kept = false;   // Aead: see ModeName::ad_kept (names.inc)
+    bool ad_kept = false;   // Aead: see ModeName::ad_kept (manifest.toml)
 };
 
 std::string fill(const char* pattern, const std::string& cipher) {

@@ -13,7 +13,7 @@
 
 namespace {
 
-// Modes an older libgcrypt lacks (Debian 11 has 1.8.7): names.inc leaves them out, so
+// Modes an older libgcrypt lacks (Debian 11 has 1.8.7): manifest.toml's tables leave them out, so
 // these stand-ins, which no handle ever has, only keep the comparisons below compiling.
 #if GCRYPT_VERSION_NUMBER < 0x010900
 constexpr int GCRY_CIPHER_MODE_SIV = -1, GCRY_CIPHER_MODE_EAX = -3;
@@ -22,7 +22,34 @@ constexpr int GCRY_CIPHER_MODE_SIV = -1, GCRY_CIPHER_MODE_EAX = -3;
 constexpr int GCRY_CIPHER_MODE_GCM_SIV = -2;
 #endif
 
-#include "names.inc"
+// Canonical registry names -> libgcrypt algorithm and mode IDs. The adapter
+// offers every registry primitive that maps here, that libgcrypt opens at run
+// time, and that passes a smoke test on this machine.
+//
+// Block ciphers: registry family-keybits -> GCRY_CIPHER_*. libgcrypt IDs carry
+// the key length (P12): there is no Twofish-192. Variant notes:
+//  - 3des-112: libgcrypt's 3DES takes 24-byte keys only; the adapter keys it
+//    with K1 || K2 || K1, which is two-key EDE by definition.
+//  - rc2: RFC2268_128 keys with effective key bits = key bits (RFC 2268 vectors pass).
+//  - gost: GOST28147 defaults to the test parameter set of GOST R 34.11-94
+//    (the registry's); GOST28147_MESH (CryptoPro key meshing) is not offered.
+//  - blowfish: libgcrypt takes 16-byte (128) and 56-byte (448) keys.
+struct CipherId {
+    const char* name;  // family-keybits, or the stream/AEAD name
+    int algo;
+    const char* hw;    // hwf flags libgcrypt 1.10 has x86-64 code for (see README)
+};
+
+
+// Hashes. GCRY_MD_TIGER is the byte-swapped GnuPG variant; TIGER1 is Tiger/192
+// with the original 0x01 padding (TIGER2 would be the 0x80 padding).
+// SHAKE128/256 are XOFs read with gcry_md_extract.
+struct HashId {
+    const char* name;
+    int algo;
+    const char* hw;
+};
+#include "names.inc"  // the name tables, generated from manifest.toml
 
 void check(gcry_error_t e, const char* what) {
     if (e) throw cb::Error(std::string("libgcrypt ") + what + ": " + gcry_strerror(e));

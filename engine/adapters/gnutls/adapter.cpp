@@ -34,7 +34,7 @@ struct GnutlsName {
     Api api;
 };
 
-#include "names.inc"
+#include "names.inc"  // the name tables, generated from manifest.toml
 
 void check(int rc, const char* what) {
     if (rc < 0) throw cb::Error(std::string(what) + " failed: " + gnutls_strerror(rc));

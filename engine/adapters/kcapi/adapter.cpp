@@ -43,7 +43,7 @@ struct KcapiName {
     Type type;
 };
 
-#include "names.inc"
+#include "names.inc"  // the name tables, generated from manifest.toml
 
 std::string errno_text(long e) {
     if (e < 0) e = -e;

@@ -38,7 +38,7 @@ namespace {
 
 #if CB_MBEDTLS3
 // The removed APIs' names, so the code of the families 2.x still has compiles once;
-// names.inc does not list those families under 3.x, so none of these is ever called.
+// manifest.toml's tables do not list those families under 3.x, so none of these is ever called.
 struct mbedtls_blowfish_context {};
 struct mbedtls_xtea_context {};
 struct mbedtls_arc4_context {};
@@ -69,7 +69,7 @@ bool aesni_aes() { return mbedtls_aesni_has_support(MBEDTLS_AESNI_AES) != 0; }
 bool aesni_clmul() { return mbedtls_aesni_has_support(MBEDTLS_AESNI_CLMUL) != 0; }
 #endif
 
-#include "names.inc"
+#include "names.inc"  // the name tables, generated from manifest.toml
 
 void check(int rc, const char* what) {
     if (rc != 0) throw cb::Error(std::string("mbedTLS ") + what + " failed: -0x" + [rc] {

@@ -15,7 +15,7 @@
 
 namespace {
 
-#include "names.inc"
+#include "names.inc"  // the name tables, generated from manifest.toml
 
 struct Names { const char* algo; const char* mode; };
 

@@ -94,7 +94,39 @@ const nettle_hash kShake256 = {"shake256", sizeof(sha3_256_ctx), 64, SHA3_256_BL
                                (nettle_hash_init_func*)sha3_256_init, (nettle_hash_update_func*)sha3_256_update,
                                shake256_digest};
 
-#include "names.inc"
+// Canonical registry names -> Nettle 3.8 ciphers, modes and hashes. The
+// adapter offers every registry primitive that maps here and passes a smoke
+// test on this machine.
+//
+// Block ciphers: registry family-keybits -> a Nettle cipher descriptor.
+// nettle_ciphers[] has AES, Camellia, CAST-128, Serpent, Twofish and ARCTWO;
+// Blowfish, DES and 3DES have their own API, wrapped in descriptors above.
+// Variant notes:
+//  - rc2: nettle_arctwo128 keys with effective key bits = 8 x 16 = 128;
+//    rc2e1024 is nettle_arctwo_gutmann128 (effective key bits 1024).
+//  - blowfish: Nettle refuses (returns 0 for) weak keys and asserts if one is
+//    used; the adapter reports such a key as an error.
+//  - 3des-112: des3_set_key takes 24 bytes; the adapter keys K1 || K2 || K1.
+//  - gost: Nettle's GOST 28147 is internal (gosthash94 only), not offered.
+struct Block {
+    const char* name;             // family-keybits
+    const struct nettle_cipher* nc;
+    Fused fused;                  // CBC encryption with a fused function (P14)
+    bool aes;                     // AES: the fat build picks AES-NI at run time
+};
+
+// Registry modes Nettle has, and how the adapter drives them. Nettle has no
+// OFB and (in 3.8) no OCB or GCM-SIV. SIV is siv_cmac_*_message over the
+// AES descriptor: S2V(AD, N, P) with one AD component (empty or not) and the
+// nonce last, as the registry defines it.
+enum class Mode { Ecb, Cbc, Cfb, Cfb8, Ctr, Xts, Gcm, Ccm, Eax, Siv };
+
+// Streams and AEADs named on their own: chacha20 is chacha_set_nonce96 +
+// chacha_crypt32 (IETF, 32-bit counter from 0); salsa20 is the 256-bit-key
+// Salsa20/20 with an 8-byte nonce; rc4 is arcfour128. Nettle 3.8 has no
+// XChaCha20 and no XSalsa20.
+enum class Whole { ChaCha20, Salsa20, Salsa20r12, Rc4, ChaChaPoly };
+#include "names.inc"  // the name tables, generated from manifest.toml
 
 // Aligned storage for one Nettle context.
 struct Ctx {

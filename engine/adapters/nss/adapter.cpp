@@ -47,7 +47,7 @@ struct NssName {
     SECOidTag oid;  // digests only
 };
 
-#include "names.inc"
+#include "names.inc"  // the name tables, generated from manifest.toml
 
 std::string nss_error(const char* what) {
     const PRErrorCode e = PORT_GetError();

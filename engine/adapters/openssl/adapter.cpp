@@ -23,7 +23,7 @@
 
 namespace {
 
-#include "names.inc"
+#include "names.inc"  // the name tables, generated from manifest.toml
 #include "compat.inc"
 
 std::string last_error(const char* what) {

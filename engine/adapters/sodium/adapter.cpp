@@ -29,7 +29,7 @@ struct SodiumName {
     Algo algo;
 };
 
-#include "names.inc"
+#include "names.inc"  // the name tables, generated from manifest.toml
 
 // ------------------------------------------------------------------ streams
 // One signature for every *_xor_ic function (the IETF ChaCha20 one takes a

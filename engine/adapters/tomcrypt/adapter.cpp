@@ -17,7 +17,7 @@
 
 namespace {
 
-#include "names.inc"
+#include "names.inc"  // the name tables, generated from manifest.toml
 
 void check(int err, const char* what) {
     if (err != CRYPT_OK) throw cb::Error(std::string("libtomcrypt ") + what + ": " + error_to_string(err));

@@ -32,7 +32,7 @@
 
 namespace {
 
-#include "names.inc"
+#include "names.inc"  // the name tables, generated from manifest.toml
 
 void check(int rc, const char* what) {
     if (rc != 0) throw cb::Error(std::string("wolfCrypt ") + what + ": " + wc_GetErrorString(rc));

@@ -4,6 +4,13 @@
 // API, BcImpl.java). args[0] = the registry expanded to JSON by build.sh.
 package cipherbench;
 
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.StreamReadConstraints;
+import com.fasterxml.jackson.core.json.JsonWriteFeature;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.json.JsonMapper;
 import java.io.BufferedReader;
 import java.io.BufferedOutputStream;
 import java.io.InputStreamReader;
@@ -17,6 +24,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -145,26 +153,17 @@ public final class Main {
         if (!(v instanceof String)) throw new Fail("field '" + f + "' must be a hex string");
         String s = (String) v;
         if (s.length() % 2 != 0) throw new Fail("field '" + f + "' has an odd number of hex digits");
-        byte[] b = new byte[s.length() / 2];
-        for (int i = 0; i < b.length; i++) b[i] = (byte) (nib(s.charAt(2 * i), f) << 4 | nib(s.charAt(2 * i + 1), f));
-        return b;
+        try {
+            return HEX.parseHex(s);  // either case, as docs/protocol.md allows
+        } catch (IllegalArgumentException e) {
+            throw new Fail("field '" + f + "' is not hex");
+        }
     }
 
-    static int nib(char c, String f) throws Fail {
-        if (c >= '0' && c <= '9') return c - '0';
-        if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-        if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-        throw new Fail("field '" + f + "' is not hex");
-    }
+    static final HexFormat HEX = HexFormat.of();  // lower case, as the protocol's outputs are
 
     static String hex(byte[] b, int off, int n) {
-        final char[] d = "0123456789abcdef".toCharArray();
-        char[] c = new char[2 * n];
-        for (int i = 0; i < n; i++) {
-            c[2 * i] = d[(b[off + i] >> 4) & 15];
-            c[2 * i + 1] = d[b[off + i] & 15];
-        }
-        return new String(c);
+        return HEX.formatHex(b, off, off + n);
     }
 
     // ------------------------------------------------------------ requests
@@ -676,7 +675,7 @@ public final class Main {
                 @SuppressWarnings("unchecked") Map<String, Object> r = (Map<String, Object>) req;
                 // a number id beyond a double (1e999) would be echoed as text most parsers read as
                 // an infinity: refused, as docs/protocol.md says
-                if (r.get("id") instanceof Json.Num && Double.isInfinite(Double.parseDouble(((Json.Num) r.get("id")).text)))
+                if (r.get("id") instanceof Number && Double.isInfinite(((Number) r.get("id")).doubleValue()))
                     throw new Fail("malformed request: id is a number out of range");
                 id = r.get("id");
                 if ("quit".equals(r.get("op"))) break;
@@ -704,178 +703,37 @@ public final class Main {
     }
 }
 
-/** A small JSON reader and writer: objects become LinkedHashMap, arrays ArrayList, integers
- *  Long, other numbers Double (with the source text kept in Num for echoing). */
+/** JSON through Jackson (pom.xml): objects become LinkedHashMap, arrays ArrayList, integers
+ *  Long (BigInteger past a long), other numbers BigDecimal, so an id is echoed with its digits.
+ *  Strict: one value per line and nothing after it, no comments, no leading zeros, no NaN, at
+ *  most 512 levels deep; characters outside ASCII are written as escapes. */
 final class Json {
-    static final class Num {
-        final String text;
-        Num(String t) { text = t; }
-    }
+    private static final ObjectMapper MAPPER = JsonMapper.builder(JsonFactory.builder()
+                    // a string as long as a line may be (Jackson's default stops at 20 M characters)
+                    .streamReadConstraints(StreamReadConstraints.builder().maxNestingDepth(512)
+                            .maxStringLength(Integer.MAX_VALUE).build())
+                    .build())
+            .enable(DeserializationFeature.USE_LONG_FOR_INTS, DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS,
+                    DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+            .enable(JsonWriteFeature.ESCAPE_NON_ASCII)
+            .build();
 
-    private final String s;
-    private int i;
+    private Json() {}
 
-    private Json(String s) { this.s = s; }
-
+    /** The value of one JSON text; IllegalArgumentException says what is wrong with it. */
     static Object parse(String s) {
-        Json j = new Json(s);
-        Object v = j.value(0);
-        j.ws();
-        if (j.i != s.length()) throw new IllegalArgumentException("trailing characters at offset " + j.i);
-        return v;
-    }
-
-    private void ws() {
-        while (i < s.length() && " \t\r\n".indexOf(s.charAt(i)) >= 0) i++;
-    }
-
-    private Object value(int depth) {
-        if (depth > 512) throw new IllegalArgumentException("nesting too deep");
-        ws();
-        if (i >= s.length()) throw new IllegalArgumentException("unexpected end of input");
-        char c = s.charAt(i);
-        if (c == '{') {
-            Map<String, Object> m = new LinkedHashMap<>();
-            i++;
-            ws();
-            if (i < s.length() && s.charAt(i) == '}') { i++; return m; }
-            for (;;) {
-                ws();
-                if (i >= s.length() || s.charAt(i) != '"') throw new IllegalArgumentException("expected a string key at offset " + i);
-                String k = string();
-                ws();
-                if (i >= s.length() || s.charAt(i) != ':') throw new IllegalArgumentException("expected ':' at offset " + i);
-                i++;
-                m.put(k, value(depth + 1));
-                ws();
-                if (i < s.length() && s.charAt(i) == ',') { i++; continue; }
-                if (i < s.length() && s.charAt(i) == '}') { i++; return m; }
-                throw new IllegalArgumentException("expected ',' or '}' at offset " + i);
-            }
-        }
-        if (c == '[') {
-            List<Object> a = new ArrayList<>();
-            i++;
-            ws();
-            if (i < s.length() && s.charAt(i) == ']') { i++; return a; }
-            for (;;) {
-                a.add(value(depth + 1));
-                ws();
-                if (i < s.length() && s.charAt(i) == ',') { i++; continue; }
-                if (i < s.length() && s.charAt(i) == ']') { i++; return a; }
-                throw new IllegalArgumentException("expected ',' or ']' at offset " + i);
-            }
-        }
-        if (c == '"') return string();
-        if (s.startsWith("true", i)) { i += 4; return Boolean.TRUE; }
-        if (s.startsWith("false", i)) { i += 5; return Boolean.FALSE; }
-        if (s.startsWith("null", i)) { i += 4; return null; }
-        if (c == '-' || (c >= '0' && c <= '9')) {
-            int st = i;
-            if (c == '-') i++;
-            int d0 = i;
-            while (i < s.length() && Character.isDigit(s.charAt(i))) i++;
-            if (i == d0 || (s.charAt(d0) == '0' && i - d0 > 1)) throw new IllegalArgumentException("bad number at offset " + st);
-            boolean integer = true;
-            if (i < s.length() && s.charAt(i) == '.') {
-                integer = false;
-                int f0 = ++i;
-                while (i < s.length() && Character.isDigit(s.charAt(i))) i++;
-                if (i == f0) throw new IllegalArgumentException("bad number at offset " + st);
-            }
-            if (i < s.length() && (s.charAt(i) == 'e' || s.charAt(i) == 'E')) {
-                integer = false;
-                i++;
-                if (i < s.length() && (s.charAt(i) == '+' || s.charAt(i) == '-')) i++;
-                int e0 = i;
-                while (i < s.length() && Character.isDigit(s.charAt(i))) i++;
-                if (i == e0) throw new IllegalArgumentException("bad number at offset " + st);
-            }
-            String t = s.substring(st, i);
-            if (integer && i - st <= 18) return Long.parseLong(t);
-            return new Num(t);
-        }
-        throw new IllegalArgumentException("unexpected character '" + c + "' at offset " + i);
-    }
-
-    private String string() {
-        StringBuilder b = new StringBuilder();
-        i++;
-        for (;;) {
-            if (i >= s.length()) throw new IllegalArgumentException("unterminated string");
-            char c = s.charAt(i++);
-            if (c == '"') return b.toString();
-            if (c < 0x20) throw new IllegalArgumentException("control character in string");
-            if (c != '\\') { b.append(c); continue; }
-            if (i >= s.length()) throw new IllegalArgumentException("unterminated string");
-            char e = s.charAt(i++);
-            switch (e) {
-                case '"': b.append('"'); break;
-                case '\\': b.append('\\'); break;
-                case '/': b.append('/'); break;
-                case 'b': b.append('\b'); break;
-                case 'f': b.append('\f'); break;
-                case 'n': b.append('\n'); break;
-                case 'r': b.append('\r'); break;
-                case 't': b.append('\t'); break;
-                case 'u':
-                    if (i + 4 > s.length()) throw new IllegalArgumentException("bad \\u escape");
-                    try {
-                        b.append((char) Integer.parseInt(s.substring(i, i + 4), 16));
-                    } catch (NumberFormatException x) {
-                        throw new IllegalArgumentException("bad \\u escape");
-                    }
-                    i += 4;
-                    break;
-                default: throw new IllegalArgumentException("bad escape \\" + e);
-            }
+        try {
+            return MAPPER.readValue(s, Object.class);
+        } catch (JsonProcessingException e) {
+            throw new IllegalArgumentException(e.getOriginalMessage());
         }
     }
 
     static String write(Object v) {
-        StringBuilder b = new StringBuilder();
-        write(b, v);
-        return b.toString();
-    }
-
-    private static void write(StringBuilder b, Object v) {
-        if (v == null) b.append("null");
-        else if (v instanceof String) quote(b, (String) v);
-        else if (v instanceof Boolean || v instanceof Long || v instanceof Integer) b.append(v);
-        else if (v instanceof Num) b.append(((Num) v).text);
-        else if (v instanceof Map) {
-            b.append('{');
-            boolean first = true;
-            for (Map.Entry<?, ?> e : ((Map<?, ?>) v).entrySet()) {
-                if (!first) b.append(',');
-                first = false;
-                quote(b, (String) e.getKey());
-                b.append(':');
-                write(b, e.getValue());
-            }
-            b.append('}');
-        } else if (v instanceof List) {
-            b.append('[');
-            boolean first = true;
-            for (Object o : (List<?>) v) {
-                if (!first) b.append(',');
-                first = false;
-                write(b, o);
-            }
-            b.append(']');
-        } else quote(b, v.toString());
-    }
-
-    private static void quote(StringBuilder b, String s) {
-        b.append('"');
-        for (int k = 0; k < s.length(); k++) {
-            char c = s.charAt(k);
-            if (c == '"') b.append("\\\"");
-            else if (c == '\\') b.append("\\\\");
-            else if (c == '\n') b.append("\\n");
-            else if (c < 0x20 || c >= 0x7f) b.append(String.format("\\u%04x", (int) c));
-            else b.append(c);
+        try {
+            return MAPPER.writeValueAsString(v);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("cannot write a response as JSON: " + e.getOriginalMessage(), e);
         }
-        b.append('"');
     }
 }

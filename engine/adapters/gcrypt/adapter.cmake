@@ -1,6 +1,0 @@
-pkg_check_modules(CB_GCRYPT IMPORTED_TARGET libgcrypt>=1.8)
-if(CB_GCRYPT_FOUND)
-  cb_adapter(${CB_FOLDER} SOURCES ${CB_DIR}/adapter.cpp LIBS PkgConfig::CB_GCRYPT)
-else()
-  cb_adapter_missing(${CB_FOLDER} "libgcrypt >= 1.8 not found by pkg-config at build time; install libgcrypt20-dev")
-endif()

@@ -1,6 +1,0 @@
-pkg_check_modules(CB_GNUTLS IMPORTED_TARGET gnutls>=3.6.10)
-if(CB_GNUTLS_FOUND)
-  cb_adapter(${CB_FOLDER} SOURCES ${CB_DIR}/adapter.cpp LIBS PkgConfig::CB_GNUTLS)
-else()
-  cb_adapter_missing(${CB_FOLDER} "GnuTLS >= 3.6.10 not found by pkg-config at build time; install libgnutls28-dev")
-endif()

@@ -1,6 +1,0 @@
-pkg_check_modules(CB_KCAPI IMPORTED_TARGET libkcapi>=1.0)
-if(CB_KCAPI_FOUND)
-  cb_adapter(${CB_FOLDER} SOURCES ${CB_DIR}/adapter.cpp LIBS PkgConfig::CB_KCAPI)
-else()
-  cb_adapter_missing(${CB_FOLDER} "libkcapi >= 1.0 not found by pkg-config at build time; install libkcapi-dev")
-endif()

@@ -1,6 +1,0 @@
-pkg_check_modules(CB_NETTLE IMPORTED_TARGET nettle>=3.7)
-if(CB_NETTLE_FOUND)
-  cb_adapter(${CB_FOLDER} SOURCES ${CB_DIR}/adapter.cpp LIBS PkgConfig::CB_NETTLE ${CMAKE_DL_LIBS})
-else()
-  cb_adapter_missing(${CB_FOLDER} "Nettle >= 3.7 not found by pkg-config at build time; install nettle-dev")
-endif()

@@ -1,6 +1,0 @@
-pkg_check_modules(CB_NSS IMPORTED_TARGET nss>=3.52)
-if(CB_NSS_FOUND)
-  cb_adapter(${CB_FOLDER} SOURCES ${CB_DIR}/adapter.cpp LIBS PkgConfig::CB_NSS)
-else()
-  cb_adapter_missing(${CB_FOLDER} "NSS >= 3.52 (PKCS#11 message API) not found by pkg-config at build time; install libnss3-dev")
-endif()

@@ -1,1 +1,0 @@
-cb_adapter(${CB_FOLDER} SOURCES ${CB_DIR}/adapter.cpp)

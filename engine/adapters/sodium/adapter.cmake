@@ -1,6 +1,0 @@
-pkg_check_modules(CB_SODIUM IMPORTED_TARGET libsodium>=1.0.12)
-if(CB_SODIUM_FOUND)
-  cb_adapter(${CB_FOLDER} SOURCES ${CB_DIR}/adapter.cpp LIBS PkgConfig::CB_SODIUM)
-else()
-  cb_adapter_missing(${CB_FOLDER} "libsodium >= 1.0.12 not found by pkg-config at build time; install libsodium-dev")
-endif()

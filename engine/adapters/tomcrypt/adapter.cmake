@@ -1,6 +1,0 @@
-pkg_check_modules(CB_TOMCRYPT IMPORTED_TARGET libtomcrypt>=1.18)
-if(CB_TOMCRYPT_FOUND)
-  cb_adapter(${CB_FOLDER} SOURCES ${CB_DIR}/adapter.cpp LIBS PkgConfig::CB_TOMCRYPT)
-else()
-  cb_adapter_missing(${CB_FOLDER} "libtomcrypt >= 1.18 not found by pkg-config at build time; install libtomcrypt-dev")
-endif()

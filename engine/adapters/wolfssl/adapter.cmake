@@ -1,6 +1,0 @@
-pkg_check_modules(CB_WOLFSSL IMPORTED_TARGET wolfssl>=4.6)
-if(CB_WOLFSSL_FOUND)
-  cb_adapter(${CB_FOLDER} SOURCES ${CB_DIR}/adapter.cpp LIBS PkgConfig::CB_WOLFSSL)
-else()
-  cb_adapter_missing(${CB_FOLDER} "wolfSSL >= 4.6 not found by pkg-config at build time; install libwolfssl-dev")
-endif()
