@@ -11,6 +11,7 @@ from rich.table import Table
 
 from cipherbench.analysis.constant_time import LEGEND, ct_marks
 from cipherbench.analysis.recommend import USE_CASES, Answer, Filters, UseCase, recommend
+from cipherbench.analysis.versions import version_gaps
 from cipherbench.cli.app import Ctx
 from cipherbench.console import out
 from cipherbench.errors import CipherbenchError, UsageError
@@ -30,7 +31,10 @@ def answers_of(store: Store, run_id: int, filters: Filters | None = None,
 
 def print_short(store: Store, run_id: int) -> None:
     """The answer in a few lines: the end of `run`."""
-    for line in short_lines(answers_of(store, run_id), width=min(out.width, 100)):
+    answers = answers_of(store, run_id)
+    host = store.run(run_id)["host"]
+    versions = {a.spec.case: version_gaps(store, a, run_id, host) for a in answers}
+    for line in short_lines(answers, width=min(out.width, 100), versions=versions):
         out.print(line, markup=False, highlight=False, soft_wrap=True)
     out.print(f"details: cipherbench recommend {run_id}", markup=False)
 
@@ -151,6 +155,10 @@ def recommend_cmd(c: Ctx, run_id, cases, languages, libraries, min_key_bits, min
     out.print(f"run {rid}: fastest verified per use case (MB/s = 10^6 bytes/s; interval = the median's "
               "confidence interval)", markup=False)
     _print(answers, long_)
+    host = store.run(rid)["host"]
+    for a in answers:  # what another version of a library measured at the same point here
+        for g in version_gaps(store, a, rid, host)[: None if long_ else 3]:
+            out.print(f"version, {a.spec.case.value}: {g.text()}", markup=False, highlight=False)
     out.print(LEGEND, markup=False, highlight=False)
 
 

@@ -7,10 +7,11 @@ from __future__ import annotations
 import html
 import textwrap
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from cipherbench.analysis.constant_time import LEGEND
-from cipherbench.analysis.recommend import Answer, Excluded, Figure
+from cipherbench.analysis.recommend import Answer, Excluded, Figure, UseCase
+from cipherbench.analysis.versions import VersionGap
 
 #: Runners-up named in the short form, beside any that tie with the fastest.
 RUNNERS_UP = 2
@@ -35,6 +36,14 @@ def label(f: Figure) -> str:
     return f"{f.impl} {f.primitive} {f.ct.symbol()}"
 
 
+def _gap_short(g: VersionGap) -> str:
+    """'openssl 3.5.9 x2.45 [2.40-2.50] of 3.0.19' (+ the runner where it differs)."""
+    iv = g.interval
+    span = f" [{iv[0]:.2f}-{iv[1]:.2f}]" if iv else ""
+    via = f", {g.other.runner} runner" if g.runners_differ else ""
+    return f"{g.other.code.library} {g.other.code.version} ({g.other.where}{via}) x{g.ratio:.2f}{span} of {g.base.code.version}"
+
+
 def exclusion_counts(excluded: Sequence[Excluded]) -> str:
     counts = Counter(e.reason.value for e in excluded)
     return ", ".join(f"{n} {reason}" for reason, n in counts.items())
@@ -53,8 +62,10 @@ def _fit(items: list[str], lead: str, width: int) -> str:
     return line
 
 
-def short_lines(answers: Sequence[Answer], width: int = 80) -> list[str]:
-    """At most five lines per use case, none longer than width."""
+def short_lines(answers: Sequence[Answer], width: int = 80,
+                versions: Mapping[UseCase, Sequence[VersionGap]] | None = None) -> list[str]:
+    """At most six lines per use case, none longer than width. `versions`: what other
+    versions of a library measured at each use case's winning point (analysis/versions.py)."""
     lines = [HEADLINE if len(HEADLINE) <= width else "The answer (MB/s; [ ] = the median's interval; = a tie with it)"]
     for a in answers:
         if a.size is None:
@@ -78,6 +89,9 @@ def short_lines(answers: Sequence[Answer], width: int = 80) -> list[str]:
             lines.append(f"  reference code (not ranked): {label(r)} {mbps(r.mb_per_s)}"[:width])
         if a.excluded:
             lines.append(f"  left out: {exclusion_counts(a.excluded)}"[:width])
+        gaps = (versions or {}).get(a.spec.case) or ()
+        if gaps:
+            lines.append(_fit([_gap_short(g) for g in gaps], "  versions: ", width))
     missing = [a.spec.case.value for a in answers if a.size is None]  # the names recommend --case takes
     if missing:
         lines.append(_fit(missing, "Nothing timed for: ", width).replace("; ", ", "))
@@ -94,7 +108,7 @@ def _fig_html(f: Figure) -> str:
             f"<b>{mbps(f.mb_per_s)}</b>&nbsp;MB/s <span class=ci>{interval(f)}</span>{tie}")
 
 
-def html_section(answers: Sequence[Answer]) -> str:
+def html_section(answers: Sequence[Answer], versions: Mapping[UseCase, Sequence[VersionGap]] | None = None) -> str:
     """The answer as the first section of index.html: one line per use case, runners-up
     and exclusions in a collapsed list."""
     rows = []
@@ -114,6 +128,9 @@ def html_section(answers: Sequence[Answer]) -> str:
                           + "; ".join(others[HTML_SHOWN:]) + "</details>")
         if a.reference:
             detail.append("reference code (not ranked): " + "; ".join(_fig_html(f) for f in a.reference[:2]))
+        gaps = (versions or {}).get(a.spec.case) or ()
+        if gaps:
+            detail.append("other versions here: " + "; ".join(html.escape(g.text()) for g in gaps))
         if a.excluded:
             items = "".join(f"<li><code>{html.escape(e.impl)}</code> {html.escape(e.primitive)}: "
                             f"{html.escape(e.reason.value)}{(' (' + html.escape(e.detail) + ')') if e.detail else ''}"
@@ -131,7 +148,7 @@ def html_section(answers: Sequence[Answer]) -> str:
             f"<table class=answer>{''.join(rows)}</table></section>")
 
 
-def markdown_lines(answers: Sequence[Answer]) -> list[str]:
+def markdown_lines(answers: Sequence[Answer], versions: Mapping[UseCase, Sequence[VersionGap]] | None = None) -> list[str]:
     out = ["## The answer", "", HEADLINE + ". Two tie when their intervals overlap. " + LEGEND + ".", "",
            "| use case | size | fastest verified | MB/s | interval | runners-up | left out |",
            "|---|---:|---|---:|---|---|---|"]
@@ -150,4 +167,8 @@ def markdown_lines(answers: Sequence[Answer]) -> list[str]:
                    f"{mbps(b.mb_per_s) if b else ''} | {interval(b) if b else ''} | {ups} | "
                    f"{exclusion_counts(a.excluded)} |")
     out.append("")
+    gaps = [(a.spec.title, g) for a in answers for g in (versions or {}).get(a.spec.case) or ()]
+    if gaps:
+        out += ["Other versions of a library, timed at the same point on this host:", ""]
+        out += [f"- {title}: {g.text()}" for title, g in gaps] + [""]
     return out

@@ -16,6 +16,8 @@ from sqlalchemy import select
 from cipherbench import __version__, registry
 from cipherbench.analysis.constant_time import CtMark, ct_checks, rows_beside
 from cipherbench.analysis.fit import fits
+from cipherbench.analysis.recommend import UseCase, recommend
+from cipherbench.analysis.versions import VersionGap, version_gaps
 from cipherbench.errors import CipherbenchError, UsageError
 from cipherbench.paths import REPO
 from cipherbench.store.db import (
@@ -74,6 +76,8 @@ class Run:
     ct: list[dict] = field(default_factory=list)  # store.CT_FIELDS: side-channel checks (cipherbench/ct)
     # (impl, primitive) -> the latest ct verdict of the same build, from any run of the store
     ct_marks: dict[tuple[str, str], CtMark] = field(default_factory=dict)
+    # use case -> other versions of a library timed at its winning point on this host
+    versions: dict[UseCase, list[VersionGap]] = field(default_factory=dict)
 
     @property
     def uuid(self) -> str:
@@ -152,12 +156,16 @@ def load_run(store: Store, run_id: int, with_samples: bool = True) -> Run:
     meta["started_at"], meta["finished_at"] = iso(meta["started_at"]), iso(meta["finished_at"])
     meta["settings"] = meta["settings"] or {}
     meta["warnings"] = [message_of(w) for w in meta["warnings"] or []]
+    marks = {k: mark for k, (mark, _) in checks.items()}
+    answers = recommend(ms, r["implementations"], ct=marks)
+    versions = {a.spec.case: version_gaps(store, a, run_id, r.get("host")) for a in answers}
     return Run(id=run_id, meta=meta, context=r.get("context") or {},
                implementations=[{k: i.get(k) for k in IMPLEMENTATION_FIELDS} for i in r["implementations"]],
                verifications=[{k: v.get(k) for k in VERIFICATION_FIELDS} for v in r["verifications"]],
                measurements=ms, store=describe(store.url),
                diffusion=[{k: d.get(k) for k in DIFFUSION_FIELDS} for d in r.get("diffusion", [])],
-               ct=[{k: x.get(k) for k in CT_FIELDS} for x in rows_beside(r.get("ct", []), checks)], ct_marks={k: mark for k, (mark, _) in checks.items()})
+               ct=[{k: x.get(k) for k in CT_FIELDS} for x in rows_beside(r.get("ct", []), checks)], ct_marks=marks,
+               versions=versions)
 
 
 def load_published(path: Path = PUBLISHED_FILE) -> dict:

@@ -491,7 +491,7 @@ def answer_first(body: Page) -> None:
     for r in body.data.runs:
         if body.data.multi:
             body.add(f"<h3>Run {r.id}</h3>")
-        body.add(answer.html_section(recommend(r.measurements, r.implementations, ct=r.ct_marks)))
+        body.add(answer.html_section(recommend(r.measurements, r.implementations, ct=r.ct_marks), r.versions))
     then_and_now(body)
     fig = overview.best_per_size_figure(body.data)
     if fig is not None:

@@ -38,7 +38,7 @@ def render(data: ReportData) -> str:
     for r in data.runs:
         if data.multi:
             out += [f"Run {r.id}:", ""]
-        out += answer.markdown_lines(recommend(r.measurements, r.implementations, ct=r.ct_marks))
+        out += answer.markdown_lines(recommend(r.measurements, r.implementations, ct=r.ct_marks), r.versions)
     for r in data.runs:
         out.append(f"## Machine and method{f' (run {r.id})' if data.multi else ''}")
         out.append("")

@@ -567,6 +567,30 @@ class Store:
                 select(ct_results).where(ct_results.c.run_id == run_id).order_by(ct_results.c.id)).mappings()]
             return out
 
+    def points_at(self, primitive: str, operation: str, workload: str, sizes: Iterable[int],
+                  host: str | None) -> list[tuple[Row, Row, Row]]:
+        """Every timed point of one (primitive, operation, workload) at these sizes, in the
+        speed runs of one host: (run, implementation, measurement), newest run first."""
+        q = (select(runs.c.id.label("run_id"), runs.c.started_at, runs.c.host, run_implementations, measurements)
+             .join(measurements, measurements.c.run_id == runs.c.id)
+             .join(run_implementations, (run_implementations.c.run_id == runs.c.id)
+                   & (run_implementations.c.impl == measurements.c.impl))
+             .where(runs.c.kind == RunKind.SPEED.value, runs.c.host == host,
+                    measurements.c.primitive == primitive, measurements.c.operation == operation,
+                    measurements.c.workload == workload, measurements.c.size.in_(list(sizes)),
+                    measurements.c.error.is_(None))
+             .order_by(runs.c.id.desc()))
+        impl_cols = [c.name for c in run_implementations.columns]
+        m_cols = [c.name for c in measurements.columns]
+        out = []
+        with self.engine.connect() as c:
+            for row in c.execute(q):
+                vals = list(row)
+                run = {"id": vals[0], "started_at": vals[1], "host": vals[2]}
+                impl = dict(zip(impl_cols, vals[3:3 + len(impl_cols)]))
+                out.append((run, impl, dict(zip(m_cols, vals[3 + len(impl_cols):]))))
+        return out
+
     def ct_checked(self) -> list[tuple[int, datetime, Row, Row]]:
         """Every stored ct result with its run and the implementation row it was checked
         under: (run id, run start, implementation, result), newest run first."""

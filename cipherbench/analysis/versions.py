@@ -1,0 +1,150 @@
+"""What a change of library version would buy, from what the store measured on this host.
+
+For an answer's fastest figure (its primitive, operation, workload and size), every version
+of every library the store has timed at that same point in a speed run of this host is set
+beside the version the answer's own run timed natively: like with like, never two sizes or
+two workloads. The versions come from wherever the store has them: release environments
+(`bullseye:openssl`), language packages that bundle a copy (pyca-cryptography's OpenSSL,
+Node's), and the host's own engine. Build variants (`openssl@gcc-12:O2`) are builds of one
+version, not versions, and builds runs are not read.
+
+Where the two figures come through different runners (a bundled copy reached through
+Python against the native engine), the ratio includes the runners' own costs, so each
+side's measured time for a 16-byte call of the same primitive is given beside it.
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from cipherbench import registry
+from cipherbench.analysis.recommend import Answer
+from cipherbench.kinds import Operation, PrimitiveKind, Verdict
+from cipherbench.store.db import Store
+
+#: notes keys by which a runner says which library's code a bundled copy runs, and its version
+#: (runners/python: pyca-cryptography's `openssl`; runners/node: `openssl`).
+BUNDLED_NOTES = ("openssl",)
+#: Implementations of the project itself: never a library's version.
+OWN = frozenset({"reference", "null"})
+#: The size whose call time stands for a runner's per-call cost.
+CALL_SIZE = 16
+#: A version as libraries write it inside their version text ("OpenSSL 3.0.19 27 Jan 2026",
+#: "3.0.15+quic", "1.1.1w"): the first dotted number, with OpenSSL 1.x's letter.
+VERSION = re.compile(r"\d+(?:\.\d+)+[a-z]?")
+
+
+@dataclass(frozen=True)
+class Code:
+    """The library whose code does the work, at one version."""
+
+    library: str  # lower case: openssl, nettle, botan, libgcrypt, ...
+    version: str
+
+
+def version_number(text: object) -> str:
+    m = VERSION.search(str(text or ""))
+    return m.group(0) if m else ""
+
+
+def code_of(impl: Mapping[str, Any]) -> Code | None:
+    """The library and version an implementation runs, or None (the project's own code, a
+    build variant, a language's own library)."""
+    notes = impl.get("notes") if isinstance(impl.get("notes"), dict) else {}
+    for lib in BUNDLED_NOTES:
+        if notes and notes.get(lib) and version_number(notes[lib]):
+            return Code(lib, version_number(notes[lib]))
+    name = str(impl.get("impl") or "")
+    if impl.get("runner") != "native" or "@" in name or name.rpartition(":")[2] in OWN:
+        return None
+    library = str(impl.get("library") or "").split(" ", 1)[0].lower()
+    version = version_number(impl.get("version"))
+    return Code(library, version) if library and version else None
+
+
+@dataclass(frozen=True)
+class VersionFigure:
+    code: Code
+    impl: str
+    runner: str
+    where: str  # the environment that built it ("host" for this machine's engine) or the runner
+    run_id: int
+    mb_per_s: float
+    mb_low: float | None
+    mb_high: float | None
+    call_ns: float | None  # the same implementation's 16-byte call, in the same run
+
+    def label(self) -> str:
+        return f"{self.code.library} {self.code.version} ({self.impl}, run {self.run_id})"
+
+
+@dataclass(frozen=True)
+class VersionGap:
+    """`other` against `base`: MB/s ratio with the interval from both figures' intervals."""
+
+    base: VersionFigure
+    other: VersionFigure
+
+    @property
+    def ratio(self) -> float:
+        return self.other.mb_per_s / self.base.mb_per_s
+
+    @property
+    def interval(self) -> tuple[float, float] | None:
+        b, o = self.base, self.other
+        if None in (b.mb_low, b.mb_high, o.mb_low, o.mb_high):
+            return None
+        return o.mb_low / b.mb_high, o.mb_high / b.mb_low  # type: ignore[operator]
+
+    @property
+    def runners_differ(self) -> bool:
+        return self.base.runner != self.other.runner
+
+    def text(self) -> str:
+        """'openssl 3.5.9 (bookworm... ) x2.45 [2.40-2.50] of openssl 3.0.19 (openssl, run 1)'."""
+        iv = self.interval
+        span = f" [{iv[0]:.2f}-{iv[1]:.2f}]" if iv else ""
+        out = f"{self.other.label()} x{self.ratio:.2f}{span} of {self.base.code.version} ({self.base.impl})"
+        if self.runners_differ:
+            def call(f: VersionFigure) -> str:
+                return f"{f.call_ns:,.0f} ns" if f.call_ns else "not timed"
+            out += (f"; through the {self.other.runner} runner, not the {self.base.runner} one: a "
+                    f"{CALL_SIZE} B call takes {call(self.other)} there against {call(self.base)}")
+        return out
+
+
+def _figure(run: Mapping[str, Any], impl: Mapping[str, Any], m: Mapping[str, Any], code: Code,
+            call_ns: float | None) -> VersionFigure:
+    size, lo, hi = m["size"], m.get("ns_low"), m.get("ns_high")
+    env = impl.get("environment") if isinstance(impl.get("environment"), dict) else None
+    return VersionFigure(code, str(impl["impl"]), str(impl.get("runner") or ""),
+                         str(env.get("name")) if env else str(impl.get("runner") or ""), int(run["id"]),
+                         float(m["mb_per_s"]), size / hi * 1e3 if hi else None, size / lo * 1e3 if lo else None,
+                         call_ns)
+
+
+def version_gaps(store: Store, answer: Answer, run_id: int, host: str | None) -> list[VersionGap]:
+    """Every other version of a library timed at the answer's winning point on this host,
+    against the version the answer's run timed natively: by library, those through the same
+    runner first, then the largest change first."""
+    best = answer.best
+    if best is None:
+        return []
+    p = registry.load().get(best.primitive)
+    op = Operation.HASH if p is not None and p.kind == PrimitiveKind.HASH else Operation.ENCRYPT
+    rows = store.points_at(best.primitive, op.value, answer.workload.value, {best.size, CALL_SIZE}, host)
+    calls = {(r["id"], impl["impl"]): m["ns_per_call"] for r, impl, m in rows if m["size"] == CALL_SIZE}
+    newest: dict[tuple[Code, str], VersionFigure] = {}  # (code, impl) -> its newest figure
+    for run, impl, m in rows:  # newest run first
+        code = code_of(impl)
+        if code is None or m["size"] != best.size or m.get("verified") != Verdict.PASSED \
+                or (m.get("parallel") or 1) > 1 or not m.get("mb_per_s"):
+            continue
+        newest.setdefault((code, str(impl["impl"])), _figure(run, impl, m, code, calls.get((run["id"], impl["impl"]))))
+    base = {f.code.library: f for f in newest.values() if f.run_id == run_id and f.runner == "native"
+            and f.where in ("host", "native")}
+    gaps = [VersionGap(base[f.code.library], f) for f in newest.values()
+            if f.code.library in base and f.code.version != base[f.code.library].code.version]
+    return sorted(gaps, key=lambda g: (g.base.code.library, g.runners_differ, -abs(g.ratio - 1)))
