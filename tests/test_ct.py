@@ -102,6 +102,17 @@ def test_an_aead_s_tag_check_outcome_is_public_but_its_table_lookups_count():
     assert taint_verdict([TaintFinding(FindingKind.BRANCH, "decrypt", "x", "f", "o")]) == TaintVerdict.BRANCH
 
 
+@needs_valgrind
+def test_a_hash_is_checked_with_its_message_secret():
+    """A hash has no key: its message is the secret (a password, HMAC's inner block), in one
+    phase, hash; asked for a key, the engine says a hash has none."""
+    res = taint.check(ENGINE, "openssl", "md5", Secret.PLAINTEXT, native_provider="default provider")
+    assert res.error == "" and res.verdict == TaintVerdict.CLEAN and not res.path_differs, res
+    assert set(res.phase_errors) == {"hash"}
+    keyed = taint.check(ENGINE, "openssl", "md5", Secret.KEY)
+    assert "its secret is the message ('plaintext'), it has no key" in keyed.error
+
+
 MEMCHECK_XML = """<?xml version="1.0"?>
 <valgrindoutput>
 <protocolversion>4</protocolversion>

@@ -20,7 +20,7 @@ from cipherbench.ct.records import Method, Secret, StatResult, TaintResult, as_r
 from cipherbench.ct.show import LEGEND, stat_cell, taint_cell
 from cipherbench.errors import CipherbenchError, UsageError
 from cipherbench.kat.cache import runner_ids
-from cipherbench.kinds import RunKind, RunStatus
+from cipherbench.kinds import PrimitiveKind, RunKind, RunStatus
 from cipherbench.measure.context import usable_cpus
 from cipherbench.measure.session import primitive_named
 from cipherbench.pipeline.plan import SideChannelSettings, load_presets
@@ -65,12 +65,17 @@ def _engine_path(session) -> Path | None:
 
 
 def _checks(session, plan: Plan):
-    """(method, secret, implementation, primitive) to run, taint first (native engine only)."""
-    pairs = [(im, p) for im, p in session.pairs(plan.impls, plan.primitives) if p.kind not in ("hash", "null")]
+    """(method, secret, implementation, primitive) to run, taint first (native engine only).
+    A hash's secret is its message, checked by taint alone (ct-sample times ciphers)."""
+    pairs = [(im, p) for im, p in session.pairs(plan.impls, plan.primitives) if p.kind != PrimitiveKind.NULL]
     checks = []
     for method in plan.methods:
         for im, p in pairs:
             if method == Method.TAINT and im.runner != "native":
+                continue
+            if p.kind == PrimitiveKind.HASH:
+                if method == Method.TAINT and Secret.PLAINTEXT in plan.secrets:
+                    checks.append((method, Secret.PLAINTEXT, im, p))
                 continue
             checks += [(method, s, im, p) for s in plan.secrets]
     return checks
