@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
 
-from cipherbench.errors import UsageError
+from cipherbench.errors import UsageError, did_you_mean
 from cipherbench.paths import REPO
 
 BUILDS_FILE = REPO / "registry" / "builds.toml"
@@ -99,7 +99,8 @@ class BuildsFile:
 
     def matrix(self, name: str) -> Matrix:
         if name not in self.matrices:
-            raise UsageError(f"unknown build matrix '{name}'; known: {', '.join(sorted(self.matrices))}")
+            raise UsageError(f"unknown build matrix '{name}'"
+                             + (did_you_mean(name, self.matrices) or f"; known: {', '.join(sorted(self.matrices))}"))
         return self.matrices[name]
 
 

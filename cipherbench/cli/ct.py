@@ -9,6 +9,7 @@ import uuid
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 import click
 from rich.table import Table
@@ -18,7 +19,7 @@ from cipherbench.console import bars, lit, out
 from cipherbench.ct import dudect, taint
 from cipherbench.ct.records import Method, Secret, StatResult, TaintResult, as_row
 from cipherbench.ct.show import LEGEND, stat_cell, taint_cell
-from cipherbench.errors import CipherbenchError, UsageError
+from cipherbench.errors import CipherbenchError, UsageError, did_you_mean
 from cipherbench.kat.cache import runner_ids
 from cipherbench.kinds import PrimitiveKind, RunKind, RunStatus
 from cipherbench.measure.context import usable_cpus
@@ -46,7 +47,7 @@ def make_plan(experiment, primitives, impls, method, secret, samples, seed) -> P
     name = experiment or (None if primitives else DEFAULT_EXPERIMENT)
     presets = load_presets()
     if name and name not in presets:
-        raise UsageError(f"unknown experiment '{name}'; known: {', '.join(sorted(presets))}")
+        raise UsageError(f"unknown experiment '{name}'" + (did_you_mean(name, presets) or f"; known: {', '.join(sorted(presets))}"))
     preset = presets[name] if name else None
     settings = (preset.ct if preset else None) or SideChannelSettings()
     method = method or settings.method
@@ -68,7 +69,7 @@ def _checks(session, plan: Plan):
     """(method, secret, implementation, primitive) to run, taint first (native engine only).
     A hash's secret is its message, checked by taint alone (ct-sample times ciphers)."""
     pairs = [(im, p) for im, p in session.pairs(plan.impls, plan.primitives) if p.kind != PrimitiveKind.NULL]
-    checks = []
+    checks: list[tuple[Method, Secret, Any, Any]] = []
     for method in plan.methods:
         for im, p in pairs:
             if method == Method.TAINT and im.runner != "native":

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from cipherbench import registry
 from cipherbench.envs.describe import environment_of
-from cipherbench.errors import CipherbenchError, RunnerError, UsageError
+from cipherbench.errors import CipherbenchError, RunnerError, UsageError, did_you_mean
 from cipherbench.measure.runner import (
     Implementation,
     RunnerProcess,
@@ -248,7 +248,8 @@ class Session:
             # a runner that did not start may be the one that offers it: say so, with its reason
             down = "; ".join(f"{r.spec.name}: {r.problem}" for r in self.runners[:self._started]
                              if r.problem and not r.spec.unavailable)
-            raise UsageError(f"unknown implementation '{name}'; available: {known}"
+            hint = did_you_mean(name, self.impls) or f"; available: {known}"
+            raise UsageError(f"unknown implementation '{name}'{hint}"
                              + (f" (runners that did not start: {down})" if down else ""))
         if not im.available:
             raise CipherbenchError(f"implementation '{name}' is unavailable: {im.reason}")
@@ -356,7 +357,6 @@ def primitive_named(reg: registry.Registry, name: str) -> registry.Primitive:
     """The registry's primitive of that name, or a UsageError with similar names."""
     p = reg.get(name)
     if p is None:
-        close = [n for n in reg.names() if n.startswith(name.split("-")[0])][:6]
-        hint = f"; similar: {', '.join(close)}" if close else "; 'cipherbench list --primitives' shows all"
+        hint = did_you_mean(name, reg.names()) or "; 'cipherbench list --primitives' shows all"
         raise UsageError(f"unknown primitive '{name}'{hint}")
     return p

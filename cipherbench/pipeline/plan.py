@@ -14,7 +14,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from cipherbench.errors import UsageError
+from cipherbench.errors import UsageError, did_you_mean
 from cipherbench.kinds import Operation, PrimitiveKind, RunKind, Workload
 from cipherbench.paths import REPO
 
@@ -122,7 +122,8 @@ class RunPlan(Knobs, Workloads):
         over it. Raises UsageError naming an unknown preset or an invalid value."""
         presets = load_presets()
         if name not in presets:
-            raise UsageError(f"unknown profile or experiment '{name}'; known: {', '.join(sorted(presets))}")
+            raise UsageError(f"unknown profile or experiment '{name}'"
+                             + (did_you_mean(name, presets) or f"; known: {', '.join(sorted(presets))}"))
         base = presets[name].model_dump(exclude={"title", "source", "ct"})  # ct: not a run setting
         given = {k: v for k, v in overrides.items() if v is not None and v != [] and v != ()}
         if "workloads" in given:  # the workloads asked for, and no others

@@ -550,7 +550,7 @@ class Store:
         with self.engine.connect() as c:
             r = c.execute(select(runs).where(runs.c.id == run_id)).mappings().first()
             if r is None:
-                raise UsageError(f"no run {run_id} in {describe(self.url)}")
+                raise UsageError(f"no run {run_id} in {describe(self.url)} (see 'cipherbench runs')")
             out = dict(r)
             out["implementations"] = [dict(x) for x in c.execute(
                 select(run_implementations).where(run_implementations.c.run_id == run_id)
