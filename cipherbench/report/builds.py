@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from cipherbench.report.data import ReportData, Run, usable
 from cipherbench.report.tables import Table
 
-SEED = "seed 001 (Bingmann 2008)"
+SEED = "Bingmann 2008"
 
 
 @dataclass
@@ -297,7 +297,7 @@ def markdown(data: ReportData, table_md, esc) -> list[str]:
                 "failed and never timed. Code placement: each variant's cipher objects start on 64-byte "
                 "lines, as the ordinary build's Crypto++ archive does (LTO builds: not controlled).", ""]
         out += [table_md(t) for t in tables]
-        out += [f"### {SEED}'s conclusions and this run's", "", "| seed 001 | this run |", "|---|---|"]
+        out += [f"### {SEED}'s conclusions and this run's", "", "| Bingmann 2008 | this run |", "|---|---|"]
         out += [f"| {esc(a)} | {esc(b)} |" for a, b in found]
         out.append("")
     return out

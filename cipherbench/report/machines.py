@@ -170,7 +170,7 @@ def robustness_table(hosts: dict[str, Run], values: dict) -> Table:
     t.notes = [f"Each primitive's cycles per byte divided by {ref}'s, same implementation and machine; spread "
                "= largest over smallest of those ratios across machines, minus one. Rank 1 is the most "
                "robust (its cost relative to the reference changes least from CPU to CPU), the last the "
-               "most fragile: seed 001's ranking (CAST5 most robust, Serpent most fragile) redone."]
+               "most fragile: Bingmann 2008's ranking (CAST5 most robust, Serpent most fragile) redone."]
     if not rows:
         t.notes.append("No primitive besides the reference was measured on two or more machines by an "
                        "implementation that also measured the reference: nothing to rank.")

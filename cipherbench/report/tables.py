@@ -626,7 +626,7 @@ def security_table(data: ReportData) -> Table | None:
         "cipher as submitted. Cycles per block: mean of encryption and decryption (encryption alone where "
         "decryption was not timed), bulk, largest size, × block bytes (the keystream block for stream ciphers); "
         "cycles per round = cycles per block / full rounds; min secure cycles = cycles per block × min secure "
-        "rounds / rounds as submitted (Gladman 1999, seed 002: the speed of the minimal secure variant).",
+        "rounds / rounds as submitted (Gladman 1999: the speed of the minimal secure variant).",
         f"Cycle source: {cycle_sources(used)}.",
         *[f"{k}: {v}." for k, v in refs.items()],
         verification_note(data, pairs)]
