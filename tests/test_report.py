@@ -11,6 +11,8 @@ import sys
 import pytest
 from conftest import REPO, faulty
 
+from cipherbench.kinds import Verdict
+
 ARTIFACTS = REPO / "build" / "test-artifacts"
 CHROMIUM = "/usr/bin/chromium"
 
@@ -338,3 +340,18 @@ def test_a_published_ratio_keeps_three_significant_digits_however_small():
         is FindingVerdict.HOLDS
     assert ratio_verdict(run, {"ratio": ["aes-128-cbc", "twofish-256-cbc"]}, {"between": [1.5, 2]}).verdict \
         is FindingVerdict.CHANGED
+
+
+def test_the_heatmap_warns_only_when_a_cell_is_unverified_or_failed(stored):
+    """The relative heatmap's warning stood under every run, even one whose points all passed."""
+    from cipherbench.report import data as report_data
+    from cipherbench.report import tables
+    from cipherbench.store.db import Store
+
+    d = report_data.load(Store(stored["db"]), ())
+    rel = tables.relative(d)
+    assert {n: f for n, f in zip(rel.names, rel.flags) if f} == {"faulty": Verdict.FAILED}
+    assert "rows contain unverified or failed cells" in (stored["out"] / "index.html").read_text()
+    for r in d.runs:
+        r.measurements = [m for m in r.measurements if m["impl"] != "faulty"]
+    assert tables.relative(d).flags and not any(tables.relative(d).flags)

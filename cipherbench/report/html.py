@@ -289,8 +289,7 @@ def heatmap_plot(p: Page):
     z = [[(x if x is not None else math.nan) for x in row] for row in rel.ratio]
     xs = [f"{prim}<br>{size_label(rel.size[prim]) if rel.size[prim] else 'largest each'}" for prim in rel.primitives]
     names = [n + (" (project's reference code)" if is_reference(n) else "")
-             + (" ⚠" if any(("unverified" in t or "FAILED" in t) for t in rel.text[i]) else "")
-             for i, n in enumerate(rel.names)]
+             + (" ⚠" if rel.flags[i] else "") for i, n in enumerate(rel.names)]
     fig = go.Figure(go.Heatmap(
         z=z, x=xs, y=names, text=rel.text, texttemplate="%{text}", zmin=0, zmax=1,
         colorscale="Viridis", colorbar=dict(title="× fastest"), hoverongaps=False,
@@ -303,9 +302,9 @@ def heatmap_plot(p: Page):
                          "encryption or hashing at the largest size every implementation of that "
                          "primitive measured (under each column name)", rel.ms,
                          verification_note(data, rel.pairs),
-                         ["⚠ rows contain unverified or failed cells; they are labelled in the cell and "
-                          "never serve as the baseline while a verified implementation exists. Baselines: "
-                          + ", ".join(f"{k}: {v}" for k, v in rel.baseline.items())]))
+                         (["⚠ rows contain unverified or failed cells; they are labelled in the cell and "
+                           "never serve as the baseline while a verified implementation exists."] if any(rel.flags) else [])
+                         + ["Baselines: " + ", ".join(f"{k}: {v}" for k, v in rel.baseline.items())]))
 
 
 def encrypt_decrypt_plot(p: Page):

@@ -13,7 +13,7 @@ from enum import StrEnum
 from cipherbench.analysis.fit import fits
 from cipherbench.analysis.recommend import is_parallel, is_reference
 from cipherbench.envs.describe import label as envs_label
-from cipherbench.kinds import CycleSource
+from cipherbench.kinds import CycleSource, Verdict
 from cipherbench.report.data import KEYSETUP_OPS, ReportData, Run, primitive, usable
 
 STATUS_TEXT = {"passed": "passed", "failed": "FAILED verification", "unverified": "unverified",
@@ -335,6 +335,11 @@ class Relative:
     baseline: dict[str, str]  # primitive -> the series everything is relative to
     pairs: list
     ms: list
+    flags: list[Verdict | None] = field(default_factory=list)  # [row]: FAILED or UNVERIFIED when a cell is
+
+    def flag_name(self, i: int) -> str:
+        """The row's mark: 'failed', 'unverified' or ''."""
+        return {Verdict.FAILED: "failed", Verdict.UNVERIFIED: "unverified"}.get(self.flags[i], "") if self.flags else ""
 
 
 def relative(data: ReportData) -> Relative | None:
@@ -350,6 +355,11 @@ def relative(data: ReportData) -> Relative | None:
     run_of = {r.id: r for r in data.runs}
     ratio = [[None] * len(prims) for _ in row_keys]
     text = [[""] * len(prims) for _ in row_keys]
+    flags: list[Verdict | None] = [None] * len(row_keys)
+
+    def flag(i: int, verdict: Verdict) -> None:  # a failed cell outweighs an unverified one
+        if flags[i] is not Verdict.FAILED:
+            flags[i] = verdict
     size, base, pairs, ms = {}, {}, [], []
     for j, prim in enumerate(prims):
         lst = by[prim]
@@ -375,13 +385,17 @@ def relative(data: ReportData) -> Relative | None:
             ratio[i][j] = m["mb_per_s"] / best
             tag = {"failed": " FAILED", "passed": "", "n/a": ""}.get(st, " unverified")
             text[i][j] = f"{ratio[i][j]:.2f}×{tag}"
+            if tag:
+                flag(i, Verdict.FAILED if st == Verdict.FAILED else Verdict.UNVERIFIED)
         for run, m in data.measurements():
             if m["primitive"] == prim and m.get("error") and throughput_kind(m):
                 i = row_keys.index((run.id, m["impl"])) if (run.id, m["impl"]) in row_keys else None
                 if i is not None and not text[i][j]:
                     text[i][j] = "FAILED: not timed" if m.get("verified") == "failed" else "not timed"
+                    if m.get("verified") == Verdict.FAILED:
+                        flag(i, Verdict.FAILED)
     names = [data.series_name(run_of[r], i) for r, i in row_keys]
-    return Relative(prims, [(run_of[r], i) for r, i in row_keys], names, ratio, text, size, base, pairs, ms)
+    return Relative(prims, [(run_of[r], i) for r, i in row_keys], names, ratio, text, size, base, pairs, ms, flags)
 
 
 def relative_table(data: ReportData) -> Table | None:
@@ -393,9 +407,7 @@ def relative_table(data: ReportData) -> Table | None:
                                     for p in rel.primitives],
               align=["l"] + ["r"] * len(rel.primitives))
     for i, name in enumerate(rel.names):
-        marks = {"failed" if "FAILED" in x else "unverified" if "unverified" in x else "" for x in rel.text[i]}
-        t.add([name] + [x or "" for x in rel.text[i]],
-              "failed" if "failed" in marks else "unverified" if "unverified" in marks else "")
+        t.add([name] + [x or "" for x in rel.text[i]], rel.flag_name(i))
     t.notes = ["Unit: ratio of MB/s (10⁶ bytes/s) to the fastest verified implementation of the same "
                "primitive (1.00× = fastest), bulk encryption or hashing at the largest size every "
                "implementation of that primitive measured.",
