@@ -81,6 +81,11 @@ class Matrix:
     variants: tuple[Variant, ...]
     reference_ciphers: tuple[str, ...] = ()  # engine/reference folders; () = all
 
+    @property
+    def test_only(self) -> bool:
+        """Every variant's flag set is for the tests (a deliberately broken build)."""
+        return bool(self.variants) and all(v.flagset.test_only for v in self.variants)
+
     def targets_of(self, v: Variant) -> tuple[Target, ...]:
         """What variant v builds: the matrix's targets; in an environment the reference
         ciphers only (the Crypto++ source and archive a variant links are the host

@@ -59,10 +59,12 @@ def make_cmd(name, rebuild):
 def list_cmd(name):
     """The matrices, and each variant with its build status, compile time and code size."""
     bf = matrix_mod.load()
-    names = [name] if name else sorted(bf.matrices)
+    # the study's matrices by size, the test-only one last
+    names = [name] if name else sorted(bf.matrices, key=lambda n: (bf.matrices[n].test_only, len(bf.matrices[n].variants)))
     for n in names:
         m = bf.matrix(n)
         t = Table("variant", "flags", "status", "CPU s", "cipher .text B", "engine .text B", title=lit(f"{n}: {m.title}"))
+        t.columns[0].no_wrap = True  # a name to type: whole, however narrow the terminal
         for v in m.variants:
             rec = BuildRecord.read(make.variant_home(v) / "manifest.json")
             status = "not built" if rec is None else rec.status.value
@@ -70,6 +72,8 @@ def list_cmd(name):
                       f"{rec.cpu_seconds:.0f}" if rec else "", f"{rec.objects_text or '–'}" if rec else "",
                       f"{rec.engine_text or '–'}" if rec else "")
         out.print(t)
+    out.print("next: cipherbench builds run --matrix quick (builds, verifies and times the variants; "
+              "then cipherbench report)", markup=False)
 
 
 @builds_group.command("run")

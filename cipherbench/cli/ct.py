@@ -186,7 +186,8 @@ def table(title: str, rows: list[dict]) -> Table:
     return t
 
 
-@click.command("ct")
+@click.command("ct", epilog="Typical use: cipherbench run, then cipherbench ct --run RUN (checks what "
+               "that run timed), then cipherbench recommend --constant-time.")
 @click.option("--impl", "impls", multiple=True, help="Only this implementation (repeatable).")
 @click.option("--primitive", "primitives", multiple=True, help="Only this primitive (repeatable).")
 @click.option("--method", type=click.Choice(["taint", "stat", "both"]), default=None,

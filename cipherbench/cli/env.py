@@ -13,7 +13,8 @@ from cipherbench.envs import build
 from cipherbench.envs.model import DEFAULT_MIRROR, all_envs, envs_dir
 
 
-@click.group("env")
+@click.group("env", epilog="Start with: cipherbench env create bookworm (then cipherbench run --env "
+             "bookworm, or run --experiment debian-releases for every release created).")
 def env_group():
     """Debian releases as library-version environments (root filesystems built with mmdebstrap,
     kept under $CIPHERBENCH_ENVS or ~/.cache/cipherbench/envs); use one with --env NAME."""
@@ -59,7 +60,7 @@ def list_cmd(as_json):
         t.add_row(*map(lit, (r.name, r.suite, r.debian_version, r.compiler, impls, r.built_at,
                              r.engine_problem or "ok")))
     out.print(t)
-    out.print(f"environments in {envs_dir()}", markup=False)
+    out.print(f"environments in {envs_dir()}; next: cipherbench run --experiment debian-releases", markup=False)
 
 
 @env_group.command("remove")

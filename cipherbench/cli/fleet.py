@@ -24,7 +24,11 @@ from cipherbench.redact import command_line, redact_url
 from cipherbench.store.db import Store, default_url, describe
 
 
-@click.group("fleet")
+@click.group("fleet", epilog="In this order: 1. cipherbench fleet init DIR --machine NAME ... (credentials; "
+             "copy each member's folder to its machine); 2. cipherbench fleet scheduler --credentials "
+             "DIR/scheduler; 3. on each machine, cipherbench fleet worker tls://SCHEDULER:8786 --credentials "
+             "DIR/machines/NAME; 4. cipherbench fleet run --credentials DIR/clients/NAME --db URL ...; then "
+             "cipherbench fleet status and cipherbench fleet report (docs/fleet.md).")
 def fleet_group():
     """Run a plan on many machines through Dask distributed, one task per machine."""
 

@@ -1,0 +1,36 @@
+"""Each axis command says how to start: `builds list` shows the study's matrices first, whole
+variant names at 80 columns, and ends with the command to run; `fleet`, `env` and `ct` give
+the next command in their help."""
+import os
+import subprocess
+import sys
+
+from conftest import REPO
+
+from cipherbench.builds.matrix import load
+
+
+def cb80(*args):
+    env = dict(os.environ, COLUMNS="80", CIPHERBENCH_DB=f"sqlite:///{REPO / 'build' / 'none.sqlite'}")
+    r = subprocess.run([sys.executable, "-m", "cipherbench", *args], capture_output=True, text=True, env=env,
+                       cwd=REPO, timeout=120)
+    assert r.returncode == 0, r.stderr
+    return r.stdout
+
+
+def test_builds_list_starts_with_the_study_and_says_what_to_run():
+    text = cb80("builds", "list")
+    bf = load()
+    assert all(f"{n}: " in text for n in bf.matrices)
+    assert text.index("quick: ") < text.index("full: ") < text.index("fault: ")  # the test-only one last
+    for m in bf.matrices.values():  # names a user types stay whole at 80 columns
+        assert all(v.label in text for v in m.variants), m.id
+    assert " ".join(text.rstrip().splitlines()[-3:]).split("next: ", 1)[1].startswith("cipherbench builds run --matrix quick")
+
+
+def test_fleet_env_and_ct_help_end_with_the_next_command():
+    fleet = " ".join(cb80("fleet", "--help").split())
+    assert "1. cipherbench fleet init DIR" in fleet and "2. cipherbench fleet scheduler" in fleet
+    assert fleet.index("fleet scheduler") < fleet.index("fleet worker") < fleet.index("fleet run --credentials")
+    assert "Start with: cipherbench env create bookworm" in " ".join(cb80("env", "--help").split())
+    assert "cipherbench ct --run RUN" in " ".join(cb80("ct", "--help").split())
