@@ -36,6 +36,17 @@ def plain(value: object) -> str:
     return CONTROL.sub("", str(value))
 
 
+def clip(text: str, most: int, more: str = "") -> str:
+    """`text` in at most `most` characters, cut at a word boundary, never inside a word or a
+    number: '… ' + `more` (where the whole text is, e.g. '--long') marks the cut."""
+    if len(text) <= most:
+        return text
+    tail = f" … ({more})" if more else " …"
+    head = text[: max(0, most - len(tail)) + 1]
+    cut = head.rfind(" ")
+    return (head[:cut].rstrip(" ,;:(") + tail) if cut > 0 else tail.lstrip()  # not one whole word fits
+
+
 def lit(value: object) -> str:
     """A value from a runner or a file, printed literally inside markup."""
     return escape(plain(value))

@@ -283,7 +283,7 @@ def _gate(pair: _Pair, point: Mapping[str, Any] | None, size: int, filters: Filt
         return Excluded(pair.impl, name, Exclusion.NOT_AT_SIZE,
                         f"timed at {', '.join(size_text(s) for s in timed)}" if timed else "")
     if point.get("error") or not point.get("ns_per_call"):
-        return Excluded(pair.impl, name, Exclusion.NOT_TIMED, str(point.get("error") or "")[:60])
+        return Excluded(pair.impl, name, Exclusion.NOT_TIMED, str(point.get("error") or ""))  # whole: shown clipped
     if point.get("verified") != Verdict.PASSED:
         return Excluded(pair.impl, name, Exclusion.UNVERIFIED)
     if filters.constant_time and not ct.vouched:

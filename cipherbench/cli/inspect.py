@@ -8,7 +8,7 @@ from rich.table import Table
 
 from cipherbench import manifest, registry
 from cipherbench.cli.app import Ctx
-from cipherbench.console import lit, out
+from cipherbench.console import clip, lit, out
 from cipherbench.store.db import default_url, describe
 
 
@@ -25,11 +25,16 @@ def _library(impl) -> str:
         return ""
 
 
+#: A reason in `list`'s table, in characters; --long shows it whole.
+REASON_AT_MOST = 90
+
+
 @click.command("list")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 @click.option("--primitives", is_flag=True, help="List the registry's canonical primitives instead.")
+@click.option("--long", "long_", is_flag=True, help="Every reason whole (else cut at a word boundary).")
 @click.pass_obj
-def list_cmd(c: Ctx, as_json, primitives):
+def list_cmd(c: Ctx, as_json, primitives, long_):
     """Implementations, their versions and primitives, and why anything is unavailable."""
     if primitives:
         reg = registry.load()
@@ -55,12 +60,15 @@ def list_cmd(c: Ctx, as_json, primitives):
                 indent=1))
             return
         t = Table("implementation", "runner", "library", "version", "primitives", "status")
+        t.columns[0].no_wrap = True  # names a user types stay whole
+        def why(text: str) -> str:
+            return lit(text if long_ else clip(text, REASON_AT_MOST, "list --long"))
         for i in s.impls.values():
             t.add_row(lit(i.name), lit(i.runner), lit(_library(i)), lit(i.version), str(len(i.primitives)),
-                      "ok" if i.available else f"[yellow]unavailable: {lit(i.reason)}[/]")
+                      "ok" if i.available else f"[yellow]unavailable: {why(i.reason)}[/]")
         for r in s.runners:
             if r.problem:
-                t.add_row("-", lit(r.spec.name), "", "", "", f"[yellow]runner: {lit(r.problem)}[/]")
+                t.add_row("-", lit(r.spec.name), "", "", "", f"[yellow]runner: {why(r.problem)}[/]")
         out.print(t)
         out.print(f"result store: {where}")
 

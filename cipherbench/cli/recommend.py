@@ -13,7 +13,7 @@ from cipherbench.analysis.constant_time import LEGEND, ct_marks
 from cipherbench.analysis.recommend import USE_CASES, Answer, Filters, UseCase, recommend
 from cipherbench.analysis.versions import version_gaps
 from cipherbench.cli.app import Ctx
-from cipherbench.console import out
+from cipherbench.console import clip, out
 from cipherbench.errors import CipherbenchError, UsageError
 from cipherbench.report.answer import interval, mbps, short_lines
 from cipherbench.store.db import Store, describe
@@ -100,8 +100,7 @@ def _print(answers: list[Answer], long: bool) -> None:
             out.print(f"  {len(a.ranked) - 5} more ranked: --long")
         for e in a.excluded if long else a.excluded[:6]:
             line = f"  left out: {e.impl} {e.primitive}: {e.reason.value}" + (f" ({e.detail})" if e.detail else "")
-            out.print(line if long or len(line) <= out.width else line[:out.width - 1] + "…",
-                      markup=False, highlight=False, soft_wrap=long)
+            out.print(line if long else clip(line, out.width, "--long"), markup=False, highlight=False, soft_wrap=long)
         if len(a.excluded) > 6 and not long:
             out.print(f"  {len(a.excluded) - 6} more left out: --long")
         if a.filtered:
