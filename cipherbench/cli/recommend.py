@@ -66,19 +66,37 @@ def short_provider(text: str) -> str:
     return text.split(",", 1)[0].split("(", 1)[0].strip()[:16]
 
 
-def _table(a: Answer, long: bool) -> Table:
-    t = Table(title=f"{a.spec.title} {a.where()}", title_justify="left", min_width=40)
-    for col, just in (("#", "right"), ("implementation", "left"), ("primitive", "left"),
-                      ("MB/s", "right"), ("interval", "left"), ("ct", "left"), ("code path", "left")):
-        t.add_column(col, justify=just, no_wrap=True, overflow="ellipsis")
+#: Below this many columns, recommend --long prints each candidate's words (its ct verdict
+#: and code path) under the table instead of in columns squeezed to a few letters.
+WORDS_BESIDE_AT = 150
+
+
+def _rows(a: Answer, long: bool) -> list[tuple[str, str, str, str, str, str, str]]:
     shown = a.ranked if long else a.ranked[:5]
-    for n, f in enumerate(shown, 1):
-        rank = "=" if f.ties_best else str(n)
-        t.add_row(rank, f.impl, f.primitive, mbps(f.mb_per_s), interval(f), f.ct.short() if long else f.ct.symbol(),
-                  f.provider if long else short_provider(f.provider))
-    for f in a.reference:
-        t.add_row("ref", f.impl, f.primitive, mbps(f.mb_per_s), interval(f), f.ct.symbol(), "not ranked")
-    return t
+    rows = [("=" if f.ties_best else str(n), f.impl, f.primitive, mbps(f.mb_per_s), interval(f),
+             f.ct.short() if long else f.ct.symbol(), f.provider if long else short_provider(f.provider))
+            for n, f in enumerate(shown, 1)]
+    return rows + [("ref", f.impl, f.primitive, mbps(f.mb_per_s), interval(f), f.ct.short() if long else f.ct.symbol(),
+                    "not ranked") for f in a.reference]
+
+
+def _table(a: Answer, long: bool, width: int) -> tuple[Table, list[str]]:
+    """The use case's table, and (long, on a narrow terminal) the lines under it. Figures and
+    names a user types are never cut; the words wrap, beside or under the table."""
+    t = Table(title=f"{a.spec.title} {a.where()}", title_justify="left", min_width=40)
+    rows = _rows(a, long)
+    under = long and width < WORDS_BESIDE_AT
+    cols = (("#", "right"), ("implementation", "left"), ("primitive", "left"), ("MB/s", "right"),
+            ("interval", "left"), ("ct", "left"), ("code path", "left"))
+    for i, (col, just) in enumerate(cols[:5] if under else cols):
+        whole = i < 5
+        t.add_column(col, justify=just, no_wrap=whole, overflow="fold",
+                     min_width=max([len(col)] + [len(r[i]) for r in rows]) if whole else None,
+                     ratio=None if whole else 1)
+    for row in rows:
+        t.add_row(*(row[:5] if under else row))
+    lines = [f"  {r[0]} {r[1]} {r[2]}: {r[5]}; code path: {r[6]}" for r in rows] if under else []
+    return t, lines
 
 
 def _print(answers: list[Answer], long: bool) -> None:
@@ -87,7 +105,10 @@ def _print(answers: list[Answer], long: bool) -> None:
             out.print(f"[bold]{a.spec.title}[/] ({a.spec.window()}): nothing of this kind was timed at these sizes")
             continue
         if a.ranked or a.reference:
-            out.print(_table(a, long))
+            table, under = _table(a, long, out.width)
+            out.print(table)
+            for line in under:
+                out.print(line, markup=False, highlight=False)
         else:
             out.print(f"[bold]{a.spec.title}[/] {a.where()}: no verified candidate")
         if a.best is not None and a.best.ct.run_id is not None:  # which check vouched, and when

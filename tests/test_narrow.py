@@ -1,0 +1,40 @@
+"""recommend --long keeps its rank and MB/s columns at every width: the figures and names a
+user types are never cut; the words (ct verdict, code path) wrap beside the table or under it."""
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+from conftest import REPO
+
+
+@pytest.fixture(scope="module")
+def small_store(tmp_path_factory, engine):
+    db = f"sqlite:///{tmp_path_factory.mktemp('narrow') / 'r.sqlite'}"
+    r = subprocess.run([sys.executable, "-m", "cipherbench", "--db", db, "run", "--impl", "openssl", "--impl", "nettle",
+                        "--impl", "gcrypt", "--primitive", "aes-128-gcm", "--primitive", "sha-256", "--sizes", "16,16k",
+                        "--batch-ms", "1", "--batches", "2"], capture_output=True, text=True, cwd=REPO, timeout=600)
+    assert r.returncode == 0, r.stderr
+    return db
+
+
+def cb(db, columns, *args):
+    env = dict(os.environ, COLUMNS=str(columns))
+    r = subprocess.run([sys.executable, "-m", "cipherbench", "--db", db, *args], capture_output=True, text=True,
+                       cwd=REPO, timeout=120, env=env)
+    assert r.returncode == 0, r.stderr
+    return r.stdout
+
+
+@pytest.mark.parametrize("columns", [80, 100, 200])
+def test_recommend_long_keeps_every_figure_whole(small_store, columns):
+    from cipherbench.report.answer import mbps
+    text = cb(small_store, columns, "recommend", "--long")
+    assert all(len(line) <= columns for line in text.splitlines()), max(text.splitlines(), key=len)
+    answers = json.loads(cb(small_store, columns, "recommend", "--json"))
+    ranked = [f for a in answers for f in a["ranked"]]
+    assert ranked and "MB/s" in text
+    for f in ranked:  # every figure whole, on the row of its implementation and primitive
+        assert any(f["impl"] in line and f["primitive"] in line and mbps(f["mb_per_s"]) in line
+                   for line in text.splitlines()), f
