@@ -12,10 +12,12 @@ from conftest import REPO
 @pytest.fixture(scope="module")
 def small_store(tmp_path_factory, engine):
     db = f"sqlite:///{tmp_path_factory.mktemp('narrow') / 'r.sqlite'}"
-    r = subprocess.run([sys.executable, "-m", "cipherbench", "--db", db, "run", "--impl", "openssl", "--impl", "nettle",
-                        "--impl", "gcrypt", "--primitive", "aes-128-gcm", "--primitive", "sha-256", "--sizes", "16,16k",
-                        "--batch-ms", "1", "--batches", "2"], capture_output=True, text=True, cwd=REPO, timeout=600)
-    assert r.returncode == 0, r.stderr
+    for _ in range(2):  # runs 1 and 2, for compare
+        r = subprocess.run([sys.executable, "-m", "cipherbench", "--db", db, "run", "--impl", "openssl", "--impl",
+                            "nettle", "--impl", "gcrypt", "--primitive", "aes-128-gcm", "--primitive", "sha-256",
+                            "--sizes", "16,16k", "--batch-ms", "1", "--batches", "2"],
+                           capture_output=True, text=True, cwd=REPO, timeout=600)
+        assert r.returncode == 0, r.stderr
     return db
 
 
@@ -38,3 +40,16 @@ def test_recommend_long_keeps_every_figure_whole(small_store, columns):
     for f in ranked:  # every figure whole, on the row of its implementation and primitive
         assert any(f["impl"] in line and f["primitive"] in line and mbps(f["mb_per_s"]) in line
                    for line in text.splitlines()), f
+
+
+@pytest.mark.parametrize("columns", [80, 200])
+def test_compare_keeps_every_figure_whole(small_store, columns):
+    from cipherbench.report.tables import num
+    text = cb(small_store, columns, "compare", "1", "2")
+    assert all(len(line) <= columns for line in text.splitlines()), max(text.splitlines(), key=len)
+    points = json.loads(cb(small_store, columns, "compare", "1", "2", "--json"))["points"]
+    assert points
+    for p in points:
+        assert any(num(p["mb_per_s_a"], 3) in line and num(p["mb_per_s_b"], 3) in line
+                   and f"{p['ratio_b_over_a']:.3f}" in line
+                   for line in text.splitlines()), p

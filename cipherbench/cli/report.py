@@ -8,7 +8,9 @@ import json
 from pathlib import Path
 
 import click
+from rich import box
 from rich.table import Table
+from rich.text import Text
 
 from cipherbench.cli.app import Ctx
 from cipherbench.console import lit, out
@@ -121,13 +123,22 @@ def comparison_document(res, run_a, run_b, a, b) -> dict:
 
 def print_comparison(res, run_a, run_b, a, b, where_b: str) -> None:
     from cipherbench.analysis import compare as cmp
+    caption = (f"B/A = MB/s of B over MB/s of A (for key setup: setups per second), from the medians of "
+               f"the timed per-call samples; interval: {int(cmp.CONFIDENCE * 100)}% percentile bootstrap "
+               f"over those samples; verdict: two-sided Mann-Whitney U with at least {cmp.MIN_SAMPLES} "
+               f"samples on each side, q < {cmp.ALPHA} after the Benjamini-Hochberg correction "
+               "across all points (false-discovery rate controlled; q = adjusted p)")
     t = Table(title=f"B = run {run_b}{where_b} ({b.profile}, {lit(b.meta.get('host'))}) against "
                     f"A = run {run_a} ({a.profile}, {lit(a.meta.get('host'))})",
-              caption=f"B/A = MB/s of B over MB/s of A (for key setup: setups per second), from the medians of "
-                      f"the timed per-call samples; interval: {int(cmp.CONFIDENCE * 100)}% percentile bootstrap "
-                      f"over those samples; verdict: two-sided Mann-Whitney U with at least {cmp.MIN_SAMPLES} "
-                      f"samples on each side, q < {cmp.ALPHA} after the Benjamini-Hochberg correction "
-                      "across all points (false-discovery rate controlled; q = adjusted p)", caption_justify="left")
+              caption=caption, caption_justify="left")
+    if out.width < COMPARE_NARROW_BELOW:
+        t.caption = None
+        out.print(t.title, markup=False, highlight=False)
+        for table in narrow_comparison(res):
+            out.print(table)
+        out.print(caption, markup=False, highlight=False)
+        print_comparison_notes(res)
+        return
     for col, just in (("implementation", "left"), ("primitive", "left"), ("operation", "left"),
                       ("size", "right"), ("A MB/s", "right"), ("B MB/s", "right"), ("B/A", "right"),
                       (f"{int(cmp.CONFIDENCE * 100)}% interval", "right"), ("n A/B", "right"),
@@ -137,6 +148,33 @@ def print_comparison(res, run_a, run_b, a, b, where_b: str) -> None:
         t.add_row(*comparison_cells(p))
     out.print(t)
     print_comparison_notes(res)
+
+
+#: Below this many columns, compare prints one table per (implementation, primitive,
+#: operation), those three in its title, so that every figure fits whole.
+COMPARE_NARROW_BELOW = 150
+
+
+def narrow_comparison(res) -> list[Table]:
+    """The comparison as one compact table per (implementation, primitive, operation)."""
+    groups: dict[tuple[str, str, str, str], list] = {}
+    for p in res.points:
+        groups.setdefault((p.impl, p.primitive, f"{p.operation}/{p.workload}", p.verified), []).append(p)
+    tables = []
+    for (impl, prim, op, verified), points in groups.items():
+        cells = [comparison_cells(p) for p in points]
+        t = Table(title=f"{lit(impl)} {lit(prim)} {op} ({verified})", title_justify="left", box=box.SIMPLE_HEAD,
+                  pad_edge=False)
+        for i, (col, just) in enumerate((("size", "right"), ("A MB/s", "right"), ("B MB/s", "right"),
+                                         ("B/A", "right"), ("interval", "right"), ("n A/B", "right"),
+                                         ("q", "right"), ("verdict", "left")), start=3):
+            whole = i < 10
+            t.add_column(col, justify=just, no_wrap=whole, overflow="fold",
+                         min_width=max(len(col), *(len(Text.from_markup(c[i]).plain) for c in cells)) if whole else None)
+        for c in cells:
+            t.add_row(*c[3:11])
+        tables.append(t)
+    return tables
 
 
 def comparison_cells(p) -> list[str]:
