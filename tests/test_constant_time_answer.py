@@ -31,7 +31,7 @@ CLEAN, NO_LEAK = TaintVerdict.CLEAN, StatVerdict.NO_LEAK_DETECTED
     ([taint(TaintVerdict.BRANCH, "plaintext", kind="branch", phase="encrypt")], True, CtStatus.LEAKS,
      Method.TAINT, "branch in data"),
     ([taint(CLEAN), stat(StatVerdict.DUDECT_LEAK, "plaintext")], True, CtStatus.LEAKS, Method.STAT,
-     "timing in plaintext secret"),
+     "timing in data"),
     ([stat(NO_LEAK), stat(NO_LEAK, "plaintext")], True, CtStatus.NOT_CHECKED, Method.STAT,
      "statistics only: taint not run"),
     ([stat(NO_LEAK)], False, CtStatus.NO_LEAK_DETECTED, Method.STAT, ""),

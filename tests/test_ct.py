@@ -252,3 +252,17 @@ def test_bad_input_is_one_line(cb):
     assert len(r.stderr.strip().splitlines()) == 1
     r = cb("ct", "--experiment", "nonsense")
     assert r.returncode != 0 and "unknown experiment 'nonsense'" in r.stderr
+
+
+@needs_valgrind
+def test_ct_prints_a_verdict_a_non_expert_can_act_on_at_80_columns(cb):
+    """At 80 columns: a verdict per pair by the answer's rule, what each leak means, and a
+    one-line legend; no line is wider than the terminal."""
+    r = cb("ct", "--impl", "leaky", "--primitive", "rc4", "--method", "taint", env=dict(LEAKY, COLUMNS="80"))
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert all(len(x) <= 80 for x in lines), max(lines, key=len)
+    text = " ".join(x.strip() for x in lines)
+    assert "LEAKS: branch in key setup" in text or "LEAKS: index in key setup" in text
+    assert "can learn the key" in text or "can reveal the key" in text
+    assert "index: an address computed from the secret (table lookups: cache attacks)" in text

@@ -39,6 +39,31 @@ class CtStatus(StrEnum):
     NOT_CHECKED = "not checked"
 
 
+class Where(StrEnum):
+    KEY_SETUP = "key setup"
+    DATA = "data"  # encryption, decryption, a tag check, a hash
+
+
+@dataclass(frozen=True)
+class Leak:
+    kind: str  # FindingKind's value (index, branch), or "timing" for a statistical leak
+    where: Where
+    secret: str  # Secret's value: key or plaintext
+
+    def text(self) -> str:
+        return f"{self.kind} in {self.where.value}"
+
+    def advice(self) -> str:
+        """What the leak means, for someone who has to decide whether to use the build."""
+        what = "the key" if self.secret == "key" else "the secret data"
+        if self.kind == "index":
+            return (f"table lookups at addresses computed from {what}: another program on the same machine "
+                    f"(a cache attack) can learn {what}")
+        if self.kind == "branch":
+            return f"{what} decides which code runs: the time taken can reveal {what}"
+        return f"the time taken depends on {what}: an attacker who can time many calls may learn it"
+
+
 @dataclass(frozen=True)
 class CtMark:
     status: CtStatus
@@ -46,6 +71,7 @@ class CtMark:
     run_id: int | None = None  # the run that stored it
     when: datetime | None = None
     detail: str = ""  # a leak: what (index or branch) and where (key setup or data)
+    leaks: tuple[Leak, ...] = ()
 
     @property
     def vouched(self) -> bool:
@@ -74,15 +100,25 @@ LEGEND = ("ct✓ constant-time (taint: no secret-dependent branch or table index
           "detected (statistics), ct✗ leaks, ct? not checked (cipherbench ct)")
 
 
-def _leak_detail(rows: Sequence[Mapping[str, Any]]) -> str:
-    parts = []
+def _leaks(rows: Sequence[Mapping[str, Any]]) -> tuple[Leak, ...]:
+    """The leaks of leaking results, each once: taint's first finding (kind and phase), or a
+    statistical leak's secret (timed calls set the key up and encrypt: a key leak may be in
+    either, so it is placed in key setup only when the key was the secret)."""
+    found: list[Leak] = []
     for r in rows:
-        kind = r.get("first_kind") or "timing"
-        where = "key setup" if r.get("first_phase") in KEYSETUP_PHASES else \
-            "data" if r.get("first_phase") else f"{r.get('secret')} secret"
-        if f"{kind} in {where}" not in parts:
-            parts.append(f"{kind} in {where}")
-    return ", ".join(parts)
+        phase = r.get("first_phase")
+        if phase:
+            where = Where.KEY_SETUP if phase in KEYSETUP_PHASES else Where.DATA
+        else:
+            where = Where.KEY_SETUP if r.get("secret") == "key" else Where.DATA
+        leak = Leak(str(r.get("first_kind") or "timing"), where, str(r.get("secret") or ""))
+        if leak not in found:
+            found.append(leak)
+    return tuple(found)
+
+
+def _leak_detail(rows: Sequence[Mapping[str, Any]]) -> str:
+    return ", ".join(leak.text() for leak in _leaks(rows))
 
 
 def mark_of(rows: Sequence[Mapping[str, Any]], native: bool, run_id: int | None = None,
@@ -96,9 +132,9 @@ def mark_of(rows: Sequence[Mapping[str, Any]], native: bool, run_id: int | None 
     taint_leaks = [r for r in taint if r["verdict"] != TaintVerdict.CLEAN]
     stat_leaks = [r for r in stat if r["verdict"] != StatVerdict.NO_LEAK_DETECTED]
     if taint_leaks:
-        return CtMark(CtStatus.LEAKS, Method.TAINT, run_id, when, _leak_detail(taint_leaks))
+        return CtMark(CtStatus.LEAKS, Method.TAINT, run_id, when, _leak_detail(taint_leaks), _leaks(taint_leaks))
     if stat_leaks:
-        return CtMark(CtStatus.LEAKS, Method.STAT, run_id, when, _leak_detail(stat_leaks))
+        return CtMark(CtStatus.LEAKS, Method.STAT, run_id, when, _leak_detail(stat_leaks), _leaks(stat_leaks))
     if taint:
         return CtMark(CtStatus.CLEAN, Method.TAINT, run_id, when)
     if stat and not native:

@@ -15,6 +15,7 @@ import click
 from rich.table import Table
 
 from cipherbench import __version__, registry
+from cipherbench.analysis.constant_time import mark_of
 from cipherbench.console import bars, lit, out
 from cipherbench.ct import dudect, taint
 from cipherbench.ct.records import Method, Secret, StatResult, TaintResult, as_row
@@ -160,6 +161,37 @@ def _store_run(c, session, plan: Plan):
     return store, run_id
 
 
+#: From this many columns on, `ct` prints its whole table (each check in a column); below,
+#: a verdict per pair and what each leak means.
+CT_TABLE_AT = 160
+#: What the words of the verdicts mean, in one line.
+VERDICT_LEGEND = ("index: an address computed from the secret (table lookups: cache attacks); branch: code "
+                  "chosen by the secret (timing); key setup: while the key is prepared; data: while encrypting, "
+                  "decrypting or hashing. Every check: cipherbench ct --long")
+
+
+def print_verdicts(title: str, rows: list[dict], natives: set[str]) -> None:
+    """One line per (implementation, primitive): its verdict by the one rule
+    (analysis/constant_time.py), then what each leak means for someone choosing a build."""
+    by_pair: dict[tuple[str, str], list[dict]] = {}
+    for r in rows:
+        by_pair.setdefault((r["impl"], r["primitive"]), []).append(r)
+    t = Table(title=title, title_justify="left")
+    t.add_column("implementation", no_wrap=True)
+    t.add_column("primitive", no_wrap=True)
+    t.add_column("verdict", overflow="fold", ratio=1)
+    advice = []
+    for (impl, prim), got in sorted(by_pair.items()):
+        mark = mark_of(got, impl in natives)
+        t.add_row(lit(impl), lit(prim), lit(mark.short().removeprefix("ct ").split(" (", 1)[0]
+                                            + (f" ({mark.method.value})" if mark.method else "")))
+        advice += [f"{impl} {prim}: {leak.text()}: {leak.advice()}" for leak in mark.leaks]
+    out.print(t)
+    for line in advice:
+        out.print(line, markup=False, highlight=False)
+    out.print(VERDICT_LEGEND, markup=False, highlight=False)
+
+
 def table(title: str, rows: list[dict]) -> Table:
     """One row per (implementation, primitive): both checks, both secrets, the first finding."""
     t = Table(title=title, caption=LEGEND, caption_justify="left")
@@ -204,8 +236,11 @@ def table(title: str, rows: list[dict]) -> Table:
               "implementations and primitives (narrowed by --impl/--primitive). The verdicts then mark "
               "those builds in recommend and report, whichever run timed them.")
 @click.option("--json", "as_json", is_flag=True, help="Print the results as JSON.")
+@click.option("--long/--short", "long_", default=None,
+              help="Every check in its own column (default on terminals of 160 columns or more), or a verdict "
+                   "per pair and what each leak means.")
 @click.pass_obj
-def ct_command(c, impls, primitives, method, secret, experiment, samples, seed, of, as_json):
+def ct_command(c, impls, primitives, method, secret, experiment, samples, seed, of, as_json, long_):
     """Side-channel checks: secret taint under valgrind, and dudect's timing test."""
     plan = make_plan(experiment, primitives, impls, method, secret, samples, seed)
     if of is not None:
@@ -233,7 +268,11 @@ def ct_command(c, impls, primitives, method, secret, experiment, samples, seed, 
     if as_json:
         click.echo(json.dumps({"run": run_id, "results": rows}, indent=1, default=str))
         return
-    out.print(table(f"side-channel checks, run {run_id}", rows))
+    natives = {im.name for im in s.impls.values() if im.runner == "native"}
+    if long_ if long_ is not None else out.width >= CT_TABLE_AT:
+        out.print(table(f"side-channel checks, run {run_id}", rows))
+    else:
+        print_verdicts(f"side-channel checks, run {run_id}", rows, natives)
     seconds = sum(r.seconds for r in results)
     out.print(f"{len(results)} checks in {seconds:.0f} s; stored with run {run_id} "
               f"(cipherbench show {run_id}). The statistical verdicts are as noisy as the machine was.")
