@@ -53,3 +53,12 @@ def test_compare_keeps_every_figure_whole(small_store, columns):
         assert any(num(p["mb_per_s_a"], 3) in line and num(p["mb_per_s_b"], 3) in line
                    and f"{p['ratio_b_over_a']:.3f}" in line
                    for line in text.splitlines()), p
+
+
+def test_show_opens_with_a_summary_and_never_says_stored_as(small_store):
+    text = cb(small_store, 80, "show")
+    lines = text.splitlines()
+    assert lines[0].startswith("run 2: speed, profile quick, complete, host ")
+    assert "The answer" in lines[2] and "Hashing at 16 KiB: " in text
+    assert "stored as" not in text and "measurements with raw samples" in " ".join(lines[-3:])
+    assert all(len(x) <= 80 for x in lines), max(lines, key=len)

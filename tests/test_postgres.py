@@ -170,7 +170,7 @@ def test_a_run_in_postgresql_reads_back_as_in_sqlite(postgres_url, tmp_path, cap
             "--primitive", "sha-256", "--sizes", "16,1024", "--batch-ms", "1", "--batches", "3",
             "--operation", "encrypt", "--operation", "keysetup")
     assert r.returncode == 0, r.stderr
-    assert "stored as run 1" in r.stdout
+    assert "stored as run 1" in r.stdout  # the end of `run` (show says "run 1 in")
     # ... moved to SQLite through the results document ...
     f = tmp_path / "run.json"
     code, out, err = cli_here(capsys, postgres_url, "export", "--out", str(f))

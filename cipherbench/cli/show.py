@@ -36,11 +36,17 @@ def show_run(store: Store, run_id: int, as_json: bool = False, form: str | None 
     if as_json:
         click.echo(json.dumps(r, indent=1, default=str))
         return
+    _summary(store, run_id, r)
     if r.get("ct"):
+        from cipherbench.cli.ct import CT_TABLE_AT, print_verdicts
         from cipherbench.cli.ct import table as ct_table
-        out.print(ct_table(f"side-channel checks of run {run_id}", r["ct"]))
+        title = f"side-channel checks of run {run_id}'s builds"
+        if out.width >= CT_TABLE_AT:
+            out.print(ct_table(title, r["ct"]))
+        else:
+            print_verdicts(title, r["ct"], {i["impl"] for i in r["implementations"] if i.get("runner") == "native"})
         if not r["measurements"]:  # a run of checks alone (cipherbench ct): no speed table
-            out.print(f"stored as run {run_id} in {describe(store.url)} ({len(r['ct'])} side-channel checks)")
+            out.print(f"run {run_id} in {describe(store.url)}: {len(r['ct'])} side-channel checks", markup=False)
             return
     form = form or ("long" if len(r["measurements"]) <= LONG_FORM_AT_MOST else "wide")
     if form == "wide":
@@ -62,8 +68,26 @@ def show_run(store: Store, run_id: int, as_json: bool = False, form: str | None 
         out.print(f"[yellow]warning: {lit(message_of(w))}[/]")
     if form == "wide":
         out.print(f"one row per series; every point: cipherbench show {run_id} --long, or cipherbench report")
-    out.print(f"stored as run {run_id} in {describe(store.url)} "
-              f"({sum(1 for m in r['measurements'] if not m['error'])} measurements with raw samples)")
+    out.print(f"run {run_id} in {describe(store.url)}: "
+              f"{sum(1 for m in r['measurements'] if not m['error'])} measurements with raw samples", markup=False)
+
+
+def _summary(store: Store, run_id: int, r: dict) -> None:
+    """What the run is and what it answers, before its points: kind, profile, status, host,
+    counts of points and verifications, warnings, and the short answer."""
+    from cipherbench.cli.recommend import answers_of
+    from cipherbench.report.answer import short_lines
+    timed = sum(1 for m in r["measurements"] if not m["error"])
+    verdicts: dict[str, int] = {}
+    for v in r["verifications"]:
+        verdicts[v["status"]] = verdicts.get(v["status"], 0) + 1
+    checked = ", ".join(f"{n} {status}" for status, n in sorted(verdicts.items())) or "none"
+    out.print(f"run {run_id}: {r.get('kind') or 'speed'}, profile {r.get('profile') or '-'}, {r['status']}, "
+              f"host {r.get('host') or '?'}; {timed:,} points timed; pairs verified: {checked}; "
+              f"{len(r.get('warnings') or [])} warnings", markup=False, highlight=False)
+    if timed:
+        for line in short_lines(answers_of(store, run_id), width=min(out.width, 100)):
+            out.print(line, markup=False, highlight=False)
 
 
 def _side_channel_column(t: Table, r: dict):
