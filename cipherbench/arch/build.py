@@ -107,9 +107,11 @@ def build_key(arch: Arch, options: BuildOptions, compiler: str, packages: list) 
     return h.hexdigest()
 
 
-def add(arch: Arch, options: BuildOptions = BuildOptions(), mirror: str = DEFAULT_MIRROR, say=print,
+def add(arch: Arch, options: BuildOptions | None = None, mirror: str = DEFAULT_MIRROR, say=print,
         install: bool = True) -> ArchRecord:
-    """Build the architecture's engine, or bring it up to date (quick when nothing changed)."""
+    """Build the architecture's engine, or bring it up to date (quick when nothing changed);
+    options: None for `arch add`'s (every adapter)."""
+    options = options or BuildOptions()
     check_toolchain(arch, install)
     b = arch_build(arch, options)
     b.root.mkdir(parents=True, exist_ok=True)

@@ -232,7 +232,8 @@ class ArchBuild:
         tmp.replace(self.record_path)
 
 
-def arch_build(arch: Arch, options: BuildOptions = BuildOptions()) -> ArchBuild:
+def arch_build(arch: Arch, options: BuildOptions | None = None) -> ArchBuild:
+    options = options or BuildOptions()
     label = options.label
     return ArchBuild(arch, options, arch_dir() / (arch.value + (f"-{label}" if label else "")))
 

@@ -8,7 +8,7 @@ not mounted on every host. The environment passes through qemu to the engine unc
 from __future__ import annotations
 
 from cipherbench.arch.build import engine_argv
-from cipherbench.arch.model import ARCH_SEP, Arch, ArchBuild, arch_build, arch_dir, arch_named
+from cipherbench.arch.model import ARCH_SEP, ArchBuild, arch_build, arch_dir, arch_named
 from cipherbench.measure.runner import RunnerSpec
 
 

@@ -26,7 +26,8 @@ from cipherbench.envs.model import PackageVersion, SkippedPackage
 BASE_PACKAGES = ("libc6-dev", "libstdc++6")
 
 #: apt's words for a package the suite does not carry for that architecture.
-UNKNOWN_PACKAGE = re.compile(r"E: (?:Unable to locate package|Package '?)([A-Za-z0-9.+-]+)")
+UNKNOWN_PACKAGE = re.compile(r"E: Unable to locate package ([a-z0-9][a-z0-9.+-]+)"
+                             r"|E: Package '([a-z0-9][a-z0-9.+-]+)' has no installation candidate")
 
 
 @dataclass
@@ -66,7 +67,8 @@ def extract(b: ArchBuild, suite: str, mirror: str, wanted: list[tuple[str, str]]
                                stdin=subprocess.DEVNULL)
         if r.returncode == 0:
             break
-        gone = set(UNKNOWN_PACKAGE.findall(log.read_text(errors="replace"))) & set(pkgs)
+        found = UNKNOWN_PACKAGE.findall(log.read_text(errors="replace"))
+        gone = {a or b for a, b in found} & set(pkgs)
         if not gone or gone & set(BASE_PACKAGES):
             shutil.rmtree(part, ignore_errors=True)
             raise ArchError(f"mmdebstrap could not extract {b.arch.value} packages of {suite}: {tail(log)} "

@@ -7,6 +7,8 @@ import click
 from rich.table import Table
 
 from cipherbench import registry
+from cipherbench.arch.verified import line as verified_line
+from cipherbench.arch.verified import passed_on, verified_on
 from cipherbench.cli.app import Ctx, lit, out
 from cipherbench.store.db import default_url, describe
 
@@ -32,17 +34,21 @@ def list_cmd(c: Ctx, as_json, primitives):
     with c.session(pin=False) as s:
         s.start_all()
         where = describe(c.db or default_url())
+        on = verified_on()
         if as_json:
             click.echo(json.dumps({
                 "store": where,
                 "runners": [{"name": r.spec.name, "command": r.spec.argv, "problem": r.problem,
                              **{k: r.hello.get(k) for k in ("language", "runtime", "clocks")}}
                             for r in s.runners],
-                "implementations": [i.as_dict() for i in s.impls.values()]}, indent=1))
+                "implementations": [dict(i.as_dict(), verified_on=passed_on(i.name, on))
+                                    for i in s.impls.values()]}, indent=1))
             return
-        t = Table("implementation", "runner", "library", "version", "primitives", "status")
+        # verified on: the architectures whose gate passed it (cipherbench arch verify; the host's cache)
+        t = Table("implementation", "runner", "library", "version", "primitives", "verified on", "status")
         for i in s.impls.values():
             t.add_row(lit(i.name), lit(i.runner), lit(i.library), lit(i.version), str(len(i.primitives)),
+                      lit(verified_line(i.name, on)),
                       "ok" if i.available else f"[yellow]unavailable: {lit(i.reason)}[/]")
         for r in s.runners:
             if r.problem:
