@@ -98,3 +98,13 @@ def line(impl: str, table: dict[str, list[VerifiedOn]]) -> str:
 def passed_on(impl: str, table: dict[str, list[VerifiedOn]]) -> list[str]:
     """The architectures where every verified pair of the implementation passed."""
     return [v.arch for v in table.get(split_name(impl)[0], []) if v.counts.passed and not v.counts.failed]
+
+
+def show_lines(impls) -> list[str]:
+    """For `show`: 'verified on: openssl: amd64, s390x, arm64' per implementation of the run, when
+    any of them was verified on another architecture (a host-only history needs no line)."""
+    table = verified_on()
+    names = sorted({split_name(i)[0] for i in impls})
+    if not any(v.arch != host_arch() for n in names for v in table.get(n, [])):
+        return []
+    return [f"verified on: {n}: {line(n, table)}" for n in names if table.get(n)]
