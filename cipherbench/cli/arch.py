@@ -98,7 +98,7 @@ def verify_arch(c: Ctx, a: Arch, impls, primitives, reverify: bool, depth: int) 
     v = record(arch_build(a), got.results, seconds, depth)
     for r in got.results:
         if r.status == "failed":
-            err.print(f"[red]FAILED on {a.value}[/] {lit(failure_line(r))}")
+            err.print(f"[red]FAILED[/] {lit(failure_line(r))}")
     n = {k: sum(x.passed if k == "passed" else x.failed if k == "failed" else x.unverified
                 for x in v.implementations.values()) for k in ("passed", "failed", "unverified")}
     say(f"{a.value}: {n['passed']} pairs passed, {n['failed']} failed, {n['unverified']} unverified, "
