@@ -144,3 +144,28 @@ def test_planted_fault_fails_on_s390x(s390x_engine, engine):
     assert f["first_difference"] == f"byte {i}: expected 0x{expected[i]:02x}, got 0x{actual[i]:02x}"
     assert failure_line(ecb) == f"reference on s390x: rc6-128-ecb: kat encrypt; first difference at " \
                                 f"{f['first_difference']}"
+
+
+def test_verification_is_stored_per_architecture(tmp_path, monkeypatch):
+    """arch verify's outcome lands in the architecture's record and `list`'s 'verified on' reads it."""
+    from cipherbench.arch import verified
+    from cipherbench.arch.model import ArchRecord
+    from cipherbench.kat.verify import PairResult
+    monkeypatch.setenv("CIPHERBENCH_ARCH_DIR", str(tmp_path))
+    b = arch_build(Arch.S390X)
+    b.root.mkdir()
+    b.write(ArchRecord(arch="s390x", triplet="s390x-linux-gnu", compiler="c", qemu="q", suite="bookworm", mirror="m",
+                       options={}, sysroot="/nowhere"))
+    ok = PairResult("openssl%s390x", "aes-128-ecb", vouched=True)
+    bad = PairResult("reference%s390x", "rc6-128-ecb", vouched=True)
+    bad.fail("kat encrypt", expected=bytes.fromhex("f71f"), actual=bytes.fromhex("3f11"))
+    verified.record(b, [ok, bad], 12.34, 4096)
+    v = b.record().verification
+    assert v is not None and v.seconds == 12.3 and v.depth == 4096
+    assert (v.implementations["openssl"].passed, v.implementations["reference"].failed) == (1, 1)
+    assert v.implementations["reference"].failures == [
+        "reference on s390x: rc6-128-ecb: kat encrypt; first difference at byte 0: expected 0xf7, got 0x3f"]
+    table = verified.verified_on()
+    assert verified.line("openssl", table).endswith("s390x")
+    assert verified.line("reference%s390x", table).endswith("s390x (1 of 1 pairs FAILED)")
+    assert verified.passed_on("openssl", table)[-1:] == ["s390x"] and "s390x" not in verified.passed_on("reference", table)
