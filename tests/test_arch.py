@@ -64,10 +64,10 @@ def bswap_words(b: bytes) -> bytes:
     return b"".join(b[i:i + 4][::-1] for i in range(0, len(b), 4))
 
 
-def test_planted_fault_passes_on_the_host():
+def test_planted_fault_passes_on_the_host(tmp_path):
     """The planted RC6 reads host-order words; on this little-endian host it is RC6 (cbref-kat,
-    the reference library's own driver, built with the faults)."""
-    out = BUILD / "arch-test" / "host-faults"
+    the reference library's own driver, built with the faults: three C files, seconds)."""
+    out = tmp_path / "host-faults"
     subprocess.run(["cmake", "-S", str(REPO / "engine" / "reference"), "-B", str(out), "-G", "Ninja",
                     "-DCB_REFERENCE_CIPHERS=rc6", "-DCB_TEST_FAULTS=ON"], check=True, capture_output=True)
     subprocess.run(["nice", "-n", "10", "cmake", "--build", str(out), "--", "-j2"], check=True, capture_output=True)

@@ -201,6 +201,9 @@ def compile_engine(b: ArchBuild, sysroot: Path, say) -> list[str]:
     log.write_text("")
     env = pkg_config_env(b.arch, sysroot, b.root)
     o = b.options
+    cache = b.build_dir / "CMakeCache.txt"
+    if cache.exists() and f"CMAKE_HOME_DIRECTORY:INTERNAL={REPO / 'engine'}\n" not in cache.read_text(errors="replace"):
+        shutil.rmtree(b.build_dir)  # configured from another checkout's sources: CMake refuses to reuse it
     skip: list[str] = []
     while True:
         configure = ["cmake", "-S", str(REPO / "engine"), "-B", str(b.build_dir), "-G", "Ninja",
