@@ -10,6 +10,7 @@ cross toolchain's own folder, /usr/TRIPLET, and no network.
 """
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
@@ -75,6 +76,7 @@ def extract(b: ArchBuild, suite: str, mirror: str, wanted: list[tuple[str, str]]
                             f"(whole log: {log})")
         missing |= gone
     versions = deb_versions(part)
+    relative_links(part)
     if b.sysroot_dir.exists():
         shutil.rmtree(b.sysroot_dir)
     part.rename(b.sysroot_dir)
@@ -97,3 +99,16 @@ def deb_versions(tree: Path) -> dict[str, str]:
             out[pkg] = ver
         deb.unlink()
     return out
+
+
+def relative_links(tree: Path) -> None:
+    """Point the tree's absolute symbolic links inside it. Packages ship some absolute ones
+    (ppc64el's /lib64/ld64.so.2 -> /lib/powerpc64le-linux-gnu/ld64.so.2), which the kernel
+    would follow on the host: qemu -L then finds no loader, and the linker no library."""
+    for link in tree.rglob("*"):
+        if not link.is_symlink():
+            continue
+        target = os.readlink(link)
+        if target.startswith("/"):
+            link.unlink()
+            link.symlink_to(os.path.relpath(tree / target.lstrip("/"), link.parent))
