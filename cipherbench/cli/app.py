@@ -9,6 +9,7 @@ import traceback
 import click
 
 from cipherbench import __version__
+from cipherbench.arch.runners import runner_specs as arch_runner_specs
 from cipherbench.console import err
 from cipherbench.errors import CipherbenchError
 from cipherbench.measure.environments import runner_specs
@@ -20,14 +21,16 @@ EXPERIMENTS = REPO / "registry" / "experiments.toml"
 
 
 class Ctx:
-    def __init__(self, runners, db, builtin, envs=()):
+    def __init__(self, runners, db, builtin, envs=(), arches=()):
         self.runner_cmds = tuple(runners)
         self.db = db
         self.builtin = builtin
         self.envs = tuple(envs)  # environments whose engines run too (cipherbench.envs)
+        self.arches = tuple(arches)  # architectures whose engines run too, under qemu (cipherbench.arch)
 
     def session(self, **kw) -> Session:
-        return Session(self.runner_cmds, builtin=self.builtin, extra_specs=tuple(runner_specs(self.envs)), **kw)
+        extra = tuple(runner_specs(self.envs)) + tuple(arch_runner_specs(self.arches))
+        return Session(self.runner_cmds, builtin=self.builtin, extra_specs=extra, **kw)
 
     def store(self, create=True) -> Store:
         return Store(self.db, create=create)
@@ -42,11 +45,14 @@ class Ctx:
 @click.option("--no-builtin", is_flag=True, help="Use only the runners given with --runner.")
 @click.option("--env", "envs", multiple=True, metavar="NAME",
               help="Add an environment's engine (cipherbench env create); its implementations are NAME:impl.")
+@click.option("--arch", "arches", multiple=True, metavar="ARCH",
+              help="Add an architecture's engine under qemu (cipherbench arch add); its implementations are "
+                   "IMPL%ARCH. Verified, never timed.")
 @click.version_option(__version__, prog_name="cipherbench")
 @click.pass_context
-def cli(ctx, runners, db, no_builtin, envs):
+def cli(ctx, runners, db, no_builtin, envs, arches):
     """Verify and measure symmetric ciphers across every implementation on this machine."""
-    ctx.obj = Ctx(runners, db, not no_builtin, envs)
+    ctx.obj = Ctx(runners, db, not no_builtin, envs, arches)
 
 
 # ---------------------------------------------------------------------------- entry point

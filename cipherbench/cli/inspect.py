@@ -7,6 +7,8 @@ import click
 from rich.table import Table
 
 from cipherbench import manifest, registry
+from cipherbench.arch.verified import line as verified_line
+from cipherbench.arch.verified import passed_on, verified_on
 from cipherbench.cli.app import Ctx
 from cipherbench.console import clip, lit, out
 from cipherbench.store.db import default_url, describe
@@ -50,21 +52,24 @@ def list_cmd(c: Ctx, as_json, primitives, long_):
     with c.session(pin=False) as s:
         s.start_all()
         where = describe(c.db or default_url())
+        on = verified_on()
         if as_json:
             click.echo(json.dumps({
                 "store": where,
                 "runners": [{"name": r.spec.name, "command": r.spec.argv, "problem": r.problem,
                              **{k: r.hello.get(k) for k in ("language", "runtime", "clocks")}}
                             for r in s.runners],
-                "implementations": [dict(i.as_dict(), library=_library(i)) for i in s.impls.values()]},
-                indent=1))
+                "implementations": [dict(i.as_dict(), library=_library(i), verified_on=passed_on(i.name, on))
+                                    for i in s.impls.values()]}, indent=1))
             return
-        t = Table("implementation", "runner", "library", "version", "primitives", "status")
+        # verified on: the architectures whose gate passed it (cipherbench arch verify; the host's cache)
+        t = Table("implementation", "runner", "library", "version", "primitives", "verified on", "status")
         t.columns[0].no_wrap = True  # names a user types stay whole
         def why(text: str) -> str:
             return lit(text if long_ else clip(text, REASON_AT_MOST, "list --long"))
         for i in s.impls.values():
             t.add_row(lit(i.name), lit(i.runner), lit(_library(i)), lit(i.version), str(len(i.primitives)),
+                      lit(verified_line(i.name, on)),
                       "ok" if i.available else f"[yellow]unavailable: {why(i.reason)}[/]")
         for r in s.runners:
             if r.problem:

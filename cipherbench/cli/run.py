@@ -9,6 +9,7 @@ from typing import Any
 
 import click
 
+from cipherbench.arch.model import is_emulated
 from cipherbench.cli.app import Ctx
 from cipherbench.cli.presets import list_presets
 from cipherbench.cli.show import show_run
@@ -116,6 +117,7 @@ def run(c: Ctx, profile, experiment, impls, primitives, sizes, operations, workl
     Exits 1 when a point could not be timed or a runner was lost (what was timed is stored)."""
     if profile and experiment:
         raise UsageError("give --profile or --experiment, not both")
+    refuse_emulated(c.arches, impls)
     store = c.store()  # open it first: a bad --db fails before any work
     if resume is not None:
         plan, _ = resumable(store, resume)  # the run's own plan; other options are not taken
@@ -128,6 +130,14 @@ def run(c: Ctx, profile, experiment, impls, primitives, sizes, operations, workl
         extra_rounds=extra_rounds, runners=list(c.runner_cmds), builtin=c.builtin, parallel=parallel,
         envs=list(c.envs) or None)  # --env replaces an experiment's environments
     finish(store, run_plan(plan, store, BarProgress()), as_json)
+
+
+def refuse_emulated(arches, impls) -> None:
+    """Nothing emulated is timed: qemu's speed says nothing about the CPU it emulates."""
+    emulated = [f"--arch {a}" for a in arches] + [n for n in impls if is_emulated(n)]
+    if emulated:
+        raise UsageError(f"run times nothing under emulation ({emulated[0]}): speed under qemu says nothing "
+                         "about that CPU; check correctness with 'cipherbench arch verify ARCH'")
 
 
 def finish(store: Store, outcome: RunOutcome, as_json: bool) -> None:

@@ -9,6 +9,7 @@ from rich.table import Table
 from cipherbench.analysis.constant_time import ct_checks, rows_beside
 from cipherbench.analysis.fit import fits
 from cipherbench.analysis.plausibility import flagged
+from cipherbench.arch.verified import show_lines as verified_lines
 from cipherbench.cli.app import Ctx
 from cipherbench.console import lit, out
 from cipherbench.envs.describe import show_lines
@@ -58,6 +59,8 @@ def show_run(store: Store, run_id: int, as_json: bool = False, form: str | None 
     for src in sorted(sources):
         out.print(f"cycles: {lit(src)}")
     for line in show_lines(r):  # where each implementation was built, when an environment ran
+        out.print(lit(line))
+    for line in verified_lines(m["impl"] for m in r["measurements"]):  # other CPUs (cipherbench arch)
         out.print(lit(line))
     warned = [m for m in r["measurements"] if m["warnings"]]
     if warned:

@@ -30,7 +30,8 @@ def print_failures(results):
     for r in results:
         for f in r.failures:
             err.print(f"[red]FAILED[/] {lit(r.impl)} {r.primitive}: {f['check']}")
-            for k in ("key", "iv", "aad", "input", "expected", "actual", "source", "vector", "agrees_with"):
+            for k in ("key", "iv", "aad", "input", "expected", "actual", "first_difference", "source", "vector",
+                      "agrees_with"):
                 if f.get(k) not in (None, "", []):
                     err.print(f"    {k:>10}: {lit(f[k])}")
 

@@ -64,6 +64,18 @@ class UnverifiedReason(StrEnum):
                 UnverifiedReason.NO_KNOWN_ANSWER: "no corpus has a known answer for it"}[self]
 
 
+def first_difference(expected: object, actual: object) -> str | None:
+    """Where two outputs part: "byte 3: expected 0x1f, got 0x3c" (or where one ends); None
+    unless both are bytes and differ. A byte-order or alignment fault shows in the first word."""
+    if not isinstance(expected, bytes) or not isinstance(actual, bytes) or expected == actual:
+        return None
+    i = next((i for i, (e, a) in enumerate(zip(expected, actual, strict=False)) if e != a), None)
+    if i is not None:
+        return f"byte {i}: expected 0x{expected[i]:02x}, got 0x{actual[i]:02x}"
+    n = min(len(expected), len(actual))
+    return f"byte {n}: expected {len(expected)} bytes, got {len(actual)}"
+
+
 @dataclass
 class PairResult:
     impl: str
@@ -111,8 +123,10 @@ class PairResult:
 
     def fail(self, check: str, **repro):
         if len(self.failures) < 5:  # the first few are what a reader needs
+            first = first_difference(repro.get("expected"), repro.get("actual"))
             self.failures.append({"check": check, "impl": self.impl, "primitive": self.primitive,
-                                  **{k: (v.hex() if isinstance(v, bytes) else v) for k, v in repro.items()}})
+                                  **{k: (v.hex() if isinstance(v, bytes) else v) for k, v in repro.items()},
+                                  **({"first_difference": first} if first else {})})
 
     def skip(self, corpus: str, vector: str, source: str, reason: str):
         self.checks["kat_skipped"] += 1

@@ -1,0 +1,243 @@
+"""Foreign CPU architectures: which ones, where their builds live, what their record says.
+
+An architecture's engine is cross-compiled on this host with Debian's cross toolchain
+(crossbuild-essential-ARCH) against a foreign sysroot (the adapters' -dev packages for
+that architecture, extracted by mmdebstrap without installing anything on the host), and
+run under qemu-user (`qemu-ARCH-static -L SYSROOT`). Its implementations are named
+`IMPL%ARCH` (`openssl%s390x`): '%' appears in no release environment's name
+(`bullseye:openssl`) nor in a build variant's (`native@clang-16:O3`), and the architecture is
+the Debian one (dpkg --print-architecture), as in the packages' names.
+"""
+from __future__ import annotations
+
+import json
+import os
+import platform
+from dataclasses import asdict, dataclass, field, fields
+from enum import Enum
+from pathlib import Path
+
+from cipherbench.envs.model import ImplementationRecord, PackageVersion, SkippedPackage
+from cipherbench.errors import CipherbenchError, UsageError
+
+#: Separates an implementation's name from its architecture: `openssl%s390x`.
+ARCH_SEP = "%"
+
+RECORD = "arch.json"
+
+
+class ArchError(CipherbenchError):
+    """An architecture's engine cannot be built, found or run; one line says why."""
+
+
+class Arch(Enum):
+    """The architectures an engine is cross-built for, by their Debian names."""
+
+    S390X = "s390x"
+    ARM64 = "arm64"
+    PPC64EL = "ppc64el"
+
+    @property
+    def triplet(self) -> str:
+        """The GNU triplet: the cross compilers' prefix and the multiarch library folder."""
+        return {Arch.S390X: "s390x-linux-gnu", Arch.ARM64: "aarch64-linux-gnu",
+                Arch.PPC64EL: "powerpc64le-linux-gnu"}[self]
+
+    @property
+    def qemu(self) -> str:
+        """qemu-user's emulator of this CPU (Debian package qemu-user-static)."""
+        return {Arch.S390X: "qemu-s390x-static", Arch.ARM64: "qemu-aarch64-static",
+                Arch.PPC64EL: "qemu-ppc64le-static"}[self]
+
+    @property
+    def processor(self) -> str:
+        """CMAKE_SYSTEM_PROCESSOR as `uname -m` says it on that CPU."""
+        return {Arch.S390X: "s390x", Arch.ARM64: "aarch64", Arch.PPC64EL: "ppc64le"}[self]
+
+    @property
+    def big_endian(self) -> bool:
+        return self is Arch.S390X
+
+    @property
+    def toolchain_packages(self) -> tuple[str, ...]:
+        """What cross-building and running take on a Debian 12 host."""
+        return (f"crossbuild-essential-{self.value}", "qemu-user-static")
+
+    @property
+    def describe(self) -> str:
+        return {Arch.S390X: "IBM Z, 64-bit big-endian", Arch.ARM64: "64-bit Arm, little-endian",
+                Arch.PPC64EL: "64-bit POWER, little-endian"}[self]
+
+
+def arch_named(name: str) -> Arch:
+    try:
+        return Arch(name)
+    except ValueError:
+        host = host_arch()
+        if name == host:
+            raise UsageError(f"{name} is this host's own architecture: its engine is build/engine "
+                             "('make engine'), not an emulated one") from None
+        raise UsageError(f"unknown architecture {name!r}; known: {', '.join(a.value for a in Arch)} "
+                         "(Debian's names, as dpkg --print-architecture gives them)") from None
+
+
+def host_arch() -> str:
+    """This machine's architecture by its Debian name (amd64 for x86_64)."""
+    m = platform.machine()
+    return {"x86_64": "amd64", "aarch64": "arm64", "ppc64le": "ppc64el", "i686": "i386"}.get(m, m)
+
+
+def split_name(impl: str) -> tuple[str, str | None]:
+    """`openssl%s390x` -> ("openssl", "s390x"); a host implementation -> (name, None)."""
+    base, sep, arch = impl.rpartition(ARCH_SEP)
+    return (base, arch) if sep and base and arch else (impl, None)
+
+
+def is_emulated(impl: str) -> bool:
+    """Whether an implementation runs under emulation: the one rule, by its name."""
+    return split_name(impl)[1] is not None
+
+
+def arch_dir() -> Path:
+    """$CIPHERBENCH_ARCH_DIR, else $XDG_CACHE_HOME/cipherbench/arch, else ~/.cache/cipherbench/arch."""
+    if os.environ.get("CIPHERBENCH_ARCH_DIR"):
+        return Path(os.environ["CIPHERBENCH_ARCH_DIR"])
+    cache = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(cache) / "cipherbench" / "arch"
+
+
+@dataclass(frozen=True)
+class BuildOptions:
+    """What goes into one architecture's engine. The defaults are `arch add`'s: every adapter
+    whose library the architecture has. Tests build smaller ones (reference ciphers only)."""
+
+    adapters: tuple[str, ...] = ()  # adapter folders (CB_ADAPTERS); empty: all
+    reference_ciphers: tuple[str, ...] = ()  # reference cipher folders (CB_REFERENCE_CIPHERS); empty: all
+    test_faults: bool = False  # compile engine/reference/faults (CB_TEST_FAULTS): tests only
+
+    @property
+    def label(self) -> str:
+        """The build's folder beside the default one: '' for the default build."""
+        parts = []
+        if self.adapters:
+            parts.append("+".join(self.adapters))
+        if self.reference_ciphers:
+            parts.append("+".join(self.reference_ciphers))
+        if self.test_faults:
+            parts.append("faults")
+        return "-".join(parts)
+
+
+@dataclass
+class PairCounts:
+    """One implementation's verification on an architecture: pairs by status."""
+
+    passed: int = 0
+    failed: int = 0
+    unverified: int = 0
+    failures: list[str] = field(default_factory=list)  # one line per failed pair (the first few)
+
+
+@dataclass
+class Verification:
+    """The last `arch verify` of an architecture: per implementation (its host name), when, how long."""
+
+    verified_at: str
+    seconds: float
+    depth: int  # bytes the long answers reached
+    implementations: dict[str, PairCounts] = field(default_factory=dict)
+
+
+@dataclass
+class ArchRecord:
+    """arch.json: what was built, from what, with which compiler, and what verified."""
+
+    arch: str
+    triplet: str
+    compiler: str  # e.g. "s390x-linux-gnu-g++ 12.2.0"
+    qemu: str  # e.g. "qemu-s390x-static 7.2.19"
+    suite: str  # the Debian suite of the sysroot's packages
+    mirror: str
+    options: dict  # asdict(BuildOptions)
+    sysroot: str  # the tree given to the compiler and to qemu -L
+    packages: list[PackageVersion] = field(default_factory=list)
+    skipped: list[SkippedPackage] = field(default_factory=list)
+    adapters_not_compiled: list[str] = field(default_factory=list)
+    implementations: list[ImplementationRecord] = field(default_factory=list)
+    engine_sources: str = ""  # the digest the engine was built from (build.build_key)
+    built_at: str = ""
+    sysroot_seconds: float = 0.0
+    engine_seconds: float = 0.0
+    verification: Verification | None = None
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self), indent=1)
+
+    @classmethod
+    def from_dict(cls, d: dict) -> ArchRecord:
+        known = {f.name for f in fields(cls)}
+        d = {k: v for k, v in d.items() if k in known}
+        d["packages"] = [PackageVersion(**p) for p in d.get("packages", [])]
+        d["skipped"] = [SkippedPackage(**p) for p in d.get("skipped", [])]
+        d["implementations"] = [ImplementationRecord(**p) for p in d.get("implementations", [])]
+        v = d.get("verification")
+        if v:
+            impls = {k: PairCounts(**c) for k, c in v.get("implementations", {}).items()}
+            d["verification"] = Verification(**dict(v, implementations=impls))
+        return cls(**d)
+
+
+@dataclass
+class ArchBuild:
+    """One architecture's build folder: <arch_dir>/<arch>[-label]/{sysroot/, build/, arch.json}."""
+
+    arch: Arch
+    options: BuildOptions
+    root: Path
+
+    @property
+    def name(self) -> str:
+        return self.root.name
+
+    @property
+    def build_dir(self) -> Path:
+        return self.root / "build"
+
+    @property
+    def engine(self) -> Path:
+        return self.build_dir / "cipherbench-engine"
+
+    @property
+    def sysroot_dir(self) -> Path:
+        """The foreign tree, when the build has libraries to link (else the toolchain's own)."""
+        return self.root / "sysroot"
+
+    @property
+    def record_path(self) -> Path:
+        return self.root / RECORD
+
+    def exists(self) -> bool:
+        return self.record_path.is_file()
+
+    def record(self) -> ArchRecord:
+        try:
+            return ArchRecord.from_dict(json.loads(self.record_path.read_text()))
+        except (OSError, ValueError, TypeError) as e:
+            raise ArchError(f"{self.name}: its record {self.record_path} cannot be read ({e}); "
+                            f"remove it with 'cipherbench arch remove {self.arch.value}'") from None
+
+    def write(self, rec: ArchRecord) -> None:
+        tmp = self.record_path.with_suffix(".json.tmp")
+        tmp.write_text(rec.to_json())
+        tmp.replace(self.record_path)
+
+
+def arch_build(arch: Arch, options: BuildOptions | None = None) -> ArchBuild:
+    options = options or BuildOptions()
+    label = options.label
+    return ArchBuild(arch, options, arch_dir() / (arch.value + (f"-{label}" if label else "")))
+
+
+def all_builds() -> list[ArchBuild]:
+    """The default builds made so far (`arch add`), in the order of Arch."""
+    return [b for b in (arch_build(a) for a in Arch) if b.exists()]

@@ -1,0 +1,114 @@
+"""A foreign sysroot: the adapters' -dev packages for another architecture, extracted, not installed.
+
+`mmdebstrap --variant=extract --architectures=ARCH` resolves the packages and their
+dependencies against that architecture's archive and unpacks them into a folder: no
+package of the host changes (Botan 2, libgcrypt, libmcrypt and wolfSSL are not
+Multi-Arch: same in Debian 12 and could not sit beside the host's), nothing runs inside
+(no emulation is needed to make it), and the same folder is then both the compiler's
+--sysroot and qemu's -L. A build that needs no library (the reference ciphers) uses the
+cross toolchain's own folder, /usr/TRIPLET, and no network.
+"""
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from cipherbench.arch.model import Arch, ArchBuild, ArchError
+from cipherbench.envs.build import tail
+from cipherbench.envs.model import PackageVersion, SkippedPackage
+
+#: What linking and running any engine takes besides the adapters' packages: the C library's
+#: startup files and its linker script (libc6-dev), and the C++ runtime qemu loads.
+BASE_PACKAGES = ("libc6-dev", "libstdc++6")
+
+#: apt's words for a package the suite does not carry for that architecture.
+UNKNOWN_PACKAGE = re.compile(r"E: Unable to locate package ([a-z0-9][a-z0-9.+-]+)"
+                             r"|E: Package '([a-z0-9][a-z0-9.+-]+)' has no installation candidate")
+
+
+@dataclass
+class Sysroot:
+    path: Path
+    packages: list[PackageVersion] = field(default_factory=list)
+    skipped: list[SkippedPackage] = field(default_factory=list)
+    seconds: float = 0.0
+
+
+def toolchain_sysroot(arch: Arch) -> Path:
+    """The cross toolchain's own tree (libc6-dev-ARCH-cross, libstdc++6-ARCH-cross)."""
+    return Path("/usr") / arch.triplet
+
+
+def extract(b: ArchBuild, suite: str, mirror: str, wanted: list[tuple[str, str]], say) -> Sysroot:
+    """Extract `wanted` (adapter, package) into b.sysroot_dir; a package the suite lacks for the
+    architecture is left out, said why, and the rest tried again."""
+    if shutil.which("mmdebstrap") is None:
+        raise ArchError("mmdebstrap is not installed: run 'make deps' (it is in packages.txt)")
+    t0 = time.monotonic()
+    log = b.root / "sysroot.log"
+    missing: set[str] = set()
+    while True:
+        pkgs = [p for p in dict.fromkeys([*BASE_PACKAGES, *(p for _, p in wanted)]) if p not in missing]
+        part = b.root / "sysroot.partial"
+        shutil.rmtree(part, ignore_errors=True)
+        say(f"{b.name}: extracting {len(pkgs)} {b.arch.value} packages of {suite} with their dependencies "
+            f"(mmdebstrap, log: {log.name})")
+        with open(log, "ab") as f:
+            # --skip=cleanup/apt/cache keeps the .debs, whose control fields give the versions (an
+            # extracted tree has no dpkg database); they are read and deleted below
+            r = subprocess.run(["nice", "-n", "10", "mmdebstrap", "--variant=extract",
+                                f"--architectures={b.arch.value}", "--include=" + ",".join(pkgs),
+                                "--skip=cleanup/apt/cache", '--aptopt=Acquire::Check-Valid-Until "false"',
+                                suite, str(part), mirror], stdout=f, stderr=subprocess.STDOUT,
+                               stdin=subprocess.DEVNULL)
+        if r.returncode == 0:
+            break
+        found = UNKNOWN_PACKAGE.findall(log.read_text(errors="replace"))
+        gone = {a or b for a, b in found} & set(pkgs)
+        if not gone or gone & set(BASE_PACKAGES):
+            shutil.rmtree(part, ignore_errors=True)
+            raise ArchError(f"mmdebstrap could not extract {b.arch.value} packages of {suite}: {tail(log)} "
+                            f"(whole log: {log})")
+        missing |= gone
+    versions = deb_versions(part)
+    relative_links(part)
+    if b.sysroot_dir.exists():
+        shutil.rmtree(b.sysroot_dir)
+    part.rename(b.sysroot_dir)
+    skipped = [SkippedPackage(p, a, f"{suite} has no package {p} for {b.arch.value}") for a, p in wanted if p in missing]
+    for s in skipped:
+        say(f"{b.name}: {s.reason} (asked for by adapter {s.adapter}): skipped")
+    packages = [PackageVersion(p, versions[p], a) for a, p in wanted if p in versions]
+    return Sysroot(b.sysroot_dir, packages, skipped, round(time.monotonic() - t0, 1))
+
+
+def deb_versions(tree: Path) -> dict[str, str]:
+    """Package -> version of the .debs mmdebstrap downloaded into the tree, which are then removed."""
+    out = {}
+    archives = tree / "var" / "cache" / "apt" / "archives"
+    for deb in sorted(archives.glob("*.deb")):
+        r = subprocess.run(["dpkg-deb", "--showformat=${Package}\t${Version}\n", "--show", str(deb)],
+                           capture_output=True, text=True)
+        if r.returncode == 0 and "\t" in r.stdout:
+            pkg, ver = r.stdout.strip().split("\t", 1)
+            out[pkg] = ver
+        deb.unlink()
+    return out
+
+
+def relative_links(tree: Path) -> None:
+    """Point the tree's absolute symbolic links inside it. Packages ship some absolute ones
+    (ppc64el's /lib64/ld64.so.2 -> /lib/powerpc64le-linux-gnu/ld64.so.2), which the kernel
+    would follow on the host: qemu -L then finds no loader, and the linker no library."""
+    for link in tree.rglob("*"):
+        if not link.is_symlink():
+            continue
+        target = os.readlink(link)
+        if target.startswith("/"):
+            link.unlink()
+            link.symlink_to(os.path.relpath(tree / target.lstrip("/"), link.parent))

@@ -1,0 +1,110 @@
+"""On which architectures each implementation was verified, and the record of a verification.
+
+An architecture's last verification is stored in its record (arch.json, `Verification`):
+per implementation, the pairs that passed, failed or had no known answer, and the first
+lines of the failures. The host's own comes from the gate's cache (kat/cache.py), the
+newest result per pair. `list` and `show` print what `verified_on` says.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+from cipherbench.arch.model import ARCH_SEP, ArchBuild, PairCounts, Verification, all_builds, host_arch, split_name
+from cipherbench.envs.build import now
+from cipherbench.kat.cache import cache_file
+
+
+def counts(results) -> dict[str, PairCounts]:
+    """kat.verify.PairResult list -> per implementation (its host name, the architecture dropped)."""
+    out: dict[str, PairCounts] = {}
+    for r in results:
+        c = out.setdefault(split_name(r.impl)[0], PairCounts())
+        setattr(c, r.status, getattr(c, r.status) + 1)
+        if r.status == "failed" and len(c.failures) < 5:
+            c.failures.append(failure_line(r))
+    return out
+
+
+def failure_line(r) -> str:
+    """One line naming the architecture, the primitive, the check and where the output parts."""
+    base, arch = split_name(r.impl)
+    f = r.failures[0]
+    where = f"; first difference at {f['first_difference']}" if f.get("first_difference") else ""
+    return f"{base} on {arch or host_arch()}: {r.primitive}: {f['check']}{where}"
+
+
+def record(b: ArchBuild, results, seconds: float, depth: int) -> Verification:
+    """Store a verification of the architecture's implementations in its record."""
+    rec = b.record()
+    v = Verification(verified_at=now(), seconds=round(seconds, 1), depth=depth, implementations=counts(results))
+    rec.verification = v
+    b.write(rec)
+    return v
+
+
+@dataclass(frozen=True)
+class VerifiedOn:
+    arch: str
+    counts: PairCounts
+
+    def __str__(self) -> str:
+        c = self.counts
+        if c.failed:
+            return f"{self.arch} ({c.failed} of {c.passed + c.failed + c.unverified} pairs FAILED)"
+        return self.arch if c.passed else f"{self.arch} (unverified)"
+
+
+def host_counts() -> dict[str, PairCounts]:
+    """The host's implementations from the gate's cache: the newest result of every pair."""
+    try:
+        entries = json.loads(cache_file().read_text()).get("entries", {})
+    except (OSError, ValueError, AttributeError):
+        return {}
+    newest: dict[tuple[str, str], tuple[str, str]] = {}
+    for e in entries.values():
+        res = e.get("result") or {}
+        impl, prim = str(res.get("impl", "")), str(res.get("primitive", ""))
+        if not impl or ARCH_SEP in impl or ":" in impl or "@" in impl:
+            continue  # the host's own engine and runners only
+        status = "failed" if res.get("failures") else "passed" if res.get("vouched") else "unverified"
+        when = str(e.get("obtained_at", ""))
+        if (impl, prim) not in newest or newest[(impl, prim)][0] < when:
+            newest[(impl, prim)] = (when, status)
+    out: dict[str, PairCounts] = {}
+    for (impl, _), (_, status) in newest.items():
+        c = out.setdefault(impl, PairCounts())
+        setattr(c, status, getattr(c, status) + 1)
+    return out
+
+
+def verified_on() -> dict[str, list[VerifiedOn]]:
+    """Implementation (host name) -> the architectures it was verified on, the host's first."""
+    out: dict[str, list[VerifiedOn]] = {}
+    for impl, c in sorted(host_counts().items()):
+        out.setdefault(impl, []).append(VerifiedOn(host_arch(), c))
+    for b in all_builds():
+        v = b.record().verification
+        for impl, c in sorted((v.implementations if v else {}).items()):
+            out.setdefault(impl, []).append(VerifiedOn(b.arch.value, c))
+    return out
+
+
+def line(impl: str, table: dict[str, list[VerifiedOn]]) -> str:
+    """`list`'s cell: 'amd64, s390x, arm64 (1 of 50 pairs FAILED)'; '' when never verified."""
+    return ", ".join(str(v) for v in table.get(split_name(impl)[0], []))
+
+
+def passed_on(impl: str, table: dict[str, list[VerifiedOn]]) -> list[str]:
+    """The architectures where every verified pair of the implementation passed."""
+    return [v.arch for v in table.get(split_name(impl)[0], []) if v.counts.passed and not v.counts.failed]
+
+
+def show_lines(impls) -> list[str]:
+    """For `show`: 'verified on: openssl: amd64, s390x, arm64' per implementation of the run, when
+    any of them was verified on another architecture (a host-only history needs no line)."""
+    table = verified_on()
+    names = sorted({split_name(i)[0] for i in impls})
+    if not any(v.arch != host_arch() for n in names for v in table.get(n, [])):
+        return []
+    return [f"verified on: {n}: {line(n, table)}" for n in names if table.get(n)]
