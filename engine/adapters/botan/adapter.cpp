@@ -421,7 +421,7 @@ private:
     static std::string label(const std::string& algo, const std::string& prov) {
 #if BOTAN_VERSION_MAJOR >= 3  // Botan 3 names AES-NI's provider "aesni"
         if (prov == "aesni" && algo.rfind("AES", 0) == 0) return "AES-NI (Botan provider aesni)";
-#else
+#elif defined(__x86_64__) || defined(__i386__)  // has_aes_ni exists on x86 only
         if (prov == "cpu" && algo.rfind("AES", 0) == 0 && Botan::CPUID::has_aes_ni()) return "AES-NI (Botan provider cpu)";
 #endif
         return "Botan provider " + prov;
