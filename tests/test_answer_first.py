@@ -198,7 +198,7 @@ def test_dotnet_then_and_now_has_the_seeds_shape():
     """Algorithm x key size x block size as rows, ECB/CBC/CFB as columns; CFB as the .NET
     classes run it (8-bit for DES, 128-bit segments in a 256-bit Rijndael block)."""
     from cipherbench.report import experiments
-    from cipherbench.report.data import ReportData, Run, load_published
+    from cipherbench.results.run import ReportData, Run, load_published
 
     def m(p, mb):
         return {"impl": "mono", "primitive": p, "operation": "encrypt", "workload": "bulk", "size": 8192,
@@ -223,8 +223,8 @@ def test_a_published_row_nothing_here_offers_says_why_in_the_report_and_the_term
     its row says so in the report's words, and the terminal's then-and-now says it short."""
     from cipherbench.cli.summary import ABSENT, _terminal_row
     from cipherbench.report import experiments
-    from cipherbench.report.data import ReportData, Run, load_published
     from cipherbench.report.tables import RowMark
+    from cipherbench.results.run import ReportData, Run, load_published
 
     m = {"impl": "reference", "primitive": "rc6-128-ecb", "operation": "encrypt", "workload": "bulk", "size": 4096,
          "mb_per_s": 100.0, "ns_per_call": 40960.0, "error": None, "verified": "passed", "cycles_per_byte": 20.0,

@@ -128,7 +128,7 @@ def test_a_faulty_build_fails_verification_is_shown_failed_and_is_not_timed(tmp_
 
 def _run_of(cycles: dict[str, float], failed=()):
     """A stored run in the report's form: `reference` and three variants on one cipher."""
-    from cipherbench.report.data import Run
+    from cipherbench.results.run import Run
     impls, ms, vs = [], [], []
     for impl, cyc in cycles.items():
         label = impl.split("@")[1] if "@" in impl else None

@@ -192,8 +192,8 @@ def test_security_margins_carry_the_published_figures_with_citations():
 
 
 def test_security_columns_are_derived_from_the_stored_cycles():
-    from cipherbench.report.data import Run
     from cipherbench.report.tables import security_value
+    from cipherbench.results.run import Run
 
     def m(op, cpb):
         return {"impl": "reference", "primitive": "rc6-128-ecb", "operation": op, "workload": "bulk",

@@ -165,7 +165,7 @@ def _measurement(impl, ns, jitter):
 
 def test_the_releases_section_gives_each_release_its_ratio_to_the_host_with_an_interval():
     from cipherbench.report import releases
-    from cipherbench.report.data import ReportData, Run
+    from cipherbench.results.run import ReportData, Run
     env = {"release": "bullseye", "debian_version": "11.11", "host": False, "package": "libssl-dev",
            "package_version": "1.1.1w-0+deb11u1", "compiler": "g++ 10.2.1"}
     host = {"release": "bookworm", "debian_version": "12.12", "host": True, "package": "libssl-dev",

@@ -159,7 +159,8 @@ def cli_here(capsys, db, *args):
 
 
 def test_a_run_in_postgresql_reads_back_as_in_sqlite(postgres_url, tmp_path, capsys):
-    from cipherbench.report.data import load_run, results_document
+    from cipherbench.report.results_json import document as results_document
+    from cipherbench.results.run import load_run
     from cipherbench.store.db import Store
 
     # A real run written straight to PostgreSQL, as `--db postgresql://...` does it.

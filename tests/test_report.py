@@ -292,8 +292,8 @@ def test_unknown_fields_are_ignored_on_import(stored, tmp_path, main):
 
 def test_published_quantities_are_computed_from_the_stored_measurements(stored):
     """What published-figures.toml can ask of a run, each against the stored row."""
-    from cipherbench.report.data import load_run
     from cipherbench.report.experiments import now_value
+    from cipherbench.results.run import load_run
     from cipherbench.store.db import Store
     run = load_run(Store(stored["db"], create=False), 1)
 
@@ -322,8 +322,8 @@ def test_published_quantities_are_computed_from_the_stored_measurements(stored):
 def test_a_published_ratio_keeps_three_significant_digits_however_small():
     """A cipher 600 times slower than another is 0.00167x, not 0.00x; and the claim that it
     is more than twice as fast is reversed by it."""
-    from cipherbench.report.data import Run
     from cipherbench.report.verdicts import FindingVerdict, ratio_verdict
+    from cipherbench.results.run import Run
 
     def m(prim, mb):
         return {"impl": "x", "primitive": prim, "operation": "encrypt", "workload": "bulk", "size": 1 << 20,

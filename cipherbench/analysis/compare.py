@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.stats import false_discovery_control, mannwhitneyu
 
-from cipherbench.report.data import Run, per_call_samples, usable
+from cipherbench.results.run import Run, per_call_samples, usable
 
 MIN_SAMPLES = 5
 ALPHA = 0.05

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any
 
 from cipherbench.measure.stats import slope_fit
@@ -66,3 +66,8 @@ def fit_series(key: tuple[str, str, str, str], ms: list[Mapping[str, Any]]) -> S
                      overhead_se=None if math.isnan(f.overhead_se) else f.overhead_se,
                      marginal_mb_per_s=1e3 / f.ns_per_byte if f.ns_per_byte > 0 else None,
                      marginal_cycles_per_byte=cpb if cpb and cpb > 0 else None)
+
+
+def fit_fields(measurements: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """The fits as the results document holds them (docs/results-format.md, "fits")."""
+    return [{**asdict(f), "implausible": f.implausible} for f in fits(measurements)]

@@ -9,7 +9,7 @@ confidence intervals (the stored ns_low/ns_high) overlap: the run cannot tell th
 The project's own reference code is never ranked among the libraries: it is shown
 beside them, marked.
 
-Input is the stored run's plain rows (`Store.run()` or report.data.Run): measurements
+Input is the stored run's plain rows (`Store.run()` or results.run.Run): measurements
 with the store's fields (store/records.py) and implementations with impl/runner/library.
 """
 from __future__ import annotations

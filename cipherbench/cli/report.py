@@ -87,7 +87,7 @@ def _f(x, digits=3):
 def compare_cmd(c: Ctx, run_a, run_b, db, db_b, as_json):
     """Ratio B/A of MB/s per matched point, with a bootstrap interval and a significance label."""
     from cipherbench.analysis import compare as cmp
-    from cipherbench.report.data import load_run
+    from cipherbench.results.run import load_run
 
     store_a = _store(c, db)
     store_b = Store(db_b, create=False) if db_b else store_a
@@ -173,8 +173,9 @@ def print_comparison_notes(res) -> None:
 @click.pass_obj
 def export_cmd(c: Ctx, db, run_id, out_file: Path):
     """Write one run as a results document (.json, raw samples included) or as CSV rows (.csv)."""
-    from cipherbench.report.data import resolve_runs
-    from cipherbench.store import transfer
+    from cipherbench.report import results_json
+    from cipherbench.results import transfer
+    from cipherbench.results.run import load_run, resolve_runs
 
     suffix = out_file.suffix.lower()
     if suffix not in (".json", ".csv"):
@@ -186,7 +187,8 @@ def export_cmd(c: Ctx, db, run_id, out_file: Path):
         n = export_csv(store, rid, out_file)
         out.print(f"exported run {rid} to {out_file}: {n} measurements, one row each (raw samples: export to .json)")
         return
-    doc = transfer.export_run(store, rid, out_file)
+    doc = results_json.document(load_run(store, rid))
+    transfer.write_document(doc, out_file)
     n = sum(len(m.get("samples", [])) for m in doc["measurements"])
     out.print(f"exported run {rid} ({doc['run']['uuid']}) to {out_file}: "
               f"{len(doc['measurements'])} measurements, {n} raw samples")
@@ -195,8 +197,8 @@ def export_cmd(c: Ctx, db, run_id, out_file: Path):
 def export_csv(store: Store, run_id: int, path: Path) -> int:
     """results.csv's rows (report/results_csv.py) for one run, to a file of the user's name."""
 
-    from cipherbench.report.data import ReportData, load_run
     from cipherbench.report.results_csv import write_measurements
+    from cipherbench.results.run import ReportData, load_run
 
     path.parent.mkdir(parents=True, exist_ok=True)
     return write_measurements(ReportData([load_run(store, run_id, with_samples=False)]), path)
@@ -208,7 +210,7 @@ def export_csv(store: Store, run_id: int, path: Path) -> int:
 @click.pass_obj
 def import_cmd(c: Ctx, file: Path, db):
     """Add a run from a results document to the store under a new run id."""
-    from cipherbench.store import transfer
+    from cipherbench.results import transfer
 
     doc = transfer.read_document(file)
     store = Store(db or c.db)  # creates the schema in a new store

@@ -106,7 +106,7 @@ def print_then_now(store: Store, run_id: int) -> None:
     """An experiment's run: its published tables beside today's figures, and each published
     finding with what this run says (report/experiments.py), as the report has them."""
     from cipherbench.report import experiments
-    from cipherbench.report.data import load
+    from cipherbench.results.run import load
 
     data = load(store, [run_id], with_samples=False)
     for sec in experiments.sections(data):

@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from cipherbench.report import html, markdown, results_csv, results_json
-from cipherbench.report.data import ReportData, load
+from cipherbench.results.run import ReportData, load
 
 EXPORTERS = (html, markdown, results_csv, results_json)
 

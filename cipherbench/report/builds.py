@@ -15,8 +15,8 @@ import json
 import math
 from dataclasses import dataclass, field
 
-from cipherbench.report.data import ReportData, Run, usable
 from cipherbench.report.tables import Table
+from cipherbench.results.run import ReportData, Run, usable
 
 SEED = "seed 001 (Bingmann 2008)"
 

@@ -7,7 +7,6 @@ import re
 from dataclasses import dataclass, field
 
 from cipherbench.report import verdicts
-from cipherbench.report.data import ReportData, Run, primitive, usable
 from cipherbench.report.tables import (
     STATUS_TEXT,
     RowMark,
@@ -20,6 +19,7 @@ from cipherbench.report.tables import (
     num,
     security_value,
 )
+from cipherbench.results.run import ReportData, Run, primitive, usable
 
 
 @dataclass

@@ -18,15 +18,7 @@ from plotly.offline import get_plotlyjs
 
 from cipherbench import __version__
 from cipherbench.analysis.recommend import is_reference
-from cipherbench.report import answer, builds, experiments, machines, overview, releases, tables
-from cipherbench.report.data import (
-    KEYSETUP_OPS,
-    ReportData,
-    mb_interval,
-    primitive,
-    results_document,
-    usable,
-)
+from cipherbench.report import answer, builds, experiments, machines, overview, releases, results_json, tables
 from cipherbench.report.tables import (
     STATUS_TEXT,
     RowMark,
@@ -38,6 +30,13 @@ from cipherbench.report.tables import (
     size_label,
     status_suffix,
     verification_note,
+)
+from cipherbench.results.run import (
+    KEYSETUP_OPS,
+    ReportData,
+    mb_interval,
+    primitive,
+    usable,
 )
 
 PALETTE = overview.PALETTE
@@ -538,7 +537,7 @@ def render(data: ReportData) -> tuple[str, int]:
                      for r in data.runs)
     toc = " ".join(f'<a href="#{sid}">{h.escape(t)}</a>' for sid, t in body.toc)
     body.parts.insert(nav_at, f'<nav class="toc">{toc}</nav>')
-    summary = [results_document(r, with_samples=False) for r in data.runs]
+    summary = [results_json.document(r, with_samples=False) for r in data.runs]
     blob = json.dumps(summary, default=str).replace("</", "<\\/")
     doc = f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">

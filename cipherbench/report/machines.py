@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import statistics
 
-from cipherbench.report.data import ReportData, Run, usable
 from cipherbench.report.tables import Table, cycle_sources, num, size_label
+from cipherbench.results.run import ReportData, Run, usable
 
 #: The reference the ranking divides by, first one measured on every machine. AES because
 #: every library and CPU has it; ECB/CBC/CTR for the primitive closest to a bare block cipher.

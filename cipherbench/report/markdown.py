@@ -5,8 +5,8 @@ from pathlib import Path
 
 from cipherbench.analysis.recommend import recommend
 from cipherbench.report import answer, builds, experiments, machines, releases, tables
-from cipherbench.report.data import ReportData
 from cipherbench.report.tables import RowMark, Table
+from cipherbench.results.run import ReportData
 
 
 def _esc(s: str) -> str:

@@ -11,8 +11,8 @@ import plotly.graph_objects as go
 from plotly.colors import qualitative
 
 from cipherbench.analysis.recommend import is_parallel, is_reference
-from cipherbench.report.data import ReportData, mb_interval, usable
 from cipherbench.report.tables import size_label
+from cipherbench.results.run import ReportData, mb_interval, usable
 
 #: 50 distinct colours: a plot of up to 50 series never repeats one.
 PALETTE: tuple[str, ...] = tuple(qualitative.Dark24) + tuple(qualitative.Alphabet)

@@ -14,10 +14,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-# the module, not its names: analysis.compare reads report.data, whose package imports this
+# the module, not its names: analysis.compare reads results.run, whose package imports this
 from cipherbench.analysis import compare as cmp
-from cipherbench.report.data import ReportData, Run, per_call_samples, usable
 from cipherbench.report.tables import Table, mark_of, num, size_label
+from cipherbench.results.run import ReportData, Run, per_call_samples, usable
 
 
 @dataclass

@@ -14,7 +14,7 @@ from cipherbench.analysis.fit import fits
 from cipherbench.analysis.recommend import is_parallel, is_reference
 from cipherbench.envs.describe import label as envs_label
 from cipherbench.kinds import CycleSource
-from cipherbench.report.data import KEYSETUP_OPS, ReportData, Run, primitive, usable
+from cipherbench.results.run import KEYSETUP_OPS, ReportData, Run, primitive, usable
 
 STATUS_TEXT = {"passed": "passed", "failed": "FAILED verification", "unverified": "unverified",
                "n/a": "n/a (harness baseline)"}

@@ -25,8 +25,8 @@ from enum import StrEnum
 from typing import Any
 
 from cipherbench.analysis.recommend import is_reference
-from cipherbench.report.data import ReportData, Run, usable
 from cipherbench.report.tables import relative, size_label
+from cipherbench.results.run import ReportData, Run, usable
 
 #: A ratio is on the other side of 1 from the claim only beyond this factor: 0.98 against a
 #: claim of "more than three times as fast" is a changed finding, not a reversed one.

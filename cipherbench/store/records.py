@@ -1,5 +1,5 @@
 """The measurement record, defined once. The store's `measurements` columns, the results
-document's measurement fields (report/data.py), the CSV and JSON exporters and the row a
+document's measurement fields (results/run.py), the CSV and JSON exporters and the row a
 run writes all follow from `MeasurementRecord`; tests/test_records.py holds
 docs/results-format.md to it. Adding a field is one line here (and its line in the doc).
 """

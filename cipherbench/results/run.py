@@ -1,21 +1,20 @@
-"""One loader for every exporter: stored runs -> plain data, and the versioned
-results document (docs/results-format.md) built from it.
+"""One loader for every reader of stored runs: a stored run -> `Run`.
 
-Everything downstream (HTML, Markdown, CSV, JSON, compare, export) reads what
-`load()` returns, so no exporter queries the store itself.
+Everything downstream (analysis, HTML, Markdown, CSV, JSON, compare, export) reads what
+`load()` returns, so nothing above the store queries it itself. The results document
+(docs/results-format.md) is built from a `Run` in results/document.py.
 """
 from __future__ import annotations
 
 import tomllib
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
 from sqlalchemy import select
 
-from cipherbench import __version__, registry
-from cipherbench.analysis.fit import fits
-from cipherbench.errors import CipherbenchError, UsageError
+from cipherbench import registry
+from cipherbench.errors import CipherbenchError
 from cipherbench.paths import REPO
 from cipherbench.store.db import (
     CT_FIELDS,
@@ -27,8 +26,6 @@ from cipherbench.store.db import (
 )
 from cipherbench.store.records import FIELDS, message_of
 
-SCHEMA = "cipherbench-results"
-VERSION = 1
 PUBLISHED_FILE = REPO / "registry" / "published-figures.toml"
 
 KEYSETUP_OPS = ("keysetup", "keysetup-decrypt")
@@ -192,60 +189,3 @@ def mb_interval(m: dict) -> tuple[float | None, float | None]:
 
 def usable(m: dict) -> bool:
     return not m.get("error") and m.get("ns_per_call") is not None
-
-
-# ---------------------------------------------------------------------------- the document
-def results_document(run: Run, with_samples: bool = True) -> dict:
-    """The versioned, self-describing results document for one run."""
-    ms = []
-    for m in run.measurements:
-        d = {k: m[k] for k in MEASUREMENT_FIELDS}
-        if with_samples:
-            d["samples"] = [dict(s) for s in m["samples"]]
-        ms.append(d)
-    return {
-        "schema": SCHEMA,
-        "version": VERSION,
-        "generated_by": f"cipherbench {__version__}",
-        "run": dict(run.meta),
-        "context": run.context,
-        "implementations": [dict(i) for i in run.implementations],
-        "verifications": [dict(v) for v in run.verifications],
-        "measurements": ms,
-        "diffusion": [dict(d) for d in run.diffusion],
-        # derived, not stored: the fit of time against size per series (analysis/fit.py)
-        "fits": [{**asdict(f), "implausible": f.implausible} for f in fits(run.measurements)],
-        "ct": [dict(x) for x in run.ct],
-    }
-
-
-def check_document(doc) -> dict:
-    """Accept any document of this schema and major version; unknown fields are ignored."""
-    if not isinstance(doc, dict) or doc.get("schema") != SCHEMA:
-        raise UsageError(f"not a {SCHEMA} document (no \"schema\": \"{SCHEMA}\" field)")
-    v = doc.get("version")
-    if not isinstance(v, int) or v > VERSION or v < 1:
-        raise UsageError(f"{SCHEMA} version {v!r} is not supported; this cipherbench reads "
-                         f"version {VERSION} (upgrade cipherbench to read newer files)")
-    run = doc.get("run") or {}
-    if not run.get("uuid"):
-        raise UsageError("the document has no run uuid (\"run\": {\"uuid\": ...})")
-    return doc
-
-
-#: The run's identity and the implementation's library, then every measurement field.
-CSV_COLUMNS = ("run_uuid", "run_id", "profile", "host", "impl", "library", "version",
-               *(f for f in FIELDS if f != "impl"), "side_channel")
-
-
-def csv_rows(data: ReportData):
-    from cipherbench.ct.show import cells
-    side = {run: cells(run.ct) for run in data.runs}
-    for run, m in data.measurements():
-        info = run.impl_info(m["impl"])
-        row = {k: m.get(k) for k in MEASUREMENT_FIELDS}
-        row.update(run_uuid=run.uuid, run_id=run.id, profile=run.profile, host=run.meta.get("host"),
-                   library=info.get("library"), version=info.get("version"),
-                   warnings="; ".join(m["warnings"] or []),
-                   side_channel=side.get(run, {}).get((m["impl"], m["primitive"])) or None)
-        yield [row[c] for c in CSV_COLUMNS]
