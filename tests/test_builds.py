@@ -142,7 +142,7 @@ def _run_of(cycles: dict[str, float], failed=()):
                    "ns_per_call": None if status == "failed" else cyc / 4,
                    "cycles_per_call": None if status == "failed" else cyc,
                    "error": "not timed: failed verification" if status == "failed" else None})
-    return Run(1, {"uuid": "u"}, {}, impls, vs, ms)
+    return Run.of(1, {"uuid": "u"}, {}, impls, vs, ms)
 
 
 def test_report_relates_each_build_to_the_ordinary_one():

@@ -23,7 +23,7 @@ def fake_run(uuid, per_call, n_batches=None, impl="openssl", primitive="aes-128-
          "workload": "bulk", "size": size, "aad_size": 0, "loops": 10, "n": len(per_call), "ns_per_call": med,
          "ns_low": min(per_call), "ns_high": max(per_call), "mb_per_s": size / med * 1e3, "verified": "passed",
          "warnings": [], "error": None, "samples": samples}
-    return Run(1, {"uuid": uuid, "profile": "t", "host": "h"}, {}, [], [], [m])
+    return Run.of(1, {"uuid": uuid, "profile": "t", "host": "h"}, {}, [], [], [m])
 
 
 def test_clear_differences_are_called_with_their_direction():

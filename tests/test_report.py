@@ -328,7 +328,7 @@ def test_a_published_ratio_keeps_three_significant_digits_however_small():
     def m(prim, mb):
         return {"impl": "x", "primitive": prim, "operation": "encrypt", "workload": "bulk", "size": 1 << 20,
                 "mb_per_s": mb, "ns_per_call": (1 << 20) / mb * 1e3, "error": None}
-    run = Run(1, {}, {}, [], [{"impl": "x", "primitive": p, "status": "passed"}
+    run = Run.of(1, {}, {}, [], [{"impl": "x", "primitive": p, "status": "passed"}
                               for p in ("twofish-256-cbc", "aes-128-cbc")],
               [m("twofish-256-cbc", 1.0), m("aes-128-cbc", 600.0)])
     v = ratio_verdict(run, {"ratio": ["twofish-256-cbc", "aes-128-cbc"]}, {"above": 2})

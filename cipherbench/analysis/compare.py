@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.stats import false_discovery_control, mannwhitneyu
 
-from cipherbench.results.run import Run, per_call_samples, usable
+from cipherbench.results.run import Measurement, Run, per_call_samples, usable
 
 MIN_SAMPLES = 5
 ALPHA = 0.05
@@ -34,8 +34,8 @@ class Point:
     operation: str
     workload: str
     size: int
-    a: dict
-    b: dict
+    a: Measurement
+    b: Measurement
     n_a: int
     n_b: int
     ratio: float  # B/A speed
@@ -53,8 +53,8 @@ class Point:
     def as_dict(self) -> dict:
         return {"impl": self.impl, "primitive": self.primitive, "operation": self.operation,
                 "workload": self.workload, "size": self.size,
-                "mb_per_s_a": self.a.get("mb_per_s"), "mb_per_s_b": self.b.get("mb_per_s"),
-                "ns_per_call_a": self.a["ns_per_call"], "ns_per_call_b": self.b["ns_per_call"],
+                "mb_per_s_a": self.a.mb_per_s, "mb_per_s_b": self.b.mb_per_s,
+                "ns_per_call_a": self.a.ns_per_call, "ns_per_call_b": self.b.ns_per_call,
                 "samples_a": self.n_a, "samples_b": self.n_b, "ratio_b_over_a": self.ratio,
                 "ci_low": self.low, "ci_high": self.high, "confidence": CONFIDENCE,
                 "p_value": self.p_value, "q_value": self.q_value, "verdict": self.verdict, "verified": self.verified}
@@ -84,9 +84,9 @@ class Comparison:
             va, vb = get(self.a, path), get(self.b, path)
             if va != vb:
                 out.append((label, str(va), str(vb)))
-        impls = {m["impl"] for m in self.a.measurements} | {m["impl"] for m in self.b.measurements}
+        impls = {m.impl for m in self.a.measurements} | {m.impl for m in self.b.measurements}
         for impl in sorted(impls):
-            va, vb = self.a.impl_info(impl).get("version"), self.b.impl_info(impl).get("version")
+            va, vb = self.a.impl_info(impl).version, self.b.impl_info(impl).version
             if va and vb and va != vb:
                 out.append((f"{impl} version", va, vb))
         return out
@@ -126,7 +126,7 @@ def control_fdr(points: list[Point]) -> None:
 
 
 def _key(m):
-    return (m["impl"], m["primitive"], m["operation"], m["workload"], m["size"])
+    return (m.impl, m.primitive, m.operation, m.workload, m.size)
 
 
 def compare(a: Run, b: Run, seed: int = 0) -> Comparison:
@@ -137,7 +137,7 @@ def compare(a: Run, b: Run, seed: int = 0) -> Comparison:
     for k in sorted(set(ma) & set(mb), key=lambda k: (k[0], k[1], k[2], k[3], k[4])):
         x, y = ma[k], mb[k]
         if not (usable(x) and usable(y)):
-            broken.append(k + ((x.get("error") or y.get("error") or "no figures"),))
+            broken.append(k + ((x.error or y.error or "no figures"),))
             continue
         sa = np.asarray(per_call_samples(x), float)
         sb = np.asarray(per_call_samples(y), float)
@@ -145,9 +145,9 @@ def compare(a: Run, b: Run, seed: int = 0) -> Comparison:
             ratio = float(np.median(sa) / np.median(sb))
             lo, hi = bootstrap_ratio(sa, sb, rng) if len(sa) > 1 and len(sb) > 1 else (None, None)
         else:  # no raw samples stored: the stored medians, no interval
-            ratio, lo, hi = x["ns_per_call"] / y["ns_per_call"], None, None
+            ratio, lo, hi = x.ns_per_call / y.ns_per_call, None, None
         p, verdict = judge(sa, sb, ratio)
-        vs = {x.get("verified"), y.get("verified")}
+        vs = {x.verified, y.verified}
         ver = ("failed" if "failed" in vs else "n/a" if vs == {"n/a"}
                else "passed" if vs <= {"passed", "n/a"} else "unverified")
         points.append(Point(*k, x, y, len(sa), len(sb), ratio, lo, hi, p, verdict, ver))

@@ -9,10 +9,12 @@ from typing import Any
 import click
 from rich.table import Table
 
-from cipherbench.analysis.recommend import USE_CASES, Answer, Filters, UseCase, recommend, size_text
+from cipherbench.analysis.recommend import USE_CASES, Answer, Filters, UseCase, recommend
 from cipherbench.cli.app import Ctx, out
 from cipherbench.errors import CipherbenchError, UsageError
 from cipherbench.report.answer import interval, mbps, short_lines
+from cipherbench.results.rules import size_text
+from cipherbench.results.run import load_run
 from cipherbench.store.db import Store, describe
 
 #: What people call a runtime -> the runner's name (docs/protocol.md `hello`).
@@ -22,8 +24,8 @@ RUNNER_ALIASES = {"c": "native", "c++": "native", "cpp": "native", "engine": "na
 
 def answers_of(store: Store, run_id: int, filters: Filters | None = None,
                cases: tuple[UseCase, ...] = ()) -> list[Answer]:
-    r = store.run(run_id)
-    return recommend(r["measurements"], r["implementations"], filters or Filters(), cases)
+    r = load_run(store, run_id, with_samples=False)
+    return recommend(r.measurements, r.implementations, filters or Filters(), cases)
 
 
 def print_short(store: Store, run_id: int) -> None:

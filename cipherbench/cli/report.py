@@ -48,8 +48,8 @@ def report(c: Ctx, db, run_ids, out_dir: Path):
         written = rep.write_all(data, out_dir)
     except OSError as e:
         raise CipherbenchError(f"cannot write the report to {out_dir}: {e.strerror or e}") from None
-    runs = ", ".join(f"run {r.id} ({r.profile or '-'}, {sum(1 for m in r.measurements if not m['error'])} "
-                     f"measurements, {len({m['impl'] for m in r.measurements})} implementations)"
+    runs = ", ".join(f"run {r.id} ({r.profile or '-'}, {sum(1 for m in r.measurements if not m.error)} "
+                     f"measurements, {len({m.impl for m in r.measurements})} implementations)"
                      for r in data.runs)
     out.print(f"report of {runs} from {describe(store.url)} written to {out_dir}/:")
     for path, what in written:
@@ -57,8 +57,8 @@ def report(c: Ctx, db, run_ids, out_dir: Path):
     exps = sorted(data.published)
     if exps:
         out.print(f"  then and now: published figures beside {', '.join(exps)}")
-    unverified = sorted({f"{m['impl']} {m['primitive']}" for r in data.runs for m in r.measurements
-                         if m.get("verified") not in ("passed", "n/a")})
+    unverified = sorted({f"{m.impl} {m.primitive}" for r in data.runs for m in r.measurements
+                         if m.verified not in ("passed", "n/a")})
     if unverified:
         out.print(f"[yellow]  marked as not verified: {', '.join(unverified[:6])}"
                   f"{' …' if len(unverified) > 6 else ''}[/]")
@@ -119,8 +119,8 @@ def comparison_document(res, run_a, run_b, a, b) -> dict:
 
 def print_comparison(res, run_a, run_b, a, b, where_b: str) -> None:
     from cipherbench.analysis import compare as cmp
-    t = Table(title=f"B = run {run_b}{where_b} ({b.profile}, {lit(b.meta.get('host'))}) against "
-                    f"A = run {run_a} ({a.profile}, {lit(a.meta.get('host'))})",
+    t = Table(title=f"B = run {run_b}{where_b} ({b.profile}, {lit(b.meta.host)}) against "
+                    f"A = run {run_a} ({a.profile}, {lit(a.meta.host)})",
               caption=f"B/A = MB/s of B over MB/s of A (for key setup: setups per second), from the medians of "
                       f"the timed per-call samples; interval: {int(cmp.CONFIDENCE * 100)}% percentile bootstrap "
                       f"over those samples; verdict: two-sided Mann-Whitney U with at least {cmp.MIN_SAMPLES} "
@@ -142,8 +142,8 @@ def comparison_cells(p) -> list[str]:
     ci = f"{p.low:.3f}–{p.high:.3f}" if p.low is not None else "-"
     ver = {"passed": "passed", "n/a": "n/a", "failed": "[red]FAILED[/]"}.get(p.verified, "[yellow]unverified[/]")
     return [lit(p.impl), lit(p.primitive), f"{p.operation}/{p.workload}", str(p.size) if not keysetup else "-",
-            _f(p.a.get("mb_per_s")) if not keysetup else f"{_f(p.a['ns_per_call'])} ns",
-            _f(p.b.get("mb_per_s")) if not keysetup else f"{_f(p.b['ns_per_call'])} ns",
+            _f(p.a.mb_per_s) if not keysetup else f"{_f(p.a.ns_per_call)} ns",
+            _f(p.b.mb_per_s) if not keysetup else f"{_f(p.b.ns_per_call)} ns",
             f"{p.ratio:.3f}", ci, f"{p.n_a}/{p.n_b}",
             f"{p.q_value:.3g}" if p.q_value is not None else "-", _verdict(p.verdict), ver]
 

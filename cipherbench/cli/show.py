@@ -11,6 +11,7 @@ from cipherbench.analysis.plausibility import flagged
 from cipherbench.cli.app import Ctx, lit, out
 from cipherbench.envs.describe import show_lines
 from cipherbench.errors import CipherbenchError
+from cipherbench.results.run import Measurement
 from cipherbench.store.db import Store, describe
 from cipherbench.store.records import message_of
 
@@ -89,7 +90,7 @@ def narrow_tables(run_id, r) -> set:
     groups: dict[tuple[str, str], list] = {}
     for m in r["measurements"]:
         groups.setdefault((m["primitive"], f"{m['operation']}/{m['workload']}"), []).append(m)
-    bad = flagged(r["measurements"])
+    bad = flagged(Measurement.of(m) for m in r["measurements"])
     sources = set()
     out.print(f"run {run_id} ({r['profile']}, {r['status']}) on {r['host']}: MB/s = 10^6 bytes/s at the median; "
               "± = half the median's confidence interval; c/B = cycles per byte; ok/unv/FAIL = verification",
@@ -156,7 +157,7 @@ def narrow_wide_tables(run_id, r) -> set:
     the code path in a word and the verdict in one, so that a row fits 80 columns."""
     from rich import box
     series, errors, sources = _series(r["measurements"])
-    fitted = {(f.impl, f.primitive, f"{f.operation}/{f.workload}"): f for f in fits(r["measurements"])}
+    fitted = {(f.impl, f.primitive, f"{f.operation}/{f.workload}"): f for f in fits(Measurement.of(m) for m in r["measurements"])}
     out.print(f"run {run_id} ({r['profile']}, {r['status']}) on {lit(r['host'])}: MB/s = 10^6 bytes/s at the "
               "median, ! = the point carries a warning; ovh ns and marg MB/s: fit of time against size "
               "(~0: within two standard errors of none; ?: not a result, --long says why); "
@@ -290,7 +291,7 @@ def fit_rows(measurements) -> list[tuple[str, ...]]:
     ± two standard errors, marginal MB/s and cycles/byte; an implausible fit says why
     instead of standing as figures."""
     rows: list[tuple[str, ...]] = []
-    for f in fits(measurements):
+    for f in fits(Measurement.of(m) for m in measurements):
         key = (f.impl, f.primitive, f"{f.operation}/{f.workload}")
         if f.implausible:
             rows.append((*key, f"not a result: {f.implausible}", "", ""))

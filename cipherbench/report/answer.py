@@ -8,7 +8,8 @@ import html
 from collections import Counter
 from collections.abc import Sequence
 
-from cipherbench.analysis.recommend import Answer, Excluded, Figure, size_text
+from cipherbench.analysis.recommend import Answer, Excluded, Figure
+from cipherbench.results.rules import size_text
 
 #: Runners-up named in the short form, beside any that tie with the fastest.
 RUNNERS_UP = 2

@@ -16,7 +16,7 @@ import math
 from dataclasses import dataclass, field
 
 from cipherbench.report.tables import Table
-from cipherbench.results.run import ReportData, Run, usable
+from cipherbench.results.run import Measurement, ReportData, Run, usable
 
 SEED = "seed 001 (Bingmann 2008)"
 
@@ -52,31 +52,31 @@ class Library:
         return math.exp(sum(map(math.log, xs)) / len(xs)) if xs else None
 
 
-def _per_call(ms: list[dict]) -> float | None:
+def _per_call(ms: list[Measurement]) -> float | None:
     """The figure of the largest size: cycles per call where known, else ns."""
-    ms = [m for m in ms if usable(m) and m["size"] > 0 and m["operation"] == "encrypt"]
+    ms = [m for m in ms if usable(m) and m.size > 0 and m.operation == "encrypt"]
     if not ms:
         return None
-    m = max(ms, key=lambda m: m["size"])
-    return m.get("cycles_per_call") or m["ns_per_call"]
+    m = max(ms, key=lambda m: m.size)
+    return m.cycles_per_call or m.ns_per_call
 
 
 def libraries(run: Run) -> list[Library]:
     """The run's variant libraries, or [] when it timed no variant."""
     labels: dict[str, dict[str, dict]] = {}
     for im in run.implementations:
-        name = im["impl"]
-        if "@" not in name or "build" not in (im.get("notes") or {}):
+        name = im.impl
+        if "@" not in name or "build" not in (im.notes or {}):
             continue
         base, label = name.split("@", 1)
         try:
-            labels.setdefault(base, {})[label] = json.loads(im["notes"]["build"])
+            labels.setdefault(base, {})[label] = json.loads(im.notes["build"])
         except ValueError:
             labels.setdefault(base, {})[label] = {}
     out = []
     for base, builds in sorted(labels.items()):
         names = {base} | {f"{base}@{lb}" for lb in builds}
-        prims = sorted({m["primitive"] for m in run.measurements if m["impl"] in names})
+        prims = sorted({m.primitive for m in run.measurements if m.impl in names})
         lib = Library(base, prims, builds=builds)
         for p in prims:
             lib.baseline[p] = _cell(run, base, p)
@@ -87,7 +87,7 @@ def libraries(run: Run) -> list[Library]:
 
 
 def _cell(run: Run, impl: str, prim: str) -> Cell:
-    ms = [m for m in run.measurements if m["impl"] == impl and m["primitive"] == prim]
+    ms = [m for m in run.measurements if m.impl == impl and m.primitive == prim]
     return Cell(_per_call(ms), run.verification(impl, prim) if ms else "absent")
 
 

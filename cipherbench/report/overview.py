@@ -10,8 +10,8 @@ from collections.abc import Sequence
 import plotly.graph_objects as go
 from plotly.colors import qualitative
 
-from cipherbench.analysis.recommend import is_parallel, is_reference
 from cipherbench.report.tables import size_label
+from cipherbench.results.rules import is_parallel, is_reference
 from cipherbench.results.run import ReportData, mb_interval, usable
 
 #: 50 distinct colours: a plot of up to 50 series never repeats one.
@@ -48,13 +48,13 @@ def best_per_size(data: ReportData) -> dict[str, dict[int, tuple[float, str, dic
     verified library (bulk encryption or hashing; the reference code is not a library)."""
     best: dict[str, dict[int, tuple[float, str, dict]]] = {}
     for _run, m in data.measurements():
-        if (not usable(m) or m.get("verified") != "passed" or not m["size"] or m["workload"] != "bulk"
-                or m["operation"] not in ("encrypt", "hash") or is_reference(m["impl"]) or is_parallel(m)):
+        if (not usable(m) or m.verified != "passed" or not m.size or m.workload != "bulk"
+                or m.operation not in ("encrypt", "hash") or is_reference(m.impl) or is_parallel(m)):
             continue
-        size = _nominal(m["size"])
-        cur = best.setdefault(m["primitive"], {}).get(size)
-        if cur is None or m["mb_per_s"] > cur[0]:
-            best[m["primitive"]][size] = (m["mb_per_s"], m["impl"], m)
+        size = _nominal(m.size)
+        cur = best.setdefault(m.primitive, {}).get(size)
+        if cur is None or m.mb_per_s > cur[0]:
+            best[m.primitive][size] = (m.mb_per_s, m.impl, m)
     return best
 
 

@@ -10,7 +10,7 @@ from typing import Any
 from cipherbench.analysis.fit import SeriesFit, fits
 from cipherbench.ct.show import cells
 from cipherbench.results.document import CSV_COLUMNS
-from cipherbench.results.run import MEASUREMENT_FIELDS, ReportData
+from cipherbench.results.run import MEASUREMENT_FIELDS, ReportData, fields_of
 
 
 def write(data: ReportData, out: Path) -> list[tuple[Path, str]]:
@@ -34,12 +34,12 @@ def write_measurements(data: ReportData, path: Path) -> int:
 def csv_rows(data: ReportData) -> Iterator[list[Any]]:
     side = {run: cells(run.ct) for run in data.runs}
     for run, m in data.measurements():
-        info = run.impl_info(m["impl"])
-        row = {k: m.get(k) for k in MEASUREMENT_FIELDS}
-        row.update(run_uuid=run.uuid, run_id=run.id, profile=run.profile, host=run.meta.get("host"),
-                   library=info.get("library"), version=info.get("version"),
-                   warnings="; ".join(m["warnings"] or []),
-                   side_channel=side.get(run, {}).get((m["impl"], m["primitive"])) or None)
+        info = run.impl_info(m.impl)
+        row = fields_of(m, MEASUREMENT_FIELDS)
+        row.update(run_uuid=run.uuid, run_id=run.id, profile=run.profile, host=run.meta.host,
+                   library=info.library, version=info.version,
+                   warnings="; ".join(m.warnings or []),
+                   side_channel=side.get(run, {}).get((m.impl, m.primitive)) or None)
         yield [row[c] for c in CSV_COLUMNS]
 
 

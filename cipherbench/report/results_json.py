@@ -24,8 +24,7 @@ def write(data: ReportData, out: Path) -> list[tuple[Path, str]]:
     written = []
     for run in data.runs:
         path = out / ("results.json" if not data.multi else f"results-run{run.id}.json")
-        doc = document(run)
-        dump(doc, path)
-        n = sum(len(m["samples"]) for m in doc["measurements"])
-        written.append((path, f"{len(doc['measurements'])} measurements, {n} raw samples"))
+        dump(document(run), path)
+        n = sum(len(m.samples) for m in run.measurements)
+        written.append((path, f"{len(run.measurements)} measurements, {n} raw samples"))
     return written

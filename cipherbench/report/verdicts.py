@@ -24,9 +24,9 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
-from cipherbench.analysis.recommend import is_reference
 from cipherbench.report.tables import relative, size_label
-from cipherbench.results.run import ReportData, Run, usable
+from cipherbench.results.rules import is_reference
+from cipherbench.results.run import Measurement, ReportData, Run, usable
 
 #: A ratio is on the other side of 1 from the claim only beyond this factor: 0.98 against a
 #: claim of "more than three times as fast" is a changed finding, not a reversed one.
@@ -46,27 +46,27 @@ class Verdict:
     figure: str  # what the run measured, in words and numbers
 
 
-def _ok(m: Mapping[str, Any], run: Run | None = None) -> bool:
+def _ok(m: Measurement, run: Run | None = None) -> bool:
     """A figure a finding may use: timed, and its pair passed the gate (a point above the
     longest known answer is stored as unverified, but its pair is not; the figure says so)."""
     if not usable(m):
         return False
-    if m.get("verified") in ("passed", "n/a"):
+    if m.verified in ("passed", "n/a"):
         return True
-    return run is not None and run.verification(m["impl"], m["primitive"]) == "passed"
+    return run is not None and run.verification(m.impl, m.primitive) == "passed"
 
 
 def _bulk(run: Run, impl: str, prim: str) -> dict[int, float]:
     if run.verification(impl, prim) not in ("passed", "n/a"):
         return {}
-    return {m["size"]: m["mb_per_s"] for m in run.measurements
-            if m["impl"] == impl and m["primitive"] == prim and m["workload"] == "bulk" and m["size"]
-            and m["operation"] in ("encrypt", "hash") and usable(m)}
+    return {m.size: m.mb_per_s for m in run.measurements
+            if m.impl == impl and m.primitive == prim and m.workload == "bulk" and m.size
+            and m.operation in ("encrypt", "hash") and usable(m) and m.mb_per_s is not None}
 
 
 def _ratios(run: Run, a: str, b: str) -> dict[str, tuple[float, int]]:
     out = {}
-    for impl in sorted({m["impl"] for m in run.measurements}):
+    for impl in sorted({m.impl for m in run.measurements}):
         x, y = _bulk(run, impl, a), _bulk(run, impl, b)
         common = set(x) & set(y)
         if common:
@@ -118,8 +118,8 @@ def rank_verdict(data: ReportData, run: Run, now: Mapping[str, Any], expect: Map
         return _rank_implementations(rel, expect)
     best: dict[str, float] = {}
     for m in rel.ms:
-        if m.get("verified") == "passed" and m["operation"] == "encrypt":
-            best[m["primitive"]] = max(best.get(m["primitive"], 0.0), m["mb_per_s"])
+        if m.verified == "passed" and m.operation == "encrypt":
+            best[m.primitive] = max(best.get(m.primitive, 0.0), m.mb_per_s)
     if not best:
         return Verdict(FindingVerdict.NOT_MEASURED, "no verified cipher timed in bulk")
     order = sorted(best, key=lambda p: -best[p])
@@ -155,8 +155,8 @@ def _rank_implementations(rel: Any, expect: Mapping[str, Any]) -> Verdict:
 
 
 def _ns(run: Run, impl: str, prim: str, workload: str, size: int) -> float | None:
-    return next((m["ns_per_call"] for m in run.measurements if m["impl"] == impl and m["primitive"] == prim
-                 and m["workload"] == workload and m["size"] == size and m["operation"] == "encrypt" and _ok(m, run)), None)
+    return next((m.ns_per_call for m in run.measurements if m.impl == impl and m.primitive == prim
+                 and m.workload == workload and m.size == size and m.operation == "encrypt" and _ok(m, run)), None)
 
 
 def rekey_verdict(run: Run, now: Mapping[str, Any], prims: list[str]) -> Verdict:
@@ -168,7 +168,7 @@ def rekey_verdict(run: Run, now: Mapping[str, Any], prims: list[str]) -> Verdict
     small, large = int(now.get("small", 16384)), int(now.get("large", 1 << 20))
     n_small, n_large = (int(now.get("total", 50 << 20)) // x for x in (small, large))
     parts, holds = [], []
-    for impl in sorted({m["impl"] for m in run.measurements}):
+    for impl in sorted({m.impl for m in run.measurements}):
         cost = {}
         for p in prims:
             a, b = _ns(run, impl, p, "rekey", small), _ns(run, impl, p, "rekey", large)
@@ -200,8 +200,8 @@ def keysetup_verdict(run: Run, now: Mapping[str, Any]) -> Verdict:
     who = now["keysetup_slowest"]
     cyc: dict[tuple[str, str], float] = {}
     for m in run.measurements:
-        if m["operation"] == "keysetup" and _ok(m) and m.get("cycles_per_call"):
-            cyc[(m["impl"], m["primitive"])] = m["cycles_per_call"]
+        if m.operation == "keysetup" and _ok(m) and m.cycles_per_call:
+            cyc[(m.impl, m.primitive)] = m.cycles_per_call
     prims = sorted({p for i, p in cyc if i == who})
     shared = [(p, cyc[(who, p)], [c for (i, q), c in cyc.items() if q == p and i != who]) for p in prims]
     shared = [x for x in shared if x[2]]

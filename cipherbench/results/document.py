@@ -7,7 +7,16 @@ from typing import Any
 
 from cipherbench import __version__
 from cipherbench.errors import UsageError
-from cipherbench.results.run import MEASUREMENT_FIELDS, Run
+from cipherbench.results.run import (
+    DIFFUSION_FIELDS,
+    IMPLEMENTATION_FIELDS,
+    MEASUREMENT_FIELDS,
+    RUN_FIELDS,
+    SAMPLE_FIELDS,
+    VERIFICATION_FIELDS,
+    Run,
+    fields_of,
+)
 from cipherbench.store.records import FIELDS
 
 SCHEMA = "cipherbench-results"
@@ -24,20 +33,20 @@ def results_document(run: Run, fits: Sequence[dict[str, Any]], with_samples: boo
     so the layer that computes them passes them in."""
     ms = []
     for m in run.measurements:
-        d = {k: m[k] for k in MEASUREMENT_FIELDS}
+        d = fields_of(m, MEASUREMENT_FIELDS)
         if with_samples:
-            d["samples"] = [dict(s) for s in m["samples"]]
+            d["samples"] = [fields_of(s, SAMPLE_FIELDS) for s in m.samples]
         ms.append(d)
     return {
         "schema": SCHEMA,
         "version": VERSION,
         "generated_by": f"cipherbench {__version__}",
-        "run": dict(run.meta),
+        "run": fields_of(run.meta, RUN_FIELDS),
         "context": run.context,
-        "implementations": [dict(i) for i in run.implementations],
-        "verifications": [dict(v) for v in run.verifications],
+        "implementations": [fields_of(i, IMPLEMENTATION_FIELDS) for i in run.implementations],
+        "verifications": [fields_of(v, VERIFICATION_FIELDS) for v in run.verifications],
         "measurements": ms,
-        "diffusion": [dict(d) for d in run.diffusion],
+        "diffusion": [fields_of(d, DIFFUSION_FIELDS) for d in run.diffusion],
         "fits": list(fits),
         "ct": [dict(x) for x in run.ct],
     }
