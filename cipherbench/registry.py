@@ -17,6 +17,8 @@ from pathlib import Path
 REGISTRY_FILE = Path(__file__).resolve().parent.parent / "registry" / "primitives.toml"
 
 KINDS = ("cipher", "aead", "stream", "hash", "null")
+#: The name of the harness's own baseline primitive, a call that does nothing (kind "null").
+NULL_PRIMITIVE = "null"
 
 
 @dataclass(frozen=True)

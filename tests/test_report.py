@@ -298,21 +298,20 @@ def test_published_quantities_are_computed_from_the_stored_measurements(stored):
     run = load_run(Store(stored["db"], create=False), 1)
 
     def stored_row(prim, op, wl, size):
-        return next(m for m in run.measurements if (m["impl"], m["primitive"], m["operation"], m["workload"],
-                                                    m["size"]) == ("openssl", prim, op, wl, size))
+        return next(m for m in run.measurements if m.key == ("openssl", prim, op, wl, size))
     # seconds for N whole messages with key setup each time (the PHP/mcrypt timing)
     v, _ = now_value(run, "openssl", "aes-128-cbc", {"quantity": "seconds", "calls": 50, "size": 1024,
                                                       "operation": "encrypt", "workload": "rekey"})
-    assert v == 50 * stored_row("aes-128-cbc", "encrypt", "rekey", 1024)["ns_per_call"] / 1e9
+    assert v == 50 * stored_row("aes-128-cbc", "encrypt", "rekey", 1024).ns_per_call / 1e9
     # Mbit/s at the largest bulk size; a hash is asked for as "encrypt" and found as "hash"
     v, _ = now_value(run, "openssl", "sha-256", {"quantity": "mbit_per_s", "operation": "encrypt"})
-    assert v == stored_row("sha-256", "hash", "bulk", 1024)["mb_per_s"] * 8
+    assert v == stored_row("sha-256", "hash", "bulk", 1024).mb_per_s * 8
     # cycles per 16-byte block, and key setup as encryption:decryption schedule
     v, _ = now_value(run, "openssl", "aes-128-ecb", {"quantity": "cycles_per_block", "operation": "decrypt"})
-    assert v == stored_row("aes-128-ecb", "decrypt", "bulk", 1024)["cycles_per_byte"] * 16
+    assert v == stored_row("aes-128-ecb", "decrypt", "bulk", 1024).cycles_per_byte * 16
     v, _ = now_value(run, "openssl", "aes-128-ecb", {"quantity": "keysetup_cycles"})
-    a = stored_row("aes-128-ecb", "keysetup", "bulk", 0)["cycles_per_call"]
-    b = stored_row("aes-128-ecb", "keysetup-decrypt", "bulk", 0)["cycles_per_call"]
+    a = stored_row("aes-128-ecb", "keysetup", "bulk", 0).cycles_per_call
+    b = stored_row("aes-128-ecb", "keysetup-decrypt", "bulk", 0).cycles_per_call
     assert v == f"{a:,.0f}:{b:,.0f}"
     # not measured stays empty rather than being extrapolated
     assert now_value(run, "openssl", "aes-128-cbc", {"quantity": "seconds", "calls": 50, "size": 1048576,

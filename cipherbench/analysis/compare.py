@@ -19,6 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.stats import false_discovery_control, mannwhitneyu
 
+from cipherbench.kinds import Verdict
 from cipherbench.results.run import Measurement, Run, per_call_samples, usable
 
 MIN_SAMPLES = 5
@@ -148,8 +149,7 @@ def compare(a: Run, b: Run, seed: int = 0) -> Comparison:
             ratio, lo, hi = x.ns_per_call / y.ns_per_call, None, None
         p, verdict = judge(sa, sb, ratio)
         vs = {x.verified, y.verified}
-        ver = ("failed" if "failed" in vs else "n/a" if vs == {"n/a"}
-               else "passed" if vs <= {"passed", "n/a"} else "unverified")
+        ver = Verdict.NOT_APPLICABLE if vs == {Verdict.NOT_APPLICABLE} else Verdict.of_all(vs)
         points.append(Point(*k, x, y, len(sa), len(sb), ratio, lo, hi, p, verdict, ver))
     control_fdr(points)
     return Comparison(a, b, points, sorted(set(ma) - set(mb)), sorted(set(mb) - set(ma)), broken)

@@ -12,6 +12,7 @@ from rich.table import Table
 
 from cipherbench.cli.app import Ctx, lit, out
 from cipherbench.errors import CipherbenchError, UsageError
+from cipherbench.kinds import Operation, Verdict
 from cipherbench.store.db import Store, describe
 
 DB_HELP = "Result store for this command (overrides the global --db)."
@@ -58,7 +59,7 @@ def report(c: Ctx, db, run_ids, out_dir: Path):
     if exps:
         out.print(f"  then and now: published figures beside {', '.join(exps)}")
     unverified = sorted({f"{m.impl} {m.primitive}" for r in data.runs for m in r.measurements
-                         if m.verified not in ("passed", "n/a")})
+                         if not Verdict.shown(m.verified)})
     if unverified:
         out.print(f"[yellow]  marked as not verified: {', '.join(unverified[:6])}"
                   f"{' …' if len(unverified) > 6 else ''}[/]")
@@ -138,7 +139,7 @@ def print_comparison(res, run_a, run_b, a, b, where_b: str) -> None:
 
 
 def comparison_cells(p) -> list[str]:
-    keysetup = p.operation.startswith("keysetup")
+    keysetup = Operation(p.operation).is_keysetup
     ci = f"{p.low:.3f}–{p.high:.3f}" if p.low is not None else "-"
     ver = {"passed": "passed", "n/a": "n/a", "failed": "[red]FAILED[/]"}.get(p.verified, "[yellow]unverified[/]")
     return [lit(p.impl), lit(p.primitive), f"{p.operation}/{p.workload}", str(p.size) if not keysetup else "-",

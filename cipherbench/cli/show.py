@@ -11,6 +11,7 @@ from cipherbench.analysis.plausibility import flagged
 from cipherbench.cli.app import Ctx, lit, out
 from cipherbench.envs.describe import show_lines
 from cipherbench.errors import CipherbenchError
+from cipherbench.results.rules import size_text
 from cipherbench.results.run import Measurement
 from cipherbench.store.db import Store, describe
 from cipherbench.store.records import message_of
@@ -171,7 +172,7 @@ def narrow_wide_tables(run_id, r) -> set:
         t = Table(title=f"{prim} {op}", title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
         t.add_column("impl", no_wrap=True, overflow="ellipsis", max_width=16)
         for size in sizes:
-            t.add_column(size_label(size), justify="right", no_wrap=True)
+            t.add_column(size_text(size), justify="right", no_wrap=True)
         t.add_column("ovh ns", justify="right", no_wrap=True)
         t.add_column("marg\nMB/s", justify="right", no_wrap=True)
         t.add_column("path", no_wrap=True, overflow="ellipsis", max_width=10)
@@ -198,13 +199,6 @@ def _narrow_wide_row(key: tuple, ms_list: list, error: str | None, f, sizes: tup
     return (lit(key[0]), *_wide_cells(ms, compact, "[yellow]![/]", sizes), ov, marg,
             lit(short_provider(any_m["provider"] or "")), SHORT_VERDICT.get(any_m["verified"], any_m["verified"] or ""))
 
-
-def size_label(size: int) -> str:
-    """16 -> "16 B", 16384 -> "16 KiB", 1048576 -> "1 MiB"."""
-    for unit, name in ((1 << 20, "MiB"), (1 << 10, "KiB")):
-        if size >= unit and size % unit == 0:
-            return f"{size // unit} {name}"
-    return f"{size} B"
 
 
 def _series(measurements) -> tuple[dict, dict, set]:

@@ -11,11 +11,10 @@ from rich.table import Table
 
 from cipherbench.cli.app import out
 from cipherbench.cli.recommend import print_short
-from cipherbench.kinds import Verdict
 from cipherbench.pipeline.notes import WarningKind
 from cipherbench.report.answer import mbps
 from cipherbench.report.tables import RowMark
-from cipherbench.results.rules import is_parallel, is_reference, size_text
+from cipherbench.results.rules import is_bulk_speed, ranked_as_library, size_text
 from cipherbench.results.run import Measurement
 from cipherbench.store.db import Store, describe
 from cipherbench.store.records import message_of
@@ -37,8 +36,7 @@ def best_table(run_id: int, measurements: Iterable[Measurement]) -> Table | None
     smallest and the largest size each implementation was timed at."""
     by_prim: dict[str, list[Measurement]] = {}
     for m in measurements:
-        if (m.error or m.verified != Verdict.PASSED or not m.size or m.workload != "bulk"
-                or m.operation not in ("encrypt", "hash") or is_reference(m.impl) or is_parallel(m)):
+        if not (is_bulk_speed(m) and ranked_as_library(m)):
             continue
         by_prim.setdefault(m.primitive, []).append(m)
     if not by_prim:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from cipherbench.kinds import Operation
+from cipherbench.kinds import Operation, Verdict
 from cipherbench.report import verdicts
 from cipherbench.report.tables import (
     STATUS_TEXT,
@@ -53,7 +53,7 @@ class Section:
     run: Run
     tables: list[Table] = field(default_factory=list)
     findings: list[tuple[str, str]] = field(default_factory=list)  # (published claim, today)
-    verdicts: list[verdicts.Verdict] = field(default_factory=list)  # per finding, in order
+    verdicts: list[verdicts.FindingResult] = field(default_factory=list)  # per finding, in order
     charts: list[Chart | None] = field(default_factory=list)  # per table
 
 
@@ -191,7 +191,7 @@ def build_table(data: ReportData, run: Run, t: dict, idx: int, name: str) -> tup
                 any_value = any_value or v is not None
                 vals[c["key"]] = v
             if any_value:
-                st = "failed" if "failed" in statuses else "unverified" if statuses - {"passed", "n/a"} else "passed"
+                st = Verdict.of_all(statuses)
                 impl_rows.append((impl, vals, st))
         if chart is not None:
             chart.labels.append(row["label"])
@@ -218,7 +218,7 @@ def build_table(data: ReportData, run: Run, t: dict, idx: int, name: str) -> tup
         counts = {}
         for r, impl, prim in set(pairs):
             counts.setdefault(r.verification(impl, prim), set()).add(f"{impl} {prim}")
-        bad = {k: v for k, v in counts.items() if k not in ("passed", "n/a")}
+        bad = {k: v for k, v in counts.items() if not Verdict.shown(k)}
         table.notes.append("Verification: " + (f"{len(counts.get('passed', []))} passed"
                                                + "".join(f"; {STATUS_TEXT.get(k, k)}: {', '.join(sorted(v))}"
                                                          for k, v in bad.items())) + ".")

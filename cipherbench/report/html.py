@@ -17,6 +17,7 @@ import plotly.graph_objects as go
 from plotly.offline import get_plotlyjs
 
 from cipherbench import __version__
+from cipherbench.kinds import Verdict
 from cipherbench.report import answer, builds, experiments, machines, overview, releases, results_json, tables
 from cipherbench.report.tables import (
     STATUS_TEXT,
@@ -26,11 +27,10 @@ from cipherbench.report.tables import (
     cycles_interval,
     not_timed,
     num,
-    size_label,
     status_suffix,
     verification_note,
 )
-from cipherbench.results.rules import is_reference
+from cipherbench.results.rules import is_reference, size_text
 from cipherbench.results.run import (
     ReportData,
     mb_interval,
@@ -140,7 +140,7 @@ def _caption(unit: str, ms, note: str, extra=()) -> list[str]:
 def _size_axis(sizes) -> dict:
     sizes = sorted(set(sizes))
     return dict(type="log", title="buffer size, bytes per call (log2 scale)", tickvals=sizes,
-                ticktext=[size_label(s) for s in sizes], showgrid=True)
+                ticktext=[size_text(s) for s in sizes], showgrid=True)
 
 
 def _yscale_buttons() -> list[dict]:
@@ -181,7 +181,7 @@ def throughput_plots(p: Page):
             lo_hi = [mb_interval(m) for m in s.points]
             plus = [(hi - y) if hi else 0 for y, (lo, hi) in zip(ys, lo_hi)]
             minus = [(y - lo) if lo else 0 for y, (lo, hi) in zip(ys, lo_hi)]
-            ok = s.status in ("passed", "n/a")
+            ok = Verdict.shown(s.status)
             fig.add_trace(go.Scatter(
                 x=xs, y=ys, name=s.name, mode="lines+markers",
                 line=dict(color=p.color(data.series_name(s.run, s.impl)), dash="solid" if ok else "dash",
@@ -248,7 +248,7 @@ def keysetup_plots(p: Page):
             run = lst[0][0]
             lst.sort(key=lambda rm: cats.index(rm[1].primitive))
             sts = {run.verification(impl, m.primitive) for _, m in lst}
-            st = "failed" if "failed" in sts else "unverified" if sts - {"passed", "n/a"} else "passed"
+            st = Verdict.of_all(sts)
             ys = [m.cycles_per_call for _, m in lst]
             plus, minus = zip(*(cycles_interval(m) for _, m in lst))
             fig.add_trace(go.Bar(
@@ -285,7 +285,7 @@ def heatmap_plot(p: Page):
         return
     p.section("relative", "Implementations against each other")
     z = [[(x if x is not None else math.nan) for x in row] for row in rel.ratio]
-    xs = [f"{prim}<br>{size_label(rel.size[prim]) if rel.size[prim] else 'largest each'}" for prim in rel.primitives]
+    xs = [f"{prim}<br>{size_text(rel.size[prim]) if rel.size[prim] else 'largest each'}" for prim in rel.primitives]
     names = [n + (" (project's reference code)" if is_reference(n) else "")
              + (" ⚠" if any(("unverified" in t or "FAILED" in t) for t in rel.text[i]) else "")
              for i, n in enumerate(rel.names)]
@@ -321,7 +321,7 @@ def encrypt_decrypt_plot(p: Page):
             if not common:
                 continue
             sz = max(common)
-            cats.append(f"{prim} {size_label(sz)}<br>{e.name}")
+            cats.append(f"{prim} {size_text(sz)}<br>{e.name}")
             for op, s in (("encrypt", e), ("decrypt", d)):
                 m = next(x for x in s.points if x.size == sz)
                 lo, hi = mb_interval(m)
@@ -342,7 +342,7 @@ def encrypt_decrypt_plot(p: Page):
     for op, color in (("encrypt", "#1f77b4"), ("decrypt", "#ff7f0e")):
         v = vals[op]
         fig.add_trace(go.Bar(x=cats, y=[a for a, *_ in v], name=op,
-                             marker=dict(color=color, pattern=dict(shape=["" if st in ("passed", "n/a") else "/"
+                             marker=dict(color=color, pattern=dict(shape=["" if Verdict.shown(st) else "/"
                                                                           for *_, st in v])),
                              error_y=dict(type="data", array=[b for _, b, _, _ in v],
                                           arrayminus=[c for _, _, c, _ in v], visible=True),
@@ -373,7 +373,7 @@ def workload_plots(p: Page):
         sizes, ms, pairs = [], [], []
         for s in sorted(by[prim], key=lambda s: (s.run.id, s.impl, s.operation, list(WORKLOAD_DASH).index(s.workload)
                                                    if s.workload in WORKLOAD_DASH else 9)):
-            ok = s.status in ("passed", "n/a")
+            ok = Verdict.shown(s.status)
             fig.add_trace(go.Scatter(
                 x=[m.size for m in s.points], y=[m.mb_per_s for m in s.points],
                 name=f"{s.name} {s.workload}", mode="lines+markers",

@@ -13,8 +13,10 @@ from __future__ import annotations
 
 import statistics
 
-from cipherbench.report.tables import Table, cycle_sources, num, size_label
-from cipherbench.results.run import Measurement, ReportData, Run, usable
+from cipherbench.registry import NULL_PRIMITIVE
+from cipherbench.report.tables import Table, cycle_sources, num
+from cipherbench.results.rules import is_bulk_speed, size_text
+from cipherbench.results.run import Measurement, ReportData, Run
 
 #: The reference the ranking divides by, first one measured on every machine. AES because
 #: every library and CPU has it; ECB/CBC/CTR for the primitive closest to a bare block cipher.
@@ -100,8 +102,7 @@ def _bulk(run: Run) -> dict[tuple[str, str], dict[int, Measurement]]:
     """(impl, primitive) -> size -> the bulk encryption or hash measurement with cycles."""
     out: dict[tuple[str, str], dict[int, Measurement]] = {}
     for m in run.measurements:
-        if (usable(m) and m.cycles_per_byte and m.size and m.primitive != "null"
-                and m.workload == "bulk" and m.operation in ("encrypt", "hash")):
+        if is_bulk_speed(m) and m.cycles_per_byte and m.primitive != NULL_PRIMITIVE:
             out.setdefault((m.impl, m.primitive), {})[m.size] = m
     return out
 
@@ -130,7 +131,7 @@ def cycles_table(hosts: dict[str, Run], values: dict, sizes: dict) -> Table:
     ms = []
     for (impl, prim), per in values.items():
         ratio = max(per.values()) / min(per.values()) if min(per.values()) > 0 else None
-        t.add([impl, prim, size_label(sizes[(impl, prim)])] + [num(per.get(h)) for h in names]
+        t.add([impl, prim, size_text(sizes[(impl, prim)])] + [num(per.get(h)) for h in names]
               + [f"{ratio:.2f}×" if ratio else "–"])
         ms += [m for r in hosts.values() for m in r.measurements
                if (m.impl, m.primitive, m.size) == (impl, prim, sizes[(impl, prim)])]

@@ -16,7 +16,8 @@ import numpy as np
 
 # the module, not its names: analysis.compare reads results.run, whose package imports this
 from cipherbench.analysis import compare as cmp
-from cipherbench.report.tables import Table, mark_of, num, size_label
+from cipherbench.report.tables import Table, mark_of, num
+from cipherbench.results.rules import size_text
 from cipherbench.results.run import Measurement, ReportData, Run, per_call_samples, usable
 
 
@@ -156,7 +157,7 @@ def tables(run: Run, data: ReportData) -> list[Table]:
             ratios = [ratio_text(by[b.impl]) if b.impl in by else "" for b in builds_ if not b.host]
             worst = next((c.verified for c in r.cells if mark_of(c.verified)), "passed")
             t.add([r.primitive + (f" {r.operation}" if r.operation not in ("encrypt", "hash") else ""),
-                   size_label(r.size)] + figs + ratios, mark_of(worst))
+                   size_text(r.size)] + figs + ratios, mark_of(worst))
         t.notes = [f"MB/s = 10^6 bytes/s at the median; 'vs host': speed relative to the host's build of "
                    f"the same library, timed in the same rounds, with its {cmp.CONFIDENCE:.0%} bootstrap interval; "
                    f"▲/▼ = faster/slower at p < {cmp.ALPHA} (Mann-Whitney U over the per-call samples).",
@@ -213,7 +214,7 @@ def html_section(p):
             for prim, vals in d.series.items():
                 ys = [vals.get(o, (None, ""))[0] for o in order]
                 fig.add_trace(go.Scatter(x=[d.labels[o] for o in order], y=ys, mode="lines+markers",
-                                         name=f"{prim} ({size_label(d.size[prim])})"))
+                                         name=f"{prim} ({size_text(d.size[prim])})"))
             fig.update_layout(title=f"{h.escape(lib)}: speed across Debian releases<br><sup>MB/s at the "
                                     "largest size measured, encryption (hashing)</sup>",
                               yaxis=dict(title="MB/s", rangemode="tozero"), height=420)

@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING
 
 from cipherbench.analysis.fit import fits
 from cipherbench.envs.describe import label as envs_label
-from cipherbench.kinds import CycleSource, Operation
-from cipherbench.results.rules import is_parallel, is_reference
+from cipherbench.kinds import CycleSource, Operation, Verdict
+from cipherbench.results.rules import ranked_as_library, size_text
 from cipherbench.results.run import Measurement, ReportData, Run, primitive, usable
 
 if TYPE_CHECKING:
@@ -66,16 +66,9 @@ def num(x, digits: int = 3) -> str:
     return f"{x:,.{decimals}f}"
 
 
-def size_label(n: int) -> str:
-    for unit, m in (("MiB", 1 << 20), ("KiB", 1 << 10)):
-        if n >= m and n % m == 0:
-            return f"{n // m} {unit}"
-    return f"{n} B"
-
-
 def mark_of(status: str) -> RowMark:
-    return (RowMark.NONE if status in ("passed", "n/a")
-            else RowMark.FAILED if status == "failed" else RowMark.UNVERIFIED)
+    return (RowMark.NONE if Verdict.shown(status)
+            else RowMark.FAILED if status == Verdict.FAILED else RowMark.UNVERIFIED)
 
 
 def status_suffix(status: str) -> str:
@@ -113,9 +106,9 @@ def verification_note(data: ReportData, pairs) -> str:
         st = run.verification(impl, prim)
         counts.setdefault(st, []).append(f"{data.series_name(run, impl)} {prim}")
     parts = []
-    for st in ("passed", "n/a", "unverified", "failed"):
+    for st in (Verdict.PASSED, Verdict.NOT_APPLICABLE, Verdict.UNVERIFIED, Verdict.FAILED):
         if st in counts:
-            if st in ("passed", "n/a"):
+            if Verdict.shown(st):
                 names = counts[st]
                 parts.append(f"{len(names)} {STATUS_TEXT[st]}"
                              + (f" ({', '.join(names)})" if len(names) <= 6 else ""))
@@ -161,7 +154,7 @@ def series(data: ReportData, want) -> dict[str, list[Series]]:
             s.points.sort(key=lambda m: m.size)
             s.name = data.series_name(s.run, s.impl) + status_suffix(s.status)
             lst.append(s)
-        result[prim] = sorted(lst, key=lambda s: (s.status not in ("passed", "n/a"), s.run.id, s.impl))
+        result[prim] = sorted(lst, key=lambda s: (not Verdict.shown(s.status), s.run.id, s.impl))
     return result
 
 
@@ -204,7 +197,7 @@ def speed_tables(data: ReportData) -> list[Table]:
              "1000s of bytes/s (k = 1000 bytes/s), median of the timed batches", lambda v: f"{v * 1e3:.2f}k"),
             ("speed-mb", "Throughput in MB/s", "MB/s = 10⁶ bytes/s, median of the timed batches",
              lambda v: num(v))):
-        t = Table(tid, title, ["implementation", "type"] + [f"{size_label(s)}" for s in sizes] + ["verified"],
+        t = Table(tid, title, ["implementation", "type"] + [f"{size_text(s)}" for s in sizes] + ["verified"],
                   align=["l", "l"] + ["r"] * len(sizes) + ["l"])
         for key in sorted(rows, key=lambda k: (k[0], k[1], k[2])):
             run, impl, prim = marks[key]
@@ -243,7 +236,7 @@ def gladman_figures(run: Run, prim_name: str, impl: str) -> dict:
     p = primitive(prim_name)
     ms = [m for m in run.measurements if m.impl == impl and m.primitive == prim_name]
     out = {}
-    for op in ("keysetup", "keysetup-decrypt"):
+    for op in (Operation.KEYSETUP, Operation.KEYSETUP_DECRYPT):
         m = _pick([m for m in ms if m.operation == op])
         if m:
             out[op] = m
@@ -307,9 +300,9 @@ def gladman_table(data: ReportData) -> Table | None:
             clocks.add(round(ghz, 3))
         cells.append(f"{num(mbit)} ({kb0})" if mbit else "–")
         bsz = sorted({f[op].size for f in figs.values() for op in ("encrypt", "decrypt") if op in f})
-        cells.append(", ".join(size_label(s) for s in bsz) or "–")
+        cells.append(", ".join(size_text(s) for s in bsz) or "–")
         sts = {run.verification(impl, n) for n in groups[key].values()}
-        st = "failed" if "failed" in sts else ("unverified" if sts - {"passed", "n/a"} else "passed")
+        st = Verdict.of_all(sts)
         cells.append(STATUS_TEXT[st])
         t.add(cells, mark_of(st))
         for _kb, name in groups[key].items():
@@ -365,10 +358,10 @@ def relative(data: ReportData) -> Relative | None:
             vals[(s.run.id, s.impl)] = (pts[0], s.status)
             pairs.append((s.run, s.impl, prim))
             ms.append(pts[0])
-        ok = {k: v for k, v in vals.items() if v[1] in ("passed", "n/a")}
+        ok = {k: v for k, v in vals.items() if Verdict.shown(v[1])}
         # the project's reference code, and a figure timed on several CPUs at once, are shown,
         # never the libraries' baseline while one exists
-        libs = {k: v for k, v in ok.items() if not is_reference(k[1]) and not is_parallel(v[0])}
+        libs = {k: v for k, v in ok.items() if ranked_as_library(v[0], v[1])}
         pool = libs or ok or vals
         best_key = max(pool, key=lambda k: pool[k][0].mb_per_s or 0.0)
         best = pool[best_key][0].mb_per_s
@@ -392,7 +385,7 @@ def relative_table(data: ReportData) -> Table | None:
     if rel is None:
         return None
     t = Table("relative", "Speed relative to the fastest verified implementation of each primitive",
-              ["implementation"] + [f"{p} ({size_label(rel.size[p]) if rel.size[p] else 'largest each'})"
+              ["implementation"] + [f"{p} ({size_text(rel.size[p]) if rel.size[p] else 'largest each'})"
                                     for p in rel.primitives],
               align=["l"] + ["r"] * len(rel.primitives))
     for i, name in enumerate(rel.names):
@@ -442,7 +435,7 @@ def parallel_table(data: ReportData) -> Table | None:
     for run in data.runs:
         for m in run.measurements:
             if usable(m) and (m.parallel or 1) > 1:
-                t.add([m.impl, m.primitive, size_label(m.size), str(m.parallel), m.mb_per_s,
+                t.add([m.impl, m.primitive, size_text(m.size), str(m.parallel), m.mb_per_s,
                        m.mb_per_s_total, m.parallel_efficiency], mark_of(m.verified or ""))
     return t if t.rows else None
 
@@ -534,7 +527,7 @@ def measurement_warnings(data: ReportData) -> list[str]:
     for run, m in data.measurements():
         for w in m.warnings or []:
             out.append(f"{data.series_name(run, m.impl)} {m.primitive} {m.operation}/{m.workload} "
-                       f"{size_label(m.size) if m.size else ''}: {w}".replace("  ", " "))
+                       f"{size_text(m.size) if m.size else ''}: {w}".replace("  ", " "))
     return out
 
 

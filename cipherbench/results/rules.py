@@ -36,7 +36,7 @@ def ranked_as_library(m: Measurement, verdict: Verdict | None = None, library: s
     """May this point stand in a ranking of libraries: it passed verification (`verdict`, the
     pair's, where the caller judges by pair; else the point's own), on one CPU at a time, and
     it is not the project's reference code (shown beside the libraries, never among them)."""
-    passed = (verdict if verdict is not None else m.verified) is Verdict.PASSED
+    passed = (verdict if verdict is not None else m.verified) == Verdict.PASSED
     return passed and not is_parallel(m) and not is_reference(m.impl, library)
 
 
