@@ -76,6 +76,7 @@ import numpy as np
 from scipy import stats
 
 from cipherbench.errors import CipherbenchError, UsageError
+from cipherbench.kinds import PrimitiveKind, Verdict
 from cipherbench.measure import ops
 from cipherbench.registry import Primitive
 from cipherbench.results.run import Diffusion
@@ -101,8 +102,8 @@ class Sampling:
 def ecb_primitive(session, name: str) -> Primitive:
     """The registry primitive, which must be a block cipher in ECB (single blocks)."""
     p = session.primitive(name)
-    if p.kind != "cipher" or p.mode != "ecb":
-        hint = f"{p.family}-{p.key_bits}-ecb" if p.kind == "cipher" else "a block cipher such as aes-128-ecb"
+    if p.kind != PrimitiveKind.CIPHER or p.mode != "ecb":
+        hint = f"{p.family}-{p.key_bits}-ecb" if p.kind == PrimitiveKind.CIPHER else "a block cipher such as aes-128-ecb"
         raise UsageError(f"diffusion and avalanche are measured on single blocks: give an ECB primitive "
                          f"({hint}), not {name}")
     return p
@@ -302,7 +303,7 @@ def experiment_pairs(points) -> list[tuple[str, Primitive]]:
     best: dict[tuple[str, str], Primitive] = {}
     for pt in points:
         p = pt.primitive
-        if p.kind != "cipher" or p.mode != "ecb" or pt.verified == "failed":
+        if p.kind != PrimitiveKind.CIPHER or p.mode != "ecb" or pt.verified == Verdict.FAILED:
             continue
         k = (pt.impl, p.family)
         if k not in best or p.key_bits < best[k].key_bits:

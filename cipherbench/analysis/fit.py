@@ -15,6 +15,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from cipherbench.measure.stats import slope_fit
+from cipherbench.registry import NULL_PRIMITIVE
 from cipherbench.results.run import Measurement
 
 #: A series needs this many sizes for a fit.
@@ -49,7 +50,7 @@ def fits(measurements: Iterable[Measurement]) -> list[SeriesFit]:
     timed sizes, in name order. The null primitive and key setups have no size."""
     series: dict[tuple[str, str, str, str], list[Measurement]] = {}
     for m in measurements:
-        if not m.error and m.ns_per_call and m.size and m.primitive != "null":
+        if not m.error and m.ns_per_call and m.size and m.primitive != NULL_PRIMITIVE:
             series.setdefault((m.impl, m.primitive, m.operation, m.workload), []).append(m)
     return [fit_series(k, ms) for k, ms in sorted(series.items()) if len({m.size for m in ms}) >= MIN_SIZES]
 

@@ -22,7 +22,7 @@ from cipherbench.ct import dudect, taint
 from cipherbench.ct.records import Method, Secret, StatResult, TaintResult, as_row
 from cipherbench.ct.show import table
 from cipherbench.errors import CipherbenchError, UsageError
-from cipherbench.kinds import RunStatus
+from cipherbench.kinds import PrimitiveKind, RunStatus
 from cipherbench.measure.context import usable_cpus
 from cipherbench.measure.session import primitive_named
 from cipherbench.pipeline.plan import SideChannelSettings, load_presets
@@ -70,7 +70,7 @@ def _engine_path(session) -> Path | None:
 
 def _checks(session, plan: Plan):
     """(method, secret, implementation, primitive) to run, taint first (native engine only)."""
-    pairs = [(im, p) for im, p in session.pairs(plan.impls, plan.primitives) if p.kind not in ("hash", "null")]
+    pairs = [(im, p) for im, p in session.pairs(plan.impls, plan.primitives) if p.kind not in (PrimitiveKind.HASH, PrimitiveKind.NULL)]
     checks = []
     for method in plan.methods:
         for im, p in pairs:

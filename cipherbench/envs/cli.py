@@ -12,6 +12,7 @@ from rich.table import Table
 
 from cipherbench.envs import build
 from cipherbench.envs.model import DEFAULT_MIRROR, all_envs, envs_dir
+from cipherbench.registry import NULL_IMPL, REFERENCE_IMPL
 
 out = Console(highlight=False, soft_wrap=True, width=None if sys.stdout.isatty() else 200)
 
@@ -58,7 +59,7 @@ def list_cmd(as_json):
     for e in envs:
         r = e.record()
         impls = ", ".join(f"{i.name} {i.version.split()[1] if i.version.startswith('OpenSSL ') else i.version}"
-                          for i in r.implementations if i.available and i.name not in ("null", "reference"))
+                          for i in r.implementations if i.available and i.name not in (NULL_IMPL, REFERENCE_IMPL))
         t.add_row(r.name, r.suite, r.debian_version, r.compiler, impls, r.built_at,
                   r.engine_problem or "ok")
     out.print(t)

@@ -54,7 +54,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from cipherbench.errors import RunnerError
-from cipherbench.kinds import CycleSource, Operation
+from cipherbench.kinds import CycleSource, Operation, PrimitiveKind
 from cipherbench.measure.stats import Summary, summarize
 from cipherbench.registry import Primitive
 
@@ -125,7 +125,7 @@ class Point:
         if stack_offset is not None:
             req["stack_offset"] = int(stack_offset)
         req.update(self.conventions())
-        if p.kind != "hash":
+        if p.kind != PrimitiveKind.HASH:
             # byte i of the key is i + 1, of the IV 0xa0 + i, both mod 256 (Threefish-1024's are
             # 128 bytes long)
             req["key"] = bytes((1 + i) & 0xFF for i in range(p.key_bytes)).hex()

@@ -6,7 +6,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from cipherbench.kinds import Operation, Verdict
+from cipherbench.kinds import Operation, PrimitiveKind, Verdict
+from cipherbench.registry import NULL_PRIMITIVE
 from cipherbench.report import verdicts
 from cipherbench.report.tables import (
     STATUS_TEXT,
@@ -59,7 +60,7 @@ class Section:
 
 def _ms(run: Run, impl: str, prim: str, op: str, workload: str | None = None):
     p = primitive(prim)
-    ops = {op, "hash"} if (p and p.kind == "hash" and op == "encrypt") else {op}
+    ops = {op, "hash"} if (p and p.kind == PrimitiveKind.HASH and op == Operation.ENCRYPT) else {op}
     return [m for m in run.measurements if m.impl == impl and m.primitive == prim
             and m.operation in ops and (workload is None or m.workload == workload) and usable(m)]
 
@@ -151,7 +152,7 @@ def _published(v) -> str:
 
 
 def _impls(run: Run) -> list[str]:
-    return sorted({m.impl for m in run.measurements if m.primitive != "null"})
+    return sorted({m.impl for m in run.measurements if m.primitive != NULL_PRIMITIVE})
 
 
 def build_table(data: ReportData, run: Run, t: dict, idx: int, name: str) -> tuple[Table, Chart | None]:
@@ -206,9 +207,9 @@ def build_table(data: ReportData, run: Run, t: dict, idx: int, name: str) -> tup
                       mark_of(st))
         if chart is not None:
             for impl, vals, st in impl_rows:
-                name_ = data.series_name(run, impl) + ("" if st == "passed" else f" ({STATUS_TEXT[st]})")
+                name_ = data.series_name(run, impl) + ("" if st == Verdict.PASSED else f" ({STATUS_TEXT[st]})")
                 v = vals[first["key"]]
-                series = chart.now.setdefault(name_, ChartSeries(impl, st == "passed"))
+                series = chart.now.setdefault(name_, ChartSeries(impl, st == Verdict.PASSED))
                 series.by_label[row["label"]] = v if isinstance(v, (int, float)) else None
     table.notes = [f"Published: {t['units']}; on {entry.get('machine', '')} ({entry.get('year', '')}); "
                    f"source: {entry.get('citation', '')}."]

@@ -17,7 +17,8 @@ import plotly.graph_objects as go
 from plotly.offline import get_plotlyjs
 
 from cipherbench import __version__
-from cipherbench.kinds import Verdict
+from cipherbench.kinds import Operation, Verdict, Workload
+from cipherbench.registry import NULL_PRIMITIVE
 from cipherbench.report import answer, builds, experiments, machines, overview, releases, results_json, tables
 from cipherbench.report.tables import (
     STATUS_TEXT,
@@ -172,7 +173,7 @@ def throughput_plots(p: Page):
           "hashing) with one keyed context, as <code>openssl speed -evp</code> and the 2008 library "
           "comparison timed. Error bars: the confidence interval of the median. Switch the y axis "
           "between linear and log with the buttons.</p>")
-    for prim in sorted(by, key=lambda x: (x == "null", x)):
+    for prim in sorted(by, key=lambda x: (x == NULL_PRIMITIVE, x)):
         fig = go.Figure()
         sizes, ms, pairs = [], [], []
         for s in by[prim]:
@@ -222,7 +223,7 @@ def keysetup_plots(p: Page):
         key = (run.id, m.impl, m.operation, m.primitive)
         g = groups.setdefault(fam, {})
         # The key schedule does not depend on the workload: keep one (bulk first).
-        if key not in g or (m.workload == "bulk" and g[key][1].workload != "bulk"):
+        if key not in g or (m.workload == Workload.BULK and g[key][1].workload != Workload.BULK):
             g[key] = (run, m)
     if not groups:
         return
@@ -254,9 +255,9 @@ def keysetup_plots(p: Page):
             fig.add_trace(go.Bar(
                 x=[labels[m.primitive] for _, m in lst], y=ys,
                 name=f"{data.series_name(run, impl)} {op}{status_suffix(st)}",
-                marker=dict(color=p.color(data.series_name(run, impl)), opacity=1.0 if op == "keysetup" else 0.6,
-                            pattern=dict(shape=("" if op == "keysetup" else ".") if st == "passed"
-                                         else ("/" if op == "keysetup" else "x"))),
+                marker=dict(color=p.color(data.series_name(run, impl)), opacity=1.0 if op == Operation.KEYSETUP else 0.6,
+                            pattern=dict(shape=("" if op == Operation.KEYSETUP else ".") if st == Verdict.PASSED
+                                         else ("/" if op == Operation.KEYSETUP else "x"))),
                 error_y=dict(type="data", array=plus, arrayminus=minus, visible=True),
                 customdata=[[m.primitive, num(m.ns_per_call)] for _, m in lst],
                 hovertemplate="%{fullData.name}<br>%{customdata[0]}: <b>%{y:,.0f} cycles</b> "
@@ -287,7 +288,7 @@ def heatmap_plot(p: Page):
     z = [[(x if x is not None else math.nan) for x in row] for row in rel.ratio]
     xs = [f"{prim}<br>{size_text(rel.size[prim]) if rel.size[prim] else 'largest each'}" for prim in rel.primitives]
     names = [n + (" (project's reference code)" if is_reference(n) else "")
-             + (" ⚠" if any(("unverified" in t or "FAILED" in t) for t in rel.text[i]) else "")
+             + (" ⚠" if any(tables.text_mark(t) for t in rel.text[i]) else "")
              for i, n in enumerate(rel.names)]
     fig = go.Figure(go.Heatmap(
         z=z, x=xs, y=names, text=rel.text, texttemplate="%{text}", zmin=0, zmax=1,
@@ -308,8 +309,8 @@ def heatmap_plot(p: Page):
 
 def encrypt_decrypt_plot(p: Page):
     data = p.data
-    enc = tables.series(data, lambda m: m.operation == "encrypt" and m.workload == "bulk" and m.size > 0)
-    dec = tables.series(data, lambda m: m.operation == "decrypt" and m.workload == "bulk" and m.size > 0)
+    enc = tables.series(data, lambda m: m.operation == Operation.ENCRYPT and m.workload == Workload.BULK and m.size > 0)
+    dec = tables.series(data, lambda m: m.operation == Operation.DECRYPT and m.workload == Workload.BULK and m.size > 0)
     cats, vals, ms, pairs = [], {"encrypt": [], "decrypt": []}, [], []
     for prim in sorted(set(enc) & set(dec)):
         dmap = {(s.run.id, s.impl): s for s in dec[prim]}
@@ -358,7 +359,7 @@ def encrypt_decrypt_plot(p: Page):
 
 def workload_plots(p: Page):
     data = p.data
-    want = lambda m: m.operation in ("encrypt", "hash") and m.size > 0  # noqa: E731
+    want = lambda m: m.operation in (Operation.ENCRYPT, Operation.HASH) and m.size > 0  # noqa: E731
     by = tables.series(data, want)
     prims = [prim for prim, lst in by.items() if {s.workload for s in lst} - {"bulk"}]
     if not prims:
@@ -459,7 +460,7 @@ def header(p: Page):
                                            for k, v in tables.context_items(r)) + "</dl>")
         for w in r.meta.warnings or []:
             p.add(f'<div class="warn">⚠ warning: {h.escape(w)}</div>')
-    bad = [(run, v) for run in data.runs for v in run.verifications if v.status != "passed"]
+    bad = [(run, v) for run in data.runs for v in run.verifications if v.status != Verdict.PASSED]
     if bad:
         p.add('<div class="bad">Not verified: ' + h.escape(", ".join(
             f"{data.series_name(r, v.impl)} {v.primitive} ({STATUS_TEXT.get(v.status, v.status)})"

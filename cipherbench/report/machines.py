@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import statistics
 
+from cipherbench.kinds import RunStatus
 from cipherbench.registry import NULL_PRIMITIVE
 from cipherbench.report.tables import Table, cycle_sources, num
 from cipherbench.results.rules import is_bulk_speed, size_text
@@ -68,7 +69,7 @@ def host_runs(data: ReportData) -> dict[str, Run]:
     out: dict[str, Run] = {}
     for r in data.runs:
         host = r.meta.host or r.context.get("host")
-        if host and r.meta.status == "complete":
+        if host and r.meta.status == RunStatus.COMPLETE:
             if host not in out or out[host].id < r.id:
                 out[host] = r
     return dict(sorted(out.items()))
@@ -80,7 +81,7 @@ def _clock(run: Run) -> str:
 
 
 def _libraries(run: Run) -> str:
-    used = {m.impl for m in run.measurements if m.primitive != "null"}
+    used = {m.impl for m in run.measurements if m.primitive != NULL_PRIMITIVE}
     return "; ".join(f"{i.impl} {i.version or '?'}" for i in run.implementations if i.impl in used)
 
 

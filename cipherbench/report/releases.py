@@ -14,8 +14,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-# the module, not its names: analysis.compare reads results.run, whose package imports this
 from cipherbench.analysis import compare as cmp
+from cipherbench.kinds import Operation, Workload
+
+# the module, not its names: analysis.compare reads results.run, whose package imports this
+from cipherbench.registry import NULL_PRIMITIVE
 from cipherbench.report.tables import Table, mark_of, num
 from cipherbench.results.rules import size_text
 from cipherbench.results.run import Measurement, ReportData, Run, per_call_samples, usable
@@ -100,7 +103,7 @@ def rows(run: Run, seed: int = 0) -> list[Row]:
     series: dict[tuple, dict[str, dict]] = {}
     for m in run.measurements:
         b = bs.get(m.impl)
-        if b and m.primitive != "null" and m.workload == "bulk":
+        if b and m.primitive != NULL_PRIMITIVE and m.workload == Workload.BULK:
             series.setdefault((b.library, m.primitive, m.operation, m.size), {})[m.impl] = m
     out = []
     for (lib, prim, op, size), ms in sorted(series.items()):
@@ -156,7 +159,7 @@ def tables(run: Run, data: ReportData) -> list[Table]:
             figs = [num(by[b.impl].mb_per_s) if b.impl in by else "" for b in builds_]
             ratios = [ratio_text(by[b.impl]) if b.impl in by else "" for b in builds_ if not b.host]
             worst = next((c.verified for c in r.cells if mark_of(c.verified)), "passed")
-            t.add([r.primitive + (f" {r.operation}" if r.operation not in ("encrypt", "hash") else ""),
+            t.add([r.primitive + (f" {r.operation}" if r.operation not in (Operation.ENCRYPT, Operation.HASH) else ""),
                    size_text(r.size)] + figs + ratios, mark_of(worst))
         t.notes = [f"MB/s = 10^6 bytes/s at the median; 'vs host': speed relative to the host's build of "
                    f"the same library, timed in the same rounds, with its {cmp.CONFIDENCE:.0%} bootstrap interval; "

@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING
 
 from cipherbench.analysis.fit import fits
 from cipherbench.envs.describe import label as envs_label
-from cipherbench.kinds import CycleSource, Operation, Verdict
+from cipherbench.kinds import CycleSource, Operation, PrimitiveKind, Verdict, Workload
+from cipherbench.registry import NULL_PRIMITIVE
 from cipherbench.results.rules import ranked_as_library, size_text
 from cipherbench.results.run import Measurement, ReportData, Run, primitive, usable
 
@@ -119,7 +120,7 @@ def verification_note(data: ReportData, pairs) -> str:
 
 def throughput_kind(m) -> bool:
     """Bulk data throughput: encryption (or hashing), workload bulk, a size."""
-    return m.operation in ("encrypt", "hash") and m.workload == "bulk" and m.size > 0
+    return m.operation in (Operation.ENCRYPT, Operation.HASH) and m.workload == Workload.BULK and m.size > 0
 
 
 # ---------------------------------------------------------------------------- series for plots
@@ -179,9 +180,9 @@ def speed_tables(data: ReportData) -> list[Table]:
         if m.size <= 0 or m.operation.is_keysetup:
             continue
         typ = m.primitive
-        if m.operation not in ("encrypt", "hash"):
+        if m.operation not in (Operation.ENCRYPT, Operation.HASH):
             typ += f" {m.operation}"
-        if m.workload != "bulk":
+        if m.workload != Workload.BULK:
             typ += f" [{m.workload}]"
         key = (run.id, m.impl, typ)
         rows.setdefault(key, {})[m.size] = m
@@ -241,7 +242,7 @@ def gladman_figures(run: Run, prim_name: str, impl: str) -> dict:
         if m:
             out[op] = m
     for op in ("encrypt", "decrypt"):
-        m = _pick([m for m in ms if m.operation == op and m.workload == "bulk" and m.size > 0])
+        m = _pick([m for m in ms if m.operation == op and m.workload == Workload.BULK and m.size > 0])
         if m and m.cycles_per_byte and p and p.block_bytes:
             out[op] = m
             out[op + "_cpb"] = m.cycles_per_byte * p.block_bytes
@@ -270,8 +271,8 @@ def gladman_table(data: ReportData) -> Table | None:
     groups: dict[tuple, dict[int, str]] = {}
     for run, m in data.measurements():
         p = primitive(m.primitive)
-        if p is None or p.kind != "cipher" or m.operation not in (
-                "encrypt", "decrypt", "keysetup", "keysetup-decrypt"):
+        if p is None or p.kind != PrimitiveKind.CIPHER or m.operation not in (
+                Operation.ENCRYPT, Operation.DECRYPT, Operation.KEYSETUP, Operation.KEYSETUP_DECRYPT):
             continue
         groups.setdefault((run.id, m.impl, p.family, p.mode), {})[p.key_bits] = p.name
     if not groups:
@@ -336,7 +337,7 @@ class Relative:
 def relative(data: ReportData) -> Relative | None:
     """Implementation × primitive, MB/s relative to the fastest verified implementation
     at the largest size every implementation of that primitive measured."""
-    by = series(data, lambda m: throughput_kind(m) and m.primitive != "null")
+    by = series(data, lambda m: throughput_kind(m) and m.primitive != NULL_PRIMITIVE)
     if not by:
         return None
     prims = sorted(by)
@@ -369,15 +370,26 @@ def relative(data: ReportData) -> Relative | None:
         for k, (m, st) in vals.items():
             i = row_keys.index(k)
             ratio[i][j] = m.mb_per_s / best
-            tag = {"failed": " FAILED", "passed": "", "n/a": ""}.get(st, " unverified")
+            tag = "" if Verdict.shown(st) else f" {FAILED_TEXT}" if st == Verdict.FAILED else f" {UNVERIFIED_TEXT}"
             text[i][j] = f"{ratio[i][j]:.2f}×{tag}"
         for run, m in data.measurements():
             if m.primitive == prim and m.error and throughput_kind(m):
                 i = row_keys.index((run.id, m.impl)) if (run.id, m.impl) in row_keys else None
                 if i is not None and not text[i][j]:
-                    text[i][j] = "FAILED: not timed" if m.verified == "failed" else "not timed"
+                    text[i][j] = f"{FAILED_TEXT}: not timed" if m.verified == Verdict.FAILED else "not timed"
     names = [data.series_name(run_of[r], i) for r, i in row_keys]
     return Relative(prims, [(run_of[r], i) for r, i in row_keys], names, ratio, text, size, base, pairs, ms)
+
+
+#: How a relative figure says its pair failed verification or is unverified.
+FAILED_TEXT, UNVERIFIED_TEXT = "FAILED", "unverified"
+
+
+def text_mark(text: str | None) -> Verdict | None:
+    """What a relative figure's text says of its verification: failed, unverified or nothing."""
+    if not text:
+        return None
+    return Verdict.FAILED if FAILED_TEXT in text else Verdict.UNVERIFIED if UNVERIFIED_TEXT in text else None
 
 
 def relative_table(data: ReportData) -> Table | None:
@@ -389,9 +401,10 @@ def relative_table(data: ReportData) -> Table | None:
                                     for p in rel.primitives],
               align=["l"] + ["r"] * len(rel.primitives))
     for i, name in enumerate(rel.names):
-        marks = {"failed" if "FAILED" in x else "unverified" if "unverified" in x else "" for x in rel.text[i]}
+        marks = {text_mark(x) for x in rel.text[i]}
         t.add([name] + [x or "" for x in rel.text[i]],
-              "failed" if "failed" in marks else "unverified" if "unverified" in marks else "")
+              RowMark.FAILED if Verdict.FAILED in marks else RowMark.UNVERIFIED if Verdict.UNVERIFIED in marks
+              else RowMark.NONE)
     t.notes = ["Unit: ratio of MB/s (10⁶ bytes/s) to the fastest verified implementation of the same "
                "primitive (1.00× = fastest), bulk encryption or hashing at the largest size every "
                "implementation of that primitive measured.",
@@ -454,7 +467,7 @@ def verification_table(data: ReportData) -> Table:
             seen.add((run.id, v.impl, v.primitive))
         for m in run.measurements:
             k = (run.id, m.impl, m.primitive)
-            if k not in seen and m.primitive != "null":
+            if k not in seen and m.primitive != NULL_PRIMITIVE:
                 seen.add(k)
                 t.add([data.series_name(run, m.impl), m.primitive, "unverified",
                        "none (the run was made with --no-verify)", "0"], "unverified")
@@ -538,7 +551,7 @@ def _cycles_per_block(run: Run, impl: str, prim: str, block_bytes: int | None) -
     p = primitive(prim)
     bb = block_bytes or (p.block_bytes if p else 0)
     ms = [m for m in run.measurements if m.impl == impl and m.primitive == prim and usable(m)
-          and m.workload == "bulk" and m.size > 0 and m.cycles_per_byte]
+          and m.workload == Workload.BULK and m.size > 0 and m.cycles_per_byte]
     picked = [_pick([m for m in ms if m.operation == op]) for op in ("encrypt", "decrypt")]
     picked = [m for m in picked if m]
     if not picked or not bb:
@@ -586,7 +599,7 @@ def _family_rows(data: ReportData, want) -> list[tuple[Run, str, str]]:
 def security_table(data: ReportData) -> Table | None:
     from cipherbench.analysis import margins
     known = margins.load()
-    rows = _family_rows(data, lambda p: p.family in known and p.kind in ("cipher", "stream"))
+    rows = _family_rows(data, lambda p: p.family in known and p.kind in (PrimitiveKind.CIPHER, PrimitiveKind.STREAM))
     if not rows:
         return None
     t = Table("security", "Security margin: rounds, the best published attack, and the cost of the minimum "

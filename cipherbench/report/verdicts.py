@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
-from cipherbench.kinds import Verdict
+from cipherbench.kinds import Operation, Verdict
 from cipherbench.report.tables import relative
 from cipherbench.results.rules import is_bulk_speed, is_reference, size_text
 from cipherbench.results.run import Measurement, ReportData, Run, usable
@@ -118,7 +118,7 @@ def rank_verdict(data: ReportData, run: Run, now: Mapping[str, Any], expect: Map
         return _rank_implementations(rel, expect)
     best: dict[str, float] = {}
     for m in rel.ms:
-        if m.verified == "passed" and m.operation == "encrypt":
+        if m.verified == Verdict.PASSED and m.operation == Operation.ENCRYPT:
             best[m.primitive] = max(best.get(m.primitive, 0.0), m.mb_per_s)
     if not best:
         return FindingResult(FindingVerdict.NOT_MEASURED, "no verified cipher timed in bulk")
@@ -156,7 +156,7 @@ def _rank_implementations(rel: Any, expect: Mapping[str, Any]) -> FindingResult:
 
 def _ns(run: Run, impl: str, prim: str, workload: str, size: int) -> float | None:
     return next((m.ns_per_call for m in run.measurements if m.impl == impl and m.primitive == prim
-                 and m.workload == workload and m.size == size and m.operation == "encrypt" and _ok(m, run)), None)
+                 and m.workload == workload and m.size == size and m.operation == Operation.ENCRYPT and _ok(m, run)), None)
 
 
 def rekey_verdict(run: Run, now: Mapping[str, Any], prims: list[str]) -> FindingResult:
@@ -200,7 +200,7 @@ def keysetup_verdict(run: Run, now: Mapping[str, Any]) -> FindingResult:
     who = now["keysetup_slowest"]
     cyc: dict[tuple[str, str], float] = {}
     for m in run.measurements:
-        if m.operation == "keysetup" and _ok(m) and m.cycles_per_call:
+        if m.operation == Operation.KEYSETUP and _ok(m) and m.cycles_per_call:
             cyc[(m.impl, m.primitive)] = m.cycles_per_call
     prims = sorted({p for i, p in cyc if i == who})
     shared = [(p, cyc[(who, p)], [c for (i, q), c in cyc.items() if q == p and i != who]) for p in prims]

@@ -6,10 +6,9 @@ from __future__ import annotations
 import math
 
 from cipherbench.kinds import Operation, Verdict, Workload
+from cipherbench.registry import REFERENCE_IMPL
 from cipherbench.results.run import Measurement, usable
 
-#: The implementation name of the project's own C ciphers (engine/reference/).
-REFERENCE_IMPL = "reference"
 #: A whole-block mode is timed at the largest whole number of blocks not above a size
 #: (registry/experiments.toml): 16368 B stands for 16 KiB with a 24-byte block.
 NEAR_SIZE = 0.9

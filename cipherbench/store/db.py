@@ -61,6 +61,7 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.exc import ArgumentError, OperationalError, SQLAlchemyError
 
 from cipherbench.errors import CipherbenchError, UsageError
+from cipherbench.kinds import RunStatus
 from cipherbench.store.records import MeasurementRecord, columns
 
 SCHEMA_VERSION = 6
@@ -409,7 +410,7 @@ class Store:
         dead = []
         with self.engine.begin() as c:
             for rid, host, pid in c.execute(select(runs.c.id, runs.c.host, runs.c.pid)
-                                            .where(runs.c.status == "running")):
+                                            .where(runs.c.status == RunStatus.RUNNING)):
                 if pid is not None and not alive(host, pid):
                     dead.append(rid)
             if dead:
@@ -448,7 +449,7 @@ class Store:
     def latest_run(self, complete_only: bool = False) -> int | None:
         q = select(func.max(runs.c.id))
         if complete_only:
-            q = q.where(runs.c.status == "complete")
+            q = q.where(runs.c.status == RunStatus.COMPLETE)
         with self.engine.connect() as c:
             return c.execute(q).scalar()
 
