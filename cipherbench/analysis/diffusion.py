@@ -69,8 +69,9 @@ A row passes a criterion when its p-values are at least `ALPHA`.
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from scipy import stats
@@ -80,6 +81,15 @@ from cipherbench.kinds import PrimitiveKind, Verdict
 from cipherbench.measure import ops
 from cipherbench.registry import Primitive
 from cipherbench.results.run import Diffusion
+
+if TYPE_CHECKING:
+    from cipherbench.measure.measurer import Point
+    from cipherbench.measure.session import Session
+
+#: An array of the numbers numpy holds (bytes, bits as bools, counts).
+Array = np.ndarray[Any, np.dtype[Any]]
+#: Said after each item of a long measurement.
+Progress = Callable[[str], None] | None
 
 ALPHA = 0.001  # significance level of the avalanche verdicts
 
@@ -94,12 +104,12 @@ class Sampling:
     def samples(self) -> int:
         return self.keys * self.blocks
 
-    def check(self):
+    def check(self) -> None:
         if self.keys < 1 or self.blocks < 1:
             raise UsageError("diffusion needs at least one key and one block per key")
 
 
-def ecb_primitive(session, name: str) -> Primitive:
+def ecb_primitive(session: Session, name: str) -> Primitive:
     """The registry primitive, which must be a block cipher in ECB (single blocks)."""
     p = session.primitive(name)
     if p.kind != PrimitiveKind.CIPHER or p.mode != "ecb":
@@ -109,7 +119,7 @@ def ecb_primitive(session, name: str) -> Primitive:
     return p
 
 
-def flip_set(bases: np.ndarray) -> np.ndarray:
+def flip_set(bases: Array) -> Array:
     """(m, B) base blocks -> (m, 1 + 8B, B): each base block, then its 8B one-bit-flipped variants."""
     m, nbytes = bases.shape
     n = 8 * nbytes
@@ -119,7 +129,7 @@ def flip_set(bases: np.ndarray) -> np.ndarray:
     return out
 
 
-def changes(session, impl: str, p: Primitive, rounds: int | None, sampling: Sampling) -> np.ndarray:
+def changes(session: Session, impl: str, p: Primitive, rounds: int | None, sampling: Sampling) -> Array:
     """Bool array (samples, n_in, n_out): output bit j changed when input bit i was flipped.
     `rounds` None asks for the full cipher without the protocol field."""
     sampling.check()
@@ -139,7 +149,7 @@ def changes(session, impl: str, p: Primitive, rounds: int | None, sampling: Samp
     return np.concatenate(out)
 
 
-def figures(ch: np.ndarray, bic: bool = True) -> dict:
+def figures(ch: Array, bic: bool = True) -> dict[str, Any]:
     """The diffusion and avalanche figures of one change array (see the module docstring).
     `bic` False leaves the bit independence figures out (None): they cost the most and
     matter for the full cipher."""
@@ -169,7 +179,7 @@ def figures(ch: np.ndarray, bic: bool = True) -> dict:
     }
 
 
-def _bic(ch: np.ndarray) -> tuple[float | None, float | None]:
+def _bic(ch: Array) -> tuple[float | None, float | None]:
     n_samples, n_in, n_out = ch.shape
     x = ch.astype(np.float32)
     x -= x.mean(axis=0)
@@ -187,7 +197,7 @@ def _bic(ch: np.ndarray) -> tuple[float | None, float | None]:
     return r, p
 
 
-def measure(session, impl: str, p: Primitive, rounds: int | None, sampling: Sampling) -> Diffusion:
+def measure(session: Session, impl: str, p: Primitive, rounds: int | None, sampling: Sampling) -> Diffusion:
     """One stored row: the figures of `impl`'s `p` at `rounds` (None = the full cipher)."""
     info = session.impls[impl].rounds.get(p.name, {}) if impl in session.impls else {}
     row = {"impl": impl, "primitive": p.name, "rounds": rounds, "full_rounds": info.get("full"),
@@ -197,7 +207,8 @@ def measure(session, impl: str, p: Primitive, rounds: int | None, sampling: Samp
     return Diffusion.of(row)
 
 
-def profile(session, impl: str, p: Primitive, sampling: Sampling, rounds=None, progress=None) -> list[Diffusion]:
+def profile(session: Session, impl: str, p: Primitive, sampling: Sampling, rounds: Sequence[int] = (),
+            progress: Progress = None) -> list[Diffusion]:
     """Rows for the round counts asked (default: 1, 2, ... until every output bit depends on every
     input bit, below the full count) and one for the full cipher. Only the full cipher for
     implementations that do not announce reduced rounds for `p`."""
@@ -217,6 +228,7 @@ def profile(session, impl: str, p: Primitive, sampling: Sampling, rounds=None, p
         plan = []
     rows: list[Diffusion] = []
     if plan is None:
+        assert info is not None
         r = 1
         while r < info["full"]:
             rows.append(measure(session, impl, p, r, sampling))
@@ -239,7 +251,8 @@ def profile(session, impl: str, p: Primitive, sampling: Sampling, rounds=None, p
 def passes(row: Diffusion, criterion: str) -> bool | None:
     """Whether a row is consistent with the SAC or BIC at level ALPHA (None: not measurable)."""
     if criterion == "sac":
-        return row.sac_p >= ALPHA and row.sac_worst_p >= ALPHA
+        return row.sac_p is not None and row.sac_worst_p is not None and row.sac_p >= ALPHA \
+            and row.sac_worst_p >= ALPHA
     return None if row.bic_p is None else row.bic_p >= ALPHA
 
 
@@ -287,7 +300,7 @@ def summary(rows: Sequence[Diffusion]) -> Summary:
                    full=full_row)
 
 
-def sampling_from(preset: dict | None) -> Sampling:
+def sampling_from(preset: dict[str, Any] | None) -> Sampling:
     d = dict(preset or {})
     unknown = set(d) - set(asdict(Sampling()))
     if unknown:
@@ -296,7 +309,7 @@ def sampling_from(preset: dict | None) -> Sampling:
     return Sampling(**d)
 
 
-def experiment_pairs(points) -> list[tuple[str, Primitive]]:
+def experiment_pairs(points: Iterable[Point]) -> list[tuple[str, Primitive]]:
     """What an experiment's diffusion covers: per implementation and cipher family among the
     planned points, the ECB primitive with the smallest key (diffusion does not depend on the
     key length beyond the round count), unless it failed verification."""
@@ -311,7 +324,8 @@ def experiment_pairs(points) -> list[tuple[str, Primitive]]:
     return sorted(((impl, p) for (impl, _), p in best.items()), key=lambda x: (x[1].family, x[0]))
 
 
-def experiment_rows(session, pairs, sampling: Sampling, progress=None) -> list[Diffusion]:
+def experiment_rows(session: Session, pairs: Iterable[tuple[str, Primitive]], sampling: Sampling,
+                    progress: Progress = None) -> list[Diffusion]:
     """Rows for every pair; a pair that fails gets one row carrying its error instead of figures."""
     rows: list[Diffusion] = []
     for impl, p in pairs:
