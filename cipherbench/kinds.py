@@ -4,6 +4,7 @@ store, the registry and the results document use, so a member compares equal to
 its word and is stored as it."""
 from __future__ import annotations
 
+from collections.abc import Iterable
 from enum import StrEnum
 
 
@@ -63,6 +64,21 @@ class Verdict(StrEnum):
     FAILED = "failed"
     UNVERIFIED = "unverified"  # no known answer it could run
     NOT_APPLICABLE = "n/a"  # the null primitive: nothing to verify
+
+    @classmethod
+    def shown(cls, verdict: str | None) -> bool:
+        """Verified enough to show as a result: passed, or nothing to verify (the null
+        primitive). None, a point never judged, is not."""
+        return verdict in (cls.PASSED, cls.NOT_APPLICABLE)
+
+    @classmethod
+    def of_all(cls, verdicts: Iterable[str | None]) -> Verdict:
+        """One verdict for several pairs shown together: failed if any failed, unverified if
+        any is not shown as verified, else passed."""
+        vs = set(verdicts)
+        if cls.FAILED in vs:
+            return cls.FAILED
+        return cls.UNVERIFIED if any(not cls.shown(v) for v in vs) else cls.PASSED
 
 
 class RunKind(StrEnum):

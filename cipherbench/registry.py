@@ -14,9 +14,19 @@ from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
+from cipherbench.kinds import PrimitiveKind
+
 REGISTRY_FILE = Path(__file__).resolve().parent.parent / "registry" / "primitives.toml"
 
 KINDS = ("cipher", "aead", "stream", "hash", "null")
+#: The name of the harness's own baseline primitive, a call that does nothing (kind "null").
+NULL_PRIMITIVE = "null"
+#: The implementation that offers it: the engine's own null adapter.
+NULL_IMPL = "null"
+#: The implementation name of the project's own C ciphers (engine/reference/).
+REFERENCE_IMPL = "reference"
+#: A mode's `iv` in primitives.toml when it takes none.
+NO_IV = "none"
 
 
 @dataclass(frozen=True)
@@ -41,11 +51,11 @@ class Primitive:
 
     @property
     def is_aead(self) -> bool:
-        return self.kind == "aead"
+        return self.kind == PrimitiveKind.AEAD
 
     def input_rule(self) -> str:
         """A short sentence saying which input lengths are accepted."""
-        if self.kind == "hash":
+        if self.kind == PrimitiveKind.HASH:
             return "any length"
         if self.whole_blocks:
             return f"a multiple of {self.block_bytes} bytes (no padding)"
@@ -106,8 +116,8 @@ def _expand(data: dict) -> list[Primitive]:
                 md = modes[m]
                 if "block_bits" in md and block_bits not in md["block_bits"]:
                     continue
-                iv = md.get("iv", "none")
-                iv_bytes = 0 if iv == "none" else block_bits // 8 if iv == "block" else int(iv)
+                iv = md.get("iv", NO_IV)
+                iv_bytes = 0 if iv == NO_IV else block_bits // 8 if iv == "block" else int(iv)
                 params = dict(c.get("params", {}))
                 for extra in ("byte_order", "key_schedule"):
                     if extra in c:

@@ -5,25 +5,29 @@ import json
 import os
 import subprocess
 import sys
+from dataclasses import replace
 
 import pytest
 from conftest import REPO
 
 from cipherbench.analysis.recommend import USE_CASES, Exclusion, Filters, UseCase, recommend
+from cipherbench.kinds import Workload
 from cipherbench.report.answer import short_lines
+from cipherbench.results.run import Implementation, Measurement
 
 CHROMIUM = "/usr/bin/chromium"
-IMPLS = [{"impl": i, "runner": r, "library": i} for i, r in
+IMPLS = [Implementation(i, runner=r, library=i) for i, r in
          (("openssl", "native"), ("nettle", "native"), ("java", "java"), ("reference", "native"))]
 
 
 def point(impl, prim, size, mb, spread=0.02, verified="passed", error=None, workload="bulk", op="encrypt"):
     """A stored measurement with MB/s `mb` and a confidence interval of +-spread around it."""
     ns = size / mb * 1e3
-    return {"impl": impl, "primitive": prim, "operation": op, "workload": workload, "size": size,
-            "ns_per_call": None if error else ns, "ns_low": ns * (1 - spread), "ns_high": ns * (1 + spread),
-            "mb_per_s": None if error else mb, "provider": "default provider, AES-NI", "verified": verified,
-            "error": error, "warnings": []}
+    return Measurement.of({"impl": impl, "primitive": prim, "operation": op, "workload": workload, "size": size,
+                           "ns_per_call": None if error else ns, "ns_low": ns * (1 - spread),
+                           "ns_high": ns * (1 + spread), "mb_per_s": None if error else mb,
+                           "provider": "default provider, AES-NI", "verified": verified, "error": error,
+                           "warnings": []})
 
 
 def test_the_fastest_verified_wins_ties_are_said_and_exclusions_give_their_reason():
@@ -59,7 +63,7 @@ def test_aeads_are_ranked_on_whole_messages_where_the_run_timed_them():
     assert a.where() == "at 16 KiB per message"
     assert [(e.impl, e.reason, e.detail) for e in a.excluded] == [
         ("java", Exclusion.NOT_TIMED, "not timed as message (--workload message)")]
-    stream_only = recommend([m for m in ms if m["workload"] == "bulk"], IMPLS, cases=[UseCase.BULK_AEAD])[0]
+    stream_only = recommend([m for m in ms if m.workload == Workload.BULK], IMPLS, cases=[UseCase.BULK_AEAD])[0]
     assert [f.impl for f in stream_only.ranked] == ["openssl", "java"] and stream_only.where() == "at 16 KiB"
 
 
@@ -79,11 +83,11 @@ def test_a_figure_timed_on_several_cpus_is_never_ranked_as_a_library():
     that load: a noisy run can put it above the one-CPU figure, but no answer may name it."""
     from cipherbench.cli.summary import best_table
 
-    two = dict(point("openssl*2", "aes-128-gcm", 16384, 4100), parallel=2)
-    ms = [dict(point("openssl", "aes-128-gcm", 16384, 4000), parallel=1), two, point("nettle", "aes-128-gcm", 16384, 900)]
+    two = replace(point("openssl*2", "aes-128-gcm", 16384, 4100), parallel=2)
+    ms = [replace(point("openssl", "aes-128-gcm", 16384, 4000), parallel=1), two, point("nettle", "aes-128-gcm", 16384, 900)]
     a = recommend(ms, IMPLS, cases=[UseCase.BULK_AEAD])[0]
     assert [f.impl for f in a.ranked] == ["openssl", "nettle"]
-    table = best_table(1, {"measurements": ms})
+    table = best_table(1, ms)
     assert table is not None and list(table.columns[2].cells) == ["openssl"]
 
 
@@ -226,14 +230,14 @@ def test_dotnet_then_and_now_has_the_seeds_shape():
     """Algorithm x key size x block size as rows, ECB/CBC/CFB as columns; CFB as the .NET
     classes run it (8-bit for DES, 128-bit segments in a 256-bit Rijndael block)."""
     from cipherbench.report import experiments
-    from cipherbench.report.data import ReportData, Run, load_published
+    from cipherbench.results.run import ReportData, Run, load_published
 
     def m(p, mb):
         return {"impl": "mono", "primitive": p, "operation": "encrypt", "workload": "bulk", "size": 8192,
                 "mb_per_s": mb, "ns_per_call": 8192 / mb * 1e3, "error": None, "verified": "passed",
                 "cycles_per_byte": None, "cycle_source": None, "warnings": []}
     ms = [m("des-56-ecb", 40), m("des-56-cbc", 38), m("des-56-cfb8", 5), m("rijndael256-256-cfb128", 50)]
-    run = Run(1, {"profile": "dotnet", "uuid": "x"}, {}, [{"impl": "mono", "primitives": {x["primitive"]: "" for x in ms}}],
+    run = Run.of(1, {"profile": "dotnet", "uuid": "x"}, {}, [{"impl": "mono", "primitives": {x["primitive"]: "" for x in ms}}],
               [{"impl": "mono", "primitive": x["primitive"], "status": "passed"} for x in ms], ms)
     sec = experiments.sections(ReportData([run], {"dotnet": load_published()["dotnet"]}))[0]
     t = sec.tables[-1]
@@ -251,13 +255,13 @@ def test_a_published_row_nothing_here_offers_says_why_in_the_report_and_the_term
     its row says so in the report's words, and the terminal's then-and-now says it short."""
     from cipherbench.cli.summary import ABSENT, _terminal_row
     from cipherbench.report import experiments
-    from cipherbench.report.data import ReportData, Run, load_published
     from cipherbench.report.tables import RowMark
+    from cipherbench.results.run import ReportData, Run, load_published
 
     m = {"impl": "reference", "primitive": "rc6-128-ecb", "operation": "encrypt", "workload": "bulk", "size": 4096,
          "mb_per_s": 100.0, "ns_per_call": 40960.0, "error": None, "verified": "passed", "cycles_per_byte": 20.0,
          "cycles_per_call": 81920.0, "cycle_source": "test", "warnings": []}
-    run = Run(1, {"profile": "aes-candidates", "uuid": "x"}, {},
+    run = Run.of(1, {"profile": "aes-candidates", "uuid": "x"}, {},
               [{"impl": "reference", "primitives": {"rc6-128-ecb": "", "mars-128-ecb": ""}}],
               [{"impl": "reference", "primitive": "rc6-128-ecb", "status": "passed"}], [m])
     sec = experiments.sections(ReportData([run], {"aes-candidates": load_published()["aes-candidates"]}))[0]

@@ -128,7 +128,7 @@ def test_a_faulty_build_fails_verification_is_shown_failed_and_is_not_timed(tmp_
 
 def _run_of(cycles: dict[str, float], failed=()):
     """A stored run in the report's form: `reference` and three variants on one cipher."""
-    from cipherbench.report.data import Run
+    from cipherbench.results.run import Run
     impls, ms, vs = [], [], []
     for impl, cyc in cycles.items():
         label = impl.split("@")[1] if "@" in impl else None
@@ -142,7 +142,7 @@ def _run_of(cycles: dict[str, float], failed=()):
                    "ns_per_call": None if status == "failed" else cyc / 4,
                    "cycles_per_call": None if status == "failed" else cyc,
                    "error": "not timed: failed verification" if status == "failed" else None})
-    return Run(1, {"uuid": "u"}, {}, impls, vs, ms)
+    return Run.of(1, {"uuid": "u"}, {}, impls, vs, ms)
 
 
 def test_report_relates_each_build_to_the_ordinary_one():

@@ -10,7 +10,7 @@ import pytest
 from conftest import REPO
 
 from cipherbench.analysis import compare
-from cipherbench.report.data import Run
+from cipherbench.results.run import Run
 
 
 def fake_run(uuid, per_call, n_batches=None, impl="openssl", primitive="aes-128-ctr", size=1024):
@@ -23,7 +23,7 @@ def fake_run(uuid, per_call, n_batches=None, impl="openssl", primitive="aes-128-
          "workload": "bulk", "size": size, "aad_size": 0, "loops": 10, "n": len(per_call), "ns_per_call": med,
          "ns_low": min(per_call), "ns_high": max(per_call), "mb_per_s": size / med * 1e3, "verified": "passed",
          "warnings": [], "error": None, "samples": samples}
-    return Run(1, {"uuid": uuid, "profile": "t", "host": "h"}, {}, [], [], [m])
+    return Run.of(1, {"uuid": uuid, "profile": "t", "host": "h"}, {}, [], [], [m])
 
 
 def test_clear_differences_are_called_with_their_direction():
@@ -108,14 +108,15 @@ def test_compare_two_stored_runs_in_one_sqlite_file(two_runs, capsys):
 
 def test_compare_across_stores_and_unknown_runs(two_runs, tmp_path, capsys):
     from cipherbench.cli import main
-    from cipherbench.report.data import load_run
-    from cipherbench.store import transfer
+    from cipherbench.report import results_json
+    from cipherbench.results import transfer
+    from cipherbench.results.run import load_run
     from cipherbench.store.db import Store
 
     db, path = two_runs
     other = f"sqlite:///{tmp_path / 'o.sqlite'}"
     f = tmp_path / "r.json"
-    transfer.export_run(Store(db), 2, f)
+    transfer.write_document(results_json.document(load_run(Store(db), 2)), f)
     rid = transfer.import_document(Store(other), transfer.read_document(f))
     res = compare.compare(load_run(Store(db), 2), load_run(Store(other), rid))
     # the same samples on both sides: no difference (or too few to test, where a shared core set some aside)

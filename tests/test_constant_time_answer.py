@@ -9,16 +9,22 @@ from cipherbench.analysis.constant_time import CtStatus, ct_marks, mark_of
 from cipherbench.analysis.recommend import Exclusion, Filters, UseCase, recommend
 from cipherbench.ct.records import Method, StatVerdict, TaintVerdict
 from cipherbench.kinds import RunKind
+from cipherbench.results.run import CtRow, Implementation, Measurement
 from cipherbench.store.db import Store
 
 
 def taint(verdict, secret="key", kind=None, phase=None, path_differs=False):
-    return {"method": Method.TAINT.value, "secret": secret, "verdict": verdict.value, "first_kind": kind,
-            "first_phase": phase, "path_differs": path_differs, "primitive": "aes-128-gcm"}
+    return {"impl": "openssl", "method": Method.TAINT.value, "secret": secret, "verdict": verdict.value,
+            "first_kind": kind, "first_phase": phase, "path_differs": path_differs, "primitive": "aes-128-gcm"}
 
 
 def stat(verdict, secret="key"):
-    return {"method": Method.STAT.value, "secret": secret, "verdict": verdict.value, "primitive": "aes-128-gcm"}
+    return {"impl": "openssl", "method": Method.STAT.value, "secret": secret, "verdict": verdict.value,
+            "primitive": "aes-128-gcm"}
+
+
+def rows(*dicts):
+    return [CtRow.of(d) for d in dicts]
 
 
 CLEAN, NO_LEAK = TaintVerdict.CLEAN, StatVerdict.NO_LEAK_DETECTED
@@ -39,7 +45,7 @@ CLEAN, NO_LEAK = TaintVerdict.CLEAN, StatVerdict.NO_LEAK_DETECTED
     ([stat(StatVerdict.UNSUPPORTED)], False, CtStatus.NOT_CHECKED, None, ""),
 ])
 def test_the_rule(rows, native, status, method, detail):
-    m = mark_of(rows, native, run_id=7)
+    m = mark_of([CtRow.of(r) for r in rows], native, run_id=7)
     assert (m.status, m.method, m.detail) == (status, method, detail)
     assert m.vouched == (status in (CtStatus.CLEAN, CtStatus.NO_LEAK_DETECTED))
 
@@ -77,11 +83,12 @@ def test_a_verdict_vouches_for_the_same_build_in_any_run_and_the_newest_wins(tmp
 
 
 def test_recommend_constant_time_ranks_only_what_a_verdict_vouches_for():
-    ms = [{"impl": i, "primitive": "aes-128-gcm", "operation": "encrypt", "workload": "bulk", "size": 16384,
-           "ns_per_call": 16384 / mb * 1e3, "ns_low": None, "ns_high": None, "mb_per_s": mb, "provider": "",
-           "verified": "passed", "error": None, "warnings": []} for i, mb in (("openssl", 4000), ("nettle", 3000))]
-    impls = [{"impl": i, "runner": "native", "library": i} for i in ("openssl", "nettle")]
-    marks = {("nettle", "aes-128-gcm"): mark_of([taint(CLEAN)], True, run_id=3)}
+    ms = [Measurement.of({"impl": i, "primitive": "aes-128-gcm", "operation": "encrypt", "workload": "bulk",
+                          "size": 16384, "ns_per_call": 16384 / mb * 1e3, "ns_low": None, "ns_high": None,
+                          "mb_per_s": mb, "provider": "", "verified": "passed", "error": None, "warnings": []})
+          for i, mb in (("openssl", 4000), ("nettle", 3000))]
+    impls = [Implementation(i, runner="native", library=i) for i in ("openssl", "nettle")]
+    marks = {("nettle", "aes-128-gcm"): mark_of(rows(taint(CLEAN)), True, run_id=3)}
     plain = recommend(ms, impls, cases=[UseCase.BULK_AEAD], ct=marks)[0]
     assert [(f.impl, f.ct.symbol()) for f in plain.ranked] == [("openssl", "ct?"), ("nettle", "ct✓")]
     only = recommend(ms, impls, Filters(constant_time=True), [UseCase.BULK_AEAD], ct=marks)[0]

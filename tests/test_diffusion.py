@@ -10,6 +10,7 @@ from cipherbench.analysis import diffusion as dif
 from cipherbench.analysis import margins
 from cipherbench.errors import UsageError
 from cipherbench.measure import ops
+from cipherbench.results.run import Diffusion
 
 RNG_SEED = 20240
 
@@ -124,29 +125,28 @@ def test_aes_diffusion_is_exactly_what_its_structure_implies(s):
         assert ch.shape == (32, 128, 128)
         assert (_changed_bytes(ch) == expect).all(), rounds
     rows = dif.profile(s, "reference", p, smp)
-    assert [r["rounds"] for r in rows] == [1, 2, 3, None]
-    assert [r["complete"] for r in rows] == [False, False, True, True]
-    assert [r["dependent_pairs"] for r in rows[:2]] == [128 * 8, 128 * 32]  # 1 byte, then 4 bytes per bit
+    assert [r.rounds for r in rows] == [1, 2, 3, None]
+    assert [r.complete for r in rows] == [False, False, True, True]
+    assert [r.dependent_pairs for r in rows[:2]] == [128 * 8, 128 * 32]  # 1 byte, then 4 bytes per bit
     sm = dif.summary(rows)
-    assert sm["full_diffusion_rounds"] == 3 and sm["full_rounds"] == 10
-    assert sm["overall"] == pytest.approx(10 * max(sm["d1"], sm["d2"] / 2))
+    assert sm.full_diffusion_rounds == 3 and sm.full_rounds == 10
+    assert sm.overall == pytest.approx(10 * max(sm.d1, sm.d2 / 2))
 
 
 def test_full_aes_passes_the_avalanche_criteria_and_reduced_aes_fails_them(s):
     p = s.reg["aes-128-ecb"]
     smp = dif.Sampling(keys=8, blocks=32, seed=1999)
     full = dif.measure(s, "reference", p, None, smp)
-    assert full["samples"] == 256 and 63 < full["mean_bits"] < 65
+    assert full.samples == 256 and full.mean_bits is not None and 63 < full.mean_bits < 65
     assert dif.passes(full, "sac") and dif.passes(full, "bic")
     two = dif.measure(s, "reference", p, 2, smp)
-    assert two["sac_p"] < 1e-100 and not dif.passes(two, "sac")
+    assert two.sac_p is not None and two.sac_p < 1e-100 and not dif.passes(two, "sac")
     # the same seed gives the same figures from another implementation of the same cipher
     other = next((i.name for i in s.impls.values()
                   if i.name != "reference" and i.available and "aes-128-ecb" in i.primitives), None)
     if other:
         o = dif.measure(s, other, p, None, smp)
-        assert {k: o[k] for k in ("mean_bits", "sac_p", "bic_max_corr")} == \
-               {k: full[k] for k in ("mean_bits", "sac_p", "bic_max_corr")}
+        assert (o.mean_bits, o.sac_p, o.bic_max_corr) == (full.mean_bits, full.sac_p, full.bic_max_corr)
 
 
 def test_figures_catch_dependent_output_bits_and_the_identity():
@@ -167,10 +167,10 @@ def test_overall_count_reproduces_gladmans_published_row():
     max(d1, d2/2) gives his overall count: RC6 15/42 -> 420 (20 rounds), E2 39/48 -> 468
     (12), DEAL 17/49 -> 147 (6), HPC 64/64 -> 512 (8)."""
     def rows(full, d1, d2):
-        return [{"rounds": 1, "full_rounds": full, "mean_bits": d1, "complete": False, "rounds_unit": "round"},
-                {"rounds": 2, "full_rounds": full, "mean_bits": d2, "complete": False, "rounds_unit": "round"}]
+        return [Diffusion("x", "y", rounds=1, full_rounds=full, mean_bits=d1, complete=False, rounds_unit="round"),
+                Diffusion("x", "y", rounds=2, full_rounds=full, mean_bits=d2, complete=False, rounds_unit="round")]
     for full, d1, d2, overall in ((20, 15, 42, 420), (12, 39, 48, 468), (6, 17, 49, 147), (8, 64, 64, 512)):
-        assert dif.summary(rows(full, d1, d2))["overall"] == overall
+        assert dif.summary(rows(full, d1, d2)).overall == overall
 
 
 # ---------------------------------------------------------------------------- security margins
@@ -192,13 +192,13 @@ def test_security_margins_carry_the_published_figures_with_citations():
 
 
 def test_security_columns_are_derived_from_the_stored_cycles():
-    from cipherbench.report.data import Run
     from cipherbench.report.tables import security_value
+    from cipherbench.results.run import Run
 
     def m(op, cpb):
         return {"impl": "reference", "primitive": "rc6-128-ecb", "operation": op, "workload": "bulk",
                 "size": 4096, "ns_per_call": 1.0, "cycles_per_byte": cpb, "error": None}
-    run = Run(1, {"uuid": "x"}, {}, [], [], [m("encrypt", 10.0), m("decrypt", 12.0)])
+    run = Run.of(1, {"uuid": "x"}, {}, [], [], [m("encrypt", 10.0), m("decrypt", 12.0)])
     # mean of 160 and 192 cycles per 16-byte block, x Biham's 21 of 20 rounds
     assert security_value(run, "reference", "rc6-128-ecb", "min_secure_cycles")[0] == pytest.approx(176 * 21 / 20)
     assert security_value(run, "reference", "rc6-128-ecb", "min_secure_rounds")[0] == "21 of 20 (unchecked)"

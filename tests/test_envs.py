@@ -165,12 +165,12 @@ def _measurement(impl, ns, jitter):
 
 def test_the_releases_section_gives_each_release_its_ratio_to_the_host_with_an_interval():
     from cipherbench.report import releases
-    from cipherbench.report.data import ReportData, Run
+    from cipherbench.results.run import ReportData, Run
     env = {"release": "bullseye", "debian_version": "11.11", "host": False, "package": "libssl-dev",
            "package_version": "1.1.1w-0+deb11u1", "compiler": "g++ 10.2.1"}
     host = {"release": "bookworm", "debian_version": "12.12", "host": True, "package": "libssl-dev",
             "package_version": "3.0.17-1~deb12u2", "compiler": "g++ 12.2.0"}
-    run = Run(1, {"uuid": "u", "profile": "debian-releases"}, {},
+    run = Run.of(1, {"uuid": "u", "profile": "debian-releases"}, {},
               [{"impl": "openssl", "version": "OpenSSL 3.0.17 1 Jul 2025", "environment": host},
                {"impl": "bullseye:openssl", "version": "OpenSSL 1.1.1w  11 Sep 2023", "environment": env}],
               [], [_measurement("openssl", 1000.0, 5.0), _measurement("bullseye:openssl", 800.0, 4.0)])

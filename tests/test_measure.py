@@ -321,8 +321,8 @@ def test_batches_timed_on_a_shared_core_are_set_aside_when_enough_ran_alone():
     # stands on the same batches: 4000/3 ns a call each, not the shared batches' 5000/3
     assert [s["set_aside"] for s in timed] == [False, False, True, True, False, False, False, False]
     assert not any(s["set_aside"] for s in pt.raw if s["warmup"])
-    from cipherbench.report.data import per_call_samples
-    assert per_call_samples({"samples": pt.raw}) == [4000 / 3.0] * 6
+    from cipherbench.results.run import Measurement, per_call_samples
+    assert per_call_samples(Measurement.of({"samples": pt.raw})) == [4000 / 3.0] * 6
     # the same batches judged against no usual level: all eight count, the median moves
     f_all = figures(pt, CoreClock(3.0, ""))
     assert f_all.shared_batches == 0 and f_all.summary.n == 8

@@ -5,7 +5,8 @@ from __future__ import annotations
 import re
 
 from cipherbench.paths import REPO
-from cipherbench.report.data import CSV_COLUMNS, MEASUREMENT_FIELDS
+from cipherbench.results.document import CSV_COLUMNS
+from cipherbench.results.run import MEASUREMENT_FIELDS
 from cipherbench.store.db import measurements
 from cipherbench.store.records import FIELDS
 

@@ -76,7 +76,7 @@ def test_published_ratios_name_primitives_their_experiment_times():
     import tomllib
 
     from cipherbench.cli.app import EXPERIMENTS
-    from cipherbench.report.data import load_published
+    from cipherbench.results.run import load_published
     reg = registry.load()
     experiments = tomllib.loads(EXPERIMENTS.read_text())["experiments"]
     checked = 0

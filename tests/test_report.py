@@ -294,27 +294,26 @@ def test_unknown_fields_are_ignored_on_import(stored, tmp_path, main):
 
 def test_published_quantities_are_computed_from_the_stored_measurements(stored):
     """What published-figures.toml can ask of a run, each against the stored row."""
-    from cipherbench.report.data import load_run
     from cipherbench.report.experiments import now_value
+    from cipherbench.results.run import load_run
     from cipherbench.store.db import Store
     run = load_run(Store(stored["db"], create=False), 1)
 
     def stored_row(prim, op, wl, size):
-        return next(m for m in run.measurements if (m["impl"], m["primitive"], m["operation"], m["workload"],
-                                                    m["size"]) == ("openssl", prim, op, wl, size))
+        return next(m for m in run.measurements if m.key == ("openssl", prim, op, wl, size))
     # seconds for N whole messages with key setup each time (the PHP/mcrypt timing)
     v, _ = now_value(run, "openssl", "aes-128-cbc", {"quantity": "seconds", "calls": 50, "size": 1024,
                                                       "operation": "encrypt", "workload": "rekey"})
-    assert v == 50 * stored_row("aes-128-cbc", "encrypt", "rekey", 1024)["ns_per_call"] / 1e9
+    assert v == 50 * stored_row("aes-128-cbc", "encrypt", "rekey", 1024).ns_per_call / 1e9
     # Mbit/s at the largest bulk size; a hash is asked for as "encrypt" and found as "hash"
     v, _ = now_value(run, "openssl", "sha-256", {"quantity": "mbit_per_s", "operation": "encrypt"})
-    assert v == stored_row("sha-256", "hash", "bulk", 1024)["mb_per_s"] * 8
+    assert v == stored_row("sha-256", "hash", "bulk", 1024).mb_per_s * 8
     # cycles per 16-byte block, and key setup as encryption:decryption schedule
     v, _ = now_value(run, "openssl", "aes-128-ecb", {"quantity": "cycles_per_block", "operation": "decrypt"})
-    assert v == stored_row("aes-128-ecb", "decrypt", "bulk", 1024)["cycles_per_byte"] * 16
+    assert v == stored_row("aes-128-ecb", "decrypt", "bulk", 1024).cycles_per_byte * 16
     v, _ = now_value(run, "openssl", "aes-128-ecb", {"quantity": "keysetup_cycles"})
-    a = stored_row("aes-128-ecb", "keysetup", "bulk", 0)["cycles_per_call"]
-    b = stored_row("aes-128-ecb", "keysetup-decrypt", "bulk", 0)["cycles_per_call"]
+    a = stored_row("aes-128-ecb", "keysetup", "bulk", 0).cycles_per_call
+    b = stored_row("aes-128-ecb", "keysetup-decrypt", "bulk", 0).cycles_per_call
     assert v == f"{a:,.0f}:{b:,.0f}"
     # not measured stays empty rather than being extrapolated
     assert now_value(run, "openssl", "aes-128-cbc", {"quantity": "seconds", "calls": 50, "size": 1048576,
@@ -324,13 +323,13 @@ def test_published_quantities_are_computed_from_the_stored_measurements(stored):
 def test_a_published_ratio_keeps_three_significant_digits_however_small():
     """A cipher 600 times slower than another is 0.00167x, not 0.00x; and the claim that it
     is more than twice as fast is reversed by it."""
-    from cipherbench.report.data import Run
     from cipherbench.report.verdicts import FindingVerdict, ratio_verdict
+    from cipherbench.results.run import Run
 
     def m(prim, mb):
         return {"impl": "x", "primitive": prim, "operation": "encrypt", "workload": "bulk", "size": 1 << 20,
                 "mb_per_s": mb, "ns_per_call": (1 << 20) / mb * 1e3, "error": None}
-    run = Run(1, {}, {}, [], [{"impl": "x", "primitive": p, "status": "passed"}
+    run = Run.of(1, {}, {}, [], [{"impl": "x", "primitive": p, "status": "passed"}
                               for p in ("twofish-256-cbc", "aes-128-cbc")],
               [m("twofish-256-cbc", 1.0), m("aes-128-cbc", 600.0)])
     v = ratio_verdict(run, {"ratio": ["twofish-256-cbc", "aes-128-cbc"]}, {"above": 2})
@@ -344,14 +343,14 @@ def test_a_published_ratio_keeps_three_significant_digits_however_small():
 
 def test_the_heatmap_warns_only_when_a_cell_is_unverified_or_failed(stored):
     """The relative heatmap's warning stood under every run, even one whose points all passed."""
-    from cipherbench.report import data as report_data
+    from cipherbench import report
     from cipherbench.report import tables
     from cipherbench.store.db import Store
 
-    d = report_data.load(Store(stored["db"]), ())
+    d = report.load(Store(stored["db"]), ())
     rel = tables.relative(d)
     assert {n: f for n, f in zip(rel.names, rel.flags) if f} == {"faulty": Verdict.FAILED}
     assert "rows contain unverified or failed cells" in (stored["out"] / "index.html").read_text()
     for r in d.runs:
-        r.measurements = [m for m in r.measurements if m["impl"] != "faulty"]
+        r.measurements = [m for m in r.measurements if m.impl != "faulty"]
     assert tables.relative(d).flags and not any(tables.relative(d).flags)

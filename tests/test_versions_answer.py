@@ -9,6 +9,7 @@ from cipherbench.analysis.recommend import UseCase, recommend
 from cipherbench.analysis.versions import Code, code_of, version_gaps, version_number
 from cipherbench.kinds import RunKind
 from cipherbench.report.answer import short_lines
+from cipherbench.results.run import Implementation, Measurement
 from cipherbench.store.db import Store
 
 
@@ -19,15 +20,16 @@ def test_version_numbers(text, version):
 
 
 def test_the_code_an_implementation_runs():
-    assert code_of({"impl": "openssl", "runner": "native", "library": "OpenSSL",
-                    "version": "OpenSSL 3.0.19 27 Jan 2026"}) == Code("openssl", "3.0.19")
-    assert code_of({"impl": "trixie:nettle", "runner": "native", "library": "Nettle", "version": "3.10.1"}) == \
-        Code("nettle", "3.10.1")
-    assert code_of({"impl": "pyca-cryptography", "runner": "python", "library": "cryptography", "version": "46.0.3",
-                    "notes": {"openssl": "OpenSSL 4.0.3 1 Oct 2026"}}) == Code("openssl", "4.0.3")
-    assert code_of({"impl": "openssl@gcc-12:O3", "runner": "native", "library": "OpenSSL", "version": "3.0.19"}) is None
-    assert code_of({"impl": "reference", "runner": "native", "library": "cipherbench", "version": "1"}) is None
-    assert code_of({"impl": "go-std", "runner": "go", "library": "Go standard library", "version": "go1.26"}) is None
+    def code(**row):
+        return code_of(Implementation.of(row))
+    assert code(impl="openssl", runner="native", library="OpenSSL", version="OpenSSL 3.0.19 27 Jan 2026") == \
+        Code("openssl", "3.0.19")
+    assert code(impl="trixie:nettle", runner="native", library="Nettle", version="3.10.1") == Code("nettle", "3.10.1")
+    assert code(impl="pyca-cryptography", runner="python", library="cryptography", version="46.0.3",
+                notes={"openssl": "OpenSSL 4.0.3 1 Oct 2026"}) == Code("openssl", "4.0.3")
+    assert code(impl="openssl@gcc-12:O3", runner="native", library="OpenSSL", version="3.0.19") is None
+    assert code(impl="reference", runner="native", library="cipherbench", version="1") is None
+    assert code(impl="go-std", runner="go", library="Go standard library", version="go1.26") is None
 
 
 class Impl:
@@ -61,9 +63,9 @@ def test_the_answer_says_what_another_version_would_buy(tmp_path):
                                            notes={"openssl": "OpenSSL 4.0.3 1 Oct 2026"})])
     store.add_measurements(quick, [point("openssl", 5000), point("pyca-cryptography", 10000),
                                    point("openssl", 100, size=16), point("pyca-cryptography", 8, size=16)])
-    impls = [{"impl": "openssl", "runner": "native", "library": "OpenSSL"},
-             {"impl": "pyca-cryptography", "runner": "python", "library": "cryptography"}]
-    ms = [dict(m, error=None) for m, _ in (point("openssl", 5000), point("pyca-cryptography", 10000))]
+    impls = [Implementation("openssl", runner="native", library="OpenSSL"),
+             Implementation("pyca-cryptography", runner="python", library="cryptography")]
+    ms = [Measurement.of(dict(m, error=None)) for m, _ in (point("openssl", 5000), point("pyca-cryptography", 10000))]
     a = recommend(ms, impls, cases=[UseCase.BULK_AEAD])[0]
     assert a.best.impl == "pyca-cryptography"
     gaps = version_gaps(store, a, quick, "here")

@@ -24,8 +24,9 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Any
 
-from cipherbench.ct.records import Method, StatVerdict, TaintVerdict
+from cipherbench.ct.records import Method, Secret, StatVerdict, TaintVerdict
 from cipherbench.kat.cache import pair_key
+from cipherbench.results.run import CtRow, Implementation
 from cipherbench.store.db import Store
 
 #: Taint phases that are key setup; the others (encrypt, decrypt) handle data.
@@ -100,37 +101,34 @@ LEGEND = ("ct✓ constant-time (taint: no secret-dependent branch or table index
           "detected (statistics), ct✗ leaks, ct? not checked (cipherbench ct)")
 
 
-def _leaks(rows: Sequence[Mapping[str, Any]]) -> tuple[Leak, ...]:
+def _leaks(rows: Sequence[CtRow]) -> tuple[Leak, ...]:
     """The leaks of leaking results, each once: taint's first finding (kind and phase), or a
     statistical leak's secret (timed calls set the key up and encrypt: a key leak may be in
     either, so it is placed in key setup only when the key was the secret)."""
     found: list[Leak] = []
     for r in rows:
-        phase = r.get("first_phase")
-        if phase:
-            where = Where.KEY_SETUP if phase in KEYSETUP_PHASES else Where.DATA
+        if r.first_phase:
+            where = Where.KEY_SETUP if r.first_phase in KEYSETUP_PHASES else Where.DATA
         else:
-            where = Where.KEY_SETUP if r.get("secret") == "key" else Where.DATA
-        leak = Leak(str(r.get("first_kind") or "timing"), where, str(r.get("secret") or ""))
+            where = Where.KEY_SETUP if r.secret == Secret.KEY else Where.DATA
+        leak = Leak(r.first_kind or "timing", where, r.secret)
         if leak not in found:
             found.append(leak)
     return tuple(found)
 
 
-def _leak_detail(rows: Sequence[Mapping[str, Any]]) -> str:
+def _leak_detail(rows: Sequence[CtRow]) -> str:
     return ", ".join(leak.text() for leak in _leaks(rows))
 
 
-def mark_of(rows: Sequence[Mapping[str, Any]], native: bool, run_id: int | None = None,
+def mark_of(rows: Sequence[CtRow], native: bool, run_id: int | None = None,
             when: datetime | None = None) -> CtMark:
     """The mark one run's ct results give a (build, primitive), by the rule above."""
-    ok = [r for r in rows if not r.get("error")]
-    taint = [r for r in ok if r["method"] == Method.TAINT and not r.get("path_differs")
-             and r["verdict"] != TaintVerdict.NOT_RUN]
-    stat = [r for r in ok if r["method"] == Method.STAT
-            and r["verdict"] not in (StatVerdict.NOT_RUN, StatVerdict.UNSUPPORTED)]
-    taint_leaks = [r for r in taint if r["verdict"] != TaintVerdict.CLEAN]
-    stat_leaks = [r for r in stat if r["verdict"] != StatVerdict.NO_LEAK_DETECTED]
+    ok = [r for r in rows if not r.error]
+    taint = [r for r in ok if r.method == Method.TAINT and not r.path_differs and r.verdict != TaintVerdict.NOT_RUN]
+    stat = [r for r in ok if r.method == Method.STAT and r.verdict not in (StatVerdict.NOT_RUN, StatVerdict.UNSUPPORTED)]
+    taint_leaks = [r for r in taint if r.verdict != TaintVerdict.CLEAN]
+    stat_leaks = [r for r in stat if r.verdict != StatVerdict.NO_LEAK_DETECTED]
     if taint_leaks:
         return CtMark(CtStatus.LEAKS, Method.TAINT, run_id, when, _leak_detail(taint_leaks), _leaks(taint_leaks))
     if stat_leaks:
@@ -152,33 +150,33 @@ def ct_marks(store: Store, run_id: int) -> dict[tuple[str, str], CtMark]:
 
 def ct_checks(store: Store, run_id: int) -> dict[tuple[str, str], tuple[CtMark, list[Mapping[str, Any]]]]:
     """ct_marks, with the stored ct results each mark was made from (to show beside the run)."""
-    run = store.run(run_id)
     ours: dict[str, tuple[str, str]] = {}  # pair key -> (impl, primitive)
-    for im in run["implementations"]:
-        if im.get("build"):
-            for prim in im.get("primitives") or {}:
-                ours[pair_key(im["build"], _announced(im), prim)] = (im["impl"], prim)
-    found: dict[str, tuple[int, datetime, list[Mapping[str, Any]], bool]] = {}
+    for im in (Implementation.of(i) for i in store.run(run_id)["implementations"]):
+        if im.build:
+            for prim in im.primitives or {}:
+                ours[pair_key(im.build, _announced(im), prim)] = (im.impl, prim)
+    found: dict[str, tuple[int, datetime, bool]] = {}
     grouped: dict[tuple[str, int], list[Mapping[str, Any]]] = defaultdict(list)
-    for rid, started, im, row in store.ct_checked():  # newest run first
-        if not im.get("build"):
+    for rid, started, impl_row, row in store.ct_checked():  # newest run first
+        im, ct = Implementation.of(impl_row), CtRow.of(row)
+        if not im.build:
             continue
-        key = pair_key(im["build"], _announced(im), row["primitive"])
+        key = pair_key(im.build, _announced(im), ct.primitive)
         if key in ours and (key not in found or found[key][0] == rid):
-            found[key] = (rid, started, grouped[(key, rid)], im.get("runner") == "native")
+            found[key] = (rid, started, im.runner == "native")
             grouped[(key, rid)].append(row)
-    return {ours[k]: (mark_of(rows, native, rid, started), rows) for k, (rid, started, rows, native) in found.items()}
+    return {ours[k]: (mark_of([CtRow.of(r) for r in grouped[(k, rid)]], native, rid, started), grouped[(k, rid)])
+            for k, (rid, started, native) in found.items()}
 
 
-def _announced(im: Mapping[str, Any]) -> dict[str, Any]:
-    """A stored implementation row as the runner announced it (pair_key's input)."""
-    return {"name": im["impl"], "library": im.get("library"), "version": im.get("version"),
-            "notes": im.get("notes"), "primitives": im.get("primitives") or {}}
+def _announced(im: Implementation) -> dict[str, Any]:
+    """A stored implementation as the runner announced it (pair_key's input)."""
+    return {"name": im.impl, "library": im.library, "version": im.version, "notes": im.notes,
+            "primitives": im.primitives or {}}
 
 
-def rows_beside(own: Sequence[Mapping[str, Any]],
+def rows_beside(run_id: int, own: Sequence[Mapping[str, Any]],
                 checks: Mapping[tuple[str, str], tuple[CtMark, list[Mapping[str, Any]]]]) -> list[Mapping[str, Any]]:
-    """What a run shows of side channels: its own ct results, then those of other runs that
-    vouch for its builds (ct_checks)."""
-    ids = {x.get("id") for x in own}
-    return [*own, *(x for _, found in checks.values() for x in found if x.get("id") not in ids)]
+    """What run `run_id` shows of side channels: its own ct results, then those of other runs
+    that vouch for its builds (ct_checks)."""
+    return [*own, *(x for _, found in checks.values() for x in found if x.get("run_id") != run_id)]

@@ -69,14 +69,27 @@ A row passes a criterion when its p-values are at least `ALPHA`.
 """
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from scipy import stats
 
 from cipherbench.errors import CipherbenchError, UsageError
+from cipherbench.kinds import PrimitiveKind, Verdict
 from cipherbench.measure import ops
 from cipherbench.registry import Primitive
+from cipherbench.results.run import Diffusion
+
+if TYPE_CHECKING:
+    from cipherbench.measure.measurer import Point
+    from cipherbench.measure.session import Session
+
+#: An array of the numbers numpy holds (bytes, bits as bools, counts).
+Array = np.ndarray[Any, np.dtype[Any]]
+#: Said after each item of a long measurement.
+Progress = Callable[[str], None] | None
 
 ALPHA = 0.001  # significance level of the avalanche verdicts
 
@@ -91,22 +104,22 @@ class Sampling:
     def samples(self) -> int:
         return self.keys * self.blocks
 
-    def check(self):
+    def check(self) -> None:
         if self.keys < 1 or self.blocks < 1:
             raise UsageError("diffusion needs at least one key and one block per key")
 
 
-def ecb_primitive(session, name: str) -> Primitive:
+def ecb_primitive(session: Session, name: str) -> Primitive:
     """The registry primitive, which must be a block cipher in ECB (single blocks)."""
     p = session.primitive(name)
-    if p.kind != "cipher" or p.mode != "ecb":
-        hint = f"{p.family}-{p.key_bits}-ecb" if p.kind == "cipher" else "a block cipher such as aes-128-ecb"
+    if p.kind != PrimitiveKind.CIPHER or p.mode != "ecb":
+        hint = f"{p.family}-{p.key_bits}-ecb" if p.kind == PrimitiveKind.CIPHER else "a block cipher such as aes-128-ecb"
         raise UsageError(f"diffusion and avalanche are measured on single blocks: give an ECB primitive "
                          f"({hint}), not {name}")
     return p
 
 
-def flip_set(bases: np.ndarray) -> np.ndarray:
+def flip_set(bases: Array) -> Array:
     """(m, B) base blocks -> (m, 1 + 8B, B): each base block, then its 8B one-bit-flipped variants."""
     m, nbytes = bases.shape
     n = 8 * nbytes
@@ -116,7 +129,7 @@ def flip_set(bases: np.ndarray) -> np.ndarray:
     return out
 
 
-def changes(session, impl: str, p: Primitive, rounds: int | None, sampling: Sampling) -> np.ndarray:
+def changes(session: Session, impl: str, p: Primitive, rounds: int | None, sampling: Sampling) -> Array:
     """Bool array (samples, n_in, n_out): output bit j changed when input bit i was flipped.
     `rounds` None asks for the full cipher without the protocol field."""
     sampling.check()
@@ -136,7 +149,7 @@ def changes(session, impl: str, p: Primitive, rounds: int | None, sampling: Samp
     return np.concatenate(out)
 
 
-def figures(ch: np.ndarray, bic: bool = True) -> dict:
+def figures(ch: Array, bic: bool = True) -> dict[str, Any]:
     """The diffusion and avalanche figures of one change array (see the module docstring).
     `bic` False leaves the bit independence figures out (None): they cost the most and
     matter for the full cipher."""
@@ -166,7 +179,7 @@ def figures(ch: np.ndarray, bic: bool = True) -> dict:
     }
 
 
-def _bic(ch: np.ndarray) -> tuple[float | None, float | None]:
+def _bic(ch: Array) -> tuple[float | None, float | None]:
     n_samples, n_in, n_out = ch.shape
     x = ch.astype(np.float32)
     x -= x.mean(axis=0)
@@ -184,17 +197,18 @@ def _bic(ch: np.ndarray) -> tuple[float | None, float | None]:
     return r, p
 
 
-def measure(session, impl: str, p: Primitive, rounds: int | None, sampling: Sampling) -> dict:
+def measure(session: Session, impl: str, p: Primitive, rounds: int | None, sampling: Sampling) -> Diffusion:
     """One stored row: the figures of `impl`'s `p` at `rounds` (None = the full cipher)."""
     info = session.impls[impl].rounds.get(p.name, {}) if impl in session.impls else {}
     row = {"impl": impl, "primitive": p.name, "rounds": rounds, "full_rounds": info.get("full"),
            "rounds_unit": info.get("unit"), "keys": sampling.keys, "blocks": sampling.blocks,
            "seed": sampling.seed, "error": None}
     row.update(figures(changes(session, impl, p, rounds, sampling), bic=rounds is None))
-    return row
+    return Diffusion.of(row)
 
 
-def profile(session, impl: str, p: Primitive, sampling: Sampling, rounds=None, progress=None) -> list[dict]:
+def profile(session: Session, impl: str, p: Primitive, sampling: Sampling, rounds: Sequence[int] = (),
+            progress: Progress = None) -> list[Diffusion]:
     """Rows for the round counts asked (default: 1, 2, ... until every output bit depends on every
     input bit, below the full count) and one for the full cipher. Only the full cipher for
     implementations that do not announce reduced rounds for `p`."""
@@ -212,14 +226,15 @@ def profile(session, impl: str, p: Primitive, sampling: Sampling, rounds=None, p
         plan = None  # adaptive
     else:
         plan = []
-    rows = []
+    rows: list[Diffusion] = []
     if plan is None:
+        assert info is not None
         r = 1
         while r < info["full"]:
             rows.append(measure(session, impl, p, r, sampling))
             if progress:
                 progress(f"{impl} {p.name} {r} rounds")
-            if rows[-1]["complete"] and r >= 2:
+            if rows[-1].complete and r >= 2:
                 break
             r += 1
     else:
@@ -233,42 +248,59 @@ def profile(session, impl: str, p: Primitive, sampling: Sampling, rounds=None, p
     return rows
 
 
-def passes(row: dict, criterion: str) -> bool | None:
+def passes(row: Diffusion, criterion: str) -> bool | None:
     """Whether a row is consistent with the SAC or BIC at level ALPHA (None: not measurable)."""
     if criterion == "sac":
-        return row["sac_p"] >= ALPHA and row["sac_worst_p"] >= ALPHA
-    return None if row.get("bic_p") is None else row["bic_p"] >= ALPHA
+        return row.sac_p is not None and row.sac_worst_p is not None and row.sac_p >= ALPHA \
+            and row.sac_worst_p >= ALPHA
+    return None if row.bic_p is None else row.bic_p >= ALPHA
 
 
-def summary(rows: list[dict]) -> dict:
+@dataclass(frozen=True)
+class Summary:
+    """One (implementation, primitive)'s diffusion across its rows (see the module docstring)."""
+
+    d1: float | None  # output bits changed per flipped input bit after one round
+    d2: float | None  # after two
+    overall: float | None  # full rounds x max(d1, d2 / 2): Gladman's overall count
+    full_diffusion_rounds: int | None  # rounds until every output bit depends on every input bit
+    full_rounds: int | None
+    unit: str | None  # of the round counts, where the implementation's differ from the cipher's
+    reduced_measured: list[int]  # the reduced round counts measured
+    sac: bool | None  # the full cipher's avalanche verdicts (None: not measurable)
+    bic: bool | None
+    full: Diffusion | None  # the full cipher's row
+
+
+def summary(rows: Sequence[Diffusion]) -> Summary:
     """Per (impl, primitive): d1, d2, the overall count, rounds to full diffusion, and the
     full cipher's avalanche verdicts (see the module docstring)."""
-    by_r = {r["rounds"]: r for r in rows if not r.get("error")}
+    by_r = {r.rounds: r for r in rows if not r.error}
     full_row = by_r.get(None)
-    full = next((r["full_rounds"] for r in rows if r.get("full_rounds")), None)
-    d1 = by_r[1]["mean_bits"] if 1 in by_r else None
-    d2 = by_r[2]["mean_bits"] if 2 in by_r else None
+    full = next((r.full_rounds for r in rows if r.full_rounds), None)
+    d1 = by_r[1].mean_bits if 1 in by_r else None
+    d2 = by_r[2].mean_bits if 2 in by_r else None
     per_round = [x for x in (d1, None if d2 is None else d2 / 2) if x is not None]
     # Rounds to full diffusion: known only when every smaller count was measured.
     reached, r = None, 1
     while r in by_r:
-        if by_r[r]["complete"]:
+        if by_r[r].complete:
             reached = r
             break
         r += 1
     else:
-        if full and r == full and full_row and full_row["complete"]:
+        if full and r == full and full_row and full_row.complete:
             reached = full
-    return {"d1": d1, "d2": d2, "overall": full * max(per_round) if full and per_round else None,
-            "full_diffusion_rounds": reached, "full_rounds": full,
-            "unit": next((r["rounds_unit"] for r in rows if r.get("rounds_unit")), None),
-            "reduced_measured": sorted(r for r in by_r if r is not None),
-            "sac": passes(full_row, "sac") if full_row else None,
-            "bic": passes(full_row, "bic") if full_row else None,
-            "full": full_row}
+    return Summary(d1=d1, d2=d2, overall=full * max(per_round) if full and per_round else None,
+                   full_diffusion_rounds=reached, full_rounds=full,
+                   unit=next((r.rounds_unit for r in rows if r.rounds_unit), None),
+                   reduced_measured=sorted(r for r in by_r if r is not None),
+                   sac=passes(full_row, "sac") if full_row else None,
+                   bic=passes(full_row, "bic") if full_row else None,
+                   full=full_row)
 
 
-def sampling_from(preset: dict | None) -> Sampling:
+def sampling_from(preset: dict[str, Any] | None) -> Sampling:
     d = dict(preset or {})
     unknown = set(d) - set(asdict(Sampling()))
     if unknown:
@@ -277,14 +309,14 @@ def sampling_from(preset: dict | None) -> Sampling:
     return Sampling(**d)
 
 
-def experiment_pairs(points) -> list[tuple[str, Primitive]]:
+def experiment_pairs(points: Iterable[Point]) -> list[tuple[str, Primitive]]:
     """What an experiment's diffusion covers: per implementation and cipher family among the
     planned points, the ECB primitive with the smallest key (diffusion does not depend on the
     key length beyond the round count), unless it failed verification."""
     best: dict[tuple[str, str], Primitive] = {}
     for pt in points:
         p = pt.primitive
-        if p.kind != "cipher" or p.mode != "ecb" or pt.verified == "failed":
+        if p.kind != PrimitiveKind.CIPHER or p.mode != "ecb" or pt.verified == Verdict.FAILED:
             continue
         k = (pt.impl, p.family)
         if k not in best or p.key_bits < best[k].key_bits:
@@ -292,15 +324,16 @@ def experiment_pairs(points) -> list[tuple[str, Primitive]]:
     return sorted(((impl, p) for (impl, _), p in best.items()), key=lambda x: (x[1].family, x[0]))
 
 
-def experiment_rows(session, pairs, sampling: Sampling, progress=None) -> list[dict]:
+def experiment_rows(session: Session, pairs: Iterable[tuple[str, Primitive]], sampling: Sampling,
+                    progress: Progress = None) -> list[Diffusion]:
     """Rows for every pair; a pair that fails gets one row carrying its error instead of figures."""
-    rows = []
+    rows: list[Diffusion] = []
     for impl, p in pairs:
         try:
             rows += profile(session, impl, p, sampling)
         except CipherbenchError as e:
-            rows.append({"impl": impl, "primitive": p.name, "rounds": None, "keys": sampling.keys,
-                         "blocks": sampling.blocks, "seed": sampling.seed, "error": str(e)})
+            rows.append(Diffusion(impl, p.name, rounds=None, keys=sampling.keys, blocks=sampling.blocks,
+                                  seed=sampling.seed, error=str(e)))
         if progress:
             progress(f"{impl} {p.name}")
     return rows

@@ -10,11 +10,13 @@ standing as a result.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass
 from typing import Any
 
 from cipherbench.measure.stats import slope_fit
+from cipherbench.registry import NULL_PRIMITIVE
+from cipherbench.results.run import Measurement
 
 #: A series needs this many sizes for a fit.
 MIN_SIZES = 3
@@ -43,26 +45,31 @@ class SeriesFit:
         return None
 
 
-def fits(measurements: Iterable[Mapping[str, Any]]) -> list[SeriesFit]:
+def fits(measurements: Iterable[Measurement]) -> list[SeriesFit]:
     """Per series (implementation, primitive, operation, workload) with MIN_SIZES or more
     timed sizes, in name order. The null primitive and key setups have no size."""
-    series: dict[tuple[str, str, str, str], list[Mapping[str, Any]]] = {}
+    series: dict[tuple[str, str, str, str], list[Measurement]] = {}
     for m in measurements:
-        if not m.get("error") and m.get("ns_per_call") and m.get("size") and m["primitive"] != "null":
-            series.setdefault((m["impl"], m["primitive"], m["operation"], m["workload"]), []).append(m)
-    return [fit_series(k, ms) for k, ms in sorted(series.items()) if len({m["size"] for m in ms}) >= MIN_SIZES]
+        if not m.error and m.ns_per_call and m.size and m.primitive != NULL_PRIMITIVE:
+            series.setdefault((m.impl, m.primitive, m.operation, m.workload), []).append(m)
+    return [fit_series(k, ms) for k, ms in sorted(series.items()) if len({m.size for m in ms}) >= MIN_SIZES]
 
 
-def fit_series(key: tuple[str, str, str, str], ms: list[Mapping[str, Any]]) -> SeriesFit:
-    sizes = [m["size"] for m in ms]
-    f = slope_fit(sizes, [m["ns_per_call"] for m in ms])
+def fit_series(key: tuple[str, str, str, str], ms: list[Measurement]) -> SeriesFit:
+    sizes = [m.size for m in ms]
+    f = slope_fit(sizes, [m.ns_per_call for m in ms])
     cpb: float | None
-    if all(m.get("cycles_per_call") for m in ms):
-        cpb = slope_fit(sizes, [m["cycles_per_call"] for m in ms]).ns_per_byte
+    if all(m.cycles_per_call for m in ms):
+        cpb = slope_fit(sizes, [m.cycles_per_call for m in ms]).ns_per_byte
     else:
-        ghz = next((m["core_ghz"] for m in ms if m.get("core_ghz")), None)
+        ghz = next((m.core_ghz for m in ms if m.core_ghz), None)
         cpb = f.ns_per_byte * ghz if ghz else None
     return SeriesFit(*key, sizes=len(set(sizes)), overhead_ns=f.overhead_ns,
                      overhead_se=None if math.isnan(f.overhead_se) else f.overhead_se,
                      marginal_mb_per_s=1e3 / f.ns_per_byte if f.ns_per_byte > 0 else None,
                      marginal_cycles_per_byte=cpb if cpb and cpb > 0 else None)
+
+
+def fit_fields(measurements: Iterable[Measurement]) -> list[dict[str, Any]]:
+    """The fits as the results document holds them (docs/results-format.md, "fits")."""
+    return [{**asdict(f), "implausible": f.implausible} for f in fits(measurements)]

@@ -80,4 +80,4 @@ def load(path: Path = MARGINS_FILE) -> dict[str, Margins]:
 
 def sources() -> dict[str, str]:
     with open(MARGINS_FILE, "rb") as f:
-        return tomllib.load(f).get("sources", {})
+        return dict(tomllib.load(f).get("sources", {}))

@@ -8,11 +8,12 @@ step), not the cipher. The fit's negative per-call overhead is analysis/fit.py's
 """
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
 from cipherbench import registry
+from cipherbench.results.run import Measurement
 
 #: (longer key, shorter key) pairs a cipher's speed must not invert.
 KEY_ORDER = ((192, 128),)
@@ -34,28 +35,29 @@ class Inversion:
         return f"implausible: faster than {self.faster_than} beyond noise"
 
 
-def _key(m: Mapping[str, Any], p: registry.Primitive, key_bits: int) -> tuple[Any, ...]:
-    return (m["impl"], p.family, p.mode, key_bits, m["operation"], m["workload"], m["size"])
+def _key(m: Measurement, p: registry.Primitive, key_bits: int) -> tuple[Any, ...]:
+    return (m.impl, p.family, p.mode, key_bits, m.operation, m.workload, m.size)
 
 
-def key_inversions(measurements: Iterable[Mapping[str, Any]]) -> list[Inversion]:
+def key_inversions(measurements: Iterable[Measurement]) -> list[Inversion]:
     reg = registry.load()
-    points: dict[tuple[Any, ...], Mapping[str, Any]] = {}
+    points: dict[tuple[Any, ...], Measurement] = {}
     for m in measurements:
-        p = reg.get(m["primitive"])
-        if p is not None and p.key_bits and not m.get("error") and m.get("ns_low") and m.get("ns_high"):
+        p = reg.get(m.primitive)
+        if p is not None and p.key_bits and not m.error and m.ns_low and m.ns_high:
             points[_key(m, p, p.key_bits)] = m
     out: list[Inversion] = []
     for (impl, fam, mode, bits, op, wl, size), m in points.items():
         for longer, shorter in KEY_ORDER:
             other = points.get((impl, fam, mode, shorter, op, wl, size)) if bits == longer else None
-            if other is not None and m["ns_high"] < other["ns_low"]:
-                out.append(Inversion(impl, m["primitive"], other["primitive"], op, wl, size,
-                                     float(m["ns_high"]), float(other["ns_low"])))
+            if other is not None and m.ns_high is not None and other.ns_low is not None \
+                    and m.ns_high < other.ns_low:
+                out.append(Inversion(impl, m.primitive, other.primitive, op, wl, size,
+                                     float(m.ns_high), float(other.ns_low)))
     return out
 
 
-def flagged(measurements: Iterable[Mapping[str, Any]]) -> dict[tuple[str, str, str, str, int], str]:
+def flagged(measurements: Iterable[Measurement]) -> dict[tuple[str, str, str, str, int], str]:
     """(impl, primitive, operation, workload, size) -> why that point is not a result."""
     return {(i.impl, i.primitive, i.operation, i.workload, i.size): i.reason
             for i in key_inversions(measurements)}

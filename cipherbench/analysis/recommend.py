@@ -9,28 +9,23 @@ confidence intervals (the stored ns_low/ns_high) overlap: the run cannot tell th
 The project's own reference code is never ranked among the libraries: it is shown
 beside them, marked.
 
-Input is the stored run's plain rows (`Store.run()` or report.data.Run): measurements
+Input is the stored run's plain rows (`Store.run()` or results.run.Run): measurements
 with the store's fields (store/records.py) and implementations with impl/runner/library.
 """
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
-from typing import Any
 
 from cipherbench import registry
 from cipherbench.analysis import margins
 from cipherbench.analysis.constant_time import NOT_CHECKED, CtMark
 from cipherbench.analysis.plausibility import flagged
 from cipherbench.kinds import Operation, PrimitiveKind, Verdict, Workload
+from cipherbench.results.rules import NEAR_SIZE, is_parallel, is_reference, nominal_size, ranked_as_library, size_text
+from cipherbench.results.run import Implementation, Measurement
 
-#: The implementation name of the project's own C ciphers (engine/reference/).
-REFERENCE_IMPL = "reference"
-#: A whole-block mode is timed at the largest whole number of blocks not above a size
-#: (registry/experiments.toml): 16368 B stands for 16 KiB with a 24-byte block.
-NEAR_SIZE = 0.9
 #: The ciphers kept for compatibility with old systems and formats.
 LEGACY_FAMILIES = frozenset({"3des", "des", "blowfish", "cast5", "idea", "rc2"})
 
@@ -170,48 +165,31 @@ class _Pair:
     primitive: registry.Primitive
     runner: str
     library: str
-    points: list[Mapping[str, Any]] = field(default_factory=list)
+    points: list[Measurement] = field(default_factory=list)
 
 
-def size_text(n: int) -> str:
-    for unit, mult in (("MiB", 1 << 20), ("KiB", 1 << 10)):
-        if n >= mult and n % mult == 0:
-            return f"{n // mult} {unit}"
-    return f"{n} B"
-
-
-def is_reference(impl: str, library: str = "") -> bool:
-    return impl == REFERENCE_IMPL or impl.endswith(f"/{REFERENCE_IMPL}") or library == REFERENCE_IMPL
-
-
-def is_parallel(m: Mapping[str, Any]) -> bool:
-    """A point timed on several CPUs at once (run --parallel): its MB/s is one CPU's share
-    under that load, shown in its own table, never ranked against libraries on one CPU."""
-    return (m.get("parallel") or 1) > 1
-
-
-def _workload(spec: UseCaseSpec, points: Iterable[Mapping[str, Any]]) -> Workload:
+def _workload(spec: UseCaseSpec, points: Iterable[Measurement]) -> Workload:
     """AEADs are ranked on whole messages, each sealed with its own nonce, where the run
     timed them so (that is how they are used); everything else, and AEADs timed only as a
     stream, on the bulk stream."""
-    if PrimitiveKind.AEAD in spec.kinds and any(m["workload"] == Workload.MESSAGE for m in points):
+    if PrimitiveKind.AEAD in spec.kinds and any(m.workload == Workload.MESSAGE for m in points):
         return Workload.MESSAGE
     return Workload.BULK
 
 
-def _pairs(spec: UseCaseSpec, measurements: Iterable[Mapping[str, Any]],
-           implementations: Sequence[Mapping[str, Any]]) -> list[_Pair]:
-    info = {i["impl"]: i for i in implementations}
+def _pairs(spec: UseCaseSpec, measurements: Iterable[Measurement],
+           implementations: Sequence[Implementation]) -> list[_Pair]:
+    info = {i.impl: i for i in implementations}
     reg = registry.load()
     pairs: dict[tuple[str, str], _Pair] = {}
     for m in measurements:
-        p = reg.get(m["primitive"])
-        if p is None or not spec.fits(p) or m["operation"] not in (Operation.ENCRYPT, Operation.HASH) \
+        p = reg.get(m.primitive)
+        if p is None or not spec.fits(p) or m.operation not in (Operation.ENCRYPT, Operation.HASH) \
                 or is_parallel(m):
             continue
-        i = info.get(m["impl"], {})
-        pair = pairs.setdefault((m["impl"], p.name), _Pair(m["impl"], p, str(i.get("runner") or ""),
-                                                            str(i.get("library") or "")))
+        i = info.get(m.impl) or Implementation(m.impl)
+        pair = pairs.setdefault((m.impl, p.name), _Pair(m.impl, p, str(i.runner or ""),
+                                                            str(i.library or "")))
         pair.points.append(m)
     return list(pairs.values())
 
@@ -219,7 +197,7 @@ def _pairs(spec: UseCaseSpec, measurements: Iterable[Mapping[str, Any]],
 def _size_for(spec: UseCaseSpec, pairs: Sequence[_Pair], filters: Filters) -> int | None:
     sizes: dict[int, int] = {}
     for pair in pairs:
-        for s in {_nominal(m["size"]) for m in pair.points if m.get("size")}:
+        for s in {nominal_size(m.size) for m in pair.points if m.size}:
             sizes[s] = sizes.get(s, 0) + 1
     if filters.size is not None:
         return filters.size if filters.size in sizes else None
@@ -231,16 +209,10 @@ def _size_for(spec: UseCaseSpec, pairs: Sequence[_Pair], filters: Filters) -> in
     return min(inside, key=lambda s: (-inside[s], s))
 
 
-def _nominal(size: int) -> int:
-    """The power of two a whole-block size stands for (16368 -> 16384)."""
-    up = 1 << max(0, math.ceil(math.log2(size)))
-    return up if size >= NEAR_SIZE * up else size
-
-
-def _point_at(pair: _Pair, size: int, workload: Workload) -> Mapping[str, Any] | None:
-    near = [m for m in pair.points if m["workload"] == workload and m.get("size")
-            and NEAR_SIZE * size <= m["size"] <= size]
-    return max(near, key=lambda m: m["size"]) if near else None
+def _point_at(pair: _Pair, size: int, workload: Workload) -> Measurement | None:
+    near = [m for m in pair.points if m.workload == workload and m.size
+            and NEAR_SIZE * size <= m.size <= size]
+    return max(near, key=lambda m: m.size) if near else None
 
 
 def _floor(pair: _Pair, filters: Filters) -> Excluded | None:
@@ -264,11 +236,11 @@ def _floor(pair: _Pair, filters: Filters) -> Excluded | None:
     return None
 
 
-def _gate(pair: _Pair, point: Mapping[str, Any] | None, size: int, filters: Filters,
+def _gate(pair: _Pair, point: Measurement | None, size: int, filters: Filters,
           workload: Workload = Workload.BULK, ct: CtMark = NOT_CHECKED) -> Excluded | None:
     """Why the pair cannot be ranked at `size` in `workload`, or None."""
     name = pair.primitive.name
-    verdicts = {m.get("verified") for m in pair.points}
+    verdicts = {m.verified for m in pair.points}
     if Verdict.FAILED in verdicts:
         return Excluded(pair.impl, name, Exclusion.FAILED)
     floor = _floor(pair, filters)
@@ -276,26 +248,27 @@ def _gate(pair: _Pair, point: Mapping[str, Any] | None, size: int, filters: Filt
         return floor
     if Verdict.PASSED not in verdicts:
         return Excluded(pair.impl, name, Exclusion.UNVERIFIED)
-    if point is None and all(m["workload"] != workload for m in pair.points):
+    if point is None and all(m.workload != workload for m in pair.points):
         return Excluded(pair.impl, name, Exclusion.NOT_TIMED, f"not timed as {workload.value} (--workload {workload.value})")
     if point is None:
-        timed = sorted({m["size"] for m in pair.points if m.get("size") and not m.get("error")})
+        timed = sorted({m.size for m in pair.points if m.size and not m.error})
         return Excluded(pair.impl, name, Exclusion.NOT_AT_SIZE,
                         f"timed at {', '.join(size_text(s) for s in timed)}" if timed else "")
-    if point.get("error") or not point.get("ns_per_call"):
-        return Excluded(pair.impl, name, Exclusion.NOT_TIMED, str(point.get("error") or ""))  # whole: shown clipped
-    if point.get("verified") != Verdict.PASSED:
+    if point.error or not point.ns_per_call:
+        return Excluded(pair.impl, name, Exclusion.NOT_TIMED, str(point.error or ""))  # whole: shown clipped
+    if point.verified != Verdict.PASSED:
         return Excluded(pair.impl, name, Exclusion.UNVERIFIED)
     if filters.constant_time and not ct.vouched:
         return Excluded(pair.impl, name, Exclusion.NOT_CONSTANT_TIME, ct.short())
     return None
 
 
-def _figure(pair: _Pair, m: Mapping[str, Any], ct: CtMark = NOT_CHECKED) -> Figure:
-    size, lo, hi = m["size"], m.get("ns_low"), m.get("ns_high")
-    return Figure(impl=pair.impl, primitive=pair.primitive.name, size=size, mb_per_s=float(m["mb_per_s"]),
+def _figure(pair: _Pair, m: Measurement, ct: CtMark = NOT_CHECKED) -> Figure:
+    size, lo, hi = m.size, m.ns_low, m.ns_high
+    assert m.mb_per_s is not None and m.ns_per_call is not None  # _gate passes timed points only
+    return Figure(impl=pair.impl, primitive=pair.primitive.name, size=size, mb_per_s=float(m.mb_per_s),
                   mb_low=size / hi * 1e3 if hi else None, mb_high=size / lo * 1e3 if lo else None,
-                  ns_per_call=float(m["ns_per_call"]), provider=str(m.get("provider") or ""),
+                  ns_per_call=float(m.ns_per_call), provider=str(m.provider or ""),
                   runner=pair.runner, reference=is_reference(pair.impl, pair.library), ct=ct)
 
 
@@ -305,12 +278,12 @@ def _chosen(pair: _Pair, filters: Filters) -> bool:
     return lang_ok and lib_ok
 
 
-def _point_key(m: Mapping[str, Any]) -> tuple[str, str, str, str, int]:
-    return (m["impl"], m["primitive"], m["operation"], m["workload"], m["size"])
+def _point_key(m: Measurement) -> tuple[str, str, str, str, int]:
+    return (m.impl, m.primitive, m.operation, m.workload, m.size)
 
 
-def answer(spec: UseCaseSpec, measurements: Sequence[Mapping[str, Any]],
-           implementations: Sequence[Mapping[str, Any]], filters: Filters = NO_FILTERS,
+def answer(spec: UseCaseSpec, measurements: Sequence[Measurement],
+           implementations: Sequence[Implementation], filters: Filters = NO_FILTERS,
            ct: Mapping[tuple[str, str], CtMark] | None = None) -> Answer:
     """`ct`: (implementation, primitive) -> its constant-time mark (constant_time.ct_marks)."""
     every = _pairs(spec, measurements, implementations)
@@ -332,8 +305,7 @@ def answer(spec: UseCaseSpec, measurements: Sequence[Mapping[str, Any]],
         if why is not None:
             excluded.append(why)
         elif point is not None:
-            fig = _figure(pair, point, mark)
-            (reference if fig.reference else ranked).append(fig)
+            (ranked if ranked_as_library(point, library=pair.library) else reference).append(_figure(pair, point, mark))
     ranked.sort(key=lambda f: -f.mb_per_s)
     if ranked:
         ranked = [ranked[0]] + [replace(f, ties_best=f.overlaps(ranked[0])) for f in ranked[1:]]
@@ -342,7 +314,7 @@ def answer(spec: UseCaseSpec, measurements: Sequence[Mapping[str, Any]],
                   tuple(excluded), filtered=len(every) - len(pairs), workload=workload)
 
 
-def recommend(measurements: Sequence[Mapping[str, Any]], implementations: Sequence[Mapping[str, Any]],
+def recommend(measurements: Sequence[Measurement], implementations: Sequence[Implementation],
               filters: Filters = NO_FILTERS, cases: Sequence[UseCase] = (),
               ct: Mapping[tuple[str, str], CtMark] | None = None) -> list[Answer]:
     """The answer for every use case (or those named), in USE_CASES order."""

@@ -15,13 +15,13 @@ side's measured time for a 16-byte call of the same primitive is given beside it
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 
 from cipherbench import registry
 from cipherbench.analysis.recommend import Answer
 from cipherbench.kinds import Operation, PrimitiveKind, Verdict
+from cipherbench.results.rules import is_parallel
+from cipherbench.results.run import Implementation, Measurement
 from cipherbench.store.db import Store
 
 #: notes keys by which a runner says which library's code a bundled copy runs, and its version
@@ -49,18 +49,17 @@ def version_number(text: object) -> str:
     return m.group(0) if m else ""
 
 
-def code_of(impl: Mapping[str, Any]) -> Code | None:
+def code_of(impl: Implementation) -> Code | None:
     """The library and version an implementation runs, or None (the project's own code, a
     build variant, a language's own library)."""
-    notes = impl.get("notes") if isinstance(impl.get("notes"), dict) else {}
+    notes = impl.notes if isinstance(impl.notes, dict) else {}
     for lib in BUNDLED_NOTES:
-        if notes and notes.get(lib) and version_number(notes[lib]):
-            return Code(lib, version_number(notes[lib]))
-    name = str(impl.get("impl") or "")
-    if impl.get("runner") != "native" or "@" in name or name.rpartition(":")[2] in OWN:
+        if notes.get(lib) and version_number(notes.get(lib)):
+            return Code(lib, version_number(notes.get(lib)))
+    if impl.runner != "native" or "@" in impl.impl or impl.impl.rpartition(":")[2] in OWN:
         return None
-    library = str(impl.get("library") or "").split(" ", 1)[0].lower()
-    version = version_number(impl.get("version"))
+    library = (impl.library or "").split(" ", 1)[0].lower()
+    version = version_number(impl.version)
     return Code(library, version) if library and version else None
 
 
@@ -115,14 +114,12 @@ class VersionGap:
         return out
 
 
-def _figure(run: Mapping[str, Any], impl: Mapping[str, Any], m: Mapping[str, Any], code: Code,
-            call_ns: float | None) -> VersionFigure:
-    size, lo, hi = m["size"], m.get("ns_low"), m.get("ns_high")
-    env = impl.get("environment") if isinstance(impl.get("environment"), dict) else None
-    return VersionFigure(code, str(impl["impl"]), str(impl.get("runner") or ""),
-                         str(env.get("name")) if env else str(impl.get("runner") or ""), int(run["id"]),
-                         float(m["mb_per_s"]), size / hi * 1e3 if hi else None, size / lo * 1e3 if lo else None,
-                         call_ns)
+def _figure(run_id: int, impl: Implementation, m: Measurement, code: Code, call_ns: float | None) -> VersionFigure:
+    size, lo, hi = m.size, m.ns_low, m.ns_high
+    env = impl.environment if isinstance(impl.environment, dict) else None
+    return VersionFigure(code, impl.impl, impl.runner or "", str(env.get("name")) if env else impl.runner or "",
+                         run_id, float(m.mb_per_s or 0), size / hi * 1e3 if hi else None,
+                         size / lo * 1e3 if lo else None, call_ns)
 
 
 def version_gaps(store: Store, answer: Answer, run_id: int, host: str | None) -> list[VersionGap]:
@@ -134,15 +131,16 @@ def version_gaps(store: Store, answer: Answer, run_id: int, host: str | None) ->
         return []
     p = registry.load().get(best.primitive)
     op = Operation.HASH if p is not None and p.kind == PrimitiveKind.HASH else Operation.ENCRYPT
-    rows = store.points_at(best.primitive, op.value, answer.workload.value, {best.size, CALL_SIZE}, host)
-    calls = {(r["id"], impl["impl"]): m["ns_per_call"] for r, impl, m in rows if m["size"] == CALL_SIZE}
+    rows = [(rid, Implementation.of(impl), Measurement.of(m))
+            for rid, impl, m in store.points_at(best.primitive, op.value, answer.workload.value,
+                                                {best.size, CALL_SIZE}, host)]
+    calls = {(rid, im.impl): m.ns_per_call for rid, im, m in rows if m.size == CALL_SIZE}
     newest: dict[tuple[Code, str], VersionFigure] = {}  # (code, impl) -> its newest figure
-    for run, impl, m in rows:  # newest run first
-        code = code_of(impl)
-        if code is None or m["size"] != best.size or m.get("verified") != Verdict.PASSED \
-                or (m.get("parallel") or 1) > 1 or not m.get("mb_per_s"):
+    for rid, im, m in rows:  # newest run first
+        code = code_of(im)
+        if code is None or m.size != best.size or m.verified != Verdict.PASSED or is_parallel(m) or not m.mb_per_s:
             continue
-        newest.setdefault((code, str(impl["impl"])), _figure(run, impl, m, code, calls.get((run["id"], impl["impl"]))))
+        newest.setdefault((code, im.impl), _figure(rid, im, m, code, calls.get((rid, im.impl))))
     base = {f.code.library: f for f in newest.values() if f.run_id == run_id and f.runner == "native"
             and f.where in ("host", "native")}
     gaps = [VersionGap(base[f.code.library], f) for f in newest.values()

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from cipherbench.arch.model import ARCH_SEP, ArchBuild, PairCounts, Verification, all_builds, host_arch, split_name
 from cipherbench.envs.build import now
 from cipherbench.kat.cache import cache_file
+from cipherbench.kinds import Verdict
 
 
 def counts(results) -> dict[str, PairCounts]:
@@ -21,7 +22,7 @@ def counts(results) -> dict[str, PairCounts]:
     for r in results:
         c = out.setdefault(split_name(r.impl)[0], PairCounts())
         setattr(c, r.status, getattr(c, r.status) + 1)
-        if r.status == "failed" and len(c.failures) < 5:
+        if r.status == Verdict.FAILED and len(c.failures) < 5:
             c.failures.append(failure_line(r))
     return out
 

@@ -96,25 +96,26 @@ def diffusion_cmd(c: Ctx, primitive, impl, rounds_text, keys, blocks, seed, as_j
     sampling = dif.Sampling(keys, blocks, seed)
     with c.session(pin=False) as s:
         p = _offered_ecb(s, impl, primitive)
-        rows = dif.profile(s, impl, p, sampling, rounds=rounds, progress=_note if err.is_terminal else None)
-    sm = dif.summary(rows)
+        measured = dif.profile(s, impl, p, sampling, rounds=rounds, progress=_note if err.is_terminal else None)
+    sm = dif.summary(measured)
+    rows = [asdict(r) for r in measured]
     if as_json:
         click.echo(json.dumps({"impl": impl, "primitive": p.name, "sampling": asdict(sampling),
-                               "summary": {k: v for k, v in sm.items() if k != "full"}, "rows": rows}, indent=1))
+                               "summary": {k: v for k, v in asdict(sm).items() if k != "full"}, "rows": rows}, indent=1))
         return
-    unit = f" ({sm['unit']})" if sm["unit"] else ""
+    unit = f" ({sm.unit})" if sm.unit else ""
     out.print(_rows_table(rows, f"diffusion of {impl} {p.name}: {sampling.samples} samples "
                                 f"({keys} keys x {blocks} blocks, seed {seed})"))
-    if sm["full_rounds"]:
-        out.print(f"full cipher: {sm['full_rounds']} rounds{unit}")
-    if sm["d1"] is not None or sm["d2"] is not None:
-        out.print(f"diffusion after 1 round: {num(sm['d1'])} bits; after 2 rounds: {num(sm['d2'])} bits; "
-                  f"overall count (full rounds x max(1 round, 2 rounds / 2), Gladman 1999): {num(sm['overall'])}")
-    if sm["full_diffusion_rounds"]:
-        out.print(f"every output bit depends on every input bit after {sm['full_diffusion_rounds']} rounds")
-    elif sm["reduced_measured"]:
+    if sm.full_rounds:
+        out.print(f"full cipher: {sm.full_rounds} rounds{unit}")
+    if sm.d1 is not None or sm.d2 is not None:
+        out.print(f"diffusion after 1 round: {num(sm.d1)} bits; after 2 rounds: {num(sm.d2)} bits; "
+                  f"overall count (full rounds x max(1 round, 2 rounds / 2), Gladman 1999): {num(sm.overall)}")
+    if sm.full_diffusion_rounds:
+        out.print(f"every output bit depends on every input bit after {sm.full_diffusion_rounds} rounds")
+    elif sm.reduced_measured:
         out.print("full diffusion: not reached in the round counts measured")
-    out.print(f"full cipher: SAC {_verdict(sm['sac'])}, BIC {_verdict(sm['bic'])}")
+    out.print(f"full cipher: SAC {_verdict(sm.sac)}, BIC {_verdict(sm.bic)}")
 
 
 @click.command("avalanche")
@@ -128,15 +129,16 @@ def avalanche_cmd(c: Ctx, impl, primitive, keys, blocks, seed, as_json):
     sampling = dif.Sampling(keys, blocks, seed)
     with c.session(pin=False) as s:
         p = _offered_ecb(s, impl, primitive)
-        row = dif.measure(s, impl, p, None, sampling)
+        measured = dif.measure(s, impl, p, None, sampling)
+    row = asdict(measured)
     if as_json:
-        click.echo(json.dumps(dict(row, sac=dif.passes(row, "sac"), bic=dif.passes(row, "bic")), indent=1))
+        click.echo(json.dumps(dict(row, sac=dif.passes(measured, "sac"), bic=dif.passes(measured, "bic")), indent=1))
         return
     out.print(_rows_table([row], f"avalanche of {impl} {p.name}: {sampling.samples} samples "
                                  f"({keys} keys x {blocks} blocks, seed {seed})"))
     out.print(f"bits changed per flipped input bit: {num(row['mean_bits'], 4)} of {row['block_bits']} "
               f"(ideal {row['block_bits'] / 2:g})")
-    out.print(f"strict avalanche criterion: {_verdict(dif.passes(row, 'sac'))} "
+    out.print(f"strict avalanche criterion: {_verdict(dif.passes(measured, 'sac'))} "
               f"(chi-square p {_p(row['sac_p'])}, worst pair p {_p(row['sac_worst_p'])} after Bonferroni)")
-    out.print(f"bit independence criterion: {_verdict(dif.passes(row, 'bic'))} "
+    out.print(f"bit independence criterion: {_verdict(dif.passes(measured, 'bic'))} "
               f"(largest |correlation| {num(row['bic_max_corr'])}, p {_p(row['bic_p'])} after Bonferroni)")

@@ -18,11 +18,12 @@ from cipherbench.arch import build
 from cipherbench.arch.model import Arch, BuildOptions, all_builds, arch_build, arch_dir, arch_named
 from cipherbench.arch.verified import failure_line, record
 from cipherbench.cli.app import Ctx
-from cipherbench.console import err, lit, out
 from cipherbench.cli.verify import gate_depth, print_verification, run_verification
+from cipherbench.console import err, lit, out
 from cipherbench.envs.model import DEFAULT_MIRROR
 from cipherbench.errors import UsageError
 from cipherbench.kat.vectors import MAX_FILL
+from cipherbench.kinds import PrimitiveKind, Verdict
 
 
 def say(line: str) -> None:
@@ -88,7 +89,7 @@ def verify_arch(c: Ctx, a: Arch, impls, primitives, reverify: bool, depth: int) 
         suffix = f"%{a.value}"
         names = [f"{i}{suffix}" for i in impls] or [n for n, im in s.impls.items() if n.endswith(suffix)
                                                        and im.available]
-        pairs = [(im, p) for im, p in s.pairs(names, primitives) if p.kind != "null"]
+        pairs = [(im, p) for im, p in s.pairs(names, primitives) if p.kind != PrimitiveKind.NULL]
         if not pairs:
             raise UsageError(f"nothing to verify on {a.value}: no implementation of its engine offers what was asked")
         say(f"{a.value}: verifying {len(pairs)} pairs of {len({im.name for im, _ in pairs})} implementations "
@@ -98,10 +99,10 @@ def verify_arch(c: Ctx, a: Arch, impls, primitives, reverify: bool, depth: int) 
     print_verification(got)
     v = record(arch_build(a), got.results, seconds, depth)
     for r in got.results:
-        if r.status == "failed":
+        if r.status == Verdict.FAILED:
             err.print(f"[red]FAILED[/] {lit(failure_line(r))}")
-    n = {k: sum(x.passed if k == "passed" else x.failed if k == "failed" else x.unverified
-                for x in v.implementations.values()) for k in ("passed", "failed", "unverified")}
+    n = {k: sum(getattr(x, k.value) for x in v.implementations.values())
+         for k in (Verdict.PASSED, Verdict.FAILED, Verdict.UNVERIFIED)}
     say(f"{a.value}: {n['passed']} pairs passed, {n['failed']} failed, {n['unverified']} unverified, "
         f"verified in {seconds:.0f} s under emulation (long answers up to {depth:,} bytes)")
     return n["failed"] > 0

@@ -26,6 +26,8 @@ from cipherbench.kinds import PrimitiveKind, RunKind, RunStatus
 from cipherbench.measure.context import usable_cpus
 from cipherbench.measure.session import primitive_named
 from cipherbench.pipeline.plan import SideChannelSettings, load_presets
+from cipherbench.registry import NULL_PRIMITIVE
+from cipherbench.results.run import CtRow
 
 DEFAULT_EXPERIMENT = "side-channels"
 
@@ -139,7 +141,7 @@ def of_run(c, plan: Plan, run_id: int, primitives: tuple[str, ...], impls: tuple
     timed = [m for m in store.run(run_id)["measurements"] if not m.get("error")]
     if not timed:
         raise UsageError(f"run {run_id} timed nothing: nothing to check")
-    prims = sorted({m["primitive"] for m in timed if m["primitive"] != "null"})
+    prims = sorted({m["primitive"] for m in timed if m["primitive"] != NULL_PRIMITIVE})
     timed_impls = sorted({m["impl"] for m in timed})
     return replace(plan, experiment=f"run-{run_id}", primitives=[p for p in prims if not primitives or p in primitives],
                    impls=[i for i in timed_impls if not impls or i in impls])
@@ -182,7 +184,7 @@ def print_verdicts(title: str, rows: list[dict], natives: set[str]) -> None:
     t.add_column("verdict", overflow="fold", ratio=1)
     advice = []
     for (impl, prim), got in sorted(by_pair.items()):
-        mark = mark_of(got, impl in natives)
+        mark = mark_of([CtRow.of(x) for x in got], impl in natives)
         t.add_row(lit(impl), lit(prim), lit(mark.short().removeprefix("ct ").split(" (", 1)[0]
                                             + (f" ({mark.method.value})" if mark.method else "")))
         advice += [f"{impl} {prim}: {leak.text()}: {leak.advice()}" for leak in mark.leaks]

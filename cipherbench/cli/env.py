@@ -11,6 +11,7 @@ from rich.table import Table
 from cipherbench.console import lit, out
 from cipherbench.envs import build
 from cipherbench.envs.model import DEFAULT_MIRROR, all_envs, envs_dir
+from cipherbench.registry import NULL_IMPL, REFERENCE_IMPL
 
 
 @click.group("env", epilog="Start with: cipherbench env create bookworm (then cipherbench run --env "
@@ -56,7 +57,7 @@ def list_cmd(as_json):
     for e in envs:
         r = e.record()
         impls = ", ".join(f"{i.name} {i.version.split()[1] if i.version.startswith('OpenSSL ') else i.version}"
-                          for i in r.implementations if i.available and i.name not in ("null", "reference"))
+                          for i in r.implementations if i.available and i.name not in (NULL_IMPL, REFERENCE_IMPL))
         t.add_row(*map(lit, (r.name, r.suite, r.debian_version, r.compiler, impls, r.built_at,
                              r.engine_problem or "ok")))
     out.print(t)

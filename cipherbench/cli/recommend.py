@@ -16,6 +16,7 @@ from cipherbench.cli.app import Ctx
 from cipherbench.console import clip, out
 from cipherbench.errors import CipherbenchError, UsageError
 from cipherbench.report.answer import interval, mbps, short_lines
+from cipherbench.results.run import load_run
 from cipherbench.store.db import Store, describe
 
 #: What people call a runtime -> the runner's name (docs/protocol.md `hello`).
@@ -25,8 +26,8 @@ RUNNER_ALIASES = {"c": "native", "c++": "native", "cpp": "native", "engine": "na
 
 def answers_of(store: Store, run_id: int, filters: Filters | None = None,
                cases: tuple[UseCase, ...] = ()) -> list[Answer]:
-    r = store.run(run_id)
-    return recommend(r["measurements"], r["implementations"], filters or Filters(), cases, ct_marks(store, run_id))
+    r = load_run(store, run_id, with_samples=False)
+    return recommend(r.measurements, r.implementations, filters or Filters(), cases, ct_marks(store, run_id))
 
 
 def print_short(store: Store, run_id: int) -> None:

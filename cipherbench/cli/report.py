@@ -15,6 +15,7 @@ from rich.text import Text
 from cipherbench.cli.app import Ctx
 from cipherbench.console import lit, out
 from cipherbench.errors import CipherbenchError, UsageError
+from cipherbench.kinds import Operation, Verdict
 from cipherbench.store.db import Store, describe
 
 DB_HELP = "Result store for this command (overrides the global --db)."
@@ -51,8 +52,8 @@ def report(c: Ctx, db, run_ids, out_dir: Path):
         written = rep.write_all(data, out_dir)
     except OSError as e:
         raise CipherbenchError(f"cannot write the report to {out_dir}: {e.strerror or e}") from None
-    runs = ", ".join(f"run {r.id} ({r.profile or '-'}, {sum(1 for m in r.measurements if not m['error'])} "
-                     f"measurements, {len({m['impl'] for m in r.measurements})} implementations)"
+    runs = ", ".join(f"run {r.id} ({r.profile or '-'}, {sum(1 for m in r.measurements if not m.error)} "
+                     f"measurements, {len({m.impl for m in r.measurements})} implementations)"
                      for r in data.runs)
     out.print(f"report of {runs} from {describe(store.url)} written to {out_dir}/:")
     for path, what in written:
@@ -60,8 +61,8 @@ def report(c: Ctx, db, run_ids, out_dir: Path):
     exps = sorted(data.published)
     if exps:
         out.print(f"  then and now: published figures beside {', '.join(exps)}")
-    unverified = sorted({f"{m['impl']} {m['primitive']}" for r in data.runs for m in r.measurements
-                         if m.get("verified") not in ("passed", "n/a")})
+    unverified = sorted({f"{m.impl} {m.primitive}" for r in data.runs for m in r.measurements
+                         if not Verdict.shown(m.verified)})
     if unverified:
         out.print(f"[yellow]  marked as not verified: {', '.join(unverified[:6])}"
                   f"{' …' if len(unverified) > 6 else ''}[/]")
@@ -90,7 +91,7 @@ def _f(x, digits=3):
 def compare_cmd(c: Ctx, run_a, run_b, db, db_b, as_json):
     """Ratio B/A of MB/s per matched point, with a bootstrap interval and a significance label."""
     from cipherbench.analysis import compare as cmp
-    from cipherbench.report.data import load_run
+    from cipherbench.results.run import load_run
 
     store_a = _store(c, db)
     store_b = Store(db_b, create=False) if db_b else store_a
@@ -128,8 +129,8 @@ def print_comparison(res, run_a, run_b, a, b, where_b: str) -> None:
                f"over those samples; verdict: two-sided Mann-Whitney U with at least {cmp.MIN_SAMPLES} "
                f"samples on each side, q < {cmp.ALPHA} after the Benjamini-Hochberg correction "
                "across all points (false-discovery rate controlled; q = adjusted p)")
-    t = Table(title=f"B = run {run_b}{where_b} ({b.profile}, {lit(b.meta.get('host'))}) against "
-                    f"A = run {run_a} ({a.profile}, {lit(a.meta.get('host'))})",
+    t = Table(title=f"B = run {run_b}{where_b} ({b.profile}, {lit(b.meta.host)}) against "
+                    f"A = run {run_a} ({a.profile}, {lit(a.meta.host)})",
               caption=caption, caption_justify="left")
     if out.width < COMPARE_NARROW_BELOW:
         t.caption = None
@@ -178,12 +179,12 @@ def narrow_comparison(res) -> list[Table]:
 
 
 def comparison_cells(p) -> list[str]:
-    keysetup = p.operation.startswith("keysetup")
+    keysetup = Operation(p.operation).is_keysetup
     ci = f"{p.low:.3f}–{p.high:.3f}" if p.low is not None else "-"
     ver = {"passed": "passed", "n/a": "n/a", "failed": "[red]FAILED[/]"}.get(p.verified, "[yellow]unverified[/]")
     return [lit(p.impl), lit(p.primitive), f"{p.operation}/{p.workload}", str(p.size) if not keysetup else "-",
-            _f(p.a.get("mb_per_s")) if not keysetup else f"{_f(p.a['ns_per_call'])} ns",
-            _f(p.b.get("mb_per_s")) if not keysetup else f"{_f(p.b['ns_per_call'])} ns",
+            _f(p.a.mb_per_s) if not keysetup else f"{_f(p.a.ns_per_call)} ns",
+            _f(p.b.mb_per_s) if not keysetup else f"{_f(p.b.ns_per_call)} ns",
             f"{p.ratio:.3f}", ci, f"{p.n_a}/{p.n_b}",
             f"{p.q_value:.3g}" if p.q_value is not None else "-", _verdict(p.verdict), ver]
 
@@ -213,8 +214,9 @@ def print_comparison_notes(res) -> None:
 @click.pass_obj
 def export_cmd(c: Ctx, db, run_id, out_file: Path):
     """Write one run as a results document (.json, raw samples included) or as CSV rows (.csv)."""
-    from cipherbench.report.data import resolve_runs
-    from cipherbench.store import transfer
+    from cipherbench.report import results_json
+    from cipherbench.results import transfer
+    from cipherbench.results.run import load_run, resolve_runs
 
     suffix = out_file.suffix.lower()
     if suffix not in (".json", ".csv"):
@@ -226,7 +228,8 @@ def export_cmd(c: Ctx, db, run_id, out_file: Path):
         n = export_csv(store, rid, out_file)
         out.print(f"exported run {rid} to {out_file}: {n} measurements, one row each (raw samples: export to .json)")
         return
-    doc = transfer.export_run(store, rid, out_file)
+    doc = results_json.document(load_run(store, rid))
+    transfer.write_document(doc, out_file)
     n = sum(len(m.get("samples", [])) for m in doc["measurements"])
     out.print(f"exported run {rid} ({doc['run']['uuid']}) to {out_file}: "
               f"{len(doc['measurements'])} measurements, {n} raw samples")
@@ -235,8 +238,8 @@ def export_cmd(c: Ctx, db, run_id, out_file: Path):
 def export_csv(store: Store, run_id: int, path: Path) -> int:
     """results.csv's rows (report/results_csv.py) for one run, to a file of the user's name."""
 
-    from cipherbench.report.data import ReportData, load_run
     from cipherbench.report.results_csv import write_measurements
+    from cipherbench.results.run import ReportData, load_run
 
     path.parent.mkdir(parents=True, exist_ok=True)
     return write_measurements(ReportData([load_run(store, run_id, with_samples=False)]), path)
@@ -248,7 +251,7 @@ def export_csv(store: Store, run_id: int, path: Path) -> int:
 @click.pass_obj
 def import_cmd(c: Ctx, file: Path, db):
     """Add a run from a results document to the store under a new run id."""
-    from cipherbench.store import transfer
+    from cipherbench.results import transfer
 
     doc = transfer.read_document(file)
     store = Store(db or c.db)  # creates the schema in a new store

@@ -22,7 +22,7 @@ from cipherbench.pipeline import Layout, Progress, RunOutcome, RunPlan, run_plan
 from cipherbench.pipeline.execute import Advance, Unit
 from cipherbench.pipeline.plan import DEFAULT_PRESET
 from cipherbench.pipeline.resume import resumable
-from cipherbench.report.data import load_published as published_experiments
+from cipherbench.results.run import load_published as published_experiments
 from cipherbench.store.db import Store
 
 #: --sizes suffixes: binary multiples, as the registry's sizes are.

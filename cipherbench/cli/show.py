@@ -14,6 +14,8 @@ from cipherbench.cli.app import Ctx
 from cipherbench.console import lit, out
 from cipherbench.envs.describe import show_lines
 from cipherbench.errors import CipherbenchError
+from cipherbench.results.rules import size_text
+from cipherbench.results.run import Measurement
 from cipherbench.store.db import Store, describe
 from cipherbench.store.records import message_of
 
@@ -33,19 +35,13 @@ WIDE_SIZES = (16, 1024, 16384, 1048576)
 
 def show_run(store: Store, run_id: int, as_json: bool = False, form: str | None = None):
     r = store.run(run_id)
-    r["ct"] = rows_beside(r["ct"], ct_checks(store, run_id))
+    r["ct"] = rows_beside(run_id, r["ct"], ct_checks(store, run_id))
     if as_json:
         click.echo(json.dumps(r, indent=1, default=str))
         return
     _summary(store, run_id, r)
     if r.get("ct"):
-        from cipherbench.cli.ct import CT_TABLE_AT, print_verdicts
-        from cipherbench.cli.ct import table as ct_table
-        title = f"side-channel checks of run {run_id}'s builds"
-        if out.width >= CT_TABLE_AT:
-            out.print(ct_table(title, r["ct"]))
-        else:
-            print_verdicts(title, r["ct"], {i["impl"] for i in r["implementations"] if i.get("runner") == "native"})
+        _side_channels(run_id, r)
         if not r["measurements"]:  # a run of checks alone (cipherbench ct): no speed table
             out.print(f"run {run_id} in {describe(store.url)}: {len(r['ct'])} side-channel checks", markup=False)
             return
@@ -73,6 +69,17 @@ def show_run(store: Store, run_id: int, as_json: bool = False, form: str | None 
         out.print(f"one row per series; every point: cipherbench show {run_id} --long, or cipherbench report")
     out.print(f"run {run_id} in {describe(store.url)}: "
               f"{sum(1 for m in r['measurements'] if not m['error'])} measurements with raw samples", markup=False)
+
+
+def _side_channels(run_id: int, r: dict) -> None:
+    """The ct results of the run's builds: every check on a wide terminal, else a verdict per pair."""
+    from cipherbench.cli.ct import CT_TABLE_AT, print_verdicts
+    from cipherbench.cli.ct import table as ct_table
+    title = f"side-channel checks of run {run_id}'s builds"
+    if out.width >= CT_TABLE_AT:
+        out.print(ct_table(title, r["ct"]))
+    else:
+        print_verdicts(title, r["ct"], {i["impl"] for i in r["implementations"] if i.get("runner") == "native"})
 
 
 def _summary(store: Store, run_id: int, r: dict) -> None:
@@ -119,7 +126,7 @@ def narrow_tables(run_id, r) -> set:
     groups: dict[tuple[str, str], list] = {}
     for m in r["measurements"]:
         groups.setdefault((m["primitive"], f"{m['operation']}/{m['workload']}"), []).append(m)
-    bad = flagged(r["measurements"])
+    bad = flagged(Measurement.of(m) for m in r["measurements"])
     sources = set()
     out.print(f"run {run_id} ({r['profile']}, {r['status']}) on {r['host']}: MB/s = 10^6 bytes/s at the median; "
               "± = half the median's confidence interval; c/B = cycles per byte; ok/unv/FAIL = verification",
@@ -186,7 +193,7 @@ def narrow_wide_tables(run_id, r) -> set:
     the code path in a word and the verdict in one, so that a row fits 80 columns."""
     from rich import box
     series, errors, sources = _series(r["measurements"])
-    fitted = {(f.impl, f.primitive, f"{f.operation}/{f.workload}"): f for f in fits(r["measurements"])}
+    fitted = {(f.impl, f.primitive, f"{f.operation}/{f.workload}"): f for f in fits(Measurement.of(m) for m in r["measurements"])}
     out.print(f"run {run_id} ({r['profile']}, {r['status']}) on {lit(r['host'])}: MB/s = 10^6 bytes/s at the "
               "median, ! = the point carries a warning; ovh ns and marg MB/s: fit of time against size "
               "(~0: within two standard errors of none; ?: not a result, --long says why); "
@@ -200,7 +207,7 @@ def narrow_wide_tables(run_id, r) -> set:
         t = Table(title=f"{prim} {op}", title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
         t.add_column("impl", no_wrap=True, overflow="ellipsis", max_width=16)
         for size in sizes:
-            t.add_column(size_label(size), justify="right", no_wrap=True)
+            t.add_column(size_text(size), justify="right", no_wrap=True)
         t.add_column("ovh ns", justify="right", no_wrap=True)
         t.add_column("marg\nMB/s", justify="right", no_wrap=True)
         t.add_column("path", no_wrap=True, overflow="ellipsis", max_width=10)
@@ -227,13 +234,6 @@ def _narrow_wide_row(key: tuple, ms_list: list, error: str | None, f, sizes: tup
     return (lit(key[0]), *_wide_cells(ms, compact, "[yellow]![/]", sizes), ov, marg,
             lit(short_provider(any_m["provider"] or "")), SHORT_VERDICT.get(any_m["verified"], any_m["verified"] or ""))
 
-
-def size_label(size: int) -> str:
-    """16 -> "16 B", 16384 -> "16 KiB", 1048576 -> "1 MiB"."""
-    for unit, name in ((1 << 20, "MiB"), (1 << 10, "KiB")):
-        if size >= unit and size % unit == 0:
-            return f"{size // unit} {name}"
-    return f"{size} B"
 
 
 def _series(measurements) -> tuple[dict, dict, set]:
@@ -320,7 +320,7 @@ def fit_rows(measurements) -> list[tuple[str, ...]]:
     ± two standard errors, marginal MB/s and cycles/byte; an implausible fit says why
     instead of standing as figures."""
     rows: list[tuple[str, ...]] = []
-    for f in fits(measurements):
+    for f in fits(Measurement.of(m) for m in measurements):
         key = (f.impl, f.primitive, f"{f.operation}/{f.workload}")
         if f.implausible:
             rows.append((*key, f"not a result: {f.implausible}", "", ""))

@@ -3,20 +3,19 @@ verified implementation per primitive at the smallest and the largest size timed
 warnings counted, then the answer (report/answer.py). Every point: `show --long`."""
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Iterable
 
 from rich import box
 from rich.markup import escape
 from rich.table import Table
 
-from cipherbench.analysis.recommend import is_parallel, is_reference, size_text
 from cipherbench.cli.recommend import print_short
 from cipherbench.console import out
-from cipherbench.kinds import Verdict
 from cipherbench.pipeline.notes import WarningKind
 from cipherbench.report.answer import mbps
 from cipherbench.report.tables import RowMark
+from cipherbench.results.rules import is_bulk_speed, ranked_as_library, size_text
+from cipherbench.results.run import Measurement
 from cipherbench.store.db import Store, describe
 from cipherbench.store.records import message_of
 
@@ -24,23 +23,22 @@ from cipherbench.store.records import message_of
 SUMMARY_ROWS = 30
 
 
-def _best(ms: list[Mapping[str, Any]], size: int) -> tuple[str, str]:
-    at = [m for m in ms if m["size"] == size]
+def _best(ms: list[Measurement], size: int) -> tuple[str, str]:
+    at = [m for m in ms if m.size == size]
     if not at:
         return "", ""
-    b = max(at, key=lambda m: m["mb_per_s"] or 0)
-    return b["impl"], mbps(b["mb_per_s"])
+    b = max(at, key=lambda m: m.mb_per_s or 0)
+    return b.impl, mbps(b.mb_per_s)
 
 
-def best_table(run_id: int, r: Mapping[str, Any]) -> Table | None:
+def best_table(run_id: int, measurements: Iterable[Measurement]) -> Table | None:
     """Per primitive (bulk encryption or hashing): the fastest verified library at the
     smallest and the largest size each implementation was timed at."""
-    by_prim: dict[str, list[Mapping[str, Any]]] = {}
-    for m in r["measurements"]:
-        if (m["error"] or m["verified"] != Verdict.PASSED or not m["size"] or m["workload"] != "bulk"
-                or m["operation"] not in ("encrypt", "hash") or is_reference(m["impl"]) or is_parallel(m)):
+    by_prim: dict[str, list[Measurement]] = {}
+    for m in measurements:
+        if not (is_bulk_speed(m) and ranked_as_library(m)):
             continue
-        by_prim.setdefault(m["primitive"], []).append(m)
+        by_prim.setdefault(m.primitive, []).append(m)
     if not by_prim:
         return None
     t = Table(title=f"run {run_id}: fastest verified library per primitive (bulk encryption, MB/s)",
@@ -51,7 +49,7 @@ def best_table(run_id: int, r: Mapping[str, Any]) -> Table | None:
                      min_width=6 if col in ("small", "large") else None, max_width=19)
     for prim in sorted(by_prim)[:SUMMARY_ROWS]:
         ms = by_prim[prim]
-        lo, hi = min(m["size"] for m in ms), max(m["size"] for m in ms)
+        lo, hi = min(m.size for m in ms), max(m.size for m in ms)
         t.add_row(prim, size_text(lo), *_best(ms, lo), size_text(hi), *_best(ms, hi))
     if len(by_prim) > SUMMARY_ROWS:
         t.caption = f"{len(by_prim) - SUMMARY_ROWS} more primitives: cipherbench show {run_id} --wide"
@@ -60,7 +58,7 @@ def best_table(run_id: int, r: Mapping[str, Any]) -> Table | None:
 
 def show_summary(store: Store, run_id: int) -> None:
     r = store.run(run_id)
-    t = best_table(run_id, r)
+    t = best_table(run_id, (Measurement.of(m) for m in r["measurements"]))
     if t is not None:
         out.print(t)
     failed = sum(1 for m in r["measurements"] if m["error"])
@@ -106,7 +104,7 @@ def print_then_now(store: Store, run_id: int) -> None:
     """An experiment's run: its published tables beside today's figures, and each published
     finding with what this run says (report/experiments.py), as the report has them."""
     from cipherbench.report import experiments
-    from cipherbench.report.data import load
+    from cipherbench.results.run import load
 
     data = load(store, [run_id], with_samples=False)
     for sec in experiments.sections(data):

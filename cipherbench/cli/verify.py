@@ -14,6 +14,7 @@ from cipherbench.kat.cache import Verified
 from cipherbench.kat.cache import verify as cached_verify
 from cipherbench.kat.corpus_carry import LARGEST
 from cipherbench.kat.vectors import MAX_FILL
+from cipherbench.kinds import PrimitiveKind, Verdict
 from cipherbench.measure.session import Session
 from cipherbench.pipeline.plan import DEFAULT_PRESET, RunPlan
 
@@ -72,7 +73,7 @@ def verify(c: Ctx, impls, primitives, reverify, up_to, profile, as_json):
     # implementations): the gate checks them side by side (Verifier.run)
     with c.session(pin=False, replicas=2) as s:
         # The null primitive is the harness's own cost: nothing to verify ('n/a' in runs).
-        pairs = [(im, p) for im, p in s.pairs(impls, primitives) if p.kind != "null"]
+        pairs = [(im, p) for im, p in s.pairs(impls, primitives) if p.kind != PrimitiveKind.NULL]
         if not pairs:
             raise UsageError("nothing to verify: no implementation offers what was asked")
         got = run_verification(s, pairs, reverify, depth)
@@ -85,7 +86,7 @@ def verify(c: Ctx, impls, primitives, reverify, up_to, profile, as_json):
         print_verification(got)
         out.print(f"long answers up to {depth:,} bytes" + (f" (what profile {profile or DEFAULT_PRESET} times)"
                   if up_to is None else "") + "; a run checks as deep as its largest size before timing it")
-    sys.exit(1 if any(r.status == "failed" for r in results) else 0)
+    sys.exit(1 if any(r.status == Verdict.FAILED for r in results) else 0)
 
 
 def gate_depth(up_to: int | None, profile: str | None) -> int:
@@ -112,7 +113,7 @@ def print_verification(got: Verified) -> None:
     for name, why in got.missing_corpora.items():
         out.print(f"[yellow]corpus {name} not used: {lit(why)}[/]")
     print_notes(results)
-    print_failures([r for r in results if r.status == "failed"])
+    print_failures([r for r in results if r.status == Verdict.FAILED])
     n = {k: sum(r.status == k for r in results) for k in ("passed", "unverified", "failed")}
     out.print(f"{len(results)} (implementation, primitive) pairs: {n['passed']} passed known answers "
               f"of their own, {n['unverified']} unverified (no known answer they could run), {n['failed']} failed")
@@ -137,7 +138,7 @@ def print_notes(results) -> None:
                       f"{r.primitive} (first: {lit(sk['vector'])}): {lit(sk['reason'])}")
     unverified: dict[str, list[str]] = {}
     for r in results:
-        if r.status == "unverified":
+        if r.status == Verdict.UNVERIFIED:
             unverified.setdefault(r.unverified_reason.sentence, []).append(f"{r.impl} {r.primitive}")
     for why, names in unverified.items():
         out.print(f"[yellow]unverified[/] ({why}): {lit(', '.join(names))}")

@@ -56,7 +56,7 @@ from cipherbench.kat.collect import det_bytes
 from cipherbench.kat.model import aead, chacha, sp800_38a
 from cipherbench.kat.model_oracle import ModelCorpus, Oracle, OracleFailed, oracle_primitive, published
 from cipherbench.kat.vectors import Fill, KnownAnswer, LongAnswer
-from cipherbench.kinds import Operation
+from cipherbench.kinds import Operation, PrimitiveKind
 from cipherbench.registry import Primitive
 
 CORPUS = "model-carry"
@@ -74,8 +74,8 @@ def covered(p: Primitive) -> bool:
     if p.family == "desx" or not p.block_bytes or p.mode not in MODES:
         return False
     if p.mode == "gcm":
-        return p.kind == "aead" and p.block_bytes == aead.BLOCK and p.iv_bytes == 12
-    return p.kind == "cipher" and p.iv_bytes in (0, p.block_bytes)
+        return p.kind == PrimitiveKind.AEAD and p.block_bytes == aead.BLOCK and p.iv_bytes == 12
+    return p.kind == PrimitiveKind.CIPHER and p.iv_bytes in (0, p.block_bytes)
 
 
 #: AEADs whose LARGEST record the model computes alone: family -> (the model, how it was checked)
@@ -270,7 +270,7 @@ def _fill(what: str, size: int) -> Fill:
 
 def _long(p: Primitive, op: Operation, fill: Fill, tail: bytes, output: bytes, key: bytes, iv: bytes,
           aad: bytes, how: str, what: str) -> LongAnswer:
-    n = fill.size + len(tail) - (p.tag_bytes if op is Operation.DECRYPT and p.kind == "aead" else 0)
+    n = fill.size + len(tail) - (p.tag_bytes if op is Operation.DECRYPT and p.kind == PrimitiveKind.AEAD else 0)
     return LongAnswer(p.name, op, fill, tail, hashlib.sha256(output).digest(), len(output), key, iv, aad, how,
                       f"{CORPUS} {p.name} {op} ({n}-byte message, {what})", CORPUS)
 
@@ -285,7 +285,7 @@ def _stream_like(p: Primitive, key: bytes, iv: bytes, aad: bytes, encrypt, how: 
     p_bytes, c2 = pt.data(), ct.data()
     c = encrypt(p_bytes)
     p2 = sp800_38a._xor(c2, sp800_38a._xor(c[:size], p_bytes))
-    sealed = encrypt(p2) if p.kind == "aead" else c2  # the tag over C' needs the whole AEAD
+    sealed = encrypt(p2) if p.kind == PrimitiveKind.AEAD else c2  # the tag over C' needs the whole AEAD
     if sealed[:size] != c2:
         raise ValueError(f"{p.name}: the model's keystream differs between two messages under one key and IV")
     return [_long(p, Operation.ENCRYPT, pt, b"", c, key, iv, aad, how, f"generated plaintext, {what}"),
@@ -340,7 +340,7 @@ class CarryCorpus:
         """Append records to kas_by_prim for every covered primitive of prims. Call it after
         ModelCorpus.extend: these records are computed, not published."""
         for p in sorted(prims, key=lambda p: p.name):
-            if p.family in MODEL_AEADS and p.kind == "aead":
+            if p.family in MODEL_AEADS and p.kind == PrimitiveKind.AEAD:
                 self.long[p.name] = model_aead_records(p, self.size)
                 continue
             if not covered(p):

@@ -31,6 +31,7 @@ from pathlib import Path
 
 from cipherbench.kat.collect import Collector, CorpusMissing
 from cipherbench.kat.vectors import KnownAnswer
+from cipherbench.kinds import PrimitiveKind
 from cipherbench.registry import load as load_registry
 
 CORPUS = "cryptopp"
@@ -62,6 +63,9 @@ _FULL_ROUNDS = {"tea": "32", "xtea": "32", "chacha20": "20", "xchacha20": "20", 
 class Unsupported(ValueError):
     pass
 
+
+#: Crypto++ test-vector files whose records are digests (their AlgorithmType).
+HASH_FILE_KINDS = ("hash", "xof", "blake2")
 
 def decode(value: str) -> bytes:
     """Crypto++'s encoded-string grammar (see the module docstring)."""
@@ -227,7 +231,7 @@ def _one(c: Collector, reg, f: Path, fields: dict, test: str, line: int):
         return
     src = f"{fields.get('Source', 'Crypto++ test vectors').strip()} (Crypto++ TestVectors/{f.name})"
     where = f"{f.name}:{line}"
-    if kind in ("hash", "xof", "blake2"):
+    if kind in HASH_FILE_KINDS:
         if test != "Verify" or "Message" not in fields or "Digest" not in fields:
             return
         if fields.get("Key", "").strip() and decode(fields["Key"]):
@@ -258,7 +262,7 @@ def _one(c: Collector, reg, f: Path, fields: dict, test: str, line: int):
     ct = decode(fields.get("Ciphertext", ""))
     if len(key) != p.key_bytes or len(iv) != p.iv_bytes:
         return
-    if p.kind == "aead":
+    if p.kind == PrimitiveKind.AEAD:
         out = ct + decode(fields.get("MAC", ""))
         if test == "NotVerify":
             if len(out) < p.tag_bytes:

@@ -67,6 +67,7 @@ from pathlib import Path
 
 from cipherbench.kat.collect import Collector, CorpusMissing
 from cipherbench.kat.vectors import KnownAnswer
+from cipherbench.kinds import PrimitiveKind
 from cipherbench.paths import REPO
 from cipherbench.registry import load as load_registry
 
@@ -128,7 +129,7 @@ _BOTAN_HASHES = {"MD5": "md5", "SHA-1": "sha-1", "SHA-224": "sha-224", "SHA-256"
 def _botan_section(name: str) -> tuple[str | None, str | None]:
     """(cipher id or hash name, mode) for a Botan section name; (None, None) if it does not map."""
     if name in _BOTAN_HASHES:
-        return _BOTAN_HASHES[name], "hash"
+        return _BOTAN_HASHES[name], PrimitiveKind.HASH  # a hash section, in place of a mode
     m = re.fullmatch(r"CTR-BE\((.+)\)", name)
     if m:
         return (_BOTAN_CIPHERS.get(m.group(1)), "ctr") if "," not in m.group(1) else (None, None)
@@ -193,7 +194,7 @@ def _botan(x: _Ctx):
                 continue
             if any(int(rec.get(k, "0") or 0) for k in ("Seek",)):
                 continue
-            if mode == "hash":
+            if mode == PrimitiveKind.HASH:
                 p = x.reg.get(cid)
                 if p and cid in x.c.wanted and len(vals.get("Out", b"")) == p.digest_bytes:
                     rel = f.relative_to(x.root)

@@ -32,6 +32,7 @@ from cipherbench.kat import iterated
 from cipherbench.kat.collect import det_bytes
 from cipherbench.kat.model import aead, desx, sp800_38a
 from cipherbench.kat.vectors import KnownAnswer
+from cipherbench.kinds import PrimitiveKind
 from cipherbench.registry import Primitive
 
 CORPUS = "model"
@@ -63,7 +64,7 @@ def modelled(p: Primitive) -> bool:
     """Whether a model computes known answers for p."""
     if p.family == "desx":
         return p.mode in sp800_38a.MODES
-    return p.kind == "aead" and p.mode in aead.ENCRYPT and p.block_bytes == aead.BLOCK
+    return p.kind == PrimitiveKind.AEAD and p.mode in aead.ENCRYPT and p.block_bytes == aead.BLOCK
 
 
 def oracle_primitive(p: Primitive) -> str:

@@ -40,7 +40,7 @@ from cipherbench.kat import corpora, corpus_carry, iterated
 from cipherbench.kat.collect import det_bytes
 from cipherbench.kat.model_oracle import ModelCorpus, oracle_primitives
 from cipherbench.kat.vectors import KnownAnswer, LongAnswer
-from cipherbench.kinds import Operation
+from cipherbench.kinds import Operation, PrimitiveKind, Verdict
 from cipherbench.registry import Primitive
 
 
@@ -101,7 +101,7 @@ class PairResult:
     @property
     def unverified_reason(self) -> UnverifiedReason | None:
         """Why a pair has no known answer of its own, as a value (the sentence follows from it)."""
-        if self.status != "unverified":
+        if self.status != Verdict.UNVERIFIED:
             return None
         if self.skipped_counts:
             return UnverifiedReason.ALL_SKIPPED
@@ -145,14 +145,14 @@ class PairResult:
             checks["unverified_reason"] = self.unverified_reason
         if self.model_oracle:
             checks["model_oracle"] = self.model_oracle
-        if self.status == "passed":
+        if self.status == Verdict.PASSED:
             checks["verified_up_to_bytes"] = self.verified_bytes
         return {"impl": self.impl, "primitive": self.primitive, "status": self.status,
                 "checks": checks, "failures": self.failures}
 
 
 def message_lengths(p: Primitive) -> list[int]:
-    if p.kind == "hash":
+    if p.kind == PrimitiveKind.HASH:
         return [0, 1, 3, 55, 56, 63, 64, 65, 127, 128, 129, 200, 1000, 4097]
     if p.whole_blocks:
         b = p.block_bytes
@@ -168,7 +168,7 @@ def stream_chunks(p: Primitive, n: int) -> list[list[int]] | None:
     bulk workload feeds them. Whole-block modes (n = 7 blocks): one block, two, the rest.
     XTS is not cut: a data unit is one call in the libraries' APIs (IEEE 1619 tweaks each
     data unit)."""
-    if p.kind not in ("cipher", "stream", "aead") or p.mode == "xts":
+    if p.kind not in (PrimitiveKind.CIPHER, PrimitiveKind.STREAM, PrimitiveKind.AEAD) or p.mode == "xts":
         return None
     if p.whole_blocks:
         b = p.block_bytes
@@ -182,7 +182,7 @@ def stream_chunks(p: Primitive, n: int) -> list[list[int]] | None:
 def inplace_length(p: Primitive) -> int:
     """The message length of the in-place check, one of the round-trip lengths: three
     blocks for whole-block modes (XTS: five), else 100 bytes (a partial block included)."""
-    if p.kind == "hash":
+    if p.kind == PrimitiveKind.HASH:
         return -1
     if p.whole_blocks:
         return 3 * p.block_bytes if p.mode != "xts" else 5 * p.block_bytes
@@ -265,7 +265,7 @@ class Verifier:
         r = self._crypt(impl, p, "decrypt", key, iv, aad, data)
         if r["status"] != "ok":
             return None, None, self._refused(r)
-        if p.kind == "aead" and not r.get("authentic", False):
+        if p.kind == PrimitiveKind.AEAD and not r.get("authentic", False):
             return None, False, None
         return bytes.fromhex(r.get("output", "")), True, None
 
@@ -279,7 +279,7 @@ class Verifier:
             return None, None, r.get("message", r["status"])
         if r.get(echo) is not True:
             return None, f"the runner ignored '{field}' (answered without \"{echo}\": true)", None
-        if p.kind == "aead" and op == "decrypt" and not r.get("authentic", False):
+        if p.kind == PrimitiveKind.AEAD and op == Operation.DECRYPT and not r.get("authentic", False):
             return None, None, "rejected as forged"
         return bytes.fromhex(r.get("output", "")), None, None
 
@@ -294,9 +294,9 @@ class Verifier:
         ahead = []
         for ka in kas:
             if ka.expect_reject:
-                if p.kind == "aead":
+                if p.kind == PrimitiveKind.AEAD:
                     ahead.append(self._crypt_request(p, "decrypt", ka.key, ka.iv, ka.aad, ka.output))
-            elif p.kind == "hash":
+            elif p.kind == PrimitiveKind.HASH:
                 ahead.append(self._hash_request(p, ka.input))
             else:
                 ahead.append(self._crypt_request(p, "encrypt", ka.key, ka.iv, ka.aad, ka.input))
@@ -309,7 +309,7 @@ class Verifier:
 
     def _kat_each(self, res: PairResult, p: Primitive, kas: list[KnownAnswer]):
         for ka in kas:
-            if ka.expect_reject and p.kind != "aead":
+            if ka.expect_reject and p.kind != PrimitiveKind.AEAD:
                 continue  # only an AEAD can reject; a loader never emits these for others
             try:
                 self._kat_one(res, p, ka)
@@ -329,7 +329,7 @@ class Verifier:
                 return
             res.corpus_counts[ka.corpus] += 1
             return  # a rejection alone never vouches: rejecting everything would pass
-        if p.kind == "hash":
+        if p.kind == PrimitiveKind.HASH:
             out, err = self._hash(res.impl, p, ka.input)
             res.checks["kat"] += 1
             if out != ka.output:
@@ -383,7 +383,7 @@ class Verifier:
         res.checks["kat"] += 1
         if r["status"] != "ok":
             actual = self._refused(r)
-        elif p.kind == "aead" and la.operation is Operation.DECRYPT and not r.get("authentic", False):
+        elif p.kind == PrimitiveKind.AEAD and la.operation is Operation.DECRYPT and not r.get("authentic", False):
             actual = "rejected as forged"
         else:
             got = r.get("output_sha256") or hashlib.sha256(bytes.fromhex(r.get("output", ""))).hexdigest()
@@ -432,7 +432,7 @@ class Verifier:
         firsts = []
         for n in lengths:
             key, iv, aad, msg = self._roundtrip_inputs(p, n)
-            firsts.append(self._hash_request(p, msg) if p.kind == "hash"
+            firsts.append(self._hash_request(p, msg) if p.kind == PrimitiveKind.HASH
                           else self._crypt_request(p, "encrypt", key, iv, aad, msg))
         self.prefetch(res.impl, firsts)
         try:
@@ -452,12 +452,12 @@ class Verifier:
         key, iv = det_bytes("key/" + label, p.key_bytes), det_bytes("iv/" + label, p.iv_bytes)
         if p.mode == "xts" and key[: len(key) // 2] == key[len(key) // 2:]:
             key = key[::-1]
-        aad = det_bytes("aad/" + label, 13) if p.kind == "aead" else b""
+        aad = det_bytes("aad/" + label, 13) if p.kind == PrimitiveKind.AEAD else b""
         return key, iv, aad, det_bytes("msg/" + label, n)
 
     def _roundtrip_one(self, res: PairResult, p: Primitive, n: int, outputs: dict):
         key, iv, aad, msg = self._roundtrip_inputs(p, n)
-        if p.kind == "hash":
+        if p.kind == PrimitiveKind.HASH:
             out, err = self._hash(res.impl, p, msg)
             if out is None:
                 res.fail("hash", input=msg, actual=err)
@@ -474,7 +474,7 @@ class Verifier:
         if back != msg:
             res.fail("roundtrip", key=key, iv=iv, aad=aad, input=ct, expected=msg,
                      actual=back if back is not None else (err or "its own ciphertext rejected as forged"))
-        if p.kind == "aead":
+        if p.kind == PrimitiveKind.AEAD:
             self.forgery(res, p, key, iv, aad, ct)
         chunks = stream_chunks(p, n)
         if chunks and back == msg:

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from cipherbench import registry
 from cipherbench.errors import RunnerError
+from cipherbench.kinds import PrimitiveKind
 from cipherbench.measure.runner import RunnerProcess, RunnerSpec
 from cipherbench.paths import REPO
 
@@ -111,7 +112,7 @@ def run_suite(spec: RunnerSpec, timeout: float = 60) -> list[CaseResult]:
                    for im in impls}
         anyimpl = impls[0]["name"] if impls else "none"
         unoffered = next((p.name for p in reg if p.name not in offered.get(anyimpl, set())
-                          and p.kind == "cipher"), "aes-128-cbc")
+                          and p.kind == PrimitiveKind.CIPHER), "aes-128-cbc")
         base = {"$ANY": anyimpl, "$UNOFFERED": unoffered, "$PATTERN_1MIB": PATTERN_1MIB.hex(),
                 "$SHA256_PATTERN_1MIB": hashlib.sha256(PATTERN_1MIB).hexdigest()}
         for case in cases:

@@ -54,7 +54,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from cipherbench.errors import RunnerError
-from cipherbench.kinds import CycleSource
+from cipherbench.kinds import CycleSource, Operation, PrimitiveKind
 from cipherbench.measure.stats import Summary, summarize
 from cipherbench.registry import Primitive
 
@@ -125,7 +125,7 @@ class Point:
         if stack_offset is not None:
             req["stack_offset"] = int(stack_offset)
         req.update(self.conventions())
-        if p.kind != "hash":
+        if p.kind != PrimitiveKind.HASH:
             # byte i of the key is i + 1, of the IV 0xa0 + i, both mod 256 (Threefish-1024's are
             # 128 bytes long)
             req["key"] = bytes((1 + i) & 0xFF for i in range(p.key_bytes)).hex()
@@ -404,7 +404,7 @@ class Measurer:
         one short request usually suffices; loops is then scaled from the probe's time. The
         request that settles it is kept as the point's first warm-up batch (it ran the code
         path just before; timing it again would buy nothing)."""
-        keysetup = pt.operation in ("keysetup", "keysetup-decrypt")
+        keysetup = Operation(pt.operation).is_keysetup
         guess = self._predict(pt)
         # With a prediction, the probe is a quarter batch: it only has to confirm the guess
         # (the path is already warm), and 60,000 points' worth of full-length probes were a
@@ -670,7 +670,7 @@ def figures(pt: Point, clock: CoreClock) -> Figures | None:
         s["set_aside"] = not s["warmup"] and id(s) not in used
     per_call = [s["ns"] / s["loops"] for s in timed]
     sm = summarize(per_call)
-    size = pt.size if pt.operation not in ("keysetup", "keysetup-decrypt") else 0
+    size = pt.size if not Operation(pt.operation).is_keysetup else 0
     mbps = size / sm.median * 1e3 if size else None  # bytes/ns * 1e3 = 10^6 bytes/s
     warnings = []
     cyc_sm, ghz = None, clock.ghz

@@ -4,6 +4,7 @@ from __future__ import annotations
 import re
 
 from cipherbench.errors import CipherbenchError, UsageError
+from cipherbench.kinds import PrimitiveKind
 from cipherbench.registry import Primitive
 
 _HEX = re.compile(r"^([0-9a-fA-F]{2})*$")
@@ -24,7 +25,7 @@ def parse_hex(option: str, text: str | None) -> bytes | None:
 def check_request(p: Primitive, key: bytes | None, iv: bytes | None, aad: bytes | None,
                   data: bytes, decrypt: bool) -> None:
     """UsageError naming what was wrong and what is accepted."""
-    if p.kind == "hash":
+    if p.kind == PrimitiveKind.HASH:
         raise UsageError(f"{p.name} is a hash: use 'cipherbench hash'")
     key = key or b""
     if len(key) != p.key_bytes:
@@ -35,10 +36,10 @@ def check_request(p: Primitive, key: bytes | None, iv: bytes | None, aad: bytes 
     if iv and len(iv) != p.iv_bytes:
         what = "takes no IV" if not p.iv_bytes else f"takes a {p.iv_bytes}-byte IV/nonce ({2 * p.iv_bytes} hex digits)"
         raise UsageError(f"{p.name} {what}; --iv has {len(iv)} bytes")
-    if aad and p.kind != "aead":
+    if aad and p.kind != PrimitiveKind.AEAD:
         raise UsageError(f"{p.name} is not an AEAD and takes no --aad")
     n = len(data)
-    if p.kind == "aead" and decrypt:
+    if p.kind == PrimitiveKind.AEAD and decrypt:
         if n < p.tag_bytes:
             raise UsageError(f"{p.name} decryption input is ciphertext followed by the {p.tag_bytes}-byte tag; "
                              f"--in has only {n} bytes")
@@ -82,13 +83,13 @@ def crypt(session, impl: str, p: Primitive, key: bytes | None, iv: bytes | None,
     if rounds is not None and resp.get("rounds") != rounds:
         # A runner written before the field ignores it and answers the full cipher.
         raise UsageError(f"{impl} ignored the round count: its runner runs {p.name} only with full rounds")
-    if p.kind == "aead" and decrypt and resp.get("authentic") is False:
+    if p.kind == PrimitiveKind.AEAD and decrypt and resp.get("authentic") is False:
         return None
     return _output(resp, impl)
 
 
 def digest(session, impl: str, p: Primitive, data: bytes) -> bytes:
-    if p.kind != "hash":
+    if p.kind != PrimitiveKind.HASH:
         raise UsageError(f"{p.name} is not a hash: use 'cipherbench encrypt'")
     resp = _answer(session.ask(impl, {"op": "hash", "primitive": p.name, "input": data.hex()}), impl, p)
     return _output(resp, impl)

@@ -175,11 +175,13 @@ def measure_diffusion(s: Session, store: Store, run_id: int, plan: RunPlan, poin
         experiment_pairs,
         experiment_rows,
     )
+    from cipherbench.results.run import DIFFUSION_FIELDS, fields_of
     assert plan.diffusion is not None
     sampling = Sampling(**plan.diffusion.model_dump())
     dpairs = experiment_pairs(points)
     with progress.stage("diffusion", len(dpairs)) as advance:
-        store.add_diffusion(run_id, experiment_rows(s, dpairs, sampling, progress=lambda item: advance(1, item)))
+        rows = experiment_rows(s, dpairs, sampling, progress=lambda item: advance(1, item))
+        store.add_diffusion(run_id, [fields_of(r, DIFFUSION_FIELDS) for r in rows])
 
 
 def core_ghz_or_none(native: Any) -> float | None:

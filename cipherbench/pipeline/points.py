@@ -10,6 +10,7 @@ from cipherbench.kinds import Operation, PrimitiveKind, Verdict, Workload
 from cipherbench.measure.measurer import Point
 from cipherbench.measure.session import Session
 from cipherbench.pipeline.plan import RunPlan
+from cipherbench.registry import NULL_IMPL, NULL_PRIMITIVE
 
 
 def whole_block_sizes(p: registry.Primitive, sizes: list[int]) -> list[int]:
@@ -46,7 +47,8 @@ def plan_points(s: Session, plan: RunPlan) -> list[Point]:
         points += [replace(pt, parallel=plan.parallel, raw=[]) for pt in points
                    if s.parallel_of(pt.impl) == plan.parallel]
     for im in s.impls.values():
-        if im.available and "null" in im.primitives and (not plan.implementations or "null" in plan.implementations):
+        if im.available and NULL_PRIMITIVE in im.primitives and (not plan.implementations
+                                                                 or NULL_IMPL in plan.implementations):
             for size in plan.sizes:
                 points.append(Point(im.name, s.reg["null"], Operation.ENCRYPT, Workload.BULK, size,
                                     provider=im.primitives["null"], verified=Verdict.NOT_APPLICABLE))

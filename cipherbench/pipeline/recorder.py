@@ -1,6 +1,7 @@
 """Writes a run's points to the store as they are timed, and their figures once timing ends."""
 from __future__ import annotations
 
+from cipherbench.kinds import Operation, Verdict, Workload
 from cipherbench.measure.measurer import CoreClock, Figures, Point, figures
 from cipherbench.pipeline.interrupts import interrupts_deferred
 from cipherbench.store.db import Store
@@ -10,8 +11,8 @@ from cipherbench.store.records import MeasurementRecord
 def record_of(pt: Point, f: Figures | None) -> MeasurementRecord:
     """The stored row of a point: what was timed, and its figures where it has them."""
     rec = MeasurementRecord(impl=pt.stored_name, primitive=pt.primitive.name, provider=pt.provider,
-                            operation=pt.operation, workload=pt.workload, size=pt.size, loops=pt.loops,
-                            verified=pt.verified, error=pt.error, parallel=pt.parallel)
+                            operation=Operation(pt.operation), workload=Workload(pt.workload), size=pt.size,
+                            loops=pt.loops, verified=Verdict(pt.verified), error=pt.error, parallel=pt.parallel)
     if f is None:
         return rec
     rec.n, rec.ns_per_call, rec.ns_low, rec.ns_high = f.summary.n, f.summary.median, f.summary.low, f.summary.high

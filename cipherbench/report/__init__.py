@@ -1,15 +1,36 @@
-"""Reports: one loader (data.load) and one exporter per format.
+"""Reports: one loader (load: the stored runs, with what the analysis adds) and one exporter
+per format.
 
 Every exporter module has `write(data: ReportData, out_dir: Path) -> [(path, what)]`.
 """
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
 
+from cipherbench.analysis.constant_time import ct_checks, rows_beside
+from cipherbench.analysis.recommend import recommend
+from cipherbench.analysis.versions import version_gaps
 from cipherbench.report import html, markdown, results_csv, results_json
-from cipherbench.report.data import ReportData, load
+from cipherbench.results import run as results_run
+from cipherbench.results.run import ReportData
+from cipherbench.store.db import CT_FIELDS, Store
 
 EXPORTERS = (html, markdown, results_csv, results_json)
+
+
+def load(store: Store, run_ids: Iterable[int] = (), with_samples: bool = True) -> ReportData:
+    """The stored runs (results.run.load), each with the side-channel verdicts of other runs
+    that vouch for its builds, their constant-time marks, and the other versions of its
+    libraries timed at each use case's winning point on its host."""
+    data = results_run.load(store, run_ids, with_samples)
+    for run in data.runs:
+        checks = ct_checks(store, run.id)
+        run.ct = [{k: x.get(k) for k in CT_FIELDS} for x in rows_beside(run.id, run.ct, checks)]
+        run.ct_marks = {k: mark for k, (mark, _) in checks.items()}
+        answers = recommend(run.measurements, run.implementations, ct=run.ct_marks)
+        run.versions = {a.spec.case: version_gaps(store, a, run.id, run.meta.host) for a in answers}
+    return data
 
 
 def write_all(data: ReportData, out: Path) -> list[tuple[Path, str]]:

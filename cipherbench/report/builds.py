@@ -15,8 +15,9 @@ import json
 import math
 from dataclasses import dataclass, field
 
-from cipherbench.report.data import ReportData, Run, usable
+from cipherbench.kinds import Operation, Verdict
 from cipherbench.report.tables import Table
+from cipherbench.results.run import Measurement, ReportData, Run, usable
 
 SEED = "Bingmann 2008"
 
@@ -42,7 +43,7 @@ class Library:
     def speedup(self, label: str, prim: str) -> float | None:
         """Baseline time / variant time: above 1 is faster than the ordinary build."""
         v, b = self.variants.get(label, {}).get(prim), self.baseline.get(prim)
-        if not v or not b or not v.per_call or not b.per_call or v.status != "passed":
+        if not v or not b or not v.per_call or not b.per_call or v.status != Verdict.PASSED:
             return None
         return b.per_call / v.per_call
 
@@ -52,31 +53,31 @@ class Library:
         return math.exp(sum(map(math.log, xs)) / len(xs)) if xs else None
 
 
-def _per_call(ms: list[dict]) -> float | None:
+def _per_call(ms: list[Measurement]) -> float | None:
     """The figure of the largest size: cycles per call where known, else ns."""
-    ms = [m for m in ms if usable(m) and m["size"] > 0 and m["operation"] == "encrypt"]
+    ms = [m for m in ms if usable(m) and m.size > 0 and m.operation == Operation.ENCRYPT]
     if not ms:
         return None
-    m = max(ms, key=lambda m: m["size"])
-    return m.get("cycles_per_call") or m["ns_per_call"]
+    m = max(ms, key=lambda m: m.size)
+    return m.cycles_per_call or m.ns_per_call
 
 
 def libraries(run: Run) -> list[Library]:
     """The run's variant libraries, or [] when it timed no variant."""
     labels: dict[str, dict[str, dict]] = {}
     for im in run.implementations:
-        name = im["impl"]
-        if "@" not in name or "build" not in (im.get("notes") or {}):
+        name = im.impl
+        if "@" not in name or "build" not in (im.notes or {}):
             continue
         base, label = name.split("@", 1)
         try:
-            labels.setdefault(base, {})[label] = json.loads(im["notes"]["build"])
+            labels.setdefault(base, {})[label] = json.loads(im.notes["build"])
         except ValueError:
             labels.setdefault(base, {})[label] = {}
     out = []
     for base, builds in sorted(labels.items()):
         names = {base} | {f"{base}@{lb}" for lb in builds}
-        prims = sorted({m["primitive"] for m in run.measurements if m["impl"] in names})
+        prims = sorted({m.primitive for m in run.measurements if m.impl in names})
         lib = Library(base, prims, builds=builds)
         for p in prims:
             lib.baseline[p] = _cell(run, base, p)
@@ -87,7 +88,7 @@ def libraries(run: Run) -> list[Library]:
 
 
 def _cell(run: Run, impl: str, prim: str) -> Cell:
-    ms = [m for m in run.measurements if m["impl"] == impl and m["primitive"] == prim]
+    ms = [m for m in run.measurements if m.impl == impl and m.primitive == prim]
     return Cell(_per_call(ms), run.verification(impl, prim) if ms else "absent")
 
 
@@ -104,7 +105,7 @@ def _cell_text(lib: Library, label: str, prim: str) -> str:
     c = lib.variants[label][prim]
     if c.status == "absent":
         return "–"
-    if c.status == "failed":
+    if c.status == Verdict.FAILED:
         return "failed"
     s = lib.speedup(label, prim)
     return f"{s:.2f}" if s else ("not timed" if c.per_call is None else "no baseline")
@@ -120,7 +121,7 @@ def library_table(lib: Library) -> Table:
            *["1.00" if lib.baseline[p].per_call else "–" for p in lib.ciphers], "1.00", "", ""])
     for label in sorted(lib.variants):
         b = lib.builds.get(label, {})
-        failed = any(c.status == "failed" for c in lib.variants[label].values())
+        failed = any(c.status == Verdict.FAILED for c in lib.variants[label].values())
         flags = " ".join(b.get("flags", [])) + (" + PGO" if b.get("pgo") else "")
         t.add([label, flags, *[_cell_text(lib, label, p) for p in lib.ciphers], lib.geomean(label),
                b.get("cpu_seconds"), b.get("objects_text") or "LTO: in the link"], mark="failed" if failed else "")

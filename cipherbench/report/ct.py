@@ -5,10 +5,11 @@ from __future__ import annotations
 from cipherbench.ct.records import DUDECT_T, TVLA_T
 from cipherbench.ct.show import TAINT_SHORT, stat_cell, taint_cell
 from cipherbench.report.tables import Table
+from cipherbench.results.run import CtRow
 
 
 def ct_tables(data) -> list[Table]:
-    """A table per run that has side-channel checks (report.data.Run.ct)."""
+    """A table per run that has side-channel checks (results.run.Run.ct)."""
     out = []
     for run in data.runs:
         if not getattr(run, "ct", None):
@@ -18,13 +19,14 @@ def ct_tables(data) -> list[Table]:
                    "path under valgrind", "stat: key", "stat: plaintext"], wrap=True)
         by_pair: dict = {}
         for r in run.ct:
-            by_pair.setdefault((r["impl"], r["primitive"]), {})[(r["method"], r["secret"])] = r
+            row = CtRow.of(r)
+            by_pair.setdefault((row.impl, row.primitive), {})[(row.method, row.secret)] = r
         for (impl, prim), got in sorted(by_pair.items()):
             tk, tp = got.get(("taint", "key")), got.get(("taint", "plaintext"))
             first = tk or tp
             where = (f"{tk['first_kind']} in {tk['first_phase']}: {tk['first_where']}" if tk and tk.get("first_where")
-                     else (tk or {}).get("error") or "")
-            path = (first or {}).get("provider") or ""
+                     else (CtRow.of(tk).error if tk else "") or "")
+            path = (CtRow.of(first).provider if first else "") or ""
             if first and first.get("path_differs"):
                 path += f" (timed natively: {first.get('native_provider')})"
             t.add([impl, prim, taint_cell(tk) if tk else "", taint_cell(tp) if tp else "", where, path,

@@ -6,8 +6,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from cipherbench.kinds import Operation, PrimitiveKind, Verdict
+from cipherbench.registry import NULL_PRIMITIVE
 from cipherbench.report import verdicts
-from cipherbench.report.data import ReportData, Run, primitive, usable
 from cipherbench.report.tables import (
     STATUS_TEXT,
     RowMark,
@@ -20,6 +21,30 @@ from cipherbench.report.tables import (
     num,
     security_value,
 )
+from cipherbench.results.run import Measurement, ReportData, Run, primitive, usable
+
+
+@dataclass
+class ChartSeries:
+    """Today's figures of one implementation in a then-and-now chart."""
+
+    impl: str
+    ok: bool  # its pairs passed verification
+    by_label: dict[str, float | None] = field(default_factory=dict)  # published row label -> figure
+
+    def values(self, labels: list[str]) -> list[float | None]:
+        return [self.by_label.get(lbl) for lbl in labels]
+
+
+@dataclass
+class Chart:
+    """The first all-numeric column of a published table, then and now."""
+
+    title: str
+    unit: str
+    labels: list[str] = field(default_factory=list)  # the published rows
+    then: list[float] = field(default_factory=list)
+    now: dict[str, ChartSeries] = field(default_factory=dict)  # series name -> today's figures
 
 
 @dataclass
@@ -29,20 +54,20 @@ class Section:
     run: Run
     tables: list[Table] = field(default_factory=list)
     findings: list[tuple[str, str]] = field(default_factory=list)  # (published claim, today)
-    verdicts: list[verdicts.Verdict] = field(default_factory=list)  # per finding, in order
-    charts: list[dict | None] = field(default_factory=list)  # per table: {title, unit, labels, then, now}
+    verdicts: list[verdicts.FindingResult] = field(default_factory=list)  # per finding, in order
+    charts: list[Chart | None] = field(default_factory=list)  # per table
 
 
 def _ms(run: Run, impl: str, prim: str, op: str, workload: str | None = None):
     p = primitive(prim)
-    ops = {op, "hash"} if (p and p.kind == "hash" and op == "encrypt") else {op}
-    return [m for m in run.measurements if m["impl"] == impl and m["primitive"] == prim
-            and m["operation"] in ops and (workload is None or m["workload"] == workload) and usable(m)]
+    ops = {op, "hash"} if (p and p.kind == PrimitiveKind.HASH and op == Operation.ENCRYPT) else {op}
+    return [m for m in run.measurements if m.impl == impl and m.primitive == prim
+            and m.operation in ops and (workload is None or m.workload == workload) and usable(m)]
 
 
 def _largest(ms):
-    ms = [m for m in ms if m["size"] > 0]
-    return max(ms, key=lambda m: m["size"]) if ms else None
+    ms = [m for m in ms if m.size > 0]
+    return max(ms, key=lambda m: m.size) if ms else None
 
 
 def now_value(run: Run, impl: str, prim: str, spec: dict) -> tuple[float | str | None, list]:
@@ -50,14 +75,13 @@ def now_value(run: Run, impl: str, prim: str, spec: dict) -> tuple[float | str |
     q = spec.get("quantity")
     op = spec.get("operation", "encrypt")
     if q == "seconds":
-        ms = [m for m in _ms(run, impl, prim, op, spec.get("workload", "bulk")) if m["size"] == spec["size"]]
-        return (spec["calls"] * ms[0]["ns_per_call"] / 1e9, ms) if ms else (None, [])
+        ms = [m for m in _ms(run, impl, prim, op, spec.get("workload", "bulk")) if m.size == spec["size"]]
+        return (spec["calls"] * ms[0].ns_per_call / 1e9, ms) if ms else (None, [])
     if q in ("keysetup_cycles", "cycles_per_block", "mbit_per_s_at_clock"):
         f = gladman_figures(run, prim, impl)
-        used = [v for v in f.values() if isinstance(v, dict)]
+        used = [v for v in f.values() if isinstance(v, Measurement)]
         if q == "keysetup_cycles":
-            a = f.get("keysetup", {}).get("cycles_per_call")
-            b = f.get("keysetup-decrypt", {}).get("cycles_per_call")
+            a, b = (f[k].cycles_per_call if k in f else None for k in (Operation.KEYSETUP, Operation.KEYSETUP_DECRYPT))
             if a and b:
                 return f"{a:,.0f}:{b:,.0f}", used
             return a, used
@@ -67,19 +91,20 @@ def now_value(run: Run, impl: str, prim: str, spec: dict) -> tuple[float | str |
         return mbit_at_clock(f, p.block_bytes if p else 16)[0], used
     if q in ("mbit_per_s", "mb_per_s"):
         m = _largest(_ms(run, impl, prim, op, "bulk"))
-        return (m["mb_per_s"] * (8 if q == "mbit_per_s" else 1), [m]) if m else (None, [])
+        return (m.mb_per_s * (8 if q == "mbit_per_s" else 1), [m]) if m else (None, [])
     if q in ("min_secure_rounds", "min_secure_cycles", "attack_rounds"):
         return security_value(run, impl, prim, q)
     if q in ("diffusion", "diffusion_overall", "full_diffusion_rounds"):
         s = diffusion_summary(run, impl, prim)
         if s is None:
             return None, []
-        key = {"diffusion_overall": "overall", "full_diffusion_rounds": "full_diffusion_rounds"}.get(q)
-        if key is None:
-            key = {1: "d1", 2: "d2"}.get(spec.get("rounds"))
-            if key is None:
-                raise ValueError("published-figures.toml: quantity 'diffusion' takes rounds = 1 or 2")
-        return s[key], []
+        if q == "diffusion_overall":
+            return s.overall, []
+        if q == "full_diffusion_rounds":
+            return s.full_diffusion_rounds, []
+        if spec.get("rounds") not in (1, 2):
+            raise ValueError("published-figures.toml: quantity 'diffusion' takes rounds = 1 or 2")
+        return s.d1 if spec.get("rounds") == 1 else s.d2, []
     raise ValueError(f"published-figures.toml: unknown quantity {q!r}")
 
 
@@ -87,7 +112,7 @@ def _resolve(run: Run, candidates, key_bits, mode: str | None = None) -> str | N
     """The first candidate the run measured, with the column's {key} and {mode} put in."""
     names = [c.replace("{key}", str(key_bits)) for c in candidates] if key_bits else list(candidates)
     names = [n.replace("{mode}", mode) for n in names] if mode else names
-    measured = {m["primitive"] for m in run.measurements}
+    measured = {m.primitive for m in run.measurements}
     return next((n for n in names if n in measured), None)
 
 
@@ -95,12 +120,12 @@ def why_not(run: Run, candidates, cols) -> tuple[RowMark, str]:
     """Why a published row has no figure today, as a mark and in words: nothing offers the
     cipher, its points failed (the first error), or the run did not ask for it."""
     names = sorted({c.replace("{key}", str(col.get("key_bits") or "")) for c in candidates for col in cols or [{}]})
-    offered = {p for i in run.implementations for p in (i.get("primitives") or {})}
+    offered = {p for i in run.implementations for p in (i.primitives or {})}
     if not offered & set(names):
         fam = names[0].split("-")[0] if names else "it"
         return RowMark.NOT_OFFERED, (f"no implementation on this machine offers {fam} (no library here ships "
                                      "it, and the project has no reference implementation of it yet)")
-    errors = [m["error"] for m in run.measurements if m["primitive"] in names and m.get("error")]
+    errors = [m.error for m in run.measurements if m.primitive in names and m.error]
     if errors:
         return RowMark.POINTS_FAILED, errors[0]
     return RowMark.NOT_PLANNED, "the run did not time it (not in its plan, or --primitive left it out)"
@@ -127,10 +152,10 @@ def _published(v) -> str:
 
 
 def _impls(run: Run) -> list[str]:
-    return sorted({m["impl"] for m in run.measurements if m["primitive"] != "null"})
+    return sorted({m.impl for m in run.measurements if m.primitive != NULL_PRIMITIVE})
 
 
-def build_table(data: ReportData, run: Run, t: dict, idx: int, name: str) -> tuple[Table, dict | None]:
+def build_table(data: ReportData, run: Run, t: dict, idx: int, name: str) -> tuple[Table, Chart | None]:
     """Published row first, then one row per implementation of today's run, in the same columns."""
     entry = data.published[name]
     cols = t["columns"]
@@ -141,13 +166,12 @@ def build_table(data: ReportData, run: Run, t: dict, idx: int, name: str) -> tup
     table = Table(f"then-{name}-{idx}", t["title"], header,
                   align=["l", "l"] + ["r"] * len(cols) + (["l"] if now_cols else []))
     used, pairs = [], []
-    chart = None
+    chart: Chart | None = None
     # Chart the first column whose published values are all numbers (key set-up "a:b" is not).
     first = next((c for c in now_cols if all(isinstance(r.get("values", {}).get(c["key"]), (int, float))
                                              for r in t["rows"])), None)
     if first:
-        chart = {"title": f"{t['title']}: {first['label']}", "unit": first["unit"], "labels": [],
-                 "then": [], "now": {}}
+        chart = Chart(f"{t['title']}: {first['label']}", first["unit"])
     year = str(entry.get("year", "")).strip()
     then_label = f"published ({year})" if re.fullmatch(r"\d{4}", year) else "published"
     for row in t["rows"]:
@@ -168,11 +192,11 @@ def build_table(data: ReportData, run: Run, t: dict, idx: int, name: str) -> tup
                 any_value = any_value or v is not None
                 vals[c["key"]] = v
             if any_value:
-                st = "failed" if "failed" in statuses else "unverified" if statuses - {"passed", "n/a"} else "passed"
+                st = Verdict.of_all(statuses)
                 impl_rows.append((impl, vals, st))
         if chart is not None:
-            chart["labels"].append(row["label"])
-            chart["then"].append(row["values"][first["key"]])
+            chart.labels.append(row["label"])
+            chart.then.append(row["values"][first["key"]])
         if not impl_rows:
             mark, why = why_not(run, row.get("primitives", []), now_cols)
             table.add(["", f"today: not measured in this run: {why}", *[""] * len(cols), ""], mark)
@@ -183,13 +207,10 @@ def build_table(data: ReportData, run: Run, t: dict, idx: int, name: str) -> tup
                       mark_of(st))
         if chart is not None:
             for impl, vals, st in impl_rows:
-                name_ = data.series_name(run, impl) + ("" if st == "passed" else f" ({STATUS_TEXT[st]})")
+                name_ = data.series_name(run, impl) + ("" if st == Verdict.PASSED else f" ({STATUS_TEXT[st]})")
                 v = vals[first["key"]]
-                series = chart["now"].setdefault(name_, {"impl": impl, "ok": st == "passed", "by_label": {}})
-                series["by_label"][row["label"]] = v if isinstance(v, (int, float)) else None
-    if chart is not None:
-        for series in chart["now"].values():
-            series["values"] = [series["by_label"].get(lbl) for lbl in chart["labels"]]
+                series = chart.now.setdefault(name_, ChartSeries(impl, st == Verdict.PASSED))
+                series.by_label[row["label"]] = v if isinstance(v, (int, float)) else None
     table.notes = [f"Published: {t['units']}; on {entry.get('machine', '')} ({entry.get('year', '')}); "
                    f"source: {entry.get('citation', '')}."]
     if now_cols:
@@ -198,7 +219,7 @@ def build_table(data: ReportData, run: Run, t: dict, idx: int, name: str) -> tup
         counts = {}
         for r, impl, prim in set(pairs):
             counts.setdefault(r.verification(impl, prim), set()).add(f"{impl} {prim}")
-        bad = {k: v for k, v in counts.items() if k not in ("passed", "n/a")}
+        bad = {k: v for k, v in counts.items() if not Verdict.shown(k)}
         table.notes.append("Verification: " + (f"{len(counts.get('passed', []))} passed"
                                                + "".join(f"; {STATUS_TEXT.get(k, k)}: {', '.join(sorted(v))}"
                                                          for k, v in bad.items())) + ".")
@@ -215,7 +236,7 @@ def sections(data: ReportData) -> list[Section]:
         for i, t in enumerate(entry.get("tables", [])):
             table, chart = build_table(data, run, t, i, run.profile)
             sec.tables.append(table)
-            sec.charts.append(chart if chart and chart["now"] else None)
+            sec.charts.append(chart if chart and chart.now else None)
         prims = [p for t in entry.get("tables", []) for r in t.get("rows", []) for p in r.get("primitives", [])]
         for f in entry.get("findings", []):
             v = verdicts.verdict(data, run, f, prims)

@@ -17,16 +17,9 @@ import plotly.graph_objects as go
 from plotly.offline import get_plotlyjs
 
 from cipherbench import __version__
-from cipherbench.analysis.recommend import is_reference
-from cipherbench.report import answer, builds, experiments, machines, overview, releases, tables
-from cipherbench.report.data import (
-    KEYSETUP_OPS,
-    ReportData,
-    mb_interval,
-    primitive,
-    results_document,
-    usable,
-)
+from cipherbench.kinds import Operation, Verdict, Workload
+from cipherbench.registry import NULL_PRIMITIVE
+from cipherbench.report import answer, builds, experiments, machines, overview, releases, results_json, tables
 from cipherbench.report.tables import (
     STATUS_TEXT,
     RowMark,
@@ -35,9 +28,15 @@ from cipherbench.report.tables import (
     cycles_interval,
     not_timed,
     num,
-    size_label,
     status_suffix,
     verification_note,
+)
+from cipherbench.results.rules import is_reference, size_text
+from cipherbench.results.run import (
+    ReportData,
+    mb_interval,
+    primitive,
+    usable,
 )
 
 PALETTE = overview.PALETTE
@@ -142,7 +141,7 @@ def _caption(unit: str, ms, note: str, extra=()) -> list[str]:
 def _size_axis(sizes) -> dict:
     sizes = sorted(set(sizes))
     return dict(type="log", title="buffer size, bytes per call (log2 scale)", tickvals=sizes,
-                ticktext=[size_label(s) for s in sizes], showgrid=True)
+                ticktext=[size_text(s) for s in sizes], showgrid=True)
 
 
 def _yscale_buttons() -> list[dict]:
@@ -154,8 +153,8 @@ def _yscale_buttons() -> list[dict]:
 
 
 def _hover(m) -> list:
-    return [num(m["ns_per_call"]), num(m.get("cycles_per_byte")), m["n"], m.get("provider") or "",
-            "; ".join(m.get("warnings") or []) or "none", m.get("verified") or ""]
+    return [num(m.ns_per_call), num(m.cycles_per_byte), m.n, m.provider or "",
+            "; ".join(m.warnings or []) or "none", m.verified or ""]
 
 
 HOVER = ("%{fullData.name}<br>%{x} B: <b>%{y:,.1f} MB/s</b><br>ns/call %{customdata[0]}, "
@@ -174,16 +173,16 @@ def throughput_plots(p: Page):
           "hashing) with one keyed context, as <code>openssl speed -evp</code> and the 2008 library "
           "comparison timed. Error bars: the confidence interval of the median. Switch the y axis "
           "between linear and log with the buttons.</p>")
-    for prim in sorted(by, key=lambda x: (x == "null", x)):
+    for prim in sorted(by, key=lambda x: (x == NULL_PRIMITIVE, x)):
         fig = go.Figure()
         sizes, ms, pairs = [], [], []
         for s in by[prim]:
-            xs = [m["size"] for m in s.points]
-            ys = [m["mb_per_s"] for m in s.points]
+            xs = [m.size for m in s.points]
+            ys = [m.mb_per_s for m in s.points]
             lo_hi = [mb_interval(m) for m in s.points]
             plus = [(hi - y) if hi else 0 for y, (lo, hi) in zip(ys, lo_hi)]
             minus = [(y - lo) if lo else 0 for y, (lo, hi) in zip(ys, lo_hi)]
-            ok = s.status in ("passed", "n/a")
+            ok = Verdict.shown(s.status)
             fig.add_trace(go.Scatter(
                 x=xs, y=ys, name=s.name, mode="lines+markers",
                 line=dict(color=p.color(data.series_name(s.run, s.impl)), dash="solid" if ok else "dash",
@@ -195,12 +194,12 @@ def throughput_plots(p: Page):
             ms += s.points
             pairs.append((s.run, s.impl, prim))
         for run, m in data.measurements():  # failed pairs are not timed: say so in the legend too
-            if m["primitive"] == prim and m.get("error") and tables.throughput_kind(m):
-                name = f"{data.series_name(run, m['impl'])} ({STATUS_TEXT.get(m.get('verified'), 'error')}: not timed)"
+            if m.primitive == prim and m.error and tables.throughput_kind(m):
+                name = f"{data.series_name(run, m.impl)} ({STATUS_TEXT.get(m.verified, 'error')}: not timed)"
                 if name not in {t.name for t in fig.data}:
                     fig.add_trace(go.Scatter(x=[None], y=[None], name=name, mode="lines",
                                              line=dict(color="#b0b0b0", dash="dot"), hoverinfo="skip"))
-                    pairs.append((run, m["impl"], prim))
+                    pairs.append((run, m.impl, prim))
         pdef = primitive(prim)
         title = f"{prim}: {pdef.title}" if pdef and pdef.title != prim else prim
         fig.update_layout(title=dict(text=f"<b>{h.escape(prim)}</b>: {h.escape(title.split(': ', 1)[-1])}"
@@ -217,14 +216,14 @@ def keysetup_plots(p: Page):
     data = p.data
     groups: dict[str, dict[tuple, dict]] = {}
     for run, m in data.measurements():
-        if m["operation"] not in KEYSETUP_OPS or not usable(m) or m.get("cycles_per_call") is None:
+        if not m.operation.is_keysetup or not usable(m) or m.cycles_per_call is None:
             continue
-        pdef = primitive(m["primitive"])
-        fam = pdef.family if pdef else m["primitive"]
-        key = (run.id, m["impl"], m["operation"], m["primitive"])
+        pdef = primitive(m.primitive)
+        fam = pdef.family if pdef else m.primitive
+        key = (run.id, m.impl, m.operation, m.primitive)
         g = groups.setdefault(fam, {})
         # The key schedule does not depend on the workload: keep one (bulk first).
-        if key not in g or (m["workload"] == "bulk" and g[key][1]["workload"] != "bulk"):
+        if key not in g or (m.workload == Workload.BULK and g[key][1].workload != Workload.BULK):
             g[key] = (run, m)
     if not groups:
         return
@@ -235,7 +234,7 @@ def keysetup_plots(p: Page):
     for fam in sorted(groups):
         fig = go.Figure()
         entries = groups[fam]
-        cats = sorted({m["primitive"] for _, m in entries.values()},
+        cats = sorted({m.primitive for _, m in entries.values()},
                       key=lambda n: ((primitive(n).key_bits if primitive(n) else 0), n))
         labels = {}
         modes = {primitive(n).mode for n in cats if primitive(n)}
@@ -248,32 +247,32 @@ def keysetup_plots(p: Page):
         ms, pairs = [], []
         for (_rid, impl, op), lst in sorted(traces.items()):
             run = lst[0][0]
-            lst.sort(key=lambda rm: cats.index(rm[1]["primitive"]))
-            sts = {run.verification(impl, m["primitive"]) for _, m in lst}
-            st = "failed" if "failed" in sts else "unverified" if sts - {"passed", "n/a"} else "passed"
-            ys = [m["cycles_per_call"] for _, m in lst]
+            lst.sort(key=lambda rm: cats.index(rm[1].primitive))
+            sts = {run.verification(impl, m.primitive) for _, m in lst}
+            st = Verdict.of_all(sts)
+            ys = [m.cycles_per_call for _, m in lst]
             plus, minus = zip(*(cycles_interval(m) for _, m in lst))
             fig.add_trace(go.Bar(
-                x=[labels[m["primitive"]] for _, m in lst], y=ys,
+                x=[labels[m.primitive] for _, m in lst], y=ys,
                 name=f"{data.series_name(run, impl)} {op}{status_suffix(st)}",
-                marker=dict(color=p.color(data.series_name(run, impl)), opacity=1.0 if op == "keysetup" else 0.6,
-                            pattern=dict(shape=("" if op == "keysetup" else ".") if st == "passed"
-                                         else ("/" if op == "keysetup" else "x"))),
+                marker=dict(color=p.color(data.series_name(run, impl)), opacity=1.0 if op == Operation.KEYSETUP else 0.6,
+                            pattern=dict(shape=("" if op == Operation.KEYSETUP else ".") if st == Verdict.PASSED
+                                         else ("/" if op == Operation.KEYSETUP else "x"))),
                 error_y=dict(type="data", array=plus, arrayminus=minus, visible=True),
-                customdata=[[m["primitive"], num(m["ns_per_call"])] for _, m in lst],
+                customdata=[[m.primitive, num(m.ns_per_call)] for _, m in lst],
                 hovertemplate="%{fullData.name}<br>%{customdata[0]}: <b>%{y:,.0f} cycles</b> "
                               "(%{customdata[1]} ns)<extra></extra>"))
             ms += [m for _, m in lst]
-            pairs += [(run, impl, m["primitive"]) for _, m in lst]
+            pairs += [(run, impl, m.primitive) for _, m in lst]
         fig.update_layout(title=f"<b>{h.escape(fam)}</b>: key setup<br><sup>cycles per key schedule</sup>",
                           barmode="group", yaxis=dict(title="cycles per key setup"),
                           xaxis=dict(title="key size", categoryorder="array",
                                      categoryarray=[labels[c] for c in cats]),
                           updatemenus=_yscale_buttons(), height=400)
-        failed = sorted({f"{data.series_name(run, m['impl'])} {m['primitive']} {m['operation']}: {m['error']}"
+        failed = sorted({f"{data.series_name(run, m.impl)} {m.primitive} {m.operation}: {m.error}"
                          for run, m in data.measurements()
-                         if m["operation"] in KEYSETUP_OPS and m.get("error")
-                         and (primitive(m["primitive"]).family if primitive(m["primitive"]) else m["primitive"]) == fam})
+                         if m.operation.is_keysetup and m.error
+                         and (primitive(m.primitive).family if primitive(m.primitive) else m.primitive) == fam})
         p.plot(fig, _caption("cycles per key setup (ns per call × core clock, or the core counter); "
                              "error bars = confidence interval of the median; dotted bars = decryption "
                              "schedule, hatched = not verified", ms,
@@ -287,7 +286,7 @@ def heatmap_plot(p: Page):
         return
     p.section("relative", "Implementations against each other")
     z = [[(x if x is not None else math.nan) for x in row] for row in rel.ratio]
-    xs = [f"{prim}<br>{size_label(rel.size[prim]) if rel.size[prim] else 'largest each'}" for prim in rel.primitives]
+    xs = [f"{prim}<br>{size_text(rel.size[prim]) if rel.size[prim] else 'largest each'}" for prim in rel.primitives]
     names = [n + (" (project's reference code)" if is_reference(n) else "")
              + (" ⚠" if rel.flags[i] else "") for i, n in enumerate(rel.names)]
     fig = go.Figure(go.Heatmap(
@@ -309,8 +308,8 @@ def heatmap_plot(p: Page):
 
 def encrypt_decrypt_plot(p: Page):
     data = p.data
-    enc = tables.series(data, lambda m: m["operation"] == "encrypt" and m["workload"] == "bulk" and m["size"] > 0)
-    dec = tables.series(data, lambda m: m["operation"] == "decrypt" and m["workload"] == "bulk" and m["size"] > 0)
+    enc = tables.series(data, lambda m: m.operation == Operation.ENCRYPT and m.workload == Workload.BULK and m.size > 0)
+    dec = tables.series(data, lambda m: m.operation == Operation.DECRYPT and m.workload == Workload.BULK and m.size > 0)
     cats, vals, ms, pairs = [], {"encrypt": [], "decrypt": []}, [], []
     for prim in sorted(set(enc) & set(dec)):
         dmap = {(s.run.id, s.impl): s for s in dec[prim]}
@@ -318,15 +317,15 @@ def encrypt_decrypt_plot(p: Page):
             d = dmap.get((e.run.id, e.impl))
             if not d:
                 continue
-            common = {m["size"] for m in e.points} & {m["size"] for m in d.points}
+            common = {m.size for m in e.points} & {m.size for m in d.points}
             if not common:
                 continue
             sz = max(common)
-            cats.append(f"{prim} {size_label(sz)}<br>{e.name}")
+            cats.append(f"{prim} {size_text(sz)}<br>{e.name}")
             for op, s in (("encrypt", e), ("decrypt", d)):
-                m = next(x for x in s.points if x["size"] == sz)
+                m = next(x for x in s.points if x.size == sz)
                 lo, hi = mb_interval(m)
-                vals[op].append((m["mb_per_s"], (hi - m["mb_per_s"]) if hi else 0, (m["mb_per_s"] - lo) if lo else 0,
+                vals[op].append((m.mb_per_s, (hi - m.mb_per_s) if hi else 0, (m.mb_per_s - lo) if lo else 0,
                                  e.status))
                 ms.append(m)
             pairs.append((e.run, e.impl, prim))
@@ -343,7 +342,7 @@ def encrypt_decrypt_plot(p: Page):
     for op, color in (("encrypt", "#1f77b4"), ("decrypt", "#ff7f0e")):
         v = vals[op]
         fig.add_trace(go.Bar(x=cats, y=[a for a, *_ in v], name=op,
-                             marker=dict(color=color, pattern=dict(shape=["" if st in ("passed", "n/a") else "/"
+                             marker=dict(color=color, pattern=dict(shape=["" if Verdict.shown(st) else "/"
                                                                           for *_, st in v])),
                              error_y=dict(type="data", array=[b for _, b, _, _ in v],
                                           arrayminus=[c for _, _, c, _ in v], visible=True),
@@ -359,7 +358,7 @@ def encrypt_decrypt_plot(p: Page):
 
 def workload_plots(p: Page):
     data = p.data
-    want = lambda m: m["operation"] in ("encrypt", "hash") and m["size"] > 0  # noqa: E731
+    want = lambda m: m.operation in (Operation.ENCRYPT, Operation.HASH) and m.size > 0  # noqa: E731
     by = tables.series(data, want)
     prims = [prim for prim, lst in by.items() if {s.workload for s in lst} - {"bulk"}]
     if not prims:
@@ -374,15 +373,15 @@ def workload_plots(p: Page):
         sizes, ms, pairs = [], [], []
         for s in sorted(by[prim], key=lambda s: (s.run.id, s.impl, s.operation, list(WORKLOAD_DASH).index(s.workload)
                                                    if s.workload in WORKLOAD_DASH else 9)):
-            ok = s.status in ("passed", "n/a")
+            ok = Verdict.shown(s.status)
             fig.add_trace(go.Scatter(
-                x=[m["size"] for m in s.points], y=[m["mb_per_s"] for m in s.points],
+                x=[m.size for m in s.points], y=[m.mb_per_s for m in s.points],
                 name=f"{s.name} {s.workload}", mode="lines+markers",
                 line=dict(color=p.color(data.series_name(s.run, s.impl)), dash=WORKLOAD_DASH.get(s.workload, "solid"),
                           width=2 if ok else 1),
                 marker=dict(symbol=WORKLOAD_SYMBOL.get(s.workload, "circle") + ("" if ok else "-open"), size=7),
                 customdata=[_hover(m) for m in s.points], hovertemplate=HOVER))
-            sizes += [m["size"] for m in s.points]
+            sizes += [m.size for m in s.points]
             ms += s.points
             pairs.append((s.run, s.impl, prim))
         fig.update_layout(title=f"<b>{h.escape(prim)}</b>: bulk, message and rekey workloads"
@@ -415,17 +414,17 @@ def then_and_now(p: Page):
             if chart is None:
                 continue
             fig = go.Figure()
-            fig.add_trace(go.Bar(x=chart["labels"], y=chart["then"],
+            fig.add_trace(go.Bar(x=chart.labels, y=chart.then,
                                  name=f"published: {e.get('machine', '').split(',')[0]}",
                                  marker=dict(color="#8c8c8c")))
-            for name, series in chart["now"].items():
-                fig.add_trace(go.Bar(x=chart["labels"], y=series["values"], name=f"today: {name}",
-                                     marker=dict(color=p.color(p.data.series_name(sec.run, series["impl"])),
-                                                 pattern=dict(shape="" if series["ok"] else "/"))))
-            fig.update_layout(title=f"{h.escape(chart['title'])}<br><sup>then and now, "
-                                    f"{h.escape(chart['unit'])}, log scale</sup>",
-                              barmode="group", yaxis=dict(type="log", title=chart["unit"]), height=420)
-            p.plot(fig, [f"<b>Unit:</b> {h.escape(chart['unit'])} (published: as the source states; today: "
+            for name, series in chart.now.items():
+                fig.add_trace(go.Bar(x=chart.labels, y=series.values(chart.labels), name=f"today: {name}",
+                                     marker=dict(color=p.color(p.data.series_name(sec.run, series.impl)),
+                                                 pattern=dict(shape="" if series.ok else "/"))))
+            fig.update_layout(title=f"{h.escape(chart.title)}<br><sup>then and now, "
+                                    f"{h.escape(chart.unit)}, log scale</sup>",
+                              barmode="group", yaxis=dict(type="log", title=chart.unit), height=420)
+            p.plot(fig, [f"<b>Unit:</b> {h.escape(chart.unit)} (published: as the source states; today: "
                          "this run on this machine)",
                          f"<b>Cycle source:</b> {h.escape(cycle_sources(sec.run.measurements))}",
                          f"<b>Verification:</b> {h.escape(t.notes[-1].split(':', 1)[-1])} "
@@ -458,12 +457,12 @@ def header(p: Page):
         p.add(f"<h3>Run {r.id}: machine and method</h3>" if data.multi else "")
         p.add('<dl class="ctx">' + "".join(f"<dt>{h.escape(k)}</dt><dd>{h.escape(str(v))}</dd>"
                                            for k, v in tables.context_items(r)) + "</dl>")
-        for w in r.meta.get("warnings") or []:
+        for w in r.meta.warnings or []:
             p.add(f'<div class="warn">⚠ warning: {h.escape(w)}</div>')
-    bad = [(run, v) for run in data.runs for v in run.verifications if v["status"] != "passed"]
+    bad = [(run, v) for run in data.runs for v in run.verifications if v.status != Verdict.PASSED]
     if bad:
         p.add('<div class="bad">Not verified: ' + h.escape(", ".join(
-            f"{data.series_name(r, v['impl'])} {v['primitive']} ({STATUS_TEXT.get(v['status'], v['status'])})"
+            f"{data.series_name(r, v.impl)} {v.primitive} ({STATUS_TEXT.get(v.status, v.status)})"
             for r, v in bad)) + ". These are drawn dashed or hatched and labelled wherever they appear.</div>")
     warns = tables.measurement_warnings(data)
     if warns:
@@ -516,7 +515,7 @@ def render(data: ReportData) -> tuple[str, int]:
     body = Page(data)
     for r in data.runs:  # one colour per implementation (and run) across every figure
         for m in r.measurements:
-            body.color(data.series_name(r, m["impl"]))
+            body.color(data.series_name(r, m.impl))
     answer_first(body)
     nav_at = len(body.parts)
     collapsed(body, "machine", "Machine, method and warnings", lambda: header(body))
@@ -533,11 +532,11 @@ def render(data: ReportData) -> tuple[str, int]:
     collapsed(body, "machines", "Machines side by side", lambda: machines.add_to_page(body))
     collapsed(body, "builds", "Compilers and flags", lambda: builds_section(body))
     collapsed(body, "tables", "Tables", lambda: detail_tables(body))
-    runs = ", ".join(f"run {r.id} ({h.escape(r.profile or '–')}) on {h.escape(str(r.meta.get('host')))}"
+    runs = ", ".join(f"run {r.id} ({h.escape(r.profile or '–')}) on {h.escape(str(r.meta.host))}"
                      for r in data.runs)
     toc = " ".join(f'<a href="#{sid}">{h.escape(t)}</a>' for sid, t in body.toc)
     body.parts.insert(nav_at, f'<nav class="toc">{toc}</nav>')
-    summary = [results_document(r, with_samples=False) for r in data.runs]
+    summary = [results_json.document(r, with_samples=False) for r in data.runs]
     blob = json.dumps(summary, default=str).replace("</", "<\\/")
     doc = f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">

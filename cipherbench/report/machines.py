@@ -13,8 +13,11 @@ from __future__ import annotations
 
 import statistics
 
-from cipherbench.report.data import ReportData, Run, usable
-from cipherbench.report.tables import Table, cycle_sources, num, size_label
+from cipherbench.kinds import RunStatus
+from cipherbench.registry import NULL_PRIMITIVE
+from cipherbench.report.tables import Table, cycle_sources, num
+from cipherbench.results.rules import is_bulk_speed, size_text
+from cipherbench.results.run import Measurement, ReportData, Run
 
 #: The reference the ranking divides by, first one measured on every machine. AES because
 #: every library and CPU has it; ECB/CBC/CTR for the primitive closest to a bare block cipher.
@@ -65,21 +68,21 @@ def host_runs(data: ReportData) -> dict[str, Run]:
     """Host -> its latest complete run among the report's runs."""
     out: dict[str, Run] = {}
     for r in data.runs:
-        host = r.meta.get("host") or r.context.get("host")
-        if host and r.meta.get("status") == "complete":
+        host = r.meta.host or r.context.get("host")
+        if host and r.meta.status == RunStatus.COMPLETE:
             if host not in out or out[host].id < r.id:
                 out[host] = r
     return dict(sorted(out.items()))
 
 
 def _clock(run: Run) -> str:
-    ghz = [m["core_ghz"] for m in run.measurements if m.get("core_ghz")]
+    ghz = [m.core_ghz for m in run.measurements if m.core_ghz]
     return f"{statistics.median(ghz):.2f} GHz" if ghz else "not measured"
 
 
 def _libraries(run: Run) -> str:
-    used = {m["impl"] for m in run.measurements if m["primitive"] != "null"}
-    return "; ".join(f"{i['impl']} {i.get('version') or '?'}" for i in run.implementations if i["impl"] in used)
+    used = {m.impl for m in run.measurements if m.primitive != NULL_PRIMITIVE}
+    return "; ".join(f"{i.impl} {i.version or '?'}" for i in run.implementations if i.impl in used)
 
 
 def machines_table(hosts: dict[str, Run]) -> Table:
@@ -96,13 +99,12 @@ def machines_table(hosts: dict[str, Run]) -> Table:
     return t
 
 
-def _bulk(run: Run) -> dict[tuple[str, str], dict[int, dict]]:
+def _bulk(run: Run) -> dict[tuple[str, str], dict[int, Measurement]]:
     """(impl, primitive) -> size -> the bulk encryption or hash measurement with cycles."""
-    out: dict = {}
+    out: dict[tuple[str, str], dict[int, Measurement]] = {}
     for m in run.measurements:
-        if (usable(m) and m.get("cycles_per_byte") and m["size"] and m["primitive"] != "null"
-                and m["workload"] == "bulk" and m["operation"] in ("encrypt", "hash")):
-            out.setdefault((m["impl"], m["primitive"]), {})[m["size"]] = m
+        if is_bulk_speed(m) and m.cycles_per_byte and m.primitive != NULL_PRIMITIVE:
+            out.setdefault((m.impl, m.primitive), {})[m.size] = m
     return out
 
 
@@ -118,7 +120,7 @@ def cycles_per_byte(hosts: dict[str, Run]) -> tuple[dict, dict]:
         if len(having) < 2 or not common:
             continue
         sizes[k] = max(common)
-        values[k] = {h: s[sizes[k]]["cycles_per_byte"] for h, s in having.items()}
+        values[k] = {h: s[sizes[k]].cycles_per_byte for h, s in having.items()}
     return values, sizes
 
 
@@ -130,10 +132,10 @@ def cycles_table(hosts: dict[str, Run], values: dict, sizes: dict) -> Table:
     ms = []
     for (impl, prim), per in values.items():
         ratio = max(per.values()) / min(per.values()) if min(per.values()) > 0 else None
-        t.add([impl, prim, size_label(sizes[(impl, prim)])] + [num(per.get(h)) for h in names]
+        t.add([impl, prim, size_text(sizes[(impl, prim)])] + [num(per.get(h)) for h in names]
               + [f"{ratio:.2f}×" if ratio else "–"])
         ms += [m for r in hosts.values() for m in r.measurements
-               if (m["impl"], m["primitive"], m["size"]) == (impl, prim, sizes[(impl, prim)])]
+               if (m.impl, m.primitive, m.size) == (impl, prim, sizes[(impl, prim)])]
     t.notes = ["Unit: cycles per byte at the median, bulk encryption (or hashing) at the largest size every "
                "machine measured; – = not measured on that machine. Cycles compare across clock speeds, "
                "MB/s do not.", f"Cycle source: {cycle_sources(ms) if ms else '–'}."]

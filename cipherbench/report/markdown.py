@@ -5,8 +5,8 @@ from pathlib import Path
 
 from cipherbench.analysis.recommend import recommend
 from cipherbench.report import answer, builds, experiments, machines, releases, tables
-from cipherbench.report.data import ReportData
 from cipherbench.report.tables import RowMark, Table
+from cipherbench.results.run import ReportData
 
 
 def _esc(s: str) -> str:
@@ -30,7 +30,7 @@ def table_md(t: Table, level: int = 3) -> str:
 
 
 def render(data: ReportData) -> str:
-    runs = ", ".join(f"run {r.id} ({r.profile or '–'}) on {r.meta.get('host')}" for r in data.runs)
+    runs = ", ".join(f"run {r.id} ({r.profile or '–'}) on {r.meta.host}" for r in data.runs)
     out = [f"# cipherbench report: {runs}", "",
            "Rows marked ⚠ are not verified (unverified, or failed verification and not timed); they are "
            "shown, never ranked silently. Interactive plots: `index.html` next to this file. Raw samples: "
@@ -45,7 +45,7 @@ def render(data: ReportData) -> str:
         for k, v in tables.context_items(r):
             out.append(f"- **{k}**: {_esc(v)}")
         out.append("")
-        for w in r.meta.get("warnings") or []:
+        for w in r.meta.warnings or []:
             out.append(f"> **warning:** {w}")
             out.append("")
     out.append(table_md(tables.libraries_table(data)))

@@ -4,15 +4,18 @@ and at most MAX_VISIBLE series drawn at first (the rest one click away in the le
 from __future__ import annotations
 
 import html as h
-import math
 from collections.abc import Sequence
 
 import plotly.graph_objects as go
 from plotly.colors import qualitative
 
-from cipherbench.analysis.recommend import is_parallel, is_reference
-from cipherbench.report.data import ReportData, mb_interval, usable
-from cipherbench.report.tables import size_label
+from cipherbench.results.rules import (
+    is_bulk_speed,
+    nominal_size,
+    ranked_as_library,
+    size_text,
+)
+from cipherbench.results.run import ReportData, mb_interval
 
 #: 50 distinct colours: a plot of up to 50 series never repeats one.
 PALETTE: tuple[str, ...] = tuple(qualitative.Dark24) + tuple(qualitative.Alphabet)
@@ -48,19 +51,13 @@ def best_per_size(data: ReportData) -> dict[str, dict[int, tuple[float, str, dic
     verified library (bulk encryption or hashing; the reference code is not a library)."""
     best: dict[str, dict[int, tuple[float, str, dict]]] = {}
     for _run, m in data.measurements():
-        if (not usable(m) or m.get("verified") != "passed" or not m["size"] or m["workload"] != "bulk"
-                or m["operation"] not in ("encrypt", "hash") or is_reference(m["impl"]) or is_parallel(m)):
+        if not (is_bulk_speed(m) and ranked_as_library(m)):
             continue
-        size = _nominal(m["size"])
-        cur = best.setdefault(m["primitive"], {}).get(size)
-        if cur is None or m["mb_per_s"] > cur[0]:
-            best[m["primitive"]][size] = (m["mb_per_s"], m["impl"], m)
+        size = nominal_size(m.size)
+        cur = best.setdefault(m.primitive, {}).get(size)
+        if cur is None or m.mb_per_s > cur[0]:
+            best[m.primitive][size] = (m.mb_per_s, m.impl, m)
     return best
-
-
-def _nominal(size: int) -> int:
-    up = 1 << max(0, math.ceil(math.log2(size)))
-    return up if size >= 0.9 * up else size
 
 
 def best_per_size_figure(data: ReportData) -> go.Figure | None:
@@ -82,13 +79,13 @@ def best_per_size_figure(data: ReportData) -> go.Figure | None:
             line=dict(color=PALETTE[i % len(PALETTE)], width=2),
             error_y=dict(type="data", array=[(hi - y) if hi else 0 for y, (_, hi) in zip(ys, lo_hi)],
                          arrayminus=[(y - lo) if lo else 0 for y, (lo, _) in zip(ys, lo_hi)], thickness=1),
-            customdata=[[v[1], size_label(s)] for s, v in pts],
+            customdata=[[v[1], size_text(s)] for s, v in pts],
             hovertemplate=f"{h.escape(prim)}<br>%{{customdata[1]}}: <b>%{{y:,.1f}} MB/s</b> "
                           "(%{customdata[0]})<extra></extra>"))
     sz = sorted(sizes)
     fig.update_layout(title="<b>Fastest verified library per primitive, at each message size</b>"
                             "<br><sup>MB/s (10⁶ bytes/s), bulk encryption or hashing; hover for the library</sup>",
-                      xaxis=dict(type="log", title="bytes per call", tickvals=sz, ticktext=[size_label(s) for s in sz]),
+                      xaxis=dict(type="log", title="bytes per call", tickvals=sz, ticktext=[size_text(s) for s in sz]),
                       yaxis=dict(title="MB/s (10⁶ bytes/s)"), height=440)
     log_if_decades(fig)
     limit_visible(fig)

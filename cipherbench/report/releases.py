@@ -14,10 +14,14 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-# the module, not its names: analysis.compare reads report.data, whose package imports this
 from cipherbench.analysis import compare as cmp
-from cipherbench.report.data import ReportData, Run, per_call_samples, usable
-from cipherbench.report.tables import Table, mark_of, num, size_label
+from cipherbench.kinds import Operation, Workload
+
+# the module, not its names: analysis.compare reads results.run, whose package imports this
+from cipherbench.registry import NULL_PRIMITIVE
+from cipherbench.report.tables import Table, mark_of, num
+from cipherbench.results.rules import size_text
+from cipherbench.results.run import Measurement, ReportData, Run, per_call_samples, usable
 
 
 @dataclass
@@ -76,15 +80,15 @@ def release_order(env: dict) -> float:
 
 def builds(run: Run) -> dict[str, Build]:
     """Each measured implementation that was built in a known environment, by name."""
-    measured = {m["impl"] for m in run.measurements}
+    measured = {m.impl for m in run.measurements}
     out = {}
     for i in run.implementations:
-        env = i.get("environment")
-        if i["impl"] not in measured or not env:
+        env = i.environment
+        if i.impl not in measured or not env:
             continue
-        lib = i["impl"].split(":", 1)[1] if ":" in i["impl"] and not env.get("host") else i["impl"]
-        out[i["impl"]] = Build(i["impl"], lib, env.get("release") or "?", release_order(env), bool(env.get("host")),
-                               env.get("package_version") or "", i.get("version") or "")
+        lib = i.impl.split(":", 1)[1] if ":" in i.impl and not env.get("host") else i.impl
+        out[i.impl] = Build(i.impl, lib, env.get("release") or "?", release_order(env), bool(env.get("host")),
+                               env.get("package_version") or "", i.version or "")
     return out
 
 
@@ -98,9 +102,9 @@ def rows(run: Run, seed: int = 0) -> list[Row]:
     rng = np.random.default_rng(seed)  # fixed: the same run always prints the same intervals
     series: dict[tuple, dict[str, dict]] = {}
     for m in run.measurements:
-        b = bs.get(m["impl"])
-        if b and m["primitive"] != "null" and m["workload"] == "bulk":
-            series.setdefault((b.library, m["primitive"], m["operation"], m["size"]), {})[m["impl"]] = m
+        b = bs.get(m.impl)
+        if b and m.primitive != NULL_PRIMITIVE and m.workload == Workload.BULK:
+            series.setdefault((b.library, m.primitive, m.operation, m.size), {})[m.impl] = m
     out = []
     for (lib, prim, op, size), ms in sorted(series.items()):
         if all(bs[i].host for i in ms):
@@ -113,8 +117,8 @@ def rows(run: Run, seed: int = 0) -> list[Row]:
     return out
 
 
-def cell(b: Build, m: dict, host: dict | None, rng) -> Cell:
-    c = Cell(b, m.get("mb_per_s") if usable(m) else None, verified=m.get("verified") or "")
+def cell(b: Build, m: Measurement, host: Measurement | None, rng) -> Cell:
+    c = Cell(b, m.mb_per_s if usable(m) else None, verified=m.verified or "")
     if b.host or host is None or not usable(m) or not usable(host):
         return c
     a, x = np.asarray(per_call_samples(host), float), np.asarray(per_call_samples(m), float)
@@ -123,7 +127,7 @@ def cell(b: Build, m: dict, host: dict | None, rng) -> Cell:
         if len(a) > 1 and len(x) > 1:
             c.low, c.high = cmp.bootstrap_ratio(a, x, rng)
     else:
-        c.ratio = host["ns_per_call"] / m["ns_per_call"]
+        c.ratio = host.ns_per_call / m.ns_per_call
     c.p_value, c.verdict = cmp.judge(a, x, c.ratio)
     return c
 
@@ -155,8 +159,8 @@ def tables(run: Run, data: ReportData) -> list[Table]:
             figs = [num(by[b.impl].mb_per_s) if b.impl in by else "" for b in builds_]
             ratios = [ratio_text(by[b.impl]) if b.impl in by else "" for b in builds_ if not b.host]
             worst = next((c.verified for c in r.cells if mark_of(c.verified)), "passed")
-            t.add([r.primitive + (f" {r.operation}" if r.operation not in ("encrypt", "hash") else ""),
-                   size_label(r.size)] + figs + ratios, mark_of(worst))
+            t.add([r.primitive + (f" {r.operation}" if r.operation not in (Operation.ENCRYPT, Operation.HASH) else ""),
+                   size_text(r.size)] + figs + ratios, mark_of(worst))
         t.notes = [f"MB/s = 10^6 bytes/s at the median; 'vs host': speed relative to the host's build of "
                    f"the same library, timed in the same rounds, with its {cmp.CONFIDENCE:.0%} bootstrap interval; "
                    f"▲/▼ = faster/slower at p < {cmp.ALPHA} (Mann-Whitney U over the per-call samples).",
@@ -166,17 +170,27 @@ def tables(run: Run, data: ReportData) -> list[Table]:
     return out
 
 
-def plot_series(run: Run) -> dict[str, dict]:
+@dataclass
+class PlotSeries:
+    """One library across releases: each release's label, and per primitive at its largest
+    size, MB/s and verdict per release (by the release's order)."""
+
+    labels: dict[float, str] = field(default_factory=dict)
+    series: dict[str, dict[float, tuple[float | None, str]]] = field(default_factory=dict)
+    size: dict[str, int] = field(default_factory=dict)
+
+
+def plot_series(run: Run) -> dict[str, PlotSeries]:
     """Per library: the releases in order and, per primitive at its largest size, MB/s per release."""
-    out: dict[str, dict] = {}
+    out: dict[str, PlotSeries] = {}
     for r in rows(run):
-        d = out.setdefault(r.library, {"labels": {}, "series": {}, "size": {}})
-        if r.size < d["size"].get(r.primitive, 0):
+        d = out.setdefault(r.library, PlotSeries())
+        if r.size < d.size.get(r.primitive, 0):
             continue
-        d["size"][r.primitive] = r.size
-        d["series"][r.primitive] = {c.build.order: (c.mb_per_s, c.verified) for c in r.cells}
+        d.size[r.primitive] = r.size
+        d.series[r.primitive] = {c.build.order: (c.mb_per_s, c.verified) for c in r.cells}
         for c in r.cells:
-            d["labels"][c.build.order] = c.build.label
+            d.labels[c.build.order] = c.build.label
     return out
 
 
@@ -198,17 +212,17 @@ def html_section(p):
             d = series.get(lib)
             if not d:
                 continue
-            order = sorted(d["labels"])
+            order = sorted(d.labels)
             fig = go.Figure()
-            for prim, vals in d["series"].items():
+            for prim, vals in d.series.items():
                 ys = [vals.get(o, (None, ""))[0] for o in order]
-                fig.add_trace(go.Scatter(x=[d["labels"][o] for o in order], y=ys, mode="lines+markers",
-                                         name=f"{prim} ({size_label(d['size'][prim])})"))
+                fig.add_trace(go.Scatter(x=[d.labels[o] for o in order], y=ys, mode="lines+markers",
+                                         name=f"{prim} ({size_text(d.size[prim])})"))
             fig.update_layout(title=f"{h.escape(lib)}: speed across Debian releases<br><sup>MB/s at the "
                                     "largest size measured, encryption (hashing)</sup>",
                               yaxis=dict(title="MB/s", rangemode="tozero"), height=420)
             p.plot(fig, ["<b>Unit:</b> MB/s = 10⁶ bytes/s at the median per-call time",
-                         "<b>Releases:</b> " + h.escape(", ".join(d["labels"][o] for o in order)) +
+                         "<b>Releases:</b> " + h.escape(", ".join(d.labels[o] for o in order)) +
                          "; each build timed in the same rounds as the host's"])
 
 

@@ -1,12 +1,16 @@
-"""results.csv: one row per measurement, with a header (columns: data.CSV_COLUMNS);
+"""results.csv: one row per measurement, with a header (columns: results.document.CSV_COLUMNS);
 fits.csv: one row per series, the fit of time against size (analysis/fit.py)."""
 from __future__ import annotations
 
 import csv
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 from cipherbench.analysis.fit import SeriesFit, fits
-from cipherbench.report.data import CSV_COLUMNS, ReportData, csv_rows
+from cipherbench.ct.show import cells
+from cipherbench.results.document import CSV_COLUMNS
+from cipherbench.results.run import MEASUREMENT_FIELDS, ReportData, fields_of
 
 
 def write(data: ReportData, out: Path) -> list[tuple[Path, str]]:
@@ -25,6 +29,18 @@ def write_measurements(data: ReportData, path: Path) -> int:
             w.writerow([cell(v) for v in row])
             n += 1
     return n
+
+
+def csv_rows(data: ReportData) -> Iterator[list[Any]]:
+    side = {run: cells(run.ct) for run in data.runs}
+    for run, m in data.measurements():
+        info = run.impl_info(m.impl)
+        row = fields_of(m, MEASUREMENT_FIELDS)
+        row.update(run_uuid=run.uuid, run_id=run.id, profile=run.profile, host=run.meta.host,
+                   library=info.library, version=info.version,
+                   warnings="; ".join(m.warnings or []),
+                   side_channel=side.get(run, {}).get((m.impl, m.primitive)) or None)
+        yield [row[c] for c in CSV_COLUMNS]
 
 
 def cell(v: object) -> object:

@@ -3,8 +3,16 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
-from cipherbench.report.data import ReportData, results_document
+from cipherbench.analysis.fit import fit_fields
+from cipherbench.results.document import results_document
+from cipherbench.results.run import ReportData, Run
+
+
+def document(run: Run, with_samples: bool = True) -> dict[str, Any]:
+    """The run's results document with its derived fits (analysis/fit.py)."""
+    return results_document(run, fit_fields(run.measurements), with_samples)
 
 
 def dump(doc: dict, path: Path):
@@ -16,8 +24,7 @@ def write(data: ReportData, out: Path) -> list[tuple[Path, str]]:
     written = []
     for run in data.runs:
         path = out / ("results.json" if not data.multi else f"results-run{run.id}.json")
-        doc = results_document(run)
-        dump(doc, path)
-        n = sum(len(m["samples"]) for m in doc["measurements"])
-        written.append((path, f"{len(doc['measurements'])} measurements, {n} raw samples"))
+        dump(document(run), path)
+        n = sum(len(m.samples) for m in run.measurements)
+        written.append((path, f"{len(run.measurements)} measurements, {n} raw samples"))
     return written

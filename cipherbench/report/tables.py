@@ -9,12 +9,17 @@ from __future__ import annotations
 import statistics
 from dataclasses import dataclass, field
 from enum import StrEnum
+from typing import TYPE_CHECKING
 
 from cipherbench.analysis.fit import fits
-from cipherbench.analysis.recommend import is_parallel, is_reference
 from cipherbench.envs.describe import label as envs_label
-from cipherbench.kinds import CycleSource, Verdict
-from cipherbench.report.data import KEYSETUP_OPS, ReportData, Run, primitive, usable
+from cipherbench.kinds import CycleSource, Operation, PrimitiveKind, Verdict, Workload
+from cipherbench.registry import NULL_PRIMITIVE
+from cipherbench.results.rules import ranked_as_library, size_text
+from cipherbench.results.run import Measurement, ReportData, Run, primitive, usable
+
+if TYPE_CHECKING:
+    from cipherbench.analysis.diffusion import Summary
 
 STATUS_TEXT = {"passed": "passed", "failed": "FAILED verification", "unverified": "unverified",
                "n/a": "n/a (harness baseline)"}
@@ -62,16 +67,9 @@ def num(x, digits: int = 3) -> str:
     return f"{x:,.{decimals}f}"
 
 
-def size_label(n: int) -> str:
-    for unit, m in (("MiB", 1 << 20), ("KiB", 1 << 10)):
-        if n >= m and n % m == 0:
-            return f"{n // m} {unit}"
-    return f"{n} B"
-
-
 def mark_of(status: str) -> RowMark:
-    return (RowMark.NONE if status in ("passed", "n/a")
-            else RowMark.FAILED if status == "failed" else RowMark.UNVERIFIED)
+    return (RowMark.NONE if Verdict.shown(status)
+            else RowMark.FAILED if status == Verdict.FAILED else RowMark.UNVERIFIED)
 
 
 def status_suffix(status: str) -> str:
@@ -90,15 +88,15 @@ def clock_text(ghz: list[float]) -> str:
 def cycles_interval(m) -> tuple[float, float]:
     """(above, below) the cycles median: its own interval where stored (a counter, or a clock
     per batch), else the time's interval scaled to cycles; 0 where neither is known."""
-    y = m["cycles_per_call"]
-    if m.get("cycles_low") and m.get("cycles_high"):
-        return m["cycles_high"] - y, y - m["cycles_low"]
-    k = y / m["ns_per_call"]
-    return ((m["ns_high"] * k - y) if m.get("ns_high") else 0, (y - m["ns_low"] * k) if m.get("ns_low") else 0)
+    y = m.cycles_per_call
+    if m.cycles_low and m.cycles_high:
+        return m.cycles_high - y, y - m.cycles_low
+    k = y / m.ns_per_call
+    return ((m.ns_high * k - y) if m.ns_high else 0, (y - m.ns_low * k) if m.ns_low else 0)
 
 
 def cycle_sources(ms) -> str:
-    srcs = sorted({m["cycle_source"] for m in ms if m.get("cycle_source")})
+    srcs = sorted({m.cycle_source for m in ms if m.cycle_source})
     return "; ".join(srcs) if srcs else "none recorded"
 
 
@@ -109,9 +107,9 @@ def verification_note(data: ReportData, pairs) -> str:
         st = run.verification(impl, prim)
         counts.setdefault(st, []).append(f"{data.series_name(run, impl)} {prim}")
     parts = []
-    for st in ("passed", "n/a", "unverified", "failed"):
+    for st in (Verdict.PASSED, Verdict.NOT_APPLICABLE, Verdict.UNVERIFIED, Verdict.FAILED):
         if st in counts:
-            if st in ("passed", "n/a"):
+            if Verdict.shown(st):
                 names = counts[st]
                 parts.append(f"{len(names)} {STATUS_TEXT[st]}"
                              + (f" ({', '.join(names)})" if len(names) <= 6 else ""))
@@ -122,7 +120,7 @@ def verification_note(data: ReportData, pairs) -> str:
 
 def throughput_kind(m) -> bool:
     """Bulk data throughput: encryption (or hashing), workload bulk, a size."""
-    return m["operation"] in ("encrypt", "hash") and m["workload"] == "bulk" and m["size"] > 0
+    return m.operation in (Operation.ENCRYPT, Operation.HASH) and m.workload == Workload.BULK and m.size > 0
 
 
 # ---------------------------------------------------------------------------- series for plots
@@ -134,7 +132,7 @@ class Series:
     operation: str
     workload: str
     status: str
-    points: list[dict]  # measurements, sorted by size
+    points: list[Measurement]  # sorted by size
     name: str = ""
 
 
@@ -145,19 +143,19 @@ def series(data: ReportData, want) -> dict[str, list[Series]]:
     for run, m in data.measurements():
         if not want(m) or not usable(m):
             continue
-        key = (run.id, m["impl"], m["operation"], m["workload"])
-        s = out.setdefault(m["primitive"], {}).setdefault(key, Series(
-            run, m["impl"], m["primitive"], m["operation"], m["workload"],
-            run.verification(m["impl"], m["primitive"]), []))
+        key = (run.id, m.impl, m.operation, m.workload)
+        s = out.setdefault(m.primitive, {}).setdefault(key, Series(
+            run, m.impl, m.primitive, m.operation, m.workload,
+            run.verification(m.impl, m.primitive), []))
         s.points.append(m)
     result = {}
     for prim, d in out.items():
         lst = []
         for s in d.values():
-            s.points.sort(key=lambda m: m["size"])
+            s.points.sort(key=lambda m: m.size)
             s.name = data.series_name(s.run, s.impl) + status_suffix(s.status)
             lst.append(s)
-        result[prim] = sorted(lst, key=lambda s: (s.status not in ("passed", "n/a"), s.run.id, s.impl))
+        result[prim] = sorted(lst, key=lambda s: (not Verdict.shown(s.status), s.run.id, s.impl))
     return result
 
 
@@ -165,8 +163,8 @@ def not_timed(data: ReportData, prim: str | None = None) -> list[str]:
     """Measurements that carry an error instead of figures (e.g. failed verification)."""
     seen = []
     for run, m in data.measurements():
-        if m.get("error") and (prim is None or m["primitive"] == prim):
-            s = f"{data.series_name(run, m['impl'])} {m['primitive']}: {m['error']}"
+        if m.error and (prim is None or m.primitive == prim):
+            s = f"{data.series_name(run, m.impl)} {m.primitive}: {m.error}"
             if s not in seen:
                 seen.append(s)
     return seen
@@ -179,16 +177,16 @@ def speed_tables(data: ReportData) -> list[Table]:
     marks = {}
     ms = []
     for run, m in data.measurements():
-        if m["size"] <= 0 or m["operation"] in KEYSETUP_OPS:
+        if m.size <= 0 or m.operation.is_keysetup:
             continue
-        typ = m["primitive"]
-        if m["operation"] not in ("encrypt", "hash"):
-            typ += f" {m['operation']}"
-        if m["workload"] != "bulk":
-            typ += f" [{m['workload']}]"
-        key = (run.id, m["impl"], typ)
-        rows.setdefault(key, {})[m["size"]] = m
-        marks[key] = (run, m["impl"], m["primitive"])
+        typ = m.primitive
+        if m.operation not in (Operation.ENCRYPT, Operation.HASH):
+            typ += f" {m.operation}"
+        if m.workload != Workload.BULK:
+            typ += f" [{m.workload}]"
+        key = (run.id, m.impl, typ)
+        rows.setdefault(key, {})[m.size] = m
+        marks[key] = (run, m.impl, m.primitive)
         ms.append(m)
     if not rows:
         return []
@@ -200,7 +198,7 @@ def speed_tables(data: ReportData) -> list[Table]:
              "1000s of bytes/s (k = 1000 bytes/s), median of the timed batches", lambda v: f"{v * 1e3:.2f}k"),
             ("speed-mb", "Throughput in MB/s", "MB/s = 10⁶ bytes/s, median of the timed batches",
              lambda v: num(v))):
-        t = Table(tid, title, ["implementation", "type"] + [f"{size_label(s)}" for s in sizes] + ["verified"],
+        t = Table(tid, title, ["implementation", "type"] + [f"{size_text(s)}" for s in sizes] + ["verified"],
                   align=["l", "l"] + ["r"] * len(sizes) + ["l"])
         for key in sorted(rows, key=lambda k: (k[0], k[1], k[2])):
             run, impl, prim = marks[key]
@@ -213,7 +211,7 @@ def speed_tables(data: ReportData) -> list[Table]:
                 elif not usable(m):
                     cells.append("not timed")
                 else:
-                    cells.append(conv(m["mb_per_s"]))
+                    cells.append(conv(m.mb_per_s))
             cells.append(STATUS_TEXT.get(st, st))
             t.add(cells, mark_of(st))
         t.notes = [f"Unit: {unit}; sizes are bytes per call (one keyed context, `bulk` workload unless "
@@ -229,31 +227,30 @@ def _pick(ms, prefer_workload="bulk"):
     ms = [m for m in ms if usable(m)]
     if not ms:
         return None
-    pref = [m for m in ms if m["workload"] == prefer_workload] or ms
-    return max(pref, key=lambda m: m["size"])
+    pref = [m for m in ms if m.workload == prefer_workload] or ms
+    return max(pref, key=lambda m: m.size)
 
 
 def gladman_figures(run: Run, prim_name: str, impl: str) -> dict:
     """Cycles for key setup (enc, dec schedule), cycles per block (enc, dec) and the
     block size used, for one primitive of one implementation."""
     p = primitive(prim_name)
-    ms = [m for m in run.measurements if m["impl"] == impl and m["primitive"] == prim_name]
+    ms = [m for m in run.measurements if m.impl == impl and m.primitive == prim_name]
     out = {}
-    for op in ("keysetup", "keysetup-decrypt"):
-        m = _pick([m for m in ms if m["operation"] == op])
+    for op in (Operation.KEYSETUP, Operation.KEYSETUP_DECRYPT):
+        m = _pick([m for m in ms if m.operation == op])
         if m:
             out[op] = m
     for op in ("encrypt", "decrypt"):
-        m = _pick([m for m in ms if m["operation"] == op and m["workload"] == "bulk" and m["size"] > 0])
-        if m and m.get("cycles_per_byte") and p and p.block_bytes:
+        m = _pick([m for m in ms if m.operation == op and m.workload == Workload.BULK and m.size > 0])
+        if m and m.cycles_per_byte and p and p.block_bytes:
             out[op] = m
-            out[op + "_cpb"] = m["cycles_per_byte"] * p.block_bytes
+            out[op + "_cpb"] = m.cycles_per_byte * p.block_bytes
     return out
 
 
 def keysetup_text(f: dict) -> str:
-    a = f.get("keysetup", {}).get("cycles_per_call")
-    b = f.get("keysetup-decrypt", {}).get("cycles_per_call")
+    a, b = (f[op].cycles_per_call if op in f else None for op in (Operation.KEYSETUP, Operation.KEYSETUP_DECRYPT))
     if a and b:
         return f"{a:,.0f}:{b:,.0f}"
     if a or b:
@@ -264,7 +261,7 @@ def keysetup_text(f: dict) -> str:
 def mbit_at_clock(f: dict, block_bytes: int) -> tuple[float | None, float | None]:
     """Gladman's mean speed: block bits × clock / mean cycles per block (enc, dec)."""
     cpbs = [f[k] for k in ("encrypt_cpb", "decrypt_cpb") if k in f]
-    ghz = next((f[k]["core_ghz"] for k in ("encrypt", "decrypt") if k in f and f[k].get("core_ghz")), None)
+    ghz = next((f[k].core_ghz for k in ("encrypt", "decrypt") if k in f and f[k].core_ghz), None)
     if not cpbs or not ghz:
         return None, ghz
     return block_bytes * 8 * ghz * 1e3 / statistics.mean(cpbs), ghz
@@ -273,11 +270,11 @@ def mbit_at_clock(f: dict, block_bytes: int) -> tuple[float | None, float | None
 def gladman_table(data: ReportData) -> Table | None:
     groups: dict[tuple, dict[int, str]] = {}
     for run, m in data.measurements():
-        p = primitive(m["primitive"])
-        if p is None or p.kind != "cipher" or m["operation"] not in (
-                "encrypt", "decrypt", "keysetup", "keysetup-decrypt"):
+        p = primitive(m.primitive)
+        if p is None or p.kind != PrimitiveKind.CIPHER or m.operation not in (
+                Operation.ENCRYPT, Operation.DECRYPT, Operation.KEYSETUP, Operation.KEYSETUP_DECRYPT):
             continue
-        groups.setdefault((run.id, m["impl"], p.family, p.mode), {})[p.key_bits] = p.name
+        groups.setdefault((run.id, m.impl, p.family, p.mode), {})[p.key_bits] = p.name
     if not groups:
         return None
     keys = sorted({kb for g in groups.values() for kb in g})
@@ -303,15 +300,15 @@ def gladman_table(data: ReportData) -> Table | None:
         if ghz:
             clocks.add(round(ghz, 3))
         cells.append(f"{num(mbit)} ({kb0})" if mbit else "–")
-        bsz = sorted({f[op]["size"] for f in figs.values() for op in ("encrypt", "decrypt") if op in f})
-        cells.append(", ".join(size_label(s) for s in bsz) or "–")
+        bsz = sorted({f[op].size for f in figs.values() for op in ("encrypt", "decrypt") if op in f})
+        cells.append(", ".join(size_text(s) for s in bsz) or "–")
         sts = {run.verification(impl, n) for n in groups[key].values()}
-        st = "failed" if "failed" in sts else ("unverified" if sts - {"passed", "n/a"} else "passed")
+        st = Verdict.of_all(sts)
         cells.append(STATUS_TEXT[st])
         t.add(cells, mark_of(st))
         for _kb, name in groups[key].items():
             pairs.append((run, impl, name))
-            used += [m for m in run.measurements if m["impl"] == impl and m["primitive"] == name]
+            used += [m for m in run.measurements if m.impl == impl and m.primitive == name]
     t.notes = [
         "Units: key setup in cycles per key schedule (a:b = encryption:decryption schedule, each timed "
         "on its own); encrypt/decrypt in cycles per block = cycles/byte × block bytes, at the largest "
@@ -337,21 +334,22 @@ class Relative:
     ms: list
     flags: list[Verdict | None] = field(default_factory=list)  # [row]: FAILED or UNVERIFIED when a cell is
 
-    def flag_name(self, i: int) -> str:
-        """The row's mark: 'failed', 'unverified' or ''."""
-        return {Verdict.FAILED: "failed", Verdict.UNVERIFIED: "unverified"}.get(self.flags[i], "") if self.flags else ""
+    def mark(self, i: int) -> RowMark:
+        """Row i's mark: failed or unverified where a cell is."""
+        return {Verdict.FAILED: RowMark.FAILED, Verdict.UNVERIFIED: RowMark.UNVERIFIED}.get(self.flags[i], RowMark.NONE) \
+            if self.flags and self.flags[i] else RowMark.NONE
 
 
 def relative(data: ReportData) -> Relative | None:
     """Implementation × primitive, MB/s relative to the fastest verified implementation
     at the largest size every implementation of that primitive measured."""
-    by = series(data, lambda m: throughput_kind(m) and m["primitive"] != "null")
+    by = series(data, lambda m: throughput_kind(m) and m.primitive != NULL_PRIMITIVE)
     if not by:
         return None
     prims = sorted(by)
     row_keys = sorted({(s.run.id, s.impl) for lst in by.values() for s in lst}
-                      | {(r.id, m["impl"]) for r, m in data.measurements()
-                         if m.get("error") and throughput_kind(m) and m["primitive"] in by})
+                      | {(r.id, m.impl) for r, m in data.measurements()
+                         if m.error and throughput_kind(m) and m.primitive in by})
     run_of = {r.id: r for r in data.runs}
     ratio = [[None] * len(prims) for _ in row_keys]
     text = [[""] * len(prims) for _ in row_keys]
@@ -363,39 +361,43 @@ def relative(data: ReportData) -> Relative | None:
     size, base, pairs, ms = {}, {}, [], []
     for j, prim in enumerate(prims):
         lst = by[prim]
-        common = set.intersection(*[{m["size"] for m in s.points} for s in lst])
+        common = set.intersection(*[{m.size for m in s.points} for s in lst])
         sz = max(common) if common else None
         size[prim] = sz
         vals = {}
         for s in lst:
-            pts = [m for m in s.points if m["size"] == sz] if sz else [s.points[-1]]
+            pts = [m for m in s.points if m.size == sz] if sz else [s.points[-1]]
             vals[(s.run.id, s.impl)] = (pts[0], s.status)
             pairs.append((s.run, s.impl, prim))
             ms.append(pts[0])
-        ok = {k: v for k, v in vals.items() if v[1] in ("passed", "n/a")}
+        ok = {k: v for k, v in vals.items() if Verdict.shown(v[1])}
         # the project's reference code, and a figure timed on several CPUs at once, are shown,
         # never the libraries' baseline while one exists
-        libs = {k: v for k, v in ok.items() if not is_reference(k[1]) and not is_parallel(v[0])}
+        libs = {k: v for k, v in ok.items() if ranked_as_library(v[0], v[1])}
         pool = libs or ok or vals
-        best_key = max(pool, key=lambda k: pool[k][0]["mb_per_s"])
-        best = pool[best_key][0]["mb_per_s"]
+        best_key = max(pool, key=lambda k: pool[k][0].mb_per_s or 0.0)
+        best = pool[best_key][0].mb_per_s
         base[prim] = data.series_name(run_of[best_key[0]], best_key[1]) + ("" if ok else " (unverified)")
         for k, (m, st) in vals.items():
             i = row_keys.index(k)
-            ratio[i][j] = m["mb_per_s"] / best
-            tag = {"failed": " FAILED", "passed": "", "n/a": ""}.get(st, " unverified")
+            ratio[i][j] = m.mb_per_s / best
+            tag = "" if Verdict.shown(st) else f" {FAILED_TEXT}" if st == Verdict.FAILED else f" {UNVERIFIED_TEXT}"
             text[i][j] = f"{ratio[i][j]:.2f}×{tag}"
             if tag:
                 flag(i, Verdict.FAILED if st == Verdict.FAILED else Verdict.UNVERIFIED)
         for run, m in data.measurements():
-            if m["primitive"] == prim and m.get("error") and throughput_kind(m):
-                i = row_keys.index((run.id, m["impl"])) if (run.id, m["impl"]) in row_keys else None
+            if m.primitive == prim and m.error and throughput_kind(m):
+                i = row_keys.index((run.id, m.impl)) if (run.id, m.impl) in row_keys else None
                 if i is not None and not text[i][j]:
-                    text[i][j] = "FAILED: not timed" if m.get("verified") == "failed" else "not timed"
-                    if m.get("verified") == Verdict.FAILED:
+                    text[i][j] = f"{FAILED_TEXT}: not timed" if m.verified == Verdict.FAILED else "not timed"
+                    if m.verified == Verdict.FAILED:
                         flag(i, Verdict.FAILED)
     names = [data.series_name(run_of[r], i) for r, i in row_keys]
     return Relative(prims, [(run_of[r], i) for r, i in row_keys], names, ratio, text, size, base, pairs, ms, flags)
+
+
+#: How a relative figure says its pair failed verification or is unverified.
+FAILED_TEXT, UNVERIFIED_TEXT = "FAILED", "unverified"
 
 
 def relative_table(data: ReportData) -> Table | None:
@@ -403,11 +405,11 @@ def relative_table(data: ReportData) -> Table | None:
     if rel is None:
         return None
     t = Table("relative", "Speed relative to the fastest verified implementation of each primitive",
-              ["implementation"] + [f"{p} ({size_label(rel.size[p]) if rel.size[p] else 'largest each'})"
+              ["implementation"] + [f"{p} ({size_text(rel.size[p]) if rel.size[p] else 'largest each'})"
                                     for p in rel.primitives],
               align=["l"] + ["r"] * len(rel.primitives))
     for i, name in enumerate(rel.names):
-        t.add([name] + [x or "" for x in rel.text[i]], rel.flag_name(i))
+        t.add([name] + [x or "" for x in rel.text[i]], rel.mark(i))
     t.notes = ["Unit: ratio of MB/s (10⁶ bytes/s) to the fastest verified implementation of the same "
                "primitive (1.00× = fastest), bulk encryption or hashing at the largest size every "
                "implementation of that primitive measured.",
@@ -450,9 +452,9 @@ def parallel_table(data: ReportData) -> Table | None:
                      "total / (CPUs × the same point's MB/s on one CPU in the same run)."])
     for run in data.runs:
         for m in run.measurements:
-            if usable(m) and (m.get("parallel") or 1) > 1:
-                t.add([m["impl"], m["primitive"], size_label(m["size"]), str(m["parallel"]), m["mb_per_s"],
-                       m.get("mb_per_s_total"), m.get("parallel_efficiency")], mark_of(m.get("verified") or ""))
+            if usable(m) and (m.parallel or 1) > 1:
+                t.add([m.impl, m.primitive, size_text(m.size), str(m.parallel), m.mb_per_s,
+                       m.mb_per_s_total, m.parallel_efficiency], mark_of(m.verified or ""))
     return t if t.rows else None
 
 
@@ -463,16 +465,16 @@ def verification_table(data: ReportData) -> Table:
     seen = set()
     for run in data.runs:
         for v in run.verifications:
-            checks = v.get("checks") or {}
+            checks = v.checks or {}
             desc = ", ".join(f"{k} {n}" for k, n in checks.items() if isinstance(n, (int, float)))
-            t.add([data.series_name(run, v["impl"]), v["primitive"], STATUS_TEXT.get(v["status"], v["status"]),
-                   desc, str(len(v.get("failures") or []))], mark_of(v["status"]))
-            seen.add((run.id, v["impl"], v["primitive"]))
+            t.add([data.series_name(run, v.impl), v.primitive, STATUS_TEXT.get(v.status, v.status),
+                   desc, str(len(v.failures or []))], mark_of(v.status))
+            seen.add((run.id, v.impl, v.primitive))
         for m in run.measurements:
-            k = (run.id, m["impl"], m["primitive"])
-            if k not in seen and m["primitive"] != "null":
+            k = (run.id, m.impl, m.primitive)
+            if k not in seen and m.primitive != NULL_PRIMITIVE:
                 seen.add(k)
-                t.add([data.series_name(run, m["impl"]), m["primitive"], "unverified",
+                t.add([data.series_name(run, m.impl), m.primitive, "unverified",
                        "none (the run was made with --no-verify)", "0"], "unverified")
     t.notes = ["kat = known answers from every corpus, roundtrip = decrypt(encrypt(x)) = x over many "
                "lengths, differential = byte-for-byte agreement with the other implementations, "
@@ -486,21 +488,21 @@ def context_items(run: Run) -> list[tuple[str, str]]:
     c = run.context or {}
     cpu = c.get("cpu") or {}
     power = c.get("power") or {}
-    st = run.meta.get("settings") or {}
+    st = run.meta.settings or {}
     clocks = ((c.get("runners") or {}).get("native") or {}).get("clocks") or {}
-    ghz = sorted({round(m["core_ghz"], 3) for m in run.measurements if m.get("core_ghz")})
-    per_batch = any(m.get("cycle_kind") == CycleSource.BATCH_CLOCK for m in run.measurements)
+    ghz = sorted({round(m.core_ghz, 3) for m in run.measurements if m.core_ghz})
+    per_batch = any(m.cycle_kind == CycleSource.BATCH_CLOCK for m in run.measurements)
     items = [
-        ("run", f"{run.id} ({run.uuid}), profile {run.profile or '–'}, {run.meta.get('status')}"),
-        ("when", f"{run.meta.get('started_at')} to {run.meta.get('finished_at') or '–'}"),
-        ("host", f"{run.meta.get('host') or c.get('host') or '–'}"),
+        ("run", f"{run.id} ({run.uuid}), profile {run.profile or '–'}, {run.meta.status}"),
+        ("when", f"{run.meta.started_at} to {run.meta.finished_at or '–'}"),
+        ("host", f"{run.meta.host or c.get('host') or '–'}"),
         ("CPU", f"{cpu.get('model', '–')}, {cpu.get('logical_cpus', '?')} logical CPUs, "
                 f"nominal {cpu.get('nominal_mhz') or '?'} MHz; measured on CPU {c.get('measuring_cpu', '?')}"),
         ("CPU flags", " ".join(cpu.get("flags") or []) or "–"),
         ("power", f"governor {power.get('governor') or 'not exposed'}, boost {power.get('boost') or 'not exposed'}, "
                   f"SMT active {power.get('smt_active') or '?'}"),
         ("system", f"{c.get('os', '–')}, kernel {c.get('kernel', '–')}, Python {c.get('python', '–')}"),
-        ("cipherbench", f"{run.meta.get('cipherbench_version') or '–'} at {run.meta.get('git_revision') or '–'}"),
+        ("cipherbench", f"{run.meta.cipherbench_version or '–'} at {run.meta.git_revision or '–'}"),
         ("runners", "; ".join(f"{name}: {_runtime(r)}" for name, r in (c.get("runners") or {}).items()) or "–"),
         ("clocks", "; ".join(f"{k}: {v}" for k, v in clocks.items() if v) or "–"),
         ("core clock", (clock_text(ghz) + (" (dependent-add chain between timed batches; per point, the "
@@ -513,7 +515,7 @@ def context_items(run: Run) -> list[tuple[str, str]]:
                          f"{st.get('batches')} timed batches, interleaved in random order; figure = median "
                          f"per call, interval = order-statistics confidence interval of the median; "
                          f"{'verified before timing' if st.get('verify', True) else 'NOT verified (--no-verify)'}"),
-        ("command", run.meta.get("command") or "–"),
+        ("command", run.meta.command or "–"),
     ]
     return items
 
@@ -523,15 +525,15 @@ def libraries_table(data: ReportData) -> Table:
               ["implementation", "runner", "library", "version", "status", "built with"],
               align=["l"] * 6)
     for run in data.runs:
-        used = {m["impl"] for m in run.measurements}
+        used = {m.impl for m in run.measurements}
         for i in run.implementations:
-            if i["impl"] not in used and i.get("available"):
+            if i.impl not in used and i.available:
                 continue
-            notes = i.get("notes") or {}
+            notes = i.notes or {}
             built = notes.get("built_with", "") if isinstance(notes, dict) else ""
-            t.add([data.series_name(run, i["impl"]), i.get("runner") or "", i.get("library") or "",
-                   i.get("version") or "", "available" if i.get("available") else f"unavailable: {i.get('reason')}",
-                   "; ".join(x for x in (envs_label(i.get("environment")),
+            t.add([data.series_name(run, i.impl), i.runner or "", i.library or "",
+                   i.version or "", "available" if i.available else f"unavailable: {i.reason}",
+                   "; ".join(x for x in (envs_label(i.environment),
                                          (built[:120] + "…") if len(built) > 120 else built) if x)])
     t.wrap = True
     t.notes = ["Implementations that took part in the run (and those that were unavailable, with why)."]
@@ -541,9 +543,9 @@ def libraries_table(data: ReportData) -> Table:
 def measurement_warnings(data: ReportData) -> list[str]:
     out = []
     for run, m in data.measurements():
-        for w in m.get("warnings") or []:
-            out.append(f"{data.series_name(run, m['impl'])} {m['primitive']} {m['operation']}/{m['workload']} "
-                       f"{size_label(m['size']) if m['size'] else ''}: {w}".replace("  ", " "))
+        for w in m.warnings or []:
+            out.append(f"{data.series_name(run, m.impl)} {m.primitive} {m.operation}/{m.workload} "
+                       f"{size_text(m.size) if m.size else ''}: {w}".replace("  ", " "))
     return out
 
 
@@ -553,13 +555,13 @@ def _cycles_per_block(run: Run, impl: str, prim: str, block_bytes: int | None) -
     else encryption alone; bulk, at the largest size."""
     p = primitive(prim)
     bb = block_bytes or (p.block_bytes if p else 0)
-    ms = [m for m in run.measurements if m["impl"] == impl and m["primitive"] == prim and usable(m)
-          and m["workload"] == "bulk" and m["size"] > 0 and m.get("cycles_per_byte")]
-    picked = [_pick([m for m in ms if m["operation"] == op]) for op in ("encrypt", "decrypt")]
+    ms = [m for m in run.measurements if m.impl == impl and m.primitive == prim and usable(m)
+          and m.workload == Workload.BULK and m.size > 0 and m.cycles_per_byte]
+    picked = [_pick([m for m in ms if m.operation == op]) for op in ("encrypt", "decrypt")]
     picked = [m for m in picked if m]
     if not picked or not bb:
         return None, []
-    return statistics.mean(m["cycles_per_byte"] for m in picked) * bb, picked
+    return statistics.mean(m.cycles_per_byte for m in picked) * bb, picked
 
 
 def security_value(run: Run, impl: str, prim: str, quantity: str) -> tuple[float | str | None, list]:
@@ -568,7 +570,7 @@ def security_value(run: Run, impl: str, prim: str, quantity: str) -> tuple[float
     p = primitive(prim)
     mg = margins.load().get(p.family) if p else None
     # Figures from the data file belong to a row only where this implementation measured the primitive.
-    if mg is None or not any(m["impl"] == impl and m["primitive"] == prim and usable(m) for m in run.measurements):
+    if mg is None or not any(m.impl == impl and m.primitive == prim and usable(m) for m in run.measurements):
         return None, []
     if quantity == "attack_rounds":
         a = mg.attack(p.key_bits)
@@ -587,10 +589,10 @@ def _family_rows(data: ReportData, want) -> list[tuple[Run, str, str]]:
     the smallest key size measured, ECB preferred (the bare block cipher)."""
     best: dict[tuple, str] = {}
     for run, m in data.measurements():
-        p = primitive(m["primitive"])
+        p = primitive(m.primitive)
         if p is None or not usable(m) or not want(p):
             continue
-        key = (run.id, m["impl"], p.family)
+        key = (run.id, m.impl, p.family)
         cur = primitive(best[key]) if key in best else None
         rank = (p.key_bits, p.mode != "ecb", p.name)
         if cur is None or rank < (cur.key_bits, cur.mode != "ecb", cur.name):
@@ -602,7 +604,7 @@ def _family_rows(data: ReportData, want) -> list[tuple[Run, str, str]]:
 def security_table(data: ReportData) -> Table | None:
     from cipherbench.analysis import margins
     known = margins.load()
-    rows = _family_rows(data, lambda p: p.family in known and p.kind in ("cipher", "stream"))
+    rows = _family_rows(data, lambda p: p.family in known and p.kind in (PrimitiveKind.CIPHER, PrimitiveKind.STREAM))
     if not rows:
         return None
     t = Table("security", "Security margin: rounds, the best published attack, and the cost of the minimum "
@@ -646,9 +648,9 @@ def security_table(data: ReportData) -> Table | None:
 
 
 # ---------------------------------------------------------------------------- diffusion
-def diffusion_summary(run: Run, impl: str, prim: str) -> dict | None:
+def diffusion_summary(run: Run, impl: str, prim: str) -> Summary | None:
     from cipherbench.analysis import diffusion
-    rows = [d for d in run.diffusion if d["impl"] == impl and d["primitive"] == prim]
+    rows = [d for d in run.diffusion if d.impl == impl and d.primitive == prim]
     return diffusion.summary(rows) if rows else None
 
 
@@ -661,8 +663,8 @@ def diffusion_tables(data: ReportData) -> list[Table]:
     keys = []
     for run in data.runs:
         for d in run.diffusion:
-            if (run, d["impl"], d["primitive"]) not in keys:
-                keys.append((run, d["impl"], d["primitive"]))
+            if (run, d.impl, d.primitive) not in keys:
+                keys.append((run, d.impl, d.primitive))
     if not keys:
         return []
     s = Table("diffusion", "Diffusion (Gladman 1999) and avalanche of the full cipher",
@@ -676,32 +678,32 @@ def diffusion_tables(data: ReportData) -> list[Table]:
                    align=["l", "l", "r", "r", "r", "r", "l", "r", "r", "r", "r"])
     pairs, units = [], {}
     for run, impl, prim in keys:
-        rows = [d for d in run.diffusion if d["impl"] == impl and d["primitive"] == prim]
+        rows = [d for d in run.diffusion if d.impl == impl and d.primitive == prim]
         sm = diffusion.summary(rows)
         st = run.verification(impl, prim)
         pairs.append((run, impl, prim))
-        full = sm["full"] or {}
-        if sm["unit"]:
-            units[primitive(prim).family if primitive(prim) else prim] = sm["unit"]
-        s.add([data.series_name(run, impl), prim, str(sm["full_rounds"] or "–"), num(sm["d1"]), num(sm["d2"]),
-               num(sm["overall"]), str(sm["full_diffusion_rounds"] or ("–" if not sm["reduced_measured"]
+        full = sm.full
+        if sm.unit:
+            units[primitive(prim).family if primitive(prim) else prim] = sm.unit
+        s.add([data.series_name(run, impl), prim, str(sm.full_rounds or "–"), num(sm.d1), num(sm.d2),
+               num(sm.overall), str(sm.full_diffusion_rounds or ("–" if not sm.reduced_measured
                                                                         else "not reached")),
-               f"{num(full.get('mean_bits'))} of {full['block_bits']}" if full else "–",
-               _verdict(sm["sac"]), _verdict(sm["bic"]), str(full.get("samples") or rows[0].get("samples") or "–")],
+               f"{num(full.mean_bits)} of {full.block_bits}" if full else "–",
+               _verdict(sm.sac), _verdict(sm.bic), str((full.samples if full else None) or rows[0].samples or "–")],
               mark_of(st))
-        for d in sorted(rows, key=lambda d: (d["rounds"] is None, d["rounds"] or 0)):
-            if d.get("error"):
-                detail.add([data.series_name(run, impl), prim, str(d["rounds"] or "full"), f"not measured: {d['error']}"]
+        for d in sorted(rows, key=lambda d: (d.rounds is None, d.rounds or 0)):
+            if d.error:
+                detail.add([data.series_name(run, impl), prim, str(d.rounds or "full"), f"not measured: {d.error}"]
                            + [""] * 7, "failed")
                 continue
-            bic = "–" if d["bic_max_corr"] is None else num(d["bic_max_corr"])
+            bic = "–" if d.bic_max_corr is None else num(d.bic_max_corr)
             detail.add([data.series_name(run, impl), prim,
-                        str(d["rounds"]) if d["rounds"] is not None else f"full ({d['full_rounds'] or '?'})",
-                        num(d["mean_bits"]), f"{num(d['input_min'])}–{num(d['input_max'])}",
-                        f"{num(d['output_min'])}–{num(d['output_max'])}",
-                        "yes" if d["complete"] else f"no ({d['dependent_pairs']} of {d['block_bits'] ** 2} pairs)",
-                        num(d["sac_max_dev"]), f"{d['sac_p']:.3g}", bic,
-                        "–" if d["bic_p"] is None else f"{d['bic_p']:.3g}"], mark_of(st))
+                        str(d.rounds) if d.rounds is not None else f"full ({d.full_rounds or '?'})",
+                        num(d.mean_bits), f"{num(d.input_min)}–{num(d.input_max)}",
+                        f"{num(d.output_min)}–{num(d.output_max)}",
+                        "yes" if d.complete else f"no ({d.dependent_pairs} of {d.block_bits ** 2} pairs)",
+                        num(d.sac_max_dev), f"{d.sac_p:.3g}", bic,
+                        "–" if d.bic_p is None else f"{d.bic_p:.3g}"], mark_of(st))
     method = ("Method (cipherbench/diffusion.py): random keys and blocks (seeded), each input bit flipped in turn, "
               "ECB encryption through the runner; bits changed = output bits that differ, averaged over input bits "
               "and samples (an ideal cipher: half the block). Diffusion r rounds = that figure for the "

@@ -482,7 +482,7 @@ class Store:
         dead = []
         with self.engine.begin() as c:
             for rid, host, pid in c.execute(select(runs.c.id, runs.c.host, runs.c.pid)
-                                            .where(runs.c.status == "running")):
+                                            .where(runs.c.status == RunStatus.RUNNING)):
                 if pid is not None and not alive(host, pid):
                     dead.append(rid)
             if dead:
@@ -525,7 +525,7 @@ class Store:
         never about a ct run made after it."""
         q = select(func.max(runs.c.id)).where(runs.c.kind == kind.value)
         if complete_only:
-            q = q.where(runs.c.status == RunStatus.COMPLETE.value)
+            q = q.where(runs.c.status == RunStatus.COMPLETE)
         with self.engine.connect() as c:
             return c.execute(q).scalar()
 
@@ -568,9 +568,9 @@ class Store:
             return out
 
     def points_at(self, primitive: str, operation: str, workload: str, sizes: Iterable[int],
-                  host: str | None) -> list[tuple[Row, Row, Row]]:
+                  host: str | None) -> list[tuple[int, Row, Row]]:
         """Every timed point of one (primitive, operation, workload) at these sizes, in the
-        speed runs of one host: (run, implementation, measurement), newest run first."""
+        speed runs of one host: (run id, implementation, measurement), newest run first."""
         q = (select(runs.c.id.label("run_id"), runs.c.started_at, runs.c.host, run_implementations, measurements)
              .join(measurements, measurements.c.run_id == runs.c.id)
              .join(run_implementations, (run_implementations.c.run_id == runs.c.id)
@@ -586,9 +586,8 @@ class Store:
         with self.engine.connect() as c:
             for row in c.execute(q):
                 vals = list(row)
-                run = {"id": vals[0], "started_at": vals[1], "host": vals[2]}
                 impl = dict(zip(impl_cols, vals[3:3 + len(impl_cols)]))
-                out.append((run, impl, dict(zip(m_cols, vals[3 + len(impl_cols):]))))
+                out.append((int(vals[0]), impl, dict(zip(m_cols, vals[3 + len(impl_cols):]))))
         return out
 
     def ct_checked(self) -> list[tuple[int, datetime, Row, Row]]:

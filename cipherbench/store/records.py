@@ -1,5 +1,5 @@
 """The measurement record, defined once. The store's `measurements` columns, the results
-document's measurement fields (report/data.py), the CSV and JSON exporters and the row a
+document's measurement fields (results/run.py), the CSV and JSON exporters and the row a
 run writes all follow from `MeasurementRecord`; tests/test_records.py holds
 docs/results-format.md to it. Adding a field is one line here (and its line in the doc).
 """
@@ -10,6 +10,8 @@ from typing import Any
 
 from sqlalchemy import JSON, Column, Float, Integer, String, Text
 from sqlalchemy.types import TypeEngine
+
+from cipherbench.kinds import CycleSource, Operation, Verdict, Workload
 
 
 def col(kind: TypeEngine[Any] | type[TypeEngine[Any]], doc: str, nullable: bool = True, **kw: Any) -> dict[str, Any]:
@@ -30,8 +32,8 @@ class MeasurementRecord:
     impl: str = _f(String(128), "implementation name (environment-prefixed where it ran in one)", "", False)
     primitive: str = _f(String(128), "canonical primitive name (registry/primitives.toml)", "", False)
     provider: str | None = _f(String(255), "the code path the implementation announced (AES-NI, portable C, ...)")
-    operation: str = _f(String(32), "kinds.Operation", "", False)
-    workload: str = _f(String(16), "kinds.Workload", "", False)
+    operation: Operation = _f(String(32), "kinds.Operation", Operation.ENCRYPT, False)
+    workload: Workload = _f(String(16), "kinds.Workload", Workload.BULK, False)
     size: int = _f(Integer, "bytes per call (0 for key setup)", 0, False)
     aad_size: int = _f(Integer, "associated-data bytes per AEAD call", 0, False)
     loops: int = _f(Integer, "calls per timed batch", 0, False)
@@ -46,12 +48,12 @@ class MeasurementRecord:
     cycles_per_call: float | None = _f(Float, "core cycles per call at the median")
     cycles_low: float | None = _f(Float, "lower bound of the cycles median's interval")
     cycles_high: float | None = _f(Float, "upper bound of the cycles median's interval")
-    cycle_kind: str | None = _f(String(16), "kinds.CycleSource: where the cycles come from")
+    cycle_kind: CycleSource | None = _f(String(16), "kinds.CycleSource: where the cycles come from")
     cycle_source: str | None = _f(String(255), "the cycle source in words: clock range, reading interval")
     core_ghz: float | None = _f(Float, "core clock the point ran at (median of its batches')")
     tsc_per_byte: float | None = _f(Float, "time-stamp-counter ticks per byte (not cycles)")
     shared_batches: int | None = _f(Integer, "timed batches set aside: the core was shared")
-    verified: str | None = _f(String(16), "kinds.Verdict of the pair before it was timed")
+    verified: Verdict | None = _f(String(16), "kinds.Verdict of the pair before it was timed")
     warnings: list[str] = _f(JSON, "sentences on what may be off about this point", [])
     error: str | None = _f(Text, "why the point has no figures")
     parallel: int | None = _f(Integer, "CPUs that timed the point at once (run --parallel); null or 1: one")

@@ -16,15 +16,9 @@ from sqlalchemy.exc import IntegrityError
 
 from cipherbench.errors import CipherbenchError, UsageError
 from cipherbench.redact import redact_command
-from cipherbench.report.data import (
-    IMPLEMENTATION_FIELDS,
-    MEASUREMENT_FIELDS,
-    SAMPLE_FIELDS,
-    VERIFICATION_FIELDS,
-    check_document,
-    load_run,
-    results_document,
-)
+from cipherbench.results.document import check_document
+from cipherbench.results.run import IMPLEMENTATION_FIELDS, MEASUREMENT_FIELDS, SAMPLE_FIELDS, VERIFICATION_FIELDS
+from cipherbench.results.schema import checked
 from cipherbench.store.db import (
     CT_FIELDS,
     DIFFUSION_FIELDS,
@@ -40,14 +34,12 @@ from cipherbench.store.db import (
     samples,
     verifications,
 )
-from cipherbench.store.document import checked
 
 
-def export_run(store: Store, run_id: int, path: Path) -> dict[str, Any]:
-    doc = results_document(load_run(store, run_id))
+def write_document(doc: dict[str, Any], path: Path) -> None:
+    """An exported results document (results/document.py), as `read_document` reads it."""
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(doc, indent=1, allow_nan=False) + "\n")
-    return doc
 
 
 def read_document(path: Path) -> dict[str, Any]:

@@ -1,0 +1,53 @@
+"""The decisions every reader of stored points makes, each written once: which points a
+speed table compares, which may be ranked as a library, how a size is written and which
+size a whole-block size stands for. Reports, analysis and the commands ask here."""
+from __future__ import annotations
+
+import math
+
+from cipherbench.kinds import Operation, Verdict, Workload
+from cipherbench.registry import REFERENCE_IMPL
+from cipherbench.results.run import Measurement, usable
+
+#: A whole-block mode is timed at the largest whole number of blocks not above a size
+#: (registry/experiments.toml): 16368 B stands for 16 KiB with a 24-byte block.
+NEAR_SIZE = 0.9
+
+
+def is_reference(impl: str, library: str = "") -> bool:
+    """The project's own reference code, here or in a release environment (`<env>/reference`)."""
+    return impl == REFERENCE_IMPL or impl.endswith(f"/{REFERENCE_IMPL}") or library == REFERENCE_IMPL
+
+
+def is_parallel(m: Measurement) -> bool:
+    """A point timed on several CPUs at once (run --parallel): its MB/s is one CPU's share
+    under that load, shown in its own table, never ranked against libraries on one CPU."""
+    return (m.parallel or 1) > 1
+
+
+def is_bulk_speed(m: Measurement) -> bool:
+    """A timed point of bulk encryption or hashing with a size: what speed rankings compare."""
+    return (usable(m) and m.size > 0 and m.workload is Workload.BULK
+            and m.operation in (Operation.ENCRYPT, Operation.HASH))
+
+
+def ranked_as_library(m: Measurement, verdict: Verdict | None = None, library: str = "") -> bool:
+    """May this point stand in a ranking of libraries: it passed verification (`verdict`, the
+    pair's, where the caller judges by pair; else the point's own), on one CPU at a time, and
+    it is not the project's reference code (shown beside the libraries, never among them)."""
+    passed = (verdict if verdict is not None else m.verified) == Verdict.PASSED
+    return passed and not is_parallel(m) and not is_reference(m.impl, library)
+
+
+def size_text(n: int) -> str:
+    """16 -> "16 B", 16384 -> "16 KiB", 1048576 -> "1 MiB"; other sizes in bytes."""
+    for unit, mult in (("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if n >= mult and n % mult == 0:
+            return f"{n // mult} {unit}"
+    return f"{n} B"
+
+
+def nominal_size(size: int) -> int:
+    """The power of two a whole-block size stands for (16368 -> 16384); other sizes as they are."""
+    up = 1 << max(0, math.ceil(math.log2(size)))
+    return up if size >= NEAR_SIZE * up else size
