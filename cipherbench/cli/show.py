@@ -11,7 +11,7 @@ from cipherbench.analysis.fit import fits
 from cipherbench.analysis.plausibility import flagged
 from cipherbench.arch.verified import show_lines as verified_lines
 from cipherbench.cli.app import Ctx
-from cipherbench.console import lit, out
+from cipherbench.console import clip, lit, out
 from cipherbench.envs.describe import show_lines
 from cipherbench.errors import CipherbenchError
 from cipherbench.results.rules import size_text
@@ -139,7 +139,7 @@ def narrow_tables(run_id, r) -> set:
         for m in ms:
             key = (m["impl"], m["primitive"], m["operation"], m["workload"], m["size"])
             if m["error"] or key in bad:
-                t.add_row(lit(m["impl"]), str(m["size"]), "-", "", "", "", f"[red]{lit(m['error'] or bad[key])}[/]",
+                t.add_row(lit(m["impl"]), str(m["size"]), "-", "", "", "", f"[red]{lit(clip(m['error'] or bad[key], 20))}[/]",
                           "[red]-[/]")
                 continue
             t.add_row(lit(m["impl"]), str(m["size"]), fmt(m["mb_per_s"]) + (" [yellow]![/]" if m["warnings"] else ""),
@@ -221,7 +221,7 @@ def narrow_wide_tables(run_id, r) -> set:
 def _narrow_wide_row(key: tuple, ms_list: list, error: str | None, f, sizes: tuple[int, ...]) -> tuple[str, ...]:
     from cipherbench.cli.recommend import short_provider
     if not ms_list:
-        return lit(key[0]), f"[red]{lit((error or '')[:40])}[/]", *[""] * (len(sizes) + 2), "", "[red]-[/]"
+        return lit(key[0]), f"[red]{lit(clip(error or '', 40))}[/]", *[""] * (len(sizes) + 2), "", "[red]-[/]"
     ms = {m["size"]: m for m in ms_list}
     any_m = ms_list[0]
     if f is None:
@@ -275,7 +275,7 @@ def long_table(run_id, r) -> set:
     for m in r["measurements"]:
         if m["error"]:
             t.add_row(lit(m["impl"]), lit(m["primitive"]), lit(f"{m['operation']}/{m['workload']}"), str(m["size"]),
-                      "-", "", "", "", "", lit(m["provider"] or ""), f"[red]{lit(m['error'][:60])}[/]",
+                      "-", "", "", "", "", lit(m["provider"] or ""), f"[red]{lit(clip(m['error'], 60, '--json'))}[/]",
                       *side(m["impl"], m["primitive"]))
             continue
         ver = _verified_cell(m["verified"])
