@@ -21,7 +21,7 @@ from pathlib import Path
 
 from cipherbench.arch.model import ARCH_SEP, Arch, ArchBuild, ArchError, ArchRecord, BuildOptions, arch_build
 from cipherbench.arch.sysroot import Sysroot, extract, toolchain_sysroot
-from cipherbench.envs.build import FAILED_ADAPTER, now, sources_digest, tail
+from cipherbench.envs.build import newly_failed, now, sources_digest, tail
 from cipherbench.envs.model import DEFAULT_MIRROR, ImplementationRecord
 from cipherbench.envs.packages import adapter_packages
 from cipherbench.paths import REPO
@@ -224,9 +224,7 @@ def compile_engine(b: ArchBuild, sysroot: Path, say) -> list[str]:
         if run_logged(["nice", "-n", "10", "cmake", "--build", str(b.build_dir), "--", "-j2", "-k", "0"],
                       log, env) == 0:
             return skip
-        with open(log, errors="replace") as f:
-            f.seek(mark)
-            failed = sorted(set(FAILED_ADAPTER.findall(f.read())) - set(skip))
+        failed = newly_failed(log, mark, skip)
         if not failed:
             raise ArchError(f"building the {b.arch.value} engine failed: {tail(log)} (whole log: {log})")
         say(f"{b.name}: adapter {', '.join(failed)} does not compile for {b.arch.value}: left out, "

@@ -178,6 +178,13 @@ def build_engine(env: Env, rec: EnvRecord, say) -> EnvRecord:
 FAILED_ADAPTER = re.compile(r"^FAILED: \S*cb_adapter_(\w+)\.dir/", re.M)
 
 
+def newly_failed(log: Path, mark: int, skip: list[str]) -> list[str]:
+    """The adapters Ninja says failed to compile in `log` after byte `mark`, not yet skipped."""
+    with open(log, errors="replace") as f:
+        f.seek(mark)
+        return sorted(set(FAILED_ADAPTER.findall(f.read())) - set(skip))
+
+
 def compile_engine(env: Env, release: str, log: Path, say) -> list[str]:
     """Configure and build; an adapter whose sources do not compile against this release's
     library is left out (reported unavailable, with the reason) and the build tried again,
@@ -194,9 +201,7 @@ def compile_engine(env: Env, release: str, log: Path, say) -> list[str]:
         if sandbox.run(env.rootfs, ["nice", "cmake", "--build", ENGINE_BUILD, "--", "-k", "0"], log=log,
                        writable=True).returncode == 0:
             return skip
-        with open(log, errors="replace") as f:
-            f.seek(mark)
-            failed = sorted(set(FAILED_ADAPTER.findall(f.read())) - set(skip))
+        failed = newly_failed(log, mark, skip)
         if not failed:
             raise EnvError(f"building the engine in '{env.name}' failed: {tail(log)} (whole log: {log})")
         say(f"{env.name}: adapter {', '.join(failed)} does not compile against {release}'s library: "

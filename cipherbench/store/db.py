@@ -580,15 +580,7 @@ class Store:
                     measurements.c.workload == workload, measurements.c.size.in_(list(sizes)),
                     measurements.c.error.is_(None))
              .order_by(runs.c.id.desc()))
-        impl_cols = [c.name for c in run_implementations.columns]
-        m_cols = [c.name for c in measurements.columns]
-        out = []
-        with self.engine.connect() as c:
-            for row in c.execute(q):
-                vals = list(row)
-                impl = dict(zip(impl_cols, vals[3:3 + len(impl_cols)]))
-                out.append((int(vals[0]), impl, dict(zip(m_cols, vals[3 + len(impl_cols):]))))
-        return out
+        return [(int(lead[0]), impl, m) for lead, (impl, m) in self._split(q, 3, run_implementations, measurements)]
 
     def ct_checked(self) -> list[tuple[int, datetime, Row, Row]]:
         """Every stored ct result with its run and the implementation row it was checked
@@ -598,14 +590,19 @@ class Store:
              .join(run_implementations, (run_implementations.c.run_id == runs.c.id)
                    & (run_implementations.c.impl == ct_results.c.impl))
              .order_by(runs.c.id.desc(), ct_results.c.id))
-        impl_cols = [c.name for c in run_implementations.columns]
-        ct_cols = [c.name for c in ct_results.columns]
+        return [(lead[0], lead[1], impl, ct) for lead, (impl, ct) in self._split(q, 2, run_implementations, ct_results)]
+
+    def _split(self, q: Any, lead: int, *tables: Table) -> list[tuple[list[Any], list[Row]]]:
+        """Each row of a join: its first `lead` values, then one dict per table, in order."""
         out = []
         with self.engine.connect() as c:
             for row in c.execute(q):
-                vals = list(row)
-                impl = dict(zip(impl_cols, vals[2:2 + len(impl_cols)]))
-                out.append((vals[0], vals[1], impl, dict(zip(ct_cols, vals[2 + len(impl_cols):]))))
+                vals, at, parts = list(row), lead, []
+                for t in tables:
+                    names = [col.name for col in t.columns]
+                    parts.append(dict(zip(names, vals[at:at + len(names)])))
+                    at += len(names)
+                out.append((vals[:lead], parts))
         return out
 
     def samples_of(self, measurement_id: int) -> list[Row]:
