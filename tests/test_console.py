@@ -39,7 +39,7 @@ def test_ct_and_show_print_a_runners_names_literally(db):
            "--samples", "1000", db=db)
     printed_literally(r)
     assert "│ " + SHOWN + " │ aes-128-ctr │" in r.stdout  # its row of the table, as the runner named it
-    printed_literally(cb("show", db=db))
+    printed_literally(cb("show", "1", db=db))  # the ct run, named: show reads a speed run by default
     printed_literally(cb(*runner, "list", db=db), times=2)  # the implementation and its library
 
 
