@@ -227,10 +227,10 @@ def test_a_speed_run_s_builds_are_checked_and_the_results_shown_beside_it(cb, db
         cells = {(r["impl"], r["primitive"]): r["side_channel"] for r in csv.DictReader(f)}
         assert cells[("openssl", "aes-128-ecb")].startswith("stat plaintext: ") and cells[("nettle", "aes-128-ecb")] == ""
     assert json.loads((out / "results.json").read_text())["ct"][0]["measurements"] == 2000
-    assert cb("export", "--run", str(run), "--out", str(tmp_path / "run.json")).returncode == 0
+    assert cb("export", "--run", str(checked), "--out", str(tmp_path / "run.json")).returncode == 0  # the ct run
     other = f"sqlite:///{tmp_path / 'other.sqlite'}"
     assert cb("--db", other, "import", str(tmp_path / "run.json")).returncode == 0
-    assert [x["max_t"] for x in Store(other).run(Store(other).latest_run())["ct"]] == [rows[0]["max_t"]]
+    assert [x["max_t"] for x in Store(other).run(Store(other).latest_run(kind=RunKind.CT))["ct"]] == [rows[0]["max_t"]]
 
 
 def test_an_older_store_gains_the_table(tmp_path):

@@ -223,7 +223,7 @@ def export_cmd(c: Ctx, db, run_id, out_file: Path):
         raise UsageError(f"--out {out_file}: the extension says the format: .json (the results document) "
                          "or .csv (one row per measurement)")
     store = _store(c, db)
-    rid = resolve_runs(store, [run_id] if run_id else [])[0]
+    rid = run_id or resolve_runs(store, [])[0]  # a run named may be of any kind: a ct run moves too
     if suffix == ".csv":
         n = export_csv(store, rid, out_file)
         out.print(f"exported run {rid} to {out_file}: {n} measurements, one row each (raw samples: export to .json)")
