@@ -17,6 +17,7 @@ from cipherbench.builds import make, runners
 from cipherbench.builds import matrix as matrix_mod
 from cipherbench.builds.make import BuildStatus
 from cipherbench.errors import UsageError
+from cipherbench.kinds import RunKind
 from cipherbench.paths import REPO
 from cipherbench.store.db import Store
 
@@ -112,7 +113,7 @@ def test_a_faulty_build_fails_verification_is_shown_failed_and_is_not_timed(tmp_
     assert "not timed: failed verification" in r.stdout
     assert "FAILED reference@gcc-12:fault rc6-128-ecb: " in r.stdout + r.stderr
     store = Store(db, create=False)
-    run = store.run(store.latest_run())
+    run = store.run(store.latest_run(kind=RunKind.BUILDS))  # a builds run, by its kind
     verdict = {(v["impl"], v["primitive"]): v["status"] for v in run["verifications"]}
     assert verdict[("reference@gcc-12:fault", "rc6-128-ecb")] == "failed"
     assert verdict[("reference", "rc6-128-ecb")] == "passed"  # the same cipher, built correctly
