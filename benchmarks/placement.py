@@ -111,14 +111,18 @@ def relinked(engine: Path, archive: Path, symbol: str, want: int, workdir: Path)
         words.pop(0)
     while words and words[-1] in (":", "&&"):
         words.pop()
+    # CMake may name the archive more than once (link order between static libraries): the
+    # first place gets the pad and `archive`, the later ones `archive` again
     at = [i for i, w in enumerate(words) if Path(w).name in ("cryptopp-line-aligned.a", archive.name)]
-    if "-o" not in words or len(at) != 1:
+    if "-o" not in words or not at or len({words[i] for i in at}) != 1:
         raise RuntimeError("the engine's link command does not name one Crypto++ archive")
 
     def link(pad: int) -> Path:
         out = workdir / f"{engine.name}-pad{pad}"
         w = list(words)
         w[w.index("-o") + 1] = str(out)
+        for i in at[1:]:
+            w[i] = str(archive)
         w[at[0]:at[0] + 1] = ([str(_pad_object(workdir, pad))] if pad else []) + [str(archive)]
         res = _run(["sh", "-c", shlex.join(w)], cwd=build)
         if res.returncode:

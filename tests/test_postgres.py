@@ -184,8 +184,9 @@ def test_a_run_in_postgresql_reads_back_as_in_sqlite(postgres_url, tmp_path, cap
     pg, sq = Store(postgres_url, create=False), Store(sqlite, create=False)
     assert pg.engine.dialect.name == "postgresql"
     a, b = load_run(pg, 1), load_run(sq, 1)
-    # aes-128-gcm at two sizes and its key setup, sha-256 at two sizes, the harness baseline at two
-    assert len(a.measurements) == 7 and sum(len(m.samples) for m in a.measurements) == 7 * 4
+    # aes-128-gcm at two sizes and its key setup, each as a stream and as messages (the quick
+    # profile's AEAD workloads), sha-256 at two sizes, the harness baseline at two
+    assert len(a.measurements) == 10 and sum(len(m.samples) for m in a.measurements) == 10 * 4
     # ... and both stores give back the same run: context, implementations, verifications,
     # every measurement with its statistics, every raw sample, and the times.
     assert a.context == b.context and a.context["cpu"]["model"]
@@ -204,7 +205,7 @@ def test_a_run_in_postgresql_reads_back_as_in_sqlite(postgres_url, tmp_path, cap
     code, out, err = cli_here(capsys, postgres_url, "compare", "1", "1", "--db-b", sqlite, "--json")
     assert code == 0, err
     pts = json.loads(out)["points"]
-    assert len(pts) == 7 and all(p["ratio_b_over_a"] == 1.0 for p in pts)
+    assert len(pts) == 10 and all(p["ratio_b_over_a"] == 1.0 for p in pts)
     code, out, err = cli_here(capsys, postgres_url, "report", "--out", str(tmp_path / "report"))
     assert code == 0, err
     assert json.loads((tmp_path / "report" / "results.json").read_text()) == results_document(a)
