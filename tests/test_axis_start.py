@@ -2,8 +2,13 @@
 variant names at 80 columns, and ends with the command to run; `fleet`, `env` and `ct` give
 the next command in their help."""
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
+from pathlib import Path
+
+import pytest
 
 from conftest import REPO
 
@@ -34,3 +39,23 @@ def test_fleet_env_and_ct_help_end_with_the_next_command():
     assert fleet.index("fleet scheduler") < fleet.index("fleet worker") < fleet.index("fleet run --credentials")
     assert "Start with: cipherbench env create bookworm" in " ".join(cb80("env", "--help").split())
     assert "cipherbench ct --run RUN" in " ".join(cb80("ct", "--help").split())
+
+
+needs_root_pg = pytest.mark.skipif(os.geteuid() != 0 or not Path("/usr/lib/postgresql").is_dir()
+                                   or shutil.which("setpriv") is None,
+                                   reason="the fleet demo needs root, setpriv and the postgresql package")
+
+
+@needs_root_pg
+def test_fleet_demo_says_in_one_line_when_postgres_cannot_reach_its_folder(tmp_path):
+    private = Path(tempfile.mkdtemp())  # 0700 and root's, as `mktemp -d` makes it
+    try:
+        r = subprocess.run([str(REPO / "scripts" / "fleet-demo"), str(private / "out")], capture_output=True,
+                           text=True, timeout=60)
+        assert r.returncode == 2
+        lines = r.stderr.strip().splitlines()
+        assert lines == [f"fleet-demo: the postgres user cannot enter {private}, above {private / 'out'}; give a "
+                         f"folder it reaches (default /tmp/cipherbench-fleet-demo) or: chmod o+x {private}"]
+        assert not (private / "out" / "pg").exists()  # stopped before the server was set up
+    finally:
+        shutil.rmtree(private)
