@@ -18,7 +18,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from scipy.stats import false_discovery_control, mannwhitneyu
 
 from cipherbench.kinds import Operation, Verdict, Workload
 from cipherbench.results.run import Measurement, Run, per_call_samples, usable
@@ -114,6 +113,7 @@ def judge(a: Samples, b: Samples, ratio: float) -> tuple[float | None, str]:
     """The test of one point on its own; `control_fdr` gives the verdict across points."""
     if len(a) < MIN_SAMPLES or len(b) < MIN_SAMPLES:
         return None, "too few samples"
+    from scipy.stats import mannwhitneyu  # scipy.stats costs most of a command's start; only here
     p = float(mannwhitneyu(a, b, alternative="two-sided").pvalue)
     if p >= ALPHA:
         return p, "no significant difference"
@@ -126,6 +126,7 @@ def control_fdr(points: list[Point]) -> None:
     tested = [p for p in points if p.p_value is not None]
     if not tested:
         return
+    from scipy.stats import false_discovery_control
     qs = false_discovery_control([p.p_value for p in tested], method="bh")
     for p, q in zip(tested, qs):
         p.q_value = float(q)

@@ -74,7 +74,6 @@ from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from scipy import stats
 
 from cipherbench.errors import CipherbenchError, UsageError
 from cipherbench.kinds import PrimitiveKind, Verdict
@@ -162,6 +161,7 @@ def figures(ch: Array, bic: bool = True) -> dict[str, Any]:
     chi2 = float(((counts - half) ** 2).sum() / (n_samples / 4))
     worst = float(np.abs(counts - half).max())
     # two-sided binomial p of a count at least `worst` away from samples/2
+    from scipy import stats  # imported where used: it costs most of a command's start
     tail = stats.binom.cdf(np.floor(half - worst), n_samples, 0.5) if worst > 0 else 0.5
     worst_p = min(1.0, float(2 * tail) * n_in * n_out) if worst > 0 else 1.0
     bic_r, bic_p = _bic(ch) if bic else (None, None)
@@ -193,6 +193,7 @@ def _bic(ch: Array) -> tuple[float | None, float | None]:
     if not ok.any():
         return None, None
     r = min(1.0, float(np.abs(c[ok] / d[ok]).max()))  # float32 (memory): clip rounding above 1
+    from scipy import stats  # imported where used: it costs most of a command's start
     p = min(1.0, float(2 * stats.norm.sf(r * np.sqrt(n_samples))) * int(ok.sum()))
     return r, p
 
