@@ -62,3 +62,24 @@ def test_show_opens_with_a_summary_and_never_says_stored_as(small_store):
     assert "The answer" in lines[2] and "Hashing at 16 KiB: " in text
     assert "stored as" not in text and "measurements with raw samples" in " ".join(" ".join(lines[-3:]).split())
     assert all(len(x) <= 80 for x in lines), max(lines, key=len)
+
+
+@pytest.mark.parametrize("columns", [80, 200])
+def test_list_keeps_names_counts_and_libraries_whole(engine, tmp_path, columns):
+    """`list` at any width: every name a user types on one line, its primitive count beside it,
+    each library's words whole, and reasons under the table instead of down a column."""
+    db = f"sqlite:///{tmp_path / 'none.sqlite'}"
+    text = cb(db, columns, "list")
+    lines = text.splitlines()
+    assert all(len(line) <= columns for line in lines), max(lines, key=len)
+    listed = json.loads(cb(db, columns, "list", "--json"))["implementations"]
+    rows = {line.split("│")[1].strip(): line for line in lines if line.startswith("│") and line.split("│")[1].strip()}
+    for impl in listed:
+        row = rows[impl["name"]]  # the first line of its row names it whole
+        assert row.split("│")[4].strip() == str(len(impl["primitives"])), row
+        assert "…" not in row
+        cells = " ".join(line.split("│")[3].strip() for line in lines[lines.index(row):] if line.startswith("│"))
+        assert cells.startswith(impl["library"].split()[0]), (impl["name"], cells)
+        if not impl["available"]:  # the status points at its reason, numbered under the table
+            n = row.split("│")[6].split("(")[1].split(")")[0]
+            assert any(line.startswith(f"{n}. {impl['name']}: ") for line in lines), n

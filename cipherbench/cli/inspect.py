@@ -62,18 +62,47 @@ def list_cmd(c: Ctx, as_json, primitives, long_):
                 "implementations": [dict(i.as_dict(), library=_library(i), verified_on=passed_on(i.name, on))
                                     for i in s.impls.values()]}, indent=1))
             return
-        # verified on: the architectures whose gate passed it (cipherbench arch verify; the host's cache)
-        t = Table("implementation", "runner", "library", "version", "primitives", "verified on", "status")
-        t.columns[0].no_wrap = True  # names a user types stay whole
-        def why(text: str) -> str:
-            return lit(text if long_ else clip(text, REASON_AT_MOST, "list --long"))
-        for i in s.impls.values():
-            t.add_row(lit(i.name), lit(i.runner), lit(_library(i)), lit(i.version), str(len(i.primitives)),
-                      lit(verified_line(i.name, on)),
-                      "ok" if i.available else f"[yellow]unavailable: {why(i.reason)}[/]")
-        for r in s.runners:
-            if r.problem:
-                t.add_row("-", lit(r.spec.name), "", "", "", f"[yellow]runner: {why(r.problem)}[/]")
-        out.print(t)
+        _implementations_table(s, on, long_)
         out.print(f"result store: {where}")
 
+
+
+#: A 'verified on' (CPUs) cell longer than this is shown as a count and a mark, and spelled
+#: out once below the table (most implementations share one list).
+VERIFIED_ON_CELL = 6
+
+
+def _implementations_table(s, on, long_: bool) -> None:
+    """One row per implementation, every cell whole at 80 columns: names never wrap, the
+    library and its version share a cell, and the long texts (reasons, architecture lists)
+    are footnotes below the table."""
+    t = Table("implementation", "runner", "library", "prims", "CPUs", "status")
+    t.columns[0].no_wrap = True  # names a user types stay whole
+    for col in t.columns[1:]:
+        col.overflow = "fold"  # never an ellipsis: a figure folds onto the next line whole
+    archs: dict[str, str] = {}  # a long 'verified on' list -> its mark
+    notes: list[str] = []
+    def verified(impl: str) -> str:
+        full = verified_line(impl, on)
+        if len(full) <= VERIFIED_ON_CELL:
+            return lit(full)
+        mark = archs.setdefault(full, chr(ord("a") + len(archs)))
+        return lit(f"{full.count(', ') + 1} ({mark})")
+    def unavailable(name: str, text: str) -> str:
+        notes.append(f"{len(notes) + 1}. {name}: {text if long_ else clip(text, REASON_AT_MOST, 'list --long')}")
+        return f"[yellow]n/a ({len(notes)})[/]"
+    for i in s.impls.values():
+        lib, version = _library(i), i.version or ""
+        library = version if lib and version.startswith(lib) else f"{lib} {version}".strip()
+        t.add_row(lit(i.name), lit(i.runner), lit(library), str(len(i.primitives)), verified(i.name),
+                  "ok" if i.available else unavailable(i.name, i.reason))
+    for r in s.runners:
+        if r.problem:
+            t.add_row("-", lit(r.spec.name), "", "", "", unavailable(f"runner {r.spec.name}", r.problem))
+    out.print(t)
+    for full, mark in archs.items():
+        out.print(f"({mark}) verified on {full} (cipherbench arch list)", markup=False)
+    if notes:
+        out.print("n/a: unavailable here, because:", markup=False)
+    for note in notes:
+        out.print(note, markup=False)
