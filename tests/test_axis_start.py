@@ -9,7 +9,6 @@ import tempfile
 from pathlib import Path
 
 import pytest
-
 from conftest import REPO
 
 from cipherbench.builds.matrix import load
