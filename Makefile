@@ -14,8 +14,9 @@ bench: engine runners vectors
 	$(CB) run --profile quick || exit $$?; \
 	exit $$status
 
+# Two workers, one test file each at a time (files share fixtures and built variants)
 test: engine runners vectors lint
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q -n 2 --dist loadfile
 
 # The orchestrator's static checks: ruff (pyflakes, style, import order, bugbear) and mypy
 # (strict for the run pipeline, the store and the analysis layer; pyproject.toml).

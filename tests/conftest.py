@@ -6,6 +6,12 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parent.parent
+# pytest-xdist's workers run with COLUMNS=80 and LINES=24 set; the commands the tests start
+# must see the environment a plain `pytest` gives them (a test that wants a width sets it).
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    os.environ.pop("COLUMNS", None)
+    os.environ.pop("LINES", None)
+
 BUILD = Path(os.environ.get("CIPHERBENCH_BUILD", REPO / "build"))
 ENGINE = Path(os.environ.get("CIPHERBENCH_ENGINE", BUILD / "engine" / "cipherbench-engine"))
 FAULTY = REPO / "tests" / "runners" / "faulty.py"

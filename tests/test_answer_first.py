@@ -194,8 +194,10 @@ def test_findings_get_verdicts_from_the_run(reports):
     assert len(rows) == 3  # three published findings, each with a verdict
     assert all(any(f"**{v}**" in x for v in ("holds", "reversed", "changed", "not measured")) for x in rows)
     blowfish = next(x for x in rows if "Blowfish" in x)
-    # the seed's own measure: the same data in 16 KiB and in 1 MiB messages, a key setup each
-    assert "rekey at 16 KiB" in blowfish and "1 MiB" in blowfish and "not something" not in md
+    # the study's own measure: the same data in 16 KiB and in 1 MiB messages, a key setup each;
+    # on a loaded machine the difference can be under the noise, and then the row says so
+    assert "16 KiB" in blowfish and "1 MiB" in blowfish and "not something" not in md
+    assert "rekey at 16 KiB against 1 MiB" in blowfish or "not resolved (below the noise)" in blowfish
 
 
 @pytest.mark.parametrize("which", ["quick", "php-mcrypt"])
