@@ -99,6 +99,7 @@ class Page:
         self.parts.append(s)
 
     def section(self, sid: str, title: str):
+        sid = anchor(sid)
         self.toc.append((sid, title))
         self.add(f'<h2 id="{sid}">{h.escape(title)}</h2>')
 
@@ -114,7 +115,7 @@ class Page:
         self.add(f'<div class="cb-plot">{div}<div class="caption">{cap}</div></div>')
 
     def table(self, t: Table, level: int = 3):
-        self.add(f'<h{level} id="{t.id}">{code(t.title)}</h{level}>')
+        self.add(f'<h{level} id="{anchor(t.id)}">{code(t.title)}</h{level}>')
         head = "".join(f"<th>{h.escape(c)}</th>" for c in t.columns)
         body = []
         align = t.align or ["l"] * len(t.columns)
@@ -125,6 +126,12 @@ class Page:
         self.add(f'<table class="t{" wrap" if t.wrap else ""}"><thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody></table>')
         if t.notes:
             self.add('<ul class="notes">' + "".join(f"<li>{code(n)}</li>" for n in t.notes) + "</ul>")
+
+
+def anchor(name: str) -> str:
+    """An id for HTML and a link's #fragment: a run's label ("custom (quick with --impl)")
+    has spaces and brackets, which an id may not hold."""
+    return re.sub(r"[^A-Za-z0-9_.-]+", "-", name).strip("-")
 
 
 def code(text: str) -> str:

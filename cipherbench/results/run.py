@@ -283,7 +283,14 @@ class Run:
 
     @property
     def profile(self) -> str:
+        """The run's label: its preset's name, or "custom (PRESET with ...)" for a plan the
+        user narrowed (pipeline/plan.py, RunPlan.label)."""
         return self.meta.profile or ""
+
+    @property
+    def preset(self) -> str:
+        """The profile or experiment the run's plan came from, narrowed or not."""
+        return str(self.meta.settings.get("preset") or self.profile)
 
     def impl_info(self, impl: str) -> Implementation:
         """The implementation's entry; one with nothing but its name where the run has none."""
@@ -360,7 +367,8 @@ def load(store: Store, run_ids: Iterable[int] = (), with_samples: bool = True) -
     """The one loading function every exporter shares."""
     runs = [load_run(store, rid, with_samples) for rid in resolve_runs(store, run_ids)]
     published = load_published()
-    return ReportData(runs, {r.profile: published[r.profile] for r in runs if r.profile in published})
+    # keyed by the run's label: a narrowed experiment's run still stands beside its published figures
+    return ReportData(runs, {r.profile: published[r.preset] for r in runs if r.preset in published})
 
 
 # ---------------------------------------------------------------------------- helpers
