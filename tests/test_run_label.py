@@ -57,3 +57,15 @@ def test_a_builds_runs_variants_are_not_a_narrowing():
     assert name in load_presets()
     plan = RunPlan.from_preset(name, implementations=["reference", "reference@gcc-12:O2"], kind=RunKind.BUILDS)
     assert plan.label == name
+
+
+def test_a_narrowed_experiments_run_still_stands_beside_its_published_figures():
+    from cipherbench.results.run import Run, load_published, published_for
+    published = load_published()
+    custom = RunPlan.from_preset("aes-candidates", sizes=[64])
+    runs = [Run.of(1, {"profile": custom.label, "settings": {"preset": custom.preset}}, {}, [], [], []),
+            Run.of(2, {"profile": "aes-candidates"}, {}, [], [], []),  # a document without settings
+            Run.of(3, {"profile": "custom (quick with --impl)", "settings": {"preset": "quick"}}, {}, [], [], [])]
+    assert custom.label == "custom (aes-candidates with --sizes)"
+    found = published_for(runs, published)
+    assert found == {custom.label: published["aes-candidates"], "aes-candidates": published["aes-candidates"]}

@@ -366,9 +366,15 @@ def load_published(path: Path = PUBLISHED_FILE) -> dict[str, Any]:
 def load(store: Store, run_ids: Iterable[int] = (), with_samples: bool = True) -> ReportData:
     """The one loading function every exporter shares."""
     runs = [load_run(store, rid, with_samples) for rid in resolve_runs(store, run_ids)]
-    published = load_published()
-    # keyed by the run's label: a narrowed experiment's run still stands beside its published figures
-    return ReportData(runs, {r.profile: published[r.preset] for r in runs if r.preset in published})
+    return ReportData(runs, published_for(runs, load_published()))
+
+
+def published_for(runs: Iterable[Run], published: Mapping[str, Any]) -> dict[str, Any]:
+    """Run label -> its experiment's published figures, found by the label or else by the
+    preset its plan came from: a narrowed experiment's run ("custom (aes-candidates with
+    --impl)") still stands beside its published figures."""
+    found = {r.profile: k for r in runs if (k := next((n for n in (r.profile, r.preset) if n in published), None))}
+    return {label: published[k] for label, k in found.items()}
 
 
 # ---------------------------------------------------------------------------- helpers
