@@ -11,6 +11,7 @@ import html as h
 import json
 import math
 import re
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 import plotly.graph_objects as go
@@ -97,15 +98,15 @@ class Page:
             self.colors[impl] = PALETTE[len(self.colors) % len(PALETTE)]
         return self.colors[impl]
 
-    def add(self, s: str):
+    def add(self, s: str) -> None:
         self.parts.append(s)
 
-    def section(self, sid: str, title: str):
+    def section(self, sid: str, title: str) -> None:
         sid = anchor(sid)
         self.toc.append((sid, title))
         self.add(f'<h2 id="{sid}">{h.escape(title)}</h2>')
 
-    def plot(self, fig: go.Figure, caption: list[str]):
+    def plot(self, fig: go.Figure, caption: list[str]) -> None:
         self.n_plots += 1
         fig.update_layout(template="plotly_white", margin=dict(l=70, r=20, t=90, b=60),
                           font=dict(size=12), showlegend=True)
@@ -115,7 +116,7 @@ class Page:
         cap = "".join(f"<div>{c}</div>" for c in caption)
         self.add(f'<div class="cb-plot">{div}<div class="caption">{cap}</div></div>')
 
-    def table(self, t: Table, level: int = 3):
+    def table(self, t: Table, level: int = 3) -> None:
         self.add(f'<h{level} id="{anchor(t.id)}">{code(t.title)}</h{level}>')
         head = "".join(f"<th>{h.escape(c)}</th>" for c in t.columns)
         body = []
@@ -140,19 +141,19 @@ def code(text: str) -> str:
     return re.sub(r"`([^`]+)`", r"<code>\1</code>", h.escape(text))
 
 
-def _caption(unit: str, ms, note: str, extra=()) -> list[str]:
+def _caption(unit: str, ms: Iterable[Measurement], note: str, extra: Iterable[str] = ()) -> list[str]:
     return [f"<b>Unit:</b> {h.escape(unit)}", f"<b>Cycle source:</b> {h.escape(cycle_sources(ms))}",
             f"<b>{h.escape(note.split(':', 1)[0])}:</b>{h.escape(note.split(':', 1)[1])}",
             *[h.escape(e) for e in extra]]
 
 
-def _size_axis(sizes) -> dict:
-    sizes = sorted(set(sizes))
-    return dict(type="log", title="buffer size, bytes per call (log2 scale)", tickvals=sizes,
-                ticktext=[size_text(s) for s in sizes], showgrid=True)
+def _size_axis(sizes: Iterable[int]) -> dict[str, object]:
+    ticks = sorted(set(sizes))
+    return dict(type="log", title="buffer size, bytes per call (log2 scale)", tickvals=ticks,
+                ticktext=[size_text(s) for s in ticks], showgrid=True)
 
 
-def _yscale_buttons() -> list[dict]:
+def _yscale_buttons() -> list[dict[str, object]]:
     return [dict(type="buttons", direction="right", x=1, xanchor="right", y=1.0, yanchor="bottom",
                  pad=dict(b=4), font=dict(size=11),
                  showactive=True, buttons=[
@@ -161,7 +162,7 @@ def _yscale_buttons() -> list[dict]:
                      dict(label="log", method="relayout", args=[{"yaxis.type": "log", "yaxis.tickmode": "array"}])])]
 
 
-def _hover(m) -> list:
+def _hover(m: Measurement) -> list[str | int]:
     return [num(m.ns_per_call), num(m.cycles_per_byte), m.n, m.provider or "",
             "; ".join(m.warnings or []) or "none", m.verified or ""]
 
@@ -250,8 +251,7 @@ def keysetup_groups(data: ReportData) -> dict[str, KeyBars]:
     for run, m in data.measurements():
         if not m.operation.is_keysetup or not usable(m) or m.cycles_per_call is None:
             continue
-        pdef = primitive(m.primitive)
-        g = groups.setdefault(pdef.family if pdef else m.primitive, {})
+        g = groups.setdefault(family(m.primitive), {})
         key = (run, m.impl, m.operation, m.primitive)
         if key not in g or (m.workload == Workload.BULK and g[key].workload != Workload.BULK):
             g[key] = m
@@ -261,6 +261,12 @@ def keysetup_groups(data: ReportData) -> dict[str, KeyBars]:
         for (run, impl, op, _prim), m in g.items():
             bars.setdefault((run, impl, op), []).append(m)
     return out
+
+
+def family(name: str) -> str:
+    """The primitive's cipher family (registry), or its name where the registry has none."""
+    pd = primitive(name)
+    return pd.family if pd else name
 
 
 def key_label(name: str, several_modes: bool) -> str:
@@ -289,7 +295,7 @@ def keysetup_plot(p: Page, fam: str, bars: KeyBars) -> None:
     implementations with the cheapest verified schedules drawn, whole."""
     data = p.data
     cats = sorted({m.primitive for ms in bars.values() for m in ms},
-                  key=lambda n: (getattr(primitive(n), "key_bits", 0), n))
+                  key=lambda n: (pd.key_bits if (pd := primitive(n)) else 0, n))
     several = len({pd.mode for n in cats if (pd := primitive(n))}) > 1
     labels = {n: key_label(n, several) for n in cats}
     status = {k: Verdict.of_all(k[0].verification(k[1], m.primitive) for m in ms) for k, ms in bars.items()}
@@ -314,8 +320,7 @@ def keysetup_plot(p: Page, fam: str, bars: KeyBars) -> None:
                 f"{num(min(m.cycles_per_call or math.inf for m in bars[k]))} cycles" for ks in rest for k in ks]
     failed = sorted({f"{data.series_name(run, m.impl)} {m.primitive} {m.operation}: {m.error}"
                      for run, m in data.measurements()
-                     if m.operation.is_keysetup and m.error and getattr(primitive(m.primitive), "family",
-                                                                        m.primitive) == fam})
+                     if m.operation.is_keysetup and m.error and family(m.primitive) == fam})
     p.plot(fig, _caption("cycles per key setup (ns per call × core clock, or the core counter); "
                          "error bars = confidence interval of the median; dotted bars = decryption "
                          "schedule, hatched = not verified", ms, verification_note(data, pairs),
@@ -339,14 +344,14 @@ def keysetup_trace(data: ReportData, k: tuple[Run, str, Operation], ms: list[Mea
                       "(%{customdata[1]} ns)<extra></extra>")
 
 
-def heatmap_plot(p: Page):
+def heatmap_plot(p: Page) -> None:
     data = p.data
     rel = tables.relative(data)
     if rel is None:
         return
     p.section("relative", "Implementations against each other")
     z = [[(x if x is not None else math.nan) for x in row] for row in rel.ratio]
-    xs = [f"{prim}<br>{size_text(rel.size[prim]) if rel.size[prim] else 'largest each'}" for prim in rel.primitives]
+    xs = [f"{prim}<br>{size_text(sz) if (sz := rel.size[prim]) else 'largest each'}" for prim in rel.primitives]
     names = [n + (" (project's reference code)" if is_reference(n) else "")
              + (" ⚠" if rel.flags[i] else "") for i, n in enumerate(rel.names)]
     fig = go.Figure(go.Heatmap(
@@ -366,11 +371,15 @@ def heatmap_plot(p: Page):
                          + ["Baselines: " + ", ".join(f"{k}: {v}" for k, v in rel.baseline.items())]))
 
 
-def encrypt_decrypt_plot(p: Page):
+def encrypt_decrypt_plot(p: Page) -> None:
     data = p.data
     enc = tables.series(data, lambda m: m.operation == Operation.ENCRYPT and m.workload == Workload.BULK and m.size > 0)
     dec = tables.series(data, lambda m: m.operation == Operation.DECRYPT and m.workload == Workload.BULK and m.size > 0)
-    cats, vals, ms, pairs = [], {"encrypt": [], "decrypt": []}, [], []
+    cats: list[str] = []
+    # per operation, per bar: MB/s, the interval above and below, the pair's verdict
+    vals: dict[str, list[tuple[float, float, float, Verdict]]] = {"encrypt": [], "decrypt": []}
+    ms: list[Measurement] = []
+    pairs: list[tables.Pair] = []
     for prim in sorted(set(enc) & set(dec)):
         dmap = {(s.run.id, s.impl): s for s in dec[prim]}
         for e in enc[prim]:
@@ -385,8 +394,8 @@ def encrypt_decrypt_plot(p: Page):
             for op, s in (("encrypt", e), ("decrypt", d)):
                 m = next(x for x in s.points if x.size == sz)
                 lo, hi = mb_interval(m)
-                vals[op].append((m.mb_per_s, (hi - m.mb_per_s) if hi else 0, (m.mb_per_s - lo) if lo else 0,
-                                 e.status))
+                mb = m.mb_per_s or 0.0
+                vals[op].append((mb, (hi - mb) if hi else 0, (mb - lo) if lo else 0, e.status))
                 ms.append(m)
             pairs.append((e.run, e.impl, prim))
     if not cats:
@@ -416,11 +425,11 @@ def encrypt_decrypt_plot(p: Page):
                          "hatched bars are not verified", ms, verification_note(data, pairs)))
 
 
-def workload_plots(p: Page):
+def workload_plots(p: Page) -> None:
     data = p.data
     want = lambda m: m.operation in (Operation.ENCRYPT, Operation.HASH) and m.size > 0  # noqa: E731
     by = tables.series(data, want)
-    prims = [prim for prim, lst in by.items() if {s.workload for s in lst} - {"bulk"}]
+    prims = [prim for prim, lst in by.items() if {s.workload for s in lst} - {Workload.BULK}]
     if not prims:
         return
     p.section("workloads", "Whole messages and rekeying against bulk")
@@ -461,7 +470,7 @@ def workload_trace(s: tables.Series, colour: str) -> go.Scatter:
         customdata=[_hover(m) for m in s.points], hovertemplate=HOVER)
 
 
-def then_and_now(p: Page):
+def then_and_now(p: Page) -> None:
     for sec in experiments.sections(p.data):
         e = sec.entry
         p.section(f"then-{sec.name}", f"Then and now: {e['title']}")
@@ -512,14 +521,14 @@ def detail_tables(body: Page) -> None:
     for t in tables.speed_tables(data):
         body.table(t)
     from cipherbench.report.ct import ct_tables
-    for t in (tables.relative_table(data), tables.fit_table(data), tables.parallel_table(data),
-              tables.gladman_table(data), tables.security_table(data), *tables.diffusion_tables(data),
-              *ct_tables(data)):
-        if t:
-            body.table(t)
+    for extra in (tables.relative_table(data), tables.fit_table(data), tables.parallel_table(data),
+                  tables.gladman_table(data), tables.security_table(data), *tables.diffusion_tables(data),
+                  *ct_tables(data)):
+        if extra:
+            body.table(extra)
 
 
-def header(p: Page):
+def header(p: Page) -> None:
     data = p.data
     for r in data.runs:
         p.add(f"<h3>Run {r.id}: machine and method</h3>" if data.multi else "")
@@ -538,7 +547,7 @@ def header(p: Page):
               + "".join(f"<li>{h.escape(w)}</li>" for w in warns) + "</ul></details>")
 
 
-def collapsed(body: Page, sid: str, title: str, fill) -> None:
+def collapsed(body: Page, sid: str, title: str, fill: Callable[[], None]) -> None:
     """What `fill` adds, behind a closed <details> (opened by a link to anything inside)."""
     start, toc = len(body.parts), len(body.toc)
     fill()
@@ -585,7 +594,7 @@ def render(data: ReportData) -> tuple[str, int]:
     nav_at = len(body.parts)
     collapsed(body, "machine", "Machine, method and warnings", lambda: header(body))
 
-    def libraries():
+    def libraries() -> None:
         body.table(tables.libraries_table(data))
         body.table(tables.verification_table(data))
     collapsed(body, "libraries", "Implementations and verification", libraries)
