@@ -42,7 +42,6 @@ from cipherbench.results.run import (
     usable,
 )
 
-PALETTE = overview.PALETTE
 #: Bars in the encryption-against-decryption plot before its labels overlap.
 ENCDEC_MAX = 24
 WORKLOAD_DASH = {"bulk": "solid", "message": "dot", "rekey": "dashdot"}
@@ -91,12 +90,6 @@ class Page:
         self.parts: list[str] = []
         self.toc: list[tuple[str, str]] = []
         self.n_plots = 0
-        self.colors: dict[str, str] = {}
-
-    def color(self, impl: str) -> str:
-        if impl not in self.colors:
-            self.colors[impl] = PALETTE[len(self.colors) % len(PALETTE)]
-        return self.colors[impl]
 
     def add(self, s: str) -> None:
         self.parts.append(s)
@@ -494,10 +487,11 @@ def then_and_now(p: Page) -> None:
             fig.add_trace(go.Bar(x=chart.labels, y=chart.then,
                                  name=f"published: {e.get('machine', '').split(',')[0]}",
                                  marker=dict(color="#8c8c8c")))
-            for name, series in chart.now.items():
+            today = sorted(chart.now.items(), key=lambda kv: not kv[1].ok)  # verified first, in the table's order
+            drawn, rest = today[:overview.MAX_SERIES - 1], today[overview.MAX_SERIES - 1:]  # beside the published bar
+            for colour, (name, series) in zip(overview.PALETTE, drawn):
                 fig.add_trace(go.Bar(x=chart.labels, y=series.values(chart.labels), name=f"today: {name}",
-                                     marker=dict(color=p.color(p.data.series_name(sec.run, series.impl)),
-                                                 pattern=dict(shape="" if series.ok else "/"))))
+                                     marker=dict(color=colour, pattern=dict(shape="" if series.ok else "/"))))
             fig.update_layout(title=f"{h.escape(chart.title)}<br><sup>then and now, "
                                     f"{h.escape(chart.unit)}, log scale</sup>",
                               barmode="group", yaxis=dict(type="log", title=chart.unit), height=420)
@@ -505,7 +499,9 @@ def then_and_now(p: Page) -> None:
                          "this run on this machine)",
                          f"<b>Cycle source:</b> {h.escape(cycle_sources(sec.run.measurements))}",
                          f"<b>Verification:</b> {h.escape(t.notes[-1].split(':', 1)[-1])} "
-                         "Hatched bars are not verified."])
+                         "Hatched bars are not verified.",
+                         *([h.escape(f"Not drawn ({len(rest)}; every figure in the table above): "
+                                     + ", ".join(name for name, _ in rest))] if rest else [])])
 
 
 # ---------------------------------------------------------------------------- page
