@@ -123,7 +123,7 @@ def open_run(store: Store, plan: RunPlan, s: Session, ctx: dict[str, Any], resum
     if resume is not None:
         store.reopen_run(resume, os.getpid(), min_batches(plan))
         return resume
-    run_id = store.begin_run(uuid=uuid.uuid4().hex, profile=plan.preset, kind=plan.kind.value,
+    run_id = store.begin_run(uuid=uuid.uuid4().hex, profile=plan.label, kind=plan.kind.value,
                              command=command_line(sys.argv), host=ctx["host"],
                              cipherbench_version=__version__, git_revision=ctx["git_revision"], context=ctx,
                              settings=settings_of(plan), pid=os.getpid())

@@ -134,6 +134,35 @@ class RunPlan(Knobs, Workloads):
             raise UsageError(one_line(e, f"run plan from '{name}'")) from None
 
     @property
+    def label(self) -> str:
+        """The run's profile as stored and shown: the preset's name when the plan is the
+        preset's, else "custom (PRESET with --OPTION, ...)" naming the options that changed
+        it, so that a narrowed run is never taken for the preset (nor its time for the
+        preset's). Kept within the store's column (LABEL_MAX)."""
+        changed = self.changed_options()
+        if not changed:
+            return self.preset
+        names = [f"--{o}" for o in changed]
+        label = _custom(self.preset, names)
+        while len(label) > LABEL_MAX and names:  # the first options named, then "…"
+            names.pop()
+            label = _custom(self.preset, [*names, "…"])
+        return label[:LABEL_MAX]
+
+    def changed_options(self) -> list[str]:
+        """The options (cli/run.py's names) whose values differ from the preset's plan: what
+        is timed first, then how. A builds run's implementations are its matrix's variants,
+        not a narrowing; which run kind it is, and re-verifying, change nothing measured."""
+        if self.preset not in load_presets():
+            return []  # a resumed run of a preset since removed: its name is all there is
+        base = RunPlan.from_preset(self.preset).model_dump()
+        ignored = {"preset", "kind", "reverify"} | ({"implementations"} if self.kind is RunKind.BUILDS else set())
+        mine = self.model_dump()
+        order = dict.fromkeys([*OPTION_OF, *RunPlan.model_fields])  # what is timed first, then how
+        names = (OPTION_OF.get(k, k.replace("_", "-")) for k in order if k not in ignored and mine[k] != base[k])
+        return list(dict.fromkeys(names))
+
+    @property
     def effective_processes(self) -> int:
         """A fixed layout is one layout, and a parallel run's CPUs each have one: one process."""
         return 1 if self.layout is Layout.FIXED or self.parallel > 1 else self.processes
@@ -141,6 +170,19 @@ class RunPlan(Knobs, Workloads):
     @property
     def effective_extra_share(self) -> float:
         return self.extra_share if self.extra_rounds else 0.0
+
+
+#: The store's `runs.profile` is 64 characters wide (store/db.py).
+LABEL_MAX = 64
+#: A plan field's command-line option where its name is not the field's (cli/run.py, cli/app.py);
+#: the fields that say what is timed come first.
+OPTION_OF = {"implementations": "impl", "primitives": "primitive", "sizes": "sizes", "operations": "operation",
+             "workloads": "workload", "kind_workloads": "workload", "verify": "no-verify",
+             "runners": "runner", "builtin": "no-builtin", "envs": "env"}
+
+
+def _custom(preset: str, options: list[str]) -> str:
+    return f"custom ({preset} with {', '.join(options)})" if options else f"custom ({preset})"
 
 
 def one_line(e: ValidationError, where: str) -> str:

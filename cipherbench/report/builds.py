@@ -13,10 +13,12 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from typing import Any
 
 from cipherbench.kinds import Operation, Verdict
-from cipherbench.report.tables import Table
+from cipherbench.report.tables import RowMark, Table
 from cipherbench.results.run import Measurement, ReportData, Run, usable
 
 SEED = "Bingmann 2008"
@@ -27,7 +29,7 @@ class Cell:
     """One variant (or baseline) on one cipher."""
 
     per_call: float | None  # cycles or ns per call at the compared size; None: not timed
-    status: str  # passed / failed / unverified
+    status: Verdict | None  # the pair's verification; None: the run has no point of it
 
 
 @dataclass
@@ -38,7 +40,8 @@ class Library:
     ciphers: list[str]
     baseline: dict[str, Cell] = field(default_factory=dict)  # primitive -> cell
     variants: dict[str, dict[str, Cell]] = field(default_factory=dict)  # label -> primitive -> cell
-    builds: dict[str, dict] = field(default_factory=dict)  # label -> build record (notes)
+    # label -> build record (the implementation's notes: JSON as builds/make.py writes it)
+    builds: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     def speedup(self, label: str, prim: str) -> float | None:
         """Baseline time / variant time: above 1 is faster than the ordinary build."""
@@ -48,9 +51,7 @@ class Library:
         return b.per_call / v.per_call
 
     def geomean(self, label: str) -> float | None:
-        xs = [self.speedup(label, p) for p in self.ciphers]
-        xs = [x for x in xs if x]
-        return math.exp(sum(map(math.log, xs)) / len(xs)) if xs else None
+        return _geo(self.speedup(label, p) for p in self.ciphers)
 
 
 def _per_call(ms: list[Measurement]) -> float | None:
@@ -64,7 +65,7 @@ def _per_call(ms: list[Measurement]) -> float | None:
 
 def libraries(run: Run) -> list[Library]:
     """The run's variant libraries, or [] when it timed no variant."""
-    labels: dict[str, dict[str, dict]] = {}
+    labels: dict[str, dict[str, dict[str, Any]]] = {}
     for im in run.implementations:
         name = im.impl
         if "@" not in name or "build" not in (im.notes or {}):
@@ -89,21 +90,22 @@ def libraries(run: Run) -> list[Library]:
 
 def _cell(run: Run, impl: str, prim: str) -> Cell:
     ms = [m for m in run.measurements if m.impl == impl and m.primitive == prim]
-    return Cell(_per_call(ms), run.verification(impl, prim) if ms else "absent")
+    return Cell(_per_call(ms), run.verification(impl, prim) if ms else None)
 
 
 def _short(prim: str) -> str:
     return prim.rsplit("-", 1)[0] if prim.endswith("-ecb") else prim
 
 
-def _geo(xs) -> float | None:
-    xs = [x for x in xs if x]
-    return math.exp(sum(map(math.log, xs)) / len(xs)) if xs else None
+def _geo(xs: Iterable[float | None]) -> float | None:
+    """The geometric mean of the figures there are."""
+    have = [x for x in xs if x]
+    return math.exp(sum(map(math.log, have)) / len(have)) if have else None
 
 
 def _cell_text(lib: Library, label: str, prim: str) -> str:
     c = lib.variants[label][prim]
-    if c.status == "absent":
+    if c.status is None:
         return "–"
     if c.status == Verdict.FAILED:
         return "failed"
@@ -124,7 +126,8 @@ def library_table(lib: Library) -> Table:
         failed = any(c.status == Verdict.FAILED for c in lib.variants[label].values())
         flags = " ".join(b.get("flags", [])) + (" + PGO" if b.get("pgo") else "")
         t.add([label, flags, *[_cell_text(lib, label, p) for p in lib.ciphers], lib.geomean(label),
-               b.get("cpu_seconds"), b.get("objects_text") or "LTO: in the link"], mark="failed" if failed else "")
+               b.get("cpu_seconds"), b.get("objects_text") or "LTO: in the link"],
+              mark=RowMark.FAILED if failed else RowMark.NONE)
     t.notes.append("Baseline time / variant time at the largest size timed (core cycles where measured): above 1 "
                    "is faster than the ordinary build. 'failed': the variant failed a known answer and was not "
                    "timed (SUPERCOP's rule). Compile CPU s: user + system time of the variant's whole engine build "
@@ -145,16 +148,20 @@ def best_table(libs: list[Library]) -> Table:
     t.align = ["l", "l", "l", "r", "l", "r", "r", "r"]
     for lib in libs:
         for p in lib.ciphers:
-            sp = {lb: lib.speedup(lb, p) for lb in lib.variants}
-            sp = {lb: s for lb, s in sp.items() if s}
+            sp = speedups(lib, p)
             if not sp:
                 continue
-            best, worst = max(sp, key=sp.get), min(sp, key=sp.get)
+            best, worst = max(sp, key=lambda lb: sp[lb]), min(sp, key=lambda lb: sp[lb])
             no0 = {lb: s for lb, s in sp.items() if not _is_o0(lib, lb)}
             o3 = sp.get(best.split(":")[0] + ":O3")
             t.add([lib.name, p, best, sp[best], worst, sp[best] / sp[worst],
                    (max(no0.values()) / min(no0.values())) if no0 else None, (o3 / sp[best]) if o3 else None])
     return t
+
+
+def speedups(lib: Library, prim: str) -> dict[str, float]:
+    """Each variant's speed-up on the cipher, where it has one."""
+    return {lb: s for lb in lib.variants if (s := lib.speedup(lb, prim))}
 
 
 def _is_o0(lib: Library, label: str) -> bool:
@@ -167,7 +174,7 @@ def _special(lib: Library, label: str) -> bool:
     return "-march=native" in b.get("flags", []) or bool(b.get("pgo"))
 
 
-def _pairs(libs):
+def _pairs(libs: list[Library]) -> Iterator[tuple[Library, str]]:
     for lib in libs:
         for p in lib.ciphers:
             yield lib, p
@@ -191,9 +198,8 @@ def _best_by_compiler(libs: list[Library], plain_only: bool) -> dict[str, dict[t
     best: dict[str, dict[tuple[str, str], float]] = {}
     for c in comps:
         for lib, p in _pairs(libs):
-            xs = [lib.speedup(lb, p) for lb in lib.variants if lb.split(":")[0] == c
+            xs = [x for lb, x in speedups(lib, p).items() if lb.split(":")[0] == c
                   and not (plain_only and _special(lib, lb))]
-            xs = [x for x in xs if x]
             if xs:
                 best.setdefault(c, {})[(lib.name, p)] = max(xs)
     return best
@@ -203,7 +209,7 @@ def common_pairs(best: dict[str, dict[tuple[str, str], float]]) -> set[tuple[str
     return set.intersection(*(set(b) for b in best.values())) if best else set()
 
 
-def _compiler_finding(libs) -> str:
+def _compiler_finding(libs: list[Library]) -> str:
     scores = compiler_scores(libs)
     if len(scores) < 2:
         return "fewer than two compilers timed"
@@ -214,28 +220,26 @@ def _compiler_finding(libs) -> str:
             f"the {n} cipher{'s' if n != 1 else ''} every compiler built); {rest}. Lead over {c2}: {100 * (s1 / s2 - 1):.1f} %.")
 
 
-def _o3_finding(libs) -> str:
+def _o3_finding(libs: list[Library]) -> str:
     parts = []
     for c in compiler_scores(libs):
         ratios = []
         for lib, p in _pairs(libs):
-            xs = {lb: lib.speedup(lb, p) for lb in lib.variants if lb.split(":")[0] == c}
-            xs = {lb: x for lb, x in xs.items() if x}
+            xs = {lb: x for lb, x in speedups(lib, p).items() if lb.split(":")[0] == c}
             o3 = xs.get(f"{c}:O3")
             if o3 and xs:
                 ratios.append(o3 / max(xs.values()))
         if ratios:
             within = sum(1 for r in ratios if r >= 0.97)
-            parts.append(f"{c}: -O3 alone reaches {100 * _geo(ratios):.0f} % of its best flags "
+            parts.append(f"{c}: -O3 alone reaches {100 * (_geo(ratios) or 0.0):.0f} % of its best flags "
                          f"(within 3 % on {within} of {len(ratios)} ciphers)")
     return "; ".join(parts) or "no -O3 build timed"
 
 
-def _spread_finding(libs) -> str:
+def _spread_finding(libs: list[Library]) -> str:
     spreads = []
     for lib, p in _pairs(libs):
-        xs = [lib.speedup(lb, p) for lb in lib.variants if not _is_o0(lib, lb)]
-        xs = [x for x in xs if x]
+        xs = [x for lb, x in speedups(lib, p).items() if not _is_o0(lib, lb)]
         if len(xs) > 1:
             spreads.append((max(xs) / min(xs), f"{lib.name} {_short(p)}"))
     if not spreads:
@@ -246,15 +250,14 @@ def _spread_finding(libs) -> str:
             f"from {spreads[0][0]:.2f}x ({spreads[0][1]}) to {spreads[-1][0]:.2f}x ({spreads[-1][1]})")
 
 
-def _special_finding(libs) -> str:
+def _special_finding(libs: list[Library]) -> str:
     changed = []
     for lib, p in _pairs(libs):
-        sp = {lb: lib.speedup(lb, p) for lb in lib.variants}
-        sp = {lb: s for lb, s in sp.items() if s}
+        sp = speedups(lib, p)
         plain = {lb: s for lb, s in sp.items() if not _special(lib, lb)}
         if not sp or not plain:
             continue
-        best, best_plain = max(sp, key=sp.get), max(plain, key=plain.get)
+        best, best_plain = max(sp, key=lambda lb: sp[lb]), max(plain, key=lambda lb: plain[lb])
         if best != best_plain:
             changed.append(f"{lib.name} {_short(p)}: {best} {100 * (sp[best] / plain[best_plain] - 1):+.1f} % "
                            f"over {best_plain}")
@@ -288,7 +291,7 @@ def sections(data: ReportData) -> list[tuple[Run, list[Table], list[tuple[str, s
     return out
 
 
-def markdown(data: ReportData, table_md, esc) -> list[str]:
+def markdown(data: ReportData, table_md: Callable[[Table], str], esc: Callable[[str], str]) -> list[str]:
     """The report.md lines of the section (markdown.py's table renderer and escaper given)."""
     out = []
     for run, tables, found in sections(data):

@@ -11,6 +11,7 @@ import html as h
 import json
 import math
 import re
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 import plotly.graph_objects as go
@@ -33,13 +34,14 @@ from cipherbench.report.tables import (
 )
 from cipherbench.results.rules import is_reference, size_text
 from cipherbench.results.run import (
+    Measurement,
     ReportData,
+    Run,
     mb_interval,
     primitive,
     usable,
 )
 
-PALETTE = overview.PALETTE
 #: Bars in the encryption-against-decryption plot before its labels overlap.
 ENCDEC_MAX = 24
 WORKLOAD_DASH = {"bulk": "solid", "message": "dot", "rekey": "dashdot"}
@@ -88,33 +90,27 @@ class Page:
         self.parts: list[str] = []
         self.toc: list[tuple[str, str]] = []
         self.n_plots = 0
-        self.colors: dict[str, str] = {}
 
-    def color(self, impl: str) -> str:
-        if impl not in self.colors:
-            self.colors[impl] = PALETTE[len(self.colors) % len(PALETTE)]
-        return self.colors[impl]
-
-    def add(self, s: str):
+    def add(self, s: str) -> None:
         self.parts.append(s)
 
-    def section(self, sid: str, title: str):
+    def section(self, sid: str, title: str) -> None:
+        sid = anchor(sid)
         self.toc.append((sid, title))
         self.add(f'<h2 id="{sid}">{h.escape(title)}</h2>')
 
-    def plot(self, fig: go.Figure, caption: list[str]):
+    def plot(self, fig: go.Figure, caption: list[str]) -> None:
         self.n_plots += 1
         fig.update_layout(template="plotly_white", margin=dict(l=70, r=20, t=90, b=60),
-                          font=dict(size=12), legend=dict(title_text=""), showlegend=True)
-        overview.limit_visible(fig)
-        overview.log_if_decades(fig)
+                          font=dict(size=12), showlegend=True)
+        overview.y_scale(fig)
         div = fig.to_html(full_html=False, include_plotlyjs=False, div_id=f"plot-{self.n_plots}",
                           config=CONFIG, default_width="100%")
         cap = "".join(f"<div>{c}</div>" for c in caption)
         self.add(f'<div class="cb-plot">{div}<div class="caption">{cap}</div></div>')
 
-    def table(self, t: Table, level: int = 3):
-        self.add(f'<h{level} id="{t.id}">{code(t.title)}</h{level}>')
+    def table(self, t: Table, level: int = 3) -> None:
+        self.add(f'<h{level} id="{anchor(t.id)}">{code(t.title)}</h{level}>')
         head = "".join(f"<th>{h.escape(c)}</th>" for c in t.columns)
         body = []
         align = t.align or ["l"] * len(t.columns)
@@ -127,32 +123,39 @@ class Page:
             self.add('<ul class="notes">' + "".join(f"<li>{code(n)}</li>" for n in t.notes) + "</ul>")
 
 
+def anchor(name: str) -> str:
+    """An id for HTML and a link's #fragment: a run's label ("custom (quick with --impl)")
+    has spaces and brackets, which an id may not hold."""
+    return re.sub(r"[^A-Za-z0-9_.-]+", "-", name).strip("-")
+
+
 def code(text: str) -> str:
     """Escape for HTML; `name` (Markdown code, shared with report.md) becomes <code>name</code>."""
     return re.sub(r"`([^`]+)`", r"<code>\1</code>", h.escape(text))
 
 
-def _caption(unit: str, ms, note: str, extra=()) -> list[str]:
+def _caption(unit: str, ms: Iterable[Measurement], note: str, extra: Iterable[str] = ()) -> list[str]:
     return [f"<b>Unit:</b> {h.escape(unit)}", f"<b>Cycle source:</b> {h.escape(cycle_sources(ms))}",
             f"<b>{h.escape(note.split(':', 1)[0])}:</b>{h.escape(note.split(':', 1)[1])}",
             *[h.escape(e) for e in extra]]
 
 
-def _size_axis(sizes) -> dict:
-    sizes = sorted(set(sizes))
-    return dict(type="log", title="buffer size, bytes per call (log2 scale)", tickvals=sizes,
-                ticktext=[size_text(s) for s in sizes], showgrid=True)
+def _size_axis(sizes: Iterable[int]) -> dict[str, object]:
+    ticks = sorted(set(sizes))
+    return dict(type="log", title="buffer size, bytes per call (log2 scale)", tickvals=ticks,
+                ticktext=[size_text(s) for s in ticks], showgrid=True)
 
 
-def _yscale_buttons() -> list[dict]:
+def _yscale_buttons() -> list[dict[str, object]]:
     return [dict(type="buttons", direction="right", x=1, xanchor="right", y=1.0, yanchor="bottom",
                  pad=dict(b=4), font=dict(size=11),
                  showactive=True, buttons=[
-                     dict(label="linear", method="relayout", args=[{"yaxis.type": "linear"}]),
-                     dict(label="log", method="relayout", args=[{"yaxis.type": "log"}])])]
+                     dict(label="linear", method="relayout", args=[{"yaxis.type": "linear", "yaxis.tickmode": "auto"}]),
+                     # the decades' ticks (overview.y_scale): plotly's own write 20,000 as "2"
+                     dict(label="log", method="relayout", args=[{"yaxis.type": "log", "yaxis.tickmode": "array"}])])]
 
 
-def _hover(m) -> list:
+def _hover(m: Measurement) -> list[str | int]:
     return [num(m.ns_per_call), num(m.cycles_per_byte), m.n, m.provider or "",
             "; ".join(m.warnings or []) or "none", m.verified or ""]
 
@@ -163,7 +166,7 @@ HOVER = ("%{fullData.name}<br>%{x} B: <b>%{y:,.1f} MB/s</b><br>ns/call %{customd
 
 
 # ---------------------------------------------------------------------------- plots
-def throughput_plots(p: Page):
+def throughput_plots(p: Page) -> None:
     data = p.data
     by = tables.series(data, tables.throughput_kind)
     if not by:
@@ -171,122 +174,177 @@ def throughput_plots(p: Page):
     p.section("throughput", "Throughput against buffer size")
     p.add('<p class="sub">One figure per primitive, one line per implementation: bulk encryption (or '
           "hashing) with one keyed context, as <code>openssl speed -evp</code> and the 2008 library "
-          "comparison timed. Error bars: the confidence interval of the median. Switch the y axis "
-          "between linear and log with the buttons.</p>")
+          f"comparison timed. The {overview.MAX_SERIES} fastest verified implementations are drawn, the "
+          "others named under the figure (every one: the tables). Error bars: the confidence interval of "
+          "the median. Switch the y axis between linear and log with the buttons.</p>")
     for prim in sorted(by, key=lambda x: (x == NULL_PRIMITIVE, x)):
+        drawn, rest = overview.first_ten(by[prim], lambda s: Verdict.shown(s.status), series_peak)
         fig = go.Figure()
-        sizes, ms, pairs = [], [], []
-        for s in by[prim]:
-            xs = [m.size for m in s.points]
-            ys = [m.mb_per_s for m in s.points]
-            lo_hi = [mb_interval(m) for m in s.points]
-            plus = [(hi - y) if hi else 0 for y, (lo, hi) in zip(ys, lo_hi)]
-            minus = [(y - lo) if lo else 0 for y, (lo, hi) in zip(ys, lo_hi)]
-            ok = Verdict.shown(s.status)
-            fig.add_trace(go.Scatter(
-                x=xs, y=ys, name=s.name, mode="lines+markers",
-                line=dict(color=p.color(data.series_name(s.run, s.impl)), dash="solid" if ok else "dash",
-                          width=2 if ok else 1.5),
-                marker=dict(symbol="circle" if ok else "circle-open", size=7),
-                error_y=dict(type="data", array=plus, arrayminus=minus, visible=True, thickness=1.2, width=3),
-                customdata=[_hover(m) for m in s.points], hovertemplate=HOVER))
-            sizes += xs
-            ms += s.points
-            pairs.append((s.run, s.impl, prim))
-        for run, m in data.measurements():  # failed pairs are not timed: say so in the legend too
-            if m.primitive == prim and m.error and tables.throughput_kind(m):
-                name = f"{data.series_name(run, m.impl)} ({STATUS_TEXT.get(m.verified, 'error')}: not timed)"
-                if name not in {t.name for t in fig.data}:
-                    fig.add_trace(go.Scatter(x=[None], y=[None], name=name, mode="lines",
-                                             line=dict(color="#b0b0b0", dash="dot"), hoverinfo="skip"))
-                    pairs.append((run, m.impl, prim))
+        for colour, s in zip(overview.PALETTE, drawn):
+            fig.add_trace(throughput_trace(s, colour))
+        ms = [m for s in drawn for m in s.points]
+        pairs = [(s.run, s.impl, prim) for s in by[prim]]
         pdef = primitive(prim)
-        title = f"{prim}: {pdef.title}" if pdef and pdef.title != prim else prim
-        fig.update_layout(title=dict(text=f"<b>{h.escape(prim)}</b>: {h.escape(title.split(': ', 1)[-1])}"
-                                          "<br><sup>MB/s (10⁶ bytes/s) against buffer size</sup>"),
-                          xaxis=_size_axis(sizes), yaxis=dict(title="MB/s (10⁶ bytes/s)", rangemode="tozero"),
+        title = pdef.title if pdef and pdef.title != prim else ""
+        fig.update_layout(title=dict(text=f"<b>{h.escape(prim)}</b>" + (f": {h.escape(title)}" if title else "")
+                                          + "<br><sup>MB/s (10⁶ bytes/s) against buffer size</sup>"),
+                          xaxis=_size_axis([m.size for m in ms]), yaxis=dict(title="MB/s", rangemode="tozero"),
                           updatemenus=_yscale_buttons(), height=430)
-        nt = not_timed(data, prim)
         p.plot(fig, _caption("MB/s = 10⁶ bytes/s at the median per-call time; error bars = "
                              "confidence interval of the median", ms, verification_note(data, pairs),
-                             [f"Not timed: {x}" for x in nt]))
+                             not_drawn(rest) + failed_pairs(data, prim)
+                             + [f"Not timed: {x}" for x in not_timed(data, prim)]))
 
 
-def keysetup_plots(p: Page):
-    data = p.data
-    groups: dict[str, dict[tuple, dict]] = {}
+def series_peak(s: tables.Series) -> float:
+    """A series' highest MB/s: what ranks it among the lines of its plot."""
+    return max((m.mb_per_s or 0.0 for m in s.points), default=0.0)
+
+
+def throughput_trace(s: tables.Series, colour: str) -> go.Scatter:
+    """One implementation's MB/s against size; dashed with open markers when not verified."""
+    ys = [m.mb_per_s for m in s.points]
+    lo_hi = [mb_interval(m) for m in s.points]
+    ok = Verdict.shown(s.status)
+    return go.Scatter(
+        x=[m.size for m in s.points], y=ys, name=s.name, mode="lines+markers",
+        line=dict(color=colour, dash="solid" if ok else "dash", width=2 if ok else 1.5),
+        marker=dict(symbol="circle" if ok else "circle-open", size=7),
+        error_y=dict(type="data", array=[(hi - y) if hi and y else 0 for y, (_, hi) in zip(ys, lo_hi)],
+                     arrayminus=[(y - lo) if lo and y else 0 for y, (lo, _) in zip(ys, lo_hi)],
+                     visible=True, thickness=1.2, width=3),
+        customdata=[_hover(m) for m in s.points], hovertemplate=HOVER)
+
+
+def not_drawn(rest: list[tables.Series]) -> list[str]:
+    """The series a plot leaves out, in one line: each at its highest MB/s."""
+    if not rest:
+        return []
+    return [f"Not drawn ({len(rest)}, slower or not verified; every figure in the tables): " + "; ".join(
+        f"{s.name}{'' if s.workload == Workload.BULK else ' ' + s.workload} {num(series_peak(s))} MB/s"
+        for s in rest)]
+
+
+def failed_pairs(data: ReportData, prim: str) -> list[str]:
+    """Implementations of the primitive whose points carry an error instead of figures."""
+    names = dict.fromkeys(f"{data.series_name(run, m.impl)} ({STATUS_TEXT.get(m.verified or '', 'error')}: not timed)"
+                          for run, m in data.measurements()
+                          if m.primitive == prim and m.error and tables.throughput_kind(m))
+    return [f"Failed: {', '.join(names)}"] if names else []
+
+
+#: A key schedule's bars: (run, implementation, operation) -> its points, one per key size.
+KeyBars = dict[tuple[Run, str, Operation], list[Measurement]]
+
+
+def keysetup_groups(data: ReportData) -> dict[str, KeyBars]:
+    """family -> its key schedules' points; a schedule does not depend on the workload, so
+    one point per (run, implementation, operation, primitive), bulk first."""
+    groups: dict[str, dict[tuple[Run, str, Operation, str], Measurement]] = {}
     for run, m in data.measurements():
         if not m.operation.is_keysetup or not usable(m) or m.cycles_per_call is None:
             continue
-        pdef = primitive(m.primitive)
-        fam = pdef.family if pdef else m.primitive
-        key = (run.id, m.impl, m.operation, m.primitive)
-        g = groups.setdefault(fam, {})
-        # The key schedule does not depend on the workload: keep one (bulk first).
-        if key not in g or (m.workload == Workload.BULK and g[key][1].workload != Workload.BULK):
-            g[key] = (run, m)
+        g = groups.setdefault(family(m.primitive), {})
+        key = (run, m.impl, m.operation, m.primitive)
+        if key not in g or (m.workload == Workload.BULK and g[key].workload != Workload.BULK):
+            g[key] = m
+    out: dict[str, KeyBars] = {}
+    for fam, g in groups.items():
+        bars = out.setdefault(fam, {})
+        for (run, impl, op, _prim), m in g.items():
+            bars.setdefault((run, impl, op), []).append(m)
+    return out
+
+
+def family(name: str) -> str:
+    """The primitive's cipher family (registry), or its name where the registry has none."""
+    pd = primitive(name)
+    return pd.family if pd else name
+
+
+def key_label(name: str, several_modes: bool) -> str:
+    pd = primitive(name)
+    if not pd or not pd.key_bits:
+        return name
+    return f"{pd.key_bits}-bit key" + (f" ({pd.mode})" if several_modes else "")
+
+
+def keysetup_plots(p: Page) -> None:
+    data = p.data
+    groups = keysetup_groups(data)
     if not groups:
         return
     p.section("keysetup", "Key-setup cost")
     p.add('<p class="sub">Cycles to set up one key, per implementation and key size; '
           "<i>keysetup-decrypt</i> is the decryption schedule timed on its own. Hatched bars are not "
-          "verified.</p>")
+          f"verified. The {overview.MAX_SERIES} cheapest verified schedules are drawn, the others named "
+          "under the figure.</p>")
     for fam in sorted(groups):
-        fig = go.Figure()
-        entries = groups[fam]
-        cats = sorted({m.primitive for _, m in entries.values()},
-                      key=lambda n: ((primitive(n).key_bits if primitive(n) else 0), n))
-        labels = {}
-        modes = {primitive(n).mode for n in cats if primitive(n)}
-        for n in cats:
-            pd = primitive(n)
-            labels[n] = (f"{pd.key_bits}-bit key" + (f" ({pd.mode})" if len(modes) > 1 else "")) if pd and pd.key_bits else n
-        traces: dict[tuple, list] = {}
-        for (rid, impl, op, _prim), (run, m) in entries.items():
-            traces.setdefault((rid, impl, op), []).append((run, m))
-        ms, pairs = [], []
-        for (_rid, impl, op), lst in sorted(traces.items()):
-            run = lst[0][0]
-            lst.sort(key=lambda rm: cats.index(rm[1].primitive))
-            sts = {run.verification(impl, m.primitive) for _, m in lst}
-            st = Verdict.of_all(sts)
-            ys = [m.cycles_per_call for _, m in lst]
-            plus, minus = zip(*(cycles_interval(m) for _, m in lst))
-            fig.add_trace(go.Bar(
-                x=[labels[m.primitive] for _, m in lst], y=ys,
-                name=f"{data.series_name(run, impl)} {op}{status_suffix(st)}",
-                marker=dict(color=p.color(data.series_name(run, impl)), opacity=1.0 if op == Operation.KEYSETUP else 0.6,
-                            pattern=dict(shape=("" if op == Operation.KEYSETUP else ".") if st == Verdict.PASSED
-                                         else ("/" if op == Operation.KEYSETUP else "x"))),
-                error_y=dict(type="data", array=plus, arrayminus=minus, visible=True),
-                customdata=[[m.primitive, num(m.ns_per_call)] for _, m in lst],
-                hovertemplate="%{fullData.name}<br>%{customdata[0]}: <b>%{y:,.0f} cycles</b> "
-                              "(%{customdata[1]} ns)<extra></extra>"))
-            ms += [m for _, m in lst]
-            pairs += [(run, impl, m.primitive) for _, m in lst]
-        fig.update_layout(title=f"<b>{h.escape(fam)}</b>: key setup<br><sup>cycles per key schedule</sup>",
-                          barmode="group", yaxis=dict(title="cycles per key setup"),
-                          xaxis=dict(title="key size", categoryorder="array",
-                                     categoryarray=[labels[c] for c in cats]),
-                          updatemenus=_yscale_buttons(), height=400)
-        failed = sorted({f"{data.series_name(run, m.impl)} {m.primitive} {m.operation}: {m.error}"
-                         for run, m in data.measurements()
-                         if m.operation.is_keysetup and m.error
-                         and (primitive(m.primitive).family if primitive(m.primitive) else m.primitive) == fam})
-        p.plot(fig, _caption("cycles per key setup (ns per call × core clock, or the core counter); "
-                             "error bars = confidence interval of the median; dotted bars = decryption "
-                             "schedule, hatched = not verified", ms,
-                             verification_note(data, pairs), [f"Not timed: {x}" for x in failed]))
+        keysetup_plot(p, fam, groups[fam])
 
 
-def heatmap_plot(p: Page):
+def keysetup_plot(p: Page, fam: str, bars: KeyBars) -> None:
+    """One family's key schedules: a bar per (implementation, schedule) and key size; the
+    implementations with the cheapest verified schedules drawn, whole."""
+    data = p.data
+    cats = sorted({m.primitive for ms in bars.values() for m in ms},
+                  key=lambda n: (pd.key_bits if (pd := primitive(n)) else 0, n))
+    several = len({pd.mode for n in cats if (pd := primitive(n))}) > 1
+    labels = {n: key_label(n, several) for n in cats}
+    status = {k: Verdict.of_all(k[0].verification(k[1], m.primitive) for m in ms) for k, ms in bars.items()}
+    by_impl: dict[tuple[int, str], list[tuple[Run, str, Operation]]] = {}
+    for k in sorted(bars, key=lambda k: (k[0].id, k[1], k[2])):
+        by_impl.setdefault((k[0].id, k[1]), []).append(k)
+    ranked = sorted(by_impl.values(), key=lambda ks: (any(status[k] != Verdict.PASSED for k in ks),
+                                                      min(m.cycles_per_call or math.inf for k in ks for m in bars[k])))
+    drawn, rest = overview.first_groups(ranked)
+    fig = go.Figure()
+    for colour, ks in zip(overview.PALETTE, drawn):
+        for k in ks:
+            fig.add_trace(keysetup_trace(data, k, sorted(bars[k], key=lambda m: cats.index(m.primitive)),
+                                         status[k], colour, labels))
+    ms = [m for ks in drawn for k in ks for m in bars[k]]
+    pairs = [(k[0], k[1], m.primitive) for k, lst in bars.items() for m in lst]
+    fig.update_layout(title=f"<b>{h.escape(fam)}</b>: key setup<br><sup>cycles per key schedule</sup>",
+                      barmode="group", yaxis=dict(title="cycles per key setup"),
+                      xaxis=dict(title="key size", categoryorder="array", categoryarray=[labels[c] for c in cats]),
+                      updatemenus=_yscale_buttons(), height=400)
+    left_out = [f"{data.series_name(k[0], k[1])} {k[2]}{status_suffix(status[k])} "
+                f"{num(min(m.cycles_per_call or math.inf for m in bars[k]))} cycles" for ks in rest for k in ks]
+    failed = sorted({f"{data.series_name(run, m.impl)} {m.primitive} {m.operation}: {m.error}"
+                     for run, m in data.measurements()
+                     if m.operation.is_keysetup and m.error and family(m.primitive) == fam})
+    p.plot(fig, _caption("cycles per key setup (ns per call × core clock, or the core counter); "
+                         "error bars = confidence interval of the median; dotted bars = decryption "
+                         "schedule, hatched = not verified", ms, verification_note(data, pairs),
+                         ([f"Not drawn ({len(left_out)}, costlier or not verified): {'; '.join(left_out)}"]
+                          if left_out else []) + [f"Not timed: {x}" for x in failed]))
+
+
+def keysetup_trace(data: ReportData, k: tuple[Run, str, Operation], ms: list[Measurement], st: Verdict,
+                   colour: str, labels: dict[str, str]) -> go.Bar:
+    run, impl, op = k
+    plus, minus = zip(*(cycles_interval(m) for m in ms))
+    first = op == Operation.KEYSETUP
+    return go.Bar(
+        x=[labels[m.primitive] for m in ms], y=[m.cycles_per_call for m in ms],
+        name=f"{data.series_name(run, impl)} {op}{status_suffix(st)}",
+        marker=dict(color=colour, opacity=1.0 if first else 0.6,
+                    pattern=dict(shape=("" if first else ".") if st == Verdict.PASSED else ("/" if first else "x"))),
+        error_y=dict(type="data", array=plus, arrayminus=minus, visible=True),
+        customdata=[[m.primitive, num(m.ns_per_call)] for m in ms],
+        hovertemplate="%{fullData.name}<br>%{customdata[0]}: <b>%{y:,.0f} cycles</b> "
+                      "(%{customdata[1]} ns)<extra></extra>")
+
+
+def heatmap_plot(p: Page) -> None:
     data = p.data
     rel = tables.relative(data)
     if rel is None:
         return
     p.section("relative", "Implementations against each other")
     z = [[(x if x is not None else math.nan) for x in row] for row in rel.ratio]
-    xs = [f"{prim}<br>{size_text(rel.size[prim]) if rel.size[prim] else 'largest each'}" for prim in rel.primitives]
+    xs = [f"{prim}<br>{size_text(sz) if (sz := rel.size[prim]) else 'largest each'}" for prim in rel.primitives]
     names = [n + (" (project's reference code)" if is_reference(n) else "")
              + (" ⚠" if rel.flags[i] else "") for i, n in enumerate(rel.names)]
     fig = go.Figure(go.Heatmap(
@@ -306,11 +364,15 @@ def heatmap_plot(p: Page):
                          + ["Baselines: " + ", ".join(f"{k}: {v}" for k, v in rel.baseline.items())]))
 
 
-def encrypt_decrypt_plot(p: Page):
+def encrypt_decrypt_plot(p: Page) -> None:
     data = p.data
     enc = tables.series(data, lambda m: m.operation == Operation.ENCRYPT and m.workload == Workload.BULK and m.size > 0)
     dec = tables.series(data, lambda m: m.operation == Operation.DECRYPT and m.workload == Workload.BULK and m.size > 0)
-    cats, vals, ms, pairs = [], {"encrypt": [], "decrypt": []}, [], []
+    cats: list[str] = []
+    # per operation, per bar: MB/s, the interval above and below, the pair's verdict
+    vals: dict[str, list[tuple[float, float, float, Verdict]]] = {"encrypt": [], "decrypt": []}
+    ms: list[Measurement] = []
+    pairs: list[tables.Pair] = []
     for prim in sorted(set(enc) & set(dec)):
         dmap = {(s.run.id, s.impl): s for s in dec[prim]}
         for e in enc[prim]:
@@ -325,8 +387,8 @@ def encrypt_decrypt_plot(p: Page):
             for op, s in (("encrypt", e), ("decrypt", d)):
                 m = next(x for x in s.points if x.size == sz)
                 lo, hi = mb_interval(m)
-                vals[op].append((m.mb_per_s, (hi - m.mb_per_s) if hi else 0, (m.mb_per_s - lo) if lo else 0,
-                                 e.status))
+                mb = m.mb_per_s or 0.0
+                vals[op].append((mb, (hi - mb) if hi else 0, (mb - lo) if lo else 0, e.status))
                 ms.append(m)
             pairs.append((e.run, e.impl, prim))
     if not cats:
@@ -356,11 +418,11 @@ def encrypt_decrypt_plot(p: Page):
                          "hatched bars are not verified", ms, verification_note(data, pairs)))
 
 
-def workload_plots(p: Page):
+def workload_plots(p: Page) -> None:
     data = p.data
     want = lambda m: m.operation in (Operation.ENCRYPT, Operation.HASH) and m.size > 0  # noqa: E731
     by = tables.series(data, want)
-    prims = [prim for prim, lst in by.items() if {s.workload for s in lst} - {"bulk"}]
+    prims = [prim for prim, lst in by.items() if {s.workload for s in lst} - {Workload.BULK}]
     if not prims:
         return
     p.section("workloads", "Whole messages and rekeying against bulk")
@@ -369,31 +431,39 @@ def workload_plots(p: Page):
           "setup on every call, as <code>mcrypt_encrypt</code> and the 2008 comparison timed. The gap "
           "between the lines is the per-message and key-setup cost.</p>")
     for prim in sorted(prims):
+        groups: dict[tuple[int, str], list[tables.Series]] = {}
+        for s in sorted(by[prim], key=lambda s: (s.operation, list(Workload).index(s.workload))):
+            groups.setdefault((s.run.id, s.impl), []).append(s)
+        ranked = sorted(groups.values(), key=lambda g: (not Verdict.shown(g[0].status), -max(map(series_peak, g))))
+        drawn, rest = overview.first_groups(ranked)
         fig = go.Figure()
-        sizes, ms, pairs = [], [], []
-        for s in sorted(by[prim], key=lambda s: (s.run.id, s.impl, s.operation, list(WORKLOAD_DASH).index(s.workload)
-                                                   if s.workload in WORKLOAD_DASH else 9)):
-            ok = Verdict.shown(s.status)
-            fig.add_trace(go.Scatter(
-                x=[m.size for m in s.points], y=[m.mb_per_s for m in s.points],
-                name=f"{s.name} {s.workload}", mode="lines+markers",
-                line=dict(color=p.color(data.series_name(s.run, s.impl)), dash=WORKLOAD_DASH.get(s.workload, "solid"),
-                          width=2 if ok else 1),
-                marker=dict(symbol=WORKLOAD_SYMBOL.get(s.workload, "circle") + ("" if ok else "-open"), size=7),
-                customdata=[_hover(m) for m in s.points], hovertemplate=HOVER))
-            sizes += [m.size for m in s.points]
-            ms += s.points
-            pairs.append((s.run, s.impl, prim))
+        for colour, group in zip(overview.PALETTE, drawn):
+            for s in group:
+                fig.add_trace(workload_trace(s, colour))
+        ms = [m for g in drawn for s in g for m in s.points]
+        pairs = [(s.run, s.impl, prim) for s in by[prim]]
         fig.update_layout(title=f"<b>{h.escape(prim)}</b>: bulk, message and rekey workloads"
                                 "<br><sup>MB/s (10⁶ bytes/s) against buffer size</sup>",
-                          xaxis=_size_axis(sizes), yaxis=dict(title="MB/s (10⁶ bytes/s)", rangemode="tozero"),
+                          xaxis=_size_axis([m.size for m in ms]), yaxis=dict(title="MB/s", rangemode="tozero"),
                           updatemenus=_yscale_buttons(), height=430)
         p.plot(fig, _caption("MB/s = 10⁶ bytes/s at the median per-call time; line style = workload "
                              "(solid bulk, dotted message, dash-dot rekey); open markers and thin lines = not verified; "
-                             "encryption (hashing)", ms, verification_note(data, pairs)))
+                             "encryption (hashing)", ms, verification_note(data, pairs),
+                             not_drawn([s for g in rest for s in g])))
 
 
-def then_and_now(p: Page):
+def workload_trace(s: tables.Series, colour: str) -> go.Scatter:
+    """One implementation's MB/s in one workload: the workload's line style, its own colour."""
+    ok = Verdict.shown(s.status)
+    return go.Scatter(
+        x=[m.size for m in s.points], y=[m.mb_per_s for m in s.points],
+        name=f"{s.name} {s.workload}", mode="lines+markers",
+        line=dict(color=colour, dash=WORKLOAD_DASH.get(s.workload, "solid"), width=2 if ok else 1),
+        marker=dict(symbol=WORKLOAD_SYMBOL.get(s.workload, "circle") + ("" if ok else "-open"), size=7),
+        customdata=[_hover(m) for m in s.points], hovertemplate=HOVER)
+
+
+def then_and_now(p: Page) -> None:
     for sec in experiments.sections(p.data):
         e = sec.entry
         p.section(f"then-{sec.name}", f"Then and now: {e['title']}")
@@ -417,10 +487,11 @@ def then_and_now(p: Page):
             fig.add_trace(go.Bar(x=chart.labels, y=chart.then,
                                  name=f"published: {e.get('machine', '').split(',')[0]}",
                                  marker=dict(color="#8c8c8c")))
-            for name, series in chart.now.items():
+            today = sorted(chart.now.items(), key=lambda kv: not kv[1].ok)  # verified first, in the table's order
+            drawn, rest = today[:overview.MAX_SERIES - 1], today[overview.MAX_SERIES - 1:]  # beside the published bar
+            for colour, (name, series) in zip(overview.PALETTE, drawn):
                 fig.add_trace(go.Bar(x=chart.labels, y=series.values(chart.labels), name=f"today: {name}",
-                                     marker=dict(color=p.color(p.data.series_name(sec.run, series.impl)),
-                                                 pattern=dict(shape="" if series.ok else "/"))))
+                                     marker=dict(color=colour, pattern=dict(shape="" if series.ok else "/"))))
             fig.update_layout(title=f"{h.escape(chart.title)}<br><sup>then and now, "
                                     f"{h.escape(chart.unit)}, log scale</sup>",
                               barmode="group", yaxis=dict(type="log", title=chart.unit), height=420)
@@ -428,7 +499,9 @@ def then_and_now(p: Page):
                          "this run on this machine)",
                          f"<b>Cycle source:</b> {h.escape(cycle_sources(sec.run.measurements))}",
                          f"<b>Verification:</b> {h.escape(t.notes[-1].split(':', 1)[-1])} "
-                         "Hatched bars are not verified."])
+                         "Hatched bars are not verified.",
+                         *([h.escape(f"Not drawn ({len(rest)}; every figure in the table above): "
+                                     + ", ".join(name for name, _ in rest))] if rest else [])])
 
 
 # ---------------------------------------------------------------------------- page
@@ -444,14 +517,14 @@ def detail_tables(body: Page) -> None:
     for t in tables.speed_tables(data):
         body.table(t)
     from cipherbench.report.ct import ct_tables
-    for t in (tables.relative_table(data), tables.fit_table(data), tables.parallel_table(data),
-              tables.gladman_table(data), tables.security_table(data), *tables.diffusion_tables(data),
-              *ct_tables(data)):
-        if t:
-            body.table(t)
+    for extra in (tables.relative_table(data), tables.fit_table(data), tables.parallel_table(data),
+                  tables.gladman_table(data), tables.security_table(data), *tables.diffusion_tables(data),
+                  *ct_tables(data)):
+        if extra:
+            body.table(extra)
 
 
-def header(p: Page):
+def header(p: Page) -> None:
     data = p.data
     for r in data.runs:
         p.add(f"<h3>Run {r.id}: machine and method</h3>" if data.multi else "")
@@ -470,7 +543,7 @@ def header(p: Page):
               + "".join(f"<li>{h.escape(w)}</li>" for w in warns) + "</ul></details>")
 
 
-def collapsed(body: Page, sid: str, title: str, fill) -> None:
+def collapsed(body: Page, sid: str, title: str, fill: Callable[[], None]) -> None:
     """What `fill` adds, behind a closed <details> (opened by a link to anything inside)."""
     start, toc = len(body.parts), len(body.toc)
     fill()
@@ -513,14 +586,11 @@ document.querySelectorAll('details').forEach(function(d){d.addEventListener('tog
 
 def render(data: ReportData) -> tuple[str, int]:
     body = Page(data)
-    for r in data.runs:  # one colour per implementation (and run) across every figure
-        for m in r.measurements:
-            body.color(data.series_name(r, m.impl))
     answer_first(body)
     nav_at = len(body.parts)
     collapsed(body, "machine", "Machine, method and warnings", lambda: header(body))
 
-    def libraries():
+    def libraries() -> None:
         body.table(tables.libraries_table(data))
         body.table(tables.verification_table(data))
     collapsed(body, "libraries", "Implementations and verification", libraries)

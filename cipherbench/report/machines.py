@@ -12,16 +12,22 @@ a host has several, its latest counts.
 from __future__ import annotations
 
 import statistics
+from typing import Any
 
 from cipherbench.kinds import RunStatus
 from cipherbench.registry import NULL_PRIMITIVE
-from cipherbench.report.tables import Table, cycle_sources, num
+from cipherbench.report.tables import HtmlPage, Table, cycle_sources, num
 from cipherbench.results.rules import is_bulk_speed, size_text
 from cipherbench.results.run import Measurement, ReportData, Run
 
 #: The reference the ranking divides by, first one measured on every machine. AES because
 #: every library and CPU has it; ECB/CBC/CTR for the primitive closest to a bare block cipher.
 REFERENCE_PRIMITIVES = ("aes-128-ecb", "aes-128-cbc", "aes-128-ctr", "aes-128-gcm", "sha-256")
+
+#: (implementation, primitive)
+PairKey = tuple[str, str]
+#: (implementation, primitive) -> host -> cycles per byte
+CyclesByHost = dict[PairKey, dict[str, float]]
 
 # Intel family 6 model numbers, from Linux arch/x86/include/asm/intel-family.h.
 INTEL_FAMILY6 = {
@@ -48,12 +54,12 @@ AMD_ZEN = {
 }
 
 
-def microarchitecture(cpu: dict) -> str:
-    """The microarchitecture of a stored context's CPU (context.cpu_info), or its
-    family and model numbers where the tables above do not name it."""
+def microarchitecture(cpu: dict[str, Any]) -> str:
+    """The microarchitecture of a stored context's CPU (context.cpu_info: free-form JSON), or
+    its family and model numbers where the tables above do not name it."""
     try:
-        family, model = int(cpu.get("family")), int(cpu.get("model_number"))
-    except (TypeError, ValueError):
+        family, model = int(cpu["family"]), int(cpu["model_number"])
+    except (KeyError, TypeError, ValueError):
         return "not recorded"
     vendor = cpu.get("vendor") or ""
     if vendor == "GenuineIntel" and family == 6 and model in INTEL_FAMILY6:
@@ -108,23 +114,24 @@ def _bulk(run: Run) -> dict[tuple[str, str], dict[int, Measurement]]:
     return out
 
 
-def cycles_per_byte(hosts: dict[str, Run]) -> tuple[dict, dict]:
+def cycles_per_byte(hosts: dict[str, Run]) -> tuple[CyclesByHost, dict[PairKey, int]]:
     """(impl, primitive) -> host -> cycles/byte at the largest size every host measured,
     and (impl, primitive) -> that size. Pairs measured on one host only are left out."""
     per_host = {h: _bulk(r) for h, r in hosts.items()}
     pairs = sorted({k for b in per_host.values() for k in b})
-    values, sizes = {}, {}
+    values: CyclesByHost = {}
+    sizes: dict[PairKey, int] = {}
     for k in pairs:
         having = {h: b[k] for h, b in per_host.items() if k in b}
         common = set.intersection(*[set(s) for s in having.values()])
         if len(having) < 2 or not common:
             continue
         sizes[k] = max(common)
-        values[k] = {h: s[sizes[k]].cycles_per_byte for h, s in having.items()}
+        values[k] = {h: s[sizes[k]].cycles_per_byte or 0.0 for h, s in having.items()}  # _bulk: all have one
     return values, sizes
 
 
-def cycles_table(hosts: dict[str, Run], values: dict, sizes: dict) -> Table:
+def cycles_table(hosts: dict[str, Run], values: CyclesByHost, sizes: dict[PairKey, int]) -> Table:
     names = list(hosts)
     t = Table("machines-cycles", "Cycles per byte on each machine",
               ["implementation", "primitive", "size"] + names + ["slowest / fastest"],
@@ -142,7 +149,7 @@ def cycles_table(hosts: dict[str, Run], values: dict, sizes: dict) -> Table:
     return t
 
 
-def robustness(values: dict) -> tuple[str | None, list[tuple[str, str, dict, float]]]:
+def robustness(values: CyclesByHost) -> tuple[str | None, list[tuple[str, str, dict[str, float], float]]]:
     """(reference primitive, [(impl, primitive, host -> normalised c/B, spread)]) ranked
     most robust first. normalised = c/B / c/B of the reference, same implementation and
     machine; spread = largest over smallest normalised value, minus one."""
@@ -161,7 +168,7 @@ def robustness(values: dict) -> tuple[str | None, list[tuple[str, str, dict, flo
     return ref, sorted(rows, key=lambda r: (r[3], r[0], r[1]))
 
 
-def robustness_table(hosts: dict[str, Run], values: dict) -> Table:
+def robustness_table(hosts: dict[str, Run], values: CyclesByHost) -> Table:
     ref, rows = robustness(values)
     names = list(hosts)
     t = Table("machines-robustness", f"Robustness across machines (normalised by {ref or 'no reference'})",
@@ -188,7 +195,7 @@ def tables(data: ReportData) -> list[Table]:
     return [machines_table(hosts), cycles_table(hosts, values, sizes), robustness_table(hosts, values)]
 
 
-def add_to_page(page) -> None:
+def add_to_page(page: HtmlPage) -> None:
     """The section in the HTML report (html.Page), when there is one."""
     ts = tables(page.data)
     if ts:

@@ -74,20 +74,20 @@ def render(data: ReportData) -> str:
     for t in ct_tables(data):
         out.append(table_md(t, 2))
     out += [table_md(t, 2) for t in machines.tables(data)]  # runs from two or more hosts
-    for sec in experiments.sections(data):
-        e = sec.entry
+    for then in experiments.sections(data):
+        e = then.entry
         out += [f"## Then and now: {e['title']}", "",
                 f"- **source**: {e.get('citation', '')}",
                 f"- **machine then**: {e.get('machine', '')}",
                 f"- **year**: {e.get('year', '')}",
                 f"- **method**: {e.get('method', '')}", ""]
-        for t in sec.tables:
+        for t in then.tables:
             out.append(table_md(t))
-        if sec.findings:
+        if then.findings:
             out += ["### Published findings: do they hold on this run?", "",
                     "| published | verdict | this run |", "|---|---|---|"]
             out += [f"| {_esc(a)} | **{v.verdict.value}** | {_esc(v.figure)} |"
-                    for (a, _), v in zip(sec.findings, sec.verdicts)]
+                    for (a, _), v in zip(then.findings, then.verdicts)]
             out.append("")
     out += releases.markdown_lines(data, table_md)
     out += builds.markdown(data, table_md, _esc)  # compilers x flags (cipherbench/builds)

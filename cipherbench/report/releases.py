@@ -10,16 +10,18 @@ samples of both; Mann-Whitney U at ALPHA), and plots speed across the versions.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
 from cipherbench.analysis import compare as cmp
-from cipherbench.kinds import Operation, Workload
+from cipherbench.kinds import Operation, Verdict, Workload
 
 # the module, not its names: analysis.compare reads results.run, whose package imports this
 from cipherbench.registry import NULL_PRIMITIVE
-from cipherbench.report.tables import Table, mark_of, num
+from cipherbench.report.tables import HtmlPage, Table, mark_of, num
 from cipherbench.results.rules import size_text
 from cipherbench.results.run import Measurement, ReportData, Run, per_call_samples, usable
 
@@ -50,14 +52,14 @@ class Cell:
     high: float | None = None
     p_value: float | None = None
     verdict: str = ""  # faster, slower, no significant difference, too few samples
-    verified: str = ""
+    verified: Verdict | None = None
 
 
 @dataclass
 class Row:
     library: str
     primitive: str
-    operation: str
+    operation: Operation
     size: int
     cells: list[Cell] = field(default_factory=list)
 
@@ -70,7 +72,7 @@ def short_version(b: Build) -> str:
     return (b.package_version or "?").split("-")[0].split(":")[-1].split("+")[0]
 
 
-def release_order(env: dict) -> float:
+def release_order(env: dict[str, Any]) -> float:
     try:
         return float(env.get("debian_version", "").split(".")[0] + "." +
                      (env.get("debian_version", "").split(".") + ["0"])[1])
@@ -81,7 +83,7 @@ def release_order(env: dict) -> float:
 def builds(run: Run) -> dict[str, Build]:
     """Each measured implementation that was built in a known environment, by name."""
     measured = {m.impl for m in run.measurements}
-    out = {}
+    out: dict[str, Build] = {}
     for i in run.implementations:
         env = i.environment
         if i.impl not in measured or not env:
@@ -100,7 +102,7 @@ def rows(run: Run, seed: int = 0) -> list[Row]:
     """Per (library, primitive, operation, size) measured in a non-host release: every release's cell."""
     bs = builds(run)
     rng = np.random.default_rng(seed)  # fixed: the same run always prints the same intervals
-    series: dict[tuple, dict[str, dict]] = {}
+    series: dict[tuple[str, str, Operation, int], dict[str, Measurement]] = {}
     for m in run.measurements:
         b = bs.get(m.impl)
         if b and m.primitive != NULL_PRIMITIVE and m.workload == Workload.BULK:
@@ -117,8 +119,8 @@ def rows(run: Run, seed: int = 0) -> list[Row]:
     return out
 
 
-def cell(b: Build, m: Measurement, host: Measurement | None, rng) -> Cell:
-    c = Cell(b, m.mb_per_s if usable(m) else None, verified=m.verified or "")
+def cell(b: Build, m: Measurement, host: Measurement | None, rng: np.random.Generator) -> Cell:
+    c = Cell(b, m.mb_per_s if usable(m) else None, verified=m.verified)
     if b.host or host is None or not usable(m) or not usable(host):
         return c
     a, x = np.asarray(per_call_samples(host), float), np.asarray(per_call_samples(m), float)
@@ -126,9 +128,10 @@ def cell(b: Build, m: Measurement, host: Measurement | None, rng) -> Cell:
         c.ratio = float(np.median(a) / np.median(x))  # host ns / this ns = this speed / host speed
         if len(a) > 1 and len(x) > 1:
             c.low, c.high = cmp.bootstrap_ratio(a, x, rng)
-    else:
+    elif host.ns_per_call and m.ns_per_call:
         c.ratio = host.ns_per_call / m.ns_per_call
-    c.p_value, c.verdict = cmp.judge(a, x, c.ratio)
+    if c.ratio is not None:
+        c.p_value, c.verdict = cmp.judge(a, x, c.ratio)
     return c
 
 
@@ -158,7 +161,7 @@ def tables(run: Run, data: ReportData) -> list[Table]:
             by = {c.build.impl: c for c in r.cells}
             figs = [num(by[b.impl].mb_per_s) if b.impl in by else "" for b in builds_]
             ratios = [ratio_text(by[b.impl]) if b.impl in by else "" for b in builds_ if not b.host]
-            worst = next((c.verified for c in r.cells if mark_of(c.verified)), "passed")
+            worst = next((c.verified for c in r.cells if mark_of(c.verified)), Verdict.PASSED)
             t.add([r.primitive + (f" {r.operation}" if r.operation not in (Operation.ENCRYPT, Operation.HASH) else ""),
                    size_text(r.size)] + figs + ratios, mark_of(worst))
         t.notes = [f"MB/s = 10^6 bytes/s at the median; 'vs host': speed relative to the host's build of "
@@ -176,7 +179,7 @@ class PlotSeries:
     size, MB/s and verdict per release (by the release's order)."""
 
     labels: dict[float, str] = field(default_factory=dict)
-    series: dict[str, dict[float, tuple[float | None, str]]] = field(default_factory=dict)
+    series: dict[str, dict[float, tuple[float | None, Verdict | None]]] = field(default_factory=dict)
     size: dict[str, int] = field(default_factory=dict)
 
 
@@ -195,7 +198,7 @@ def plot_series(run: Run) -> dict[str, PlotSeries]:
 
 
 # ---------------------------------------------------------------------------- output
-def html_section(p):
+def html_section(p: HtmlPage) -> None:
     """The section in the HTML report (report/html.py's Page): tables and a plot per library."""
     import html as h
 
@@ -215,7 +218,7 @@ def html_section(p):
             order = sorted(d.labels)
             fig = go.Figure()
             for prim, vals in d.series.items():
-                ys = [vals.get(o, (None, ""))[0] for o in order]
+                ys = [vals[o][0] if o in vals else None for o in order]
                 fig.add_trace(go.Scatter(x=[d.labels[o] for o in order], y=ys, mode="lines+markers",
                                          name=f"{prim} ({size_text(d.size[prim])})"))
             fig.update_layout(title=f"{h.escape(lib)}: speed across Debian releases<br><sup>MB/s at the "
@@ -226,7 +229,7 @@ def html_section(p):
                          "; each build timed in the same rounds as the host's"])
 
 
-def markdown_lines(data: ReportData, table_md) -> list[str]:
+def markdown_lines(data: ReportData, table_md: Callable[[Table], str]) -> list[str]:
     runs = [r for r in data.runs if has_releases(r)]
     if not runs:
         return []

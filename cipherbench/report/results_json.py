@@ -15,7 +15,7 @@ def document(run: Run, with_samples: bool = True) -> dict[str, Any]:
     return results_document(run, fit_fields(run.measurements), with_samples)
 
 
-def dump(doc: dict, path: Path):
+def dump(doc: dict[str, Any], path: Path) -> None:
     path.write_text(json.dumps(doc, indent=1, allow_nan=False, default=str) + "\n")
 
 

@@ -6,23 +6,31 @@ lay them out. Anything not verified is marked in its row, never dropped.
 """
 from __future__ import annotations
 
+import math
 import statistics
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Protocol
 
 from cipherbench.analysis.fit import fits
 from cipherbench.envs.describe import label as envs_label
 from cipherbench.kinds import CycleSource, Operation, PrimitiveKind, Verdict, Workload
-from cipherbench.registry import NULL_PRIMITIVE
+from cipherbench.registry import NULL_PRIMITIVE, Primitive
 from cipherbench.results.rules import ranked_as_library, size_text
 from cipherbench.results.run import Measurement, ReportData, Run, primitive, usable
 
 if TYPE_CHECKING:
+    import plotly.graph_objects as go
+
     from cipherbench.analysis.diffusion import Summary
 
-STATUS_TEXT = {"passed": "passed", "failed": "FAILED verification", "unverified": "unverified",
-               "n/a": "n/a (harness baseline)"}
+STATUS_TEXT: dict[str, str] = {Verdict.PASSED: "passed", Verdict.FAILED: "FAILED verification",
+                               Verdict.UNVERIFIED: "unverified", Verdict.NOT_APPLICABLE: "n/a (harness baseline)"}
+#: A table cell as given: text as it is, a figure (or None) through num().
+Cell = str | float | int | None
+#: (run, implementation, primitive): a pair whose verification a note counts.
+Pair = tuple[Run, str, str]
 
 
 class RowMark(StrEnum):
@@ -49,12 +57,24 @@ class Table:
     row_marks: list[RowMark] = field(default_factory=list)  # one per row
     wrap: bool = False  # long text cells (reasons, compiler flags) may wrap
 
-    def add(self, cells, mark: RowMark = RowMark.NONE):
+    def add(self, cells: Iterable[Cell], mark: RowMark = RowMark.NONE) -> None:
         self.rows.append([c if isinstance(c, str) else num(c) for c in cells])
         self.row_marks.append(mark)
 
 
-def num(x, digits: int = 3) -> str:
+class HtmlPage(Protocol):
+    """What a report module adds its section to in index.html (html.py's Page)."""
+
+    data: ReportData
+
+    def section(self, sid: str, title: str) -> None: ...
+
+    def table(self, t: Table, level: int = 3) -> None: ...
+
+    def plot(self, fig: go.Figure, caption: list[str]) -> None: ...
+
+
+def num(x: float | None, digits: int = 3) -> str:
     """Three significant digits for small values, thousands separators for large ones."""
     if x is None:
         return "–"
@@ -67,13 +87,15 @@ def num(x, digits: int = 3) -> str:
     return f"{x:,.{decimals}f}"
 
 
-def mark_of(status: str) -> RowMark:
+def mark_of(status: Verdict | None) -> RowMark:
     return (RowMark.NONE if Verdict.shown(status)
             else RowMark.FAILED if status == Verdict.FAILED else RowMark.UNVERIFIED)
 
 
-def status_suffix(status: str) -> str:
-    return {"passed": "", "n/a": "", "failed": " (FAILED verification)"}.get(status, " (unverified)")
+def status_suffix(status: Verdict | None) -> str:
+    if Verdict.shown(status):
+        return ""
+    return " (FAILED verification)" if status == Verdict.FAILED else " (unverified)"
 
 
 def clock_text(ghz: list[float]) -> str:
@@ -85,22 +107,24 @@ def clock_text(ghz: list[float]) -> str:
     return f"{min(ghz):.3f}-{max(ghz):.3f} GHz ({len(ghz)} values)"
 
 
-def cycles_interval(m) -> tuple[float, float]:
+def cycles_interval(m: Measurement) -> tuple[float, float]:
     """(above, below) the cycles median: its own interval where stored (a counter, or a clock
     per batch), else the time's interval scaled to cycles; 0 where neither is known."""
     y = m.cycles_per_call
+    if y is None or not m.ns_per_call:
+        return 0.0, 0.0
     if m.cycles_low and m.cycles_high:
         return m.cycles_high - y, y - m.cycles_low
     k = y / m.ns_per_call
     return ((m.ns_high * k - y) if m.ns_high else 0, (y - m.ns_low * k) if m.ns_low else 0)
 
 
-def cycle_sources(ms) -> str:
+def cycle_sources(ms: Iterable[Measurement]) -> str:
     srcs = sorted({m.cycle_source for m in ms if m.cycle_source})
     return "; ".join(srcs) if srcs else "none recorded"
 
 
-def verification_note(data: ReportData, pairs) -> str:
+def verification_note(data: ReportData, pairs: Iterable[Pair]) -> str:
     """One sentence on the verification status of (run, impl, primitive) pairs."""
     counts: dict[str, list[str]] = {}
     for run, impl, prim in sorted(set(pairs), key=lambda p: (p[0].id, p[1], p[2])):
@@ -118,7 +142,7 @@ def verification_note(data: ReportData, pairs) -> str:
     return "Verification: " + ("; ".join(parts) if parts else "nothing measured") + "."
 
 
-def throughput_kind(m) -> bool:
+def throughput_kind(m: Measurement) -> bool:
     """Bulk data throughput: encryption (or hashing), workload bulk, a size."""
     return m.operation in (Operation.ENCRYPT, Operation.HASH) and m.workload == Workload.BULK and m.size > 0
 
@@ -129,17 +153,17 @@ class Series:
     run: Run
     impl: str
     primitive: str
-    operation: str
-    workload: str
-    status: str
+    operation: Operation
+    workload: Workload
+    status: Verdict
     points: list[Measurement]  # sorted by size
     name: str = ""
 
 
-def series(data: ReportData, want) -> dict[str, list[Series]]:
+def series(data: ReportData, want: Callable[[Measurement], bool]) -> dict[str, list[Series]]:
     """Measurements accepted by `want`, grouped primitive -> series (one per run/impl/op/workload).
     Failed points (errors) are kept out of the lines but listed by `not_timed`."""
-    out: dict[str, dict[tuple, Series]] = {}
+    out: dict[str, dict[tuple[int, str, Operation, Workload], Series]] = {}
     for run, m in data.measurements():
         if not want(m) or not usable(m):
             continue
@@ -173,9 +197,9 @@ def not_timed(data: ReportData, prim: str | None = None) -> list[str]:
 # ---------------------------------------------------------------------------- openssl speed
 def speed_tables(data: ReportData) -> list[Table]:
     """`openssl speed`-style: rows implementation + type, columns sizes."""
-    rows: dict[tuple, dict[int, dict]] = {}
-    marks = {}
-    ms = []
+    rows: dict[tuple[int, str, str], dict[int, Measurement]] = {}
+    marks: dict[tuple[int, str, str], Pair] = {}
+    ms: list[Measurement] = []
     for run, m in data.measurements():
         if m.size <= 0 or m.operation.is_keysetup:
             continue
@@ -205,13 +229,13 @@ def speed_tables(data: ReportData) -> list[Table]:
             st = run_of[key[0]].verification(impl, prim)
             cells = [data.series_name(run, impl), key[2]]
             for s in sizes:
-                m = rows[key].get(s)
-                if m is None:
+                pt = rows[key].get(s)
+                if pt is None:
                     cells.append("")
-                elif not usable(m):
+                elif not usable(pt) or pt.mb_per_s is None:
                     cells.append("not timed")
                 else:
-                    cells.append(conv(m.mb_per_s))
+                    cells.append(conv(pt.mb_per_s))
             cells.append(STATUS_TEXT.get(st, st))
             t.add(cells, mark_of(st))
         t.notes = [f"Unit: {unit}; sizes are bytes per call (one keyed context, `bulk` workload unless "
@@ -223,7 +247,7 @@ def speed_tables(data: ReportData) -> list[Table]:
 
 
 # ---------------------------------------------------------------------------- Gladman
-def _pick(ms, prefer_workload="bulk"):
+def _pick(ms: list[Measurement], prefer_workload: Workload = Workload.BULK) -> Measurement | None:
     ms = [m for m in ms if usable(m)]
     if not ms:
         return None
@@ -231,17 +255,32 @@ def _pick(ms, prefer_workload="bulk"):
     return max(pref, key=lambda m: m.size)
 
 
-def gladman_figures(run: Run, prim_name: str, impl: str) -> dict:
+#: Gladman's figures of one primitive: the points of each key schedule and direction
+#: (Operation's values as keys) and cycles per block ("encrypt_cpb", "decrypt_cpb").
+GladmanFigures = dict[str, Measurement | float]
+
+
+def figure_point(f: GladmanFigures, key: str) -> Measurement | None:
+    v = f.get(key)
+    return v if isinstance(v, Measurement) else None
+
+
+def figure_cpb(f: GladmanFigures, key: str) -> float | None:
+    v = f.get(key)
+    return v if isinstance(v, float) else None
+
+
+def gladman_figures(run: Run, prim_name: str, impl: str) -> GladmanFigures:
     """Cycles for key setup (enc, dec schedule), cycles per block (enc, dec) and the
     block size used, for one primitive of one implementation."""
     p = primitive(prim_name)
     ms = [m for m in run.measurements if m.impl == impl and m.primitive == prim_name]
-    out = {}
+    out: GladmanFigures = {}
     for op in (Operation.KEYSETUP, Operation.KEYSETUP_DECRYPT):
         m = _pick([m for m in ms if m.operation == op])
         if m:
             out[op] = m
-    for op in ("encrypt", "decrypt"):
+    for op in (Operation.ENCRYPT, Operation.DECRYPT):
         m = _pick([m for m in ms if m.operation == op and m.workload == Workload.BULK and m.size > 0])
         if m and m.cycles_per_byte and p and p.block_bytes:
             out[op] = m
@@ -249,8 +288,8 @@ def gladman_figures(run: Run, prim_name: str, impl: str) -> dict:
     return out
 
 
-def keysetup_text(f: dict) -> str:
-    a, b = (f[op].cycles_per_call if op in f else None for op in (Operation.KEYSETUP, Operation.KEYSETUP_DECRYPT))
+def keysetup_text(f: GladmanFigures) -> str:
+    a, b = (getattr(figure_point(f, op), "cycles_per_call", None) for op in (Operation.KEYSETUP, Operation.KEYSETUP_DECRYPT))
     if a and b:
         return f"{a:,.0f}:{b:,.0f}"
     if a or b:
@@ -258,17 +297,18 @@ def keysetup_text(f: dict) -> str:
     return "–"
 
 
-def mbit_at_clock(f: dict, block_bytes: int) -> tuple[float | None, float | None]:
+def mbit_at_clock(f: GladmanFigures, block_bytes: int) -> tuple[float | None, float | None]:
     """Gladman's mean speed: block bits × clock / mean cycles per block (enc, dec)."""
-    cpbs = [f[k] for k in ("encrypt_cpb", "decrypt_cpb") if k in f]
-    ghz = next((f[k].core_ghz for k in ("encrypt", "decrypt") if k in f and f[k].core_ghz), None)
+    cpbs = [v for k in ("encrypt_cpb", "decrypt_cpb") if (v := figure_cpb(f, k)) is not None]
+    ghz = next((m.core_ghz for k in (Operation.ENCRYPT, Operation.DECRYPT)
+                if (m := figure_point(f, k)) is not None and m.core_ghz), None)
     if not cpbs or not ghz:
         return None, ghz
     return block_bytes * 8 * ghz * 1e3 / statistics.mean(cpbs), ghz
 
 
 def gladman_table(data: ReportData) -> Table | None:
-    groups: dict[tuple, dict[int, str]] = {}
+    groups: dict[tuple[int, str, str, str | None], dict[int, str]] = {}
     for run, m in data.measurements():
         p = primitive(m.primitive)
         if p is None or p.kind != PrimitiveKind.CIPHER or m.operation not in (
@@ -284,23 +324,26 @@ def gladman_table(data: ReportData) -> Table | None:
             + ["Mbit/s at clock (key)", "block sizes timed", "verified"])
     t = Table("gladman", "Key setup and cycles per block, as Gladman tabulated the AES candidates", cols,
               align=["l", "l", "l"] + ["r"] * (3 * len(keys) + 1) + ["l", "l"])
-    used, pairs, clocks = [], [], set()
+    used: list[Measurement] = []
+    pairs: list[Pair] = []
+    clocks: set[float] = set()
     for key in sorted(groups, key=lambda k: (k[0], k[2], k[1], k[3] or "")):
         rid, impl, fam, mode = key
         run = run_of[rid]
         figs = {kb: gladman_figures(run, name, impl) for kb, name in groups[key].items()}
         p0 = primitive(next(iter(groups[key].values())))
-        cells = [data.series_name(run, impl), fam, mode or ""]
+        cells: list[Cell] = [data.series_name(run, impl), fam, mode or ""]
         cells += [keysetup_text(figs[k]) if k in figs else "" for k in keys]
         for op in ("encrypt_cpb", "decrypt_cpb"):
-            cells += [num(figs[k].get(op), 4) if k in figs and op in figs[k] else ("–" if k in figs else "")
+            cells += [num(figure_cpb(figs[k], op), 4) if k in figs and op in figs[k] else ("–" if k in figs else "")
                       for k in keys]
         kb0 = min(figs)
-        mbit, ghz = mbit_at_clock(figs[kb0], p0.block_bytes)
+        mbit, ghz = mbit_at_clock(figs[kb0], p0.block_bytes if p0 else 0)
         if ghz:
             clocks.add(round(ghz, 3))
         cells.append(f"{num(mbit)} ({kb0})" if mbit else "–")
-        bsz = sorted({f[op].size for f in figs.values() for op in ("encrypt", "decrypt") if op in f})
+        bsz = sorted({pt.size for f in figs.values() for op in (Operation.ENCRYPT, Operation.DECRYPT)
+                      if (pt := figure_point(f, op)) is not None})
         cells.append(", ".join(size_text(s) for s in bsz) or "–")
         sts = {run.verification(impl, n) for n in groups[key].values()}
         st = Verdict.of_all(sts)
@@ -330,14 +373,14 @@ class Relative:
     text: list[list[str]]
     size: dict[str, int | None]  # primitive -> size compared
     baseline: dict[str, str]  # primitive -> the series everything is relative to
-    pairs: list
-    ms: list
+    pairs: list[Pair]
+    ms: list[Measurement]
     flags: list[Verdict | None] = field(default_factory=list)  # [row]: FAILED or UNVERIFIED when a cell is
 
     def mark(self, i: int) -> RowMark:
         """Row i's mark: failed or unverified where a cell is."""
-        return {Verdict.FAILED: RowMark.FAILED, Verdict.UNVERIFIED: RowMark.UNVERIFIED}.get(self.flags[i], RowMark.NONE) \
-            if self.flags and self.flags[i] else RowMark.NONE
+        flag = self.flags[i] if self.flags else None
+        return mark_of(flag) if flag is not None else RowMark.NONE
 
 
 def relative(data: ReportData) -> Relative | None:
@@ -351,20 +394,23 @@ def relative(data: ReportData) -> Relative | None:
                       | {(r.id, m.impl) for r, m in data.measurements()
                          if m.error and throughput_kind(m) and m.primitive in by})
     run_of = {r.id: r for r in data.runs}
-    ratio = [[None] * len(prims) for _ in row_keys]
+    ratio: list[list[float | None]] = [[None] * len(prims) for _ in row_keys]
     text = [[""] * len(prims) for _ in row_keys]
     flags: list[Verdict | None] = [None] * len(row_keys)
 
     def flag(i: int, verdict: Verdict) -> None:  # a failed cell outweighs an unverified one
         if flags[i] is not Verdict.FAILED:
             flags[i] = verdict
-    size, base, pairs, ms = {}, {}, [], []
+    size: dict[str, int | None] = {}
+    base: dict[str, str] = {}
+    pairs: list[Pair] = []
+    ms: list[Measurement] = []
     for j, prim in enumerate(prims):
         lst = by[prim]
         common = set.intersection(*[{m.size for m in s.points} for s in lst])
         sz = max(common) if common else None
         size[prim] = sz
-        vals = {}
+        vals: dict[tuple[int, str], tuple[Measurement, Verdict]] = {}
         for s in lst:
             pts = [m for m in s.points if m.size == sz] if sz else [s.points[-1]]
             vals[(s.run.id, s.impl)] = (pts[0], s.status)
@@ -376,21 +422,22 @@ def relative(data: ReportData) -> Relative | None:
         libs = {k: v for k, v in ok.items() if ranked_as_library(v[0], v[1])}
         pool = libs or ok or vals
         best_key = max(pool, key=lambda k: pool[k][0].mb_per_s or 0.0)
-        best = pool[best_key][0].mb_per_s
+        best = pool[best_key][0].mb_per_s or math.inf
         base[prim] = data.series_name(run_of[best_key[0]], best_key[1]) + ("" if ok else " (unverified)")
         for k, (m, st) in vals.items():
             i = row_keys.index(k)
-            ratio[i][j] = m.mb_per_s / best
+            r = (m.mb_per_s or 0.0) / best
+            ratio[i][j] = r
             tag = "" if Verdict.shown(st) else f" {FAILED_TEXT}" if st == Verdict.FAILED else f" {UNVERIFIED_TEXT}"
-            text[i][j] = f"{ratio[i][j]:.2f}×{tag}"
+            text[i][j] = f"{r:.2f}×{tag}"
             if tag:
                 flag(i, Verdict.FAILED if st == Verdict.FAILED else Verdict.UNVERIFIED)
-        for run, m in data.measurements():
-            if m.primitive == prim and m.error and throughput_kind(m):
-                i = row_keys.index((run.id, m.impl)) if (run.id, m.impl) in row_keys else None
-                if i is not None and not text[i][j]:
-                    text[i][j] = f"{FAILED_TEXT}: not timed" if m.verified == Verdict.FAILED else "not timed"
-                    if m.verified == Verdict.FAILED:
+        for run, failed in data.measurements():
+            if failed.primitive == prim and failed.error and throughput_kind(failed) and (run.id, failed.impl) in row_keys:
+                i = row_keys.index((run.id, failed.impl))
+                if not text[i][j]:
+                    text[i][j] = f"{FAILED_TEXT}: not timed" if failed.verified == Verdict.FAILED else "not timed"
+                    if failed.verified == Verdict.FAILED:
                         flag(i, Verdict.FAILED)
     names = [data.series_name(run_of[r], i) for r, i in row_keys]
     return Relative(prims, [(run_of[r], i) for r, i in row_keys], names, ratio, text, size, base, pairs, ms, flags)
@@ -405,7 +452,7 @@ def relative_table(data: ReportData) -> Table | None:
     if rel is None:
         return None
     t = Table("relative", "Speed relative to the fastest verified implementation of each primitive",
-              ["implementation"] + [f"{p} ({size_text(rel.size[p]) if rel.size[p] else 'largest each'})"
+              ["implementation"] + [f"{p} ({size_text(sz) if (sz := rel.size[p]) else 'largest each'})"
                                     for p in rel.primitives],
               align=["l"] + ["r"] * len(rel.primitives))
     for i, name in enumerate(rel.names):
@@ -434,7 +481,8 @@ def fit_table(data: ReportData) -> Table | None:
             name = f.impl if not data.multi else f"{f.impl} (run {run.id})"
             op = f"{f.operation}/{f.workload}"
             if f.implausible:
-                t.add([name, f.primitive, op, str(f.sizes), f"not a result: {f.implausible}", "", ""], "unverified")
+                t.add([name, f.primitive, op, str(f.sizes), f"not a result: {f.implausible}", "", ""],
+                      RowMark.UNVERIFIED)
                 continue
             se = f" ± {num(2 * f.overhead_se)}" if f.overhead_se is not None else ""
             t.add([name, f.primitive, op, str(f.sizes), num(f.overhead_ns) + se, f.marginal_mb_per_s,
@@ -454,7 +502,7 @@ def parallel_table(data: ReportData) -> Table | None:
         for m in run.measurements:
             if usable(m) and (m.parallel or 1) > 1:
                 t.add([m.impl, m.primitive, size_text(m.size), str(m.parallel), m.mb_per_s,
-                       m.mb_per_s_total, m.parallel_efficiency], mark_of(m.verified or ""))
+                       m.mb_per_s_total, m.parallel_efficiency], mark_of(m.verified))
     return t if t.rows else None
 
 
@@ -474,8 +522,8 @@ def verification_table(data: ReportData) -> Table:
             k = (run.id, m.impl, m.primitive)
             if k not in seen and m.primitive != NULL_PRIMITIVE:
                 seen.add(k)
-                t.add([data.series_name(run, m.impl), m.primitive, "unverified",
-                       "none (the run was made with --no-verify)", "0"], "unverified")
+                t.add([data.series_name(run, m.impl), m.primitive, STATUS_TEXT[Verdict.UNVERIFIED],
+                       "none (the run was made with --no-verify)", "0"], RowMark.UNVERIFIED)
     t.notes = ["kat = known answers from every corpus, roundtrip = decrypt(encrypt(x)) = x over many "
                "lengths, differential = byte-for-byte agreement with the other implementations, "
                "forgery = AEAD rejection of altered tag, ciphertext and associated data. A failed pair "
@@ -550,27 +598,28 @@ def measurement_warnings(data: ReportData) -> list[str]:
 
 
 # ---------------------------------------------------------------------------- security margins
-def _cycles_per_block(run: Run, impl: str, prim: str, block_bytes: int | None) -> tuple[float | None, list]:
+def _cycles_per_block(run: Run, impl: str, prim: str,
+                      block_bytes: int | None) -> tuple[float | None, list[Measurement]]:
     """Mean of encrypt and decrypt cycles per block (Gladman's basis) where both were timed,
     else encryption alone; bulk, at the largest size."""
     p = primitive(prim)
     bb = block_bytes or (p.block_bytes if p else 0)
     ms = [m for m in run.measurements if m.impl == impl and m.primitive == prim and usable(m)
           and m.workload == Workload.BULK and m.size > 0 and m.cycles_per_byte]
-    picked = [_pick([m for m in ms if m.operation == op]) for op in ("encrypt", "decrypt")]
-    picked = [m for m in picked if m]
+    picked = [m for op in (Operation.ENCRYPT, Operation.DECRYPT)
+              if (m := _pick([x for x in ms if x.operation == op])) is not None and m.cycles_per_byte]
     if not picked or not bb:
         return None, []
-    return statistics.mean(m.cycles_per_byte for m in picked) * bb, picked
+    return statistics.mean(m.cycles_per_byte or 0.0 for m in picked) * bb, picked
 
 
-def security_value(run: Run, impl: str, prim: str, quantity: str) -> tuple[float | str | None, list]:
+def security_value(run: Run, impl: str, prim: str, quantity: str) -> tuple[float | str | None, list[Measurement]]:
     """min_secure_rounds, min_secure_cycles or attack_rounds of one primitive (margins.py)."""
     from cipherbench.analysis import margins
     p = primitive(prim)
     mg = margins.load().get(p.family) if p else None
     # Figures from the data file belong to a row only where this implementation measured the primitive.
-    if mg is None or not any(m.impl == impl and m.primitive == prim and usable(m) for m in run.measurements):
+    if p is None or mg is None or not any(m.impl == impl and m.primitive == prim and usable(m) for m in run.measurements):
         return None, []
     if quantity == "attack_rounds":
         a = mg.attack(p.key_bits)
@@ -584,10 +633,10 @@ def security_value(run: Run, impl: str, prim: str, quantity: str) -> tuple[float
     return (cpb * ms.ratio, used) if cpb else (None, [])
 
 
-def _family_rows(data: ReportData, want) -> list[tuple[Run, str, str]]:
+def _family_rows(data: ReportData, want: Callable[[Primitive], bool]) -> list[Pair]:
     """(run, impl, primitive) per implementation and cipher family accepted by `want`:
     the smallest key size measured, ECB preferred (the bare block cipher)."""
-    best: dict[tuple, str] = {}
+    best: dict[tuple[int, str, str], str] = {}
     for run, m in data.measurements():
         p = primitive(m.primitive)
         if p is None or not usable(m) or not want(p):
@@ -613,9 +662,13 @@ def security_table(data: ReportData) -> Table | None:
                "min secure rounds (Biham 1999)", "cycles per block", "cycles per round", "min secure cycles",
                "verified"],
               align=["l", "l", "r", "r", "r", "r", "r", "r", "r", "l"])
-    refs, pairs, used = {}, [], []
+    refs: dict[str, str] = {}
+    pairs: list[Pair] = []
+    used: list[Measurement] = []
     for run, impl, prim in rows:
         p = primitive(prim)
+        if p is None:  # _family_rows holds registry names only
+            continue
         mg = known[p.family]
         a = mg.attack(p.key_bits)
         ms = mg.min_secure if mg.min_secure and mg.min_secure.key_bits == p.key_bits else None
@@ -654,13 +707,13 @@ def diffusion_summary(run: Run, impl: str, prim: str) -> Summary | None:
     return diffusion.summary(rows) if rows else None
 
 
-def _verdict(ok) -> str:
+def _verdict(ok: bool | None) -> str:
     return "–" if ok is None else ("consistent" if ok else "departs")
 
 
 def diffusion_tables(data: ReportData) -> list[Table]:
     from cipherbench.analysis import diffusion
-    keys = []
+    keys: list[Pair] = []
     for run in data.runs:
         for d in run.diffusion:
             if (run, d.impl, d.primitive) not in keys:
@@ -676,7 +729,8 @@ def diffusion_tables(data: ReportData) -> list[Table]:
                     "per output bit (min–max)", "every output bit depends on every input bit",
                     "SAC max |P − ½|", "SAC p", "BIC max |r|", "BIC p"],
                    align=["l", "l", "r", "r", "r", "r", "l", "r", "r", "r", "r"])
-    pairs, units = [], {}
+    pairs: list[Pair] = []
+    units: dict[str, str] = {}
     for run, impl, prim in keys:
         rows = [d for d in run.diffusion if d.impl == impl and d.primitive == prim]
         sm = diffusion.summary(rows)
@@ -684,7 +738,7 @@ def diffusion_tables(data: ReportData) -> list[Table]:
         pairs.append((run, impl, prim))
         full = sm.full
         if sm.unit:
-            units[primitive(prim).family if primitive(prim) else prim] = sm.unit
+            units[pd.family if (pd := primitive(prim)) else prim] = sm.unit
         s.add([data.series_name(run, impl), prim, str(sm.full_rounds or "–"), num(sm.d1), num(sm.d2),
                num(sm.overall), str(sm.full_diffusion_rounds or ("–" if not sm.reduced_measured
                                                                         else "not reached")),
@@ -694,14 +748,14 @@ def diffusion_tables(data: ReportData) -> list[Table]:
         for d in sorted(rows, key=lambda d: (d.rounds is None, d.rounds or 0)):
             if d.error:
                 detail.add([data.series_name(run, impl), prim, str(d.rounds or "full"), f"not measured: {d.error}"]
-                           + [""] * 7, "failed")
+                           + [""] * 7, RowMark.FAILED)
                 continue
             bic = "–" if d.bic_max_corr is None else num(d.bic_max_corr)
             detail.add([data.series_name(run, impl), prim,
                         str(d.rounds) if d.rounds is not None else f"full ({d.full_rounds or '?'})",
                         num(d.mean_bits), f"{num(d.input_min)}–{num(d.input_max)}",
                         f"{num(d.output_min)}–{num(d.output_max)}",
-                        "yes" if d.complete else f"no ({d.dependent_pairs} of {d.block_bits ** 2} pairs)",
+                        "yes" if d.complete else f"no ({d.dependent_pairs} of {(d.block_bits or 0) ** 2} pairs)",
                         num(d.sac_max_dev), f"{d.sac_p:.3g}", bic,
                         "–" if d.bic_p is None else f"{d.bic_p:.3g}"], mark_of(st))
     method = ("Method (cipherbench/diffusion.py): random keys and blocks (seeded), each input bit flipped in turn, "
@@ -726,7 +780,7 @@ def diffusion_tables(data: ReportData) -> list[Table]:
     return [s, detail]
 
 
-def _runtime(hello: dict) -> str:
+def _runtime(hello: dict[str, Any]) -> str:
     """'C# Mono 6.8', 'PHP 8.2' (not 'PHP PHP 8.2' when the runtime already names the language)."""
     lang, rt = hello.get("language") or "", hello.get("runtime") or ""
     return rt if lang and rt.lower().startswith(lang.lower()) else f"{lang} {rt}".strip()

@@ -283,7 +283,14 @@ class Run:
 
     @property
     def profile(self) -> str:
+        """The run's label: its preset's name, or "custom (PRESET with ...)" for a plan the
+        user narrowed (pipeline/plan.py, RunPlan.label)."""
         return self.meta.profile or ""
+
+    @property
+    def preset(self) -> str:
+        """The profile or experiment the run's plan came from, narrowed or not."""
+        return str(self.meta.settings.get("preset") or self.profile)
 
     def impl_info(self, impl: str) -> Implementation:
         """The implementation's entry; one with nothing but its name where the run has none."""
@@ -359,8 +366,15 @@ def load_published(path: Path = PUBLISHED_FILE) -> dict[str, Any]:
 def load(store: Store, run_ids: Iterable[int] = (), with_samples: bool = True) -> ReportData:
     """The one loading function every exporter shares."""
     runs = [load_run(store, rid, with_samples) for rid in resolve_runs(store, run_ids)]
-    published = load_published()
-    return ReportData(runs, {r.profile: published[r.profile] for r in runs if r.profile in published})
+    return ReportData(runs, published_for(runs, load_published()))
+
+
+def published_for(runs: Iterable[Run], published: Mapping[str, Any]) -> dict[str, Any]:
+    """Run label -> its experiment's published figures, found by the label or else by the
+    preset its plan came from: a narrowed experiment's run ("custom (aes-candidates with
+    --impl)") still stands beside its published figures."""
+    found = {r.profile: k for r in runs if (k := next((n for n in (r.profile, r.preset) if n in published), None))}
+    return {label: published[k] for label, k in found.items()}
 
 
 # ---------------------------------------------------------------------------- helpers
