@@ -304,6 +304,9 @@ class Run:
 class ReportData:
     runs: list[Run]
     published: dict[str, Any] = field(default_factory=dict)  # experiment -> published-figures.toml entry
+    # the store the runs were read from: findings judged on its other runs look there
+    # (report/verdicts.py); None for runs read from files
+    store: Store | None = None
 
     @property
     def multi(self) -> bool:
@@ -360,7 +363,7 @@ def load(store: Store, run_ids: Iterable[int] = (), with_samples: bool = True) -
     """The one loading function every exporter shares."""
     runs = [load_run(store, rid, with_samples) for rid in resolve_runs(store, run_ids)]
     published = load_published()
-    return ReportData(runs, {r.profile: published[r.profile] for r in runs if r.profile in published})
+    return ReportData(runs, {r.profile: published[r.profile] for r in runs if r.profile in published}, store)
 
 
 # ---------------------------------------------------------------------------- helpers
