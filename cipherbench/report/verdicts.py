@@ -422,7 +422,7 @@ def releases_verdict(runs: list[Run], now: Mapping[str, Any], expect: Mapping[st
     libs = "; ".join(f"{lib} {old.release} ({releases.short_version(old)}) against {new.release} "
                      f"({releases.short_version(new)}): {_geomean(rs):.3g}×" for lib, (old, new, rs) in per_lib.items())
     figure = (f"each library's oldest Debian release at {x:.3g}× the speed of its newest, geometric mean over "
-              f"{len(allr)} verified bulk figures ({libs})")
+              f"{len(allr)} verified bulk figure{'s' if len(allr) != 1 else ''} ({libs})")
     return FindingResult(_judge_value(x, expect), figure)
 
 
@@ -481,40 +481,46 @@ def _family(compiler: str) -> str:
     return known[compiler].family.value if compiler in known else compiler.split("-", 1)[0]
 
 
+#: Two compilers a finding compares: (a, what a is, b, what b is, a note on the choice).
+Compared = tuple[str, str, str, str, str]
+
+
 def compilers_verdict(runs: list[Run], now: Mapping[str, Any], expect: Mapping[str, Any]) -> FindingResult:
-    """gcc/other: gcc's fastest compiler against the fastest of another family; older/newer:
-    the oldest compiler of the run against the newest, within one family where the run has
-    two of it (by the finding's `released` years)."""
-    run = runs[0]
+    """"FAMILY/other": that family's fastest compiler against the fastest of another family;
+    "older/newer": the oldest compiler of the run against the newest, within one family where
+    the run has two of it (by the finding's `released` years). Speed: each with its best
+    flags per cipher, the geometric mean over the ciphers both built."""
+    run, what = runs[0], str(now["compilers"])
     best = Variants.of(run).best()
     if len(best) < 2:
         return FindingResult(FindingVerdict.NOT_MEASURED, f"run {run.id} timed {len(best)} compiler(s) with a "
                              "verified figure: two are needed")
-    pair = _gcc_and_other(best) if now["compilers"] == "gcc/other" else _older_and_newer(best, now.get("released") or {})
+    pair = (_older_and_newer(best, now.get("released") or {}) if what == "older/newer"
+            else _family_and_other(best, what.split("/", 1)[0]))
     if isinstance(pair, str):
         return FindingResult(FindingVerdict.NOT_MEASURED, f"run {run.id}: {pair}")
-    (a, b), how = pair
+    a, a_is, b, b_is, note = pair
     sp = _speed(best, a, b)
     if sp is None:
         return FindingResult(FindingVerdict.NOT_MEASURED, f"run {run.id}: {a} and {b} built no cipher in common")
     x, n = sp
-    figure = f"{how}: {a} at {x:.3g}× the speed of {b}, each with its best flags per cipher (geometric mean " \
-             f"over the {n} cipher{'s' if n != 1 else ''} both built)"
+    figure = (f"{a} ({a_is}) at {x:.3g}× the speed of {b} ({b_is}), each with its best flags per cipher (geometric "
+              f"mean over the {n} cipher{'s' if n != 1 else ''} both built)" + (f"; {note}" if note else ""))
     return FindingResult(_judge_value(x, expect), figure)
 
 
-def _gcc_and_other(best: Mapping[str, Mapping[tuple[str, str], float]]) -> tuple[tuple[str, str], str] | str:
-    gcc = [c for c in best if _family(c) == "gcc"]
-    other = [c for c in best if _family(c) != "gcc"]
-    if not gcc or not other:
-        return f"it timed {'no gcc' if not gcc else 'gcc only'}: the claim compares gcc with another compiler"
-    g = max(gcc, key=lambda c: min((_speed(best, c, o) or (0.0, 0))[0] for o in other))
-    o = max(other, key=lambda c: (_speed(best, c, g) or (0.0, 0))[0])
-    return (g, o), f"the fastest gcc ({g}) against the fastest other compiler ({o})"
+def _family_and_other(best: Mapping[str, Mapping[tuple[str, str], float]], family: str) -> Compared | str:
+    mine = [c for c in best if _family(c) == family]
+    other = [c for c in best if _family(c) != family]
+    if not mine or not other:
+        return f"it timed {'no ' + family if not mine else family + ' only'}: the claim compares {family} with " \
+               "another compiler"
+    a = max(mine, key=lambda c: min((_speed(best, c, o) or (0.0, 0))[0] for o in other))
+    b = max(other, key=lambda c: (_speed(best, c, a) or (0.0, 0))[0])
+    return a, f"the fastest {family}", b, "the fastest other compiler", ""
 
 
-def _older_and_newer(best: Mapping[str, Mapping[tuple[str, str], float]],
-                     released: Mapping[str, int]) -> tuple[tuple[str, str], str] | str:
+def _older_and_newer(best: Mapping[str, Mapping[tuple[str, str], float]], released: Mapping[str, int]) -> Compared | str:
     dated = {c: int(released[c]) for c in best if c in released}
     families: dict[str, list[str]] = {}
     for c in sorted(dated, key=lambda c: dated[c]):
@@ -523,13 +529,13 @@ def _older_and_newer(best: Mapping[str, Mapping[tuple[str, str], float]],
     if spans:  # one family at two versions: the widest span, gcc first on a tie
         fam = max(sorted(spans), key=lambda f: (dated[spans[f][-1]] - dated[spans[f][0]], f == "gcc"))
         old, new = spans[fam][0], spans[fam][-1]
-        return (old, new), f"the older {fam}, {old} ({dated[old]}), against the newer, {new} ({dated[new]})"
+        return old, f"{dated[old]}", new, f"{dated[new]}", ""
     order = sorted(dated, key=lambda c: dated[c])
     if len(order) < 2 or dated[order[0]] == dated[order[-1]]:
         return "its compilers have no release years to tell the older from the newer (`released`)"
     old, new = order[0], order[-1]
-    return (old, new), (f"one version of each compiler timed: the older, {old} ({dated[old]}), against the newer, "
-                        f"{new} ({dated[new]}), of another family")
+    return (old, f"{dated[old]}, the older", new, f"{dated[new]}, the newer",
+            "the run timed one version of each compiler, so the older and the newer are of two families")
 
 
 def o3_verdict(runs: list[Run], now: Mapping[str, Any], expect: Mapping[str, Any]) -> FindingResult:
@@ -554,8 +560,8 @@ def o3_verdict(runs: list[Run], now: Mapping[str, Any], expect: Mapping[str, Any
     x = _geomean(ratios)
     within = sum(1 for r in ratios if r >= 0.97)
     top = ", ".join(f"{lb} on {n}" for lb, n in sorted(wins.items(), key=lambda kv: -kv[1]))
-    figure = (f"{family} -O3 alone at {x:.3g}× the speed of its best other flag set per cipher (geometric mean "
-              f"over {len(ratios)}; within 3 % on {within}; fastest: {top})")
+    figure = (f"{family} -O3 alone at {x:.3g}× the speed of the same compiler's best other flag set, per cipher "
+              f"(geometric mean over {len(ratios)}; within 3 % on {within}; the best other: {top})")
     return FindingResult(_judge_value(x, expect), figure)
 
 
