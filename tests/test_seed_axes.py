@@ -224,7 +224,7 @@ def test_reproduce_dry_run_prints_the_plan_and_its_estimate(tmp_path):
     lines = r.stdout.splitlines()
     assert lines[0] == "cipherbench reproduce bingmann2008: Eight open-source libraries, fifteen ciphers (Bingmann 2008)"
     est = duration(rough_minutes(load_presets()[STUDY]))
-    assert lines[1] == f"  1. libraries x ciphers (the study's experiment): cipherbench run --experiment {STUDY}  [~{est}]"
+    assert lines[1] == f"  1. the study's experiment: cipherbench run --experiment {STUDY}  [~{est}]"
     assert lines[2].startswith("  2. compiler-matrix run: cipherbench builds run --matrix quick  [~")
     env = created_env()
     if env is not None:
@@ -242,3 +242,38 @@ def test_an_unknown_study_is_one_line_and_exit_2(tmp_path):
     r = cli(f"sqlite:///{tmp_path / 'x.sqlite'}", "reproduce", "bingman2008", "--dry-run", timeout=120)
     assert r.returncode == 2 and r.stderr.strip() == ("cipherbench: error: no published study 'bingman2008'; "
                                                       "did you mean bingmann2008?")
+
+
+def test_reproduce_runs_its_steps_in_order_says_a_failed_one_in_a_line_and_ends_with_the_verdicts(
+        study, tmp_path, capsys):
+    from cipherbench.cli.reproduce import Step, print_verdicts, run_steps
+    from cipherbench.errors import CipherbenchError
+    from cipherbench.pipeline import RunOutcome, RunPlan, run_plan
+    from cipherbench.store.db import Store
+
+    def experiment(store: Store) -> RunOutcome:
+        plan = RunPlan.from_preset(STUDY, implementations=[IMPL], primitives=["cast5-128-ecb"], operations=["encrypt"],
+                                   workloads=["bulk"], **SMALL)
+        return run_plan(plan, store)
+
+    def matrix(store: Store) -> RunOutcome:
+        raise CipherbenchError("compiler(s) not installed: clang-16 (clang-16) (run 'make deps')")
+
+    store = Store(copy_of(study, tmp_path))
+    steps = [Step("the study's experiment", f"cipherbench run --experiment {STUDY}", 1.0, True, experiment),
+             Step("compiler-matrix run", MEASURE["compiler-matrix"], 1.0, True, matrix),
+             Step("fleet run with at least two machines", MEASURE["fleet"], 0.0, True, None, "not run")]
+    assert run_steps(store, steps) == (2, 1)  # the experiment's new run; one step failed
+    print_verdicts(store, STUDY, 2)
+    o = capsys.readouterr()
+    said = o.out.splitlines()
+    assert said[0] == f"step 1 of 3: the study's experiment: cipherbench run --experiment {STUDY}"
+    assert said[1].startswith("step 1: run 2 is complete after ")
+    assert said[2] == f"step 2 of 3: compiler-matrix run: {MEASURE['compiler-matrix']}"
+    assert o.err.strip().splitlines() == ["cipherbench: step 2 (compiler-matrix run) failed: compiler(s) not installed: "
+                                          "clang-16 (clang-16) (run 'make deps')"]
+    assert "The study's findings, judged on run 2 and the store's other runs:" in said
+    for f in axis_findings():
+        i = said.index(f"published: {f['text']}")
+        assert said[i + 1] == (f"  today: not measured: no {WHAT[f['from']]} in this store; measure it with: "
+                               f"{MEASURE[f['from']]}")

@@ -53,7 +53,7 @@ def experiment_step(study: str, past: dict[str, float]) -> Step:
     presets = load_presets()
     if study not in presets:
         raise UsageError(f"study '{study}' has published figures but no experiment in registry/experiments.toml")
-    return Step("libraries x ciphers (the study's experiment)", f"cipherbench run --experiment {study}",
+    return Step("the study's experiment", f"cipherbench run --experiment {study}",
                 past.get(study, rough_minutes(presets[study])), study not in past,
                 lambda store: run_plan(RunPlan.from_preset(study), store, BarProgress()))
 
