@@ -277,3 +277,15 @@ def test_reproduce_runs_its_steps_in_order_says_a_failed_one_in_a_line_and_ends_
         i = said.index(f"published: {f['text']}")
         assert said[i + 1] == (f"  today: not measured: no {WHAT[f['from']]} in this store; measure it with: "
                                f"{MEASURE[f['from']]}")
+
+
+def test_a_misspelt_source_key_is_one_line_naming_it(tmp_path):
+    from cipherbench.errors import UsageError
+    from cipherbench.report.verdicts import load_sources
+    bad = tmp_path / "published-figures.toml"
+    bad.write_text('[sources.fleet]\nkind = "fleet"\nmachine = 2\nwhat = "x"\nmeasure = "y"\n')
+    with pytest.raises(UsageError) as e:
+        load_sources(bad)
+    assert str(e.value) == "published-figures.toml: [sources.fleet]: unknown key 'machine'"
+    assert {n: s.kind for n, s in load_sources().items()} == {
+        "compiler-matrix": RunKind.BUILDS, "debian-releases": RunKind.SPEED, "fleet": RunKind.FLEET}
