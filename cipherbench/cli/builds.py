@@ -16,6 +16,8 @@ from cipherbench.cli.show import show_run
 from cipherbench.console import lit, out
 from cipherbench.errors import CipherbenchError
 from cipherbench.kinds import RunStatus
+from cipherbench.pipeline import RunOutcome
+from cipherbench.store.db import Store
 
 
 def _show(rec: BuildRecord):
@@ -38,6 +40,20 @@ def build_matrix(name: str, rebuild: bool) -> tuple[matrix_mod.Matrix, list[Buil
     failed = sum(1 for r in recs if r.status is BuildStatus.FAILED)
     out.print(f"{len(recs) - failed} built, {failed} failed to build, in {time.monotonic() - start:.0f} s")
     return m, recs
+
+
+def run_matrix(store: Store, name: str, rebuild: bool = False, baseline: bool = True) -> RunOutcome:
+    """Build matrix `name`, then verify and time its variants (and the ordinary build's
+    implementations, the baseline) in one run: `builds run`, and `reproduce`'s matrix."""
+    m, recs = build_matrix(name, rebuild)
+    specs = runners.built(recs)
+    if not specs:
+        raise CipherbenchError("no variant of the matrix built: nothing to verify or time")
+    baselines = tuple(t.value for t in m.targets) if baseline else ()
+    vr = runners.VariantRun(m, tuple(specs), baselines)
+    out.print(f"verifying and timing {len(specs)} variants"
+              + (f" and the ordinary build's {', '.join(baselines)}" if baselines else ""), markup=False)
+    return runners.run_variants(vr, store, BarProgress())
 
 
 @click.group("builds")
@@ -85,15 +101,7 @@ def run_cmd(c, name, rebuild, no_baseline):
     """Build a matrix, then verify every variant with all its known answers and time the
     correct ones interleaved in one run, beside the ordinary build (the baseline)."""
     store = c.store()  # open it first: a bad --db fails before any build
-    m, recs = build_matrix(name, rebuild)
-    specs = runners.built(recs)
-    if not specs:
-        raise CipherbenchError("no variant of the matrix built: nothing to verify or time")
-    baselines = () if no_baseline else tuple(t.value for t in m.targets)
-    vr = runners.VariantRun(m, tuple(specs), baselines)
-    out.print(f"verifying and timing {len(specs)} variants"
-              + (f" and the ordinary build's {', '.join(baselines)}" if baselines else ""), markup=False)
-    outcome = runners.run_variants(vr, store, BarProgress())
+    outcome = run_matrix(store, name, rebuild, baseline=not no_baseline)
     show_run(store, outcome.run_id)
     if outcome.status is not RunStatus.COMPLETE:
         raise CipherbenchError(f"run {outcome.run_id} is {outcome.status.value}: {len(outcome.failed)} of "

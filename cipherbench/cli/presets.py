@@ -42,7 +42,7 @@ def duration(minutes: float) -> str:
     return f"{minutes / 60:.1f} h" if minutes >= 90 else f"{max(1, round(minutes))} min"
 
 
-def _past_minutes(c: Ctx) -> dict[str, float]:
+def past_minutes(c: Ctx) -> dict[str, float]:
     """The last complete run of each preset in the store, in minutes."""
     try:
         rows = c.store(create=False).run_summaries()
@@ -60,7 +60,7 @@ def list_presets(ctx: click.Context, _param: click.Parameter, value: bool) -> No
         return
     c = ctx.find_object(Ctx)
     width = max(len(n) for n in load_presets())
-    past = _past_minutes(c) if c else {}
+    past = past_minutes(c) if c else {}
     t = Table(title="profiles and experiments (cipherbench run --profile NAME / --experiment NAME)",
               title_justify="left")
     t.add_column("name", no_wrap=True, min_width=width)

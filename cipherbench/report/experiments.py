@@ -4,7 +4,9 @@ quantities below are the whole vocabulary a new experiment can use."""
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from cipherbench.kinds import Operation, PrimitiveKind, Verdict
 from cipherbench.registry import NULL_PRIMITIVE
@@ -15,6 +17,8 @@ from cipherbench.report.tables import (
     Table,
     cycle_sources,
     diffusion_summary,
+    figure_cpb,
+    figure_point,
     gladman_figures,
     mark_of,
     mbit_at_clock,
@@ -50,7 +54,7 @@ class Chart:
 @dataclass
 class Section:
     name: str
-    entry: dict
+    entry: Mapping[str, Any]
     run: Run
     tables: list[Table] = field(default_factory=list)
     findings: list[tuple[str, str]] = field(default_factory=list)  # (published claim, today)
@@ -58,40 +62,44 @@ class Section:
     charts: list[Chart | None] = field(default_factory=list)  # per table
 
 
-def _ms(run: Run, impl: str, prim: str, op: str, workload: str | None = None):
+def _ms(run: Run, impl: str, prim: str, op: str, workload: str | None = None) -> list[Measurement]:
     p = primitive(prim)
     ops = {op, "hash"} if (p and p.kind == PrimitiveKind.HASH and op == Operation.ENCRYPT) else {op}
     return [m for m in run.measurements if m.impl == impl and m.primitive == prim
             and m.operation in ops and (workload is None or m.workload == workload) and usable(m)]
 
 
-def _largest(ms):
-    ms = [m for m in ms if m.size > 0]
-    return max(ms, key=lambda m: m.size) if ms else None
+def _largest(ms: Sequence[Measurement]) -> Measurement | None:
+    sized = [m for m in ms if m.size > 0]
+    return max(sized, key=lambda m: m.size) if sized else None
 
 
-def now_value(run: Run, impl: str, prim: str, spec: dict) -> tuple[float | str | None, list]:
+def now_value(run: Run, impl: str, prim: str, spec: Mapping[str, Any]) -> tuple[float | str | None, list[Measurement]]:
     """Today's figure for one published cell: (value, measurements used)."""
     q = spec.get("quantity")
     op = spec.get("operation", "encrypt")
     if q == "seconds":
         ms = [m for m in _ms(run, impl, prim, op, spec.get("workload", "bulk")) if m.size == spec["size"]]
-        return (spec["calls"] * ms[0].ns_per_call / 1e9, ms) if ms else (None, [])
+        ns = ms[0].ns_per_call if ms else None  # _ms keeps timed points only
+        return (spec["calls"] * ns / 1e9, ms) if ns is not None else (None, [])
     if q in ("keysetup_cycles", "cycles_per_block", "mbit_per_s_at_clock"):
         f = gladman_figures(run, prim, impl)
         used = [v for v in f.values() if isinstance(v, Measurement)]
         if q == "keysetup_cycles":
-            a, b = (f[k].cycles_per_call if k in f else None for k in (Operation.KEYSETUP, Operation.KEYSETUP_DECRYPT))
+            a, b = ((pt.cycles_per_call if (pt := figure_point(f, k)) else None)
+                    for k in (Operation.KEYSETUP, Operation.KEYSETUP_DECRYPT))
             if a and b:
                 return f"{a:,.0f}:{b:,.0f}", used
             return a, used
         if q == "cycles_per_block":
-            return f.get(f"{op}_cpb"), used
+            return figure_cpb(f, f"{op}_cpb"), used
         p = primitive(prim)
         return mbit_at_clock(f, p.block_bytes if p else 16)[0], used
     if q in ("mbit_per_s", "mb_per_s"):
         m = _largest(_ms(run, impl, prim, op, "bulk"))
-        return (m.mb_per_s * (8 if q == "mbit_per_s" else 1), [m]) if m else (None, [])
+        if m is None or m.mb_per_s is None:
+            return None, []
+        return m.mb_per_s * (8 if q == "mbit_per_s" else 1), [m]
     if q in ("min_secure_rounds", "min_secure_cycles", "attack_rounds"):
         return security_value(run, impl, prim, q)
     if q in ("diffusion", "diffusion_overall", "full_diffusion_rounds"):
@@ -108,7 +116,7 @@ def now_value(run: Run, impl: str, prim: str, spec: dict) -> tuple[float | str |
     raise ValueError(f"published-figures.toml: unknown quantity {q!r}")
 
 
-def _resolve(run: Run, candidates, key_bits, mode: str | None = None) -> str | None:
+def _resolve(run: Run, candidates: Sequence[str], key_bits: int | None, mode: str | None = None) -> str | None:
     """The first candidate the run measured, with the column's {key} and {mode} put in."""
     names = [c.replace("{key}", str(key_bits)) for c in candidates] if key_bits else list(candidates)
     names = [n.replace("{mode}", mode) for n in names] if mode else names
@@ -116,7 +124,7 @@ def _resolve(run: Run, candidates, key_bits, mode: str | None = None) -> str | N
     return next((n for n in names if n in measured), None)
 
 
-def why_not(run: Run, candidates, cols) -> tuple[RowMark, str]:
+def why_not(run: Run, candidates: Sequence[str], cols: Sequence[Mapping[str, Any]]) -> tuple[RowMark, str]:
     """Why a published row has no figure today, as a mark and in words: nothing offers the
     cipher, its points failed (the first error), or the run did not ask for it."""
     names = sorted({c.replace("{key}", str(col.get("key_bits") or "")) for c in candidates for col in cols or [{}]})
@@ -131,7 +139,7 @@ def why_not(run: Run, candidates, cols) -> tuple[RowMark, str]:
     return RowMark.NOT_PLANNED, "the run did not time it (not in its plan, or --primitive left it out)"
 
 
-def _fmt(v) -> str:
+def _fmt(v: float | str | None) -> str:
     """Today's figures: about four significant digits."""
     if v is None:
         return "–"
@@ -142,7 +150,7 @@ def _fmt(v) -> str:
     return num(v, 4)
 
 
-def _published(v) -> str:
+def _published(v: object) -> str:
     """Published figures exactly as transcribed."""
     if v is None:
         return ""
@@ -155,7 +163,73 @@ def _impls(run: Run) -> list[str]:
     return sorted({m.impl for m in run.measurements if m.primitive != NULL_PRIMITIVE})
 
 
-def build_table(data: ReportData, run: Run, t: dict, idx: int, name: str) -> tuple[Table, Chart | None]:
+#: Today's figures of one implementation for one published row: (impl, column key -> figure,
+#: the verification of the pairs they stand on).
+ImplRow = tuple[str, dict[str, float | str | None], Verdict]
+#: The pairs a table's figures stand on: (run, implementation, primitive).
+Pair = tuple[Run, str, str]
+
+
+def _today(run: Run, candidates: Sequence[str], now_cols: Sequence[Mapping[str, Any]], used: list[Measurement],
+           pairs: list[Pair]) -> list[ImplRow]:
+    """Per implementation of the run that has a figure for a published row (its candidate
+    primitives): its figures in the columns with a `now`, and the verification of the pairs
+    they stand on (collected in used, pairs)."""
+    out = []
+    for impl in _impls(run):
+        vals: dict[str, float | str | None] = {}
+        statuses: set[str | None] = set()
+        for c in now_cols:
+            prim = _resolve(run, candidates, c.get("key_bits"), c.get("mode"))
+            v, ms = (None, []) if prim is None else now_value(run, impl, prim, c["now"])
+            if ms and prim is not None:
+                statuses.add(run.verification(impl, prim))
+                used.extend(ms)
+                pairs.append((run, impl, prim))
+            vals[c["key"]] = v
+        if any(v is not None for v in vals.values()):
+            out.append((impl, vals, Verdict.of_all(statuses)))
+    return out
+
+
+def _chart_of(t: Mapping[str, Any], now_cols: Sequence[Mapping[str, Any]]) -> tuple[Chart, str] | None:
+    """The chart of the first column whose published values are all numbers (key set-up "a:b"
+    is not), and that column's key."""
+    first = next((c for c in now_cols if all(isinstance(r.get("values", {}).get(c["key"]), (int, float))
+                                             for r in t["rows"])), None)
+    return (Chart(f"{t['title']}: {first['label']}", first["unit"]), str(first["key"])) if first else None
+
+
+def _chart_row(chart: Chart, key: str, data: ReportData, run: Run, row: Mapping[str, Any],
+               impl_rows: list[ImplRow]) -> None:
+    chart.labels.append(row["label"])
+    chart.then.append(row["values"][key])
+    for impl, vals, st in impl_rows:
+        name = data.series_name(run, impl) + ("" if st == Verdict.PASSED else f" ({STATUS_TEXT[st]})")
+        v = vals[key]
+        series = chart.now.setdefault(name, ChartSeries(impl, st == Verdict.PASSED))
+        series.by_label[row["label"]] = v if isinstance(v, (int, float)) else None
+
+
+def _notes(entry: Mapping[str, Any], t: Mapping[str, Any], used: list[Measurement], pairs: list[Pair],
+           today: bool) -> list[str]:
+    notes = [f"Published: {t['units']}; on {entry.get('machine', '')} ({entry.get('year', '')}); "
+             f"source: {entry.get('citation', '')}."]
+    if not today:
+        return notes
+    notes.append("Today: this run on the machine described in the header, same units; cycle source "
+                 f"{cycle_sources(used)}. Columns without a figure today are published only.")
+    counts: dict[Verdict, set[str]] = {}
+    for r, impl, prim in set(pairs):
+        counts.setdefault(r.verification(impl, prim), set()).add(f"{impl} {prim}")
+    bad = {k: v for k, v in counts.items() if not Verdict.shown(k)}
+    notes.append("Verification: " + (f"{len(counts.get(Verdict.PASSED, set()))} passed"
+                                     + "".join(f"; {STATUS_TEXT.get(k, k)}: {', '.join(sorted(v))}"
+                                               for k, v in bad.items())) + ".")
+    return notes
+
+
+def build_table(data: ReportData, run: Run, t: Mapping[str, Any], idx: int, name: str) -> tuple[Table, Chart | None]:
     """Published row first, then one row per implementation of today's run, in the same columns."""
     entry = data.published[name]
     cols = t["columns"]
@@ -165,13 +239,9 @@ def build_table(data: ReportData, run: Run, t: dict, idx: int, name: str) -> tup
         header.append("verified")
     table = Table(f"then-{name}-{idx}", t["title"], header,
                   align=["l", "l"] + ["r"] * len(cols) + (["l"] if now_cols else []))
-    used, pairs = [], []
-    chart: Chart | None = None
-    # Chart the first column whose published values are all numbers (key set-up "a:b" is not).
-    first = next((c for c in now_cols if all(isinstance(r.get("values", {}).get(c["key"]), (int, float))
-                                             for r in t["rows"])), None)
-    if first:
-        chart = Chart(f"{t['title']}: {first['label']}", first["unit"])
+    used: list[Measurement] = []
+    pairs: list[Pair] = []
+    charted = _chart_of(t, now_cols)
     year = str(entry.get("year", "")).strip()
     then_label = f"published ({year})" if re.fullmatch(r"\d{4}", year) else "published"
     for row in t["rows"]:
@@ -179,54 +249,25 @@ def build_table(data: ReportData, run: Run, t: dict, idx: int, name: str) -> tup
         table.add([row["label"], then_label, *then] + ([""] if now_cols else []), RowMark.PUBLISHED)
         if not now_cols:
             continue
-        impl_rows = []
-        for impl in _impls(run):
-            vals, statuses, any_value = {}, set(), False
-            for c in now_cols:
-                prim = _resolve(run, row.get("primitives", []), c.get("key_bits"), c.get("mode"))
-                v, ms = (None, []) if prim is None else now_value(run, impl, prim, c["now"])
-                if ms:
-                    statuses.add(run.verification(impl, prim))
-                    used.extend(ms)
-                    pairs.append((run, impl, prim))
-                any_value = any_value or v is not None
-                vals[c["key"]] = v
-            if any_value:
-                st = Verdict.of_all(statuses)
-                impl_rows.append((impl, vals, st))
-        if chart is not None:
-            chart.labels.append(row["label"])
-            chart.then.append(row["values"][first["key"]])
+        candidates = row.get("primitives", [])
+        impl_rows = _today(run, candidates, now_cols, used, pairs)
+        if charted is not None:
+            _chart_row(*charted, data, run, row, impl_rows)
         if not impl_rows:
-            mark, why = why_not(run, row.get("primitives", []), now_cols)
+            mark, why = why_not(run, candidates, now_cols)
             table.add(["", f"today: not measured in this run: {why}", *[""] * len(cols), ""], mark)
-            continue
         for impl, vals, st in impl_rows:
             table.add(["", f"today: {data.series_name(run, impl)}",
                        *[_fmt(vals[c["key"]]) if c.get("now") else "" for c in cols], STATUS_TEXT.get(st, st)],
                       mark_of(st))
-        if chart is not None:
-            for impl, vals, st in impl_rows:
-                name_ = data.series_name(run, impl) + ("" if st == Verdict.PASSED else f" ({STATUS_TEXT[st]})")
-                v = vals[first["key"]]
-                series = chart.now.setdefault(name_, ChartSeries(impl, st == Verdict.PASSED))
-                series.by_label[row["label"]] = v if isinstance(v, (int, float)) else None
-    table.notes = [f"Published: {t['units']}; on {entry.get('machine', '')} ({entry.get('year', '')}); "
-                   f"source: {entry.get('citation', '')}."]
-    if now_cols:
-        table.notes.append("Today: this run on the machine described in the header, same units; cycle source "
-                           f"{cycle_sources(used)}. Columns without a figure today are published only.")
-        counts = {}
-        for r, impl, prim in set(pairs):
-            counts.setdefault(r.verification(impl, prim), set()).add(f"{impl} {prim}")
-        bad = {k: v for k, v in counts.items() if not Verdict.shown(k)}
-        table.notes.append("Verification: " + (f"{len(counts.get('passed', []))} passed"
-                                               + "".join(f"; {STATUS_TEXT.get(k, k)}: {', '.join(sorted(v))}"
-                                                         for k, v in bad.items())) + ".")
-    return table, chart
+    table.notes = _notes(entry, t, used, pairs, bool(now_cols))
+    return table, charted[0] if charted else None
 
 
 def sections(data: ReportData) -> list[Section]:
+    """Each run whose profile has published figures: its then-and-now tables and charts, and a
+    verdict per finding (those drawing on the store's other runs look them up once)."""
+    evidence = verdicts.Evidence(data.store)
     out = []
     for run in data.runs:
         entry = data.published.get(run.profile)
@@ -239,7 +280,7 @@ def sections(data: ReportData) -> list[Section]:
             sec.charts.append(chart if chart and chart.now else None)
         prims = [p for t in entry.get("tables", []) for r in t.get("rows", []) for p in r.get("primitives", [])]
         for f in entry.get("findings", []):
-            v = verdicts.verdict(data, run, f, prims)
+            v = verdicts.verdict(data, run, f, prims, evidence)
             sec.verdicts.append(v)
             sec.findings.append((f["text"], f"{v.verdict.value}: {v.figure}"))
         out.append(sec)

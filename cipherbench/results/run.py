@@ -311,6 +311,9 @@ class Run:
 class ReportData:
     runs: list[Run]
     published: dict[str, Any] = field(default_factory=dict)  # experiment -> published-figures.toml entry
+    # the store the runs were read from: findings judged on its other runs look there
+    # (report/verdicts.py); None for runs read from files
+    store: Store | None = None
 
     @property
     def multi(self) -> bool:
@@ -366,7 +369,7 @@ def load_published(path: Path = PUBLISHED_FILE) -> dict[str, Any]:
 def load(store: Store, run_ids: Iterable[int] = (), with_samples: bool = True) -> ReportData:
     """The one loading function every exporter shares."""
     runs = [load_run(store, rid, with_samples) for rid in resolve_runs(store, run_ids)]
-    return ReportData(runs, published_for(runs, load_published()))
+    return ReportData(runs, published_for(runs, load_published()), store)
 
 
 def published_for(runs: Iterable[Run], published: Mapping[str, Any]) -> dict[str, Any]:
