@@ -1,0 +1,148 @@
+"""Running mutants: each alone through the verification gate, against answers prepared once.
+
+The gate's computed records (kat/verify.Prepared: every corpus's known answers, the model
+records over the ECB oracles, the long answers) are prepared once, over every primitive the
+wrapped implementations offer, by the real runners (kept between runs by kat/cache.py's
+PreparedCache), so no mutant serves as its own oracle. Each mutant then gets a session of
+its own holding only its proxy (proxy.py, one process, which starts the real runner) and
+is checked as `verify --reverify` checks a pair: Verifier.run, no verification remembered,
+no second implementation to disagree with. Equivalent mutants (draw.equivalent) are named
+and not run. Mutants run in `jobs` worker processes forked after the answers are ready.
+"""
+from __future__ import annotations
+
+import multiprocessing
+import shlex
+import sys
+from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from enum import StrEnum
+from pathlib import Path
+
+from cipherbench.errors import CipherbenchError, UsageError
+from cipherbench.kat.cache import PreparedCache, cache_file, prepare
+from cipherbench.kat.verify import Prepared, Verifier
+from cipherbench.kinds import Verdict
+from cipherbench.measure.session import Session
+from cipherbench.mutate.draw import Target, equivalent
+from cipherbench.mutate.faults import Fault
+
+PROXY = Path(__file__).resolve().parent / "proxy.py"
+
+#: The implementations wrapped by default: the native engine's OpenSSL, and the Python
+#: runner's pycryptodome (its streams: Salsa20, XChaCha20) and pyca/cryptography (XTS).
+DEFAULT_TARGETS = (("native", "openssl"), ("python", "pycryptodome"), ("python", "pyca-cryptography"))
+
+
+class Outcome(StrEnum):
+    CAUGHT = "caught"  # the pair failed verification
+    SURVIVED = "survived"  # it passed, or stayed unverified: a hole of the gate
+    EQUIVALENT = "equivalent"  # it cannot change an allowed answer (draw.equivalent): not run
+    BROKEN = "broken"  # the harness's proxy failed: neither caught nor survived, counted apart
+
+
+@dataclass(frozen=True)
+class Result:
+    fault: Fault
+    outcome: Outcome
+    detail: str  # why equivalent; the first failed check; the verdict of a survivor; what broke
+
+
+@dataclass
+class Wrapped:
+    """The real runners' side: what they offer, how each is started, the prepared answers."""
+
+    targets: list[Target]
+    argv: dict[str, list[str]]  # runner name -> its command
+    prepared: Prepared
+    missing: list[str]  # runner/impl asked for and not offered (not built, not available)
+
+
+def wrap(pairs: tuple[tuple[str, str], ...] = DEFAULT_TARGETS, depth: int = 1 << 20,
+         keep: PreparedCache | None = None) -> Wrapped:
+    """Start the real runners, find the implementations to wrap, and prepare the gate's
+    records over every primitive they offer (the same set every time, so the kept records
+    serve every sample)."""
+    with Session(pin=False, only_runners={runner for runner, _ in pairs}) as s:
+        s.start_all()
+        targets, argv = [], {}
+        for r in s.runners:
+            if r.process is None or not r.hello:
+                continue
+            for im in r.hello.get("implementations", []):
+                if (r.spec.name, im.get("name")) in pairs and im.get("available", True):
+                    prims = tuple(sorted(p["name"] for p in im.get("primitives", []) if p.get("name") in s.reg))
+                    targets.append(Target(r.spec.name, str(im["name"]), prims))
+                    argv[r.spec.name] = list(r.spec.argv)
+        missing = sorted(set(pairs) - {(t.runner, t.impl) for t in targets})
+        if not any(t.runner == "native" for t in targets):
+            raise UsageError("mutate: the native engine's OpenSSL is not available (run 'make engine')")
+        prims = sorted({p for t in targets for p in t.primitives})
+        prepared = prepare(s, [s.reg[p] for p in prims], keep or PreparedCache(cache_file()), depth)
+    return Wrapped(targets, argv, prepared, [f"{r}/{i}" for r, i in missing])
+
+
+def proxy_command(fault: Fault, real: list[str]) -> str:
+    return shlex.join([sys.executable, str(PROXY), fault.to_json(), "--", *real])
+
+
+def run_one(fault: Fault, real: list[str], prepared: Prepared) -> Result:
+    """One mutant alone through the gate."""
+    try:
+        with Session((proxy_command(fault, real),), builtin=False, pin=False) as s:
+            pairs = s.pairs((fault.impl,), (fault.primitive,))
+            if not pairs:
+                return Result(fault, Outcome.BROKEN, "the proxy announced no such pair")
+            r = Verifier(s).run(pairs, prepared)[0]
+    except CipherbenchError as e:
+        return Result(fault, Outcome.BROKEN, str(e))
+    if r.status != Verdict.FAILED:
+        return Result(fault, Outcome.SURVIVED, f"{r.status}" + (f" up to {r.verified_bytes} B"
+                                                               if r.status == Verdict.PASSED else ""))
+    first = r.failures[0]
+    if first.get("check") == "runner":
+        return Result(fault, Outcome.BROKEN, str(first.get("actual", "")))
+    return Result(fault, Outcome.CAUGHT, str(first.get("check", "")) + (f" ({first['vector']})"
+                                                                       if first.get("vector") else ""))
+
+
+# the worker processes' share of the parent's state, set before they are forked
+_SHARED: dict[str, Wrapped] = {}
+
+
+def _run_forked(fault: Fault) -> Result:
+    w = _SHARED["wrapped"]
+    return run_one(fault, w.argv[fault.runner], w.prepared)
+
+
+def run_all(w: Wrapped, faults: list[Fault], depth: int, jobs: int = 2,
+            progress: Callable[[Result], None] | None = None) -> list[Result]:
+    """Every mutant's result, in the order drawn: equivalent ones named, the others run in
+    `jobs` processes forked from this one (they share the prepared answers)."""
+    results: dict[int, Result] = {}
+    todo = []
+    for i, f in enumerate(faults):
+        why = equivalent(f, depth)
+        if why is None:
+            todo.append(i)
+            continue
+        results[i] = Result(f, Outcome.EQUIVALENT, why)
+        if progress:
+            progress(results[i])
+    _SHARED["wrapped"] = w
+    try:
+        if jobs <= 1:
+            for i in todo:
+                results[i] = _run_forked(faults[i])
+                if progress:
+                    progress(results[i])
+        else:
+            with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork")) as pool:
+                for i, r in zip(todo, pool.map(_run_forked, [faults[i] for i in todo], chunksize=4)):
+                    results[i] = r
+                    if progress:
+                        progress(r)
+    finally:
+        _SHARED.clear()
+    return [results[i] for i in range(len(faults))]
