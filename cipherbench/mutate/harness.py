@@ -12,15 +12,20 @@ and not run. Mutants run in `jobs` worker processes forked after the answers are
 from __future__ import annotations
 
 import multiprocessing
+import multiprocessing.util
+import os
 import shlex
+import shutil
+import subprocess
 import sys
+import tempfile
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
 
-from cipherbench.errors import CipherbenchError, UsageError
+from cipherbench.errors import CipherbenchError, RunnerError, UsageError
 from cipherbench.kat.cache import PreparedCache, cache_file, prepare
 from cipherbench.kat.verify import Prepared, Verifier
 from cipherbench.kinds import Verdict
@@ -66,14 +71,15 @@ def wrap(pairs: tuple[tuple[str, str], ...] = DEFAULT_TARGETS, depth: int = 1 <<
     serve every sample)."""
     with Session(pin=False, only_runners={runner for runner, _ in pairs}) as s:
         s.start_all()
-        targets, argv = [], {}
+        targets: list[Target] = []
+        argv: dict[str, list[str]] = {}
         for r in s.runners:
             if r.process is None or not r.hello:
                 continue
             for im in r.hello.get("implementations", []):
                 if (r.spec.name, im.get("name")) in pairs and im.get("available", True):
-                    prims = tuple(sorted(p["name"] for p in im.get("primitives", []) if p.get("name") in s.reg))
-                    targets.append(Target(r.spec.name, str(im["name"]), prims))
+                    offered = tuple(sorted(p["name"] for p in im.get("primitives", []) if p.get("name") in s.reg))
+                    targets.append(Target(r.spec.name, str(im["name"]), offered))
                     argv[r.spec.name] = list(r.spec.argv)
         missing = sorted(set(pairs) - {(t.runner, t.impl) for t in targets})
         if not any(t.runner == "native" for t in targets):
@@ -83,12 +89,69 @@ def wrap(pairs: tuple[tuple[str, str], ...] = DEFAULT_TARGETS, depth: int = 1 <<
     return Wrapped(targets, argv, prepared, [f"{r}/{i}" for r, i in missing])
 
 
-def proxy_command(fault: Fault, real: list[str]) -> str:
-    return shlex.join([sys.executable, str(PROXY), fault.to_json(), "--", *real])
+def proxy_command(fault: Fault, real: list[str] | tuple[str, str]) -> str:
+    """The proxy's command line: around the real runner's command (a list), or attached to a
+    running one's named pipes (a pair of paths, RealRunners.pipes)."""
+    how = ["--pipes", *real] if isinstance(real, tuple) else ["--", *real]
+    # -S: no site packages; the proxy needs the standard library and this checkout only
+    return shlex.join([sys.executable, "-S", str(PROXY), fault.to_json(), *how])
 
 
-def run_one(fault: Fault, real: list[str], prepared: Prepared) -> Result:
-    """One mutant alone through the gate."""
+class RealRunners:
+    """The real runners one process keeps for its mutants' proxies, each reading and writing
+    two named pipes. This process holds the other end of each (a writer of the requests, a
+    reader of the answers), so a runner sees no end of input between proxies, and sees it
+    when this process ends, however it ends: the runners then exit by themselves."""
+
+    def __init__(self, argv: dict[str, list[str]]):
+        self.argv = argv
+        self.dir = Path(tempfile.mkdtemp(prefix="cipherbench-mutate-"))
+        self.procs: dict[str, subprocess.Popen[bytes]] = {}
+        self.held: dict[str, list[int]] = {}
+
+    def pipes(self, runner: str) -> tuple[str, str]:
+        """The runner's two pipes (requests, answers), started anew if it is not running."""
+        req, ans = self.dir / f"{runner}.in", self.dir / f"{runner}.out"
+        p = self.procs.get(runner)
+        if p is not None and p.poll() is None:
+            return str(req), str(ans)
+        self._release(runner)
+        for path in (req, ans):
+            if not path.exists():
+                os.mkfifo(path, 0o600)
+        stdin = os.open(req, os.O_RDONLY | os.O_NONBLOCK)  # no writer yet: must not wait for one
+        os.set_blocking(stdin, True)
+        answers = os.open(ans, os.O_RDONLY | os.O_NONBLOCK)
+        stdout = os.open(ans, os.O_WRONLY)
+        self.held[runner] = [os.open(req, os.O_WRONLY), answers]
+        try:
+            self.procs[runner] = subprocess.Popen(self.argv[runner], stdin=stdin, stdout=stdout,
+                                                  stderr=subprocess.DEVNULL)
+        except OSError as e:
+            raise RunnerError(f"mutate: cannot start runner {runner}: {e.strerror}") from None
+        finally:
+            os.close(stdin)
+            os.close(stdout)
+        return str(req), str(ans)
+
+    def _release(self, runner: str) -> None:
+        for fd in self.held.pop(runner, []):
+            os.close(fd)
+
+    def close(self) -> None:
+        for runner, p in self.procs.items():
+            self._release(runner)
+            try:
+                p.wait(timeout=5)  # its input ended with the pipes' last writer
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.wait()
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def run_one(fault: Fault, real: list[str] | tuple[str, str], prepared: Prepared) -> Result:
+    """One mutant alone through the gate. real: the real runner's command, or the named
+    pipes of a running one (RealRunners.pipes)."""
     try:
         with Session((proxy_command(fault, real),), builtin=False, pin=False) as s:
             pairs = s.pairs((fault.impl,), (fault.primitive,))
@@ -107,13 +170,24 @@ def run_one(fault: Fault, real: list[str], prepared: Prepared) -> Result:
                                                                        if first.get("vector") else ""))
 
 
-# the worker processes' share of the parent's state, set before they are forked
+# the worker processes' share of the parent's state, set before they are forked, and each
+# process's own real runners
 _SHARED: dict[str, Wrapped] = {}
+_REAL: dict[str, RealRunners] = {}
 
 
 def _run_forked(fault: Fault) -> Result:
     w = _SHARED["wrapped"]
-    return run_one(fault, w.argv[fault.runner], w.prepared)
+    real = _REAL.get("real")
+    if real is None:
+        real = _REAL["real"] = RealRunners(w.argv)
+        if multiprocessing.parent_process() is not None:  # a worker: its runners go when it does
+            multiprocessing.util.Finalize(None, real.close, exitpriority=10)
+    try:
+        pipes = real.pipes(fault.runner)
+    except RunnerError as e:
+        return Result(fault, Outcome.BROKEN, str(e))
+    return run_one(fault, pipes, w.prepared)
 
 
 def run_all(w: Wrapped, faults: list[Fault], depth: int, jobs: int = 2,
@@ -145,4 +219,6 @@ def run_all(w: Wrapped, faults: list[Fault], depth: int, jobs: int = 2,
                         progress(r)
     finally:
         _SHARED.clear()
+        if "real" in _REAL:  # this process's own (jobs 1); a worker's end with the worker
+            _REAL.pop("real").close()
     return [results[i] for i in range(len(faults))]

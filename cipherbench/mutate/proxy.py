@@ -2,6 +2,13 @@
 runner and breaks the answers one fault (faults.Fault) names.
 
     python cipherbench/mutate/proxy.py FAULT-JSON -- REAL-RUNNER-COMMAND...
+    python cipherbench/mutate/proxy.py FAULT-JSON --pipes REQUESTS ANSWERS
+
+The second form talks to a real runner already running, through two named pipes (its
+standard input and output), so that one runner serves mutant after mutant: runners keep
+no state between requests (docs/protocol.md), and starting one costs more than checking
+most mutants. Its own requests carry ids of its own, and any other answer found in the
+pipe (one left by a proxy stopped mid-request) is passed over.
 
 It announces the real runner's implementation under its own name with the one primitive
 the fault is in. A request the fault does not touch goes through unchanged, `fill` and
@@ -14,11 +21,13 @@ for them: no cipher is computed here.
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 if __package__ in (None, ""):  # run as a file: the checkout this file is in comes first
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
@@ -49,22 +58,38 @@ def xor(a: bytes, b: bytes) -> bytes:
 
 
 class Proxy:
-    def __init__(self, fault: Fault, real: list[str]):
+    def __init__(self, fault: Fault, real: list[str] | None = None, pipes: tuple[str, str] | None = None):
+        """Start the real runner's command, or attach to one through its two named pipes."""
         self.f = fault
         self.p = fault.facts
-        self.real = subprocess.Popen(real, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
-        assert self.real.stdin is not None and self.real.stdout is not None
-        self.to_real, self.from_real = self.real.stdin, self.real.stdout
+        self.real: subprocess.Popen[bytes] | None = None
+        if pipes is not None:
+            self.to_real: IO[bytes] = open(pipes[0], "wb")  # noqa: SIM115 (held for the proxy's life)
+            self.from_real: IO[bytes] = open(pipes[1], "rb")  # noqa: SIM115
+        else:
+            self.real = subprocess.Popen(real or [], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+            assert self.real.stdin is not None and self.real.stdout is not None
+            self.to_real, self.from_real = self.real.stdin, self.real.stdout
+        self.ids = itertools.count()
+        self.id_prefix = f"mutant-{os.getpid()}-"
+
+    def close(self) -> None:
+        self.to_real.close()
+        if self.real is not None:
+            self.real.wait()
 
     # ------------------------------------------------------------------ the real runner
     def ask(self, req: Req) -> Req:
-        self.to_real.write(json.dumps(req).encode() + b"\n")
+        rid = f"{self.id_prefix}{next(self.ids)}"
+        self.to_real.write(json.dumps(dict(req, id=rid)).encode() + b"\n")
         self.to_real.flush()
-        line = self.from_real.readline()
-        if not line:
-            sys.exit(f"mutant proxy: the real runner closed its output answering {req.get('op')!r}")
-        answer: Req = json.loads(line)
-        return answer
+        while True:
+            line = self.from_real.readline()
+            if not line:
+                sys.exit(f"mutant proxy: the real runner closed its output answering {req.get('op')!r}")
+            answer: Req = json.loads(line)
+            if answer.get("id") == rid:
+                return answer
 
     def ask_crypt(self, req: Req, **change: Any) -> Req:
         """A helper request of the same key to the real runner: no optional fields."""
@@ -309,10 +334,13 @@ HANDLERS = {Operator.FLIP: Proxy.flip, Operator.COUNTER: Proxy.counter, Operator
 
 
 def main(argv: list[str]) -> int:
-    if len(argv) < 3 or argv[1] != "--":
-        sys.stderr.write("usage: proxy.py FAULT-JSON -- REAL-RUNNER-COMMAND...\n")
+    if len(argv) >= 3 and argv[1] == "--":
+        proxy = Proxy(Fault.from_json(argv[0]), real=argv[2:])
+    elif len(argv) == 4 and argv[1] == "--pipes":
+        proxy = Proxy(Fault.from_json(argv[0]), pipes=(argv[2], argv[3]))
+    else:
+        sys.stderr.write("usage: proxy.py FAULT-JSON -- REAL-RUNNER-COMMAND... | FAULT-JSON --pipes REQUESTS ANSWERS\n")
         return 2
-    proxy = Proxy(Fault.from_json(argv[0]), argv[2:])
     for line in sys.stdin.buffer:
         try:
             req = json.loads(line)
@@ -326,8 +354,7 @@ def main(argv: list[str]) -> int:
             resp = dict(proxy.answer(req), id=req.get("id"))
         sys.stdout.write(json.dumps(resp) + "\n")
         sys.stdout.flush()
-    proxy.to_real.close()
-    proxy.real.wait()
+    proxy.close()
     return 0
 
 
