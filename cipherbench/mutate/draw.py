@@ -38,7 +38,7 @@ SMALLEST = 16
 THRESHOLDS = tuple(1 << k for k in range(SMALLEST.bit_length() - 1, LARGEST.bit_length()))
 WIDTHS = (8, 16, 32, 64)
 BATCHES = (2, 4, 8, 16)
-KEY_SIZES = (0, 128, 192, 256)  # a key-size-specific fault; 0: every key
+KEY_SIZES = (128, 192, 256)  # the key sizes a key-size-specific fault is drawn for
 #: ChaCha and Salsa make keystream in 64-byte blocks; a stream without blocks (RC4) is
 #: given the same unit for its batches
 STREAM_BLOCK = 64
@@ -177,8 +177,13 @@ def _tail(rng: random.Random, f: Fault) -> Fault:
 
 
 def _remap(rng: random.Random, f: Fault) -> Fault:
-    return replace(f, field=pick(rng, Field), remap=pick(rng, Remap), index=rng.randrange(32),
-                   value=rng.randrange(256), key_bits=rng.choice(KEY_SIZES))
+    """A byte of the field (a pair of neighbours, when swapped); the key size is any, the
+    primitive's own, or another (a fault in a schedule the primitive never runs)."""
+    field, how = pick(rng, Field), pick(rng, Remap)
+    size = f.facts.key_bytes if field is Field.KEY else f.facts.iv_bytes
+    own = f.facts.key_bytes * 8
+    return replace(f, field=field, remap=how, index=rng.randrange(max(1, size - (how is Remap.SWAPPED))),
+                   value=rng.randrange(256), key_bits=rng.choice((0, own, rng.choice([k for k in KEY_SIZES if k != own]))))
 
 
 def _tag(rng: random.Random, f: Fault) -> Fault:

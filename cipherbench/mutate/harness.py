@@ -65,10 +65,10 @@ class Wrapped:
 
 
 def wrap(pairs: tuple[tuple[str, str], ...] = DEFAULT_TARGETS, depth: int = 1 << 20,
-         keep: PreparedCache | None = None) -> Wrapped:
+         keep: PreparedCache | None = None, only: frozenset[str] | None = None) -> Wrapped:
     """Start the real runners, find the implementations to wrap, and prepare the gate's
     records over every primitive they offer (the same set every time, so the kept records
-    serve every sample)."""
+    serve every sample). only: wrap these primitives alone (a quick sample's)."""
     with Session(pin=False, only_runners={runner for runner, _ in pairs}) as s:
         s.start_all()
         targets: list[Target] = []
@@ -78,7 +78,7 @@ def wrap(pairs: tuple[tuple[str, str], ...] = DEFAULT_TARGETS, depth: int = 1 <<
                 continue
             for im in r.hello.get("implementations", []):
                 if (r.spec.name, im.get("name")) in pairs and im.get("available", True):
-                    offered = tuple(sorted(p["name"] for p in im.get("primitives", []) if p.get("name") in s.reg))
+                    offered = tuple(sorted(p["name"] for p in im.get("primitives", []) if p.get("name") in s.reg and (only is None or p.get("name") in only)))
                     targets.append(Target(r.spec.name, str(im["name"]), offered))
                     argv[r.spec.name] = list(r.spec.argv)
         missing = sorted(set(pairs) - {(t.runner, t.impl) for t in targets})
