@@ -102,7 +102,7 @@ def print_score(results: list[Result], seed: int, depth: int, took: float, missi
         if listed:
             out.print(f"[bold]{len(listed)} {head}[/]")
             for r in listed:
-                out.print(f"  {lit(r.fault.describe())} [dim]({lit(r.detail)})[/]")
+                out.print(f"  {lit(r.fault.describe())} [dim]({lit(r.detail)})[/]", soft_wrap=True)
     out.print(f"{total.mutants} mutants (seed {seed}), checked up to {depth:,} B: {total.caught} caught of "
               f"{total.scored} scored ({_percent(total)}), {total.equivalent} equivalent, {total.broken} broken; "
               f"{took:.0f} s")

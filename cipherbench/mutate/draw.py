@@ -179,7 +179,8 @@ def _tail(rng: random.Random, f: Fault) -> Fault:
 def _remap(rng: random.Random, f: Fault) -> Fault:
     """A byte of the field (a pair of neighbours, when swapped); the key size is any, the
     primitive's own, or another (a fault in a schedule the primitive never runs)."""
-    field, how = pick(rng, Field), pick(rng, Remap)
+    field = Field.KEY if f.facts.iv_bytes == 0 else pick(rng, Field)  # an IV where the primitive takes one
+    how = pick(rng, Remap)
     size = f.facts.key_bytes if field is Field.KEY else f.facts.iv_bytes
     own = f.facts.key_bytes * 8
     return replace(f, field=field, remap=how, index=rng.randrange(max(1, size - (how is Remap.SWAPPED))),
@@ -195,7 +196,15 @@ def _tag(rng: random.Random, f: Fault) -> Fault:
 
 
 def _forbidden(rng: random.Random, f: Fault) -> Fault:
-    return replace(f, forbidden=pick(rng, Forbidden))
+    """One of the rules the registry states for the primitive: a key length always, a
+    partial block where whole blocks are required, an IV length where it takes an IV, a tag
+    length for an AEAD (in decryption, where a tag is taken)."""
+    p = f.facts
+    rules = [Forbidden.KEY_LENGTH] + [r for r, holds in ((Forbidden.PARTIAL_BLOCK, p.whole_blocks),
+                                                          (Forbidden.IV_LENGTH, p.iv_bytes > 0),
+                                                          (Forbidden.SHORT_TAG, p.kind == PrimitiveKind.AEAD)) if holds]
+    rule = rng.choice(rules)
+    return replace(f, forbidden=rule, direction=Direction.DECRYPT if rule is Forbidden.SHORT_TAG else f.direction)
 
 
 _PARAMS: dict[Operator, Callable[[random.Random, Fault], Fault]] = {
