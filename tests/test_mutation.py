@@ -4,6 +4,9 @@ fifty mutants through the proxy runner gives the outcomes that must hold: the cl
 the gate was built against are caught, a fault that never fires passes, nothing breaks."""
 from __future__ import annotations
 
+import json
+import shlex
+import subprocess
 from dataclasses import replace
 
 import pytest
@@ -21,7 +24,7 @@ from cipherbench.mutate.faults import (
     Scope,
     TagFault,
 )
-from cipherbench.mutate.harness import Outcome, Result, run_all, run_one, wrap
+from cipherbench.mutate.harness import Outcome, Result, proxy_command, run_all, run_one, wrap
 from cipherbench.mutate.score import by_family, by_operator, tally
 
 REG = registry.load()
@@ -147,3 +150,31 @@ def test_a_fault_that_never_fires_passes_and_the_standalone_proxy_catches(wrappe
     assert (r.outcome, r.detail) == (Outcome.SURVIVED, f"passed up to {DEPTH} B")  # as deep as the long answers
     r = run_one(replace(silent, threshold=16), wrapped.argv["native"], wrapped.prepared)
     assert r.outcome is Outcome.CAUGHT
+
+
+def test_the_proxy_speaks_the_protocol(engine):
+    """Started around the engine, the proxy announces the one implementation and primitive
+    its fault is in, answers a line that is not JSON with an error, and ends on `quit`."""
+    f = fault(Operator.FLIP, "aes-128-cbc", threshold=16)
+    argv = shlex.split(proxy_command(f, [str(engine)]))
+    lines = ['{"op":"hello","id":1}', "not json",
+             '{"op":"encrypt","id":2,"impl":"openssl","primitive":"aes-128-cbc",'
+             '"key":"2b7e151628aed2a6abf7158809cf4f3c","iv":"000102030405060708090a0b0c0d0e0f",'
+             '"input":"6bc1bee22e409f96e93d7e117393172a"}', '{"op":"quit"}']
+    done = subprocess.run(argv, input="\n".join(lines) + "\n", capture_output=True, text=True, timeout=60)
+    hello, bad, enc = (json.loads(x) for x in done.stdout.splitlines())
+    assert done.returncode == 0
+    assert hello["runner"] == "mutant" and hello["id"] == 1
+    assert [(im["name"], [p["name"] for p in im["primitives"]]) for im in hello["implementations"]] == [
+        ("openssl", ["aes-128-cbc"])]
+    assert (bad["id"], bad["status"]) == (None, "error")
+    # SP 800-38A F.2.1's first block with its first byte's bit 0 flipped
+    assert (enc["id"], enc["output"]) == (2, "7749abac8119b246cee98e9b12e9197d")
+
+
+def test_mutate_refuses_bad_input_in_one_line(cb):
+    for args, said in ((["--wrap", "openssl"], "give RUNNER/IMPLEMENTATION"),
+                       (["--up-to", "100", "--profile", "quick"], "not both")):
+        r = cb("mutate", *args)
+        assert r.returncode != 0 and said in r.stderr and "Traceback" not in r.stderr
+        assert len(r.stderr.strip().splitlines()) == 1
