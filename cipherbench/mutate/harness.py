@@ -29,9 +29,11 @@ from cipherbench.errors import CipherbenchError, RunnerError, UsageError
 from cipherbench.kat.cache import PreparedCache, cache_file, prepare
 from cipherbench.kat.verify import Prepared, Verifier
 from cipherbench.kinds import Verdict
+from cipherbench.measure.runner import Implementation
 from cipherbench.measure.session import Session
 from cipherbench.mutate.draw import Target, equivalent
 from cipherbench.mutate.faults import Fault
+from cipherbench.registry import Primitive
 
 PROXY = Path(__file__).resolve().parent / "proxy.py"
 
@@ -149,25 +151,53 @@ class RealRunners:
         shutil.rmtree(self.dir, ignore_errors=True)
 
 
+@dataclass(frozen=True)
+class Said:
+    """What one check of the gate said of the mutant's pair: caught (with the first
+    failure), passed or unverified (with how far), or broken (the proxy failed)."""
+
+    outcome: Outcome
+    detail: str
+
+
+def verification(s: Session, im: Implementation, p: Primitive, prepared: Prepared) -> Said:
+    """`verify --reverify` of the one pair: Verifier.run, nothing remembered, no second
+    implementation to disagree with, against the answers prepared by the real runners."""
+    r = Verifier(s).run([(im, p)], prepared)[0]
+    if r.status != Verdict.FAILED:
+        return Said(Outcome.SURVIVED, f"{r.status}" + (f" up to {r.verified_bytes} B"
+                                                           if r.status == Verdict.PASSED else ""))
+    first = r.failures[0]
+    if first.get("check") == "runner":
+        return Said(Outcome.BROKEN, str(first.get("actual", "")))
+    return Said(Outcome.CAUGHT, str(first.get("check", "")) + (f" ({first['vector']})"
+                                                                   if first.get("vector") else ""))
+
+
+#: The gate a mutant goes through, in order: the first check that catches it (or finds
+#: the proxy broken) decides; a mutant every check passes survives, with the first check's
+#: detail. A further check of the gate (the conformance suite's refusal of forbidden inputs,
+#: asked of the mutant's pair) is one more entry with the same signature.
+GATE: list[Callable[[Session, Implementation, Primitive, Prepared], Said]] = [verification]
+
+
 def run_one(fault: Fault, real: list[str] | tuple[str, str], prepared: Prepared) -> Result:
-    """One mutant alone through the gate. real: the real runner's command, or the named
-    pipes of a running one (RealRunners.pipes)."""
+    """One mutant alone through the gate (GATE). real: the real runner's command, or the
+    named pipes of a running one (RealRunners.pipes)."""
+    said: list[Said] = []
     try:
         with Session((proxy_command(fault, real),), builtin=False, pin=False) as s:
             pairs = s.pairs((fault.impl,), (fault.primitive,))
             if not pairs:
                 return Result(fault, Outcome.BROKEN, "the proxy announced no such pair")
-            r = Verifier(s).run(pairs, prepared)[0]
+            for check in GATE:
+                said.append(check(s, pairs[0][0], pairs[0][1], prepared))
+                if said[-1].outcome is not Outcome.SURVIVED:
+                    break
     except CipherbenchError as e:
         return Result(fault, Outcome.BROKEN, str(e))
-    if r.status != Verdict.FAILED:
-        return Result(fault, Outcome.SURVIVED, f"{r.status}" + (f" up to {r.verified_bytes} B"
-                                                               if r.status == Verdict.PASSED else ""))
-    first = r.failures[0]
-    if first.get("check") == "runner":
-        return Result(fault, Outcome.BROKEN, str(first.get("actual", "")))
-    return Result(fault, Outcome.CAUGHT, str(first.get("check", "")) + (f" ({first['vector']})"
-                                                                       if first.get("vector") else ""))
+    decided = said[-1] if said[-1].outcome is not Outcome.SURVIVED else said[0]
+    return Result(fault, decided.outcome, decided.detail)
 
 
 # the worker processes' share of the parent's state, set before they are forked, and each
