@@ -314,14 +314,14 @@ FINISHED = (RunStatus.COMPLETE, RunStatus.INCOMPLETE)
 
 def latest_runs(store: Store, source: Source) -> list[Run]:
     """The one rule for a finding's other runs: the newest run of the source's kind, and of
-    one of its profiles, that ran to the end; for a fleet source, the runs of the machines
+    one of its profiles (the preset its plan came from, narrowed or not), that ran to the end; for a fleet source, the runs of the machines
     that completed the newest fleet run with at least `machines` of them. [] when the store
     has none."""
     if source.kind is RunKind.FLEET:
         ids = _fleet_machines(store, source.machines)
     else:
         latest = max((r.id for r in store.run_summaries() if r.kind is source.kind and r.status in FINISHED
-                      and (not source.profiles or r.profile in source.profiles)), default=None)
+                      and (not source.profiles or r.preset in source.profiles)), default=None)
         ids = [] if latest is None else [latest]
     return [load_run(store, i, with_samples=False) for i in ids]
 

@@ -227,6 +227,7 @@ class RunSummary:
     host: str | None
     points: int  # measurements with figures
     kind: RunKind = RunKind.SPEED
+    preset: str | None = None  # the preset its plan came from, narrowed or not (profile is the label)
 
 
 def kind_of_old_run(profile: str | None, in_fleet: bool = False) -> RunKind:
@@ -514,10 +515,11 @@ class Store:
         points = (select(measurements.c.run_id, func.count().label("n"))
                   .where(measurements.c.error.is_(None)).group_by(measurements.c.run_id).subquery())
         q = (select(runs.c.id, runs.c.started_at, runs.c.finished_at, runs.c.profile, runs.c.status, runs.c.host,
-                    func.coalesce(points.c.n, 0), runs.c.kind)
+                    func.coalesce(points.c.n, 0), runs.c.kind, runs.c.settings)
              .outerjoin(points, points.c.run_id == runs.c.id).order_by(runs.c.id))
         with self.engine.connect() as c:
-            return [RunSummary(r.id, r.started_at, r.finished_at, r.profile, r.status, r.host, r[6], RunKind(r.kind))
+            return [RunSummary(r.id, r.started_at, r.finished_at, r.profile, r.status, r.host, r[6], RunKind(r.kind),
+                               (r.settings or {}).get("preset") or r.profile)
                     for r in c.execute(q)]
 
     def latest_run(self, complete_only: bool = False, kind: RunKind = RunKind.SPEED) -> int | None:
