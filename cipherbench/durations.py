@@ -10,6 +10,7 @@ whether the command completed or not, and remembered only when it completed.
 from __future__ import annotations
 
 import json
+import os
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -19,8 +20,9 @@ from pathlib import Path
 from cipherbench.console import err
 from cipherbench.paths import BUILD
 
-#: The last wall time of each command that completed here, in seconds (a JSON object).
-DURATIONS: Path = BUILD / "durations.json"
+#: The last wall time of each command that completed here, in seconds (a JSON object);
+#: $CIPHERBENCH_DURATIONS moves it (the tests keep theirs apart).
+DURATIONS: Path = Path(os.environ.get("CIPHERBENCH_DURATIONS") or BUILD / "durations.json")
 
 
 def duration(seconds: float) -> str:

@@ -8,6 +8,7 @@ import pytest
 from cipherbench import registry
 from cipherbench.measure.measurer import Measurer, Point, half_width
 from cipherbench.measure.stopping import SizeTime, Standing, StopRule, line_of, next_round
+from cipherbench.registry import NULL_PRIMITIVE
 
 SIZES = [16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768, 65536, 131072, 262144,
          524288, 1048576]
@@ -121,3 +122,33 @@ def test_planned_sizes_stop_the_large_sizes_of_a_line_at_the_floor_and_time_ever
     Measurer(ShakySession(), batch_ms=1, batches=7, warmup_batches=1, extra_share=0,
              stop=StopRule(within=0.01, floor=4)).run(again)
     assert [_timed(pt) for pt in again] == [7] * 6
+
+
+def test_a_short_run_says_what_it_expects_what_it_took_and_what_stopping_saved(tmp_path):
+    import json
+    import os
+    import re
+    import sqlite3
+    import subprocess
+    import sys
+
+    from conftest import REPO
+    db, durations = tmp_path / "s.sqlite", tmp_path / "durations.json"
+    cmd = [sys.executable, "-m", "cipherbench", "--db", f"sqlite:///{db}", "run", "--impl", "openssl",
+           "--primitive", "aes-128-ctr", "--sizes", "1024,16k", "--batch-ms", "1"]
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=300, cwd=REPO,
+                       env=dict(os.environ, COLUMNS="200", CIPHERBENCH_DURATIONS=str(durations)))
+    assert r.returncode == 0, r.stderr
+    label = "cipherbench run --profile quick (narrowed)"
+    assert re.search(rf"^{re.escape(label)}: expected ~\d+ s \(a rough figure from its plan\)$", r.stderr, re.M)
+    took = re.search(rf"^{re.escape(label)}: took \d+ s \(expected \d+ s\)$", r.stderr, re.M)
+    saved = re.search(r"^sequential stopping \(intervals within \+-1\.0%, at least 4 batches\) saved (\d+) timed "
+                      r"batches, about \d+ s of timing", r.stderr, re.M)
+    assert took and saved, r.stderr
+    assert json.loads(durations.read_text())[label] > 0  # remembered for the next estimate
+    with sqlite3.connect(db) as c:
+        context, settings = c.execute("SELECT context, settings FROM runs").fetchone()
+    stored = json.loads(context)["skipped_by_stopping"]
+    assert sum(v["batches"] for v in stored.values()) == int(saved.group(1))
+    assert set(stored) <= {"aes-128-ctr", NULL_PRIMITIVE}  # the harness cost is timed too
+    assert json.loads(settings)["stopping"] == {"half_width_within": 0.01, "floor": 4, "planned_sizes": True}
