@@ -26,9 +26,12 @@ DURATIONS: Path = Path(os.environ.get("CIPHERBENCH_DURATIONS") or BUILD / "durat
 
 
 def duration(seconds: float) -> str:
-    """A duration in the unit a person reads it in: seconds below 90, minutes below 90, hours."""
+    """A duration in the unit a person reads it in: seconds below 90 (tenths below 10),
+    minutes below 90, hours."""
+    if seconds < 10:
+        return f"{seconds:.1f} s"
     if seconds < 90:
-        return f"{max(1, round(seconds))} s"
+        return f"{round(seconds)} s"
     minutes = seconds / 60
     return f"{minutes / 60:.1f} h" if minutes >= 90 else f"{round(minutes)} min"
 

@@ -140,10 +140,10 @@ def test_a_short_run_says_what_it_expects_what_it_took_and_what_stopping_saved(t
                        env=dict(os.environ, COLUMNS="200", CIPHERBENCH_DURATIONS=str(durations)))
     assert r.returncode == 0, r.stderr
     label = "cipherbench run --profile quick (narrowed)"
-    assert re.search(rf"^{re.escape(label)}: expected ~\d+ s \(a rough figure from its plan\)$", r.stderr, re.M)
-    took = re.search(rf"^{re.escape(label)}: took \d+ s \(expected \d+ s\)$", r.stderr, re.M)
+    assert re.search(rf"^{re.escape(label)}: expected ~[\d.]+ s \(a rough figure from its plan\)$", r.stderr, re.M)
+    took = re.search(rf"^{re.escape(label)}: took [\d.]+ s \(expected [\d.]+ s\)$", r.stderr, re.M)
     saved = re.search(r"^sequential stopping \(intervals within \+-1\.0%, at least 4 batches\) saved (\d+) timed "
-                      r"batches, about \d+ s of timing", r.stderr, re.M)
+                      r"batches, about [\d.]+ s of timing", r.stderr, re.M)
     assert took and saved, r.stderr
     assert json.loads(durations.read_text())[label] > 0  # remembered for the next estimate
     with sqlite3.connect(db) as c:

@@ -24,6 +24,11 @@ Method (docs/method.md):
   EXTRA_SHARE of the planned ones: a JIT runtime's garbage collector or a
   thread pool's scheduling spreads some points' batches far more than others',
   and more samples where they are needed cost less than more everywhere.
+- With a stopping target (measure/stopping.py, a profile's stop_within and min_batches),
+  the rounds are sequential: every point gets the floor, then rounds go only to points
+  whose interval is still wider than the target, up to their planned batches; with
+  planned_sizes the large sizes of a series on a straight line stop at the floor, and
+  every size is checked against that line once timing ends (Point.off_line).
 - Cycles: a core-cycle counter where the runner reads one. Otherwise the core
   clock is measured by the native engine's dependent-add chain between timed
   batches (BatchClock; after each one, or each clock_every-th), and a batch's

@@ -117,7 +117,7 @@ def session_for(plan: RunPlan, extra_specs: tuple[Any, ...] = ()) -> Session:
 def settings_of(plan: RunPlan) -> dict[str, Any]:
     """What the run stores as asked: the plan itself, and the method's constants."""
     return {**plan.model_dump(mode="json"), "profile": plan.preset, "processes": plan.effective_processes,
-            "more_rounds_when_unsure": {"half_width_over": UNSURE, "at_most_times": MAX_FACTOR,
+            "more_rounds_when_unsure": {"half_width_over": plan.stop_rule.within if plan.stop_rule else UNSURE, "at_most_times": MAX_FACTOR,
                                         "extra_share_at_most": plan.effective_extra_share},
             "stopping": ({"half_width_within": plan.stop_rule.within, "floor": plan.stop_rule.floor,
                           "planned_sizes": plan.planned_sizes} if plan.stop_rule else None),
