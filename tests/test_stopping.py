@@ -151,4 +151,21 @@ def test_a_short_run_says_what_it_expects_what_it_took_and_what_stopping_saved(t
     stored = json.loads(context)["skipped_by_stopping"]
     assert sum(v["batches"] for v in stored.values()) == int(saved.group(1))
     assert set(stored) <= {"aes-128-ctr", NULL_PRIMITIVE}  # the harness cost is timed too
-    assert json.loads(settings)["stopping"] == {"half_width_within": 0.01, "floor": 4, "planned_sizes": True}
+    assert json.loads(settings)["stopping_rule"] == {"half_width_within": 0.01, "floor": 4, "planned_sizes": True}
+
+
+def test_the_profiles_set_the_target_and_the_floor_and_a_plan_may_turn_stopping_off(tmp_path):
+    from cipherbench.errors import UsageError
+    from cipherbench.pipeline.plan import RunPlan, load_presets
+    from cipherbench.pipeline.resume import min_batches
+    quick = RunPlan.from_preset("quick")
+    assert quick.stop_rule == StopRule(within=0.01, floor=4) and quick.planned_sizes
+    assert min_batches(quick) == 7  # a resumed run times a point that stopped early again
+    assert RunPlan.from_preset("quick", stopping=False).stop_rule is None
+    assert RunPlan.from_preset("quick", extra_rounds=False).stop_rule is None  # exactly --batches
+    assert RunPlan.from_preset("quick", batches=2).stop_rule == StopRule(within=0.01, floor=2)
+    assert RunPlan.from_preset("standard").stop_rule == StopRule(within=0.01, floor=3)
+    bad = tmp_path / "experiments.toml"
+    bad.write_text('[profiles.x]\ntitle = "x"\nsizes = [16]\nstop_within = 0.01\n')
+    with pytest.raises(UsageError, match=r"\[profiles.x\].*stop_within and min_batches go together"):
+        load_presets(bad)

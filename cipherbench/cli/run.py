@@ -107,7 +107,7 @@ class BarProgress(Progress):
                    "planned batches.")
 @click.option("--extra-rounds/--no-extra-rounds", default=True, show_default=True,
               help="More rounds for points whose median is still uncertain (within the preset's budget); "
-                   "off: exactly --batches timed batches per point.")
+                   "off: exactly --batches timed batches per point (no sequential stopping either).")
 @click.option("--parallel", type=click.IntRange(1, 256), default=None, metavar="N",
               help="Also time every point on N CPUs at once (one pinned process each): per-CPU and total "
                    "MB/s, and the efficiency against N x one CPU.")

@@ -119,7 +119,7 @@ def settings_of(plan: RunPlan) -> dict[str, Any]:
     return {**plan.model_dump(mode="json"), "profile": plan.preset, "processes": plan.effective_processes,
             "more_rounds_when_unsure": {"half_width_over": plan.stop_rule.within if plan.stop_rule else UNSURE, "at_most_times": MAX_FACTOR,
                                         "extra_share_at_most": plan.effective_extra_share},
-            "stopping": ({"half_width_within": plan.stop_rule.within, "floor": plan.stop_rule.floor,
+            "stopping_rule": ({"half_width_within": plan.stop_rule.within, "floor": plan.stop_rule.floor,
                           "planned_sizes": plan.planned_sizes} if plan.stop_rule else None),
             # how timed batches were placed (measure.stack_offset); runners that cannot
             # place their stack ignore it (docs/protocol.md, bench)

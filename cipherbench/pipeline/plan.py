@@ -162,8 +162,9 @@ class RunPlan(Knobs, Workloads):
 
     @property
     def stop_rule(self) -> StopRule | None:
-        """The stopping target the run applies, or None (measure/stopping.py)."""
-        if not self.stopping or self.stop_within is None or self.min_batches is None:
+        """The stopping target the run applies, or None (measure/stopping.py); none when the
+        plan asks for exactly `batches` per point (extra_rounds off)."""
+        if not (self.stopping and self.extra_rounds) or self.stop_within is None or self.min_batches is None:
             return None
         return StopRule(self.stop_within, min(self.min_batches, self.batches))
 
