@@ -81,18 +81,35 @@ def estimate(command: str, rough_seconds: float, last_seconds: float | None = No
     return Estimate(last, True) if last else Estimate(rough_seconds, False)
 
 
+class Announcement:
+    """A long command's estimate, said once (`say`): at once, or where the command knows
+    its input was good (a bad name then stays one line, as every bad input's error)."""
+
+    def __init__(self, command: str, est: Estimate):
+        self.command, self.estimate, self.said = command, est, False
+
+    def say(self) -> None:
+        if not self.said:
+            self.said = True
+            err.print(f"{self.command}: expected {self.estimate.text()}", markup=False, highlight=False)
+
+
 @contextmanager
-def announced(command: str, rough_seconds: float, last_seconds: float | None = None) -> Iterator[Estimate]:
-    """Around a long command: its estimate on stderr before, its actual time after."""
-    est = estimate(command, rough_seconds, last_seconds)
-    err.print(f"{command}: expected {est.text()}", markup=False, highlight=False)
+def announced(command: str, rough_seconds: float, last_seconds: float | None = None,
+              later: bool = False) -> Iterator[Announcement]:
+    """Around a long command: its estimate on stderr before (`later`: when the caller calls
+    `say()`), its actual time after, once the estimate was said."""
+    a = Announcement(command, estimate(command, rough_seconds, last_seconds))
+    if not later:
+        a.say()
     start, completed = time.monotonic(), False
     try:
-        yield est
+        yield a
         completed = True
     finally:
         took = time.monotonic() - start
-        err.print(f"{command}: took {duration(took)} (expected {duration(est.seconds)})"
-                  + ("" if completed else ", did not complete"), markup=False, highlight=False)
+        if a.said:
+            err.print(f"{command}: took {duration(took)} (expected {duration(a.estimate.seconds)})"
+                      + ("" if completed else ", did not complete"), markup=False, highlight=False)
         if completed:
             remember(command, took)

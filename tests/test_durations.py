@@ -43,3 +43,16 @@ def test_a_command_that_did_not_complete_is_timed_but_not_remembered(remembered_
         pass
     assert capsys.readouterr().err.splitlines()[1].endswith(" (expected 2 min)")
     assert "cipherbench ct --experiment x" in json.loads(remembered_in.read_text())
+
+
+def test_an_estimate_said_later_is_never_said_when_the_command_fails_first(remembered_in, capsys):
+    with pytest.raises(ValueError), durations.announced("cipherbench run --profile quick", 80.0, later=True):
+        raise ValueError("unknown implementation")  # the input was bad: its error stays one line
+    assert capsys.readouterr().err == ""
+    with durations.announced("cipherbench run --profile quick", 80.0, later=True) as a:
+        assert capsys.readouterr().err == ""
+        a.say()
+        a.say()
+    lines = capsys.readouterr().err.splitlines()
+    assert lines[0] == "cipherbench run --profile quick: expected ~80 s (a rough figure from its plan)"
+    assert len(lines) == 2 and lines[1].endswith(" (expected 80 s)")

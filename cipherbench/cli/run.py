@@ -16,7 +16,7 @@ from cipherbench.cli.show import show_run
 from cipherbench.cli.summary import print_then_now, show_summary
 from cipherbench.cli.verify import print_failures
 from cipherbench.console import bars, err
-from cipherbench.durations import announced, duration
+from cipherbench.durations import Announcement, announced, duration
 from cipherbench.errors import UsageError
 from cipherbench.kinds import Operation, RunStatus, Workload
 from cipherbench.pipeline import Layout, Progress, RunOutcome, RunPlan, run_plan
@@ -59,8 +59,14 @@ class BarProgress(Progress):
 
     _current: tuple[Any, Any] | None = None  # (rich Progress, task) of the open stage
 
+    def __init__(self, announcement: Announcement | None = None):
+        # the run's estimate, said when its first stage starts: the plan's names were good
+        self.announcement = announcement
+
     @contextmanager
     def stage(self, name: str, total: float, unit: Unit = Unit.ITEMS) -> Iterator[Advance]:
+        if self.announcement is not None:
+            self.announcement.say()
         with bars() as prog:
             task = prog.add_task(name, total=total, item="", percent=unit is Unit.MS)
             self._current = (prog, task)
@@ -139,8 +145,8 @@ def run(c: Ctx, profile, experiment, impls, primitives, sizes, operations, workl
     narrowed = any((impls, primitives, sizes, operations, workloads, batch_ms, batches, processes, parallel,
                     c.envs, not stopping))
     with announced(command_of(plan.preset) + (" (narrowed)" if narrowed else ""), rough_seconds(plan),
-                   None if narrowed else past_seconds(c).get(plan.preset)):
-        outcome = run_plan(plan, store, BarProgress())
+                   None if narrowed else past_seconds(c).get(plan.preset), later=True) as announcement:
+        outcome = run_plan(plan, store, BarProgress(announcement))
     finish(store, outcome, plan, as_json)
 
 
