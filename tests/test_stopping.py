@@ -169,3 +169,11 @@ def test_the_profiles_set_the_target_and_the_floor_and_a_plan_may_turn_stopping_
     bad.write_text('[profiles.x]\ntitle = "x"\nsizes = [16]\nstop_within = 0.01\n')
     with pytest.raises(UsageError, match=r"\[profiles.x\].*stop_within and min_batches go together"):
         load_presets(bad)
+
+
+def test_rounds_beyond_the_planned_ones_need_the_usual_width_or_a_wider_target():
+    from cipherbench.measure.measurer import UNSURE, extra_within
+    assert UNSURE == 0.015
+    assert extra_within(None) == 0.015
+    assert extra_within(StopRule(within=0.01, floor=4)) == 0.015  # a narrower target: planned rounds only
+    assert extra_within(StopRule(within=0.02, floor=3)) == 0.02

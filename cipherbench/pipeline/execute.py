@@ -27,12 +27,12 @@ from cipherbench.measure.environments import runner_specs
 from cipherbench.measure.measurer import (
     MAX_FACTOR,
     STACK_STRIDE,
-    UNSURE,
     BatchClock,
     CoreClock,
     Figures,
     Measurer,
     Point,
+    extra_within,
     figures,
     measure_core_ghz,
     settle,
@@ -117,7 +117,7 @@ def session_for(plan: RunPlan, extra_specs: tuple[Any, ...] = ()) -> Session:
 def settings_of(plan: RunPlan) -> dict[str, Any]:
     """What the run stores as asked: the plan itself, and the method's constants."""
     return {**plan.model_dump(mode="json"), "profile": plan.preset, "processes": plan.effective_processes,
-            "more_rounds_when_unsure": {"half_width_over": plan.stop_rule.within if plan.stop_rule else UNSURE, "at_most_times": MAX_FACTOR,
+            "more_rounds_when_unsure": {"half_width_over": extra_within(plan.stop_rule), "at_most_times": MAX_FACTOR,
                                         "extra_share_at_most": plan.effective_extra_share},
             "stopping_rule": ({"half_width_within": plan.stop_rule.within, "floor": plan.stop_rule.floor,
                           "planned_sizes": plan.planned_sizes} if plan.stop_rule else None),
