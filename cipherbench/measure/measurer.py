@@ -694,8 +694,9 @@ def half_width(pt: Point, usual: float | None = None) -> float:
 def extra_within(rule: StopRule | None) -> float:
     """The half-width above which a point gets rounds beyond its planned batches: UNSURE,
     or a stopping target wider than it. A target narrower than UNSURE only decides where the
-    planned rounds go, so that stopping never spends more than the same run without it (on a
-    busy machine few points reach +-1 %, and extra rounds at 1 % cost more than they settle)."""
+    planned rounds go, so that a point gets no more rounds than the same run without stopping
+    would give it (on a busy machine few points reach +-1 %, and extra rounds judged at it would
+    go to nearly every point)."""
     return max(rule.within, UNSURE) if rule else UNSURE
 
 
