@@ -177,3 +177,24 @@ def test_rounds_beyond_the_planned_ones_need_the_usual_width_or_a_wider_target()
     assert extra_within(None) == 0.015
     assert extra_within(StopRule(within=0.01, floor=4)) == 0.015  # a narrower target: planned rounds only
     assert extra_within(StopRule(within=0.02, floor=3)) == 0.02
+
+
+class KinkedSession:
+    """ns per call = 100 + 1.5 x size, and 10 % more at 1024 B: a size off its series' line."""
+
+    def ask(self, impl, req, replica=None):
+        ns = (100 + 1.5 * req["size"]) * (1.10 if req["size"] == 1024 else 1.0)
+        return {"status": "ok", "ns": [ns * req["loops"]]}
+
+
+def test_a_size_off_its_series_line_is_timed_on_its_own_and_flagged_among_its_warnings():
+    from cipherbench.measure.measurer import CoreClock, figures
+    p = registry.load()["aes-128-cbc"]
+    pts = [Point("x", p, "encrypt", "bulk", n) for n in SIZES]
+    Measurer(KinkedSession(), batch_ms=1, batches=5, warmup_batches=1, extra_share=0,
+             stop=StopRule(within=0.01, floor=3), planned_sizes=True).run(pts)
+    kinked = next(pt for pt in pts if pt.size == 1024)
+    assert [pt.size for pt in pts if pt.off_line] == [1024]
+    f = figures(kinked, CoreClock.of_run(None, None, pts))
+    assert f.summary.median == pytest.approx((100 + 1.5 * 1024) * 1.10)  # its own median, never the line's
+    assert f.warnings == [kinked.off_line] and kinked.off_line.startswith("+9.4% from the straight line")
