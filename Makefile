@@ -7,7 +7,7 @@ PY    := $(VENV)/bin/python
 CB    := $(VENV)/bin/cipherbench
 BUILD := build
 
-.PHONY: bench test lint deps system-deps engine runners vectors tools fidelity sanitize compilers clean
+.PHONY: bench test lint deps system-deps engine runners vectors tools fidelity noise sanitize compilers clean
 
 bench: engine runners vectors
 	@status=0; $(CB) verify || status=$$?; \
@@ -63,6 +63,11 @@ sanitize: deps vectors
 
 fidelity: engine tools
 	$(PY) benchmarks/fidelity
+
+# The quick profile's repeatability quiet, under a time-sliced CPU hog and under a
+# memory-bandwidth hog (benchmarks/noise; stress-ng from packages.txt)
+noise: engine runners vectors
+	$(PY) benchmarks/noise
 
 # The compilers x flags study's quick matrix (registry/builds.toml): build the variants,
 # verify each with all its known answers, time the correct ones beside the ordinary build.
