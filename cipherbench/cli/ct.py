@@ -267,7 +267,7 @@ def ct_command(c, impls, primitives, method, secret, experiment, samples, seed, 
     reg = registry.load()
     for name in plan.primitives:  # before any runner starts
         primitive_named(reg, name)
-    narrowed = any((impls, primitives, method, samples, of is not None, secret != "both"))
+    narrowed = any((impls, primitives, method, samples, secret != "both"))
     with c.session() as s:
         checks = _checks(s, plan)
         if not checks:
@@ -275,7 +275,9 @@ def ct_command(c, impls, primitives, method, secret, experiment, samples, seed, 
                              + (", ".join(plan.primitives) or "those primitives") + " (cipherbench list)")
         store, run_id = _store_run(c, s, plan)
         results, status = [], RunStatus.FAILED
-        label = f"cipherbench ct --experiment {plan.experiment}" + (" (narrowed)" if narrowed else "")
+        label = "cipherbench ct" + (f" --run {of}" if of is not None else
+                                    f" --experiment {plan.experiment}" if plan.experiment else "") \
+            + (" (narrowed)" if narrowed else "")
         past = None if narrowed else past_seconds(c).get(f"ct:{plan.experiment}")
         try:
             with announced(label, rough_seconds(checks, plan.samples), past), bars() as progress:
