@@ -7,7 +7,7 @@ PY    := $(VENV)/bin/python
 CB    := $(VENV)/bin/cipherbench
 BUILD := build
 
-.PHONY: bench test lint deps system-deps engine runners vectors tools fidelity sanitize compilers clean
+.PHONY: bench test lint deps system-deps engine runners vectors tools fidelity noise sanitize compilers clean
 
 bench: engine runners vectors
 	@status=0; $(CB) verify || status=$$?; \
@@ -21,7 +21,7 @@ test: engine runners vectors lint
 # The orchestrator's static checks: ruff (pyflakes, style, import order, bugbear) and mypy
 # (strict for the run pipeline, the store and the analysis layer; pyproject.toml).
 lint: deps
-	$(VENV)/bin/ruff check cipherbench tests scripts/sanitize benchmarks/fidelity benchmarks/candidates benchmarks/placement.py benchmarks/tools benchmarks/ab benchmarks/mutation
+	$(VENV)/bin/ruff check cipherbench tests scripts/sanitize benchmarks/fidelity benchmarks/candidates benchmarks/placement.py benchmarks/tools benchmarks/ab benchmarks/mutation benchmarks/noise benchmarks/repeat.py
 	$(VENV)/bin/mypy
 
 deps: system-deps $(VENV)/.installed
@@ -64,6 +64,11 @@ sanitize: deps vectors
 
 fidelity: engine tools
 	$(PY) benchmarks/fidelity
+
+# The quick profile's repeatability quiet, under a time-sliced CPU hog and under a
+# memory-bandwidth hog (benchmarks/noise; stress-ng from packages.txt)
+noise: engine runners vectors
+	$(PY) benchmarks/noise
 
 # The compilers x flags study's quick matrix (registry/builds.toml): build the variants,
 # verify each with all its known answers, time the correct ones beside the ordinary build.

@@ -217,13 +217,14 @@ def test_the_distribution_finding_is_judged_on_a_debian_releases_run(study, tmp_
 
 
 def test_reproduce_dry_run_prints_the_plan_and_its_estimate(tmp_path):
-    from cipherbench.cli.presets import duration, rough_minutes
+    from cipherbench.cli.presets import rough_seconds
+    from cipherbench.durations import duration
     from cipherbench.pipeline.plan import load_presets
     r = cli(f"sqlite:///{tmp_path / 'empty.sqlite'}", "reproduce", STUDY, "--dry-run", timeout=120)
     assert r.returncode == 0, r.stderr
     lines = r.stdout.splitlines()
     assert lines[0] == "cipherbench reproduce bingmann2008: Eight open-source libraries, fifteen ciphers (Bingmann 2008)"
-    est = duration(rough_minutes(load_presets()[STUDY]))
+    est = duration(rough_seconds(load_presets()[STUDY]))
     assert lines[1] == f"  1. the study's experiment: cipherbench run --experiment {STUDY}  [~{est}]"
     assert lines[2].startswith("  2. compiler-matrix run: cipherbench builds run --matrix quick  [~")
     env = created_env()

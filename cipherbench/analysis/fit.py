@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from cipherbench.measure.stats import slope_fit
+from cipherbench.measure.stats import implausible, slope_fit
 from cipherbench.registry import NULL_PRIMITIVE
 from cipherbench.results.run import Measurement
 
@@ -38,11 +38,7 @@ class SeriesFit:
     def implausible(self) -> str | None:
         """Why the fit is not a result, or None: a per-call overhead below zero by more than
         two standard errors, or a time that does not grow with size."""
-        if self.marginal_mb_per_s is None:
-            return "time does not grow with size"
-        if self.overhead_ns < 0 and (self.overhead_se is None or self.overhead_ns + 2 * self.overhead_se < 0):
-            return "negative per-call overhead"
-        return None
+        return implausible(self.overhead_ns, self.overhead_se, 1.0 if self.marginal_mb_per_s else 0.0)
 
 
 def fits(measurements: Iterable[Measurement]) -> list[SeriesFit]:

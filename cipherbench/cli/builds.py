@@ -11,13 +11,31 @@ from rich.table import Table
 from cipherbench.builds import make, runners
 from cipherbench.builds import matrix as matrix_mod
 from cipherbench.builds.make import BuildRecord, BuildStatus
+from cipherbench.cli.presets import ASSUMED_IMPLEMENTATIONS
+from cipherbench.cli.presets import rough_seconds as run_seconds
 from cipherbench.cli.run import BarProgress
 from cipherbench.cli.show import show_run
 from cipherbench.console import lit, out
+from cipherbench.durations import announced
 from cipherbench.errors import CipherbenchError
 from cipherbench.kinds import RunStatus
 from cipherbench.pipeline import RunOutcome
+from cipherbench.pipeline.plan import load_presets
 from cipherbench.store.db import Store
+
+#: A variant's build, wall time, where nothing is cached: 58-89 s of CPU a variant on this
+#: project's 2-core hosts (benchmarks/README.md), two compiling at once.
+BUILD_S_PER_VARIANT = 40.0
+
+
+def rough_seconds(m: matrix_mod.Matrix, rebuild: bool) -> float:
+    """Building the variants not built before (a variant built before may still be stale:
+    rough), then verifying and timing them: the matrix's experiment as `run` estimates it,
+    for every variant and the baselines."""
+    fresh = sum(1 for v in m.variants if rebuild or BuildRecord.read(make.variant_home(v) / "manifest.json") is None)
+    preset = load_presets()[m.experiment]
+    return fresh * BUILD_S_PER_VARIANT + (len(m.variants) + len(m.targets)) / ASSUMED_IMPLEMENTATIONS * \
+        run_seconds(preset)
 
 
 def _show(rec: BuildRecord):
@@ -101,7 +119,9 @@ def run_cmd(c, name, rebuild, no_baseline):
     """Build a matrix, then verify every variant with all its known answers and time the
     correct ones interleaved in one run, beside the ordinary build (the baseline)."""
     store = c.store()  # open it first: a bad --db fails before any build
-    outcome = run_matrix(store, name, rebuild, baseline=not no_baseline)
+    label = f"cipherbench builds run --matrix {name}" + (" --rebuild" if rebuild else "")
+    with announced(label, rough_seconds(matrix_mod.load().matrix(name), rebuild)):
+        outcome = run_matrix(store, name, rebuild, baseline=not no_baseline)
     show_run(store, outcome.run_id)
     if outcome.status is not RunStatus.COMPLETE:
         raise CipherbenchError(f"run {outcome.run_id} is {outcome.status.value}: {len(outcome.failed)} of "

@@ -16,10 +16,12 @@ from rich.table import Table
 
 from cipherbench import __version__, registry
 from cipherbench.analysis.constant_time import mark_of
+from cipherbench.cli.presets import past_seconds
 from cipherbench.console import bars, lit, out
 from cipherbench.ct import dudect, taint
 from cipherbench.ct.records import Method, Secret, StatResult, TaintResult, as_row
 from cipherbench.ct.show import LEGEND, stat_cell, taint_cell
+from cipherbench.durations import announced
 from cipherbench.errors import CipherbenchError, UsageError, did_you_mean
 from cipherbench.kat.cache import runner_ids
 from cipherbench.kinds import PrimitiveKind, RunKind, RunStatus
@@ -88,6 +90,21 @@ def _checks(session, plan: Plan):
 #: Taint checks at once: valgrind runs are independent and time nothing, so they take every
 #: CPU; the statistical checks, which time calls, run after them one at a time.
 TAINT_WORKERS = usable_cpus()
+
+
+#: A taint check's wall time (valgrind's start-up with the library, then the three phases;
+#: 12 checks of a custom run here: 20 s on average, 29 s at most), and a statistical check's
+#: per thousand timed calls (a round trip per class batch and the t-test over them).
+TAINT_CHECK_S = 20.0
+STAT_S_PER_1000 = 0.15
+
+
+def rough_seconds(checks: list[tuple[Method, Any, Any, Any]], samples: int) -> float:
+    """The checks' rough time: the taint checks over TAINT_WORKERS at once, then the
+    statistical ones one after another (run_checks)."""
+    taints = sum(1 for m, *_ in checks if m == Method.TAINT)
+    return (taints * TAINT_CHECK_S / max(1, TAINT_WORKERS)
+            + (len(checks) - taints) * samples / 1000 * STAT_S_PER_1000)
 
 
 def run_checks(session, plan: Plan, progress=None, on_result=None) -> list[TaintResult | StatResult]:
@@ -250,14 +267,20 @@ def ct_command(c, impls, primitives, method, secret, experiment, samples, seed, 
     reg = registry.load()
     for name in plan.primitives:  # before any runner starts
         primitive_named(reg, name)
+    narrowed = any((impls, primitives, method, samples, secret != "both"))
     with c.session() as s:
-        if not _checks(s, plan):
+        checks = _checks(s, plan)
+        if not checks:
             raise UsageError("nothing to check: no implementation offers "
                              + (", ".join(plan.primitives) or "those primitives") + " (cipherbench list)")
         store, run_id = _store_run(c, s, plan)
         results, status = [], RunStatus.FAILED
+        label = "cipherbench ct" + (f" --run {of}" if of is not None else
+                                    f" --experiment {plan.experiment}" if plan.experiment else "") \
+            + (" (narrowed)" if narrowed else "")
+        past = None if narrowed else past_seconds(c).get(f"ct:{plan.experiment}")
         try:
-            with bars() as progress:
+            with announced(label, rough_seconds(checks, plan.samples), past), bars() as progress:
                 # each result is stored as soon as it is known: an interrupted preset keeps them
                 results = run_checks(s, plan, progress, lambda r: store.add_ct_results(run_id, [as_row(r)]))
             status = RunStatus.COMPLETE

@@ -1,7 +1,11 @@
 """`run --list-experiments`: every profile and experiment with its title and an estimated
-time: how long its last complete run in this store took, or, never run here, a rough
-figure from its plan (see `rough_minutes`)."""
+time: how long its last complete run here took, or, never run here, a rough figure from
+its plan (see `rough_seconds`; the one rule is cipherbench/durations.py's, which `run`
+prints before it starts)."""
 from __future__ import annotations
+
+import tomllib
+from functools import lru_cache
 
 import click
 from rich.table import Table
@@ -9,8 +13,9 @@ from rich.table import Table
 from cipherbench import registry
 from cipherbench.cli.app import Ctx
 from cipherbench.console import out
+from cipherbench.durations import Estimate, estimate
 from cipherbench.kinds import PrimitiveKind, RunStatus
-from cipherbench.pipeline.plan import Preset, load_presets
+from cipherbench.pipeline.plan import PRESETS_FILE, Preset, RunPlan, load_presets
 
 #: Implementations assumed to offer a named primitive when nothing was run yet: the
 #: engine's libraries and the language runners that usually build on Debian 12.
@@ -25,25 +30,44 @@ VERIFY_S_PER_PAIR = 0.5
 START_S = 20.0
 
 
-def rough_minutes(p: Preset) -> float:
+def rough_seconds(p: Preset | RunPlan) -> float:
     """Start-up, verification per pair, then points x (warm-up + timed batches + extra
-    share) x batch length, plus calibration."""
+    share) x batch length, plus calibration. With sequential stopping, a point is counted at
+    the middle of its floor and its planned batches."""
     reg = registry.load()
     kinds = [PrimitiveKind(reg[n].kind) for n in p.primitives if n in reg] or [PrimitiveKind.CIPHER]
     workloads = sum(len(p.workloads_for(k)) for k in kinds) / len(kinds)  # per primitive, on average
     pairs = len(p.primitives) * ASSUMED_IMPLEMENTATIONS if p.primitives else ASSUMED_ALL_PAIRS
     points = pairs * len(p.sizes) * len(p.operations) * workloads
-    batches = p.warmup_batches + p.batches * (1 + p.extra_share)
+    timed = p.batches if p.min_batches is None else (p.batches + min(p.min_batches, p.batches)) / 2
+    batches = p.warmup_batches + timed * (1 + p.extra_share)
     timing = points * batches * p.batch_ms / 1000 * (1 + OVERHEAD_SHARE)
-    return (START_S + pairs * VERIFY_S_PER_PAIR + timing) / 60
+    return START_S + pairs * VERIFY_S_PER_PAIR + timing
 
 
-def duration(minutes: float) -> str:
-    return f"{minutes / 60:.1f} h" if minutes >= 90 else f"{max(1, round(minutes))} min"
+def command_of(preset: str) -> str:
+    """A preset's run as `durations` remembers it."""
+    kind = "--experiment" if preset in experiment_names() else "--profile"
+    return f"cipherbench run {kind} {preset}"
 
 
-def past_minutes(c: Ctx) -> dict[str, float]:
-    """The last complete run of each preset in the store, in minutes."""
+@lru_cache(maxsize=1)
+def experiment_names() -> frozenset[str]:
+    """The names of registry/experiments.toml's experiments (the rest are profiles)."""
+    with open(PRESETS_FILE, "rb") as f:
+        return frozenset(tomllib.load(f).get("experiments", {}))
+
+
+def run_estimate(past: dict[str, float], name: str, p: Preset | RunPlan) -> Estimate:
+    """The estimate of a preset's run (durations.estimate): its last complete run in this
+    store (`past`, past_seconds()), else the one remembered, else rough_seconds."""
+    return estimate(command_of(name), rough_seconds(p), past.get(name))
+
+
+def past_seconds(c: Ctx | None) -> dict[str, float]:
+    """The last complete run of each preset in the store, in seconds."""
+    if c is None:
+        return {}
     try:
         rows = c.store(create=False).run_summaries()
     except Exception:  # no store yet, or one that cannot be read: estimate from plans only
@@ -51,7 +75,7 @@ def past_minutes(c: Ctx) -> dict[str, float]:
     past: dict[str, float] = {}
     for r in rows:
         if r.status == RunStatus.COMPLETE and r.finished_at and r.profile:
-            past[r.profile] = (r.finished_at - r.started_at).total_seconds() / 60
+            past[r.profile] = (r.finished_at - r.started_at).total_seconds()
     return past
 
 
@@ -60,14 +84,14 @@ def list_presets(ctx: click.Context, _param: click.Parameter, value: bool) -> No
         return
     c = ctx.find_object(Ctx)
     width = max(len(n) for n in load_presets())
-    past = past_minutes(c) if c else {}
+    past = past_seconds(c)
     t = Table(title="profiles and experiments (cipherbench run --profile NAME / --experiment NAME)",
               title_justify="left")
     t.add_column("name", no_wrap=True, min_width=width)
     t.add_column("time", justify="right", no_wrap=True, min_width=7)
     t.add_column("what it times", overflow="ellipsis", no_wrap=True)
     for name, p in load_presets().items():
-        est = duration(past[name]) if name in past else "~" + duration(rough_minutes(p))
+        est = run_estimate(past, name, p).short()
         room = max(20, out.width - width - 7 - 10)  # the title gets what the other columns leave
         t.add_row(name, est, p.title if len(p.title) <= room else p.title[:room - 1] + "…")
     out.print(t)

@@ -16,25 +16,22 @@ import click
 from cipherbench.builds import make
 from cipherbench.builds import matrix as matrix_mod
 from cipherbench.cli.app import Ctx
+from cipherbench.cli.builds import rough_seconds as matrix_seconds
 from cipherbench.cli.builds import run_matrix
-from cipherbench.cli.presets import duration, past_minutes, rough_minutes
+from cipherbench.cli.presets import past_seconds, run_estimate
 from cipherbench.cli.run import BarProgress
 from cipherbench.cli.summary import show_summary
 from cipherbench.console import err, out
+from cipherbench.durations import Estimate, duration, estimate
 from cipherbench.envs import Env, all_envs
 from cipherbench.errors import CipherbenchError, UsageError, did_you_mean
 from cipherbench.kinds import RunKind, RunStatus
-from cipherbench.measure.context import usable_cpus
 from cipherbench.pipeline import RunOutcome, RunPlan, run_plan
 from cipherbench.pipeline.plan import load_presets
 from cipherbench.report import experiments
 from cipherbench.report.verdicts import Source, load_sources
 from cipherbench.results.run import load, load_published
 from cipherbench.store.db import Store
-
-#: CPU minutes to build one variant of a matrix (its engine, the reference ciphers and the
-#: Crypto++ units of registry/builds.toml): about what gcc-12 -O3 and clang-16 -O3 took here.
-VARIANT_CPU_MINUTES = 2.0
 
 
 @dataclass(frozen=True)
@@ -43,8 +40,7 @@ class Step:
 
     title: str
     command: str
-    minutes: float
-    from_plan: bool  # the estimate is the rough one from the plan, not the store's last run
+    estimate: Estimate  # durations.estimate: the last run here, else the plan's rough figure
     run: Callable[[Store], RunOutcome] | None  # None: not made by this command
     note: str = ""  # why it is not run here, or what the estimate includes
 
@@ -54,7 +50,7 @@ def experiment_step(study: str, past: dict[str, float]) -> Step:
     if study not in presets:
         raise UsageError(f"study '{study}' has published figures but no experiment in registry/experiments.toml")
     return Step("the study's experiment", f"cipherbench run --experiment {study}",
-                past.get(study, rough_minutes(presets[study])), study not in past,
+                run_estimate(past, study, presets[study]),
                 lambda store: run_plan(RunPlan.from_preset(study), store, BarProgress()))
 
 
@@ -64,11 +60,10 @@ def matrix_step(source: Source, past: dict[str, float]) -> Step:
     away = make.unavailable(m)
     todo = [v for v in m.variants if v.label not in away
             and make.BuildRecord.read(make.variant_home(v) / "manifest.json") is None]
-    build = len(todo) * VARIANT_CPU_MINUTES / usable_cpus()
-    timing = past.get(m.experiment, rough_minutes(load_presets()[m.experiment]))
     note = f"{len(todo)} of {len(m.variants) - len(away)} variants to build" if todo else "every variant built"
-    return Step(source.what, f"cipherbench builds run --matrix {m.id}", build + timing,
-                m.experiment not in past, lambda store: run_matrix(store, m.id), note)
+    command = f"cipherbench builds run --matrix {m.id}"  # as `builds run` announces and remembers it
+    return Step(source.what, command, estimate(command, matrix_seconds(m, False)),
+                lambda store: run_matrix(store, m.id), note)
 
 
 def created_envs() -> list[Env]:
@@ -92,20 +87,19 @@ def releases_step(source: Source, past: dict[str, float]) -> Step:
     preset = source.profiles[0] if source.profiles else ""
     wants_envs = bool(load_presets()[preset].envs)
     envs = created_envs() if wants_envs else []
-    minutes = past.get(preset, rough_minutes(load_presets()[preset]))
     if wants_envs and not envs:
-        return Step(source.what, source.measure, 0.0, True, None,
+        return Step(source.what, source.measure, Estimate(0.0, False), None,
                     "not run: no release environment is created here (cipherbench env create RELEASE)")
     plan = in_environments(preset, envs) if envs else RunPlan.from_preset(preset)
     prefix = "".join(f"--env {e.name} " for e in envs)
-    return Step(source.what, f"cipherbench {prefix}run --experiment {preset}", minutes, preset not in past,
+    return Step(source.what, f"cipherbench {prefix}run --experiment {preset}", run_estimate(past, preset, plan),
                 lambda store: run_plan(plan, store, BarProgress()),
                 f"environments: {', '.join(e.name for e in envs)}" if envs else "")
 
 
 def source_step(source: Source, past: dict[str, float]) -> Step:
     if source.kind is RunKind.FLEET or source.machines > 1:
-        return Step(source.what, source.measure, 0.0, True, None,
+        return Step(source.what, source.measure, Estimate(0.0, False), None,
                     f"not run: needs {source.machines} machines, this command measures this one")
     if source.kind is RunKind.BUILDS:
         return matrix_step(source, past)
@@ -118,7 +112,7 @@ def study_steps(c: Ctx, study: str) -> list[Step]:
     if study not in published:
         raise UsageError(f"no published study '{study}'"
                          + (did_you_mean(study, published) or f"; known: {', '.join(sorted(published))}"))
-    past = past_minutes(c)
+    past = past_seconds(c)
     drawn = {str(f["from"]) for f in published[study].get("findings", []) if "from" in f}
     return [experiment_step(study, past)] + [source_step(s, past) for name, s in load_sources().items()
                                              if name in drawn]
@@ -127,11 +121,11 @@ def study_steps(c: Ctx, study: str) -> list[Step]:
 def print_plan(study: str, title: str, steps: list[Step]) -> None:
     out.print(f"cipherbench reproduce {study}: {title}", markup=False, highlight=False)
     for i, s in enumerate(steps, 1):
-        est = f"{'~' if s.from_plan else ''}{duration(s.minutes)}" if s.run else "–"
+        est = s.estimate.short() if s.run else "–"
         out.print(f"  {i}. {s.title}: {s.command}  [{est}]" + (f" ({s.note})" if s.note else ""),
                   markup=False, highlight=False, soft_wrap=True)
-    total = sum(s.minutes for s in steps if s.run)
-    rough = any(s.from_plan for s in steps if s.run)
+    total = sum(s.estimate.seconds for s in steps if s.run)
+    rough = any(not s.estimate.measured for s in steps if s.run)
     out.print(f"estimated time: {'~' if rough else ''}{duration(total)} (~: a rough estimate from the plan; "
               "otherwise the last complete run of it in this store)", markup=False, highlight=False)
 
@@ -155,7 +149,7 @@ def run_steps(store: Store, steps: list[Step]) -> tuple[int | None, int]:
         first = outcome.run_id if i == 1 else first
         failed += outcome.status is not RunStatus.COMPLETE
         out.print(f"step {i}: run {outcome.run_id} is {outcome.status.value} after "
-                  f"{duration((time.monotonic() - t0) / 60)}", markup=False, highlight=False)
+                  f"{duration(time.monotonic() - t0)}", markup=False, highlight=False)
     return first, failed
 
 

@@ -11,11 +11,12 @@ import click
 
 from cipherbench.arch.model import is_emulated
 from cipherbench.cli.app import Ctx
-from cipherbench.cli.presets import list_presets
+from cipherbench.cli.presets import command_of, list_presets, past_seconds, rough_seconds
 from cipherbench.cli.show import show_run
 from cipherbench.cli.summary import print_then_now, show_summary
 from cipherbench.cli.verify import print_failures
 from cipherbench.console import bars, err
+from cipherbench.durations import Announcement, announced, duration
 from cipherbench.errors import UsageError
 from cipherbench.kinds import Operation, RunStatus, Workload
 from cipherbench.pipeline import Layout, Progress, RunOutcome, RunPlan, run_plan
@@ -27,6 +28,8 @@ from cipherbench.store.db import Store
 
 #: --sizes suffixes: binary multiples, as the registry's sizes are.
 SIZE_SUFFIXES = {"k": 1024, "m": 1024 * 1024}
+#: Primitives named in the line of what sequential stopping saved, the most saved first.
+SAVED_SHOWN = 8
 
 
 def parse_sizes(text: str) -> list[int]:
@@ -56,8 +59,14 @@ class BarProgress(Progress):
 
     _current: tuple[Any, Any] | None = None  # (rich Progress, task) of the open stage
 
+    def __init__(self, announcement: Announcement | None = None):
+        # the run's estimate, said when its first stage starts: the plan's names were good
+        self.announcement = announcement
+
     @contextmanager
     def stage(self, name: str, total: float, unit: Unit = Unit.ITEMS) -> Iterator[Advance]:
+        if self.announcement is not None:
+            self.announcement.say()
         with bars() as prog:
             task = prog.add_task(name, total=total, item="", percent=unit is Unit.MS)
             self._current = (prog, task)
@@ -98,9 +107,13 @@ class BarProgress(Progress):
 @click.option("--processes", type=click.IntRange(1, 16), default=None,
               help="Processes per runner without a JIT to spread each point's batches over, "
                    "one address layout each (default: the preset's, 3).")
+@click.option("--stop/--no-stop", "stopping", default=True, show_default=True,
+              help="Sequential stopping, where the preset sets a target (stop_within, min_batches): a "
+                   "point stops getting rounds once its interval is that narrow; off: every point its "
+                   "planned batches.")
 @click.option("--extra-rounds/--no-extra-rounds", default=True, show_default=True,
               help="More rounds for points whose median is still uncertain (within the preset's budget); "
-                   "off: exactly --batches timed batches per point.")
+                   "off: exactly --batches timed batches per point (no sequential stopping either).")
 @click.option("--parallel", type=click.IntRange(1, 256), default=None, metavar="N",
               help="Also time every point on N CPUs at once (one pinned process each): per-CPU and total "
                    "MB/s, and the efficiency against N x one CPU.")
@@ -112,7 +125,7 @@ class BarProgress(Progress):
               help="List the profiles and experiments with their titles and estimated times, and exit.")
 @click.pass_obj
 def run(c: Ctx, profile, experiment, impls, primitives, sizes, operations, workloads, batch_ms,
-        batches, no_verify, layout, processes, extra_rounds, parallel, resume, as_json):
+        batches, no_verify, layout, processes, stopping, extra_rounds, parallel, resume, as_json):
     """Verify, then measure, store every raw sample; end with the fastest per primitive and the answer.
     Exits 1 when a point could not be timed or a runner was lost (what was timed is stored)."""
     if profile and experiment:
@@ -122,14 +135,19 @@ def run(c: Ctx, profile, experiment, impls, primitives, sizes, operations, workl
     if resume is not None:
         plan, _ = resumable(store, resume)  # the run's own plan; other options are not taken
         outcome = run_plan(plan, store, BarProgress(), resume=resume)
-        return finish(store, outcome, as_json)
+        return finish(store, outcome, plan, as_json)
     plan = RunPlan.from_preset(
         experiment or profile or DEFAULT_PRESET, implementations=list(impls), primitives=list(primitives),
         sizes=parse_sizes(sizes) if sizes else None, operations=list(operations), workloads=list(workloads),
         batch_ms=batch_ms, batches=batches, verify=not no_verify, layout=layout, processes=processes,
-        extra_rounds=extra_rounds, runners=list(c.runner_cmds), builtin=c.builtin, parallel=parallel,
-        envs=list(c.envs) or None)  # --env replaces an experiment's environments
-    finish(store, run_plan(plan, store, BarProgress()), as_json)
+        extra_rounds=extra_rounds, stopping=stopping, runners=list(c.runner_cmds), builtin=c.builtin,
+        parallel=parallel, envs=list(c.envs) or None)  # --env replaces an experiment's environments
+    narrowed = any((impls, primitives, sizes, operations, workloads, batch_ms, batches, processes, parallel,
+                    c.envs, not stopping))
+    with announced(command_of(plan.preset) + (" (narrowed)" if narrowed else ""), rough_seconds(plan),
+                   None if narrowed else past_seconds(c).get(plan.preset), later=True) as announcement:
+        outcome = run_plan(plan, store, BarProgress(announcement))
+    finish(store, outcome, plan, as_json)
 
 
 def refuse_emulated(arches, impls) -> None:
@@ -140,7 +158,23 @@ def refuse_emulated(arches, impls) -> None:
                          "about that CPU; check correctness with 'cipherbench arch verify ARCH'")
 
 
-def finish(store: Store, outcome: RunOutcome, as_json: bool) -> None:
+def print_saved(outcome: RunOutcome, plan: RunPlan) -> None:
+    """What sequential stopping left out, by primitive (the run's context keeps it too)."""
+    rule = plan.stop_rule
+    if rule is None:
+        return
+    batches = sum(sk.rounds for sk in outcome.skipped.values())
+    on_line = sum(sk.on_line for sk in outcome.skipped.values())
+    most = sorted(outcome.skipped.items(), key=lambda kv: -kv[1].ms)
+    by_prim = ", ".join(f"{prim} {sk.ms / 1000:.1f} s" for prim, sk in most[:SAVED_SHOWN])
+    more = f", {len(most) - SAVED_SHOWN} more" if len(most) > SAVED_SHOWN else ""
+    err.print(f"sequential stopping (intervals within +-{rule.within:.1%}, at least {rule.floor} batches) "
+              f"saved {batches} timed batches, about {duration(outcome.saved_ms / 1000)} of timing"
+              + (f" ({on_line} of them at sizes on their series' line)" if on_line else "")
+              + (f": {by_prim}{more}" if by_prim else ""), markup=False, highlight=False)
+
+
+def finish(store: Store, outcome: RunOutcome, plan: RunPlan, as_json: bool) -> None:
     """Print the run: its then-vs-now tables for an experiment, the fastest per primitive and
     the answer (every point: show --long); exit 1, with one line, when it is not complete."""
     if as_json:
@@ -149,6 +183,7 @@ def finish(store: Store, outcome: RunOutcome, as_json: bool) -> None:
         if outcome.preset in published_experiments():
             print_then_now(store, outcome.run_id)
         show_summary(store, outcome.run_id)
+    print_saved(outcome, plan)
     if outcome.status is not RunStatus.COMPLETE:
         failed = outcome.failed
         err.print(f"cipherbench: run {outcome.run_id} is {outcome.status.value}: {len(failed)} of "

@@ -24,6 +24,11 @@ Method (docs/method.md):
   EXTRA_SHARE of the planned ones: a JIT runtime's garbage collector or a
   thread pool's scheduling spreads some points' batches far more than others',
   and more samples where they are needed cost less than more everywhere.
+- With a stopping target (measure/stopping.py, a profile's stop_within and min_batches),
+  the rounds are sequential: every point gets the floor, then rounds go only to points
+  whose interval is still wider than the target, up to their planned batches; with
+  planned_sizes the large sizes of a series on a straight line stop at the floor, and
+  every size is checked against that line once timing ends (Point.off_line).
 - Cycles: a core-cycle counter where the runner reads one. Otherwise the core
   clock is measured by the native engine's dependent-add chain between timed
   batches (BatchClock; after each one, or each clock_every-th), and a batch's
@@ -56,6 +61,7 @@ import numpy as np
 from cipherbench.errors import RunnerError
 from cipherbench.kinds import CycleSource, Operation, PrimitiveKind
 from cipherbench.measure.stats import Summary, summarize
+from cipherbench.measure.stopping import SizeTime, Skipped, Standing, StopRule, line_of, next_round
 from cipherbench.registry import Primitive
 
 MIN_BATCH_NS = 1_000_000  # below 1 ms a batch says more about the timer than the cipher
@@ -93,6 +99,7 @@ class Point:
     parallel: int = 1
     unsupported: bool = False  # the runner answered `unsupported`: not offered that way, not a fault
     note: str | None = None  # said with the point's warnings (e.g. why it is unverified at its size)
+    off_line: str | None = None  # planned sizes: how its median departs from its series' line
 
     @property
     def stored_name(self) -> str:
@@ -297,8 +304,15 @@ class Measurer:
                  seed: int = 1, progress=None, extra_share: float = EXTRA_SHARE,
                  jit_warmup_ms: int | None = None, jit_size_warmup: bool = True,
                  long_call_batches: int | None = None, batch_clock=None, place_stack: bool = True,
-                 clock_every: int = 1, runner_of: Callable[[str], str] | None = None):
+                 clock_every: int = 1, runner_of: Callable[[str], str] | None = None,
+                 stop: StopRule | None = None, planned_sizes: bool = False):
         self.s = session
+        # sequential stopping (measure/stopping.py): None, every point gets its planned batches
+        self.stop = stop
+        # with `stop`: the large sizes of a series on a straight line stop at the floor
+        self.planned_sizes = planned_sizes
+        self._on_line: set[int] = set()  # id(point) of those
+        self.skipped: dict[str, Skipped] = {}  # primitive -> the planned batches stopping left out
         # True: timed batches carry stack_offset (stack_offset()); runners that cannot place
         # their stack ignore it
         self.place_stack = place_stack
@@ -492,6 +506,7 @@ class Measurer:
             self.on_grow(ms, note)
 
     def run(self, points: list[Point]) -> list[Point]:
+        self._on_line, self.skipped = set(), {}
         live = []
         for pt in points:
             self.calibrate(pt)
@@ -511,20 +526,66 @@ class Measurer:
                 self._advance(self._cost[id(pt)], pt.label)
         self._rounded(live)
         self._rounds = 0
-        for r in range(self.batches):
-            self._round([p for p in live if p.error is None and plan[id(p)] > r])
-            self._rounded(live)
+        if self.stop is None:
+            for r in range(self.batches):
+                self._round([p for p in live if p.error is None and plan[id(p)] > r])
+                self._rounded(live)
+        else:
+            self._rounds_until_settled(live, plan, self.stop)
         budget = int(self.extra_share * sum(plan.values()))
+        within = extra_within(self.stop)
         for _ in range(self.batches * (MAX_FACTOR - 1)):
             usual = self._usual_adds(live)
-            unsure = [p for p in live if p.error is None and _unsure(p, usual)]
+            unsure = [p for p in live if p.error is None and id(p) not in self._on_line
+                      and half_width(p, usual) > within]
             if not unsure or budget < len(unsure):
                 break
             budget -= len(unsure)
             self._grow(sum(self._cost[id(p)] for p in unsure), "extra rounds")
             self._round(unsure, extra=True)
             self._rounded(unsure)
+        if self.stop is not None:
+            self._count_skipped(live, plan)
+            self._flag_off_line(live)
         return points
+
+    def _rounds_until_settled(self, live: list[Point], plan: dict[int, int], rule: StopRule) -> None:
+        """Sequential stopping (measure/stopping.py): rounds go to the points below the floor
+        or with intervals still wider than the target, up to each one's planned batches; once
+        every point has the floor, the large sizes of series on a straight line stop there."""
+        for _ in range(max(plan.values(), default=0)):
+            if self.planned_sizes and not self._on_line and self._rounds >= rule.floor:
+                self._on_line = {id(p) for p in on_line_points(live)}
+            usual = self._usual_adds(live)
+            ok = [p for p in live if p.error is None]
+            cap = [min(plan[id(p)], rule.floor) if id(p) in self._on_line else plan[id(p)] for p in ok]
+            due = next_round([Standing(timed_batches(p), half_width(p, usual), c) for p, c in zip(ok, cap)], rule)
+            if not due:
+                break
+            self._round([ok[i] for i in due])
+            self._rounded(live)
+
+    def _count_skipped(self, live: list[Point], plan: dict[int, int]) -> None:
+        """The planned timed batches that stopping left out, per primitive, with their
+        estimated time (each point's calibrated batch); the progress bar loses them."""
+        for p in live:
+            if p.error is not None:
+                continue
+            left = plan[id(p)] - timed_batches(p)
+            if left > 0:
+                sk = self.skipped.setdefault(p.primitive.name, Skipped())
+                sk.add(left, left * self._cost[id(p)], on_line=id(p) in self._on_line)
+        self._grow(-sum(sk.ms for sk in self.skipped.values()))
+
+    def _flag_off_line(self, live: list[Point]) -> None:
+        """Each size of a series on a line is checked against it once timing ends; a size
+        that departs is flagged (its figure is its own median, as every point's)."""
+        if not self.planned_sizes:
+            return
+        for series in _series(live).values():
+            line = line_of([SizeTime(p.size, _median_ns(p)) for p in series])
+            for p in series:
+                p.off_line = line.off_line_note(p.size)
 
     def _rounded(self, points: list[Point]) -> None:
         if self.on_round is not None:
@@ -608,24 +669,61 @@ def stack_offset(k: int) -> int:
     return (k * STACK_STRIDE) % 256 * 16
 
 
-def _unsure(pt: Point, usual: float | None = None) -> bool:
-    """Whether the point's figure is still uncertain: its cycles when every batch has its
-    clock (frequency drift is not what more rounds could settle), else its time; judged on
-    its batches on a core alone (alone()), and unsure while there are not enough of those."""
+def half_width(pt: Point, usual: float | None = None) -> float:
+    """How uncertain the point's figure still is: the half-width of its median's interval,
+    relative to the median, in cycles when every batch has its clock (frequency drift is not
+    what more rounds could settle), else in time; judged on its batches on a core alone
+    (alone()), and infinite while there are not enough of those. Below three batches there is
+    no interval to judge: 0."""
     timed = [s for s in pt.raw if not s["warmup"]]
     quiet = alone(timed, usual)
     if len(quiet) < len(timed):
         if not enough_alone(len(quiet), len(timed)):
-            return True
+            return math.inf
         timed = quiet
     if timed and all(s.get("core_ghz") for s in timed):
         per_call = [s["ns"] * s["core_ghz"] / s["loops"] for s in timed]
     else:
         per_call = [s["ns"] / s["loops"] for s in timed]
     if len(per_call) < 3:
-        return False
+        return 0.0
     sm = summarize(per_call)
-    return (sm.high - sm.low) / 2 > UNSURE * sm.median
+    return (sm.high - sm.low) / 2 / sm.median
+
+
+def extra_within(rule: StopRule | None) -> float:
+    """The half-width above which a point gets rounds beyond its planned batches: UNSURE,
+    or a stopping target wider than it. A target narrower than UNSURE only decides where the
+    planned rounds go, so that a point gets no more rounds than the same run without stopping
+    would give it (on a busy machine few points reach +-1 %, and extra rounds judged at it would
+    go to nearly every point)."""
+    return max(rule.within, UNSURE) if rule else UNSURE
+
+
+def timed_batches(pt: Point) -> int:
+    return sum(1 for s in pt.raw if not s["warmup"])
+
+
+def _median_ns(pt: Point) -> float:
+    return float(statistics.median(s["ns"] / s["loops"] for s in pt.raw if not s["warmup"]))
+
+
+def _series(points: list[Point]) -> dict[tuple, list[Point]]:
+    """The points with a size that moves their time (not key setups, not the null
+    primitive), by series: implementation, primitive, operation, workload, CPUs."""
+    out: dict[tuple, list[Point]] = {}
+    for p in points:
+        if p.error is None and timed_batches(p) and not Operation(p.operation).is_keysetup \
+                and p.primitive.kind != PrimitiveKind.NULL:
+            out.setdefault((p.impl, p.primitive.name, p.operation, p.workload, p.parallel), []).append(p)
+    return out
+
+
+def on_line_points(points: list[Point]) -> list[Point]:
+    """The large sizes on their series' straight line (stopping.line_of), by their medians so far."""
+    return [p for series in _series(points).values()
+            for line in [line_of([SizeTime(p.size, _median_ns(p)) for p in series])]
+            for p in series if p.size in line.on_line]
 
 
 @dataclass
@@ -708,6 +806,8 @@ def figures(pt: Point, clock: CoreClock) -> Figures | None:
         warnings.append("batches under 1 ms: timer resolution matters; use a larger --batch-ms")
     if shared_note:
         warnings.append(shared_note)
+    if pt.off_line:
+        warnings.append(pt.off_line)
     return Figures(sm, mbps, (cyc_call / size) if (cyc_call and size) else None, cyc_call, kind, source,
                    tsc_pb, warnings, cyc_sm, ghz, shared, kept, total_mb_per_s(timed, size))
 

@@ -70,6 +70,22 @@ class Fit:
     overhead_se: float  # standard errors (nan with too few points)
     ns_per_byte_se: float
 
+    @property
+    def implausible(self) -> str | None:
+        """Why the fit is not a result, or None (implausible())."""
+        return implausible(self.overhead_ns, None if np.isnan(self.overhead_se) else self.overhead_se,
+                           self.ns_per_byte)
+
+
+def implausible(overhead_ns: float, overhead_se: float | None, ns_per_byte: float) -> str | None:
+    """Why a fit of time against size is not a result, or None: a time that does not grow
+    with size, or a per-call overhead below zero by more than two standard errors."""
+    if not ns_per_byte > 0:
+        return "time does not grow with size"
+    if overhead_ns < 0 and (overhead_se is None or overhead_ns + 2 * overhead_se < 0):
+        return "negative per-call overhead"
+    return None
+
 
 def slope_fit(sizes, ns_per_call) -> Fit:
     """Line ns = a + b * bytes fitted to relative residuals (weights 1/ns).

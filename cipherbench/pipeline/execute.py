@@ -27,17 +27,18 @@ from cipherbench.measure.environments import runner_specs
 from cipherbench.measure.measurer import (
     MAX_FACTOR,
     STACK_STRIDE,
-    UNSURE,
     BatchClock,
     CoreClock,
     Figures,
     Measurer,
     Point,
+    extra_within,
     figures,
     measure_core_ghz,
     settle,
 )
 from cipherbench.measure.session import Session, shared_cores
+from cipherbench.measure.stopping import Skipped
 from cipherbench.pipeline.interrupts import sigterm_as_interrupt
 from cipherbench.pipeline.notes import (
     RunWarning,
@@ -88,6 +89,12 @@ class RunOutcome:
     figures: list[Figures | None] = field(default_factory=list)
     verifications: list[Any] = field(default_factory=list)  # kat.verify results
     preset: str = ""  # the profile or experiment the plan came from
+    # sequential stopping: per primitive, the planned timed batches left out and their time
+    skipped: dict[str, Skipped] = field(default_factory=dict)
+
+    @property
+    def saved_ms(self) -> float:
+        return sum(sk.ms for sk in self.skipped.values())
 
     @property
     def measured(self) -> int:
@@ -110,11 +117,21 @@ def session_for(plan: RunPlan, extra_specs: tuple[Any, ...] = ()) -> Session:
 def settings_of(plan: RunPlan) -> dict[str, Any]:
     """What the run stores as asked: the plan itself, and the method's constants."""
     return {**plan.model_dump(mode="json"), "profile": plan.preset, "processes": plan.effective_processes,
-            "more_rounds_when_unsure": {"half_width_over": UNSURE, "at_most_times": MAX_FACTOR,
+            "more_rounds_when_unsure": {"half_width_over": extra_within(plan.stop_rule), "at_most_times": MAX_FACTOR,
                                         "extra_share_at_most": plan.effective_extra_share},
+            "stopping_rule": ({"half_width_within": plan.stop_rule.within, "floor": plan.stop_rule.floor,
+                          "planned_sizes": plan.planned_sizes} if plan.stop_rule else None),
             # how timed batches were placed (measure.stack_offset); runners that cannot
             # place their stack ignore it (docs/protocol.md, bench)
             "stack_offsets": f"16 x ({STACK_STRIDE} k mod 256) for a point's k-th timed batch"}
+
+
+def skipped_fields(skipped: dict[str, Skipped]) -> dict[str, dict[str, float]]:
+    """What stopping left out, as the run's context stores it: per primitive, the planned
+    timed batches not run (`on_line` of them at sizes on their series' line) and their
+    estimated milliseconds."""
+    return {prim: {"batches": sk.rounds, "on_line": sk.on_line, "ms": round(sk.ms, 1)}
+            for prim, sk in sorted(skipped.items())}
 
 
 def open_run(store: Store, plan: RunPlan, s: Session, ctx: dict[str, Any], resume: int | None = None) -> int:
@@ -200,7 +217,8 @@ def measurer_for(s: Session, plan: RunPlan, seed: int = 1) -> Measurer:
                     jit_warmup_ms=plan.jit_warmup_ms, jit_size_warmup=plan.jit_size_warmup,
                     long_call_batches=plan.long_call_batches,
                     batch_clock=BatchClock(native) if native else None, clock_every=plan.clock_every_batches,
-                    runner_of=lambda impl: s.impls[impl].runner)
+                    runner_of=lambda impl: s.impls[impl].runner,
+                    stop=plan.stop_rule, planned_sizes=plan.planned_sizes and plan.stop_rule is not None)
 
 
 def time_points(s: Session, plan: RunPlan, points: list[Point], seed: int = 1) -> list[Figures | None]:
@@ -213,9 +231,10 @@ def time_points(s: Session, plan: RunPlan, points: list[Point], seed: int = 1) -
 
 
 def measure_points(s: Session, plan: RunPlan, timed: list[Point], recorder: Recorder, progress: Progress,
-                   warnings: list[RunWarning]) -> tuple[CoreClock, bool]:
+                   warnings: list[RunWarning]) -> tuple[CoreClock, bool, dict[str, Skipped]]:
     """Settle, time every point in interleaved rounds (stored round by round), and take the
-    run's clock. Returns the clock and whether the run was interrupted."""
+    run's clock. Returns the clock, whether the run was interrupted, and what sequential
+    stopping left out (Measurer.skipped)."""
     times_before = cpu_times()
     settle(1.0)  # nothing of ours runs during it: what the CPUs do is someone else's
     busy = busy_shares(times_before, cpu_times())
@@ -243,7 +262,7 @@ def measure_points(s: Session, plan: RunPlan, timed: list[Point], recorder: Reco
     warnings += [RunWarning(WarningKind.PARALLEL_SMT, f"CPUs {', '.join(map(str, g))} are hardware threads of one "
                             "core: the parallel figures measure threads sharing its execution units, not cores")
                  for g in shared_cores(s.parallel_cpus)]
-    return clock, interrupted
+    return clock, interrupted, m.skipped
 
 
 def final_status(interrupted: bool, outcome_points: list[Point], lost: bool) -> RunStatus:
@@ -276,7 +295,8 @@ def run_plan(plan: RunPlan, store: Store, progress: Progress | None = None, sess
             outcome.status = RunStatus.INTERRUPTED
             raise
         finally:
-            store.finish_run(run_id, outcome.status, [w.as_dict() for w in warnings])
+            store.finish_run(run_id, outcome.status, [w.as_dict() for w in warnings],
+                             context={"skipped_by_stopping": skipped_fields(outcome.skipped)})
         if outcome.status is RunStatus.INTERRUPTED:
             raise KeyboardInterrupt
         return outcome
@@ -292,7 +312,7 @@ def execute(s: Session, store: Store, plan: RunPlan, outcome: RunOutcome, progre
         if plan.diffusion:
             measure_diffusion(s, store, run_id, plan, points, progress)
         timed = [pt for pt in points if pt.verified != Verdict.FAILED]
-        clock, interrupted = measure_points(s, plan, timed, recorder, progress, warnings)
+        clock, interrupted, outcome.skipped = measure_points(s, plan, timed, recorder, progress, warnings)
     except KeyboardInterrupt:  # before timing began: nothing timed, the run says so
         outcome.status = RunStatus.INTERRUPTED
         warnings.append(RunWarning(WarningKind.INTERRUPTED, "interrupted before timing began"))

@@ -12,10 +12,11 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from cipherbench.errors import UsageError, did_you_mean
 from cipherbench.kinds import Operation, PrimitiveKind, RunKind, Workload
+from cipherbench.measure.stopping import StopRule
 from cipherbench.paths import REPO
 
 PRESETS_FILE = REPO / "registry" / "experiments.toml"
@@ -67,6 +68,22 @@ class Knobs(BaseModel):
     # > 1: every point also timed on this many CPUs at once (per-CPU and total throughput,
     # efficiency against one CPU); address layouts are then not spread over processes
     parallel: int = Field(1, ge=1, le=256)
+    # sequential stopping (measure/stopping.py): a point stops getting rounds once the interval
+    # of its median is within +-stop_within of it (cycles/byte where each batch has its clock)
+    # and it has min_batches timed batches; both or neither
+    stop_within: float | None = Field(None, gt=0, lt=1, allow_inf_nan=False)
+    min_batches: int | None = Field(None, ge=1, le=1000)
+    # with stopping: a series' large sizes on its straight line (time linear in size) stop at
+    # min_batches; each is still timed, checked against the line and flagged where it departs
+    planned_sizes: bool = False
+
+    @model_validator(mode="after")
+    def _stopping_whole(self) -> Knobs:
+        if (self.stop_within is None) != (self.min_batches is None):
+            raise ValueError("stop_within and min_batches go together (a target and a floor of rounds)")
+        if self.planned_sizes and self.stop_within is None:
+            raise ValueError("planned_sizes needs stop_within and min_batches")
+        return self
 
 
 class Workloads(BaseModel):
@@ -112,6 +129,7 @@ class RunPlan(Knobs, Workloads):
     reverify: bool = False  # True: verify every pair again, even one remembered (kat/cache.py)
     layout: Layout = Layout.RANDOM
     extra_rounds: bool = True  # False: exactly `batches` timed batches per point
+    stopping: bool = True  # False: the profile's stopping target is not applied (every point its batches)
     runners: list[str] = []  # extra runner commands (docs/protocol.md), like --runner
     builtin: bool = True  # False: only `runners`
     envs: list[str] = []  # environments whose engines run as runners (cipherbench env)
@@ -170,6 +188,14 @@ class RunPlan(Knobs, Workloads):
     @property
     def effective_extra_share(self) -> float:
         return self.extra_share if self.extra_rounds else 0.0
+
+    @property
+    def stop_rule(self) -> StopRule | None:
+        """The stopping target the run applies, or None (measure/stopping.py); none when the
+        plan asks for exactly `batches` per point (extra_rounds off)."""
+        if not (self.stopping and self.extra_rounds) or self.stop_within is None or self.min_batches is None:
+            return None
+        return StopRule(self.stop_within, min(self.min_batches, self.batches))
 
 
 #: The store's `runs.profile` is 64 characters wide (store/db.py).

@@ -101,5 +101,7 @@ def resumable(store: Store, run_id: int) -> tuple[RunPlan, set[PointKey]]:
 
 def min_batches(plan: RunPlan) -> int:
     """The fewest timed batches a finished point of the plan stands on (a point whose one
-    call outlasts a batch may get long_call_batches instead of batches)."""
+    call outlasts a batch may get long_call_batches instead of batches). A point that
+    sequential stopping ended earlier is timed again when its run is resumed: its store row
+    does not say whether it had settled or was cut off."""
     return min(plan.batches, plan.long_call_batches or plan.batches)

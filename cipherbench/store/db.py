@@ -395,10 +395,16 @@ class Store:
         with self.engine.begin() as c:
             return int(c.execute(runs.insert().values(**fields)).inserted_primary_key[0])
 
-    def finish_run(self, run_id: int, status: str, warnings: list[Any] | None = None) -> None:
+    def finish_run(self, run_id: int, status: str, warnings: list[Any] | None = None,
+                   context: dict[str, Any] | None = None) -> None:
+        """The run's status, end and warnings; `context`: keys added to its context (what
+        was learnt while it ran, as what sequential stopping left out)."""
         with self.engine.begin() as c:
-            c.execute(runs.update().where(runs.c.id == run_id).values(
-                status=status, finished_at=datetime.now(UTC), warnings=warnings or []))
+            values: dict[str, Any] = dict(status=status, finished_at=datetime.now(UTC), warnings=warnings or [])
+            if context:
+                old = c.execute(select(runs.c.context).where(runs.c.id == run_id)).scalar_one_or_none()
+                values["context"] = {**(old or {}), **context}
+            c.execute(runs.update().where(runs.c.id == run_id).values(**values))
 
     def add_implementations(self, run_id: int, impls: Iterable[Any], builds: dict[str, str] | None = None) -> None:
         """The run's implementations; `builds`: runner name -> its identity (run_implementations.build)."""

@@ -1,0 +1,115 @@
+"""How long a long command takes: its estimate up front, its actual time at the end.
+
+One rule for every estimate (`estimate`): the last time the same command completed on this
+machine, else a rough figure from what it is about to do. Where the store has the last run
+(a profile or an experiment: `run --list-experiments` shows the same figure), the caller
+passes it; commands that store no run of their own (`make sanitize`, building a matrix)
+are remembered in DURATIONS, one entry per command. The actual time is printed at the end
+whether the command completed or not, and remembered only when it completed.
+"""
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from cipherbench.console import err
+from cipherbench.paths import BUILD
+
+#: The last wall time of each command that completed here, in seconds (a JSON object);
+#: $CIPHERBENCH_DURATIONS moves it (the tests keep theirs apart).
+DURATIONS: Path = Path(os.environ.get("CIPHERBENCH_DURATIONS") or BUILD / "durations.json")
+
+
+def duration(seconds: float) -> str:
+    """A duration in the unit a person reads it in: seconds below 90 (tenths below 10),
+    minutes below 90, hours."""
+    if seconds < 10:
+        return f"{seconds:.1f} s"
+    if seconds < 90:
+        return f"{round(seconds)} s"
+    minutes = seconds / 60
+    return f"{minutes / 60:.1f} h" if minutes >= 90 else f"{round(minutes)} min"
+
+
+@dataclass(frozen=True)
+class Estimate:
+    seconds: float
+    measured: bool  # True: the last run here took it; False: a rough figure from the plan
+
+    def text(self) -> str:
+        return (f"about {duration(self.seconds)} (its last run here)" if self.measured
+                else f"~{duration(self.seconds)} (a rough figure from its plan)")
+
+    def short(self) -> str:
+        """For a table: the figure, with ~ where it is rough."""
+        return duration(self.seconds) if self.measured else "~" + duration(self.seconds)
+
+
+def remembered(command: str) -> float | None:
+    try:
+        value = json.loads(DURATIONS.read_text()).get(command)
+    except (OSError, ValueError, AttributeError):
+        return None
+    return float(value) if isinstance(value, (int, float)) and value > 0 else None
+
+
+def remember(command: str, seconds: float) -> None:
+    """Kept for the next estimate; a build folder that cannot be written only loses that."""
+    try:
+        known = json.loads(DURATIONS.read_text())
+        if not isinstance(known, dict):
+            known = {}
+    except (OSError, ValueError):
+        known = {}
+    known[command] = round(seconds, 1)
+    try:
+        DURATIONS.parent.mkdir(parents=True, exist_ok=True)
+        DURATIONS.write_text(json.dumps(known, indent=1, sort_keys=True) + "\n")
+    except OSError:
+        pass
+
+
+def estimate(command: str, rough_seconds: float, last_seconds: float | None = None) -> Estimate:
+    """The one rule: the last completed run here (the store's, when given, else the one
+    remembered for `command`), else the rough figure."""
+    last = last_seconds or remembered(command)
+    return Estimate(last, True) if last else Estimate(rough_seconds, False)
+
+
+class Announcement:
+    """A long command's estimate, said once (`say`): at once, or where the command knows
+    its input was good (a bad name then stays one line, as every bad input's error)."""
+
+    def __init__(self, command: str, est: Estimate):
+        self.command, self.estimate, self.said = command, est, False
+
+    def say(self) -> None:
+        if not self.said:
+            self.said = True
+            err.print(f"{self.command}: expected {self.estimate.text()}", markup=False, highlight=False)
+
+
+@contextmanager
+def announced(command: str, rough_seconds: float, last_seconds: float | None = None,
+              later: bool = False) -> Iterator[Announcement]:
+    """Around a long command: its estimate on stderr before (`later`: when the caller calls
+    `say()`), its actual time after, once the estimate was said."""
+    a = Announcement(command, estimate(command, rough_seconds, last_seconds))
+    if not later:
+        a.say()
+    start, completed = time.monotonic(), False
+    try:
+        yield a
+        completed = True
+    finally:
+        took = time.monotonic() - start
+        if a.said:
+            err.print(f"{command}: took {duration(took)} (expected {duration(a.estimate.seconds)})"
+                      + ("" if completed else ", did not complete"), markup=False, highlight=False)
+        if completed:
+            remember(command, took)

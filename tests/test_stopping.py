@@ -1,0 +1,200 @@
+"""Sequential stopping and planned sizes (measure/stopping.py): which points get the next
+round, which sizes stand on their series' line, which are flagged; then the measurer's
+rounds under those rules, with sessions whose answers are exact."""
+import math
+
+import pytest
+
+from cipherbench import registry
+from cipherbench.measure.measurer import Measurer, Point, half_width
+from cipherbench.measure.stopping import SizeTime, Standing, StopRule, line_of, next_round
+from cipherbench.registry import NULL_PRIMITIVE
+
+SIZES = [16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768, 65536, 131072, 262144,
+         524288, 1048576]
+
+
+def test_the_next_round_goes_to_points_below_the_floor_or_still_wide_and_never_past_their_cap():
+    rule = StopRule(within=0.01, floor=4)
+    points = [
+        Standing(timed=3, half_width=0.0, cap=7),       # below the floor: narrow or not, it goes on
+        Standing(timed=4, half_width=0.004, cap=7),     # +-0.4 %: settled
+        Standing(timed=4, half_width=0.013, cap=7),     # +-1.3 %: still wide
+        Standing(timed=7, half_width=0.05, cap=7),      # wide, but at its cap
+        Standing(timed=5, half_width=math.inf, cap=7),  # too few batches on a core alone to judge
+        Standing(timed=4, half_width=0.01, cap=7),      # exactly at the target: settled
+        Standing(timed=2, half_width=0.2, cap=2),       # a long call's two batches: at its cap
+    ]
+    assert next_round(points, rule) == [0, 2, 4]
+
+
+def _point(per_call_ns: list[float], size: int = 1024) -> Point:
+    pt = Point("x", registry.load()["aes-128-cbc"], "encrypt", "bulk", size)
+    pt.raw = [{"warmup": True, "loops": 10, "ns": 99_999.0}] + [
+        {"warmup": False, "loops": 10, "ns": ns * 10} for ns in per_call_ns]
+    return pt
+
+
+def test_the_half_width_is_the_median_interval_from_order_statistics_relative_to_the_median():
+    # five batches: the interval is the lowest to the highest (94 % confidence)
+    assert half_width(_point([1000, 1010, 990, 1005, 995])) == pytest.approx(0.01)
+    # seven batches: still the extremes (98 %): 1030 and 980 around a median of 1000
+    assert half_width(_point([1000, 1030, 980, 1001, 999, 1002, 998])) == pytest.approx(0.025)
+    # cycles where every batch has its clock: a clock that moved 10 % moves nothing in cycles
+    pt = _point([1000, 1100, 1000])
+    for s, ghz in zip(pt.raw[1:], (3.3, 3.0, 3.3)):
+        s["core_ghz"] = ghz
+    assert half_width(pt) == pytest.approx(0.0)
+    assert half_width(_point([1000, 1200])) == 0.0  # two batches: nothing to judge
+
+
+def test_an_exact_line_puts_its_sizes_from_a_tenth_overhead_down_on_the_line():
+    # 100 ns a call + 1.5 ns a byte: the per-byte part is 90 % of the time from 600 B on
+    line = line_of([SizeTime(s, 100 + 1.5 * s) for s in SIZES])
+    assert line.fit is not None and line.fit.ns_per_byte == pytest.approx(1.5)
+    assert sorted(line.on_line) == [s for s in SIZES if s >= 1024]
+    assert line.departs == {}
+
+
+def test_a_size_departing_from_a_tight_line_is_flagged_and_not_counted_on_it():
+    times = [SizeTime(s, (100 + 1.5 * s) * (1.10 if s == 1024 else 1.0)) for s in SIZES]
+    line = line_of(times)
+    assert line.fit is not None and line.fit.ns_per_byte == pytest.approx(1.50931, rel=1e-5)
+    assert list(line.departs) == [1024] and line.departs[1024] == pytest.approx(0.093738, rel=1e-4)
+    assert 1024 not in line.on_line and sorted(line.on_line) == [s for s in SIZES if s >= 2048]
+    assert line.off_line_note(1024) == ("+9.4% from the straight line over its series' sizes (100 ns + "
+                                        "1.509 ns/B): the time per byte changes at this size")
+    assert line.off_line_note(2048) is None
+
+
+def test_no_line_where_the_slope_is_not_known_to_a_percent_or_too_few_sizes():
+    # five sizes with one 10 % off: the slope's standard error is above 1 % of it
+    quick = [16, 256, 1024, 8192, 16384]
+    assert line_of([SizeTime(s, (100 + 1.5 * s) * (1.10 if s == 8192 else 1.0)) for s in quick]).fit is None
+    # a per-call cost falling with size (GCM's below 1 KiB) is no line either
+    assert line_of([SizeTime(s, 600 + 0.3 * s - 200 * (s < 1024)) for s in quick]).fit is None
+    assert line_of([SizeTime(s, 100 + 1.5 * s) for s in (16, 1024, 16384)]).fit is None  # three sizes
+
+
+class ShakySession:
+    """ns per call = (200 + 0.5 x size) x a factor: 'steady' always 1; 'wobbly' 1.03 in every
+    odd timed batch k of a point (its stack offset, 16 x (97 k mod 256), says which), 1.00
+    otherwise, so every point's median is the same multiple of the line while each point's
+    interval stays about +-1.5 % wide."""
+
+    def ask(self, impl, req, replica=None):
+        odd = req.get("stack_offset") is not None and req["stack_offset"] // 16 % 2 == 1
+        factor = 1.03 if impl == "wobbly" and odd else 1.0
+        return {"status": "ok", "ns": [(200 + 0.5 * req["size"]) * factor * req["loops"]]}
+
+
+def _timed(pt):
+    return sum(1 for s in pt.raw if not s["warmup"])
+
+
+def test_settled_points_stop_at_the_floor_and_the_saving_is_counted_by_primitive():
+    p = registry.load()["aes-128-cbc"]
+    steady = Point("steady", p, "encrypt", "bulk", 1024)
+    wobbly = Point("wobbly", p, "encrypt", "bulk", 1024)
+    m = Measurer(ShakySession(), batch_ms=1, batches=7, warmup_batches=1, extra_share=0,
+                 stop=StopRule(within=0.01, floor=4))
+    m.run([steady, wobbly])
+    assert _timed(steady) == 4 and _timed(wobbly) == 7
+    sk = m.skipped["aes-128-cbc"]
+    assert (sk.rounds, sk.on_line) == (3, 0)
+    # each batch was calibrated to 1 ms of calls (1 ms / 712 ns = 1404 calls, 0.9997 ms)
+    assert sk.ms == pytest.approx(3 * 1404 * 712 / 1e6)
+
+
+def test_planned_sizes_stop_the_large_sizes_of_a_line_at_the_floor_and_time_every_size():
+    p = registry.load()["aes-128-cbc"]
+    sizes = [16, 64, 256, 1024, 4096, 16384]
+    pts = [Point("wobbly", p, "encrypt", "bulk", n) for n in sizes]
+    m = Measurer(ShakySession(), batch_ms=1, batches=7, warmup_batches=1, extra_share=0,
+                 stop=StopRule(within=0.01, floor=4), planned_sizes=True)
+    m.run(pts)
+    # 0.5 x size is 90 % of the time from 3600 B: 4096 and 16384 stop at 4, the others need 7
+    assert {pt.size: _timed(pt) for pt in pts} == {16: 7, 64: 7, 256: 7, 1024: 7, 4096: 4, 16384: 4}
+    assert (m.skipped["aes-128-cbc"].rounds, m.skipped["aes-128-cbc"].on_line) == (6, 6)
+    assert all(pt.off_line is None for pt in pts)
+    # without planned sizes every wobbly point gets its seven
+    again = [Point("wobbly", p, "encrypt", "bulk", n) for n in sizes]
+    Measurer(ShakySession(), batch_ms=1, batches=7, warmup_batches=1, extra_share=0,
+             stop=StopRule(within=0.01, floor=4)).run(again)
+    assert [_timed(pt) for pt in again] == [7] * 6
+
+
+def test_a_short_run_says_what_it_expects_what_it_took_and_what_stopping_saved(tmp_path):
+    import json
+    import os
+    import re
+    import sqlite3
+    import subprocess
+    import sys
+
+    from conftest import REPO
+    db, durations = tmp_path / "s.sqlite", tmp_path / "durations.json"
+    cmd = [sys.executable, "-m", "cipherbench", "--db", f"sqlite:///{db}", "run", "--impl", "openssl",
+           "--primitive", "aes-128-ctr", "--sizes", "1024,16k", "--batch-ms", "1"]
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=300, cwd=REPO,
+                       env=dict(os.environ, COLUMNS="200", CIPHERBENCH_DURATIONS=str(durations)))
+    assert r.returncode == 0, r.stderr
+    label = "cipherbench run --profile quick (narrowed)"
+    assert re.search(rf"^{re.escape(label)}: expected ~[\d.]+ s \(a rough figure from its plan\)$", r.stderr, re.M)
+    took = re.search(rf"^{re.escape(label)}: took [\d.]+ s \(expected [\d.]+ s\)$", r.stderr, re.M)
+    saved = re.search(r"^sequential stopping \(intervals within \+-1\.0%, at least 4 batches\) saved (\d+) timed "
+                      r"batches, about [\d.]+ s of timing", r.stderr, re.M)
+    assert took and saved, r.stderr
+    assert json.loads(durations.read_text())[label] > 0  # remembered for the next estimate
+    with sqlite3.connect(db) as c:
+        context, settings = c.execute("SELECT context, settings FROM runs").fetchone()
+    stored = json.loads(context)["skipped_by_stopping"]
+    assert sum(v["batches"] for v in stored.values()) == int(saved.group(1))
+    assert set(stored) <= {"aes-128-ctr", NULL_PRIMITIVE}  # the harness cost is timed too
+    assert json.loads(settings)["stopping_rule"] == {"half_width_within": 0.01, "floor": 4, "planned_sizes": True}
+
+
+def test_the_profiles_set_the_target_and_the_floor_and_a_plan_may_turn_stopping_off(tmp_path):
+    from cipherbench.errors import UsageError
+    from cipherbench.pipeline.plan import RunPlan, load_presets
+    from cipherbench.pipeline.resume import min_batches
+    quick = RunPlan.from_preset("quick")
+    assert quick.stop_rule == StopRule(within=0.01, floor=4) and quick.planned_sizes
+    assert min_batches(quick) == 7  # a resumed run times a point that stopped early again
+    assert RunPlan.from_preset("quick", stopping=False).stop_rule is None
+    assert RunPlan.from_preset("quick", extra_rounds=False).stop_rule is None  # exactly --batches
+    assert RunPlan.from_preset("quick", batches=2).stop_rule == StopRule(within=0.01, floor=2)
+    assert RunPlan.from_preset("standard").stop_rule == StopRule(within=0.01, floor=3)
+    bad = tmp_path / "experiments.toml"
+    bad.write_text('[profiles.x]\ntitle = "x"\nsizes = [16]\nstop_within = 0.01\n')
+    with pytest.raises(UsageError, match=r"\[profiles.x\].*stop_within and min_batches go together"):
+        load_presets(bad)
+
+
+def test_rounds_beyond_the_planned_ones_need_the_usual_width_or_a_wider_target():
+    from cipherbench.measure.measurer import UNSURE, extra_within
+    assert UNSURE == 0.015
+    assert extra_within(None) == 0.015
+    assert extra_within(StopRule(within=0.01, floor=4)) == 0.015  # a narrower target: planned rounds only
+    assert extra_within(StopRule(within=0.02, floor=3)) == 0.02
+
+
+class KinkedSession:
+    """ns per call = 100 + 1.5 x size, and 10 % more at 1024 B: a size off its series' line."""
+
+    def ask(self, impl, req, replica=None):
+        ns = (100 + 1.5 * req["size"]) * (1.10 if req["size"] == 1024 else 1.0)
+        return {"status": "ok", "ns": [ns * req["loops"]]}
+
+
+def test_a_size_off_its_series_line_is_timed_on_its_own_and_flagged_among_its_warnings():
+    from cipherbench.measure.measurer import CoreClock, figures
+    p = registry.load()["aes-128-cbc"]
+    pts = [Point("x", p, "encrypt", "bulk", n) for n in SIZES]
+    Measurer(KinkedSession(), batch_ms=1, batches=5, warmup_batches=1, extra_share=0,
+             stop=StopRule(within=0.01, floor=3), planned_sizes=True).run(pts)
+    kinked = next(pt for pt in pts if pt.size == 1024)
+    assert [pt.size for pt in pts if pt.off_line] == [1024]
+    f = figures(kinked, CoreClock.of_run(None, None, pts))
+    assert f.summary.median == pytest.approx((100 + 1.5 * 1024) * 1.10)  # its own median, never the line's
+    assert f.warnings == [kinked.off_line] and kinked.off_line.startswith("+9.4% from the straight line")
