@@ -43,8 +43,10 @@ def pytest_collection_modifyitems(config, items):
 
 @pytest.fixture(autouse=True)
 def own_verify_cache(tmp_path, monkeypatch):
-    """Every test, and every command it starts, verifies against a cache of its own."""
+    """Every test, and every command it starts, verifies against a cache of its own, and
+    remembers the durations of long commands in a file of its own (estimates stay the plan's)."""
     monkeypatch.setenv("CIPHERBENCH_VERIFY_CACHE", str(tmp_path / "verify-cache.json"))
+    monkeypatch.setenv("CIPHERBENCH_DURATIONS", str(tmp_path / "durations.json"))
 
 
 @pytest.fixture()
@@ -57,7 +59,8 @@ def cb(db, engine, tmp_path):
     """Run the CLI as a user does; returns CompletedProcess. Each test has its own
     verification cache, so no test sees what another verified."""
     def run(*args, env=None, timeout=300):
-        e = dict(os.environ, CIPHERBENCH_DB=db, CIPHERBENCH_VERIFY_CACHE=str(tmp_path / "verify-cache.json"))
+        e = dict(os.environ, CIPHERBENCH_DB=db, CIPHERBENCH_VERIFY_CACHE=str(tmp_path / "verify-cache.json"),
+                 CIPHERBENCH_DURATIONS=str(tmp_path / "durations.json"))
         e.update(env or {})
         return subprocess.run([sys.executable, "-m", "cipherbench", *args], capture_output=True,
                               text=True, timeout=timeout, env=e, cwd=REPO)
