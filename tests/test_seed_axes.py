@@ -248,6 +248,7 @@ def test_an_unknown_study_is_one_line_and_exit_2(tmp_path):
 def test_reproduce_runs_its_steps_in_order_says_a_failed_one_in_a_line_and_ends_with_the_verdicts(
         study, tmp_path, capsys):
     from cipherbench.cli.reproduce import Step, print_verdicts, run_steps
+    from cipherbench.durations import Estimate
     from cipherbench.errors import CipherbenchError
     from cipherbench.pipeline import RunOutcome, RunPlan, run_plan
     from cipherbench.store.db import Store
@@ -261,9 +262,10 @@ def test_reproduce_runs_its_steps_in_order_says_a_failed_one_in_a_line_and_ends_
         raise CipherbenchError("compiler(s) not installed: clang-16 (clang-16) (run 'make deps')")
 
     store = Store(copy_of(study, tmp_path))
-    steps = [Step("the study's experiment", f"cipherbench run --experiment {STUDY}", 1.0, True, experiment),
-             Step("compiler-matrix run", MEASURE["compiler-matrix"], 1.0, True, matrix),
-             Step("fleet run with at least two machines", MEASURE["fleet"], 0.0, True, None, "not run")]
+    rough = Estimate(60.0, False)
+    steps = [Step("the study's experiment", f"cipherbench run --experiment {STUDY}", rough, experiment),
+             Step("compiler-matrix run", MEASURE["compiler-matrix"], rough, matrix),
+             Step("fleet run with at least two machines", MEASURE["fleet"], Estimate(0.0, False), None, "not run")]
     assert run_steps(store, steps) == (2, 1)  # the experiment's new run; one step failed
     print_verdicts(store, STUDY, 2)
     o = capsys.readouterr()

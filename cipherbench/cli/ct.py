@@ -237,6 +237,15 @@ def table(title: str, rows: list[dict]) -> Table:
     return t
 
 
+def _announcement(c, plan, of, narrowed: bool) -> tuple[str, float | None]:
+    """The command as its estimate names it, and its last complete run's seconds (none for a
+    narrowed plan: its time says nothing of the preset's)."""
+    label = "cipherbench ct" + (f" --run {of}" if of is not None else
+                                f" --experiment {plan.experiment}" if plan.experiment else "") \
+        + (" (narrowed)" if narrowed else "")
+    return label, None if narrowed else past_seconds(c).get(f"ct:{plan.experiment}")
+
+
 @click.command("ct", epilog="Typical use: cipherbench run, then cipherbench ct --run RUN (checks what "
                "that run timed), then cipherbench recommend --constant-time.")
 @click.option("--impl", "impls", multiple=True, help="Only this implementation (repeatable).")
@@ -275,10 +284,7 @@ def ct_command(c, impls, primitives, method, secret, experiment, samples, seed, 
                              + (", ".join(plan.primitives) or "those primitives") + " (cipherbench list)")
         store, run_id = _store_run(c, s, plan)
         results, status = [], RunStatus.FAILED
-        label = "cipherbench ct" + (f" --run {of}" if of is not None else
-                                    f" --experiment {plan.experiment}" if plan.experiment else "") \
-            + (" (narrowed)" if narrowed else "")
-        past = None if narrowed else past_seconds(c).get(f"ct:{plan.experiment}")
+        label, past = _announcement(c, plan, of, narrowed)
         try:
             with announced(label, rough_seconds(checks, plan.samples), past), bars() as progress:
                 # each result is stored as soon as it is known: an interrupted preset keeps them
