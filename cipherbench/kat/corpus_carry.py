@@ -14,17 +14,19 @@ depth-byte ones (LARGEST below) are long answers (vectors.LongAnswer), one per d
 generates the message from a seed (protocol field `fill`) and answers its output's SHA-256
 (`digest`), so a megabyte is not sent as hex both ways for every pair. Every primitive's
 generated plaintext and ciphertext are the same two (_fill); keys differ.
-  ctr   (any block size) the counter's low 32 bits at 2^32 - 2, so the third block
-        carries into bit 32; for a 128-bit block also the low 64 bits at 2^64 - 2; the
-        whole block at 2^n - 2 (the counter wraps to zero, as SP 800-38A appendix B.1
-        counts it modulo 2^n): short records. And LARGEST bytes both ways, the counter
+  ctr   (any block size) one short record per carry of the counter (cipherbench/kat/carry.py,
+        from the registry's `counter`): the IV puts the low 8, 16, 32 or 64 bits at
+        2^w - 2 with the next bit clear, so the third block carries out of exactly those
+        bits, and the whole block at 2^n - 2 (it wraps to zero, as SP 800-38A appendix B.1
+        counts it modulo 2^n). And LARGEST bytes both ways, the counter
         crossing its 32-bit carry at block 1000 (halfway through a shorter one). Computed by the SP 800-38A model
         (cipherbench/kat/model/sp800_38a.py).
   gcm   LARGEST bytes both ways with 13 bytes of AD, computed by the GCM model
         (cipherbench/kat/model/aead.py) with GHASH in lanes through tables of the model's own
         multiplication (fast_ghash; tests/test_corpus_carry.py compares it with the
-        model's ghash). No carry record: with the registry's 96-bit IVs GCM's inc32
-        starts at 2 and wraps only after 2^32 - 2 blocks (64 GiB), beyond anything timed.
+        model's ghash). With the registry's 96-bit IVs GCM's inc32 starts at 2: a megabyte
+        crosses its 8- and 16-bit carries (record_size makes a shallower run's record that
+        long); the 32-bit one is 64 GiB away, beyond anything timed (carry.py says so).
   cfb   a generated ciphertext decrypted (P_j = C_j xor CIPH(C_{j-1}), one request for
         the whole message), and that plaintext encrypted, sent whole: CFB encryption
         chains, which an ECB oracle cannot do in one request.
@@ -36,6 +38,14 @@ generated plaintext and ciphertext are the same two (_fill); keys differ.
         (cipherbench/kat/model/chacha.py: ChaCha20 2.3-2.4, Poly1305 2.5, the AEAD 2.8; the
         XChaCha20 subkey by draft-irtf-cfrg-xchacha-03 2.3), which needs no oracle.
         Published records of these stop at a few hundred bytes (Wycheproof's longest).
+        4 MiB at least: the block counter starts at 1 and carries out of 16 bits at block 65535.
+  chacha20, xchacha20, salsa20, salsa20r12, xsalsa20
+        both ways, computed by their models alone (MODEL_STREAMS: chacha.py, salsa20.py, the
+        keystream of every block in numpy arrays), at least 4 MiB + 64 bytes: the block
+        counter starts at 0 and carries out of its low 16 bits at block 65536. Their
+        published records stop at 64 bytes or a few hundred (Crypto++'s XSalsa20).
+Records of counter-based primitives are as long as the longest of the depth and the message
+that crosses every carry of the counter within carry.REACH (record_size).
 OFB and CFB8 chain one block per request and get no LARGEST record (a megabyte would be
 65,536 round trips); XTS has no model here.
 
@@ -52,8 +62,9 @@ import hashlib
 import numpy as np
 
 from cipherbench.errors import CipherbenchError
+from cipherbench.kat import carry
 from cipherbench.kat.collect import det_bytes
-from cipherbench.kat.model import aead, chacha, sp800_38a
+from cipherbench.kat.model import aead, chacha, salsa20, sp800_38a
 from cipherbench.kat.model_oracle import ModelCorpus, Oracle, OracleFailed, oracle_primitive, published
 from cipherbench.kat.vectors import Fill, KnownAnswer, LongAnswer
 from cipherbench.kinds import Operation, PrimitiveKind
@@ -88,11 +99,53 @@ _CHACHA_CHECKED = ("(cipherbench/kat/model/chacha.py, checked on RFC 8439 2.5.2 
 
 
 def model_aead_records(p: Primitive, size: int = LARGEST) -> list[LongAnswer]:
-    """The size-byte long answers of a MODEL_AEADS primitive, with 13 bytes of AD."""
+    """The long answers of a MODEL_AEADS primitive, with 13 bytes of AD: size bytes, or as
+    many as reach its counter's carries (record_size)."""
     model, how = MODEL_AEADS[p.family]
     key, iv, aad = _large_inputs(p, 13)
     return _stream_like(p, key, iv, aad, lambda msg: model(key, iv, aad, msg), f"{how} {_CHACHA_CHECKED}",
-                        "13-byte AD", size)
+                        "13-byte AD", record_size(p, size))
+
+
+#: stream ciphers whose long answers a model computes alone: family -> (key, nonce, data ->
+#: data xor keystream; what computes it, checked on what)
+_SALSA_CHECKED = ("checked on eSTREAM's Salsa20/20, /12 and /8 vectors and Crypto++'s runs across block "
+                  "counter 2^32 in Crypto++'s TestVectors/salsa.txt: tests/test_model_static.py")
+MODEL_STREAMS = {
+    "chacha20": (lambda k, n, d: chacha.xor_stream(k, n, d),
+                 "model: RFC 8439 2.4 ChaCha20 (cipherbench/kat/model/chacha.py, checked on RFC 8439 2.3.2 "
+                 "and appendix A.2: tests/test_model_static.py)"),
+    "xchacha20": (lambda k, n, d: chacha.xchacha_xor(k, n, d),
+                  "model: draft-irtf-cfrg-xchacha-03 XChaCha20 (cipherbench/kat/model/chacha.py, checked on "
+                  "the draft's 2.2.1 and appendix A.3.2: tests/test_model_static.py)"),
+    "salsa20": (lambda k, n, d: salsa20.xor_stream(k, n, d, 20),
+                f"model: Bernstein's Salsa20/20 (cipherbench/kat/model/salsa20.py, {_SALSA_CHECKED})"),
+    "salsa20r12": (lambda k, n, d: salsa20.xor_stream(k, n, d, 12),
+                   f"model: Bernstein's Salsa20/12 (cipherbench/kat/model/salsa20.py, {_SALSA_CHECKED})"),
+    "xsalsa20": (lambda k, n, d: salsa20.xsalsa_xor(k, n, d, 20),
+                 "model: Bernstein's XSalsa20 (cipherbench/kat/model/salsa20.py, checked on Crypto++'s "
+                 "XSalsa20 vectors in TestVectors/salsa.txt: tests/test_model_static.py)"),
+}
+
+
+def modelled_stream(p: Primitive) -> bool:
+    """Whether a model computes p's long answers alone (a stream cipher of MODEL_STREAMS with
+    the registry's rounds and lengths)."""
+    return p.kind == PrimitiveKind.STREAM and p.family in MODEL_STREAMS
+
+
+def model_stream_records(p: Primitive, size: int = LARGEST) -> list[LongAnswer]:
+    """The long answers of a MODEL_STREAMS stream cipher: size bytes, or as many as reach its
+    counter's carries (record_size), both ways."""
+    model, how = MODEL_STREAMS[p.family]
+    key, iv, _ = _large_inputs(p, 0)
+    return _stream_like(p, key, iv, b"", lambda msg: model(key, iv, msg), how, "from block 0", record_size(p, size))
+
+
+def record_size(p: Primitive, size: int) -> int:
+    """The length of p's long answers: the depth asked, or the message that crosses every
+    carry of its counter within reach (carry.reach_bytes), whichever is longer."""
+    return max(size, long_size(carry.reach_bytes(p)))
 
 
 def oracle_primitives(prims) -> set[str]:
@@ -187,16 +240,15 @@ def _counter_iv(p: Primitive, label: str, low_bits: int, below: int) -> bytes:
 
 
 def ctr_cases(p: Primitive) -> list[tuple[str, bytes, int]]:
-    """(what, IV, message bytes) of the CTR records of p."""
-    n, b = 8 * p.block_bytes, p.block_bytes
-    cases = [("the counter's low 32 bits cross their carry at the third block",
-              _counter_iv(p, f"{p.name}/32", 32, 2), 4 * b + 5)]
-    if n > 64:
-        cases.append(("the counter's low 64 bits cross their carry at the third block",
-                      _counter_iv(p, f"{p.name}/64", 64, 2), 4 * b + 5))
-    cases.append((f"the whole {n}-bit counter wraps to zero at the third block",
-                  ((1 << n) - 2).to_bytes(b, "big"), 4 * b + 5))
-    return cases
+    """(what, IV, message bytes) of the CTR records of p: one per carry of its counter
+    (cipherbench/kat/carry.py, from the registry's `counter`), each at the third block."""
+    out = []
+    for k in carry.cases(p):
+        iv = carry.chosen_iv(p, k.width, _det(f"iv/{p.name}/{k.width}", p.block_bytes))
+        what = (f"the whole {k.width}-bit counter wraps to zero at the third block" if k.width == p.counter.bits
+                else f"the counter carries out of its low {k.width} bits, and no further, at the third block")
+        out.append((what, iv, 4 * p.block_bytes + 5))
+    return out
 
 
 def piece_bytes(oracle: Oracle, kas_by_prim) -> int:
@@ -343,6 +395,9 @@ class CarryCorpus:
             if p.family in MODEL_AEADS and p.kind == PrimitiveKind.AEAD:
                 self.long[p.name] = model_aead_records(p, self.size)
                 continue
+            if modelled_stream(p):
+                self.long[p.name] = model_stream_records(p, self.size)
+                continue
             if not covered(p):
                 continue
             oracle = self.models._oracle(oracle_primitive(p), kas_by_prim)  # cached per ECB primitive
@@ -369,7 +424,7 @@ class CarryCorpus:
         if p.mode == "gcm":
             how = "model: NIST SP 800-38D GCM (cipherbench/kat/model/aead.py, GHASH by a table of its multiplication)"
             return short, _stream_like(p, key, iv, aad, lambda m: gcm_encrypt(ecb, iv, aad, m, p.tag_bytes),
-                                       how + over, "13-byte AD", self.size)
+                                       how + over, "13-byte AD", record_size(p, self.size))
         if p.mode == "ctr":
             how = f"model: {_SP} CTR, the whole block one counter (cipherbench/kat/model/sp800_38a.py, {_CHECKED})"
             return short, _stream_like(p, key, iv, b"", lambda m: sp800_38a.encrypt("ctr", ecb, p.block_bytes, iv, m),
