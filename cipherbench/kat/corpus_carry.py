@@ -27,12 +27,16 @@ generated plaintext and ciphertext are the same two (_fill); keys differ.
         model's ghash). With the registry's 96-bit IVs GCM's inc32 starts at 2: a megabyte
         crosses its 8- and 16-bit carries (record_size makes a shallower run's record that
         long); the 32-bit one is 64 GiB away, beyond anything timed (carry.py says so).
-  cfb   a generated ciphertext decrypted (P_j = C_j xor CIPH(C_{j-1}), one request for
-        the whole message), and that plaintext encrypted, sent whole: CFB encryption
-        chains, which an ECB oracle cannot do in one request.
-  cbc   likewise, with the oracle's ECB decryption (P_j = CIPH^-1(C_j) xor C_{j-1}),
-        which is first checked on the same published known answers in that direction.
-  ecb   LARGEST bytes both ways: the oracle's own output, labelled as such.
+  ecb, cbc, cfb
+        from the cipher's own ECB known answers, with no implementation in the loop
+        (corpus_pairs.py: both ways, the largest size and the lengths after each batch
+        width). Only a cipher with no such answer (CRYPTON 1.0) keeps the oracle's records:
+    cfb   a generated ciphertext decrypted (P_j = C_j xor CIPH(C_{j-1}), one request for
+          the whole message), and that plaintext encrypted, sent whole: CFB encryption
+          chains, which an ECB oracle cannot do in one request.
+    cbc   likewise, with the oracle's ECB decryption (P_j = CIPH^-1(C_j) xor C_{j-1}),
+          which is first checked on the same published known answers in that direction.
+    ecb   LARGEST bytes both ways: the oracle's own output, labelled as such.
   chacha20-poly1305, xchacha20-poly1305
         LARGEST bytes both ways with 13 bytes of AD, computed by the RFC 8439 model
         (cipherbench/kat/model/chacha.py: ChaCha20 2.3-2.4, Poly1305 2.5, the AEAD 2.8; the
@@ -62,7 +66,7 @@ import hashlib
 import numpy as np
 
 from cipherbench.errors import CipherbenchError
-from cipherbench.kat import carry
+from cipherbench.kat import carry, corpus_pairs
 from cipherbench.kat.collect import det_bytes
 from cipherbench.kat.model import aead, chacha, salsa20, sp800_38a
 from cipherbench.kat.model_oracle import ModelCorpus, Oracle, OracleFailed, oracle_primitive, published
@@ -397,6 +401,11 @@ class CarryCorpus:
                 continue
             if modelled_stream(p):
                 self.long[p.name] = model_stream_records(p, self.size)
+                continue
+            pairs = corpus_pairs.pairs_of(p, kas_by_prim) if corpus_pairs.covered(p) else None
+            if pairs is not None:  # ECB, CBC, CFB: from the cipher's own ECB answers, no implementation
+                kas_by_prim.setdefault(p.name, []).extend(corpus_pairs.short_records(p, pairs))
+                self.long[p.name] = corpus_pairs.long_records(p, pairs, record_size(p, self.size))
                 continue
             if not covered(p):
                 continue
