@@ -67,7 +67,7 @@ import numpy as np
 
 from cipherbench.errors import CipherbenchError
 from cipherbench.kat import carry, corpus_pairs
-from cipherbench.kat.collect import det_bytes
+from cipherbench.kat.collect import BATCH_WIDTHS, batch_lengths, det_bytes
 from cipherbench.kat.model import aead, chacha, salsa20, sp800_38a
 from cipherbench.kat.model_oracle import ModelCorpus, Oracle, OracleFailed, oracle_primitive, published
 from cipherbench.kat.vectors import Fill, KnownAnswer, LongAnswer
@@ -152,9 +152,41 @@ def record_size(p: Primitive, size: int) -> int:
     return max(size, long_size(carry.reach_bytes(p)))
 
 
+def batch_covered(p: Primitive) -> bool:
+    """Whether the oracle's records of p include the lengths after each batch width: CTR and
+    OFB, and the AEAD modes the models compute over a 128-bit block (ECB, CBC and CFB get
+    theirs from corpus_pairs.py, the stream ciphers and ChaCha AEADs from their models)."""
+    if p.family == "desx" or not p.block_bytes:
+        return False
+    if p.kind == PrimitiveKind.CIPHER:
+        return p.mode in ("ctr", "ofb") and p.iv_bytes == p.block_bytes
+    return p.kind == PrimitiveKind.AEAD and p.mode in aead.ENCRYPT and p.block_bytes == aead.BLOCK
+
+
+def model_batch_records(p: Primitive) -> list[KnownAnswer]:
+    """A MODEL_STREAMS or MODEL_AEADS primitive's known answers at the lengths after each
+    batch width of its 64-byte block (collect.batch_lengths), from its model alone."""
+    out = []
+    for n in batch_lengths(64, partial=True):
+        label = f"{CORPUS}/batch/{p.name}/{n}"
+        key, iv, msg = _det("key/" + label, p.key_bytes), _det("iv/" + label, p.iv_bytes), _det("msg/" + label, n)
+        if p.kind == PrimitiveKind.AEAD:
+            model, how = MODEL_AEADS[p.family]
+            aad = _det("aad/" + label, 13)
+            got = model(key, iv, aad, msg)
+            how = f"{how} {_CHACHA_CHECKED}"
+        else:
+            stream, how = MODEL_STREAMS[p.family]
+            aad, got = b"", stream(key, iv, msg)
+        out.append(KnownAnswer(p.name, msg, got, key, iv, aad, how,
+                               f"{CORPUS} {p.name} ({n}-byte message, after the batch widths {BATCH_WIDTHS} blocks)",
+                               CORPUS))
+    return out
+
+
 def oracle_primitives(prims) -> set[str]:
     """The ECB primitives whose published known answers this corpus's oracles need."""
-    return {oracle_primitive(p) for p in prims if covered(p)}
+    return {oracle_primitive(p) for p in prims if covered(p) or batch_covered(p)}
 
 
 # ---------------------------------------------------------------------------- GHASH
@@ -398,27 +430,56 @@ class CarryCorpus:
         for p in sorted(prims, key=lambda p: p.name):
             if p.family in MODEL_AEADS and p.kind == PrimitiveKind.AEAD:
                 self.long[p.name] = model_aead_records(p, self.size)
+                kas_by_prim.setdefault(p.name, []).extend(model_batch_records(p))
                 continue
             if modelled_stream(p):
                 self.long[p.name] = model_stream_records(p, self.size)
+                kas_by_prim.setdefault(p.name, []).extend(model_batch_records(p))
                 continue
             pairs = corpus_pairs.pairs_of(p, kas_by_prim) if corpus_pairs.covered(p) else None
             if pairs is not None:  # ECB, CBC, CFB: from the cipher's own ECB answers, no implementation
                 kas_by_prim.setdefault(p.name, []).extend(corpus_pairs.short_records(p, pairs))
                 self.long[p.name] = corpus_pairs.long_records(p, pairs, record_size(p, self.size))
                 continue
-            if not covered(p):
+            if not (covered(p) or batch_covered(p)):
                 continue
             oracle = self.models._oracle(oracle_primitive(p), kas_by_prim)  # cached per ECB primitive
             if isinstance(oracle, str):
                 self.missing[p.name] = oracle
                 continue
             try:
-                short, self.long[p.name] = self.records(p, oracle, kas_by_prim)
+                short, long = self.records(p, oracle, kas_by_prim) if covered(p) else ([], [])
+                if batch_covered(p):
+                    short += self._batch(p, oracle, piece_bytes(oracle, kas_by_prim))
                 kas_by_prim.setdefault(p.name, []).extend(short)
+                if long:
+                    self.long[p.name] = long
                 self.oracle_of[p.name] = oracle.describe()
             except (OracleFailed, CipherbenchError, ValueError) as e:
                 self.missing[p.name] = f"the carry corpus's oracle failed: {e}"
+
+    def _batch(self, p: Primitive, oracle: Oracle, piece: int) -> list[KnownAnswer]:
+        """Known answers at the lengths after each batch width (collect.batch_lengths), by the
+        mode's model over the oracle: CTR and OFB (SP 800-38A), GCM, CCM, EAX, OCB (aead.py)."""
+        out = []
+        aead_mode = p.kind == PrimitiveKind.AEAD
+        for n in batch_lengths(p.block_bytes, partial=True):
+            label = f"{CORPUS}/batch/{p.name}/{n}"
+            key, iv, msg = _det("key/" + label, p.key_bytes), _det("iv/" + label, p.iv_bytes), _det("msg/" + label, n)
+            aad = _det("aad/" + label, 13 if aead_mode else 0)
+            ecb = ecb_pieces(self.s, oracle, key, piece)
+            if p.mode == "gcm":
+                got = gcm_encrypt(ecb, iv, aad, msg, p.tag_bytes)
+                how = "model: NIST SP 800-38D GCM (cipherbench/kat/model/aead.py)"
+            elif aead_mode:
+                got = aead.ENCRYPT[p.mode](ecb, iv, aad, msg, p.tag_bytes)
+                how = f"model: {p.mode.upper()} (cipherbench/kat/model/aead.py, tests/test_model_aead.py)"
+            else:
+                got = sp800_38a.encrypt(p.mode, ecb, p.block_bytes, iv, msg)
+                how = f"model: {_SP} {p.mode.upper()} (cipherbench/kat/model/sp800_38a.py, {_CHECKED})"
+            out.append(self._record(p, msg, got, key, iv, aad, how, oracle,
+                                    f"{n}-byte message, after the batch widths {BATCH_WIDTHS} blocks"))
+        return out
 
     def records(self, p: Primitive, oracle: Oracle, kas_by_prim) -> tuple[list[KnownAnswer], list[LongAnswer]]:
         """p's short records (CTR carries) and its long answers (self.size bytes)."""
@@ -481,9 +542,9 @@ class CarryCorpus:
         return out
 
     @staticmethod
-    def _record(p, msg, out, key, iv, aad, how, oracle, what, i=0) -> KnownAnswer:
+    def _record(p, msg, out, key, iv, aad, how, oracle, what, i=None) -> KnownAnswer:
         return KnownAnswer(p.name, msg, out, key, iv, aad, f"{how} over {oracle.describe()}",
-                           f"{CORPUS} {p.name} #{i} ({what})", CORPUS)
+                           f"{CORPUS} {p.name}{'' if i is None else f' #{i}'} ({what})", CORPUS)
 
     def _decryption_fails(self, oracle: Oracle, kas_by_prim) -> str | None:
         """None once the oracle has reproduced the published ECB known answers in the

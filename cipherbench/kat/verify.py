@@ -37,7 +37,7 @@ from enum import StrEnum
 
 from cipherbench.errors import RunnerError
 from cipherbench.kat import corpora, corpus_carry, iterated
-from cipherbench.kat.collect import det_bytes
+from cipherbench.kat.collect import batch_lengths, det_bytes
 from cipherbench.kat.model_oracle import ModelCorpus, oracle_primitives
 from cipherbench.kat.vectors import KnownAnswer, LongAnswer
 from cipherbench.kinds import Operation, PrimitiveKind, Verdict
@@ -152,12 +152,21 @@ class PairResult:
 
 
 def message_lengths(p: Primitive) -> list[int]:
+    """The round trips' lengths, which the differential check compares across implementations:
+    a few of each primitive's own, and those at and after each batch width of its block
+    (collect.batch_lengths: 2, 4, 8 and 16 blocks, whole and not), where a bulk path hands
+    over to its tail; a stream cipher's block is its 64-byte keystream block."""
     if p.kind == PrimitiveKind.HASH:
-        return [0, 1, 3, 55, 56, 63, 64, 65, 127, 128, 129, 200, 1000, 4097]
-    if p.whole_blocks:
+        own = [0, 1, 3, 55, 56, 63, 64, 65, 127, 128, 129, 200, 1000, 4097]
+    elif p.whole_blocks:
         b = p.block_bytes
-        return [b, 2 * b, 3 * b, 7 * b, 64 * b] if p.mode != "xts" else [b, 2 * b, 5 * b, 64 * b]
-    return [0, 1, 15, 16, 17, 63, 64, 65, 100, 1000, 4099]
+        own = [b, 2 * b, 3 * b, 7 * b, 64 * b] if p.mode != "xts" else [b, 2 * b, 5 * b, 64 * b]
+    else:
+        own = [0, 1, 15, 16, 17, 63, 64, 65, 100, 1000, 4099]
+    if p.kind not in (PrimitiveKind.HASH, PrimitiveKind.CIPHER, PrimitiveKind.STREAM, PrimitiveKind.AEAD):
+        return own
+    unit = p.block_bytes or 64
+    return sorted(set(own) | set(batch_lengths(unit, partial=not p.whole_blocks)))
 
 
 def stream_chunks(p: Primitive, n: int) -> list[list[int]] | None:
