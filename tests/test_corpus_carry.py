@@ -188,3 +188,22 @@ def test_a_runner_that_ignores_fill_and_digest_is_asked_again_with_the_whole_inp
     big = las[0].fill.size  # past the block counter's 16-bit carry
     assert res.verified_bytes == big == corpus_carry.record_size(p, corpus_carry.LARGEST)
     assert asked == [(True, 0), (True, 16), (False, big), (False, big + 16)]
+
+
+def test_answers_computed_over_an_oracle_never_vouch_for_the_oracle_itself(native_session):
+    """The models' ECB oracle (reference, the first candidate) gets its CTR records checked
+    but not counted as verifying it: its own ECB computed them. It is verified only as far as
+    the published answers reach; OpenSSL, for which they are independent, to the largest size."""
+    reg = registry.load()
+    p = reg["aes-128-ctr"]
+    v = Verifier(native_session)
+    prepared = v.prepare([p])
+    assert prepared.oracles == ["reference"] and all(r.over == "reference" for r in prepared.long[p.name])
+    results = {r.impl: r for r in v.run([(native_session.impls[i], p) for i in ("reference", "openssl")], prepared)}
+    own, other = results["reference"].as_row(), results["openssl"].as_row()
+    assert own["status"] == other["status"] == "passed", (own["failures"], other["failures"])
+    assert other["checks"]["verified_up_to_bytes"] == corpus_carry.LARGEST and "kat_own_oracle" not in other["checks"]
+    computed = [k for k in prepared.known[p.name] if k.over] + prepared.long[p.name]
+    assert own["checks"]["kat_own_oracle"] == len(computed)
+    published = max(len(k.input) for k in prepared.known[p.name] if not k.over)
+    assert own["checks"]["verified_up_to_bytes"] == published < corpus_carry.LARGEST

@@ -69,7 +69,14 @@ from cipherbench.errors import CipherbenchError
 from cipherbench.kat import carry, corpus_pairs
 from cipherbench.kat.collect import BATCH_WIDTHS, batch_lengths, det_bytes
 from cipherbench.kat.model import aead, chacha, salsa20, sp800_38a
-from cipherbench.kat.model_oracle import ModelCorpus, Oracle, OracleFailed, oracle_primitive, published
+from cipherbench.kat.model_oracle import (
+    ModelCorpus,
+    Oracle,
+    OracleFailed,
+    computed_over,
+    oracle_primitive,
+    published,
+)
 from cipherbench.kat.vectors import Fill, KnownAnswer, LongAnswer
 from cipherbench.kinds import Operation, PrimitiveKind
 from cipherbench.registry import Primitive
@@ -451,9 +458,9 @@ class CarryCorpus:
                 short, long = self.records(p, oracle, kas_by_prim) if covered(p) else ([], [])
                 if batch_covered(p):
                     short += self._batch(p, oracle, piece_bytes(oracle, kas_by_prim))
-                kas_by_prim.setdefault(p.name, []).extend(short)
+                kas_by_prim.setdefault(p.name, []).extend(computed_over(short, oracle))
                 if long:
-                    self.long[p.name] = long
+                    self.long[p.name] = computed_over(long, oracle)
                 self.oracle_of[p.name] = oracle.describe()
             except (OracleFailed, CipherbenchError, ValueError) as e:
                 self.missing[p.name] = f"the carry corpus's oracle failed: {e}"

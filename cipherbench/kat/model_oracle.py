@@ -25,6 +25,7 @@ are checked like any known answer: encryption and decryption.
 """
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 
 from cipherbench.errors import CipherbenchError
@@ -106,6 +107,13 @@ class Oracle:
         return ecb_requests(self.session, self.impl, self.primitive, self.block_bytes, key)
 
 
+def computed_over(answers: list, oracle: Oracle) -> list:
+    """The answers marked as computed over the oracle's output (KnownAnswer.over): they are
+    independent answers for every implementation but the oracle itself, which they never
+    vouch for (verify.py)."""
+    return [dataclasses.replace(a, over=oracle.impl) for a in answers]
+
+
 class OracleFailed(Exception):
     """The oracle answered something other than an output of the right length."""
 
@@ -147,7 +155,7 @@ class ModelCorpus:
                 self.missing[p.name] = oracle
                 continue
             try:
-                kas_by_prim.setdefault(p.name, []).extend(records(p, oracle))
+                kas_by_prim.setdefault(p.name, []).extend(computed_over(records(p, oracle), oracle))
                 self.oracle_of[p.name] = oracle.describe()
             except (OracleFailed, CipherbenchError) as e:
                 self.missing[p.name] = f"the model's oracle failed: {e}"
