@@ -1,6 +1,6 @@
 """Corpus "model-carry": known answers where the gate had none and timing goes: counters
-that cross their 32-bit, 64-bit and whole-block carries, and messages of the largest size
-that is timed: the gate's depth. A run asks for its largest size, `verify` for the largest
+that cross every carry of the registry's counter statement (kat/carry.py), messages of the
+largest size that is timed (the gate's depth), and the lengths after each batch width. A run asks for its largest size, `verify` for the largest
 size of a profile or `--up-to`; LARGEST (1 MiB, the largest any profile times) where no
 depth is given (long_size rounds it up to whole 64-byte units).
 
@@ -50,8 +50,15 @@ generated plaintext and ciphertext are the same two (_fill); keys differ.
         published records stop at 64 bytes or a few hundred (Crypto++'s XSalsa20).
 Records of counter-based primitives are as long as the longest of the depth and the message
 that crosses every carry of the counter within carry.REACH (record_size).
-OFB and CFB8 chain one block per request and get no LARGEST record (a megabyte would be
-65,536 round trips); XTS has no model here.
+  ofb, ccm, eax
+        both ways, by the models (sp800_38a.py, aead.py) over the oracle, their chains
+        (OFB's keystream, CCM's CBC-MAC, EAX's OMAC) run through the oracle's CBC in the same
+        cipher, one request fed in pieces (cbc_chain): CCM's 24-bit counter (a 12-byte nonce)
+        carries out of 16 bits at the megabyte's last block.
+  ocb   encrypting only (the model has no decryption): every cipher call is independent.
+CFB8 chains one byte per cipher call and gets no LARGEST record (a megabyte would be a
+million round trips); XTS has no model here. Every record computed over the oracle is
+marked so (KnownAnswer.over) and never vouches for the oracle implementation itself.
 
 The oracle is corpus `model`'s (cipherbench/kat/model_oracle.py): an implementation of the
 same cipher in ECB that passed that ECB primitive's published known answers, chosen once
@@ -85,7 +92,9 @@ CORPUS = "model-carry"
 #: the largest message size a profile times (registry/experiments.toml: 1 MiB)
 LARGEST = 1 << 20
 #: modes with records, and the ones of those with carry records
-MODES = ("ctr", "gcm", "cfb", "cbc", "ecb")
+MODES = ("ctr", "gcm", "cfb", "cbc", "ecb", "ofb", "ccm", "eax", "ocb")
+#: AEAD modes whose long records the models compute over the oracle (GCM with its own GHASH)
+_AEAD_LONG = ("gcm", "ccm", "eax", "ocb")
 _SP = "NIST SP 800-38A"
 _CHECKED = ("checked on SP 800-38A appendix F's AES vectors, NIST CAVP DES records and Botan's "
             "CTR-BE(AES-256) record with counter ff..ff (tests/test_model_aead.py, tests/test_corpus_carry.py)")
@@ -95,8 +104,8 @@ def covered(p: Primitive) -> bool:
     """Whether this corpus computes records for p."""
     if p.family == "desx" or not p.block_bytes or p.mode not in MODES:
         return False
-    if p.mode == "gcm":
-        return p.kind == PrimitiveKind.AEAD and p.block_bytes == aead.BLOCK and p.iv_bytes == 12
+    if p.mode in _AEAD_LONG:
+        return p.kind == PrimitiveKind.AEAD and p.block_bytes == aead.BLOCK and (p.mode != "gcm" or p.iv_bytes == 12)
     return p.kind == PrimitiveKind.CIPHER and p.iv_bytes in (0, p.block_bytes)
 
 
@@ -345,6 +354,23 @@ def ecb_pieces(session, oracle: Oracle, key: bytes, piece: int, op: str = "encry
     return ecb
 
 
+def cbc_chain(session, oracle: Oracle, key: bytes, piece: int, cbc: str):
+    """(iv, blocks) -> blocks: the oracle implementation's CBC encryption (primitive `cbc`, the
+    same cipher and key size as its ECB) under key, one request fed in `piece`-byte chunks.
+    OracleFailed when the oracle does not offer that CBC or does not honour `chunks`."""
+    def run(iv: bytes, blocks: list[bytes]) -> list[bytes]:
+        data = b"".join(blocks)
+        step = max(1, piece // oracle.block_bytes) * oracle.block_bytes
+        r = session.ask(oracle.impl, {"op": "encrypt", "primitive": cbc, "key": key.hex(), "iv": iv.hex(),
+                                      "input": data.hex(), "chunks": [step] * ((len(data) - 1) // step)})
+        out = bytes.fromhex(r.get("output", "")) if r.get("status") == "ok" and r.get("chunked") is True else b""
+        if len(out) != len(data):
+            raise OracleFailed(f"{oracle.impl} {cbc} answered {r.get('status')}: "
+                               f"{r.get('message', 'without taking the input in chunks')}")
+        return sp800_38a._split(out, oracle.block_bytes)
+    return run
+
+
 def _large_inputs(p: Primitive, aad_bytes: int) -> tuple[bytes, bytes, bytes]:
     """(key, iv, aad) of p's LARGEST-byte records."""
     label = f"{CORPUS}/{p.name}/large"
@@ -492,7 +518,7 @@ class CarryCorpus:
         """p's short records (CTR carries) and its long answers (self.size bytes)."""
         piece = piece_bytes(oracle, kas_by_prim)
         short = self._ctr(p, oracle, piece) if p.mode == "ctr" else []
-        key, iv, aad = _large_inputs(p, 13 if p.mode == "gcm" else 0)
+        key, iv, aad = _large_inputs(p, 13 if p.mode in _AEAD_LONG else 0)
         if p.mode == "ctr":
             # the low 32 bits cross their carry at block 1000, or halfway through a shorter message
             iv = _counter_iv(p, f"{p.name}/large", 32, max(1, min(1000, self.size // p.block_bytes // 2)))
@@ -511,7 +537,39 @@ class CarryCorpus:
                    "published vectors)" + over)
             decrypts = not self._decryption_fails(oracle, kas_by_prim)
             return short, _ecb_records(p, key, ecb_digest(self.s, oracle, key, piece), decrypts, how, self.size)
+        if p.mode in ("ofb", "ccm", "eax", "ocb"):
+            return short, self._over_cbc(p, oracle, key, iv, aad, ecb, piece)
         return short, self._chained(p, oracle, key, iv, ecb, kas_by_prim, piece)
+
+    def _over_cbc(self, p, oracle, key, iv, aad, ecb, piece) -> list[LongAnswer]:
+        """OFB, CCM, EAX and OCB at the records' size. Their chains (OFB's keystream, CCM's
+        CBC-MAC, EAX's OMAC) would take one oracle call a block; the oracle's CBC in the same
+        cipher runs each in one request, its library handed `piece` bytes per call: OFB's
+        keystream is the CBC encryption of zeros from the IV, a CBC-MAC the last block of a
+        CBC encryption from a zero IV. OCB needs none (every cipher call is independent) and
+        is asked encrypting only: its decryption has no model here."""
+        cbc = cbc_chain(self.s, oracle, key, piece, f"{p.family}-{p.key_bits}-cbc")
+        size = record_size(p, self.size)
+        over = f" over {oracle.describe()} and its CBC"
+        if p.mode == "ofb":
+            how = f"model: {_SP} OFB, the keystream the CBC encryption of zeros ({_CHECKED})"
+
+            def ofb(m: bytes) -> bytes:
+                ks = b"".join(cbc(iv, [bytes(p.block_bytes)] * -(-len(m) // p.block_bytes)))
+                return sp800_38a._xor(m, ks[:len(m)])
+            return _stream_like(p, key, iv, b"", ofb, how + over, "from the IV", size)
+        how = f"model: {p.mode.upper()} (cipherbench/kat/model/aead.py, tests/test_model_aead.py)"
+        if p.mode == "ocb":
+            pt = _fill("pt", size)
+            sealed = aead.ocb_encrypt(ecb, iv, aad, pt.data(), p.tag_bytes)
+            return [_long(p, Operation.ENCRYPT, pt, b"", sealed, key, iv, aad, how + over,
+                          "generated plaintext, 13-byte AD")]
+
+        def mac(blocks: list[bytes]) -> bytes:
+            return cbc(bytes(aead.BLOCK), blocks)[-1]
+        model = aead.ccm_encrypt if p.mode == "ccm" else aead.eax_encrypt
+        return _stream_like(p, key, iv, aad, lambda m: model(ecb, iv, aad, m, p.tag_bytes, cbc_mac=mac),
+                            how + over, "13-byte AD", size)
 
     def _chained(self, p, oracle, key, iv, ecb, kas_by_prim, piece) -> list[LongAnswer]:
         """CBC and CFB: a generated ciphertext C, its plaintext computed blockwise (decryption
