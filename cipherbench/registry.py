@@ -40,8 +40,8 @@ class Counter:
     bits   the counter's width (CTR: the whole block); it counts modulo 2^bits
     start  the first message block's counter: a number the primitive fixes (ChaCha20 0,
            GCM with a 96-bit IV 2), or None when the IV sets it (`start = "iv"`: CTR) or
-           the nonce does through a function (`start = "derived"`, with `derived` saying
-           which: EAX's OMAC of the nonce)
+           the nonce does through a function (`start = "derived"`, with `derived` naming
+           it: "omac", EAX's OMAC of the nonce)
     unit   output bytes per counter step: the cipher block, 64 for ChaCha and Salsa
     order  the byte order the counter is stored in ("big" or "little")
     """

@@ -229,3 +229,26 @@ def test_the_chains_run_through_the_oracles_cbc_are_the_models(native_session):
         return cbc(bytes(16), bs)[-1]
     assert aead.ccm_encrypt(ecb, iv[:12], aad, msg, 16, cbc_mac=mac) == aead.ccm_encrypt(ecb, iv[:12], aad, msg, 16)
     assert aead.eax_encrypt(ecb, iv, aad, msg, 16, cbc_mac=mac) == aead.eax_encrypt(ecb, iv, aad, msg, 16)
+
+
+def test_no_carry_of_any_registry_counter_is_left_but_those_beyond_reach():
+    for p in registry.load():
+        for k in carry.cases(p):
+            assert not k.out_of_reach or (p.counter.start is not None and k.reach_bytes > carry.REACH), (p.name, k)
+
+
+def test_eax_counter_records_choose_n_prime_and_cross_each_carry_alone(native_session):
+    """EAX counts from N' = OMAC(N): the records choose N' as CTR's IV is chosen and compute
+    the nonce with the cipher's decryption; recomputed here from the nonce, each crosses its
+    carry alone."""
+    p = registry.load()["aes-128-eax"]
+    prepared = Verifier(native_session).prepare([p])
+    records = [k for k in prepared.known[p.name] if "N' = OMAC(N)" in k.where]
+    assert len(records) == 5
+    widths = []
+    for k in records:
+        ecb = ecb_requests(native_session, "openssl", "aes-128-ecb", 16, k.key)
+        (n_prime,) = aead.cmac_many(ecb, [bytes(16) + k.iv])
+        widths.append(carry.crossed(p, k.iv, len(k.input), counter=n_prime))
+        assert aead.eax_encrypt(ecb, k.iv, b"", k.input) == k.output
+    assert widths == [{8}, {16}, {32}, {64}, {128}]

@@ -297,7 +297,7 @@ def ctr_cases(p: Primitive) -> list[tuple[str, bytes, int]]:
     out = []
     for k in carry.cases(p):
         iv = carry.chosen_iv(p, k.width, _det(f"iv/{p.name}/{k.width}", p.block_bytes))
-        what = (f"the whole {k.width}-bit counter wraps to zero at the third block" if k.width == p.counter.bits
+        what = (f"the whole {k.width}-bit counter wraps to zero at the third block" if k.width == 8 * p.block_bytes
                 else f"the counter carries out of its low {k.width} bits, and no further, at the third block")
         out.append((what, iv, 4 * p.block_bytes + 5))
     return out
@@ -518,6 +518,8 @@ class CarryCorpus:
         """p's short records (CTR carries) and its long answers (self.size bytes)."""
         piece = piece_bytes(oracle, kas_by_prim)
         short = self._ctr(p, oracle, piece) if p.mode == "ctr" else []
+        if p.mode == "eax":
+            short = self._eax(p, oracle, piece, kas_by_prim)
         key, iv, aad = _large_inputs(p, 13 if p.mode in _AEAD_LONG else 0)
         if p.mode == "ctr":
             # the low 32 bits cross their carry at block 1000, or halfway through a shorter message
@@ -604,6 +606,30 @@ class CarryCorpus:
             ct = sp800_38a.encrypt("ctr", ecb_pieces(self.s, oracle, key, piece), p.block_bytes, iv, msg)
             how = f"model: {_SP} CTR, the whole block one counter (cipherbench/kat/model/sp800_38a.py, {_CHECKED})"
             out.append(self._record(p, msg, ct, key, iv, b"", how, oracle, what, i))
+        return out
+
+    def _eax(self, p: Primitive, oracle: Oracle, piece: int, kas_by_prim) -> list[KnownAnswer]:
+        """EAX's counter-carry records: N' = OMAC(N) chosen as CTR's IV is (carry.chosen_iv),
+        the nonce computed from it with the oracle's ECB decryption (aead.eax_nonce_for),
+        which is first checked on the published known answers in that direction."""
+        why = self._decryption_fails(oracle, kas_by_prim)
+        if why:
+            raise OracleFailed(why)
+        out = []
+        bits = 8 * p.block_bytes
+        for k in carry.cases(p):
+            label = f"{CORPUS}/{p.name}/{k.width}"
+            key, msg = _det("key/" + label, p.key_bytes), _det("msg/" + label, 4 * p.block_bytes + 5)
+            n_mac = carry.chosen_iv(p, k.width, _det("iv/" + label, p.block_bytes))
+            ecb = ecb_pieces(self.s, oracle, key, piece)
+            nonce = aead.eax_nonce_for(ecb, ecb_pieces(self.s, oracle, key, piece, "decrypt"), n_mac)
+            ct = aead.eax_encrypt(ecb, nonce, b"", msg, p.tag_bytes)
+            what = ("the whole counter N' = OMAC(N) wraps to zero at the third block" if k.width == bits
+                    else f"the counter N' = OMAC(N) carries out of its low {k.width} bits, and no further, "
+                         "at the third block")
+            how = ("model: EAX (cipherbench/kat/model/aead.py, tests/test_model_aead.py), the nonce computed "
+                   "from a chosen N' with the cipher's decryption")
+            out.append(self._record(p, msg, ct, key, nonce, b"", how, oracle, what))
         return out
 
     @staticmethod

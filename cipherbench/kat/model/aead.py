@@ -250,6 +250,15 @@ def eax_encrypt(ecb: ECB, nonce: bytes, aad: bytes, plaintext: bytes, tag_bytes:
     return c + tag[:tag_bytes]
 
 
+def eax_nonce_for(ecb: ECB, ecb_decrypt: ECB, n_mac: bytes) -> bytes:
+    """The 16-byte nonce N whose OMAC^0_K(N), EAX's first counter block N', is n_mac: CMAC of
+    [0]_16 || N chains L = CIPH_K(0^128) after its first block, and its last, complete, block
+    is N xor K1 (SP 800-38B 6.2), so N' = CIPH_K(L xor N xor K1) and N = CIPH_K^-1(N') xor L
+    xor K1."""
+    l = ecb([bytes(BLOCK)])[0]
+    return xor(xor(ecb_decrypt([n_mac])[0], l), double(l))
+
+
 # ---------------------------------------------------------------------------- OCB3
 def _ntz(i: int) -> int:
     """Trailing zero bits of i > 0 (RFC 7253 section 2)."""
