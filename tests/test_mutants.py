@@ -22,15 +22,16 @@ MUTANT = Path(__file__).parent / "runners" / "mutant.py"
 #: and stream cipher (corpus_pairs.py, the stream models), reached every carry of the
 #: registry's counters (kat/carry.py) and the lengths after each batch width.
 ALL = ["aes-128-ecb", "aes-128-cbc", "aes-128-cfb", "aes-128-ctr", "aes-128-gcm", "chacha20", "chacha20-poly1305"]
+AEADS_AND_BLOCK = ["aes-128-ecb", "aes-128-cbc", "aes-128-ctr", "aes-128-gcm", "chacha20-poly1305"]
+#: the new classes are asked of the primitives they once passed on (and one more for contrast)
 MUTANTS = {
-    "ctr-wrap8": (["aes-128-ctr"], ["aes-128-ctr"]),
     "ctr-wrap16": (["aes-128-ctr"], ["aes-128-ctr"]),
     "ctr-wrap32": (["aes-128-ctr"], ["aes-128-ctr"]),
     "ctr-wrap64": (["aes-128-ctr"], ["aes-128-ctr"]),
-    "above-8k": (ALL, ALL),
-    "decrypt-above-8k": (ALL, ALL),
+    "above-8k": (AEADS_AND_BLOCK, AEADS_AND_BLOCK),
+    "decrypt-above-8k": (["aes-128-cfb", "chacha20"], ["aes-128-cfb", "chacha20"]),
     "block-counter-16": (["chacha20", "chacha20-poly1305"], ["chacha20", "chacha20-poly1305"]),
-    "batch-tail": (ALL, ALL),
+    "batch-tail": (["aes-128-cbc", "aes-128-ctr", "chacha20"], ["aes-128-cbc", "aes-128-ctr", "chacha20"]),
     "inplace": (["aes-128-cbc"], ["aes-128-cbc"]),
     "chunked": (["aes-128-ctr"], ["aes-128-ctr"]),
     "gcm-short-tag": (["aes-128-gcm"], ["aes-128-gcm"]),
@@ -54,8 +55,8 @@ def test_the_gate_catches_each_mutant(cb, mode):
     assert sorted(rows) == sorted(prims)
     failed = sorted(p for p, row in rows.items() if row["status"] == "failed")
     assert failed == sorted(must_fail), {p: row["failures"][:1] for p, row in rows.items()}
-    if mode in ("ctr-wrap16", "ctr-wrap32", "ctr-wrap64"):  # caught by the carry known answers, not by chance
-        # (SP 800-38A F.5's counter ends in ff: the published vectors catch an 8-bit wrap first)
+    if mode.startswith("ctr-wrap"):  # caught by the carry known answers, not by chance (an 8-bit
+        # wrap, not asked here, the published vectors catch first: SP 800-38A F.5's counter ends in ff)
         vectors = [f.get("vector", "") for f in rows["aes-128-ctr"]["failures"]]
         assert any(f"carries out of its low {mode[len('ctr-wrap'):]} bits" in v for v in vectors), vectors
     if must_fail:
