@@ -194,17 +194,29 @@ def test_a_runner_that_ignores_fill_and_digest_is_asked_again_with_the_whole_inp
     assert asked == [(True, 0), (True, 16), (False, big), (False, big + 16)]
 
 
-def test_answers_computed_over_an_oracle_never_vouch_for_the_oracle_itself(native_session):
-    """The models' ECB oracle (reference, the first candidate) gets its CTR records checked
-    but not counted as verifying it: its own ECB computed them. It is verified only as far as
-    the published answers reach; OpenSSL, for which they are independent, to the largest size."""
+def test_answers_computed_over_an_oracle_never_vouch_for_the_oracle_itself(native_session, monkeypatch):
+    """The models' ECB oracle (reference, the first candidate) is checked on the same records
+    computed over a second oracle. Without one, it gets the records over its own ECB checked
+    but not counted as verifying it: it is verified only as far as the published answers
+    reach, while OpenSSL, for which they are independent, is verified to the largest size."""
+    from cipherbench.kat.model_oracle import ModelCorpus
     reg = registry.load()
     p = reg["aes-128-ctr"]
+    pairs = [(native_session.impls[i], p) for i in ("reference", "openssl")]
     v = Verifier(native_session)
     prepared = v.prepare([p])
-    assert prepared.oracles == ["reference"] and all(r.over == "reference" for r in prepared.long[p.name])
-    results = {r.impl: r for r in v.run([(native_session.impls[i], p) for i in ("reference", "openssl")], prepared)}
-    own, other = results["reference"].as_row(), results["openssl"].as_row()
+    assert all(r.over == "reference" for r in prepared.long[p.name])
+    first, short, long = prepared.for_oracle[p.name]
+    assert first == "reference" and long and all(r.over not in ("", "reference") for r in short + long)
+    results = {r.impl: r.as_row() for r in v.run(pairs, prepared)}
+    assert {i: (row["status"], row["checks"]["verified_up_to_bytes"], "kat_own_oracle" in row["checks"])
+            for i, row in results.items()} == {i: ("passed", corpus_carry.LARGEST, False) for i in results}
+
+    monkeypatch.setattr(ModelCorpus, "second_oracle", lambda self, first, kas: None)
+    prepared = v.prepare([p])
+    assert prepared.for_oracle == {}
+    results = {r.impl: r.as_row() for r in v.run(pairs, prepared)}
+    own, other = results["reference"], results["openssl"]
     assert own["status"] == other["status"] == "passed", (own["failures"], other["failures"])
     assert other["checks"]["verified_up_to_bytes"] == corpus_carry.LARGEST and "kat_own_oracle" not in other["checks"]
     computed = [k for k in prepared.known[p.name] if k.over] + prepared.long[p.name]

@@ -454,7 +454,9 @@ class CarryCorpus:
         self.size = size  # the long answers' length (long_size)
         self.oracle_of: dict[str, str] = {}  # primitive -> the oracle its records came from
         self.missing: dict[str, str] = {}  # primitive -> why it got no records
-        self._decrypts_ok: dict[str, str | None] = {}  # ECB primitive -> None, or why its decryption fails
+        self._decrypts_ok: dict[tuple[str, str], str | None] = {}  # oracle -> None, or why its decryption fails
+        # primitive -> (the oracle implementation, short and long records over a second oracle)
+        self.for_oracle: dict[str, tuple[str, list[KnownAnswer], list[LongAnswer]]] = {}
         self.long: dict[str, list[LongAnswer]] = {}  # primitive -> its LARGEST-byte long answers
 
     def extend(self, prims, kas_by_prim: dict[str, list[KnownAnswer]]):
@@ -481,15 +483,27 @@ class CarryCorpus:
                 self.missing[p.name] = oracle
                 continue
             try:
-                short, long = self.records(p, oracle, kas_by_prim) if covered(p) else ([], [])
-                if batch_covered(p):
-                    short += self._batch(p, oracle, piece_bytes(oracle, kas_by_prim))
-                kas_by_prim.setdefault(p.name, []).extend(computed_over(short, oracle))
+                short, long = self._over(p, oracle, kas_by_prim)
+                kas_by_prim.setdefault(p.name, []).extend(short)
                 if long:
-                    self.long[p.name] = computed_over(long, oracle)
+                    self.long[p.name] = long
                 self.oracle_of[p.name] = oracle.describe()
             except (OracleFailed, CipherbenchError, ValueError) as e:
                 self.missing[p.name] = f"the carry corpus's oracle failed: {e}"
+                continue
+            second = self.models.second_oracle(oracle, kas_by_prim)
+            if second is not None:  # the first oracle's own pair is checked over this one
+                try:
+                    self.for_oracle[p.name] = (oracle.impl, *self._over(p, second, kas_by_prim))
+                except (OracleFailed, CipherbenchError, ValueError):
+                    pass  # it is then checked over its own ECB, which never vouches for it
+
+    def _over(self, p: Primitive, oracle: Oracle, kas_by_prim) -> tuple[list[KnownAnswer], list[LongAnswer]]:
+        """p's short and long records over one oracle, marked as computed over it."""
+        short, long = self.records(p, oracle, kas_by_prim) if covered(p) else ([], [])
+        if batch_covered(p):
+            short += self._batch(p, oracle, piece_bytes(oracle, kas_by_prim))
+        return computed_over(short, oracle), computed_over(long, oracle)
 
     def _batch(self, p: Primitive, oracle: Oracle, piece: int) -> list[KnownAnswer]:
         """Known answers at the lengths after each batch width (collect.batch_lengths), by the
@@ -640,9 +654,10 @@ class CarryCorpus:
     def _decryption_fails(self, oracle: Oracle, kas_by_prim) -> str | None:
         """None once the oracle has reproduced the published ECB known answers in the
         decrypting direction too (it was chosen on encryption), else why not."""
-        if oracle.primitive not in self._decrypts_ok:
-            self._decrypts_ok[oracle.primitive] = self._check_decryption(oracle, kas_by_prim)
-        return self._decrypts_ok[oracle.primitive]
+        key = (oracle.impl, oracle.primitive)
+        if key not in self._decrypts_ok:
+            self._decrypts_ok[key] = self._check_decryption(oracle, kas_by_prim)
+        return self._decrypts_ok[key]
 
     def _check_decryption(self, oracle: Oracle, kas_by_prim) -> str | None:
         kas = [k for k in kas_by_prim.get(oracle.primitive, []) if published(k) and k.input
