@@ -29,6 +29,41 @@ REFERENCE_IMPL = "reference"
 NO_IV = "none"
 
 
+#: the word widths whose carries a counter crosses, below its own width (registry `counter`)
+CARRY_WORDS = (8, 16, 32, 64)
+
+
+@dataclass(frozen=True)
+class Counter:
+    """How a counter-based primitive numbers its blocks: the registry's `counter` table.
+
+    bits   the counter's width (CTR: the whole block); it counts modulo 2^bits
+    start  the first message block's counter: a number the primitive fixes (ChaCha20 0,
+           GCM with a 96-bit IV 2), or None when the IV sets it (`start = "iv"`: CTR) or
+           the nonce does through a function (`start = "derived"`, with `derived` naming
+           it: "omac", EAX's OMAC of the nonce)
+    unit   output bytes per counter step: the cipher block, 64 for ChaCha and Salsa
+    order  the byte order the counter is stored in ("big" or "little")
+    """
+    bits: int
+    start: int | None
+    unit: int
+    order: str
+    derived: str = ""
+
+    def carries(self) -> list[int]:
+        """The widths whose carry (or, for `bits` itself, wrap to zero) a message can cross:
+        every word of CARRY_WORDS narrower than the counter, then the counter itself."""
+        return [w for w in CARRY_WORDS if w < self.bits] + [self.bits]
+
+    def carry_block(self, width: int) -> int | None:
+        """The index (from 0) of the first message block after the carry out of the low
+        `width` bits, for a fixed start; None when the IV or nonce chooses where it falls."""
+        if self.start is None:
+            return None
+        return (1 << width) - self.start % (1 << width)
+
+
 @dataclass(frozen=True)
 class Primitive:
     """One canonical primitive with every length an implementation must honour."""
@@ -48,6 +83,7 @@ class Primitive:
     rounds: int | None = None
     params: dict = field(default_factory=dict, compare=False, hash=False)
     spec: str = ""
+    counter: Counter | None = None  # how a counter-based primitive counts (Counter)
 
     @property
     def is_aead(self) -> bool:
@@ -103,6 +139,20 @@ def _rounds_for(spec, key_bits: int) -> int | None:
     return int(spec)
 
 
+def _counter(table: dict | None, block_bytes: int) -> Counter | None:
+    """A `counter` table of primitives.toml as a Counter; `bits = "block"` is the cipher block."""
+    if table is None:
+        return None
+    bits = 8 * block_bytes if table["bits"] == "block" else int(table["bits"])
+    start = table["start"]
+    if start not in ("iv", "derived") and not isinstance(start, int):
+        raise ValueError(f"counter start {start!r}: a number, \"iv\" or \"derived\"")
+    if table.get("order") not in ("big", "little"):
+        raise ValueError(f"counter order {table.get('order')!r}: \"big\" or \"little\"")
+    return Counter(bits, start if isinstance(start, int) else None, int(table.get("unit", block_bytes)),
+                   table["order"], table.get("derived", ""))
+
+
 def _expand(data: dict) -> list[Primitive]:
     modes = data["modes"]
     default_modes = data["default_modes"]
@@ -130,17 +180,20 @@ def _expand(data: dict) -> list[Primitive]:
                     tag_bytes=md.get("tag_bytes", 0), whole_blocks=md.get("whole_blocks", False),
                     rounds=_rounds_for(c.get("rounds"), kb), params=params,
                     spec=f"{c.get('spec', '')}; {md.get('spec', '')}".strip("; "),
+                    counter=_counter(md.get("counter"), block_bits // 8),
                 ))
     for sid, s in data.get("streams", {}).items():
         out.append(Primitive(
             name=sid, kind="stream", family=sid, title=s.get("title", sid),
             key_bits=s["key_bits"], key_bytes=s["key_bits"] // 8, iv_bytes=s.get("iv", 0),
-            rounds=s.get("rounds"), params=s.get("params", {}), spec=s.get("spec", "")))
+            rounds=s.get("rounds"), params=s.get("params", {}), spec=s.get("spec", ""),
+            counter=_counter(s.get("counter"), 0)))
     for aid, a in data.get("aeads", {}).items():
         out.append(Primitive(
             name=aid, kind="aead", family=aid, title=a.get("title", aid),
             key_bits=a["key_bits"], key_bytes=a["key_bits"] // 8, iv_bytes=a["iv"],
-            tag_bytes=a["tag_bytes"], params=a.get("params", {}), spec=a.get("spec", "")))
+            tag_bytes=a["tag_bytes"], params=a.get("params", {}), spec=a.get("spec", ""),
+            counter=_counter(a.get("counter"), 0)))
     for hid, h in data.get("hashes", {}).items():
         out.append(Primitive(
             name=hid, kind="hash", family=hid, title=h.get("title", hid.upper()),

@@ -7,8 +7,8 @@ import hashlib
 import pytest
 
 from cipherbench import registry
-from cipherbench.kat import corpus_carry
-from cipherbench.kat.collect import CorpusMissing
+from cipherbench.kat import carry, corpus_carry
+from cipherbench.kat.collect import CorpusMissing, batch_lengths
 from cipherbench.kat.corpus_shared import _botan_records, shared_dir
 from cipherbench.kat.model import aead, chacha, sp800_38a
 from cipherbench.kat.model_oracle import ecb_requests
@@ -62,21 +62,41 @@ def test_the_ctr_model_reproduces_a_published_counter_wrap(native_session):
 
 
 def test_the_counter_records_cross_the_carries_they_name():
-    reg = registry.load()
-    for name in ("aes-128-ctr", "des-56-ctr"):
-        p = reg[name]
-        n = 8 * p.block_bytes
+    """Every CTR primitive of the registry gets one short record per carry of its counter (its
+    8-, 16-, 32- and 64-bit words below its width, and its wrap), each crossing that carry
+    alone, as carry.crossed computes from the IV and the length."""
+    ctr = [p for p in registry.load() if p.mode == "ctr"]
+    assert len(ctr) > 20
+    for p in ctr:
         cases = corpus_carry.ctr_cases(p)
-        for what, iv, length in cases:
+        n = 8 * p.block_bytes
+        assert [carry.crossed(p, iv, length) for _, iv, length in cases] == \
+            [{w} for w in (8, 16, 32, 64) if w < n] + [{n}], p.name
+        # by hand for one: the third block's counter ends in as many zero bits as the width
+        for (what, iv, length), w in zip(cases, [8, 16, 32, 64, n]):
             t0 = int.from_bytes(iv, "big")
-            blocks = -(-length // p.block_bytes)
-            if "low 32 bits" in what and "block 1000" not in what:
-                assert (t0 + 2) % 2**32 == 0 and blocks > 2, what
-            if "low 64 bits" in what:
-                assert (t0 + 2) % 2**64 == 0 and (t0 + 2) % 2**n != 0, what
-            if "wraps to zero" in what:
-                assert (t0 + 2) % 2**n == 0, what
-        assert len(cases) == (3 if n == 128 else 2)
+            assert (t0 + 2) % 2**w == 0 and ((t0 + 2) % 2**(2 * w) != 0 or w == n) and length > 2 * p.block_bytes, what
+
+
+def test_every_carry_within_reach_is_crossed_by_a_long_record():
+    """A counter with a fixed start (ChaCha20, Salsa20, GCM, ChaCha20-Poly1305) reaches its 8- and
+    16-bit carries only in a long message: the long records are at least that long, and only
+    carries beyond carry.REACH (ChaCha20's 32-bit one, at 256 GiB) are left, said why."""
+    reg = registry.load()
+    fixed = [p for p in reg if p.counter and p.counter.start is not None]
+    assert {"chacha20", "xchacha20", "salsa20", "xsalsa20", "chacha20-poly1305", "aes-128-gcm",
+            "aes-128-ccm"} <= {p.name for p in fixed}
+    # every one of them gets long records
+    assert all(corpus_carry.covered(p) or corpus_carry.modelled_stream(p) or p.family in corpus_carry.MODEL_AEADS
+               for p in fixed), [p.name for p in fixed]
+    for p in fixed:
+        size = corpus_carry.record_size(p, 1024)  # a shallow run still crosses them
+        within = {k.width for k in carry.cases(p) if not k.out_of_reach}
+        assert within and carry.crossed(p, b"", size) >= within, p.name
+        beyond = [k for k in carry.cases(p) if k.out_of_reach]
+        assert all(k.reach_bytes > carry.REACH and "beyond" in k.out_of_reach for k in beyond), p.name
+    assert [k.width for k in carry.cases(reg["chacha20"]) if not k.out_of_reach] == [8, 16]
+    assert corpus_carry.record_size(reg["chacha20"], 1024) == 4 * 2**20 + 64  # block 65536 is in it
 
 
 def test_a_verified_pair_says_up_to_which_size(native_session):
@@ -87,23 +107,26 @@ def test_a_verified_pair_says_up_to_which_size(native_session):
     row = res.as_row()
     assert row["status"] == "passed", row["failures"]
     assert row["checks"]["verified_up_to_bytes"] == corpus_carry.LARGEST
-    # three counter carries, and the megabyte both ways as long answers
-    assert row["checks"]["kat_by_corpus"][corpus_carry.CORPUS] == 5
+    # five counter carries (8, 16, 32, 64 bits and the wrap), the lengths after each batch
+    # width, and the megabyte both ways as long answers
+    assert row["checks"]["kat_by_corpus"][corpus_carry.CORPUS] == 5 + len(batch_lengths(16, partial=True)) + 2
 
 
-def test_chacha20_poly1305_is_verified_up_to_the_largest_size_by_the_rfc8439_model(native_session):
-    """Its published records end at a few hundred bytes; the model's megabyte carries it to
-    the largest size timed, the record labelled as computed."""
+def test_chacha20_poly1305_is_verified_past_the_largest_size_by_the_rfc8439_model(native_session):
+    """Its published records end at a few hundred bytes; the model's records carry it past
+    the largest size timed, to its block counter's 16-bit carry (4 MiB), labelled as computed."""
     reg = registry.load()
     (res,) = Verifier(native_session).run([(native_session.impls["openssl"], reg["chacha20-poly1305"])])
     row = res.as_row()
+    size = 4 * 2**20  # counter 65536 (1 + block 65535) is the last block's
     assert row["status"] == "passed", row["failures"]
-    assert row["checks"]["verified_up_to_bytes"] == corpus_carry.LARGEST
-    assert row["checks"]["kat_by_corpus"][corpus_carry.CORPUS] == 2
+    assert row["checks"]["verified_up_to_bytes"] == size
+    # the long answers both ways and the lengths after each batch width of its 64-byte block
+    assert row["checks"]["kat_by_corpus"][corpus_carry.CORPUS] == 2 + len(batch_lengths(64, partial=True))
     enc, dec = corpus_carry.model_aead_records(reg["chacha20-poly1305"])
     assert (enc.operation, dec.operation) == (Operation.ENCRYPT, Operation.DECRYPT)
-    assert enc.fill.size == dec.fill.size == corpus_carry.LARGEST and enc.output_bytes == corpus_carry.LARGEST + 16
-    assert len(dec.tail) == 16 and dec.output_bytes == corpus_carry.LARGEST  # the tag follows the generated C
+    assert enc.fill.size == dec.fill.size == size and enc.output_bytes == size + 16
+    assert len(dec.tail) == 16 and dec.output_bytes == size  # the tag follows the generated C
     assert enc.source.startswith("model: RFC 8439") and enc.corpus.startswith("model")
     # the records are the model's: its ciphertext of the generated plaintext, hashed
     key, iv, aad = enc.key, enc.iv, enc.aad
@@ -128,12 +151,13 @@ def test_a_megabyte_record_is_checked_without_a_megabyte_of_hex(native_session):
     try:
         (la,) = [la for la in corpus_carry.model_aead_records(reg["chacha20-poly1305"])
                  if la.operation is Operation.ENCRYPT]
+        size = la.fill.size
         res2 = PairResult("openssl", "chacha20-poly1305")
         v.long(res2, reg["chacha20-poly1305"], [la])
     finally:
         native_session.ask_many = real
     assert res2.corpus_counts[corpus_carry.CORPUS] == 1 and not res2.failures
-    assert len(sent) == 1 and sent[0]["fill"]["bytes"] == corpus_carry.LARGEST and len(sent[0]["input"]) == 0
+    assert len(sent) == 1 and sent[0]["fill"]["bytes"] == size and len(sent[0]["input"]) == 0
     # a wrong expected digest fails, naming the digest the runner gave
     bad = dataclasses.replace(la, output_sha256=bytes(32))
     res3 = PairResult("openssl", "chacha20-poly1305")
@@ -165,6 +189,78 @@ def test_a_runner_that_ignores_fill_and_digest_is_asked_again_with_the_whole_inp
     res = PairResult("old", p.name)
     Verifier(OldRunner()).long(res, p, las)
     assert not res.failures and res.corpus_counts[corpus_carry.CORPUS] == 2
-    assert res.verified_bytes == corpus_carry.LARGEST
-    big = corpus_carry.LARGEST
+    big = las[0].fill.size  # past the block counter's 16-bit carry
+    assert res.verified_bytes == big == corpus_carry.record_size(p, corpus_carry.LARGEST)
     assert asked == [(True, 0), (True, 16), (False, big), (False, big + 16)]
+
+
+def test_answers_computed_over_an_oracle_never_vouch_for_the_oracle_itself(native_session, monkeypatch):
+    """The models' ECB oracle (reference, the first candidate) is checked on the same records
+    computed over a second oracle. Without one, it gets the records over its own ECB checked
+    but not counted as verifying it: it is verified only as far as the published answers
+    reach, while OpenSSL, for which they are independent, is verified to the largest size."""
+    from cipherbench.kat.model_oracle import ModelCorpus
+    reg = registry.load()
+    p = reg["aes-128-ctr"]
+    pairs = [(native_session.impls[i], p) for i in ("reference", "openssl")]
+    v = Verifier(native_session)
+    prepared = v.prepare([p])
+    assert all(r.over == "reference" for r in prepared.long[p.name])
+    first, short, long = prepared.for_oracle[p.name]
+    assert first == "reference" and long and all(r.over not in ("", "reference") for r in short + long)
+    results = {r.impl: r.as_row() for r in v.run(pairs, prepared)}
+    assert {i: (row["status"], row["checks"]["verified_up_to_bytes"], "kat_own_oracle" in row["checks"])
+            for i, row in results.items()} == {i: ("passed", corpus_carry.LARGEST, False) for i in results}
+
+    monkeypatch.setattr(ModelCorpus, "second_oracle", lambda self, first, kas: None)
+    prepared = v.prepare([p])
+    assert prepared.for_oracle == {}
+    results = {r.impl: r.as_row() for r in v.run(pairs, prepared)}
+    own, other = results["reference"], results["openssl"]
+    assert own["status"] == other["status"] == "passed", (own["failures"], other["failures"])
+    assert other["checks"]["verified_up_to_bytes"] == corpus_carry.LARGEST and "kat_own_oracle" not in other["checks"]
+    computed = [k for k in prepared.known[p.name] if k.over] + prepared.long[p.name]
+    assert own["checks"]["kat_own_oracle"] == len(computed)
+    published = max(len(k.input) for k in prepared.known[p.name] if not k.over)
+    assert own["checks"]["verified_up_to_bytes"] == published < corpus_carry.LARGEST
+
+
+def test_the_chains_run_through_the_oracles_cbc_are_the_models(native_session):
+    """OFB's keystream, CCM's CBC-MAC and EAX's OMAC through the oracle's CBC (one request) are
+    what the models compute one ECB call a block."""
+    from cipherbench.kat.model_oracle import Oracle
+    oracle = Oracle("openssl", "aes-128-ecb", 16, 1, ["test"], native_session)
+    key, iv, aad, msg = bytes(range(16)), bytes(range(100, 116)), b"associated", bytes(range(256)) * 9 + b"tail"
+    ecb = ecb_requests(native_session, "openssl", "aes-128-ecb", 16, key)
+    cbc = corpus_carry.cbc_chain(native_session, oracle, key, 64, "aes-128-cbc")
+    blocks = -(-len(msg) // 16)
+    assert b"".join(cbc(iv, [bytes(16)] * blocks))[:len(msg)] == \
+        sp800_38a._xor(sp800_38a.encrypt("ofb", ecb, 16, iv, msg), msg)
+
+    def mac(bs):
+        return cbc(bytes(16), bs)[-1]
+    assert aead.ccm_encrypt(ecb, iv[:12], aad, msg, 16, cbc_mac=mac) == aead.ccm_encrypt(ecb, iv[:12], aad, msg, 16)
+    assert aead.eax_encrypt(ecb, iv, aad, msg, 16, cbc_mac=mac) == aead.eax_encrypt(ecb, iv, aad, msg, 16)
+
+
+def test_no_carry_of_any_registry_counter_is_left_but_those_beyond_reach():
+    for p in registry.load():
+        for k in carry.cases(p):
+            assert not k.out_of_reach or (p.counter.start is not None and k.reach_bytes > carry.REACH), (p.name, k)
+
+
+def test_eax_counter_records_choose_n_prime_and_cross_each_carry_alone(native_session):
+    """EAX counts from N' = OMAC(N): the records choose N' as CTR's IV is chosen and compute
+    the nonce with the cipher's decryption; recomputed here from the nonce, each crosses its
+    carry alone."""
+    p = registry.load()["aes-128-eax"]
+    prepared = Verifier(native_session).prepare([p])
+    records = [k for k in prepared.known[p.name] if "N' = OMAC(N)" in k.where]
+    assert len(records) == 5
+    widths = []
+    for k in records:
+        ecb = ecb_requests(native_session, "openssl", "aes-128-ecb", 16, k.key)
+        (n_prime,) = aead.cmac_many(ecb, [bytes(16) + k.iv])
+        widths.append(carry.crossed(p, k.iv, len(k.input), counter=n_prime))
+        assert aead.eax_encrypt(ecb, k.iv, b"", k.input) == k.output
+    assert widths == [{8}, {16}, {32}, {64}, {128}]

@@ -66,6 +66,39 @@ def test_salsa20_model_reproduces_every_estream_vector_in_cryptopp_salsa_txt():
     assert len(tests) == 13
 
 
+def test_salsa20_blocks_side_by_side_are_the_core_at_each_counter():
+    """`blocks` (numpy, every counter in one array) is `expand` block by block, across the
+    32-bit carry of the 64-bit counter and its wrap, for 20, 12 and 8 rounds and both key sizes."""
+    n = bytes(range(8))
+    for key in (bytes(range(32)), bytes(range(16))):
+        for rounds in (20, 12, 8):
+            for counter, count in ((0, 5), ((1 << 32) - 2, 4), ((1 << 64) - 3, 3)):
+                assert salsa20.blocks(key, n, counter, count, rounds) == \
+                    salsa20.keystream(key, n, 64 * count, rounds, counter), (len(key), rounds, counter)
+    msg = bytes(range(256)) * 3
+    assert salsa20.xor_stream(bytes(32), n, msg[:700], 12) == salsa20.encrypt(bytes(32), n, msg[:700], 12)
+    with pytest.raises(ValueError):
+        salsa20.blocks(bytes(32), n, (1 << 64) - 1, 2)  # the 64-bit counter would wrap
+
+
+def test_xsalsa20_model_reproduces_every_xsalsa20_vector_in_cryptopp_salsa_txt():
+    """Bernstein's "Extending the Salsa20 nonce": the HSalsa20 subkey and Salsa20 with the
+    nonce's last 8 bytes, held to the XSalsa20 records Crypto++ made with naclcrypto."""
+    from cipherbench.kat.corpus_cryptopp import decode, parse_sections, vectors_dir
+    try:
+        path = vectors_dir() / "salsa.txt"
+    except CorpusMissing as e:
+        pytest.skip(str(e))
+    checked = 0
+    for fields, test, line in parse_sections(path):
+        if fields.get("Name", "").strip() != "XSalsa20" or test.strip() != "Encrypt":
+            continue
+        key, iv, pt, ct = (decode(fields[f]) for f in ("Key", "IV", "Plaintext", "Ciphertext"))
+        assert salsa20.xsalsa_xor(key, iv, pt) == ct, f"salsa.txt:{line}"
+        checked += 1
+    assert checked >= 10
+
+
 def test_salsa20_rounds_and_key_size_change_the_keystream():
     # The variant really is another primitive: Salsa20/20's vectors cannot vouch for /12.
     k, n = bytes(range(32)), bytes(8)
@@ -160,6 +193,14 @@ def test_chacha20_keystream_of_many_blocks_is_the_block_function_at_each_counter
     assert chacha.keystream(key, nonce, 1, 40) == b"".join(chacha.block(key, 1 + i, nonce) for i in range(40))
     with pytest.raises(ValueError):
         chacha.keystream(key, nonce, 0xFFFFFFFF, 2)  # the 32-bit block counter would wrap
+
+
+def test_chacha20_xor_stream_is_the_block_by_block_encryption():
+    key, nonce = bytes(range(32)), bytes.fromhex("000000090000004a00000000")
+    msg = bytes(range(256)) * 3
+    assert chacha.xor_stream(key, nonce, msg[:701], counter=7) == chacha.encrypt(key, nonce, msg[:701], counter=7)
+    n24 = bytes(range(24))
+    assert chacha.xchacha_xor(key, n24, msg[:130]) == chacha.xchacha_encrypt(key, n24, msg[:130])
 
 
 def test_poly1305_rfc8439_section_2_5_2():

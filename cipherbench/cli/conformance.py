@@ -17,7 +17,8 @@ from cipherbench.measure.runner import builtin_runners, external_runner
 @click.argument("runners", nargs=-1)
 @click.pass_obj
 def conformance(c: Ctx, runners):
-    """Run conformance/cases.json against runners (default: every built runner and every --runner)."""
+    """Run conformance/cases.json, and every input the registry forbids, against runners (default:
+    every built runner and every --runner)."""
     specs = [s for s in builtin_runners() if not s.unavailable] if c.builtin else []
     specs += [external_runner(cmd) for cmd in c.runner_cmds]
     if runners:

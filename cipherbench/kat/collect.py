@@ -13,6 +13,9 @@ from collections.abc import Callable
 from cipherbench.kat.vectors import KnownAnswer
 
 CAP = 64  # vectors per (primitive, file)
+#: the blocks a bulk path handles at once (2- to 16-way interleaving, SIMD lanes, bitslicing):
+#: lengths at and after each are where it hands over to its tail
+BATCH_WIDTHS = (2, 4, 8, 16)
 
 #: A corpus's loader: known answers for the primitives named, or CorpusMissing.
 Loader = Callable[[set[str]], list[KnownAnswer]]
@@ -25,6 +28,19 @@ class CorpusMissing(Exception):
 def det_bytes(label: str, n: int) -> bytes:
     """Deterministic pseudo-random bytes (SHAKE-256 of a label), as SUPERCOP seeds its inputs."""
     return hashlib.shake_256(label.encode()).digest(n) if n else b""
+
+
+def batch_lengths(unit: int, partial: bool) -> list[int]:
+    """Message lengths at and after each batch width w of BATCH_WIDTHS, in units of `unit`
+    bytes (a cipher block, or the 64-byte ChaCha/Salsa block): w units, w + 1 (one unit of
+    tail), 2w - 1 (the longest tail before the next batch); where a partial unit is allowed,
+    also w units and a byte, and 2w - 1 units and all but a byte of one more."""
+    out = set()
+    for w in BATCH_WIDTHS:
+        out |= {w * unit, (w + 1) * unit, (2 * w - 1) * unit}
+        if partial and unit > 1:
+            out |= {w * unit + 1, 2 * w * unit - 1}
+    return sorted(out)
 
 
 def unhex(s: str) -> bytes:

@@ -1,6 +1,6 @@
 """Corpus "model-carry": known answers where the gate had none and timing goes: counters
-that cross their 32-bit, 64-bit and whole-block carries, and messages of the largest size
-that is timed: the gate's depth. A run asks for its largest size, `verify` for the largest
+that cross every carry of the registry's counter statement (kat/carry.py), messages of the
+largest size that is timed (the gate's depth), and the lengths after each batch width. A run asks for its largest size, `verify` for the largest
 size of a profile or `--up-to`; LARGEST (1 MiB, the largest any profile times) where no
 depth is given (long_size rounds it up to whole 64-byte units).
 
@@ -14,30 +14,51 @@ depth-byte ones (LARGEST below) are long answers (vectors.LongAnswer), one per d
 generates the message from a seed (protocol field `fill`) and answers its output's SHA-256
 (`digest`), so a megabyte is not sent as hex both ways for every pair. Every primitive's
 generated plaintext and ciphertext are the same two (_fill); keys differ.
-  ctr   (any block size) the counter's low 32 bits at 2^32 - 2, so the third block
-        carries into bit 32; for a 128-bit block also the low 64 bits at 2^64 - 2; the
-        whole block at 2^n - 2 (the counter wraps to zero, as SP 800-38A appendix B.1
-        counts it modulo 2^n): short records. And LARGEST bytes both ways, the counter
+  ctr   (any block size) one short record per carry of the counter (cipherbench/kat/carry.py,
+        from the registry's `counter`): the IV puts the low 8, 16, 32 or 64 bits at
+        2^w - 2 with the next bit clear, so the third block carries out of exactly those
+        bits, and the whole block at 2^n - 2 (it wraps to zero, as SP 800-38A appendix B.1
+        counts it modulo 2^n). And LARGEST bytes both ways, the counter
         crossing its 32-bit carry at block 1000 (halfway through a shorter one). Computed by the SP 800-38A model
         (cipherbench/kat/model/sp800_38a.py).
   gcm   LARGEST bytes both ways with 13 bytes of AD, computed by the GCM model
         (cipherbench/kat/model/aead.py) with GHASH in lanes through tables of the model's own
         multiplication (fast_ghash; tests/test_corpus_carry.py compares it with the
-        model's ghash). No carry record: with the registry's 96-bit IVs GCM's inc32
-        starts at 2 and wraps only after 2^32 - 2 blocks (64 GiB), beyond anything timed.
-  cfb   a generated ciphertext decrypted (P_j = C_j xor CIPH(C_{j-1}), one request for
-        the whole message), and that plaintext encrypted, sent whole: CFB encryption
-        chains, which an ECB oracle cannot do in one request.
-  cbc   likewise, with the oracle's ECB decryption (P_j = CIPH^-1(C_j) xor C_{j-1}),
-        which is first checked on the same published known answers in that direction.
-  ecb   LARGEST bytes both ways: the oracle's own output, labelled as such.
+        model's ghash). With the registry's 96-bit IVs GCM's inc32 starts at 2: a megabyte
+        crosses its 8- and 16-bit carries (record_size makes a shallower run's record that
+        long); the 32-bit one is 64 GiB away, beyond anything timed (carry.py says so).
+  ecb, cbc, cfb
+        from the cipher's own ECB known answers, with no implementation in the loop
+        (corpus_pairs.py: both ways, the largest size and the lengths after each batch
+        width). Only a cipher with no such answer (CRYPTON 1.0) keeps the oracle's records:
+    cfb   a generated ciphertext decrypted (P_j = C_j xor CIPH(C_{j-1}), one request for
+          the whole message), and that plaintext encrypted, sent whole: CFB encryption
+          chains, which an ECB oracle cannot do in one request.
+    cbc   likewise, with the oracle's ECB decryption (P_j = CIPH^-1(C_j) xor C_{j-1}),
+          which is first checked on the same published known answers in that direction.
+    ecb   LARGEST bytes both ways: the oracle's own output, labelled as such.
   chacha20-poly1305, xchacha20-poly1305
         LARGEST bytes both ways with 13 bytes of AD, computed by the RFC 8439 model
         (cipherbench/kat/model/chacha.py: ChaCha20 2.3-2.4, Poly1305 2.5, the AEAD 2.8; the
         XChaCha20 subkey by draft-irtf-cfrg-xchacha-03 2.3), which needs no oracle.
         Published records of these stop at a few hundred bytes (Wycheproof's longest).
-OFB and CFB8 chain one block per request and get no LARGEST record (a megabyte would be
-65,536 round trips); XTS has no model here.
+        4 MiB at least: the block counter starts at 1 and carries out of 16 bits at block 65535.
+  chacha20, xchacha20, salsa20, salsa20r12, xsalsa20
+        both ways, computed by their models alone (MODEL_STREAMS: chacha.py, salsa20.py, the
+        keystream of every block in numpy arrays), at least 4 MiB + 64 bytes: the block
+        counter starts at 0 and carries out of its low 16 bits at block 65536. Their
+        published records stop at 64 bytes or a few hundred (Crypto++'s XSalsa20).
+Records of counter-based primitives are as long as the longest of the depth and the message
+that crosses every carry of the counter within carry.REACH (record_size).
+  ofb, ccm, eax
+        both ways, by the models (sp800_38a.py, aead.py) over the oracle, their chains
+        (OFB's keystream, CCM's CBC-MAC, EAX's OMAC) run through the oracle's CBC in the same
+        cipher, one request fed in pieces (cbc_chain): CCM's 24-bit counter (a 12-byte nonce)
+        carries out of 16 bits at the megabyte's last block.
+  ocb   encrypting only (the model has no decryption): every cipher call is independent.
+CFB8 chains one byte per cipher call and gets no LARGEST record (a megabyte would be a
+million round trips); XTS has no model here. Every record computed over the oracle is
+marked so (KnownAnswer.over) and never vouches for the oracle implementation itself.
 
 The oracle is corpus `model`'s (cipherbench/kat/model_oracle.py): an implementation of the
 same cipher in ECB that passed that ECB primitive's published known answers, chosen once
@@ -52,9 +73,17 @@ import hashlib
 import numpy as np
 
 from cipherbench.errors import CipherbenchError
-from cipherbench.kat.collect import det_bytes
-from cipherbench.kat.model import aead, chacha, sp800_38a
-from cipherbench.kat.model_oracle import ModelCorpus, Oracle, OracleFailed, oracle_primitive, published
+from cipherbench.kat import carry, corpus_pairs
+from cipherbench.kat.collect import BATCH_WIDTHS, batch_lengths, det_bytes
+from cipherbench.kat.model import aead, chacha, salsa20, sp800_38a
+from cipherbench.kat.model_oracle import (
+    ModelCorpus,
+    Oracle,
+    OracleFailed,
+    computed_over,
+    oracle_primitive,
+    published,
+)
 from cipherbench.kat.vectors import Fill, KnownAnswer, LongAnswer
 from cipherbench.kinds import Operation, PrimitiveKind
 from cipherbench.registry import Primitive
@@ -63,7 +92,9 @@ CORPUS = "model-carry"
 #: the largest message size a profile times (registry/experiments.toml: 1 MiB)
 LARGEST = 1 << 20
 #: modes with records, and the ones of those with carry records
-MODES = ("ctr", "gcm", "cfb", "cbc", "ecb")
+MODES = ("ctr", "gcm", "cfb", "cbc", "ecb", "ofb", "ccm", "eax", "ocb")
+#: AEAD modes whose long records the models compute over the oracle (GCM with its own GHASH)
+_AEAD_LONG = ("gcm", "ccm", "eax", "ocb")
 _SP = "NIST SP 800-38A"
 _CHECKED = ("checked on SP 800-38A appendix F's AES vectors, NIST CAVP DES records and Botan's "
             "CTR-BE(AES-256) record with counter ff..ff (tests/test_model_aead.py, tests/test_corpus_carry.py)")
@@ -73,8 +104,8 @@ def covered(p: Primitive) -> bool:
     """Whether this corpus computes records for p."""
     if p.family == "desx" or not p.block_bytes or p.mode not in MODES:
         return False
-    if p.mode == "gcm":
-        return p.kind == PrimitiveKind.AEAD and p.block_bytes == aead.BLOCK and p.iv_bytes == 12
+    if p.mode in _AEAD_LONG:
+        return p.kind == PrimitiveKind.AEAD and p.block_bytes == aead.BLOCK and (p.mode != "gcm" or p.iv_bytes == 12)
     return p.kind == PrimitiveKind.CIPHER and p.iv_bytes in (0, p.block_bytes)
 
 
@@ -88,16 +119,90 @@ _CHACHA_CHECKED = ("(cipherbench/kat/model/chacha.py, checked on RFC 8439 2.5.2 
 
 
 def model_aead_records(p: Primitive, size: int = LARGEST) -> list[LongAnswer]:
-    """The size-byte long answers of a MODEL_AEADS primitive, with 13 bytes of AD."""
+    """The long answers of a MODEL_AEADS primitive, with 13 bytes of AD: size bytes, or as
+    many as reach its counter's carries (record_size)."""
     model, how = MODEL_AEADS[p.family]
     key, iv, aad = _large_inputs(p, 13)
     return _stream_like(p, key, iv, aad, lambda msg: model(key, iv, aad, msg), f"{how} {_CHACHA_CHECKED}",
-                        "13-byte AD", size)
+                        "13-byte AD", record_size(p, size))
+
+
+#: stream ciphers whose long answers a model computes alone: family -> (key, nonce, data ->
+#: data xor keystream; what computes it, checked on what)
+_SALSA_CHECKED = ("checked on eSTREAM's Salsa20/20, /12 and /8 vectors and Crypto++'s runs across block "
+                  "counter 2^32 in Crypto++'s TestVectors/salsa.txt: tests/test_model_static.py")
+MODEL_STREAMS = {
+    "chacha20": (lambda k, n, d: chacha.xor_stream(k, n, d),
+                 "model: RFC 8439 2.4 ChaCha20 (cipherbench/kat/model/chacha.py, checked on RFC 8439 2.3.2 "
+                 "and appendix A.2: tests/test_model_static.py)"),
+    "xchacha20": (lambda k, n, d: chacha.xchacha_xor(k, n, d),
+                  "model: draft-irtf-cfrg-xchacha-03 XChaCha20 (cipherbench/kat/model/chacha.py, checked on "
+                  "the draft's 2.2.1 and appendix A.3.2: tests/test_model_static.py)"),
+    "salsa20": (lambda k, n, d: salsa20.xor_stream(k, n, d, 20),
+                f"model: Bernstein's Salsa20/20 (cipherbench/kat/model/salsa20.py, {_SALSA_CHECKED})"),
+    "salsa20r12": (lambda k, n, d: salsa20.xor_stream(k, n, d, 12),
+                   f"model: Bernstein's Salsa20/12 (cipherbench/kat/model/salsa20.py, {_SALSA_CHECKED})"),
+    "xsalsa20": (lambda k, n, d: salsa20.xsalsa_xor(k, n, d, 20),
+                 "model: Bernstein's XSalsa20 (cipherbench/kat/model/salsa20.py, checked on Crypto++'s "
+                 "XSalsa20 vectors in TestVectors/salsa.txt: tests/test_model_static.py)"),
+}
+
+
+def modelled_stream(p: Primitive) -> bool:
+    """Whether a model computes p's long answers alone (a stream cipher of MODEL_STREAMS with
+    the registry's rounds and lengths)."""
+    return p.kind == PrimitiveKind.STREAM and p.family in MODEL_STREAMS
+
+
+def model_stream_records(p: Primitive, size: int = LARGEST) -> list[LongAnswer]:
+    """The long answers of a MODEL_STREAMS stream cipher: size bytes, or as many as reach its
+    counter's carries (record_size), both ways."""
+    model, how = MODEL_STREAMS[p.family]
+    key, iv, _ = _large_inputs(p, 0)
+    return _stream_like(p, key, iv, b"", lambda msg: model(key, iv, msg), how, "from block 0", record_size(p, size))
+
+
+def record_size(p: Primitive, size: int) -> int:
+    """The length of p's long answers: the depth asked, or the message that crosses every
+    carry of its counter within reach (carry.reach_bytes), whichever is longer."""
+    return max(size, long_size(carry.reach_bytes(p)))
+
+
+def batch_covered(p: Primitive) -> bool:
+    """Whether the oracle's records of p include the lengths after each batch width: CTR and
+    OFB, and the AEAD modes the models compute over a 128-bit block (ECB, CBC and CFB get
+    theirs from corpus_pairs.py, the stream ciphers and ChaCha AEADs from their models)."""
+    if p.family == "desx" or not p.block_bytes:
+        return False
+    if p.kind == PrimitiveKind.CIPHER:
+        return p.mode in ("ctr", "ofb") and p.iv_bytes == p.block_bytes
+    return p.kind == PrimitiveKind.AEAD and p.mode in aead.ENCRYPT and p.block_bytes == aead.BLOCK
+
+
+def model_batch_records(p: Primitive) -> list[KnownAnswer]:
+    """A MODEL_STREAMS or MODEL_AEADS primitive's known answers at the lengths after each
+    batch width of its 64-byte block (collect.batch_lengths), from its model alone."""
+    out = []
+    for n in batch_lengths(64, partial=True):
+        label = f"{CORPUS}/batch/{p.name}/{n}"
+        key, iv, msg = _det("key/" + label, p.key_bytes), _det("iv/" + label, p.iv_bytes), _det("msg/" + label, n)
+        if p.kind == PrimitiveKind.AEAD:
+            model, how = MODEL_AEADS[p.family]
+            aad = _det("aad/" + label, 13)
+            got = model(key, iv, aad, msg)
+            how = f"{how} {_CHACHA_CHECKED}"
+        else:
+            stream, how = MODEL_STREAMS[p.family]
+            aad, got = b"", stream(key, iv, msg)
+        out.append(KnownAnswer(p.name, msg, got, key, iv, aad, how,
+                               f"{CORPUS} {p.name} ({n}-byte message, after the batch widths {BATCH_WIDTHS} blocks)",
+                               CORPUS))
+    return out
 
 
 def oracle_primitives(prims) -> set[str]:
     """The ECB primitives whose published known answers this corpus's oracles need."""
-    return {oracle_primitive(p) for p in prims if covered(p)}
+    return {oracle_primitive(p) for p in prims if covered(p) or batch_covered(p)}
 
 
 # ---------------------------------------------------------------------------- GHASH
@@ -187,16 +292,15 @@ def _counter_iv(p: Primitive, label: str, low_bits: int, below: int) -> bytes:
 
 
 def ctr_cases(p: Primitive) -> list[tuple[str, bytes, int]]:
-    """(what, IV, message bytes) of the CTR records of p."""
-    n, b = 8 * p.block_bytes, p.block_bytes
-    cases = [("the counter's low 32 bits cross their carry at the third block",
-              _counter_iv(p, f"{p.name}/32", 32, 2), 4 * b + 5)]
-    if n > 64:
-        cases.append(("the counter's low 64 bits cross their carry at the third block",
-                      _counter_iv(p, f"{p.name}/64", 64, 2), 4 * b + 5))
-    cases.append((f"the whole {n}-bit counter wraps to zero at the third block",
-                  ((1 << n) - 2).to_bytes(b, "big"), 4 * b + 5))
-    return cases
+    """(what, IV, message bytes) of the CTR records of p: one per carry of its counter
+    (cipherbench/kat/carry.py, from the registry's `counter`), each at the third block."""
+    out = []
+    for k in carry.cases(p):
+        iv = carry.chosen_iv(p, k.width, _det(f"iv/{p.name}/{k.width}", p.block_bytes))
+        what = (f"the whole {k.width}-bit counter wraps to zero at the third block" if k.width == 8 * p.block_bytes
+                else f"the counter carries out of its low {k.width} bits, and no further, at the third block")
+        out.append((what, iv, 4 * p.block_bytes + 5))
+    return out
 
 
 def piece_bytes(oracle: Oracle, kas_by_prim) -> int:
@@ -248,6 +352,23 @@ def ecb_pieces(session, oracle: Oracle, key: bytes, piece: int, op: str = "encry
             out.extend(sp800_38a._split(answer(r, len(part) * oracle.block_bytes), oracle.block_bytes))
         return out
     return ecb
+
+
+def cbc_chain(session, oracle: Oracle, key: bytes, piece: int, cbc: str):
+    """(iv, blocks) -> blocks: the oracle implementation's CBC encryption (primitive `cbc`, the
+    same cipher and key size as its ECB) under key, one request fed in `piece`-byte chunks.
+    OracleFailed when the oracle does not offer that CBC or does not honour `chunks`."""
+    def run(iv: bytes, blocks: list[bytes]) -> list[bytes]:
+        data = b"".join(blocks)
+        step = max(1, piece // oracle.block_bytes) * oracle.block_bytes
+        r = session.ask(oracle.impl, {"op": "encrypt", "primitive": cbc, "key": key.hex(), "iv": iv.hex(),
+                                      "input": data.hex(), "chunks": [step] * ((len(data) - 1) // step)})
+        out = bytes.fromhex(r.get("output", "")) if r.get("status") == "ok" and r.get("chunked") is True else b""
+        if len(out) != len(data):
+            raise OracleFailed(f"{oracle.impl} {cbc} answered {r.get('status')}: "
+                               f"{r.get('message', 'without taking the input in chunks')}")
+        return sp800_38a._split(out, oracle.block_bytes)
+    return run
 
 
 def _large_inputs(p: Primitive, aad_bytes: int) -> tuple[bytes, bytes, bytes]:
@@ -333,7 +454,9 @@ class CarryCorpus:
         self.size = size  # the long answers' length (long_size)
         self.oracle_of: dict[str, str] = {}  # primitive -> the oracle its records came from
         self.missing: dict[str, str] = {}  # primitive -> why it got no records
-        self._decrypts_ok: dict[str, str | None] = {}  # ECB primitive -> None, or why its decryption fails
+        self._decrypts_ok: dict[tuple[str, str], str | None] = {}  # oracle -> None, or why its decryption fails
+        # primitive -> (the oracle implementation, short and long records over a second oracle)
+        self.for_oracle: dict[str, tuple[str, list[KnownAnswer], list[LongAnswer]]] = {}
         self.long: dict[str, list[LongAnswer]] = {}  # primitive -> its LARGEST-byte long answers
 
     def extend(self, prims, kas_by_prim: dict[str, list[KnownAnswer]]):
@@ -342,25 +465,76 @@ class CarryCorpus:
         for p in sorted(prims, key=lambda p: p.name):
             if p.family in MODEL_AEADS and p.kind == PrimitiveKind.AEAD:
                 self.long[p.name] = model_aead_records(p, self.size)
+                kas_by_prim.setdefault(p.name, []).extend(model_batch_records(p))
                 continue
-            if not covered(p):
+            if modelled_stream(p):
+                self.long[p.name] = model_stream_records(p, self.size)
+                kas_by_prim.setdefault(p.name, []).extend(model_batch_records(p))
+                continue
+            pairs = corpus_pairs.pairs_of(p, kas_by_prim) if corpus_pairs.covered(p) else None
+            if pairs is not None:  # ECB, CBC, CFB: from the cipher's own ECB answers, no implementation
+                kas_by_prim.setdefault(p.name, []).extend(corpus_pairs.short_records(p, pairs))
+                self.long[p.name] = corpus_pairs.long_records(p, pairs, record_size(p, self.size))
+                continue
+            if not (covered(p) or batch_covered(p)):
                 continue
             oracle = self.models._oracle(oracle_primitive(p), kas_by_prim)  # cached per ECB primitive
             if isinstance(oracle, str):
                 self.missing[p.name] = oracle
                 continue
             try:
-                short, self.long[p.name] = self.records(p, oracle, kas_by_prim)
+                short, long = self._over(p, oracle, kas_by_prim)
                 kas_by_prim.setdefault(p.name, []).extend(short)
+                if long:
+                    self.long[p.name] = long
                 self.oracle_of[p.name] = oracle.describe()
             except (OracleFailed, CipherbenchError, ValueError) as e:
                 self.missing[p.name] = f"the carry corpus's oracle failed: {e}"
+                continue
+            second = self.models.second_oracle(oracle, kas_by_prim)
+            if second is not None:  # the first oracle's own pair is checked over this one
+                try:
+                    self.for_oracle[p.name] = (oracle.impl, *self._over(p, second, kas_by_prim))
+                except (OracleFailed, CipherbenchError, ValueError):
+                    pass  # it is then checked over its own ECB, which never vouches for it
+
+    def _over(self, p: Primitive, oracle: Oracle, kas_by_prim) -> tuple[list[KnownAnswer], list[LongAnswer]]:
+        """p's short and long records over one oracle, marked as computed over it."""
+        short, long = self.records(p, oracle, kas_by_prim) if covered(p) else ([], [])
+        if batch_covered(p):
+            short += self._batch(p, oracle, piece_bytes(oracle, kas_by_prim))
+        return computed_over(short, oracle), computed_over(long, oracle)
+
+    def _batch(self, p: Primitive, oracle: Oracle, piece: int) -> list[KnownAnswer]:
+        """Known answers at the lengths after each batch width (collect.batch_lengths), by the
+        mode's model over the oracle: CTR and OFB (SP 800-38A), GCM, CCM, EAX, OCB (aead.py)."""
+        out = []
+        aead_mode = p.kind == PrimitiveKind.AEAD
+        for n in batch_lengths(p.block_bytes, partial=True):
+            label = f"{CORPUS}/batch/{p.name}/{n}"
+            key, iv, msg = _det("key/" + label, p.key_bytes), _det("iv/" + label, p.iv_bytes), _det("msg/" + label, n)
+            aad = _det("aad/" + label, 13 if aead_mode else 0)
+            ecb = ecb_pieces(self.s, oracle, key, piece)
+            if p.mode == "gcm":
+                got = gcm_encrypt(ecb, iv, aad, msg, p.tag_bytes)
+                how = "model: NIST SP 800-38D GCM (cipherbench/kat/model/aead.py)"
+            elif aead_mode:
+                got = aead.ENCRYPT[p.mode](ecb, iv, aad, msg, p.tag_bytes)
+                how = f"model: {p.mode.upper()} (cipherbench/kat/model/aead.py, tests/test_model_aead.py)"
+            else:
+                got = sp800_38a.encrypt(p.mode, ecb, p.block_bytes, iv, msg)
+                how = f"model: {_SP} {p.mode.upper()} (cipherbench/kat/model/sp800_38a.py, {_CHECKED})"
+            out.append(self._record(p, msg, got, key, iv, aad, how, oracle,
+                                    f"{n}-byte message, after the batch widths {BATCH_WIDTHS} blocks"))
+        return out
 
     def records(self, p: Primitive, oracle: Oracle, kas_by_prim) -> tuple[list[KnownAnswer], list[LongAnswer]]:
         """p's short records (CTR carries) and its long answers (self.size bytes)."""
         piece = piece_bytes(oracle, kas_by_prim)
         short = self._ctr(p, oracle, piece) if p.mode == "ctr" else []
-        key, iv, aad = _large_inputs(p, 13 if p.mode == "gcm" else 0)
+        if p.mode == "eax":
+            short = self._eax(p, oracle, piece, kas_by_prim)
+        key, iv, aad = _large_inputs(p, 13 if p.mode in _AEAD_LONG else 0)
         if p.mode == "ctr":
             # the low 32 bits cross their carry at block 1000, or halfway through a shorter message
             iv = _counter_iv(p, f"{p.name}/large", 32, max(1, min(1000, self.size // p.block_bytes // 2)))
@@ -369,7 +543,7 @@ class CarryCorpus:
         if p.mode == "gcm":
             how = "model: NIST SP 800-38D GCM (cipherbench/kat/model/aead.py, GHASH by a table of its multiplication)"
             return short, _stream_like(p, key, iv, aad, lambda m: gcm_encrypt(ecb, iv, aad, m, p.tag_bytes),
-                                       how + over, "13-byte AD", self.size)
+                                       how + over, "13-byte AD", record_size(p, self.size))
         if p.mode == "ctr":
             how = f"model: {_SP} CTR, the whole block one counter (cipherbench/kat/model/sp800_38a.py, {_CHECKED})"
             return short, _stream_like(p, key, iv, b"", lambda m: sp800_38a.encrypt("ctr", ecb, p.block_bytes, iv, m),
@@ -379,7 +553,39 @@ class CarryCorpus:
                    "published vectors)" + over)
             decrypts = not self._decryption_fails(oracle, kas_by_prim)
             return short, _ecb_records(p, key, ecb_digest(self.s, oracle, key, piece), decrypts, how, self.size)
+        if p.mode in ("ofb", "ccm", "eax", "ocb"):
+            return short, self._over_cbc(p, oracle, key, iv, aad, ecb, piece)
         return short, self._chained(p, oracle, key, iv, ecb, kas_by_prim, piece)
+
+    def _over_cbc(self, p, oracle, key, iv, aad, ecb, piece) -> list[LongAnswer]:
+        """OFB, CCM, EAX and OCB at the records' size. Their chains (OFB's keystream, CCM's
+        CBC-MAC, EAX's OMAC) would take one oracle call a block; the oracle's CBC in the same
+        cipher runs each in one request, its library handed `piece` bytes per call: OFB's
+        keystream is the CBC encryption of zeros from the IV, a CBC-MAC the last block of a
+        CBC encryption from a zero IV. OCB needs none (every cipher call is independent) and
+        is asked encrypting only: its decryption has no model here."""
+        cbc = cbc_chain(self.s, oracle, key, piece, f"{p.family}-{p.key_bits}-cbc")
+        size = record_size(p, self.size)
+        over = f" over {oracle.describe()} and its CBC"
+        if p.mode == "ofb":
+            how = f"model: {_SP} OFB, the keystream the CBC encryption of zeros ({_CHECKED})"
+
+            def ofb(m: bytes) -> bytes:
+                ks = b"".join(cbc(iv, [bytes(p.block_bytes)] * -(-len(m) // p.block_bytes)))
+                return sp800_38a._xor(m, ks[:len(m)])
+            return _stream_like(p, key, iv, b"", ofb, how + over, "from the IV", size)
+        how = f"model: {p.mode.upper()} (cipherbench/kat/model/aead.py, tests/test_model_aead.py)"
+        if p.mode == "ocb":
+            pt = _fill("pt", size)
+            sealed = aead.ocb_encrypt(ecb, iv, aad, pt.data(), p.tag_bytes)
+            return [_long(p, Operation.ENCRYPT, pt, b"", sealed, key, iv, aad, how + over,
+                          "generated plaintext, 13-byte AD")]
+
+        def mac(blocks: list[bytes]) -> bytes:
+            return cbc(bytes(aead.BLOCK), blocks)[-1]
+        model = aead.ccm_encrypt if p.mode == "ccm" else aead.eax_encrypt
+        return _stream_like(p, key, iv, aad, lambda m: model(ecb, iv, aad, m, p.tag_bytes, cbc_mac=mac),
+                            how + over, "13-byte AD", size)
 
     def _chained(self, p, oracle, key, iv, ecb, kas_by_prim, piece) -> list[LongAnswer]:
         """CBC and CFB: a generated ciphertext C, its plaintext computed blockwise (decryption
@@ -416,17 +622,42 @@ class CarryCorpus:
             out.append(self._record(p, msg, ct, key, iv, b"", how, oracle, what, i))
         return out
 
+    def _eax(self, p: Primitive, oracle: Oracle, piece: int, kas_by_prim) -> list[KnownAnswer]:
+        """EAX's counter-carry records: N' = OMAC(N) chosen as CTR's IV is (carry.chosen_iv),
+        the nonce computed from it with the oracle's ECB decryption (aead.eax_nonce_for),
+        which is first checked on the published known answers in that direction."""
+        why = self._decryption_fails(oracle, kas_by_prim)
+        if why:
+            raise OracleFailed(why)
+        out = []
+        bits = 8 * p.block_bytes
+        for k in carry.cases(p):
+            label = f"{CORPUS}/{p.name}/{k.width}"
+            key, msg = _det("key/" + label, p.key_bytes), _det("msg/" + label, 4 * p.block_bytes + 5)
+            n_mac = carry.chosen_iv(p, k.width, _det("iv/" + label, p.block_bytes))
+            ecb = ecb_pieces(self.s, oracle, key, piece)
+            nonce = aead.eax_nonce_for(ecb, ecb_pieces(self.s, oracle, key, piece, "decrypt"), n_mac)
+            ct = aead.eax_encrypt(ecb, nonce, b"", msg, p.tag_bytes)
+            what = ("the whole counter N' = OMAC(N) wraps to zero at the third block" if k.width == bits
+                    else f"the counter N' = OMAC(N) carries out of its low {k.width} bits, and no further, "
+                         "at the third block")
+            how = ("model: EAX (cipherbench/kat/model/aead.py, tests/test_model_aead.py), the nonce computed "
+                   "from a chosen N' with the cipher's decryption")
+            out.append(self._record(p, msg, ct, key, nonce, b"", how, oracle, what))
+        return out
+
     @staticmethod
-    def _record(p, msg, out, key, iv, aad, how, oracle, what, i=0) -> KnownAnswer:
+    def _record(p, msg, out, key, iv, aad, how, oracle, what, i=None) -> KnownAnswer:
         return KnownAnswer(p.name, msg, out, key, iv, aad, f"{how} over {oracle.describe()}",
-                           f"{CORPUS} {p.name} #{i} ({what})", CORPUS)
+                           f"{CORPUS} {p.name}{'' if i is None else f' #{i}'} ({what})", CORPUS)
 
     def _decryption_fails(self, oracle: Oracle, kas_by_prim) -> str | None:
         """None once the oracle has reproduced the published ECB known answers in the
         decrypting direction too (it was chosen on encryption), else why not."""
-        if oracle.primitive not in self._decrypts_ok:
-            self._decrypts_ok[oracle.primitive] = self._check_decryption(oracle, kas_by_prim)
-        return self._decrypts_ok[oracle.primitive]
+        key = (oracle.impl, oracle.primitive)
+        if key not in self._decrypts_ok:
+            self._decrypts_ok[key] = self._check_decryption(oracle, kas_by_prim)
+        return self._decrypts_ok[key]
 
     def _check_decryption(self, oracle: Oracle, kas_by_prim) -> str | None:
         kas = [k for k in kas_by_prim.get(oracle.primitive, []) if published(k) and k.input

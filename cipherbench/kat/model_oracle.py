@@ -16,6 +16,10 @@ and fails none is the oracle (an answer `unsupported`, a weak key it refuses, co
 neither). Runners a command has not started are started only when every candidate of the
 started ones fails, so the oracle is the same whatever the command's --impl or
 --primitive; it is chosen once per ECB primitive for the run.
+Its own pairs are checked on the same records computed again over a second oracle, the next
+candidate among the runners already started that passes (ModelCorpus.second_oracle): the
+records over its own ECB are no independent answer for it (KnownAnswer.over), and where no
+second oracle exists they are checked there without vouching for it.
 
 The records: PER_PRIMITIVE encryptions of deterministic inputs (verify.det_bytes) with
 lengths covering an empty message, a partial block and several blocks, associated data
@@ -25,6 +29,7 @@ are checked like any known answer: encryption and decryption.
 """
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 
 from cipherbench.errors import CipherbenchError
@@ -106,6 +111,13 @@ class Oracle:
         return ecb_requests(self.session, self.impl, self.primitive, self.block_bytes, key)
 
 
+def computed_over(answers: list, oracle: Oracle) -> list:
+    """The answers marked as computed over the oracle's output (KnownAnswer.over): they are
+    independent answers for every implementation but the oracle itself, which they never
+    vouch for (verify.py)."""
+    return [dataclasses.replace(a, over=oracle.impl) for a in answers]
+
+
 class OracleFailed(Exception):
     """The oracle answered something other than an output of the right length."""
 
@@ -134,6 +146,9 @@ class ModelCorpus:
         self._oracles: dict[str, Oracle | str] = {}  # ECB primitive -> oracle, or why there is none
         self.oracle_of: dict[str, str] = {}  # primitive -> the oracle its records came from
         self.missing: dict[str, str] = {}  # primitive -> why it got no model records
+        # primitive -> (the oracle implementation, the same records over a second oracle): what
+        # that implementation is checked on instead, its own ECB being no independent answer
+        self.for_oracle: dict[str, tuple[str, list[KnownAnswer]]] = {}
 
     def extend(self, prims, kas_by_prim: dict[str, list[KnownAnswer]]):
         """Append model records to kas_by_prim for every modelled primitive of prims with no
@@ -147,15 +162,18 @@ class ModelCorpus:
                 self.missing[p.name] = oracle
                 continue
             try:
-                kas_by_prim.setdefault(p.name, []).extend(records(p, oracle))
+                kas_by_prim.setdefault(p.name, []).extend(computed_over(records(p, oracle), oracle))
                 self.oracle_of[p.name] = oracle.describe()
+                second = self.second_oracle(oracle, kas_by_prim)
+                if second is not None:
+                    self.for_oracle[p.name] = (oracle.impl, computed_over(records(p, second), second))
             except (OracleFailed, CipherbenchError) as e:
                 self.missing[p.name] = f"the model's oracle failed: {e}"
             except ValueError as e:  # registry parameters the model does not take (a changed nonce length)
                 self.missing[p.name] = f"the model cannot compute it: {e}"
 
     def oracle_impls(self) -> list[str]:
-        """The implementations that served as an oracle so far."""
+        """The implementations that served as an oracle so far (second oracles included)."""
         return sorted({o.impl for o in self._oracles.values() if isinstance(o, Oracle)})
 
     # ------------------------------------------------------------------ the oracle
@@ -164,15 +182,25 @@ class ModelCorpus:
             self._oracles[ecb] = self._choose(ecb, kas_by_prim)
         return self._oracles[ecb]
 
-    def _choose(self, ecb: str, kas_by_prim) -> Oracle | str:
+    def second_oracle(self, first: Oracle, kas_by_prim) -> Oracle | None:
+        """Another implementation of first's ECB primitive that passes its published known
+        answers, among the runners already started (none is started for it): what the first
+        oracle's own pairs are checked over. None when there is none."""
+        key = f"{first.primitive} without {first.impl}"
+        if key not in self._oracles:
+            self._oracles[key] = self._choose(first.primitive, kas_by_prim, exclude=first.impl)
+        second = self._oracles[key]
+        return second if isinstance(second, Oracle) else None
+
+    def _choose(self, ecb: str, kas_by_prim, exclude: str | None = None) -> Oracle | str:
         p = self.s.reg.get(ecb)
         if p is None:
             return f"the registry has no {ecb} for a model to run on"
         kas = [k for k in kas_by_prim.get(ecb, []) if published(k) and k.input and not len(k.input) % p.block_bytes]
         if not kas:
             return f"no published known answer of {ecb} to check an oracle for the model with"
-        tried: dict[str, str] = {}
-        for more_runners in (False, True):
+        tried: dict[str, str] = {exclude: "the first oracle"} if exclude else {}
+        for more_runners in (False, True) if exclude is None else (False,):
             if more_runners:
                 self.s.start_all()
             for impl in self._candidates(ecb, tried):
@@ -180,7 +208,7 @@ class ModelCorpus:
                 if isinstance(verdict, Oracle):
                     return verdict
                 tried[impl] = verdict
-        if not tried:
+        if not tried or list(tried) == [exclude]:
             return f"no implementation offers {ecb} for the model to run on"
         return (f"no implementation of {ecb} passed its published known answers to serve as the model's "
                 f"oracle: {'; '.join(f'{i}: {why}' for i, why in tried.items())}")

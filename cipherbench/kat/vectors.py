@@ -38,6 +38,9 @@ class KnownAnswer:
     # reject (CAVP gcmDecrypt FAIL records, Wycheproof "invalid" cases); `input`
     # is then empty and no encryption is checked.
     expect_reject: bool = False
+    # the implementation whose output the answer was computed over (a model's ECB oracle,
+    # kat/model_oracle.py); "" when none was. It is no independent answer for that one.
+    over: str = ""
 
 
 @functools.lru_cache(maxsize=4)  # the carry corpus uses two fills, for every primitive
@@ -87,6 +90,7 @@ class LongAnswer:
     source: str = ""
     where: str = ""
     corpus: str = ""
+    over: str = ""  # as KnownAnswer.over
 
     @property
     def message_bytes(self) -> int:

@@ -1,8 +1,12 @@
-"""The runner conformance suite: conformance/cases.json against any runner.
+"""The runner conformance suite: conformance/cases.json against any runner, then every
+input the registry forbids (measure/forbidden.py) for every primitive each implementation
+offers.
 
 A runner is conformant when every case passes for every implementation it
 announces. Cases are data; this module only substitutes placeholders, sends
-each request and compares the answer with the case's expectations.
+each request and compares the answer with the case's expectations. The forbidden inputs
+are generated from the registry's rules, so a new primitive or rule is asked without a
+case written for it.
 """
 from __future__ import annotations
 
@@ -13,6 +17,7 @@ from dataclasses import dataclass
 from cipherbench import registry
 from cipherbench.errors import RunnerError
 from cipherbench.kinds import PrimitiveKind
+from cipherbench.measure import forbidden
 from cipherbench.measure.runner import RunnerProcess, RunnerSpec
 from cipherbench.paths import REPO
 
@@ -98,7 +103,62 @@ def check_hello(hello: dict, reg) -> list[str]:
     return problems
 
 
-def run_suite(spec: RunnerSpec, timeout: float = 60) -> list[CaseResult]:
+def _restarted(spec: RunnerSpec, timeout: float) -> RunnerProcess:
+    """A fresh process of spec, greeted, after one died or hung."""
+    proc = RunnerProcess(spec, timeout=timeout)
+    proc.request({"op": "hello"})
+    return proc
+
+
+def run_forbidden(proc: RunnerProcess, spec: RunnerSpec, offered: dict[str, set[str]], reg,
+                  timeout: float = 60) -> tuple[list[CaseResult], RunnerProcess]:
+    """Every input the registry forbids (measure/forbidden.py), for every primitive each
+    implementation offers: one result per (implementation, primitive), failed with the
+    requests that were not refused. Returns the process to go on with (a fresh one when
+    this one died)."""
+    results = []
+    for impl, prims in offered.items():
+        for pname in sorted(prims):
+            p = reg.get(pname)
+            if p is None:
+                continue
+            try:
+                wrong = not_refused(proc, impl, p)
+            except RunnerError as e:
+                wrong = [f"the runner died: {e}"]
+                proc.close()
+                proc = _restarted(spec, timeout)
+            results.append(CaseResult(f"refuses every input the registry forbids for {pname}", impl,
+                                      not wrong, "; ".join(wrong[:4]) + (f" (and {len(wrong) - 4} more)"
+                                                                          if len(wrong) > 4 else "")))
+    return results, proc
+
+
+def not_refused(proc: RunnerProcess, impl: str, p) -> list[str]:
+    """What was not refused among p's forbidden inputs, asked of impl."""
+    cases = forbidden.length_rules(p)
+    seal = forbidden.sealing(p)
+    asked = [dict(c.request, impl=impl) for c in cases] + ([dict(seal, impl=impl)] if seal else [])
+    answers = proc.request_many(asked)
+    wrong = [f"{c.what}: {why}" for c, r in zip(cases, answers) if (why := forbidden.refused(c, r))]
+    sealed = _output(answers[-1]) if seal else None
+    if sealed is not None and len(sealed) >= p.tag_bytes:
+        forged = forbidden.forgeries(p, sealed)
+        for c, r in zip(forged, proc.request_many([dict(c.request, impl=impl) for c in forged])):
+            if why := forbidden.refused(c, r):
+                wrong.append(f"{c.what}: {why}")
+    return wrong
+
+
+def _output(resp: dict) -> bytes | None:
+    """An ok answer's output bytes; None for any other answer or one that is not hex."""
+    try:
+        return bytes.fromhex(resp["output"]) if resp.get("status") == "ok" else None
+    except (KeyError, TypeError, ValueError):
+        return None
+
+
+def run_suite(spec: RunnerSpec, timeout: float = 60, forbidden_inputs: bool = True) -> list[CaseResult]:
     reg = registry.load()
     cases = json.loads(CASES.read_text())["cases"]
     proc = RunnerProcess(spec, timeout=timeout)
@@ -134,10 +194,13 @@ def run_suite(spec: RunnerSpec, timeout: float = 60) -> list[CaseResult]:
                 except RunnerError as e:
                     why = str(e)
                     results.append(CaseResult(case["name"], impl or "-", False, why))
-                    proc = RunnerProcess(spec, timeout=timeout)  # go on with a fresh process
-                    proc.request({"op": "hello"})
+                    proc.close()
+                    proc = _restarted(spec, timeout)  # go on with a fresh process
                     continue
                 results.append(CaseResult(case["name"], impl or "-", why is None, why or ""))
+        if forbidden_inputs:
+            more, proc = run_forbidden(proc, spec, offered, reg, timeout)
+            results.extend(more)
     finally:
         proc.close()
     return results

@@ -18,6 +18,14 @@ aes-128-cbc, aes-128-ctr and aes-128-gcm, answering every request through the en
   inplace      the output is wrong when written over the input (protocol field `inplace`)
   chunked      the output is wrong when the input is fed in pieces (protocol field `chunks`)
   gcm-short-tag  GCM decryption compares only the first 12 bytes of the tag
+  ctr-wrap8, ctr-wrap16  CTR's counter wraps in its low 8 or 16 bits (a byte or a 16-bit
+               word incremented alone)
+  decrypt-above-8k  the last output byte of a decryption is wrong when one call takes more
+               than 8 KiB (one direction only, above every published answer's length)
+  block-counter-16  ChaCha20's keystream is wrong from block counter 65536 on (a 16-bit
+               block counter), in chacha20 and chacha20-poly1305: the first byte from there
+  batch-tail   the last output byte is wrong when the message is longer than 16 blocks and
+               not a multiple of 16 (a tail after a 16-block batch; ChaCha's block is 64 bytes)
   correct      nothing broken (the control)
 
 The protocol's `fill` and `digest` are honoured here, not passed on: the mode breaks the
@@ -32,8 +40,11 @@ import subprocess
 import sys
 
 MODE = sys.argv[1] if len(sys.argv) > 1 else "correct"
-MODES = ("ctr-wrap32", "ctr-wrap64", "above-8k", "inplace", "chunked", "gcm-short-tag", "correct")
-PRIMITIVES = ("aes-128-ecb", "aes-128-cbc", "aes-128-ctr", "aes-128-gcm", "chacha20-poly1305")
+MODES = ("ctr-wrap8", "ctr-wrap16", "ctr-wrap32", "ctr-wrap64", "above-8k", "inplace", "chunked", "gcm-short-tag",
+         "decrypt-above-8k", "block-counter-16", "batch-tail", "correct")
+PRIMITIVES = ("aes-128-ecb", "aes-128-cbc", "aes-128-cfb", "aes-128-ctr", "aes-128-gcm", "chacha20", "chacha20-poly1305")
+#: registry/primitives.toml's counters: ChaCha20's block counter starts at 0, the AEAD's at 1
+CHACHA_START = {"chacha20": 0, "chacha20-poly1305": 1}
 ENGINE = os.environ.get("CIPHERBENCH_ENGINE") or os.path.join(
     os.path.dirname(__file__), "..", "..", "build", "engine", "cipherbench-engine")
 BLOCK = 16
@@ -47,6 +58,21 @@ def engine(req: dict) -> dict:
     eng.stdin.write(json.dumps(dict(req, impl="openssl")) + "\n")
     eng.stdin.flush()
     return json.loads(eng.stdout.readline())
+
+
+def flip_at(r: dict, i: int) -> dict:
+    """Byte i of the output changed, where the output reaches it."""
+    if r.get("status") == "ok" and len(r.get("output", "")) > 2 * i:
+        out = bytearray.fromhex(r["output"])
+        out[i] ^= 0x01
+        r["output"] = out.hex()
+    return r
+
+
+def message_bytes(req: dict, n: int) -> int:
+    """The message's length: the input's, but an AEAD decryption's tag."""
+    aead = req.get("primitive") in ("aes-128-gcm", "chacha20-poly1305")
+    return n - 16 if aead and req.get("op") == "decrypt" else n
 
 
 def flip_last(r: dict) -> dict:
@@ -120,14 +146,22 @@ def crypt(req: dict) -> dict:
 
 def broken(req: dict) -> dict:
     prim, data = req.get("primitive"), req.get("input", "")
-    if MODE in ("ctr-wrap32", "ctr-wrap64") and prim == "aes-128-ctr":
-        return wrapped_ctr(req, 32 if MODE == "ctr-wrap32" else 64)
+    if MODE.startswith("ctr-wrap") and prim == "aes-128-ctr":
+        return wrapped_ctr(req, int(MODE[len("ctr-wrap"):]))
     if MODE == "gcm-short-tag" and prim == "aes-128-gcm" and req.get("op") == "decrypt":
         return short_tag_decrypt(req)
     r = engine(req)
     if MODE == "above-8k" and longest_call(req, len(data) // 2) > 8192:
         return flip_last(r)
     if (MODE == "inplace" and req.get("inplace")) or (MODE == "chunked" and req.get("chunks")):
+        return flip_last(r)
+    if MODE == "decrypt-above-8k" and req.get("op") == "decrypt" and longest_call(req, len(data) // 2) > 8192:
+        return flip_last(r)
+    if MODE == "block-counter-16" and prim in CHACHA_START:
+        return flip_at(r, (65536 - CHACHA_START[prim]) * 64)
+    unit = 64 if prim in CHACHA_START else BLOCK
+    n = message_bytes(req, len(data) // 2)
+    if MODE == "batch-tail" and n > 16 * unit and n % (16 * unit):
         return flip_last(r)
     return r
 

@@ -47,6 +47,19 @@ from __future__ import annotations
 from collections.abc import Callable
 
 ECB = Callable[[list[bytes]], list[bytes]]
+#: blocks -> the last block of their CBC encryption from a zero IV (a CBC-MAC chain, SP 800-38C
+#: 6.1 step 4 and CMAC's): a megabyte in one call where the ecb would take one per block
+CbcMac = Callable[[list[bytes]], bytes]
+
+
+def cbc_mac_by_ecb(ecb: ECB) -> CbcMac:
+    """The chain one ecb call per block: Y_i = CIPH_K(B_i xor Y_{i-1}), Y_0 = 0."""
+    def mac(blocks: list[bytes]) -> bytes:
+        y = bytes(BLOCK)
+        for blk in blocks:
+            y = ecb([xor(blk, y)])[0]
+        return y
+    return mac
 BLOCK = 16
 _MASK128 = (1 << 128) - 1
 
@@ -144,8 +157,10 @@ def gcm_encrypt(ecb: ECB, iv: bytes, aad: bytes, plaintext: bytes, tag_bytes: in
 
 
 # ---------------------------------------------------------------------------- CCM
-def ccm_encrypt(ecb: ECB, nonce: bytes, aad: bytes, plaintext: bytes, tag_bytes: int = 16) -> bytes:
-    """CCM generation-encryption, SP 800-38C 6.1, with the formatting of appendix A."""
+def ccm_encrypt(ecb: ECB, nonce: bytes, aad: bytes, plaintext: bytes, tag_bytes: int = 16,
+                cbc_mac: CbcMac | None = None) -> bytes:
+    """CCM generation-encryption, SP 800-38C 6.1, with the formatting of appendix A.
+    cbc_mac: the chain of step 4 computed elsewhere (CbcMac); by default one ecb call a block."""
     n, t = len(nonce), tag_bytes
     if not 7 <= n <= 13:
         raise ValueError(f"CCM nonce length {n} is not 7..13 bytes (SP 800-38C A.1)")
@@ -172,17 +187,21 @@ def ccm_encrypt(ecb: ECB, nonce: bytes, aad: bytes, plaintext: bytes, tag_bytes:
     ctrs = [bytes([q - 1]) + nonce + j.to_bytes(q, "big") for j in range(m + 1)]
     out = ecb([b0] + ctrs)  # Y0 = CIPH_K(B0) needs no chaining, so it joins the counter blocks
     y, s = out[0], out[1:]
-    for blk in rest:  # 6.1 step 4: Y_i = CIPH_K(B_i xor Y_{i-1})
-        y = ecb([xor(blk, y)])[0]
+    if cbc_mac is not None:
+        y = cbc_mac([b0] + rest)
+    else:
+        for blk in rest:  # 6.1 step 4: Y_i = CIPH_K(B_i xor Y_{i-1})
+            y = ecb([xor(blk, y)])[0]
     c = _keystream_xor(plaintext, s[1:])  # steps 6-8: C = (P xor MSB_Plen(S)) || (T xor MSB_t(S0))
     return c + xor(y[:t], s[0][:t])
 
 
 # ---------------------------------------------------------------------------- CMAC / OMAC1
-def cmac_many(ecb: ECB, messages: list[bytes], l: bytes | None = None) -> list[bytes]:
+def cmac_many(ecb: ECB, messages: list[bytes], l: bytes | None = None,
+              cbc_mac: CbcMac | None = None) -> list[bytes]:
     """CMAC (SP 800-38B 6.2; OMAC1 in the EAX paper) of each message under the same key, the
-    chains run side by side: one ecb call per block position. l = CIPH_K(0^128) when the
-    caller already has it."""
+    chains run side by side: one ecb call per block position, or one cbc_mac call per message
+    where given. l = CIPH_K(0^128) when the caller already has it."""
     if l is None:
         l = ecb([bytes(BLOCK)])[0]
     k1 = double(l)  # 6.1 steps 2-3
@@ -195,6 +214,8 @@ def cmac_many(ecb: ECB, messages: list[bytes], l: bytes | None = None) -> list[b
             last = msg[len(msg) - len(msg) % BLOCK:]
             full = last + b"\x80" + bytes(BLOCK - 1 - len(last))
             padded.append(msg[:len(msg) - len(last)] + xor(full, k2))
+    if cbc_mac is not None:
+        return [cbc_mac(_split(p)) for p in padded]
     chains = [bytes(BLOCK)] * len(messages)
     for pos in range(0, max((len(p) for p in padded), default=0), BLOCK):
         live = [i for i, p in enumerate(padded) if len(p) > pos]
@@ -210,8 +231,10 @@ def _inc128(block: bytes) -> bytes:
     return ((int.from_bytes(block, "big") + 1) & _MASK128).to_bytes(BLOCK, "big")
 
 
-def eax_encrypt(ecb: ECB, nonce: bytes, aad: bytes, plaintext: bytes, tag_bytes: int = 16) -> bytes:
-    """EAX.Encrypt^{N,H}_K(M) (Bellare, Rogaway, Wagner 2004, section 3), returning C || T."""
+def eax_encrypt(ecb: ECB, nonce: bytes, aad: bytes, plaintext: bytes, tag_bytes: int = 16,
+                cbc_mac: CbcMac | None = None) -> bytes:
+    """EAX.Encrypt^{N,H}_K(M) (Bellare, Rogaway, Wagner 2004, section 3), returning C || T.
+    cbc_mac: OMAC's chains computed elsewhere (CbcMac), as cmac_many takes it."""
     if not 1 <= tag_bytes <= 16:
         raise ValueError(f"EAX tag length {tag_bytes} is not 1..16 bytes")
 
@@ -222,9 +245,18 @@ def eax_encrypt(ecb: ECB, nonce: bytes, aad: bytes, plaintext: bytes, tag_bytes:
     n_mac, h_mac = cmac_many(ecb, [tweak(0) + nonce, tweak(1) + aad], l)  # N', H'
     m = -(-len(plaintext) // BLOCK)
     c = _keystream_xor(plaintext, ecb(_counters(n_mac, m, _inc128)) if m else [])  # CTR^{N'}_K(M)
-    (c_mac,) = cmac_many(ecb, [tweak(2) + c], l)  # C' = OMAC^2_K(C)
+    (c_mac,) = cmac_many(ecb, [tweak(2) + c], l, cbc_mac)  # C' = OMAC^2_K(C)
     tag = xor(xor(n_mac, c_mac), h_mac)
     return c + tag[:tag_bytes]
+
+
+def eax_nonce_for(ecb: ECB, ecb_decrypt: ECB, n_mac: bytes) -> bytes:
+    """The 16-byte nonce N whose OMAC^0_K(N), EAX's first counter block N', is n_mac: CMAC of
+    [0]_16 || N chains L = CIPH_K(0^128) after its first block, and its last, complete, block
+    is N xor K1 (SP 800-38B 6.2), so N' = CIPH_K(L xor N xor K1) and N = CIPH_K^-1(N') xor L
+    xor K1."""
+    l = ecb([bytes(BLOCK)])[0]
+    return xor(xor(ecb_decrypt([n_mac])[0], l), double(l))
 
 
 # ---------------------------------------------------------------------------- OCB3

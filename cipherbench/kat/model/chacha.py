@@ -126,6 +126,19 @@ def keystream(key: bytes, nonce: bytes, counter: int, nblocks: int, rounds: int 
     return out.T.astype("<u4").tobytes()  # block by block, each word little-endian
 
 
+def xor_stream(key: bytes, nonce: bytes, data: bytes, counter: int = 0, rounds: int = 20) -> bytes:
+    """`encrypt` computed by `keystream`: data xor the blocks counter, counter + 1, ..."""
+    ks = keystream(key, nonce, counter, -(-len(data) // 64), rounds)[:len(data)]
+    return (np.frombuffer(data, dtype=np.uint8) ^ np.frombuffer(ks, dtype=np.uint8)).tobytes()
+
+
+def xchacha_xor(key: bytes, nonce24: bytes, data: bytes, counter: int = 0, rounds: int = 20) -> bytes:
+    """`xchacha_encrypt` computed by `keystream`."""
+    if len(nonce24) != 24:
+        raise ValueError("XChaCha20 takes a 24-byte nonce")
+    return xor_stream(hchacha(key, nonce24[:16], rounds), b"\0\0\0\0" + nonce24[16:], data, counter, rounds)
+
+
 P1305 = (1 << 130) - 5
 
 
