@@ -128,7 +128,8 @@ def run(c: Ctx, profile, experiment, impls, primitives, sizes, operations, workl
         sizes=parse_sizes(sizes) if sizes else None, operations=list(operations), workloads=list(workloads),
         batch_ms=batch_ms, batches=batches, verify=not no_verify, layout=layout, processes=processes,
         extra_rounds=extra_rounds, runners=list(c.runner_cmds), builtin=c.builtin, parallel=parallel,
-        envs=list(c.envs) or None)  # --env replaces an experiment's environments
+        envs=list(c.envs) or None,  # --env replaces an experiment's environments
+        releases=list(c.releases) or None)  # and --release its releases
     finish(store, run_plan(plan, store, BarProgress()), as_json)
 
 
