@@ -98,6 +98,12 @@ class VersionGap:
         return o.mb_low / b.mb_high, o.mb_high / b.mb_low  # type: ignore[operator]
 
     @property
+    def beyond_noise(self) -> bool:
+        """The change is beyond both figures' intervals: the ratio's interval excludes 1."""
+        iv = self.interval
+        return iv is not None and (iv[0] > 1 or iv[1] < 1)
+
+    @property
     def runners_differ(self) -> bool:
         return self.base.runner != self.other.runner
 

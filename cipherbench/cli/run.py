@@ -13,7 +13,7 @@ from cipherbench.arch.model import is_emulated
 from cipherbench.cli.app import Ctx
 from cipherbench.cli.presets import list_presets
 from cipherbench.cli.show import show_run
-from cipherbench.cli.summary import print_then_now, show_summary
+from cipherbench.cli.summary import print_steps, print_then_now, show_summary
 from cipherbench.cli.verify import print_failures
 from cipherbench.console import bars, err
 from cipherbench.errors import UsageError
@@ -150,6 +150,7 @@ def finish(store: Store, outcome: RunOutcome, as_json: bool) -> None:
         if outcome.preset in published_experiments():
             print_then_now(store, outcome.run_id)
         show_summary(store, outcome.run_id)
+        print_steps(store, outcome.run_id)
     if outcome.status is not RunStatus.COMPLETE:
         failed = outcome.failed
         err.print(f"cipherbench: run {outcome.run_id} is {outcome.status.value}: {len(failed)} of "

@@ -146,7 +146,7 @@ class ReleaseRecord:
         return json.dumps(asdict(self), indent=1)
 
     @classmethod
-    def from_dict(cls, d: dict) -> ReleaseRecord:
+    def from_dict(cls, d: dict[str, object]) -> ReleaseRecord:
         known = {f.name for f in fields(cls)}
         return cls(**{k: v for k, v in d.items() if k in known})
 

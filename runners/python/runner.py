@@ -318,6 +318,13 @@ def add_pyca(impls):
         from cryptography.hazmat.decrepit.ciphers import modes as DM
     except ImportError:
         DM = M
+    try:  # before 3.1 every object wanted a backend argument, which this runner does not pass
+        Cipher(A.AES(bytes(16)), M.ECB())
+    except TypeError as e:
+        im = Impl("pyca-cryptography", "cryptography", cryptography.__version__)
+        im.reason = f"cryptography {cryptography.__version__} needs a backend argument: {e}"
+        impls.append(im)
+        return
     ossl = backend.openssl_version_text()
     im = Impl("pyca-cryptography", "cryptography", cryptography.__version__,
               {"openssl": ossl, "note": "the wheel's bundled OpenSSL, not the system libssl"})
