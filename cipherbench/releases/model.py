@@ -20,6 +20,7 @@ import re
 from dataclasses import asdict, dataclass, fields
 from enum import Enum
 from pathlib import Path
+from typing import Any
 
 from cipherbench.errors import CipherbenchError, UsageError
 
@@ -146,7 +147,7 @@ class ReleaseRecord:
         return json.dumps(asdict(self), indent=1)
 
     @classmethod
-    def from_dict(cls, d: dict[str, object]) -> ReleaseRecord:
+    def from_dict(cls, d: dict[str, Any]) -> ReleaseRecord:
         known = {f.name for f in fields(cls)}
         return cls(**{k: v for k, v in d.items() if k in known})
 
