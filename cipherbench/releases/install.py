@@ -11,6 +11,7 @@ never done twice.
 from __future__ import annotations
 
 import datetime
+import os
 import re
 import shutil
 import subprocess
@@ -127,8 +128,28 @@ def install_go(r: Release) -> str:
     return "cipherbench-go"
 
 
+def install_crates(r: Release) -> str:
+    """The Rust runner's sources with the crate locked at the release's version, built with the
+    runner's own release profile. The releases share one target folder (crates/target beside
+    them; cargo locks it), so only the crate and the runner are compiled again per release."""
+    src = r.root / "src"
+    here = REPO / "runners" / "rust"
+    shutil.copytree(here / "src", src / "src", dirs_exist_ok=True)
+    for f in ("Cargo.toml", "Cargo.lock", "build.rs"):
+        shutil.copy2(here / f, src / f)
+    _run(["cargo", "update", "--quiet", "-p", r.package.coordinate, "--precise", r.version],
+         f"{r.name}: cargo update", cwd=src)
+    target = r.root.parent.parent / "target"
+    env = dict(os.environ, CARGO_TARGET_DIR=str(target))
+    _run(["nice", "-n", "10", "cargo", "build", "--quiet", "--release", "--locked"], f"{r.name}: cargo build",
+         cwd=src, env=env)
+    shutil.copy2(target / "release" / "cipherbench-rust", r.root / "cipherbench-rust")
+    return "cipherbench-rust"
+
+
 INSTALLERS: dict[Ecosystem, Callable[[Release], str]] = {
-    Ecosystem.PYPI: install_pypi, Ecosystem.MAVEN: install_maven, Ecosystem.GO: install_go}
+    Ecosystem.PYPI: install_pypi, Ecosystem.MAVEN: install_maven, Ecosystem.GO: install_go,
+    Ecosystem.CRATES: install_crates}
 
 
 # ---------------------------------------------------------------------------- versions on offer

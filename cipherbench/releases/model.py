@@ -40,6 +40,7 @@ class Ecosystem(Enum):
     PYPI = "pypi"
     MAVEN = "maven"
     GO = "go"
+    CRATES = "crates"
 
 
 @dataclass(frozen=True)
@@ -55,8 +56,9 @@ class Package:
     # the note in the announced implementation that names the code it really runs (a bundled
     # copy of another library), or "" when the release's own code does the work
     code_note: str = ""
-    # what one install takes on a warm machine and whether it compiles anything (a wheel, a
-    # jar and a pure-source module do not; cipherbench says so before it starts)
+    # what one install takes on a warm machine, and whether it builds a C library from source
+    # (ring's C and assembly: a wheel, a jar and a Go module do not; `versions add` says so
+    # before it starts, and --no-source-builds leaves such releases out)
     seconds: float = 5.0
     source_build: bool = False
 
@@ -73,8 +75,11 @@ PACKAGES: dict[str, Package] = {p.impl: p for p in (
     Package("pycryptodome", Ecosystem.PYPI, "pycryptodome", "python", "pycryptodome", "", 4.0),
     Package("pynacl", Ecosystem.PYPI, "PyNaCl", "python", "PyNaCl", "", 4.0),
     Package("bouncycastle", Ecosystem.MAVEN, "org.bouncycastle:bcprov-jdk18on", "java", "Bouncy Castle", "", 25.0),
-    Package("go-xcrypto", Ecosystem.GO, "golang.org/x/crypto", "go", "golang.org/x/crypto", "", 12.0,
-            source_build=True),
+    # Go compiles the runner with the module's pure-Go and assembly sources: seconds, no C library
+    Package("go-xcrypto", Ecosystem.GO, "golang.org/x/crypto", "go", "golang.org/x/crypto", "", 12.0),
+    # ring compiles its C and assembly; the Rust runner is built against each release with its
+    # own release profile, in one target folder shared by the releases (install.install_crates)
+    Package("ring", Ecosystem.CRATES, "ring", "rust", "ring", "", 120.0, source_build=True),
 )}
 
 #: Other names a package goes by: its registry's, and its library's.

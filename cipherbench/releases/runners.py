@@ -44,9 +44,10 @@ def argv_of(r: Release) -> tuple[list[str], str | None]:
         # the options of runners/java/run, for the same reasons
         return ["java", "-Xbatch", "-XX:+UnlockDiagnosticVMOptions", "-cp", cp, "cipherbench.Main",
                 str(BUILD / "runners" / "java" / "registry.json")], why
-    registry = BUILD / "runners" / "go" / "registry.json"
-    return ([str(r.root / "cipherbench-go"), "--registry", str(registry)],
-            None if registry.exists() else f"the Go runner is not built ({registry} is missing; run 'make runners')")
+    lang, binary = ("go", "cipherbench-go") if eco is Ecosystem.GO else ("rust", "cipherbench-rust")
+    registry = BUILD / "runners" / lang / "registry.json"
+    return ([str(r.root / binary), "--registry", str(registry)],
+            None if registry.exists() else f"the {lang} runner is not built ({registry} is missing; run 'make runners')")
 
 
 def spec_of(r: Release) -> RunnerSpec:
