@@ -350,9 +350,19 @@ def add_pyca(impls):
     modes = {"ecb": lambda iv: M.ECB(), "cbc": M.CBC, "cfb": getattr(DM, "CFB", None), "cfb8": getattr(DM, "CFB8", None),
              "ofb": getattr(DM, "OFB", None), "ctr": M.CTR, "xts": M.XTS}
 
+    # update_into(data, buf) names its output `buf`, except in the releases whose Rust binding
+    # named the input so (43.x: update_into(buf, out)); those take the output by position
+    try:
+        Cipher(A.AES(bytes(16)), M.ECB()).encryptor().update_into(b"", buf=bytearray(16))
+        out_by_name = True
+    except TypeError:
+        out_by_name = False
+
     def started(ctx):  # bulk: update_into a scratch buffer (cryptography wants room for one more block)
         scratch = bytearray(0)
-        return Xf(ctx.update, functools.partial(ctx.update_into, buf=scratch), scratch)
+        if out_by_name:
+            return Xf(ctx.update, functools.partial(ctx.update_into, buf=scratch), scratch)
+        return Xf(ctx.update, lambda data, into=ctx.update_into, out=scratch: into(data, out), scratch)
 
     def make_for(alg, mode):
         def make(key, iv, enc):
