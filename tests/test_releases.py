@@ -123,21 +123,23 @@ def fig(version: str, mb: float, low: float, high: float, openssl: str) -> Point
     return Point(rel, VersionFigure(rel.code, rel.impl, "python", "python", 1, mb, low, high, None))
 
 
-GCM_16K = Series("pyca-cryptography", "aes-128-gcm", Operation.ENCRYPT, Workload.BULK, 16384)
+SHA256_16 = Series("pyca-cryptography", "sha-256", Operation.HASH, Workload.BULK, 16)
 
 
 def test_steps_are_changes_beyond_both_intervals():
-    """Figures of run 1 on this machine (AES-128-GCM bulk at 16 KiB, MB/s at the median and its
-    interval): 3.4.8 and 41.0.7 overlap; 41.0.7 to 42.0.0 does not."""
-    line = Timeline(GCM_16K, (fig("3.4.8", 2371.0, 2301.0, 2412.0, "1.1.1l"),
-                              fig("41.0.7", 2402.0, 2355.0, 2470.0, "3.1.4"),
-                              fig("42.0.0", 4561.0, 4490.0, 4617.0, "3.2.0")))
+    """Figures measured by `run --experiment library-history` on this kind of machine (2 shared
+    cores, run of 2026-11-27): SHA-256 bulk hashing at 16 B, MB/s at the median and its interval.
+    3.4.8, 35.0.0 and 41.0.7 overlap; 42.0.0 is beyond 41.0.7's interval and its own."""
+    line = Timeline(SHA256_16, (fig("3.4.8", 3.900850289549435, 2.3340421926941417, 4.058087896486389, "1.1.1l"),
+                                fig("35.0.0", 4.058123631506963, 3.702727246096611, 4.162152728613812, "1.1.1l"),
+                                fig("41.0.7", 3.9618311390264527, 2.889282348070435, 4.224844144469061, "3.1.4"),
+                                fig("42.0.0", 6.093893827664495, 5.732956924097916, 6.405197811447811, "3.2.0")))
     steps = line.steps()
     assert [(s.before.version, s.after.version) for s in steps] == [("41.0.7", "42.0.0")]
     s = steps[0]
-    assert s.ratio == pytest.approx(4561.0 / 2402.0)
-    assert s.gap.interval == pytest.approx((4490.0 / 2470.0, 4617.0 / 2355.0))
-    assert s.text() == "cryptography 42.0.0: bundled OpenSSL 3.1.4 → 3.2.0; aes-128-gcm 16 KiB ×1.90 [1.82, 1.96]"
+    assert s.ratio == pytest.approx(6.093893827664495 / 3.9618311390264527)
+    assert s.gap.interval == pytest.approx((5.732956924097916 / 4.224844144469061, 6.405197811447811 / 2.889282348070435))
+    assert s.text() == "cryptography 42.0.0: bundled OpenSSL 3.1.4 → 3.2.0; sha-256 16 B ×1.54 [1.36, 2.22]"
 
 
 def test_a_step_needs_both_the_interval_and_the_size():
