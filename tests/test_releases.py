@@ -55,6 +55,10 @@ def test_a_clients_reason_is_one_line():
            "ERROR: Could not find a version that satisfies the requirement cryptography==0.0.1 "
            "(from versions: 0.1, 0.2, 41.0.7)\nERROR: No matching distribution found for cryptography==0.0.1\n")
     assert reason_of(pip) == "Could not find a version that satisfies the requirement cryptography==0.0.1"
+    cargo = ('error: failed to select a version for the requirement `ring = "^0.17.14"`\n'
+             "candidate versions found which didn't match: 0.17.8\n"
+             "    ... required by package `cipherbench-rust v0.1.0 (/tmp/src)`\n")
+    assert reason_of(cargo) == 'failed to select a version for the requirement `ring = "^0.17.14"`'
 
 
 def test_unknown_package_is_one_line(tmp_path):

@@ -72,8 +72,8 @@ def reason_of(text: str) -> str:
     for ln in lines:
         if "Ignored the following" in ln:  # pip's list of yanked versions, not the reason
             continue
-        if ln.startswith(("ERROR:", "[ERROR]")) or ": error" in ln or "cannot find" in ln or "undefined:" in ln:
-            ln = re.sub(r"\s*\(from versions:.*", "", ln.removeprefix("[ERROR] ").removeprefix("ERROR: "))
+        if ln.startswith(("ERROR:", "[ERROR]", "error:", "error[")) or ": error" in ln or "cannot find" in ln or "undefined:" in ln:
+            ln = re.sub(r"\s*\(from versions:.*", "", ln.removeprefix("[ERROR] ").removeprefix("ERROR: ").removeprefix("error: "))
             return ln[:240]
     return lines[-1][:240] if lines else ""
 
@@ -135,10 +135,15 @@ def install_crates(r: Release) -> str:
     src = r.root / "src"
     here = REPO / "runners" / "rust"
     shutil.copytree(here / "src", src / "src", dirs_exist_ok=True)
-    for f in ("Cargo.toml", "Cargo.lock", "build.rs"):
+    for f in ("Cargo.lock", "build.rs"):
         shutil.copy2(here / f, src / f)
-    _run(["cargo", "update", "--quiet", "-p", r.package.coordinate, "--precise", r.version],
-         f"{r.name}: cargo update", cwd=src)
+    # the runner asks for a version or later (`ring = "0.17.14"`): this one asks for the release alone
+    toml, n = re.subn(rf'(?m)^{re.escape(r.package.coordinate)}\s*=\s*"[^"]*"',
+                      f'{r.package.coordinate} = "={r.version}"', (here / "Cargo.toml").read_text())
+    if n != 1:
+        raise ReleaseError(f"{r.name}: runners/rust/Cargo.toml names no {r.package.coordinate} = \"VERSION\"")
+    (src / "Cargo.toml").write_text(toml)
+    _run(["cargo", "update", "--quiet", "-p", r.package.coordinate], f"{r.name}: cargo update", cwd=src)
     target = r.root.parent.parent / "target"
     env = dict(os.environ, CARGO_TARGET_DIR=str(target))
     _run(["nice", "-n", "10", "cargo", "build", "--quiet", "--release", "--locked"], f"{r.name}: cargo build",
