@@ -79,7 +79,7 @@ PACKAGES: dict[str, Package] = {p.impl: p for p in (
     Package("go-xcrypto", Ecosystem.GO, "golang.org/x/crypto", "go", "golang.org/x/crypto", "", 12.0),
     # ring compiles its C and assembly; the Rust runner is built against each release with its
     # own release profile, in one target folder shared by the releases (install.install_crates)
-    Package("ring", Ecosystem.CRATES, "ring", "rust", "ring", "", 120.0, source_build=True),
+    Package("ring", Ecosystem.CRATES, "ring", "rust", "ring", "", 250.0, source_build=True),
 )}
 
 #: Other names a package goes by: its registry's, and its library's.
