@@ -11,6 +11,8 @@ from cipherbench.cli.app import Ctx
 from cipherbench.console import out
 from cipherbench.kinds import PrimitiveKind, RunStatus
 from cipherbench.pipeline.plan import Preset, load_presets
+from cipherbench.releases.model import installed
+from cipherbench.releases.runners import EVERY
 
 #: Implementations assumed to offer a named primitive when nothing was run yet: the
 #: engine's libraries and the language runners that usually build on Debian 12.
@@ -31,7 +33,9 @@ def rough_minutes(p: Preset) -> float:
     reg = registry.load()
     kinds = [PrimitiveKind(reg[n].kind) for n in p.primitives if n in reg] or [PrimitiveKind.CIPHER]
     workloads = sum(len(p.workloads_for(k)) for k in kinds) / len(kinds)  # per primitive, on average
-    pairs = len(p.primitives) * ASSUMED_IMPLEMENTATIONS if p.primitives else ASSUMED_ALL_PAIRS
+    # an experiment's installed releases (cipherbench versions add) are implementations too
+    impls = ASSUMED_IMPLEMENTATIONS + (len(installed()) if EVERY in p.releases else len(p.releases))
+    pairs = len(p.primitives) * impls if p.primitives else ASSUMED_ALL_PAIRS
     points = pairs * len(p.sizes) * len(p.operations) * workloads
     batches = p.warmup_batches + p.batches * (1 + p.extra_share)
     timing = points * batches * p.batch_ms / 1000 * (1 + OVERHEAD_SHARE)
