@@ -15,11 +15,12 @@ side's measured time for a 16-byte call of the same primitive is given beside it
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from cipherbench import registry
 from cipherbench.analysis.recommend import Answer
 from cipherbench.kinds import Operation, PrimitiveKind, Verdict
+from cipherbench.releases.model import PACKAGES, split_name, version_key
 from cipherbench.results.rules import is_parallel
 from cipherbench.results.run import Implementation, Measurement
 from cipherbench.store.db import Store
@@ -98,6 +99,12 @@ class VersionGap:
         return o.mb_low / b.mb_high, o.mb_high / b.mb_low  # type: ignore[operator]
 
     @property
+    def beyond_noise(self) -> bool:
+        """The change is beyond both figures' intervals: the ratio's interval excludes 1."""
+        iv = self.interval
+        return iv is not None and (iv[0] > 1 or iv[1] < 1)
+
+    @property
     def runners_differ(self) -> bool:
         return self.base.runner != self.other.runner
 
@@ -145,4 +152,37 @@ def version_gaps(store: Store, answer: Answer, run_id: int, host: str | None) ->
             and f.where in ("host", "native")}
     gaps = [VersionGap(base[f.code.library], f) for f in newest.values()
             if f.code.library in base and f.code.version != base[f.code.library].code.version]
-    return sorted(gaps, key=lambda g: (g.base.code.library, g.runners_differ, -abs(g.ratio - 1)))
+    upgrade = release_gap(rows, best.impl, best.size, run_id, calls)
+    return ([upgrade] if upgrade else []) + sorted(gaps, key=lambda g: (g.base.code.library, g.runners_differ,
+                                                                        -abs(g.ratio - 1)))
+
+
+def release_gap(rows: list[tuple[int, Implementation, Measurement]], impl: str, size: int, run_id: int,
+                calls: dict[tuple[int, str], float | None]) -> VersionGap | None:
+    """What the newest release of the winner's package (cipherbench/releases) measured at the
+    answer's point on this host, against the winner as the answer's run timed it: what an
+    upgrade would buy. None when the winner is no such package or is its newest release timed.
+    Releases and the runner's own build are versions of one package: Code(package, version)."""
+    package = PACKAGES.get(split_name(impl)[0])
+    if package is None:
+        return None
+    figures: dict[str, VersionFigure] = {}
+    winner = None
+    for rid, im, m in rows:  # newest run first
+        base, release = split_name(im.impl)
+        if base != package.impl or m.size != size or m.verified != Verdict.PASSED or is_parallel(m) or not m.mb_per_s:
+            continue
+        version = release or str(im.version or "")
+        # one runner's code either way: a release runs in the runner its package's build runs in
+        f = replace(_figure(rid, im, m, Code(package.impl, version), calls.get((rid, im.impl))),
+                    runner=package.runner, where=package.runner)
+        if rid == run_id and im.impl == impl:
+            winner = f
+        if version:
+            figures.setdefault(version, f)
+    if winner is None or not figures:
+        return None
+    newest = max(figures.values(), key=lambda f: version_key(f.code.version))
+    if version_key(newest.code.version) <= version_key(winner.code.version):
+        return None
+    return VersionGap(winner, newest)

@@ -20,6 +20,7 @@ from cipherbench.cli import (
     runs,
     show,
     verify,
+    versions,
 )
 from cipherbench.cli.app import cli, main
 
@@ -27,7 +28,7 @@ for _command in (inspect.list_cmd, crypt.encrypt, crypt.decrypt, crypt.hash_cmd,
                  show.show, runs.runs_cmd, recommend.recommend_cmd, report.report, report.compare_cmd,
                  report.export_cmd, report.import_cmd, analysis.diffusion_cmd, analysis.avalanche_cmd,
                  conformance.conformance, env.env_group, ct.ct_command, fleet.fleet_group, builds.builds_group,
-                 arch.arch_group, reproduce.reproduce_cmd, mutate.mutate):
+                 arch.arch_group, reproduce.reproduce_cmd, mutate.mutate, versions.versions_group):
     cli.add_command(_command)
 
 __all__ = ["cli", "main"]

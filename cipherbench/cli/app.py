@@ -15,21 +15,24 @@ from cipherbench.errors import CipherbenchError
 from cipherbench.measure.environments import runner_specs
 from cipherbench.measure.session import Session
 from cipherbench.paths import REPO
+from cipherbench.releases.runners import runner_specs as release_runner_specs
 from cipherbench.store.db import Store
 
 EXPERIMENTS = REPO / "registry" / "experiments.toml"
 
 
 class Ctx:
-    def __init__(self, runners, db, builtin, envs=(), arches=()):
+    def __init__(self, runners, db, builtin, envs=(), arches=(), releases=()):
         self.runner_cmds = tuple(runners)
         self.db = db
         self.builtin = builtin
         self.envs = tuple(envs)  # environments whose engines run too (cipherbench.envs)
         self.arches = tuple(arches)  # architectures whose engines run too, under qemu (cipherbench.arch)
+        self.releases = tuple(releases)  # installed releases whose runners run too (cipherbench.releases)
 
     def session(self, **kw) -> Session:
-        extra = tuple(runner_specs(self.envs)) + tuple(arch_runner_specs(self.arches))
+        extra = (tuple(runner_specs(self.envs)) + tuple(arch_runner_specs(self.arches))
+                 + tuple(release_runner_specs(self.releases)))
         return Session(self.runner_cmds, builtin=self.builtin, extra_specs=extra, **kw)
 
     def store(self, create=True) -> Store:
@@ -48,11 +51,13 @@ class Ctx:
 @click.option("--arch", "arches", multiple=True, metavar="ARCH",
               help="Add an architecture's engine under qemu (cipherbench arch add); its implementations are "
                    "IMPL%ARCH. Verified, never timed.")
+@click.option("--release", "releases", multiple=True, metavar="NAME",
+              help="Add an installed release (cipherbench versions add) as IMPL==VERSION, or 'all' of them.")
 @click.version_option(__version__, prog_name="cipherbench")
 @click.pass_context
-def cli(ctx, runners, db, no_builtin, envs, arches):
+def cli(ctx, runners, db, no_builtin, envs, arches, releases):
     """Verify and measure symmetric ciphers across every implementation on this machine."""
-    ctx.obj = Ctx(runners, db, not no_builtin, envs, arches)
+    ctx.obj = Ctx(runners, db, not no_builtin, envs, arches, releases)
 
 
 # ---------------------------------------------------------------------------- entry point

@@ -16,6 +16,8 @@ from cipherbench.console import out
 from cipherbench.durations import Estimate, estimate
 from cipherbench.kinds import PrimitiveKind, RunStatus
 from cipherbench.pipeline.plan import PRESETS_FILE, Preset, RunPlan, load_presets
+from cipherbench.releases.model import installed
+from cipherbench.releases.runners import EVERY
 
 #: Implementations assumed to offer a named primitive when nothing was run yet: the
 #: engine's libraries and the language runners that usually build on Debian 12.
@@ -37,7 +39,9 @@ def rough_seconds(p: Preset | RunPlan) -> float:
     reg = registry.load()
     kinds = [PrimitiveKind(reg[n].kind) for n in p.primitives if n in reg] or [PrimitiveKind.CIPHER]
     workloads = sum(len(p.workloads_for(k)) for k in kinds) / len(kinds)  # per primitive, on average
-    pairs = len(p.primitives) * ASSUMED_IMPLEMENTATIONS if p.primitives else ASSUMED_ALL_PAIRS
+    # an experiment's installed releases (cipherbench versions add) are implementations too
+    impls = ASSUMED_IMPLEMENTATIONS + (len(installed()) if EVERY in p.releases else len(p.releases))
+    pairs = len(p.primitives) * impls if p.primitives else ASSUMED_ALL_PAIRS
     points = pairs * len(p.sizes) * len(p.operations) * workloads
     timed = p.batches if p.min_batches is None else (p.batches + min(p.min_batches, p.batches)) / 2
     batches = p.warmup_batches + timed * (1 + p.extra_share)

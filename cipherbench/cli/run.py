@@ -13,7 +13,7 @@ from cipherbench.arch.model import is_emulated
 from cipherbench.cli.app import Ctx
 from cipherbench.cli.presets import command_of, list_presets, past_seconds, rough_seconds
 from cipherbench.cli.show import show_run
-from cipherbench.cli.summary import print_then_now, show_summary
+from cipherbench.cli.summary import print_steps, print_then_now, show_summary
 from cipherbench.cli.verify import print_failures
 from cipherbench.console import bars, err
 from cipherbench.durations import Announcement, announced, duration
@@ -141,9 +141,10 @@ def run(c: Ctx, profile, experiment, impls, primitives, sizes, operations, workl
         sizes=parse_sizes(sizes) if sizes else None, operations=list(operations), workloads=list(workloads),
         batch_ms=batch_ms, batches=batches, verify=not no_verify, layout=layout, processes=processes,
         extra_rounds=extra_rounds, stopping=stopping, runners=list(c.runner_cmds), builtin=c.builtin,
-        parallel=parallel, envs=list(c.envs) or None)  # --env replaces an experiment's environments
+        parallel=parallel, envs=list(c.envs) or None,  # --env replaces an experiment's environments
+        releases=list(c.releases) or None)  # and --release its releases
     narrowed = any((impls, primitives, sizes, operations, workloads, batch_ms, batches, processes, parallel,
-                    c.envs, not stopping))
+                    c.envs, c.releases, not stopping))
     with announced(command_of(plan.preset) + (" (narrowed)" if narrowed else ""), rough_seconds(plan),
                    None if narrowed else past_seconds(c).get(plan.preset), later=True) as announcement:
         outcome = run_plan(plan, store, BarProgress(announcement))
@@ -183,6 +184,7 @@ def finish(store: Store, outcome: RunOutcome, plan: RunPlan, as_json: bool) -> N
         if outcome.preset in published_experiments():
             print_then_now(store, outcome.run_id)
         show_summary(store, outcome.run_id)
+        print_steps(store, outcome.run_id)
     print_saved(outcome, plan)
     if outcome.status is not RunStatus.COMPLETE:
         failed = outcome.failed

@@ -9,13 +9,14 @@ from rich import box
 from rich.markup import escape
 from rich.table import Table
 
+from cipherbench.analysis.history import steps, timelines
 from cipherbench.cli.recommend import print_short
 from cipherbench.console import out
 from cipherbench.pipeline.notes import WarningKind
 from cipherbench.report.answer import mbps
 from cipherbench.report.tables import RowMark
 from cipherbench.results.rules import is_bulk_speed, ranked_as_library, size_text
-from cipherbench.results.run import Measurement
+from cipherbench.results.run import Measurement, load_run
 from cipherbench.store.db import Store, describe
 from cipherbench.store.records import message_of
 
@@ -121,3 +122,17 @@ def print_then_now(store: Store, run_id: int) -> None:
         for claim, today in sec.findings:
             out.print(f"[bold]published:[/] {escape(claim)}")
             out.print(f"  [bold]this run:[/] {escape(today)}")
+
+
+def print_steps(store: Store, run_id: int) -> None:
+    """A run of several releases of a library (cipherbench/releases): the steps between
+    consecutive releases, largest first (cipherbench/analysis/history.py)."""
+    lines = timelines(load_run(store, run_id, with_samples=False))
+    if not lines:
+        return
+    found = steps(lines)
+    packages = len({t.series.package for t in lines})
+    out.print(escape(f"Releases: {len(lines)} timelines of {packages} packages, {len(found)} steps beyond both "
+                  "figures' intervals" + (":" if found else "")))
+    for st in found:
+        out.print(escape(f"  {st.text()}"))

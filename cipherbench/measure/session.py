@@ -187,14 +187,16 @@ class Session:
             r.process = None
             return
         r.hello = hello
-        if not r.spec.builtin and not r.spec.prefix and isinstance(hello.get("runner"), str) and hello["runner"]:
+        if not r.spec.builtin and not r.spec.prefix and not r.spec.suffix and isinstance(hello.get("runner"), str) and hello["runner"]:
             r.spec.name = r.process.name = hello["runner"]  # its own name, not its interpreter's
         self._adopt(r, hello)
 
     def _adopt(self, r: RunnerInfo, hello: dict):
         for im in hello.get("implementations", []):
             native = str(im.get("name", "?"))
-            name = f"{r.spec.prefix}:{native}" if r.spec.prefix else (
+            if r.spec.only and native not in r.spec.only:
+                continue  # an installed release's runner: the release's implementation alone
+            name = f"{r.spec.prefix}:{native}" if r.spec.prefix else f"{native}{r.spec.suffix}" if r.spec.suffix else (
                 native if native not in self.impls else f"{r.spec.name}:{native}")
             prims: dict[str, str] = {}
             rounds: dict[str, dict] = {}

@@ -51,6 +51,8 @@ from cipherbench.pipeline.points import plan_points
 from cipherbench.pipeline.recorder import Recorder
 from cipherbench.pipeline.resume import alive, key_of, min_batches, recover_dead, resumable
 from cipherbench.redact import command_line
+from cipherbench.releases.runners import runner_specs as release_runner_specs
+from cipherbench.releases.runners import with_baselines
 from cipherbench.store.db import Store
 
 #: A stage's progress: called with (how many items were done, the item's label).
@@ -109,7 +111,8 @@ class RunOutcome:
 
 
 def session_for(plan: RunPlan, extra_specs: tuple[Any, ...] = ()) -> Session:
-    specs = tuple(extra_specs) + tuple(runner_specs(plan.envs))  # each environment's engine
+    specs = (tuple(extra_specs) + tuple(runner_specs(plan.envs))  # each environment's engine
+             + tuple(release_runner_specs(plan.releases)))  # each installed release's runner
     return Session(tuple(plan.runners), builtin=plan.builtin, fixed_layout=plan.layout is Layout.FIXED,
                    replicas=plan.effective_processes, extra_specs=specs, parallel=plan.parallel)
 
@@ -282,6 +285,9 @@ def run_plan(plan: RunPlan, store: Store, progress: Progress | None = None, sess
     progress = progress or Progress()
     done = resumable(store, resume)[1] if resume is not None else set()
     with (session or session_for(plan, extra_specs)) as s, sigterm_as_interrupt():
+        if plan.releases and not plan.implementations:  # the releases and what they are versions of
+            s.start_all()
+            plan = plan.model_copy(update={"implementations": with_baselines(s.impls)})
         points = [pt for pt in plan_points(s, plan) if key_of(pt) not in done]
         if not points:
             raise UsageError("nothing to measure: no available implementation offers what was asked"

@@ -112,6 +112,9 @@ class Preset(Knobs, Workloads):
     operations: list[Operation] = [Operation.ENCRYPT]
     diffusion: DiffusionSampling | None = None
     envs: list[str] = []  # environments whose engines run too (cipherbench env create)
+    # installed releases whose runners run too (cipherbench versions add): IMPL==VERSION, or
+    # "all"; with no `implementations`, the releases and the builds they are versions of
+    releases: list[str] = []
     ct: SideChannelSettings | None = None  # read by `cipherbench ct`, not by a run
 
 
@@ -133,6 +136,7 @@ class RunPlan(Knobs, Workloads):
     runners: list[str] = []  # extra runner commands (docs/protocol.md), like --runner
     builtin: bool = True  # False: only `runners`
     envs: list[str] = []  # environments whose engines run as runners (cipherbench env)
+    releases: list[str] = []  # installed releases whose runners run too (cipherbench.releases)
 
     @classmethod
     def from_preset(cls, name: str = DEFAULT_PRESET, **overrides: Any) -> RunPlan:

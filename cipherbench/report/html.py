@@ -20,7 +20,7 @@ from plotly.offline import get_plotlyjs
 from cipherbench import __version__
 from cipherbench.kinds import Operation, Verdict, Workload
 from cipherbench.registry import NULL_PRIMITIVE
-from cipherbench.report import answer, builds, experiments, machines, overview, releases, results_json, tables
+from cipherbench.report import answer, builds, experiments, history, machines, overview, releases, results_json, tables
 from cipherbench.report.tables import (
     STATUS_TEXT,
     RowMark,
@@ -599,6 +599,7 @@ def render(data: ReportData) -> tuple[str, int]:
     collapsed(body, "encdec", "Encryption against decryption", lambda: encrypt_decrypt_plot(body))
     collapsed(body, "workloads", "Whole messages and rekeying against bulk", lambda: workload_plots(body))
     collapsed(body, "releases", "Library versions across Debian releases", lambda: releases.html_section(body))
+    collapsed(body, history.SECTION, history.TITLE, lambda: history.html_section(body))
     collapsed(body, "machines", "Machines side by side", lambda: machines.add_to_page(body))
     collapsed(body, "builds", "Compilers and flags", lambda: builds_section(body))
     collapsed(body, "tables", "Tables", lambda: detail_tables(body))

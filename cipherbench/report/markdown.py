@@ -4,7 +4,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from cipherbench.analysis.recommend import recommend
-from cipherbench.report import answer, builds, experiments, machines, releases, tables
+from cipherbench.report import answer, builds, experiments, history, machines, releases, tables
 from cipherbench.report.tables import RowMark, Table
 from cipherbench.results.run import ReportData
 
@@ -90,6 +90,7 @@ def render(data: ReportData) -> str:
                     for (a, _), v in zip(then.findings, then.verdicts)]
             out.append("")
     out += releases.markdown_lines(data, table_md)
+    out += history.markdown_lines(data)  # library releases over time (cipherbench/releases)
     out += builds.markdown(data, table_md, _esc)  # compilers x flags (cipherbench/builds)
     nt = tables.not_timed(data)
     if nt:

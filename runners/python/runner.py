@@ -298,12 +298,13 @@ class HashObj:
 def add_pyca(impls):
     try:
         import cryptography
+        from cryptography.exceptions import InvalidTag
         from cryptography.hazmat.backends.openssl.backend import backend
         from cryptography.hazmat.primitives import hashes as H
-        from cryptography.hazmat.primitives.ciphers import Cipher, algorithms as A, modes as M
-        from cryptography.hazmat.primitives.ciphers.aead import (AESCCM, AESGCM, AESGCMSIV, AESOCB3, AESSIV,
-                                                                 ChaCha20Poly1305)
-        from cryptography.exceptions import InvalidTag
+        from cryptography.hazmat.primitives.ciphers import Cipher, aead
+        from cryptography.hazmat.primitives.ciphers import algorithms as A
+        from cryptography.hazmat.primitives.ciphers import modes as M
+        from cryptography.hazmat.primitives.ciphers.aead import AESCCM, AESGCM, ChaCha20Poly1305
     except Exception as e:  # noqa: BLE001
         im = Impl("pyca-cryptography", "cryptography", "")
         im.reason = f"cannot import cryptography: {e}"
@@ -317,6 +318,13 @@ def add_pyca(impls):
         from cryptography.hazmat.decrepit.ciphers import modes as DM
     except ImportError:
         DM = M
+    try:  # before 3.1 every object wanted a backend argument, which this runner does not pass
+        Cipher(A.AES(bytes(16)), M.ECB())
+    except TypeError as e:
+        im = Impl("pyca-cryptography", "cryptography", cryptography.__version__)
+        im.reason = f"cryptography {cryptography.__version__} needs a backend argument: {e}"
+        impls.append(im)
+        return
     ossl = backend.openssl_version_text()
     im = Impl("pyca-cryptography", "cryptography", cryptography.__version__,
               {"openssl": ossl, "note": "the wheel's bundled OpenSSL, not the system libssl"})
@@ -330,15 +338,31 @@ def add_pyca(impls):
         cpu_aes = False
     aes_prov = prov + (", AES-NI" if cpu_aes and "OPENSSL_ia32cap" not in os.environ else ", no AES-NI")
 
-    algs = {"aes": A.AES, "camellia": getattr(DA, "Camellia", A.Camellia), "sm4": A.SM4,
-            "3des": DA.TripleDES, "blowfish": DA.Blowfish, "cast5": DA.CAST5, "idea": DA.IDEA,
-            "seed": DA.SEED, "rc2": DA.RC2}
+    # Older releases (cipherbench versions add) lack later classes: AESOCB3 came in 36, AESSIV
+    # in 37, AESGCMSIV in 42, SM4 and SM3 in 35; what a release lacks it does not offer.
+    AESOCB3, AESSIV, AESGCMSIV = (getattr(aead, n, None) for n in ("AESOCB3", "AESSIV", "AESGCMSIV"))
+
+    def alg(name):  # decrepit first (43 moved the legacy ciphers there), then the old place
+        return getattr(DA, name, None) or getattr(A, name, None)
+    algs = {"aes": A.AES, "camellia": alg("Camellia"), "sm4": alg("SM4"), "3des": alg("TripleDES"),
+            "blowfish": alg("Blowfish"), "cast5": alg("CAST5"), "idea": alg("IDEA"), "seed": alg("SEED"),
+            "rc2": alg("RC2")}
     modes = {"ecb": lambda iv: M.ECB(), "cbc": M.CBC, "cfb": getattr(DM, "CFB", None), "cfb8": getattr(DM, "CFB8", None),
              "ofb": getattr(DM, "OFB", None), "ctr": M.CTR, "xts": M.XTS}
 
+    # update_into(data, buf) names its output `buf`, except in the releases whose Rust binding
+    # named the input so (43.x: update_into(buf, out)); those take the output by position
+    try:
+        Cipher(A.AES(bytes(16)), M.ECB()).encryptor().update_into(b"", buf=bytearray(16))
+        out_by_name = True
+    except TypeError:
+        out_by_name = False
+
     def started(ctx):  # bulk: update_into a scratch buffer (cryptography wants room for one more block)
         scratch = bytearray(0)
-        return Xf(ctx.update, functools.partial(ctx.update_into, buf=scratch), scratch)
+        if out_by_name:
+            return Xf(ctx.update, functools.partial(ctx.update_into, buf=scratch), scratch)
+        return Xf(ctx.update, lambda data, into=ctx.update_into, out=scratch: into(data, out), scratch)
 
     def make_for(alg, mode):
         def make(key, iv, enc):
@@ -356,7 +380,7 @@ def add_pyca(impls):
             return False
 
     for p in REG:
-        if p.kind != "cipher" or p.family not in algs or modes.get(p.mode) is None:
+        if p.kind != "cipher" or algs.get(p.family) is None or modes.get(p.mode) is None:
             continue
         alg, mode = algs[p.family], modes[p.mode]
         if probe(alg, mode, p):
@@ -369,7 +393,7 @@ def add_pyca(impls):
     im.add("chacha20", prov, make=chacha_make)
 
     def rc4_make(key, iv, enc):
-        return started(Cipher(DA.ARC4(key), None).encryptor())
+        return started(Cipher(alg("ARC4")(key), None).encryptor())
     try:
         rc4_make(bytes(16), b"", True).run(b"x")
         im.add("rc4", prov + " (legacy provider)", make=rc4_make)
@@ -430,6 +454,8 @@ def add_pyca(impls):
         elif p.family == "aes" and p.mode in ("ccm", "ocb", "siv", "gcmsiv"):
             cls = {"ccm": lambda k: AESCCM(k, tag_length=16), "ocb": AESOCB3, "siv": AESSIV,
                    "gcmsiv": AESGCMSIV}[p.mode]
+            if cls is None:
+                continue
             try:
                 d = one_shot(cls, siv=p.mode == "siv")
                 ctx = cls(bytes(range(1, p.key_bytes + 1)))
@@ -437,7 +463,7 @@ def add_pyca(impls):
                 im.add(p.name, prov + "; one-shot AEAD API", **d)
             except Exception:  # noqa: BLE001
                 pass
-        elif p.family == "sm4" and p.mode == "gcm":
+        elif p.family == "sm4" and p.mode == "gcm" and algs["sm4"] is not None:
             def sm4_seal(ctx, key, iv, aad, data):
                 c = Cipher(A.SM4(key), M.GCM(iv)).encryptor()
                 if aad:
@@ -472,7 +498,7 @@ def add_pyca(impls):
     hashes = {"md5": H.MD5, "sha-1": H.SHA1, "sha-224": H.SHA224, "sha-256": H.SHA256, "sha-384": H.SHA384,
               "sha-512": H.SHA512, "sha-512-256": H.SHA512_256, "sha-512-224": H.SHA512_224, "sha3-224": H.SHA3_224, "sha3-256": H.SHA3_256,
               "sha3-384": H.SHA3_384, "sha3-512": H.SHA3_512, "blake2b-512": lambda: H.BLAKE2b(64),
-              "blake2s-256": lambda: H.BLAKE2s(32), "sm3": H.SM3,
+              "blake2s-256": lambda: H.BLAKE2s(32), "sm3": getattr(H, "SM3", None),
               "shake128": lambda: H.SHAKE128(32), "shake256": lambda: H.SHAKE256(64)}
     for name, alg in hashes.items():
         try:

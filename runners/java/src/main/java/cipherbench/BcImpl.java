@@ -137,7 +137,14 @@ final class BcImpl extends Main.Impl {
         } catch (Exception e) { /* keep unknown */ }
         version = v;
         notes.put("jar", jar);
-        notes.put("aes_engine", AESEngine.newInstance().getClass().getName());
+        // An older release (cipherbench versions add) may lack a class or factory this runner was
+        // compiled against (AESEngine.newInstance came in 1.74, XChaCha20Engine in 1.85): a
+        // primitive that needs one is left out, the others are offered.
+        try {
+            notes.put("aes_engine", AESEngine.newInstance().getClass().getName());
+        } catch (LinkageError e) {
+            notes.put("aes_engine", "unknown: " + e);
+        }
         for (Main.Prim p : reg.values()) {
             String what = null;
             try {
@@ -156,7 +163,7 @@ final class BcImpl extends Main.Impl {
                     c.process(new byte[n], 0, n, new byte[n + 64], 0);
                     what = ((Described) c).describe();
                 }
-            } catch (Exception e) {
+            } catch (Exception | LinkageError e) {
                 System.err.println("bouncycastle: " + p.name + " left out: " + e);
                 continue;
             }

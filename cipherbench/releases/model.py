@@ -1,0 +1,213 @@
+"""Releases of a library from its package registry, each installed in a place of its own.
+
+A release is one more runner: the project's own runner for the library's language, pointed
+at that release (a venv per `cryptography` wheel for the Python runner, a Bouncy Castle jar
+on the Java runner's classpath, the Go runner built against one `golang.org/x/crypto`). Its
+implementation is named `IMPL==VERSION` (`pyca-cryptography==41.0.7`): `==` appears in no
+build variant's name (`openssl@gcc-12:O2`), no architecture's (`openssl%s390x`) and no
+environment's (`bullseye:openssl`), and it is how the registry of Python packages writes a
+pinned version.
+
+Where they live: $CIPHERBENCH_RELEASES_DIR, else $XDG_CACHE_HOME/cipherbench/releases, else
+~/.cache/cipherbench/releases; then `<ecosystem>/<package>/<version>/` with its record
+`release.json`, written last, so a folder without one is an install that did not finish.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+from dataclasses import asdict, dataclass, fields
+from enum import Enum
+from pathlib import Path
+from typing import Any
+
+from cipherbench.errors import CipherbenchError, UsageError
+
+#: Separates an implementation's name from its release: `pyca-cryptography==41.0.7`.
+RELEASE_SEP = "=="
+
+RECORD = "release.json"
+
+
+class ReleaseError(CipherbenchError):
+    """A release cannot be installed, found or started; one line says why."""
+
+
+class Ecosystem(Enum):
+    """The package registries releases come from, by the folder they are kept under."""
+
+    PYPI = "pypi"
+    MAVEN = "maven"
+    GO = "go"
+    CRATES = "crates"
+
+
+@dataclass(frozen=True)
+class Package:
+    """A library whose releases can be installed: where its registry names it, which of the
+    project's runners runs it, and the implementation that runner announces for it."""
+
+    impl: str  # the implementation the runner announces ("pyca-cryptography")
+    ecosystem: Ecosystem
+    coordinate: str  # the registry's name: "cryptography", "org.bouncycastle:bcprov-jdk18on"
+    runner: str  # the folder under runners/ whose runner it runs in
+    library: str  # what people call it, in lines and plots
+    # the note in the announced implementation that names the code it really runs (a bundled
+    # copy of another library), or "" when the release's own code does the work
+    code_note: str = ""
+    # what one install takes on a warm machine, and whether it builds a C library from source
+    # (ring's C and assembly: a wheel, a jar and a Go module do not; `versions add` says so
+    # before it starts, and --no-source-builds leaves such releases out)
+    seconds: float = 5.0
+    source_build: bool = False
+
+    @property
+    def folder(self) -> str:
+        return re.sub(r"[^A-Za-z0-9._-]", "_", self.coordinate)
+
+
+#: Every package whose releases can be installed, by the implementation its runner announces.
+#: Bouncy Castle's jar was bcprov-jdk15on up to 1.70 and is bcprov-jdk18on from 1.71
+#: (install.maven_artifact picks the one the version had).
+PACKAGES: dict[str, Package] = {p.impl: p for p in (
+    Package("pyca-cryptography", Ecosystem.PYPI, "cryptography", "python", "cryptography", "openssl", 5.0),
+    Package("pycryptodome", Ecosystem.PYPI, "pycryptodome", "python", "pycryptodome", "", 4.0),
+    Package("pynacl", Ecosystem.PYPI, "PyNaCl", "python", "PyNaCl", "", 4.0),
+    Package("bouncycastle", Ecosystem.MAVEN, "org.bouncycastle:bcprov-jdk18on", "java", "Bouncy Castle", "", 25.0),
+    # Go compiles the runner with the module's pure-Go and assembly sources: seconds, no C library
+    Package("go-xcrypto", Ecosystem.GO, "golang.org/x/crypto", "go", "golang.org/x/crypto", "", 12.0),
+    # ring compiles its C and assembly; the Rust runner is built against each release with its
+    # own release profile, in one target folder shared by the releases (install.install_crates)
+    Package("ring", Ecosystem.CRATES, "ring", "rust", "ring", "", 250.0, source_build=True),
+)}
+
+#: Other names a package goes by: its registry's, and its library's.
+ALIASES: dict[str, str] = {
+    "cryptography": "pyca-cryptography", "pynacl": "pynacl", "nacl": "pynacl",
+    "bcprov": "bouncycastle", "bcprov-jdk18on": "bouncycastle", "bcprov-jdk15on": "bouncycastle",
+    "org.bouncycastle:bcprov-jdk18on": "bouncycastle", "golang.org/x/crypto": "go-xcrypto", "x/crypto": "go-xcrypto",
+}
+
+
+def package_named(name: str) -> Package:
+    key = ALIASES.get(name.lower(), name)
+    if key in PACKAGES:
+        return PACKAGES[key]
+    raise UsageError(f"unknown package {name!r}; known: {', '.join(PACKAGES)} (or their registry names: "
+                     f"{', '.join(p.coordinate for p in PACKAGES.values())})")
+
+
+def release_name(impl: str, version: str) -> str:
+    return f"{impl}{RELEASE_SEP}{version}"
+
+
+def split_name(impl: str) -> tuple[str, str | None]:
+    """`pyca-cryptography==41.0.7` -> ("pyca-cryptography", "41.0.7"); another name -> (name, None)."""
+    base, sep, version = impl.partition(RELEASE_SEP)
+    return (base, version) if sep and base and version else (impl, None)
+
+
+def is_release(impl: str) -> bool:
+    """Whether an implementation is an installed release: the one rule, by its name."""
+    return split_name(impl)[1] is not None
+
+
+def releases_dir() -> Path:
+    """$CIPHERBENCH_RELEASES_DIR, else $XDG_CACHE_HOME/cipherbench/releases, else ~/.cache/cipherbench/releases."""
+    if os.environ.get("CIPHERBENCH_RELEASES_DIR"):
+        return Path(os.environ["CIPHERBENCH_RELEASES_DIR"])
+    cache = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(cache) / "cipherbench" / "releases"
+
+
+_NUMBER = re.compile(r"\d+|[a-z]+")
+
+
+def version_key(version: str) -> tuple[tuple[int, int | str], ...]:
+    """Releases in their order: numbers compared as numbers ("3.4.8" < "41.0.7" < "41.0.10"),
+    a pre-release's letters before the numbers of a final (Go's "v0.1.0" as "0.1.0")."""
+    parts = _NUMBER.findall(version.lower().lstrip("v"))
+    return tuple((1, int(p)) if p.isdigit() else (0, p) for p in parts)
+
+
+@dataclass
+class ReleaseRecord:
+    """release.json: what was installed, what it announced, and what it took."""
+
+    package: str  # Package.impl
+    version: str
+    ecosystem: str
+    coordinate: str  # the registry's name of what was installed (bcprov-jdk15on for BC <= 1.70)
+    announced_version: str  # the version the runner's hello gave for it
+    code: str  # the code it really runs: a bundled library's version text, else its own
+    path: str  # its code path: the provider its runner names for the first primitive of interest
+    primitives: int  # how many registry primitives it offers
+    source_build: bool
+    seconds: float
+    installed_at: str
+    artifact: str = ""  # the installed thing inside the folder: venv, jar, binary
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self), indent=1)
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> ReleaseRecord:
+        known = {f.name for f in fields(cls)}
+        return cls(**{k: v for k, v in d.items() if k in known})
+
+
+@dataclass(frozen=True)
+class Release:
+    """One release's folder."""
+
+    package: Package
+    version: str
+
+    @property
+    def name(self) -> str:
+        return release_name(self.package.impl, self.version)
+
+    @property
+    def root(self) -> Path:
+        return releases_dir() / self.package.ecosystem.value / self.package.folder / self.version
+
+    @property
+    def record_path(self) -> Path:
+        return self.root / RECORD
+
+    def exists(self) -> bool:
+        return self.record_path.is_file()
+
+    def record(self) -> ReleaseRecord:
+        try:
+            return ReleaseRecord.from_dict(json.loads(self.record_path.read_text()))
+        except (OSError, ValueError, TypeError) as e:
+            raise ReleaseError(f"{self.name}: its record {self.record_path} cannot be read ({e}); remove it with "
+                               f"'cipherbench versions remove {self.package.impl} {self.version}'") from None
+
+    def write(self, rec: ReleaseRecord) -> None:
+        tmp = self.record_path.with_suffix(".json.tmp")
+        tmp.write_text(rec.to_json())
+        tmp.replace(self.record_path)
+
+
+def installed(package: Package | None = None) -> list[Release]:
+    """The releases installed (their record written), by package in PACKAGES' order, then by version."""
+    out: list[Release] = []
+    for p in [package] if package else list(PACKAGES.values()):
+        folder = releases_dir() / p.ecosystem.value / p.folder
+        found = [Release(p, d.name) for d in folder.iterdir() if d.is_dir()] if folder.is_dir() else []
+        out.extend(sorted((r for r in found if r.exists()), key=lambda r: version_key(r.version)))
+    return out
+
+
+def release_named(name: str) -> Release:
+    """The installed release of an implementation name `IMPL==VERSION`."""
+    base, version = split_name(name)
+    if version is None:
+        raise UsageError(f"{name!r} names no release (IMPL{RELEASE_SEP}VERSION, e.g. pyca-cryptography==41.0.7)")
+    r = Release(package_named(base), version)
+    if not r.exists():
+        raise UsageError(f"{name} is not installed: 'cipherbench versions add {base} {version}' installs it")
+    return r

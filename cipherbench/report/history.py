@@ -1,0 +1,100 @@
+"""Library releases over time: a timeline plot per library, its steps marked and listed.
+
+The runs that timed several releases of one package (`run --experiment library-history`,
+cipherbench/releases) are read by cipherbench/analysis/history.py; this module only shows
+what that found: per package, MB/s against release in release order (log axis), one line
+per primitive, size and workload, each step a star on the release where it happened, and
+the steps in words under the plot.
+"""
+from __future__ import annotations
+
+import html as h
+from collections.abc import Callable
+from typing import Any, Protocol
+
+from cipherbench.analysis.history import Step, Timeline, steps, timelines
+from cipherbench.releases.model import PACKAGES, version_key
+from cipherbench.results.run import ReportData, Run
+
+SECTION = "history"
+TITLE = "Library releases over time"
+
+
+class Page(Protocol):
+    """What this section needs of report/html.py's Page."""
+
+    data: ReportData
+
+    def section(self, sid: str, title: str) -> None: ...
+
+    def plot(self, fig: Any, caption: list[str]) -> None: ...
+
+    def add(self, s: str) -> None: ...
+
+
+def by_package(run: Run) -> dict[str, list[Timeline]]:
+    """The run's timelines per package, in PACKAGES' order."""
+    lines = timelines(run)
+    return {p: [t for t in lines if t.series.package == p] for p in PACKAGES
+            if any(t.series.package == p for t in lines)}
+
+
+def timeline_figure(package: str, lines: list[Timeline]) -> Any:
+    """MB/s against release, in release order on a category axis, log y; steps as stars."""
+    import plotly.graph_objects as go
+
+    versions = sorted({p.release.version for t in lines for p in t.points}, key=version_key)
+    fig = go.Figure()
+    for t in lines:
+        fig.add_trace(go.Scatter(
+            x=[p.release.version for p in t.points], y=[p.figure.mb_per_s for p in t.points],
+            mode="lines+markers", name=t.series.label(),
+            error_y=dict(type="data", symmetric=False,
+                         array=[(p.figure.mb_high or p.figure.mb_per_s) - p.figure.mb_per_s for p in t.points],
+                         arrayminus=[p.figure.mb_per_s - (p.figure.mb_low or p.figure.mb_per_s) for p in t.points]),
+            hovertext=[p.release.code_text for p in t.points]))
+    found = [s for t in lines for s in t.steps()]
+    if found:
+        fig.add_trace(go.Scatter(
+            x=[s.after.version for s in found], y=[s.gap.other.mb_per_s for s in found], mode="markers",
+            name=f"steps ({len(found)})", marker=dict(symbol="star", size=14, color="crimson"),
+            hovertext=[s.text() for s in found]))
+    library = PACKAGES[package].library
+    fig.update_layout(title=f"{h.escape(library)}: speed along its releases<br><sup>MB/s at the median, "
+                            "encryption (hashing); stars: steps beyond both figures' intervals</sup>",
+                      xaxis=dict(title="release", type="category", categoryorder="array", categoryarray=versions),
+                      yaxis=dict(title="MB/s", type="log"), height=460)
+    return fig
+
+
+def step_items(found: list[Step]) -> list[str]:
+    return [s.text() for s in found] or ["no step: no change between consecutive releases beyond both "
+                                         "figures' intervals and the smallest step (analysis/history.py)"]
+
+
+def html_section(page: Page) -> None:
+    runs = [(r, by_package(r)) for r in page.data.runs]
+    runs = [(r, pk) for r, pk in runs if pk]
+    if not runs:
+        return
+    page.section(SECTION, TITLE)
+    for run, packages in runs:
+        for package, lines in packages.items():
+            found = steps(lines)
+            releases = {p.release.label: p.release.code_text for t in lines for p in t.points}
+            page.plot(timeline_figure(package, lines), [
+                "<b>Unit:</b> MB/s = 10⁶ bytes/s at the median per-call time; bars: its confidence interval",
+                f"<b>Run {run.id}:</b> every release timed in the same interleaved rounds, verified first",
+                "<b>Code run:</b> " + h.escape("; ".join(f"{k}: {v}" for k, v in releases.items()))])
+            page.add('<ul class="notes">' + "".join(f"<li>{h.escape(x)}</li>" for x in step_items(found)) + "</ul>")
+
+
+def markdown_lines(data: ReportData, _table_md: Callable[..., str] | None = None) -> list[str]:
+    out: list[str] = []
+    for run in data.runs:
+        for package, lines in by_package(run).items():
+            if not out:
+                out += [f"## {TITLE}", ""]
+            out += [f"### {PACKAGES[package].library} (run {run.id})", ""]
+            out += [f"- {x}" for x in step_items(steps(lines))] + [""]
+    return out
