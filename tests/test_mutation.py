@@ -56,6 +56,8 @@ CLASSIC = [
     fault(Operator.TAG, "chacha20-poly1305", tag_fault=TagFault.WRONG, direction=Direction.ENCRYPT, index=15),
     fault(Operator.REMAP, "aes-128-cbc", field=Field.KEY, remap=Remap.IGNORED, index=0),
     fault(Operator.REMAP, "aes-128-gcm", field=Field.IV, remap=Remap.SWAPPED, index=10),
+    fault(Operator.FORBIDDEN, "aes-128-cbc", forbidden=Forbidden.PARTIAL_BLOCK, direction=Direction.ENCRYPT),
+    fault(Operator.FORBIDDEN, "aes-128-gcm", forbidden=Forbidden.SHORT_TAG, direction=Direction.DECRYPT),
 ]
 
 
@@ -126,8 +128,8 @@ def test_a_fifty_mutant_sample(wrapped):
     """The classic faults are each caught; a drawn sample runs without a broken proxy, and
     its outcomes add up. The survivors are the gate's holes: not asserted, they close as the
     gate grows."""
-    drawn = draw(REG, wrapped.targets, 37, seed=2026)
-    assert [f.describe() for f in drawn] == [f.describe() for f in draw(REG, wrapped.targets, 37, seed=2026)]
+    drawn = draw(REG, wrapped.targets, 50 - len(CLASSIC), seed=2026)
+    assert [f.describe() for f in drawn] == [f.describe() for f in draw(REG, wrapped.targets, len(drawn), seed=2026)]
     results = run_all(wrapped, CLASSIC + drawn, DEPTH, jobs=2)
     assert len(results) == 50 and [r.fault for r in results] == CLASSIC + drawn
     broken = [(r.fault.describe(), r.detail) for r in results if r.outcome is Outcome.BROKEN]
@@ -136,8 +138,9 @@ def test_a_fifty_mutant_sample(wrapped):
               if r.outcome is not Outcome.CAUGHT]
     assert missed == []
     by_fault = {r.fault: r for r in results}
-    assert "model-carry" in by_fault[CLASSIC[6]].detail and "32 bits cross their carry" in by_fault[CLASSIC[6]].detail
+    assert "model-carry" in by_fault[CLASSIC[6]].detail and "out of its low 32 bits" in by_fault[CLASSIC[6]].detail
     assert by_fault[CLASSIC[9]].detail.startswith(("kat forgery accepted", "forgery"))
+    assert all(by_fault[f].detail.startswith("conformance: ") for f in CLASSIC[-2:])  # the refusal check's
     for r in results[len(CLASSIC):]:
         assert (r.outcome is Outcome.EQUIVALENT) == (equivalent(r.fault, DEPTH) is not None)
 
@@ -147,7 +150,8 @@ def test_a_fault_that_never_fires_passes_and_the_standalone_proxy_catches(wrappe
     `fill` and `digest`), and started around the real runner's command it works as attached."""
     silent = fault(Operator.FLIP, "aes-128-gcm", threshold=1 << 30)
     r = run_one(silent, wrapped.argv["native"], wrapped.prepared)
-    assert (r.outcome, r.detail) == (Outcome.SURVIVED, f"passed up to {DEPTH} B")  # as deep as the long answers
+    assert r.outcome is Outcome.SURVIVED and r.detail.startswith("passed up to ")
+    assert int(r.detail.split()[-2]) >= DEPTH  # at least as deep as asked (GCM's carries reach further)
     r = run_one(replace(silent, threshold=16), wrapped.argv["native"], wrapped.prepared)
     assert r.outcome is Outcome.CAUGHT
 

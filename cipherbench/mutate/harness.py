@@ -29,6 +29,7 @@ from cipherbench.errors import CipherbenchError, RunnerError, UsageError
 from cipherbench.kat.cache import PreparedCache, cache_file, prepare
 from cipherbench.kat.verify import Prepared, Verifier
 from cipherbench.kinds import Verdict
+from cipherbench.measure.conformance import not_refused
 from cipherbench.measure.runner import Implementation
 from cipherbench.measure.session import Session
 from cipherbench.mutate.draw import Target, equivalent
@@ -174,11 +175,21 @@ def verification(s: Session, im: Implementation, p: Primitive, prepared: Prepare
                                                                    if first.get("vector") else ""))
 
 
+def forbidden_inputs(s: Session, im: Implementation, p: Primitive, prepared: Prepared) -> Said:
+    """The conformance suite's refusal check of the one pair (measure/conformance.py): every
+    input the registry forbids it, and forged tags, must get an error; an `ok` is caught."""
+    try:
+        wrong = not_refused(s.process_of(im.name), im.native_name or im.name, p)
+    except RunnerError as e:
+        return Said(Outcome.BROKEN, str(e))
+    return (Said(Outcome.CAUGHT, f"conformance: {wrong[0]}") if wrong
+            else Said(Outcome.SURVIVED, "refused every forbidden input"))
+
+
 #: The gate a mutant goes through, in order: the first check that catches it (or finds
 #: the proxy broken) decides; a mutant every check passes survives, with the first check's
-#: detail. A further check of the gate (the conformance suite's refusal of forbidden inputs,
-#: asked of the mutant's pair) is one more entry with the same signature.
-GATE: list[Callable[[Session, Implementation, Primitive, Prepared], Said]] = [verification]
+#: detail. Verification, then conformance's refusal of what the registry forbids.
+GATE: list[Callable[[Session, Implementation, Primitive, Prepared], Said]] = [verification, forbidden_inputs]
 
 
 def run_one(fault: Fault, real: list[str] | tuple[str, str], prepared: Prepared) -> Result:
