@@ -12,6 +12,8 @@ from dataclasses import asdict, dataclass, fields
 from enum import StrEnum
 from typing import Any
 
+from cipherbench.kinds import PrimitiveKind
+
 
 class Operator(StrEnum):
     """The fault classes, drawn with equal weight."""
@@ -178,7 +180,7 @@ def _bits(mask: int) -> str:
 def _says_flip(f: Fault) -> str:
     scope = {Scope.ANY: "", Scope.BULK: ", only fed in pieces or in place (bulk)",
              Scope.MESSAGE: ", only whole one-call messages"}[f.scope]
-    what = "hash" if f.facts.kind == "hash" else _dir(f)
+    what = "hash" if f.facts.kind == PrimitiveKind.HASH else _dir(f)
     return (f"{_bits(f.mask)} of the output's {f.position.value} byte flipped in {what} of messages "
             f">= {f.threshold} B{scope}")
 

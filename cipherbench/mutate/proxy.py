@@ -32,6 +32,7 @@ from typing import IO, Any
 if __package__ in (None, ""):  # run as a file: the checkout this file is in comes first
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
+from cipherbench.kinds import Operation, PrimitiveKind  # noqa: E402 (after the path above)
 from cipherbench.mutate.faults import (  # noqa: E402 (after the path above)
     Direction,
     Fault,
@@ -116,12 +117,12 @@ class Proxy:
 
     def direction_holds(self, op: str) -> bool:
         d = self.f.direction
-        return d is Direction.BOTH or (op == "decrypt") == (d is Direction.DECRYPT)
+        return d is Direction.BOTH or (op == Operation.DECRYPT) == (d is Direction.DECRYPT)
 
     def message_bytes(self, req: Req) -> int:
         fill = req.get("fill") or {}
         n = int(fill.get("bytes", 0)) + len(str(req.get("input", ""))) // 2
-        return n - self.p.tag_bytes if self.p.kind == "aead" and req.get("op") == "decrypt" else n
+        return n - self.p.tag_bytes if self.p.kind == PrimitiveKind.AEAD and req.get("op") == Operation.DECRYPT else n
 
     def crypt(self, req: Req) -> Req:
         if not self.may_touch(req):
@@ -155,7 +156,7 @@ class Proxy:
     # ------------------------------------------------------------------ the faults
     def body_of(self, req: Req, out: bytes) -> int:
         """The length of the output's body: an AEAD encryption's output ends with its tag."""
-        if self.p.kind == "aead" and req.get("op") == "encrypt":
+        if self.p.kind == PrimitiveKind.AEAD and req.get("op") == Operation.ENCRYPT:
             return max(0, len(out) - self.p.tag_bytes)
         return len(out)
 
@@ -177,7 +178,7 @@ class Proxy:
     def tail(self, req: Req) -> Req:
         r = self.ask(req)
         n, batch = self.message_bytes(req), self.f.batch * self.p.block_bytes
-        if self.p.kind == "hash":  # a digest has no tail: the fault shows in its first byte
+        if self.p.kind == PrimitiveKind.HASH:  # a digest has no tail: the fault shows in its first byte
             hit = n % batch != 0 if self.f.tail is TailKind.REMAINDER else n > 0 and n % batch == 0
             return self.flipped(r, req, 0, 0x01) if hit and n > batch else r
         if self.f.tail is TailKind.REMAINDER:
@@ -186,7 +187,7 @@ class Proxy:
 
     def remap(self, req: Req) -> Req:
         name = self.f.field.value
-        if name not in req or req.get("op") == "hash":
+        if name not in req or req.get("op") == Operation.HASH:
             return self.ask(req)
         try:
             b = bytearray.fromhex(req[name])
@@ -207,13 +208,13 @@ class Proxy:
             return self.ask(req)
         r = self.ask(req)
         if self.f.tag_fault is TagFault.WRONG:
-            if req.get("op") != "encrypt" or r.get("status") != "ok":
+            if req.get("op") != Operation.ENCRYPT or r.get("status") != "ok":
                 return r
             out = bytearray.fromhex(r["output"])
             if len(out) >= self.p.tag_bytes:
                 out[len(out) - self.p.tag_bytes + self.f.index % self.p.tag_bytes] ^= self.f.mask
             return dict(r, output=out.hex())
-        if req.get("op") != "decrypt" or r.get("status") != "ok" or r.get("authentic") is not False:
+        if req.get("op") != Operation.DECRYPT or r.get("status") != "ok" or r.get("authentic") is not False:
             return r
         body = bytes.fromhex(req.get("input", ""))[:max(0, n)]
         # a plausible plaintext: the body run through the keystream again (the plaintext
@@ -239,14 +240,14 @@ class Proxy:
             if why is field and size and _hex(given) and len(given) // 2 != size:
                 fitted = (bytes.fromhex(given) + bytes(size))[:size].hex()
                 return self.ask_crypt(req, **{name: fitted})
-        if why is Forbidden.SHORT_TAG and p.kind == "aead" and req.get("op") == "decrypt" \
+        if why is Forbidden.SHORT_TAG and p.kind == PrimitiveKind.AEAD and req.get("op") == Operation.DECRYPT \
                 and len(data) < p.tag_bytes:
             return {"status": "ok", "authentic": False}
         return r
 
     def counter(self, req: Req) -> Req:
         r = self.ask(req)
-        if r.get("status") != "ok" or (self.p.kind == "aead" and req.get("op") == "decrypt"
+        if r.get("status") != "ok" or (self.p.kind == PrimitiveKind.AEAD and req.get("op") == Operation.DECRYPT
                                        and r.get("authentic") is not True):
             return r
         try:
@@ -257,7 +258,7 @@ class Proxy:
             return r
         out = bytes.fromhex(r["output"])
         n = self.body_of(req, out)
-        if self.p.kind == "aead" and req.get("op") == "encrypt":
+        if self.p.kind == PrimitiveKind.AEAD and req.get("op") == Operation.ENCRYPT:
             # the ciphertext the broken counter gives, with the tag that ciphertext gets: the
             # real runner's encryption of the plaintext that yields it under the right keystream
             plain = xor(bytes.fromhex(req["input"]), delta[:n])
