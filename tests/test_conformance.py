@@ -70,8 +70,10 @@ def test_every_forbidden_request_breaks_one_rule_of_the_registry():
         assert _allowed(p, forbidden.Valid.of(p).request(p, "encrypt")), p.name
         assert all(not _allowed(p, c.request) for c in cases), p.name
         broken = [c.what.split(" (")[0] for c in cases]
-        want = [f"a {n}-byte key" for n in (p.key_bytes - 1, p.key_bytes + 1)]
-        want += [f"a {n}-byte IV" for n in (p.iv_bytes - 1, p.iv_bytes + 1) if n > 0]
+        want = [f"{op} with a {n}-byte key" for n in (p.key_bytes - 1, p.key_bytes + 1)
+                for op in ("encrypt", "decrypt")]
+        want += [f"{op} with a {n}-byte IV" for n in (p.iv_bytes - 1, p.iv_bytes + 1) if n > 0
+                 for op in ("encrypt", "decrypt")]
         if p.whole_blocks:
             want += [f"{op} of {n} bytes" for n in (p.block_bytes - 1, 2 * p.block_bytes + 1)
                      for op in ("encrypt", "decrypt")]
@@ -95,8 +97,9 @@ def test_forbidden_inputs_catch_a_lenient_runner():
     finally:
         lenient.close()
         correct.close()
-    keys_ivs = ["a 15-byte key (aes-128-{m} takes 16)", "a 17-byte key (aes-128-{m} takes 16)",
-                "a {a}-byte IV (aes-128-{m} takes {i})", "a {b}-byte IV (aes-128-{m} takes {i})"]
+    keys_ivs = [f"{op} with {what}" for what in ("a 15-byte key (aes-128-{m} takes 16)", "a 17-byte key (aes-128-{m} takes 16)",
+                                                  "a {a}-byte IV (aes-128-{m} takes {i})", "a {b}-byte IV (aes-128-{m} takes {i})")
+                for op in ("encrypt", "decrypt")]  # each length rule asked in both directions
     assert wrong["aes-128-cbc"] == [w.format(m="cbc", a=15, b=17, i=16) for w in keys_ivs] + [
         f"{op} of {n} bytes (aes-128-cbc takes whole 16-byte blocks)" for n in (15, 33)
         for op in ("encrypt", "decrypt")] + ["5 bytes of associated data (aes-128-cbc is no AEAD)"]

@@ -31,6 +31,8 @@ from cipherbench.registry import Primitive
 AAD_BYTES = 5
 #: the message of a non-whole-block primitive's requests: a partial block after two
 MESSAGE_BYTES = 33
+#: the protocol operations every length rule is asked in
+DIRECTIONS = ("encrypt", "decrypt")
 
 
 class Expect(StrEnum):
@@ -84,15 +86,17 @@ def length_rules(p: Primitive) -> list[Forbidden]:
     if p.kind not in (PrimitiveKind.CIPHER, PrimitiveKind.STREAM, PrimitiveKind.AEAD):
         return []
     v = Valid.of(p)
-    out = [Forbidden(f"a {n}-byte key ({p.name} takes {p.key_bytes})",
-                     v.request(p, "encrypt", key=_det(f"key/{p.name}/{n}", n)))
-           for n in near(p.key_bytes) if n]
-    out += [Forbidden(f"a {n}-byte IV ({p.name} takes {p.iv_bytes or 'none'})",
-                      v.request(p, "encrypt", iv=_det(f"iv/{p.name}/{n}", n)))
-            for n in near(p.iv_bytes) if n]
+    # key and IV lengths in both directions: a decryption that takes a wrong length is as
+    # wrong as an encryption that does, and nothing else would ever ask it
+    out = [Forbidden(f"{op} with a {n}-byte key ({p.name} takes {p.key_bytes})",
+                     v.request(p, op, key=_det(f"key/{p.name}/{n}", n)))
+           for n in near(p.key_bytes) if n for op in DIRECTIONS]
+    out += [Forbidden(f"{op} with a {n}-byte IV ({p.name} takes {p.iv_bytes or 'none'})",
+                      v.request(p, op, iv=_det(f"iv/{p.name}/{n}", n)))
+            for n in near(p.iv_bytes) if n for op in DIRECTIONS]
     if p.whole_blocks:
         for n in (p.block_bytes - 1, 2 * p.block_bytes + 1):
-            for op in ("encrypt", "decrypt"):
+            for op in DIRECTIONS:
                 out.append(Forbidden(f"{op} of {n} bytes ({p.name} takes whole {p.block_bytes}-byte blocks)",
                                      v.request(p, op, input=_det(f"msg/{p.name}/{n}", n))))
     if p.kind != PrimitiveKind.AEAD:
