@@ -58,9 +58,9 @@ def matrix_step(source: Source, past: dict[str, float]) -> Step:
     """The source's build matrix, built (variants not in the cache) and timed."""
     m = matrix_mod.load().matrix(source.matrix or "quick")
     away = make.unavailable(m)
-    todo = [v for v in m.variants if v.label not in away
+    to_build = [v for v in m.variants if v.label not in away
             and make.BuildRecord.read(make.variant_home(v) / "manifest.json") is None]
-    note = f"{len(todo)} of {len(m.variants) - len(away)} variants to build" if todo else "every variant built"
+    note = f"{len(to_build)} of {len(m.variants) - len(away)} variants to build" if to_build else "every variant built"
     command = f"cipherbench builds run --matrix {m.id}"  # as `builds run` announces and remembers it
     return Step(source.what, command, estimate(command, matrix_seconds(m, False)),
                 lambda store: run_matrix(store, m.id), note)

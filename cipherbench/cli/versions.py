@@ -67,8 +67,8 @@ def add_cmd(package, versions, every, since, no_source_builds):
         say(f"{pkg.impl}: every release builds from source (--no-source-builds): nothing installed")
         return
     seconds, builds = estimate(releases)
-    todo = sum(1 for r in releases if not r.exists())
-    say(f"{pkg.impl}: {len(releases)} releases, {len(releases) - todo} installed already, {todo} to install: "
+    missing = sum(1 for r in releases if not r.exists())
+    say(f"{pkg.impl}: {len(releases)} releases, {len(releases) - missing} installed already, {missing} to install: "
         f"about {seconds:.0f} s" + (f" ({builds} build from source)" if builds else ""))
     failed: list[tuple[Release, str]] = []
     t0 = time.monotonic()
