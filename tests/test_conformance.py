@@ -77,7 +77,8 @@ def test_every_forbidden_request_breaks_one_rule_of_the_registry():
         if p.whole_blocks:
             want += [f"{op} of {n} bytes" for n in (p.block_bytes - 1, 2 * p.block_bytes + 1)
                      for op in ("encrypt", "decrypt")]
-        want.append(f"decrypt of {p.tag_bytes - 1} bytes" if p.kind == "aead" else "5 bytes of associated data")
+        want += ([f"decrypt of {p.tag_bytes - 1} bytes"] if p.kind == "aead"
+                 else [f"{op} with 5 bytes of associated data" for op in ("encrypt", "decrypt")])
         assert broken == want, p.name
 
 
@@ -102,6 +103,7 @@ def test_forbidden_inputs_catch_a_lenient_runner():
                 for op in ("encrypt", "decrypt")]  # each length rule asked in both directions
     assert wrong["aes-128-cbc"] == [w.format(m="cbc", a=15, b=17, i=16) for w in keys_ivs] + [
         f"{op} of {n} bytes (aes-128-cbc takes whole 16-byte blocks)" for n in (15, 33)
-        for op in ("encrypt", "decrypt")] + ["5 bytes of associated data (aes-128-cbc is no AEAD)"]
+        for op in ("encrypt", "decrypt")] + [f"{op} with 5 bytes of associated data (aes-128-cbc is no AEAD)"
+                                            for op in ("encrypt", "decrypt")]
     assert wrong["aes-128-gcm"] == [w.format(m="gcm", a=11, b=13, i=12) for w in keys_ivs] + [
         "decrypt of 15 bytes (shorter than the 16-byte tag)", "a forgery"]

@@ -100,8 +100,8 @@ def length_rules(p: Primitive) -> list[Forbidden]:
                 out.append(Forbidden(f"{op} of {n} bytes ({p.name} takes whole {p.block_bytes}-byte blocks)",
                                      v.request(p, op, input=_det(f"msg/{p.name}/{n}", n))))
     if p.kind != PrimitiveKind.AEAD:
-        out.append(Forbidden(f"{AAD_BYTES} bytes of associated data ({p.name} is no AEAD)",
-                             v.request(p, "encrypt", aad=_det(f"aad/{p.name}", AAD_BYTES))))
+        out += [Forbidden(f"{op} with {AAD_BYTES} bytes of associated data ({p.name} is no AEAD)",
+                          v.request(p, op, aad=_det(f"aad/{p.name}", AAD_BYTES))) for op in DIRECTIONS]
     else:
         n = p.tag_bytes - 1
         out.append(Forbidden(f"decrypt of {n} bytes (shorter than the {p.tag_bytes}-byte tag)",
