@@ -102,3 +102,7 @@ class RunStatus(StrEnum):
     INTERRUPTED = "interrupted"  # Ctrl-C or SIGTERM; what was timed is kept
     DEAD = "dead"  # found still "running" with no process behind it (kill -9, power loss)
     INCOMPLETE = "incomplete"  # ran to the end, but a runner died or points failed
+
+
+#: The runs that ran to the end: what a finding or a step is judged on.
+FINISHED = (RunStatus.COMPLETE, RunStatus.INCOMPLETE)

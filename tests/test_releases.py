@@ -16,7 +16,7 @@ import sys
 import pytest
 from conftest import BUILD, REPO
 
-from cipherbench.analysis.history import STEP_AT_LEAST, Point, Release, Series, Timeline, is_step
+from cipherbench.analysis.history import REPEATS, STEP_AT_LEAST, Point, Release, Series, Timeline, is_step, repeated
 from cipherbench.analysis.versions import Code, VersionFigure, VersionGap
 from cipherbench.kinds import Operation, Workload
 from cipherbench.releases.install import reason_of, same_version
@@ -144,6 +144,27 @@ def test_steps_are_changes_beyond_both_intervals():
     assert s.ratio == pytest.approx(6.093893827664495 / 3.9618311390264527)
     assert s.gap.interval == pytest.approx((5.732956924097916 / 4.224844144469061, 6.405197811447811 / 2.889282348070435))
     assert s.text() == "cryptography 42.0.0: bundled OpenSSL 3.1.4 → 3.2.0; sha-256 16 B ×1.54 [1.36, 2.22]"
+
+
+def test_a_step_is_named_only_when_it_repeats_in_the_same_direction():
+    """Three runs' timelines of the same releases: 41.0.7 -> 42.0.0 is a step in each (×1.54,
+    ×1.50); 3.4.8 -> 35.0.0 is a step in the newest run only (a process placed badly); 35.0.0
+    -> 41.0.7 is a step both times but once up and once down. Only the first is named."""
+    def line(*figs: tuple[str, float, float, float]) -> list[Timeline]:
+        ssl = {"3.4.8": "1.1.1l", "35.0.0": "1.1.1l", "41.0.7": "3.1.4", "42.0.0": "3.2.0"}
+        return [Timeline(SHA256_16, tuple(fig(v, mb, lo, hi, ssl[v]) for v, mb, lo, hi in figs))]
+    newest = line(("3.4.8", 3.0, 2.9, 3.1), ("35.0.0", 4.0, 3.9, 4.1), ("41.0.7", 5.0, 4.9, 5.1), ("42.0.0", 7.7, 7.6, 7.8))
+    before = line(("3.4.8", 4.0, 3.9, 4.1), ("35.0.0", 4.0, 3.9, 4.1), ("41.0.7", 3.0, 2.9, 3.1), ("42.0.0", 4.5, 4.4, 4.6))
+    found = repeated([newest, before], [7, 6])
+    assert found.enough_runs and found.runs == (7, 6) and REPEATS == 2
+    assert [(r.step.before.version, r.step.after.version) for r in found.repeated] == [("41.0.7", "42.0.0")]
+    r = found.repeated[0]
+    assert (r.ratio, r.steps[1].ratio) == (pytest.approx(7.7 / 5.0), pytest.approx(4.5 / 3.0))
+    assert r.text() == ("cryptography 42.0.0: bundled OpenSSL 3.1.4 → 3.2.0; sha-256 16 B ×1.54 [1.49, 1.59] "
+                        "(run 7; again in run 6 ×1.50 [1.42, 1.59])")
+    assert sorted((s.before.version, s.after.version) for s in found.candidates) == [("3.4.8", "35.0.0"), ("35.0.0", "41.0.7")]
+    alone = repeated([newest], [7])  # one run: nothing named, every step a candidate
+    assert not alone.enough_runs and alone.repeated == () and len(alone.candidates) == 3
 
 
 def test_a_step_needs_both_the_interval_and_the_size():

@@ -8,21 +8,32 @@ interval, from both medians' intervals, excludes 1: versions.VersionGap.beyond_n
 least STEP_AT_LEAST in size. Each step names the code behind it: the bundled library's
 version on both sides where a release bundles one (cryptography's OpenSSL), else the
 release itself.
+
+One run is not enough to name a step on a shared machine: a release's figure moves by more
+than its own interval between processes (run of 2026-11-27: 95 steps, some between releases
+running the same bundled OpenSSL). A step is named only when it repeats: the same pair of
+consecutive releases, in the same series, is a step in the same direction in each of the
+REPEATS newest runs of the experiment on the same host (`repeated`). A step seen in fewer
+runs is a candidate, listed as such and never drawn as a step.
 """
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from cipherbench.analysis.versions import Code, VersionFigure, VersionGap, code_of
-from cipherbench.kinds import Operation, Verdict, Workload
+from cipherbench.kinds import FINISHED, Operation, Verdict, Workload
 from cipherbench.releases.model import PACKAGES, Package, split_name, version_key
 from cipherbench.results.rules import is_parallel, size_text
-from cipherbench.results.run import Implementation, Measurement, Run, mb_interval, usable
+from cipherbench.results.run import Implementation, Measurement, Run, load_run, mb_interval, usable
+from cipherbench.store.db import Store
 
 #: The smallest change named a step: smaller ones beyond the noise are real, but a shared
 #: two-core machine moves a figure by a few per cent between processes (docs/method.md).
 STEP_AT_LEAST = 0.10
+
+#: The runs a step must appear in, the newest first (the run asked about and the ones before it).
+REPEATS = 2
 
 
 @dataclass(frozen=True)
@@ -156,3 +167,81 @@ def steps(lines: Iterable[Timeline]) -> list[Step]:
     """Every step of the timelines, largest change first."""
     out = [s for t in lines for s in t.steps()]
     return sorted(out, key=lambda s: -max(s.ratio, 1 / s.ratio))
+
+
+StepKey = tuple[Series, str, str]  # the series, the release before and the release after
+
+
+def key(step: Step) -> StepKey:
+    return step.series, step.before.version, step.after.version
+
+
+@dataclass(frozen=True)
+class Repeated:
+    """A step seen in each of REPEATS runs, newest first: the step that is named."""
+
+    steps: tuple[Step, ...]
+    runs: tuple[int, ...]
+
+    @property
+    def step(self) -> Step:
+        return self.steps[0]
+
+    @property
+    def ratio(self) -> float:
+        return self.step.ratio
+
+    def text(self) -> str:
+        """The newest run's step, then each earlier run's ratio and interval."""
+        again = "; ".join(f"run {rid} ×{s.ratio:.2f}" + _span(s) for s, rid in zip(self.steps[1:], self.runs[1:]))
+        return f"{self.step.text()} (run {self.runs[0]}; again in {again})"
+
+
+def _span(s: Step) -> str:
+    iv = s.gap.interval
+    return f" [{iv[0]:.2f}, {iv[1]:.2f}]" if iv else ""
+
+
+@dataclass(frozen=True)
+class Found:
+    """The steps of the newest run: those repeated in the runs before it, and the rest."""
+
+    runs: tuple[int, ...]  # the runs compared, newest first
+    repeated: tuple[Repeated, ...]  # largest change first
+    candidates: tuple[Step, ...]  # the newest run's steps not seen in every run (all, with one run)
+
+    @property
+    def enough_runs(self) -> bool:
+        return len(self.runs) >= REPEATS
+
+
+def repeated(runs: Sequence[Sequence[Timeline]], run_ids: Sequence[int]) -> Found:
+    """The one rule for a named step: in each run's timelines (newest run first), the same
+    series and pair of releases is a step in the same direction. With fewer than REPEATS
+    runs nothing is named: every step of the one run is a candidate."""
+    per_run = [{key(s): s for t in lines for s in t.steps()} for lines in runs[:REPEATS]]
+    newest = steps(runs[0]) if runs else []
+    if len(per_run) < REPEATS:
+        return Found(tuple(run_ids[:1]), (), tuple(newest))
+    named: list[Repeated] = []
+    for s in newest:
+        seen = [found.get(key(s)) for found in per_run]
+        if all(o is not None and (o.ratio > 1) == (s.ratio > 1) for o in seen):
+            named.append(Repeated(tuple(o for o in seen if o is not None), tuple(run_ids[:REPEATS])))
+    named_keys = {key(r.step) for r in named}
+    return Found(tuple(run_ids[:REPEATS]), tuple(named), tuple(s for s in newest if key(s) not in named_keys))
+
+
+def history_runs(store: Store, run: Run) -> list[Run]:
+    """`run` and the finished runs of the same experiment on the same host before it, newest
+    first, up to REPEATS: the runs a step must repeat in."""
+    earlier = [r.id for r in store.run_summaries()
+               if r.id < run.id and r.kind is run.meta.kind and r.preset == run.preset
+               and r.host == run.meta.host and r.status in FINISHED]
+    return [run] + [load_run(store, i, with_samples=False) for i in sorted(earlier, reverse=True)[:REPEATS - 1]]
+
+
+def found_in(store: Store | None, run: Run) -> Found:
+    """The steps named for `run`: repeated in the runs before it where a store holds them."""
+    runs = history_runs(store, run) if store is not None else [run]
+    return repeated([timelines(r) for r in runs], [r.id for r in runs])

@@ -15,6 +15,7 @@ from cipherbench.console import bars, lit, out
 from cipherbench.errors import UsageError
 from cipherbench.kat.vectors import MAX_FILL
 from cipherbench.mutate.draw import draw
+from cipherbench.mutate.faults import Fault
 from cipherbench.mutate.harness import DEFAULT_TARGETS, Outcome, Result, run_all, wrap
 from cipherbench.mutate.score import Tally, by_family, by_operator, tally
 
@@ -42,8 +43,13 @@ def parse_target(text: str) -> tuple[str, str]:
               help="The largest size timed: the gate's long answers reach it, and a fault above it is equivalent.")
 @click.option("--profile", default=None, help=f"Take the largest size this preset times (default: {PROFILE}).")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable: every mutant and its outcome.")
+@click.option("--replay", type=click.Path(exists=True, dir_okay=False), default=None, metavar="FILE",
+              help="Run again the mutants of an earlier --json output instead of drawing (with --outcome, those "
+                   "that ended so), e.g. to check a fix of the gate on the mutants it let through.")
+@click.option("--outcome", "outcomes", multiple=True, type=click.Choice([o.value for o in Outcome]),
+              help="With --replay: only the mutants that ended so (repeatable).")
 @click.pass_obj
-def mutate(c: Ctx, n, seed, jobs, wrapped, up_to, profile, as_json):
+def mutate(c: Ctx, n, seed, jobs, wrapped, up_to, profile, as_json, replay, outcomes):
     """Inject one fault per mutant through a proxy runner around a real one, verify each
     mutant alone as `verify --reverify` does, and print the share caught by operator and by
     family, with every survivor and every equivalent mutant (one that cannot change an
@@ -53,7 +59,7 @@ def mutate(c: Ctx, n, seed, jobs, wrapped, up_to, profile, as_json):
                                   if wrapped else DEFAULT_TARGETS))
     began = time.monotonic()
     w = wrap(targets, depth)
-    faults = draw(registry.load(), w.targets, n, seed)
+    faults = replayed(replay, outcomes) if replay else draw(registry.load(), w.targets, n, seed)
     with bars() as prog:
         task = prog.add_task("mutants", total=len(faults), item="")
         results = run_all(w, faults, depth, jobs,
@@ -66,11 +72,21 @@ def mutate(c: Ctx, n, seed, jobs, wrapped, up_to, profile, as_json):
                                "by_operator": {k: _tally_json(t) for k, t in by_operator(results).items()},
                                "by_family": {k: _tally_json(t) for k, t in by_family(results).items()},
                                "results": [{"fault": r.fault.describe(), "operator": r.fault.operator.value,
-                                            "outcome": r.outcome.value, "detail": r.detail} for r in results]},
+                                            "outcome": r.outcome.value, "detail": r.detail,
+                                            "spec": json.loads(r.fault.to_json())} for r in results]},
                               indent=1))
     else:
         print_score(results, seed, depth, took, w.missing)
     raise SystemExit(1 if any(r.outcome is Outcome.BROKEN for r in results) else 0)
+
+
+def replayed(path: str, outcomes: tuple[str, ...]) -> list[Fault]:
+    """The mutants of an earlier `mutate --json`, those that ended in one of `outcomes` (all if none)."""
+    try:
+        rows = json.loads(open(path).read())["results"]
+        return [Fault.from_json(json.dumps(r["spec"])) for r in rows if not outcomes or r["outcome"] in outcomes]
+    except (ValueError, KeyError, TypeError) as e:
+        raise UsageError(f"--replay {path}: not the --json output of `cipherbench mutate` with its mutants' specs ({e})") from e
 
 
 def _tally_json(t: Tally) -> dict:

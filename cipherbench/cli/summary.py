@@ -9,7 +9,7 @@ from rich import box
 from rich.markup import escape
 from rich.table import Table
 
-from cipherbench.analysis.history import steps, timelines
+from cipherbench.analysis.history import REPEATS, found_in
 from cipherbench.cli.recommend import print_short
 from cipherbench.console import out
 from cipherbench.pipeline.notes import WarningKind
@@ -126,13 +126,18 @@ def print_then_now(store: Store, run_id: int) -> None:
 
 def print_steps(store: Store, run_id: int) -> None:
     """A run of several releases of a library (cipherbench/releases): the steps between
-    consecutive releases, largest first (cipherbench/analysis/history.py)."""
-    lines = timelines(load_run(store, run_id, with_samples=False))
-    if not lines:
+    consecutive releases that repeat in the run before it, largest first, then how many did
+    not (cipherbench/analysis/history.py)."""
+    run = load_run(store, run_id, with_samples=False)
+    found = found_in(store, run)
+    if not found.repeated and not found.candidates:
         return
-    found = steps(lines)
-    packages = len({t.series.package for t in lines})
-    out.print(escape(f"Releases: {len(lines)} timelines of {packages} packages, {len(found)} steps beyond both "
-                  "figures' intervals" + (":" if found else "")))
-    for st in found:
+    if not found.enough_runs:
+        out.print(escape(f"Releases: {len(found.candidates)} candidate steps in this run; none is named until it "
+                         f"repeats in {REPEATS} runs: run the same experiment again."))
+        return
+    runs = f"run {found.runs[0]} and again in " + ", ".join(f"run {r}" for r in found.runs[1:])
+    out.print(escape(f"Releases: {len(found.repeated)} steps beyond both figures' intervals in {runs} "
+                     f"({len(found.candidates)} more in run {run_id} alone)" + (":" if found.repeated else "")))
+    for st in found.repeated:
         out.print(escape(f"  {st.text()}"))

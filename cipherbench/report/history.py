@@ -12,7 +12,7 @@ import html as h
 from collections.abc import Callable
 from typing import Any, Protocol
 
-from cipherbench.analysis.history import Step, Timeline, steps, timelines
+from cipherbench.analysis.history import REPEATS, Found, Repeated, Step, Timeline, found_in, timelines
 from cipherbench.releases.model import PACKAGES, version_key
 from cipherbench.results.run import ReportData, Run
 
@@ -39,8 +39,9 @@ def by_package(run: Run) -> dict[str, list[Timeline]]:
             if any(t.series.package == p for t in lines)}
 
 
-def timeline_figure(package: str, lines: list[Timeline]) -> Any:
-    """MB/s against release, in release order on a category axis, log y; steps as stars."""
+def timeline_figure(package: str, lines: list[Timeline], named: list[Repeated]) -> Any:
+    """MB/s against release, in release order on a category axis, log y; the steps that
+    repeated as stars."""
     import plotly.graph_objects as go
 
     versions = sorted({p.release.version for t in lines for p in t.points}, key=version_key)
@@ -53,7 +54,7 @@ def timeline_figure(package: str, lines: list[Timeline]) -> Any:
                          array=[(p.figure.mb_high or p.figure.mb_per_s) - p.figure.mb_per_s for p in t.points],
                          arrayminus=[p.figure.mb_per_s - (p.figure.mb_low or p.figure.mb_per_s) for p in t.points]),
             hovertext=[p.release.code_text for p in t.points]))
-    found = [s for t in lines for s in t.steps()]
+    found = [r.step for r in named]
     if found:
         fig.add_trace(go.Scatter(
             x=[s.after.version for s in found], y=[s.gap.other.mb_per_s for s in found], mode="markers",
@@ -61,15 +62,33 @@ def timeline_figure(package: str, lines: list[Timeline]) -> Any:
             hovertext=[s.text() for s in found]))
     library = PACKAGES[package].library
     fig.update_layout(title=f"{h.escape(library)}: speed along its releases<br><sup>MB/s at the median, "
-                            "encryption (hashing); stars: steps beyond both figures' intervals</sup>",
+                            f"encryption (hashing); stars: steps beyond both figures' intervals in {REPEATS} runs</sup>",
                       xaxis=dict(title="release", type="category", categoryorder="array", categoryarray=versions),
                       yaxis=dict(title="MB/s", type="log"), height=460)
     return fig
 
 
-def step_items(found: list[Step]) -> list[str]:
-    return [s.text() for s in found] or ["no step: no change between consecutive releases beyond both "
-                                         "figures' intervals and the smallest step (analysis/history.py)"]
+def of_package(found: Found, package: str) -> tuple[list[Repeated], list[Step]]:
+    return ([r for r in found.repeated if r.step.series.package == package],
+            [s for s in found.candidates if s.series.package == package])
+
+
+def step_items(found: Found, package: str) -> list[str]:
+    """The steps named, then the candidates, each in words (analysis/history.py's rule)."""
+    named, candidates = of_package(found, package)
+    if not found.enough_runs:
+        head = (f"no step named: one run of these releases; a step must repeat in {REPEATS} runs "
+                "(run the experiment again). Candidates in this run:")
+    else:
+        head = (f"not repeated: a step in run {found.runs[0]} but not in "
+                + ", ".join(f"run {r}" for r in found.runs[1:]) + ":")
+    out = [r.text() for r in named]
+    if not named and found.enough_runs:
+        out.append(f"no step: no change between consecutive releases beyond both figures' intervals "
+                   f"and the smallest step in each of runs {', '.join(map(str, found.runs))}")
+    if candidates:
+        out.append(f"{head} {len(candidates)}, the largest: " + "; ".join(s.text() for s in candidates[:5]))
+    return out
 
 
 def html_section(page: Page) -> None:
@@ -79,22 +98,27 @@ def html_section(page: Page) -> None:
         return
     page.section(SECTION, TITLE)
     for run, packages in runs:
+        found = found_in(page.data.store, run)
         for package, lines in packages.items():
-            found = steps(lines)
             releases = {p.release.label: p.release.code_text for t in lines for p in t.points}
-            page.plot(timeline_figure(package, lines), [
+            page.plot(timeline_figure(package, lines, of_package(found, package)[0]), [
                 "<b>Unit:</b> MB/s = 10⁶ bytes/s at the median per-call time; bars: its confidence interval",
-                f"<b>Run {run.id}:</b> every release timed in the same interleaved rounds, verified first",
+                f"<b>Run {run.id}:</b> every release timed in the same interleaved rounds, verified first; "
+                f"steps compared with runs {', '.join(map(str, found.runs))}",
                 "<b>Code run:</b> " + h.escape("; ".join(f"{k}: {v}" for k, v in releases.items()))])
-            page.add('<ul class="notes">' + "".join(f"<li>{h.escape(x)}</li>" for x in step_items(found)) + "</ul>")
+            page.add('<ul class="notes">' + "".join(f"<li>{h.escape(x)}</li>" for x in step_items(found, package)) + "</ul>")
 
 
 def markdown_lines(data: ReportData, _table_md: Callable[..., str] | None = None) -> list[str]:
     out: list[str] = []
     for run in data.runs:
-        for package, lines in by_package(run).items():
+        packages = by_package(run)
+        if not packages:
+            continue
+        found = found_in(data.store, run)
+        for package in packages:
             if not out:
                 out += [f"## {TITLE}", ""]
             out += [f"### {PACKAGES[package].library} (run {run.id})", ""]
-            out += [f"- {x}" for x in step_items(steps(lines))] + [""]
+            out += [f"- {x}" for x in step_items(found, package)] + [""]
     return out

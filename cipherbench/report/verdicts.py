@@ -47,7 +47,7 @@ from sqlalchemy import inspect, select
 from cipherbench.builds import matrix as build_matrix
 from cipherbench.errors import UsageError
 from cipherbench.fleet.records import HostState, fleet_hosts
-from cipherbench.kinds import Operation, RunKind, RunStatus, Verdict
+from cipherbench.kinds import FINISHED, Operation, RunKind, Verdict
 from cipherbench.pipeline.plan import one_line
 from cipherbench.report import builds as build_report
 from cipherbench.report import machines, releases
@@ -309,7 +309,6 @@ def load_sources(path: Path = PUBLISHED_FILE) -> dict[str, Source]:
 
 
 #: Runs that ran to the end: complete, or incomplete (every point that did not fail is there).
-FINISHED = (RunStatus.COMPLETE, RunStatus.INCOMPLETE)
 
 
 def latest_runs(store: Store, source: Source) -> list[Run]:
