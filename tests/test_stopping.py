@@ -144,13 +144,18 @@ def test_a_short_run_says_what_it_expects_what_it_took_and_what_stopping_saved(t
     took = re.search(rf"^{re.escape(label)}: took [\d.]+ s \(expected [\d.]+ s\)$", r.stderr, re.M)
     saved = re.search(r"^sequential stopping \(intervals within \+-1\.0%, at least 4 batches\) saved (\d+) timed "
                       r"batches, about [\d.]+ s of timing", r.stderr, re.M)
-    assert took and saved, r.stderr
+    phases = re.search(r"^time by phase: start ([\d.]+) s, verify ([\d.]+) s, timing ([\d.]+) s, storing ([\d.]+) s$",
+                       r.stderr, re.M)
+    assert took and saved and phases, r.stderr
     assert json.loads(durations.read_text())[label] > 0  # remembered for the next estimate
     with sqlite3.connect(db) as c:
         context, settings = c.execute("SELECT context, settings FROM runs").fetchone()
     stored = json.loads(context)["skipped_by_stopping"]
     assert sum(v["batches"] for v in stored.values()) == int(saved.group(1))
     assert set(stored) <= {"aes-128-ctr", NULL_PRIMITIVE}  # the harness cost is timed too
+    # where the time went, stored with the run as printed (to the hundredth)
+    assert list(json.loads(context)["phases_s"]) == ["start", "verify", "timing", "storing"]
+    assert list(json.loads(context)["phases_s"].values()) == [float(g) for g in phases.groups()]
     assert json.loads(settings)["stopping_rule"] == {"half_width_within": 0.01, "floor": 4, "planned_sizes": True}
 
 

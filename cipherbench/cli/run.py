@@ -159,6 +159,13 @@ def refuse_emulated(arches, impls) -> None:
                          "about that CPU; check correctness with 'cipherbench arch verify ARCH'")
 
 
+def print_phases(outcome: RunOutcome) -> None:
+    """Where the run's time went: starting the runners and planning, verification, timing, storing."""
+    if outcome.phases:
+        err.print("time by phase: " + ", ".join(f"{k} {v:.2f} s" for k, v in outcome.phases_s.items()),
+                  markup=False, highlight=False)
+
+
 def print_saved(outcome: RunOutcome, plan: RunPlan) -> None:
     """What sequential stopping left out, by primitive (the run's context keeps it too)."""
     rule = plan.stop_rule
@@ -185,6 +192,7 @@ def finish(store: Store, outcome: RunOutcome, plan: RunPlan, as_json: bool) -> N
             print_then_now(store, outcome.run_id)
         show_summary(store, outcome.run_id)
         print_steps(store, outcome.run_id)
+    print_phases(outcome)
     print_saved(outcome, plan)
     if outcome.status is not RunStatus.COMPLETE:
         failed = outcome.failed

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -93,6 +94,13 @@ class RunOutcome:
     preset: str = ""  # the profile or experiment the plan came from
     # sequential stopping: per primitive, the planned timed batches left out and their time
     skipped: dict[str, Skipped] = field(default_factory=dict)
+    # seconds of wall time per phase of the run, in order (PHASES): where a run's time went
+    phases: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def phases_s(self) -> dict[str, float]:
+        """The phases' seconds as stored and printed: to the hundredth."""
+        return {k: round(v, 2) for k, v in self.phases.items()}
 
     @property
     def saved_ms(self) -> float:
@@ -283,6 +291,7 @@ def run_plan(plan: RunPlan, store: Store, progress: Progress | None = None, sess
     resume: a stored run whose plan this is (resume.resumable); only its points without
     figures are timed, into it."""
     progress = progress or Progress()
+    began = time.monotonic()
     done = resumable(store, resume)[1] if resume is not None else set()
     with (session or session_for(plan, extra_specs)) as s, sigterm_as_interrupt():
         if plan.releases and not plan.implementations:  # the releases and what they are versions of
@@ -294,7 +303,8 @@ def run_plan(plan: RunPlan, store: Store, progress: Progress | None = None, sess
                              if resume is None else f"run {resume} has figures for every point of its plan")
         run_id = open_run(store, plan, s, machine_context(s), resume)
         warnings: list[RunWarning] = []
-        outcome = RunOutcome(run_id, RunStatus.FAILED, warnings, points, preset=plan.preset)
+        outcome = RunOutcome(run_id, RunStatus.FAILED, warnings, points, preset=plan.preset,
+                             phases={"start": time.monotonic() - began})
         try:
             execute(s, store, plan, outcome, progress)
         except KeyboardInterrupt:  # a second Ctrl-C while the figures were being written
@@ -302,23 +312,39 @@ def run_plan(plan: RunPlan, store: Store, progress: Progress | None = None, sess
             raise
         finally:
             store.finish_run(run_id, outcome.status, [w.as_dict() for w in warnings],
-                             context={"skipped_by_stopping": skipped_fields(outcome.skipped)})
+                             context={"skipped_by_stopping": skipped_fields(outcome.skipped),
+                                      "phases_s": outcome.phases_s})
         if outcome.status is RunStatus.INTERRUPTED:
             raise KeyboardInterrupt
         return outcome
+
+
+def phase_clock(into: dict[str, float]) -> Callable[[str], None]:
+    """A stopwatch: each call names the phase that ended, with the wall time since the last call."""
+    last = [time.monotonic()]
+
+    def ended(name: str) -> None:
+        now = time.monotonic()
+        into[name] = into.get(name, 0.0) + now - last[0]
+        last[0] = now
+    return ended
 
 
 def execute(s: Session, store: Store, plan: RunPlan, outcome: RunOutcome, progress: Progress) -> None:
     """The body of a run, filling `outcome` as it goes (its status last)."""
     points, warnings, run_id = outcome.points, outcome.warnings, outcome.run_id
     recorder = Recorder(store, run_id)
+    phase = phase_clock(outcome.phases)
     try:
         if plan.verify:
             outcome.verifications = verify_points(s, store, run_id, plan, points, progress, warnings)
+            phase("verify")
         if plan.diffusion:
             measure_diffusion(s, store, run_id, plan, points, progress)
+            phase("diffusion")
         timed = [pt for pt in points if pt.verified != Verdict.FAILED]
         clock, interrupted, outcome.skipped = measure_points(s, plan, timed, recorder, progress, warnings)
+        phase("timing")
     except KeyboardInterrupt:  # before timing began: nothing timed, the run says so
         outcome.status = RunStatus.INTERRUPTED
         warnings.append(RunWarning(WarningKind.INTERRUPTED, "interrupted before timing began"))
@@ -330,6 +356,7 @@ def execute(s: Session, store: Store, plan: RunPlan, outcome: RunOutcome, progre
             if pt.error is None and not any(not smp["warmup"] for smp in pt.raw):
                 pt.error = "not timed: the run was interrupted"
     outcome.figures = recorder.settle(points, clock)
+    phase("storing")
     lost = any(w.kind is WarningKind.RUNNER_LOST for w in warnings)
     outcome.status = final_status(interrupted, points, lost)
     if outcome.failed and not interrupted:
