@@ -324,6 +324,33 @@ def test_two_hosts_measure_into_postgresql_and_the_report_lists_both(pg, creds, 
     assert 'id="machines"' in (tmp_path / "report" / "index.html").read_text()
 
 
+def test_the_2008_studys_cpu_finding_is_judged_on_a_real_two_machine_fleet(pg, creds, scheduler, workers):
+    """The study's finding on CPUs (its ciphers' order holds across machines) judged on this
+    fleet's two machines running the study's experiment, then a run of the same experiment
+    here: the verdict names the fleet's two runs, one per machine (report/verdicts.py)."""
+    from test_seed_axes import PRIMITIVES, verdicts_of
+
+    from cipherbench.kinds import RunKind
+    from cipherbench.report.verdicts import FindingVerdict
+    study = ("--experiment", "bingmann2008", "--impl", "nettle", "--sizes", "1024", "--operation", "encrypt",
+             "--batches", "2", "--batch-ms", "1", "--processes", "1", "--no-extra-rounds",
+             *(a for prim in PRIMITIVES for a in ("--primitive", prim)))
+    r = cli(pg, "fleet", "run", "--scheduler", scheduler.address, "--credentials", str(client_creds(creds)),
+            "--hosts", ",".join(HOSTS), *study)
+    assert r.returncode == 0, r.stderr
+    _, hosts = fleet_hosts(pg)
+    machines = [hosts[h].run_id for h in HOSTS]
+    r = cli(pg, "run", *study, "--workload", "bulk")
+    assert r.returncode == 0, r.stderr
+    here = int(r.stdout.split("stored as run ", 1)[1].split()[0])
+    judged = [v for v in verdicts_of(pg, here).values() if v.runs and v.runs[0].kind is RunKind.FLEET]
+    assert judged, r.stdout
+    for v in judged:
+        assert v.verdict is not FindingVerdict.NOT_MEASURED
+        assert [ref.id for ref in v.runs] == machines and [ref.host for ref in v.runs] == list(HOSTS)
+        assert f"on {', '.join(HOSTS)}, cycles per byte relative to aes-256-ecb" in v.figure
+
+
 def test_a_machine_that_drops_out_is_reported_and_the_same_command_completes_it(pg, creds, scheduler, workers):
     cmd = [sys.executable, "-m", "cipherbench", "--db", pg, "fleet", "run", "--scheduler", scheduler.address,
            "--credentials", str(client_creds(creds)), "--hosts", ",".join(HOSTS), "--sizes", "16,2048",
