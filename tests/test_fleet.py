@@ -30,6 +30,11 @@ from test_postgres import serve_postgres
 PLAN = ("--impl", "openssl", "--primitive", "aes-128-ctr", "--batches", "2", "--batch-ms", "1",
         "--processes", "1", "--no-extra-rounds")
 HOSTS = ("fleet-a", "fleet-b")
+#: The 2008 study's experiment, narrowed to one library and the ciphers its finding on CPUs
+#: compares (tests/test_seed_axes.py): the two machines' runs are what that finding is judged on.
+STUDY_CIPHERS = ("aes-256-ecb", "cast5-128-ecb", "serpent-256-ecb", "blowfish-448-ecb")
+STUDY = ("--experiment", "bingmann2008", "--impl", "nettle", "--operation", "encrypt", "--batches", "2",
+         "--batch-ms", "1", "--processes", "1", "--no-extra-rounds", *(a for c in STUDY_CIPHERS for a in ("--primitive", c)))
 CLIENT = "tester"
 
 
@@ -275,18 +280,19 @@ def running_runs(db: str, host: str) -> list[int]:
         return []
 
 
-def check_run(db: str, run_id: int, host: str, sizes: set):
+def check_run(db: str, run_id: int, host: str, sizes: set, impl: str = "openssl", primitive: str = "aes-128-ctr",
+              pairs: int = 1):
     """The machine's run: complete, tagged with its host, every point measured and verified."""
     from cipherbench.store.db import Store
     r = Store(db, create=False).run(run_id)
     assert r["status"] == "complete" and r["host"] == host and r["context"]["host"] == host
     # measured on the last CPU, though the worker that ran it keeps off that CPU
     assert r["context"]["measuring_cpu"] == max(os.sched_getaffinity(0))
-    pts = [m for m in r["measurements"] if m["primitive"] == "aes-128-ctr"]
+    pts = [m for m in r["measurements"] if m["primitive"] == primitive]
     assert {m["size"] for m in pts} == sizes
-    assert all(m["impl"] == "openssl" and m["error"] is None and m["ns_per_call"] > 0
+    assert all(m["impl"] == impl and m["error"] is None and m["ns_per_call"] > 0
                and m["cycles_per_byte"] > 0 and m["verified"] == "passed" for m in pts)
-    assert [v["status"] for v in r["verifications"]] == ["passed"]
+    assert [v["status"] for v in r["verifications"]] == ["passed"] * pairs
 
 
 # ---------------------------------------------------------------------------- tests
@@ -302,15 +308,19 @@ def test_workers_are_single_threaded_named_for_their_host_and_off_the_measuring_
 
 
 def test_two_hosts_measure_into_postgresql_and_the_report_lists_both(pg, creds, scheduler, workers, tmp_path):
+    """Two machines run the 2008 study's experiment (narrowed); the fleet report lists both, and
+    a run of the same experiment here judges the study's finding on CPUs on the two machines'
+    runs, naming them (report/verdicts.py)."""
     r = cli(pg, "fleet", "run", "--scheduler", scheduler.address, "--credentials", str(client_creds(creds)),
-            "--hosts", ",".join(HOSTS), "--sizes", "16,1024", *PLAN)
+            "--hosts", ",".join(HOSTS), "--sizes", "16,1024", *STUDY)
     assert r.returncode == 0, r.stderr
     assert "2 of 2 machines complete" in r.stdout
     fid, hosts = fleet_hosts(pg)
     assert set(hosts) == set(HOSTS) and all(h.state.value == "complete" for h in hosts.values())
     assert len({h.run_id for h in hosts.values()}) == 2
     for host, h in hosts.items():
-        check_run(pg, h.run_id, host, {16, 1024})
+        for cipher in STUDY_CIPHERS:
+            check_run(pg, h.run_id, host, {16, 1024}, "nettle", cipher, pairs=len(STUDY_CIPHERS))
 
     r = cli(pg, "fleet", "report", str(fid), "--out", str(tmp_path / "report"))
     assert r.returncode == 0, r.stderr
@@ -320,27 +330,17 @@ def test_two_hosts_measure_into_postgresql_and_the_report_lists_both(pg, creds, 
     assert [row.split(" | ")[0] for row in rows] == ["| fleet-a", "| fleet-b"]
     cycles = md.split("## Cycles per byte on each machine\n", 1)[1].split("\n## ", 1)[0]
     assert "| implementation | primitive | size | fleet-a | fleet-b | slowest / fastest |" in cycles
-    assert "| openssl | aes-128-ctr | 1 KiB |" in cycles
+    assert "| nettle | serpent-256-ecb | 1 KiB |" in cycles
     assert 'id="machines"' in (tmp_path / "report" / "index.html").read_text()
+    study_here_judged_on(pg, [hosts[h].run_id for h in HOSTS])
 
 
-def test_the_2008_studys_cpu_finding_is_judged_on_a_real_two_machine_fleet(pg, creds, scheduler, workers):
-    """The study's finding on CPUs (its ciphers' order holds across machines) judged on this
-    fleet's two machines running the study's experiment, then a run of the same experiment
-    here: the verdict names the fleet's two runs, one per machine (report/verdicts.py)."""
-    from test_seed_axes import PRIMITIVES, verdicts_of
+def study_here_judged_on(pg: str, machines: list[int]) -> None:
+    from test_seed_axes import verdicts_of
 
     from cipherbench.kinds import RunKind
     from cipherbench.report.verdicts import FindingVerdict
-    study = ("--experiment", "bingmann2008", "--impl", "nettle", "--sizes", "1024", "--operation", "encrypt",
-             "--batches", "2", "--batch-ms", "1", "--processes", "1", "--no-extra-rounds",
-             *(a for prim in PRIMITIVES for a in ("--primitive", prim)))
-    r = cli(pg, "fleet", "run", "--scheduler", scheduler.address, "--credentials", str(client_creds(creds)),
-            "--hosts", ",".join(HOSTS), *study)
-    assert r.returncode == 0, r.stderr
-    _, hosts = fleet_hosts(pg)
-    machines = [hosts[h].run_id for h in HOSTS]
-    r = cli(pg, "run", *study, "--workload", "bulk")
+    r = cli(pg, "run", *STUDY, "--sizes", "1024", "--workload", "bulk")
     assert r.returncode == 0, r.stderr
     here = int(r.stdout.split("stored as run ", 1)[1].split()[0])
     judged = [v for v in verdicts_of(pg, here).values() if v.runs and v.runs[0].kind is RunKind.FLEET]
