@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 
 from cipherbench.errors import RunnerError
-from cipherbench.kat import corpora, corpus_carry, iterated
+from cipherbench.kat import corpora, corpus_bytes, corpus_carry, iterated
 from cipherbench.kat.collect import batch_lengths, det_bytes
 from cipherbench.kat.model_oracle import ModelCorpus, oracle_primitives
 from cipherbench.kat.vectors import KnownAnswer, LongAnswer
@@ -637,6 +637,7 @@ class Verifier:
         models.extend(prims, known)
         carry = corpus_carry.CarryCorpus(self.s, models, corpus_carry.long_size(depth))
         carry.extend(prims, known)
+        corpus_bytes.extend(prims, known)
         for_oracle = {name: (impl, kas, []) for name, (impl, kas) in models.for_oracle.items()}
         for name, (impl, short, long) in carry.for_oracle.items():
             if name in for_oracle and for_oracle[name][0] == impl:

@@ -1,0 +1,71 @@
+"""Corpus "model-bytes": known answers whose keys and IVs, together, take every byte value.
+
+Why: a fault that misreads one byte value of a key or IV (a lookup table wrong at one entry,
+a decoding slip in one adapter) changes only the answers whose key or IV holds that value.
+Published records hold a handful of keys and IVs, so most values never occur in them: with
+the mutation score (cipherbench/mutate, operator `remap`), a ChaCha20 that read the IV byte
+0xea as 0xeb in decryption passed every record the gate had.
+
+The records, per primitive that a model computes alone (kat/corpus_carry.py MODEL_STREAMS and
+MODEL_AEADS: ChaCha20, XChaCha20, Salsa20 and its variants, the ChaCha AEADs): record i has
+the key bytes (i * key_bytes + j) mod 256 and the IV bytes (i * iv_bytes + j) mod 256, for j
+from 0, and as many records as it takes for the keys to run through all 256 values and the
+IVs too; a 65-byte message (one 64-byte block and a byte of the next) and, for an AEAD,
+13 bytes of associated data. Computed by the model; checked like every known answer, in
+both directions, so a value misread in either direction fails.
+"""
+from __future__ import annotations
+
+from cipherbench.kat.collect import det_bytes
+from cipherbench.kat.corpus_carry import MODEL_AEADS, MODEL_STREAMS, modelled_stream
+from cipherbench.kat.vectors import KnownAnswer
+from cipherbench.kinds import PrimitiveKind
+from cipherbench.registry import Primitive
+
+CORPUS = "model-bytes"
+VALUES = 256
+MESSAGE = 65
+AAD = 13
+
+
+def covered(p: Primitive) -> bool:
+    return modelled_stream(p) or (p.kind == PrimitiveKind.AEAD and p.family in MODEL_AEADS)
+
+
+def run_of(start: int, n: int) -> bytes:
+    """n bytes counting up from `start`, modulo 256."""
+    return bytes((start + j) % VALUES for j in range(n))
+
+
+def count(p: Primitive) -> int:
+    """How many records it takes for the keys, and the IVs, to hold every byte value."""
+    return max(-(-VALUES // n) for n in (p.key_bytes, p.iv_bytes) if n)
+
+
+def records(p: Primitive) -> list[KnownAnswer]:
+    """p's records (none for a primitive no model computes alone)."""
+    if not covered(p):
+        return []
+    out = []
+    for i in range(count(p)):
+        key, iv = run_of(i * p.key_bytes, p.key_bytes), run_of(i * p.iv_bytes, p.iv_bytes)
+        label = f"{CORPUS}/{p.name}/{i}"
+        msg = det_bytes("msg/" + label, MESSAGE)
+        if p.kind == PrimitiveKind.AEAD:
+            model, how = MODEL_AEADS[p.family]
+            aad = det_bytes("aad/" + label, AAD)
+            got = model(key, iv, aad, msg)
+        else:
+            stream, how = MODEL_STREAMS[p.family]
+            aad, got = b"", stream(key, iv, msg)
+        out.append(KnownAnswer(p.name, msg, got, key, iv, aad, how,
+                               f"{CORPUS} {p.name} (key bytes from {key[0]:#04x}, IV bytes from {iv[0]:#04x})",
+                               CORPUS))
+    return out
+
+
+def extend(prims, kas_by_prim: dict[str, list[KnownAnswer]]) -> None:
+    """Append every covered primitive's records to kas_by_prim."""
+    for p in prims:
+        if covered(p):
+            kas_by_prim.setdefault(p.name, []).extend(records(p))
