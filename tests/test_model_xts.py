@@ -7,23 +7,26 @@ Crypto++ ships it (TestVectors/xts.txt, Source "P1619-2007, Appendix B") and as 
 (the shared vectors' botan/modes/xts.vec, with Twofish and Serpent records of Botan's own),
 and NIST CAVP XTSGenAES128/256 (PyPI cryptography-vectors, tweak-128hexstr).
 """
+import hashlib
+
 import pytest
 
-from cipherbench.kat.collect import CorpusMissing, unhex
+from cipherbench import registry
+from cipherbench.kat import corpus_carry
+from cipherbench.kat.collect import CorpusMissing, batch_lengths, unhex
 from cipherbench.kat.corpus_cavp import package_root, parse_nist
 from cipherbench.kat.corpus_cryptopp import decode, parse_sections, vectors_dir
 from cipherbench.kat.corpus_shared import shared_dir
 from cipherbench.kat.model import xts
 from cipherbench.kat.model_oracle import ecb_requests
 from cipherbench.kat.vectors import parse_vec
+from cipherbench.kat.verify import PairResult, Verifier
+from cipherbench.kinds import Operation
 
 
-@pytest.fixture(scope="module")
-def session():
-    from cipherbench.measure.session import Session
-    s = Session(builtin=True, only_runners={"native"}, pin=False)
-    yield s
-    s.close()
+@pytest.fixture
+def session(native_session):
+    return native_session
 
 
 def ecb_decrypt(session, impl: str, primitive: str, key: bytes):
@@ -140,3 +143,71 @@ def test_the_model_refuses_less_than_a_block():
         xts.encrypt(lambda b: b, lambda b: b, bytes(16), bytes(15))
     with pytest.raises(ValueError, match="16-byte tweak"):
         xts.encrypt(lambda b: b, lambda b: b, bytes(8), bytes(16))
+
+
+# ---------------------------------------------------------------------------- the gate's XTS records
+def test_xts_is_verified_to_the_largest_size_both_ways(native_session):
+    """Published XTS answers stop at 512 bytes; the model's records over the oracle carry
+    OpenSSL's AES-XTS (AES-128 ECB oracle: reference or OpenSSL, each checked over the other)
+    and Botan's Twofish-XTS (the reference Twofish ECB) to the largest size, both ways, with a
+    known answer at each length after a batch width."""
+    reg = registry.load()
+    pairs = [(native_session.impls["openssl"], reg["aes-128-xts"]), (native_session.impls["botan"], reg["twofish-128-xts"])]
+    for res in Verifier(native_session).run(pairs):
+        row = res.as_row()
+        assert row["status"] == "passed", row["failures"]
+        assert row["checks"]["verified_up_to_bytes"] == corpus_carry.LARGEST, res.impl
+        assert row["checks"]["kat_by_corpus"][corpus_carry.CORPUS] == len(batch_lengths(16, partial=False)) + 2
+
+
+def test_the_xts_records_are_the_models_both_ways(native_session):
+    """The long records hash the model's output; the decrypting one's plaintext encrypts back to
+    the generated ciphertext; without the oracle's decryption the ciphertext is sent whole."""
+    reg = registry.load()
+    p = reg["aes-256-xts"]
+
+    def ecb(key: bytes, op: str = "encrypt"):
+        return ecb_decrypt(native_session, "openssl", "aes-256-ecb", key) if op == "decrypt" \
+            else ecb_requests(native_session, "openssl", "aes-256-ecb", 16, key)
+    size = 4096
+    short, (enc, dec) = corpus_carry.xts_records(p, ecb, True, " over a test oracle", size)
+    assert [len(k.input) for k in short] == batch_lengths(16, partial=False)
+    for k in short:
+        k1, k2 = xts.halves(k.key)
+        assert k1 != k2 and xts.encrypt(ecb(k1), ecb(k2), k.iv, k.input) == k.output
+    k1, k2 = xts.halves(enc.key)
+    assert (enc.operation, dec.operation, enc.fill.size, dec.fill.size) == (Operation.ENCRYPT, Operation.DECRYPT,
+                                                                          size, size)
+    assert hashlib.sha256(xts.encrypt(ecb(k1), ecb(k2), enc.iv, enc.fill.data())).digest() == enc.output_sha256
+    plain = xts.decrypt(ecb(k1, "decrypt"), ecb(k2), dec.iv, dec.fill.data())
+    assert hashlib.sha256(plain).digest() == dec.output_sha256
+    assert xts.encrypt(ecb(k1), ecb(k2), dec.iv, plain) == dec.fill.data()
+    _, (enc2, sent_whole) = corpus_carry.xts_records(p, ecb, False, " over a test oracle", size)
+    assert enc2 == enc and sent_whole.fill.size == 0 and len(sent_whole.tail) == size
+    assert sent_whole.output_sha256 == hashlib.sha256(enc.fill.data()).digest()
+    assert xts.encrypt(ecb(k1), ecb(k2), enc.iv, enc.fill.data()) == sent_whole.tail
+
+
+def test_a_fault_above_the_published_answers_fails_the_xts_records(native_session):
+    """A decryption wrong only in a megabyte's last byte passes every published XTS answer
+    (512 bytes at most) and fails the long decrypting record."""
+    reg = registry.load()
+    p = reg["aes-128-xts"]
+    v = Verifier(native_session)
+    prepared = v.prepare([p])
+    (dec,) = [la for la in prepared.long[p.name] if la.operation is Operation.DECRYPT]
+    real = native_session.ask_many
+
+    def faulty(impl, reqs, **kw):
+        out = real(impl, reqs, **kw)
+        for req, r in zip(reqs, out):
+            if req.get("op") == "decrypt" and req.get("fill", {}).get("bytes", 0) > 512 and "output_sha256" in r:
+                r["output_sha256"] = hashlib.sha256(b"not the plaintext").hexdigest()
+        return out
+    native_session.ask_many = faulty
+    try:
+        res = PairResult("openssl", p.name)
+        v.long(res, p, [dec])
+    finally:
+        native_session.ask_many = real
+    assert res.failures and res.failures[0]["check"].startswith("kat decrypt (long")
