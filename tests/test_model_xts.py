@@ -211,3 +211,21 @@ def test_a_fault_above_the_published_answers_fails_the_xts_records(native_sessio
     finally:
         native_session.ask_many = real
     assert res.failures and res.failures[0]["check"].startswith("kat decrypt (long")
+
+
+def test_the_tweak_table_is_times_alpha_applied_in_turn():
+    """xts.tweaks' table (times_alpha_64 down a column, times_alpha across) is the sequence
+    T_j = T_0 (x) alpha^j of 5.2 one multiplication at a time, across many reductions."""
+    for seed in (b"\x00" * 15 + b"\x80", bytes(range(16)), b"\xff" * 16):
+        t = int.from_bytes(seed, "little")
+        want = []
+        for _ in range(1000):
+            want.append(t.to_bytes(16, "little"))
+            t = xts.times_alpha(t)
+        for n in (1, 63, 64, 65, 1000):
+            assert xts.tweaks(lambda blocks, s=seed: [s], bytes(16), n) == b"".join(want[:n]), (seed, n)
+    t = int.from_bytes(bytes(range(16)), "little")
+    u = t
+    for _ in range(64):
+        u = xts.times_alpha(u)
+    assert xts.times_alpha_64(t) == u
