@@ -57,10 +57,11 @@ that crosses every carry of the counter within carry.REACH (record_size).
         carries out of 16 bits at the megabyte's last block.
   ocb   encrypting only (the model has no decryption): every cipher call is independent.
   xts   by the IEEE 1619-2007 model (cipherbench/kat/model/xts.py) over the oracle's ECB under
-        each half of the key (xts_records): LARGEST bytes both ways under one key and tweak
-        (the decrypting record by the oracle's ECB decryption, checked first on the published
-        answers; else the encrypting record's ciphertext is sent whole), and short records at
-        the lengths after each batch width. The registry's XTS takes whole blocks only; where
+        each half of the key (xts_records): LARGEST bytes and one block more (a tail after
+        every batch width) both ways under one key and tweak (the decrypting records by the
+        oracle's ECB decryption, checked first on the published answers; else the encrypting
+        records' ciphertexts are sent whole), and short records at the lengths after each
+        batch width. The registry's XTS takes whole blocks only; where
         it allows a partial one, the short lengths and a long encryption of LARGEST - 11
         bytes steal. Published XTS answers stop at 512 bytes (IEEE 1619, CAVP XTSGen).
 CFB8 chains one byte per cipher call and gets no LARGEST record (a megabyte would be a
@@ -723,11 +724,14 @@ def xts_records(p: Primitive, ecb, decrypts: bool, over: str, size: int) -> tupl
     of the same cipher under one half of the key; op "decrypt" only when `decrypts`):
 
     short  a known answer at each of xts_lengths (checked both ways, as any known answer);
-    long   `size` bytes both ways under one key and tweak: a generated plaintext encrypted,
-           and a generated ciphertext decrypted (by the oracle's ECB decryption; where that
-           failed the published answers, the encrypting record's ciphertext sent whole is
-           decrypted instead); where the registry allows a partial block, an encryption of
-           size - 11 bytes too (stealing at the depth)."""
+    long   both ways under one key and tweak, at `size` bytes (a whole number of every batch
+           width) and one block more (a tail after every batch width, at the depth): a
+           generated plaintext encrypted, and a generated ciphertext decrypted (by the oracle's
+           ECB decryption; where that failed the published answers, the encrypting record's
+           ciphertext is sent whole and decrypted instead). Without stealing, XTS of a prefix
+           of whole blocks is the prefix of its output (the tweak of block j is the same), so
+           the longer message's output gives both. Where the registry allows a partial block,
+           an encryption of size - 11 bytes too (stealing at the depth)."""
     short = []
     for n in xts_lengths(p):
         label = f"{CORPUS}/xts/{p.name}/{n}"
@@ -739,17 +743,21 @@ def xts_records(p: Primitive, ecb, decrypts: bool, over: str, size: int) -> tupl
     label = f"{CORPUS}/{p.name}/large"
     key, iv = xts_key(p, label), _det("iv/" + label, p.iv_bytes)
     k1, k2 = xts.halves(key)
-    pt, ct = _fill("pt", size), _fill("ct", size)
+    sizes = (size, size + p.block_bytes)
+    pt, ct = _fill("pt", sizes[-1]), _fill("ct", sizes[-1])
     c = xts.encrypt(ecb(k1), ecb(k2), iv, pt.data())
     how = _XTS_HOW + over
-    long = [_long(p, Operation.ENCRYPT, pt, b"", c, key, iv, b"", how, "generated plaintext")]
+    tail = {size: "", size + p.block_bytes: ", a block after every batch width"}
+    long = [_long(p, Operation.ENCRYPT, Fill(pt.seed, n), b"", c[:n], key, iv, b"", how,
+                  f"generated plaintext{tail[n]}") for n in sizes]
     if decrypts:
         p2 = xts.decrypt(ecb(k1, "decrypt"), ecb(k2), iv, ct.data())
-        long.append(_long(p, Operation.DECRYPT, ct, b"", p2, key, iv, b"", how + ", the oracle's ECB decryption "
-                          "checked on the published vectors it was chosen on", "generated ciphertext"))
+        how_dec = how + ", the oracle's ECB decryption checked on the published vectors it was chosen on"
+        long += [_long(p, Operation.DECRYPT, Fill(ct.seed, n), b"", p2[:n], key, iv, b"", how_dec,
+                       f"generated ciphertext{tail[n]}") for n in sizes]
     else:
-        long.append(_long(p, Operation.DECRYPT, Fill(b"", 0), c, pt.data(), key, iv, b"", how,
-                          "the encrypting record's ciphertext, sent whole"))
+        long += [_long(p, Operation.DECRYPT, Fill(b"", 0), c[:n], pt.data()[:n], key, iv, b"", how,
+                       f"the encrypting record's ciphertext, sent whole{tail[n]}") for n in sizes]
     if not p.whole_blocks:
         part = Fill(pt.seed, size - 11)
         long.append(_long(p, Operation.ENCRYPT, part, b"", xts.encrypt(ecb(k1), ecb(k2), iv, part.data()), key, iv,
