@@ -33,7 +33,9 @@ and Serpent ECB from the project's reference code): IEEE 1619-2007 appendix B's 
 as Crypto++ ships them (15 to 18 steal: 17 to 20 bytes), Botan's
 xts.vec (the same vectors and Twofish and Serpent records of Botan's own), and NIST CAVP
 XTSGenAES128/256 with a 128-bit hex tweak, four records of each direction and data unit
-length of whole bytes (16, 25: stealing, 32 and 48 bytes).
+length of whole bytes (16, 25: stealing, 32 and 48 bytes). Deliberate mutations (the stealing's
+tweak indices in one direction, the stolen bytes, the reduction constant in times_alpha or in
+the tweak table) each fail one of those tests.
 """
 from __future__ import annotations
 
