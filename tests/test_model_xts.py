@@ -262,3 +262,24 @@ def test_the_model_reproduces_every_published_xts_answer_the_gate_reads(native_s
             assert xts.decrypt(dec, tweak_ecb, k.iv, k.output) == k.input, (p.name, k.corpus, k.where)
         checked.add(p.name)
     assert {"aes-128-xts", "aes-192-xts", "aes-256-xts", "serpent-256-xts", "twofish-256-xts"} <= checked, checked
+
+
+def test_xts_faults_above_the_published_answers_are_caught_through_the_proxy(engine, tmp_path):
+    """Mutants of the kinds that passed when XTS answers stopped at 512 bytes (cipherbench
+    mutate): a tail after a batch of 4 blocks in decryption, and the last byte of whole
+    16-block batches in encryption, above 1 KiB; each now fails the model's records."""
+    from cipherbench.kat.cache import PreparedCache
+    from cipherbench.mutate.draw import facts_of
+    from cipherbench.mutate.faults import Direction, Fault, Operator, TailKind
+    from cipherbench.mutate.harness import Outcome, run_one, wrap
+    reg = registry.load()
+    w = wrap((("native", "openssl"),), 16384, PreparedCache(tmp_path / "verify-cache.json"),
+             only=frozenset({"aes-128-xts"}))
+    facts = facts_of(reg["aes-128-xts"], {"aes-128-xts"})
+    faults = [Fault(Operator.TAIL, "native", "openssl", facts, direction=Direction.DECRYPT, threshold=1024, batch=4,
+                    tail=TailKind.REMAINDER),
+              Fault(Operator.TAIL, "native", "openssl", facts, direction=Direction.ENCRYPT, threshold=1024, batch=16,
+                    tail=TailKind.EXACT)]
+    for f in faults:
+        r = run_one(f, w.argv["native"], w.prepared)
+        assert r.outcome is Outcome.CAUGHT and corpus_carry.CORPUS in r.detail, (f.describe(), r.detail)
