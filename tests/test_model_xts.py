@@ -20,7 +20,7 @@ from cipherbench.kat.corpus_shared import shared_dir
 from cipherbench.kat.model import xts
 from cipherbench.kat.model_oracle import ecb_requests
 from cipherbench.kat.vectors import parse_vec
-from cipherbench.kat.verify import PairResult, Verifier
+from cipherbench.kat.verify import Verifier
 from cipherbench.kinds import Operation
 
 
@@ -203,31 +203,6 @@ def test_the_xts_records_are_the_models_both_ways(native_session):
         assert la.operation is Operation.DECRYPT and la.fill.size == 0 and len(la.tail) == enc_la.fill.size
         assert la.output_sha256 == hashlib.sha256(enc_la.fill.data()).digest()
         assert xts.encrypt(ecb(k1), ecb(k2), la.iv, enc_la.fill.data()) == la.tail
-
-
-def test_a_fault_above_the_published_answers_fails_the_xts_records(native_session):
-    """A decryption wrong only in a megabyte's last byte passes every published XTS answer
-    (512 bytes at most) and fails the long decrypting record."""
-    reg = registry.load()
-    p = reg["aes-128-xts"]
-    v = Verifier(native_session)
-    prepared = v.prepare([p])
-    dec = [la for la in prepared.long[p.name] if la.operation is Operation.DECRYPT][0]
-    real = native_session.ask_many
-
-    def faulty(impl, reqs, **kw):
-        out = real(impl, reqs, **kw)
-        for req, r in zip(reqs, out):
-            if req.get("op") == "decrypt" and req.get("fill", {}).get("bytes", 0) > 512 and "output_sha256" in r:
-                r["output_sha256"] = hashlib.sha256(b"not the plaintext").hexdigest()
-        return out
-    native_session.ask_many = faulty
-    try:
-        res = PairResult("openssl", p.name)
-        v.long(res, p, [dec])
-    finally:
-        native_session.ask_many = real
-    assert res.failures and res.failures[0]["check"].startswith("kat decrypt (long")
 
 
 def test_the_tweak_table_is_times_alpha_applied_in_turn():
