@@ -56,9 +56,17 @@ that crosses every carry of the counter within carry.REACH (record_size).
         cipher, one request fed in pieces (cbc_chain): CCM's 24-bit counter (a 12-byte nonce)
         carries out of 16 bits at the megabyte's last block.
   ocb   encrypting only (the model has no decryption): every cipher call is independent.
+  xts   by the IEEE 1619-2007 model (cipherbench/kat/model/xts.py) over the oracle's ECB under
+        each half of the key (xts_records): LARGEST bytes and one block more (a tail after
+        every batch width) both ways under one key and tweak (the decrypting records by the
+        oracle's ECB decryption, checked first on the published answers; else the encrypting
+        records' ciphertexts are sent whole), and short records at the lengths after each
+        batch width. The registry's XTS takes whole blocks only; where
+        it allows a partial one, the short lengths and a long encryption of LARGEST - 11
+        bytes steal. Published XTS answers stop at 512 bytes (IEEE 1619, CAVP XTSGen).
 CFB8 chains one byte per cipher call and gets no LARGEST record (a megabyte would be a
-million round trips); XTS has no model here. Every record computed over the oracle is
-marked so (KnownAnswer.over) and never vouches for the oracle implementation itself.
+million round trips). Every record computed over the oracle is marked so (KnownAnswer.over)
+and never vouches for the oracle implementation itself.
 
 The oracle is corpus `model`'s (cipherbench/kat/model_oracle.py): an implementation of the
 same cipher in ECB that passed that ECB primitive's published known answers, chosen once
@@ -75,7 +83,7 @@ import numpy as np
 from cipherbench.errors import CipherbenchError
 from cipherbench.kat import carry, corpus_pairs
 from cipherbench.kat.collect import BATCH_WIDTHS, batch_lengths, det_bytes
-from cipherbench.kat.model import aead, chacha, salsa20, sp800_38a
+from cipherbench.kat.model import aead, chacha, salsa20, sp800_38a, xts
 from cipherbench.kat.model_oracle import (
     ModelCorpus,
     Oracle,
@@ -202,7 +210,7 @@ def model_batch_records(p: Primitive) -> list[KnownAnswer]:
 
 def oracle_primitives(prims) -> set[str]:
     """The ECB primitives whose published known answers this corpus's oracles need."""
-    return {oracle_primitive(p) for p in prims if covered(p) or batch_covered(p)}
+    return {oracle_primitive(p) for p in prims if covered(p) or batch_covered(p) or xts_covered(p)}
 
 
 # ---------------------------------------------------------------------------- GHASH
@@ -476,7 +484,7 @@ class CarryCorpus:
                 kas_by_prim.setdefault(p.name, []).extend(corpus_pairs.short_records(p, pairs))
                 self.long[p.name] = corpus_pairs.long_records(p, pairs, record_size(p, self.size))
                 continue
-            if not (covered(p) or batch_covered(p)):
+            if not (covered(p) or batch_covered(p) or xts_covered(p)):
                 continue
             oracle = self.models._oracle(oracle_primitive(p), kas_by_prim)  # cached per ECB primitive
             if isinstance(oracle, str):
@@ -500,6 +508,9 @@ class CarryCorpus:
 
     def _over(self, p: Primitive, oracle: Oracle, kas_by_prim) -> tuple[list[KnownAnswer], list[LongAnswer]]:
         """p's short and long records over one oracle, marked as computed over it."""
+        if xts_covered(p):
+            short, long = self._xts(p, oracle, kas_by_prim)
+            return computed_over(short, oracle), computed_over(long, oracle)
         short, long = self.records(p, oracle, kas_by_prim) if covered(p) else ([], [])
         if batch_covered(p):
             short += self._batch(p, oracle, piece_bytes(oracle, kas_by_prim))
@@ -646,6 +657,16 @@ class CarryCorpus:
             out.append(self._record(p, msg, ct, key, nonce, b"", how, oracle, what))
         return out
 
+    def _xts(self, p: Primitive, oracle: Oracle, kas_by_prim) -> tuple[list[KnownAnswer], list[LongAnswer]]:
+        """XTS's records over the oracle (xts_records): its ECB under each half of the key, and
+        its ECB decryption under the data key where that passed the published known answers."""
+        piece = piece_bytes(oracle, kas_by_prim)
+
+        def ecb(key: bytes, op: str = "encrypt"):
+            return ecb_pieces(self.s, oracle, key, piece, op)
+        decrypts = self._decryption_fails(oracle, kas_by_prim) is None
+        return xts_records(p, ecb, decrypts, f" over {oracle.describe()}", self.size)
+
     @staticmethod
     def _record(p, msg, out, key, iv, aad, how, oracle, what, i=None) -> KnownAnswer:
         return KnownAnswer(p.name, msg, out, key, iv, aad, f"{how} over {oracle.describe()}",
@@ -672,3 +693,73 @@ class CarryCorpus:
                 return f"{oracle.impl} {oracle.primitive} decryption differs on {k.corpus} {k.where}"
             passed += 1
         return None if passed else f"{oracle.impl} {oracle.primitive} decrypted no published known answer"
+
+
+# ---------------------------------------------------------------------------- XTS
+_XTS_HOW = ("model: IEEE 1619-2007 XTS, NIST SP 800-38E (cipherbench/kat/model/xts.py, checked both ways on "
+            "IEEE 1619-2007 appendix B's vectors, Botan's xts.vec and NIST CAVP XTSGenAES records: "
+            "tests/test_model_xts.py)")
+
+
+def xts_covered(p: Primitive) -> bool:
+    """Whether this corpus computes XTS records for p: the model's 16-byte block and tweak."""
+    return p.kind == PrimitiveKind.CIPHER and p.mode == "xts" and p.block_bytes == xts.BLOCK == p.iv_bytes
+
+
+def xts_key(p: Primitive, label: str) -> bytes:
+    """A deterministic XTS key whose halves differ (IEEE 1619-2007 5.1 has two keys; conforming
+    libraries refuse equal halves, as verify.py's round trips avoid them)."""
+    key = _det("key/" + label, p.key_bytes)
+    return key if key[:len(key) // 2] != key[len(key) // 2:] else key[::-1]
+
+
+def xts_lengths(p: Primitive) -> list[int]:
+    """The short records' lengths: those at and after each batch width (collect.batch_lengths),
+    with a partial last block (ciphertext stealing) where the registry allows one."""
+    return batch_lengths(p.block_bytes, partial=not p.whole_blocks)
+
+
+def xts_records(p: Primitive, ecb, decrypts: bool, over: str, size: int) -> tuple[list[KnownAnswer], list[LongAnswer]]:
+    """p's XTS records, by the model over `ecb(key, op="encrypt") -> blocks -> blocks` (an ECB
+    of the same cipher under one half of the key; op "decrypt" only when `decrypts`):
+
+    short  a known answer at each of xts_lengths (checked both ways, as any known answer);
+    long   both ways under one key and tweak, at `size` bytes (a whole number of every batch
+           width) and one block more (a tail after every batch width, at the depth): a
+           generated plaintext encrypted, and a generated ciphertext decrypted (by the oracle's
+           ECB decryption; where that failed the published answers, the encrypting record's
+           ciphertext is sent whole and decrypted instead). Without stealing, XTS of a prefix
+           of whole blocks is the prefix of its output (the tweak of block j is the same), so
+           the longer message's output gives both. Where the registry allows a partial block,
+           an encryption of size - 11 bytes too (stealing at the depth)."""
+    short = []
+    for n in xts_lengths(p):
+        label = f"{CORPUS}/xts/{p.name}/{n}"
+        key, iv, msg = xts_key(p, label), _det("iv/" + label, p.iv_bytes), _det("msg/" + label, n)
+        k1, k2 = xts.halves(key)
+        short.append(KnownAnswer(p.name, msg, xts.encrypt(ecb(k1), ecb(k2), iv, msg), key, iv, b"", _XTS_HOW + over,
+                                 f"{CORPUS} {p.name} ({n}-byte data unit, after the batch widths {BATCH_WIDTHS} "
+                                 "blocks)", CORPUS))
+    label = f"{CORPUS}/{p.name}/large"
+    key, iv = xts_key(p, label), _det("iv/" + label, p.iv_bytes)
+    k1, k2 = xts.halves(key)
+    sizes = (size, size + p.block_bytes)
+    pt, ct = _fill("pt", sizes[-1]), _fill("ct", sizes[-1])
+    c = xts.encrypt(ecb(k1), ecb(k2), iv, pt.data())
+    how = _XTS_HOW + over
+    tail = {size: "", size + p.block_bytes: ", a block after every batch width"}
+    long = [_long(p, Operation.ENCRYPT, Fill(pt.seed, n), b"", c[:n], key, iv, b"", how,
+                  f"generated plaintext{tail[n]}") for n in sizes]
+    if decrypts:
+        p2 = xts.decrypt(ecb(k1, "decrypt"), ecb(k2), iv, ct.data())
+        how_dec = how + ", the oracle's ECB decryption checked on the published vectors it was chosen on"
+        long += [_long(p, Operation.DECRYPT, Fill(ct.seed, n), b"", p2[:n], key, iv, b"", how_dec,
+                       f"generated ciphertext{tail[n]}") for n in sizes]
+    else:
+        long += [_long(p, Operation.DECRYPT, Fill(b"", 0), c[:n], pt.data()[:n], key, iv, b"", how,
+                       f"the encrypting record's ciphertext, sent whole{tail[n]}") for n in sizes]
+    if not p.whole_blocks:
+        part = Fill(pt.seed, size - 11)
+        long.append(_long(p, Operation.ENCRYPT, part, b"", xts.encrypt(ecb(k1), ecb(k2), iv, part.data()), key, iv,
+                          b"", how, "generated plaintext, a partial last block (ciphertext stealing)"))
+    return short, long
