@@ -23,7 +23,7 @@ Sources (implemented from these texts, not from any code):
         6.2 (MAC generation).
   OCB3  RFC 7253 (2014): double() section 2, key-dependent values and HASH section 4.1,
         OCB-ENCRYPT section 4.2 (nonce of at most 120 bits; TAGLEN a parameter, the registry's
-        is 128).
+        is 128), OCB-DECRYPT section 4.3 (DECIPHER: the inverse cipher, a second oracle call).
 
 Checked (tests/test_model_aead.py, with AES-ECB from the native engine as `ecb`):
   GCM  McGrew and Viega's test cases (vectors/aes-gcm.vec) and NIST CAVP
@@ -38,7 +38,8 @@ Checked (tests/test_model_aead.py, with AES-ECB from the native engine as `ecb`)
        SP 800-38B appendix D.1 examples 1 and 2;
   OCB3 RFC 7253 appendix A's sample results (TAGLEN 128, and the TAGLEN 96 one), pyca's 104-,
        112- and 120-bit-nonce forms of them and OpenSSL's, and the RFC's iterated test for
-       128-, 192- and 256-bit keys (cipherbench/kat/iterated.py).
+       128-, 192- and 256-bit keys (cipherbench/kat/iterated.py); its decryption on the same
+       sample results, with a changed tag refused (tests/test_model_siv.py).
 Deliberate mutations (a wrong length field, flag, tweak, offset, stretch shift, padding bit
 or subkey) each fail one of those tests, except moving CCM's 2-byte AD-length boundary.
 """
@@ -265,10 +266,9 @@ def _ntz(i: int) -> int:
     return (i & -i).bit_length() - 1
 
 
-def ocb_encrypt(ecb: ECB, nonce: bytes, aad: bytes, plaintext: bytes, tag_bytes: int = 16) -> bytes:
-    """OCB-ENCRYPT(K, N, A, P), RFC 7253 section 4.2 (HASH section 4.1), returning C || T with
-    TAGLEN = 8 * tag_bytes. Two ecb calls: L_* and Ktop, then every other block at once (the
-    offsets and checksum depend on L_* and Ktop and the plaintext only)."""
+def _ocb_start(ecb: ECB, nonce: bytes, tag_bytes: int) -> tuple[bytes, bytes, Callable[[int], bytes], bytes]:
+    """RFC 7253 section 4.1's key-dependent values and the nonce-dependent Offset_0 of sections
+    4.2/4.3, in one ecb call: (L_*, L_$, i -> L_i, Offset_0)."""
     if not 1 <= len(nonce) <= 15:
         raise ValueError(f"OCB nonce length {len(nonce)} is not 1..15 bytes (RFC 7253 section 4.2)")
     if not 1 <= tag_bytes <= 16:
@@ -288,18 +288,39 @@ def ocb_encrypt(ecb: ECB, nonce: bytes, aad: bytes, plaintext: bytes, tag_bytes:
         while len(ls) <= i:
             ls.append(double(ls[-1]))
         return ls[i]
+    return l_star, l_dollar, l_at, offset
 
-    inputs: list[bytes] = []  # every remaining ENCIPHER input, in the order used below
-    # HASH(K, A): Offset_i = Offset_{i-1} xor L_{ntz(i)}, Sum ^= ENCIPHER(K, A_i xor Offset_i)
+
+def _ocb_hash_inputs(aad: bytes, l_star: bytes, l_at: Callable[[int], bytes]) -> list[bytes]:
+    """The ENCIPHER inputs of HASH(K, A), section 4.1 (their outputs xor to HASH):
+    Offset_i = Offset_{i-1} xor L_{ntz(i)}, input A_i xor Offset_i; for A_*, Offset_* =
+    Offset_m xor L_*, input (A_* || 1 || 0*) xor Offset_*."""
+    inputs = []
     a_blocks = _split(aad)
     a_full = a_blocks if not a_blocks or len(a_blocks[-1]) == BLOCK else a_blocks[:-1]
     a_off = bytes(BLOCK)
     for i, blk in enumerate(a_full, 1):
         a_off = xor(a_off, l_at(_ntz(i)))
         inputs.append(xor(blk, a_off))
-    if len(a_full) < len(a_blocks):  # A_*: Offset_* = Offset_m xor L_*, input (A_* || 1 || 0*) xor Offset_*
+    if len(a_full) < len(a_blocks):
         star = a_blocks[-1]
         inputs.append(xor(star + b"\x80" + bytes(BLOCK - 1 - len(star)), xor(a_off, l_star)))
+    return inputs
+
+
+def _xor_all(blocks: list[bytes]) -> bytes:
+    out = bytes(BLOCK)
+    for blk in blocks:
+        out = xor(out, blk)
+    return out
+
+
+def ocb_encrypt(ecb: ECB, nonce: bytes, aad: bytes, plaintext: bytes, tag_bytes: int = 16) -> bytes:
+    """OCB-ENCRYPT(K, N, A, P), RFC 7253 section 4.2 (HASH section 4.1), returning C || T with
+    TAGLEN = 8 * tag_bytes. Two ecb calls: L_* and Ktop, then every other block at once (the
+    offsets and checksum depend on L_* and Ktop and the plaintext only)."""
+    l_star, l_dollar, l_at, offset = _ocb_start(ecb, nonce, tag_bytes)
+    inputs = _ocb_hash_inputs(aad, l_star, l_at)  # every remaining ENCIPHER input, in the order used below
     n_hash = len(inputs)
     # Encryption: Offset_i = Offset_{i-1} xor L_{ntz(i)}, C_i = Offset_i xor ENCIPHER(K, P_i xor Offset_i)
     p_blocks = _split(plaintext)
@@ -317,14 +338,47 @@ def ocb_encrypt(ecb: ECB, nonce: bytes, aad: bytes, plaintext: bytes, tag_bytes:
         checksum = xor(checksum, star + b"\x80" + bytes(BLOCK - 1 - len(star)))
     inputs.append(xor(xor(checksum, offset), l_dollar))  # Tag = ENCIPHER(K, Checksum xor Offset xor L_$) xor HASH
     out = ecb(inputs)
-    hash_sum = bytes(BLOCK)
-    for blk in out[:n_hash]:
-        hash_sum = xor(hash_sum, blk)
+    hash_sum = _xor_all(out[:n_hash])
     enc = out[n_hash:]
     c = b"".join(xor(off, e) for off, e in zip(offsets, enc))
     if star is not None:
         c += xor(star, enc[len(offsets)][:len(star)])
     return c + xor(enc[-1], hash_sum)[:tag_bytes]
+
+
+def ocb_decrypt(ecb: ECB, ecb_decrypt: ECB, nonce: bytes, aad: bytes, sealed: bytes,
+                tag_bytes: int = 16) -> bytes | None:
+    """OCB-DECRYPT(K, N, A, C || T), RFC 7253 section 4.3: P, or None (INVALID) when T is not
+    the tag of P. ecb_decrypt is DECIPHER(K, .), the inverse cipher under the same key, all
+    the full blocks in one call: P_i = Offset_i xor DECIPHER(K, C_i xor Offset_i), Checksum_i
+    = Checksum_{i-1} xor P_i; a final partial block C_* is xored with Pad = ENCIPHER(K,
+    Offset_*) as in encryption, and the tag computed from the plaintext's checksum."""
+    if len(sealed) < tag_bytes:
+        return None
+    ciphertext, t = sealed[:len(sealed) - tag_bytes], sealed[len(sealed) - tag_bytes:]
+    l_star, l_dollar, l_at, offset = _ocb_start(ecb, nonce, tag_bytes)
+    c_blocks = _split(ciphertext)
+    c_full = c_blocks if not c_blocks or len(c_blocks[-1]) == BLOCK else c_blocks[:-1]
+    offsets = []
+    for i in range(1, len(c_full) + 1):
+        offset = xor(offset, l_at(_ntz(i)))
+        offsets.append(offset)
+    deciphered = ecb_decrypt([xor(c, off) for c, off in zip(c_full, offsets)]) if c_full else []
+    p_full = [xor(off, d) for off, d in zip(offsets, deciphered)]
+    checksum = _xor_all(p_full)
+    inputs = _ocb_hash_inputs(aad, l_star, l_at)
+    n_hash = len(inputs)
+    star = c_blocks[-1] if len(c_full) < len(c_blocks) else None
+    if star is not None:  # Offset_* = Offset_m xor L_*, Pad = ENCIPHER(K, Offset_*)
+        offset = xor(offset, l_star)
+        inputs.append(offset)
+    out = ecb(inputs) if inputs else []
+    p_star = b"" if star is None else xor(star, out[n_hash][:len(star)])
+    if star is not None:  # Checksum_* = Checksum_m xor (P_* || 1 || zeros(127 - bitlen(P_*)))
+        checksum = xor(checksum, p_star + b"\x80" + bytes(BLOCK - 1 - len(p_star)))
+    (full_tag,) = ecb([xor(xor(checksum, offset), l_dollar)])  # Tag = ENCIPHER(...) xor HASH(K, A)
+    tag = xor(full_tag, _xor_all(out[:n_hash]))[:tag_bytes]
+    return b"".join(p_full) + p_star if tag == t else None
 
 
 #: registry mode -> the model's encrypt function
