@@ -75,7 +75,7 @@ import numpy as np
 from cipherbench.errors import CipherbenchError
 from cipherbench.kat import carry, corpus_pairs
 from cipherbench.kat.collect import BATCH_WIDTHS, batch_lengths, det_bytes
-from cipherbench.kat.model import aead, chacha, salsa20, sp800_38a
+from cipherbench.kat.model import aead, chacha, gcm_siv, salsa20, siv, sp800_38a
 from cipherbench.kat.model_oracle import (
     ModelCorpus,
     Oracle,
@@ -92,9 +92,9 @@ CORPUS = "model-carry"
 #: the largest message size a profile times (registry/experiments.toml: 1 MiB)
 LARGEST = 1 << 20
 #: modes with records, and the ones of those with carry records
-MODES = ("ctr", "gcm", "cfb", "cbc", "ecb", "ofb", "ccm", "eax", "ocb")
+MODES = ("ctr", "gcm", "cfb", "cbc", "ecb", "ofb", "ccm", "eax", "ocb", "siv", "gcmsiv")
 #: AEAD modes whose long records the models compute over the oracle (GCM with its own GHASH)
-_AEAD_LONG = ("gcm", "ccm", "eax", "ocb")
+_AEAD_LONG = ("gcm", "ccm", "eax", "ocb", "siv", "gcmsiv")
 _SP = "NIST SP 800-38A"
 _CHECKED = ("checked on SP 800-38A appendix F's AES vectors, NIST CAVP DES records and Botan's "
             "CTR-BE(AES-256) record with counter ff..ff (tests/test_model_aead.py, tests/test_corpus_carry.py)")
@@ -176,7 +176,19 @@ def batch_covered(p: Primitive) -> bool:
         return False
     if p.kind == PrimitiveKind.CIPHER:
         return p.mode in ("ctr", "ofb") and p.iv_bytes == p.block_bytes
-    return p.kind == PrimitiveKind.AEAD and p.mode in aead.ENCRYPT and p.block_bytes == aead.BLOCK
+    return p.kind == PrimitiveKind.AEAD and p.mode in (*aead.ENCRYPT, *KEYED_AEADS) and p.block_bytes == aead.BLOCK
+
+
+#: AEAD models over a 128-bit block that take the key itself (SIV's two keys, GCM-SIV's
+#: derived ones): mode -> (encrypt(ecb_for, key, nonce, aad, plaintext, tag_bytes), what
+#: computes it, checked on what)
+KEYED_AEADS = {
+    "siv": (siv.encrypt, "model: RFC 5297 SIV, S2V(K1, AD, N, P) (cipherbench/kat/model/siv.py, checked on "
+                         "RFC 5297 appendix A and every Wycheproof aead_aes_siv_cmac_test record: "
+                         "tests/test_model_siv.py)"),
+    "gcmsiv": (gcm_siv.encrypt, "model: RFC 8452 AES-GCM-SIV (cipherbench/kat/model/gcm_siv.py, checked on RFC "
+                                "8452 appendix C and pyca's AES-192-GCM-SIV records: tests/test_model_siv.py)"),
+}
 
 
 def model_batch_records(p: Primitive) -> list[KnownAnswer]:
@@ -277,6 +289,20 @@ def gcm_encrypt(ecb, iv: bytes, aad: bytes, plaintext: bytes, tag_bytes: int) ->
     lengths = (8 * len(aad)).to_bytes(8, "big") + (8 * len(c)).to_bytes(8, "big")
     s = fast_ghash(h, aead._pad16(aad) + aead._pad16(c) + lengths)
     return c + aead.xor(ej0, s)[:tag_bytes]
+
+
+def fast_polyval(h: bytes, data: bytes) -> bytes:
+    """POLYVAL(H, X_1, ..., X_n) as gcm_siv.polyval computes it, through fast_ghash by RFC 8452
+    appendix A: POLYVAL(H, X_1, ..., X_n) = ByteReverse(GHASH(mulX_GHASH(ByteReverse(H)),
+    ByteReverse(X_1), ..., ByteReverse(X_n))), mulX_GHASH the multiplication by x in GHASH's
+    bit order (a right shift, R = 11100001 || 0^120 folded in when a bit drops out; SP
+    800-38D 6.3). tests/test_model_siv.py compares it with the model's polyval."""
+    if len(data) % aead.BLOCK:
+        raise ValueError("POLYVAL input must be whole blocks")
+    hr = int.from_bytes(h[::-1], "big")
+    hx = (hr >> 1) ^ (aead._R if hr & 1 else 0)
+    rev = np.frombuffer(data, dtype=np.uint8).reshape(-1, aead.BLOCK)[:, ::-1].tobytes()
+    return fast_ghash(hx.to_bytes(aead.BLOCK, "big"), rev)[::-1]
 
 
 # ---------------------------------------------------------------------------- records
@@ -518,6 +544,9 @@ class CarryCorpus:
             if p.mode == "gcm":
                 got = gcm_encrypt(ecb, iv, aad, msg, p.tag_bytes)
                 how = "model: NIST SP 800-38D GCM (cipherbench/kat/model/aead.py)"
+            elif p.mode in KEYED_AEADS:
+                model, how = KEYED_AEADS[p.mode]
+                got = model(self._ecb_for(oracle, piece), key, iv, aad, msg, p.tag_bytes)
             elif aead_mode:
                 got = aead.ENCRYPT[p.mode](ecb, iv, aad, msg, p.tag_bytes)
                 how = f"model: {p.mode.upper()} (cipherbench/kat/model/aead.py, tests/test_model_aead.py)"
@@ -553,17 +582,20 @@ class CarryCorpus:
                    "published vectors)" + over)
             decrypts = not self._decryption_fails(oracle, kas_by_prim)
             return short, _ecb_records(p, key, ecb_digest(self.s, oracle, key, piece), decrypts, how, self.size)
+        if p.mode in KEYED_AEADS:
+            return short, self._keyed(p, oracle, key, iv, aad, piece, kas_by_prim)
         if p.mode in ("ofb", "ccm", "eax", "ocb"):
-            return short, self._over_cbc(p, oracle, key, iv, aad, ecb, piece)
+            return short, self._over_cbc(p, oracle, key, iv, aad, ecb, piece, kas_by_prim)
         return short, self._chained(p, oracle, key, iv, ecb, kas_by_prim, piece)
 
-    def _over_cbc(self, p, oracle, key, iv, aad, ecb, piece) -> list[LongAnswer]:
+    def _over_cbc(self, p, oracle, key, iv, aad, ecb, piece, kas_by_prim) -> list[LongAnswer]:
         """OFB, CCM, EAX and OCB at the records' size. Their chains (OFB's keystream, CCM's
         CBC-MAC, EAX's OMAC) would take one oracle call a block; the oracle's CBC in the same
         cipher runs each in one request, its library handed `piece` bytes per call: OFB's
         keystream is the CBC encryption of zeros from the IV, a CBC-MAC the last block of a
-        CBC encryption from a zero IV. OCB needs none (every cipher call is independent) and
-        is asked encrypting only: its decryption has no model here."""
+        CBC encryption from a zero IV. OCB needs none (every cipher call is independent); its
+        decryption (RFC 7253 4.3) takes the oracle's ECB decryption, once that has passed the
+        published known answers in that direction (as CBC's)."""
         cbc = cbc_chain(self.s, oracle, key, piece, f"{p.family}-{p.key_bits}-cbc")
         size = record_size(p, self.size)
         over = f" over {oracle.describe()} and its CBC"
@@ -576,16 +608,82 @@ class CarryCorpus:
             return _stream_like(p, key, iv, b"", ofb, how + over, "from the IV", size)
         how = f"model: {p.mode.upper()} (cipherbench/kat/model/aead.py, tests/test_model_aead.py)"
         if p.mode == "ocb":
-            pt = _fill("pt", size)
-            sealed = aead.ocb_encrypt(ecb, iv, aad, pt.data(), p.tag_bytes)
-            return [_long(p, Operation.ENCRYPT, pt, b"", sealed, key, iv, aad, how + over,
-                          "generated plaintext, 13-byte AD")]
+            return self._ocb(p, oracle, key, iv, aad, ecb, piece, kas_by_prim, how + f" over {oracle.describe()}")
 
         def mac(blocks: list[bytes]) -> bytes:
             return cbc(bytes(aead.BLOCK), blocks)[-1]
         model = aead.ccm_encrypt if p.mode == "ccm" else aead.eax_encrypt
         return _stream_like(p, key, iv, aad, lambda m: model(ecb, iv, aad, m, p.tag_bytes, cbc_mac=mac),
                             how + over, "13-byte AD", size)
+
+    def _ocb(self, p, oracle, key, iv, aad, ecb, piece, kas_by_prim, how: str) -> list[LongAnswer]:
+        """OCB both ways: encryption of the generated plaintext; decryption of the generated
+        ciphertext, its plaintext and tag computed by OCB-DECRYPT (aead.ocb_decipher) over the
+        oracle's ECB decryption, when that passed the published known answers, and checked
+        against the model's encryption of that plaintext."""
+        size = record_size(p, self.size)
+        pt = _fill("pt", size)
+        sealed = aead.ocb_encrypt(ecb, iv, aad, pt.data(), p.tag_bytes)
+        out = [_long(p, Operation.ENCRYPT, pt, b"", sealed, key, iv, aad, how, "generated plaintext, 13-byte AD")]
+        if self._decryption_fails(oracle, kas_by_prim):
+            return out
+        ct = _fill("ct", size)
+        plain, tag = aead.ocb_decipher(ecb, ecb_pieces(self.s, oracle, key, piece, "decrypt"), iv, aad, ct.data(),
+                                       p.tag_bytes)
+        if aead.ocb_encrypt(ecb, iv, aad, plain, p.tag_bytes) != ct.data() + tag:
+            raise ValueError(f"{p.name}: the OCB model's decryption and encryption disagree")
+        how += ", decryption by OCB-DECRYPT over its ECB decryption, checked on the published vectors"
+        return out + [_long(p, Operation.DECRYPT, ct, tag, plain, key, iv, aad, how,
+                            "generated ciphertext, 13-byte AD")]
+
+    def _ecb_for(self, oracle: Oracle, piece: int):
+        """key -> the oracle's ECB under that key (ecb_pieces): a keyed model's ecb_for."""
+        return lambda k: ecb_pieces(self.s, oracle, k, piece)
+
+    def _keyed(self, p, oracle, key, iv, aad, piece, kas_by_prim) -> list[LongAnswer]:
+        """SIV and GCM-SIV (KEYED_AEADS) both ways. A ciphertext of these fixes its own
+        keystream through the tag, so a generated one has no valid tag: each record is a
+        generated message and one computed block more (LongAnswer.tail), which the models
+        solve for (siv.sealed_with_prefix, gcm_siv.sealed_with_prefix and
+        plaintext_with_prefix), encrypting only. SIV's encryption is of the generated
+        plaintext alone, its CMAC chains through the oracle's CBC (cbc_chain). GCM-SIV's tag
+        is chosen so that its 32-bit counter wraps at block 1000 (or halfway through a
+        shorter message), from the oracle's ECB decryption once it passed the published
+        known answers; POLYVAL goes through fast_polyval."""
+        size = record_size(p, self.size)
+        ecb_for = self._ecb_for(oracle, piece)
+        model, how = KEYED_AEADS[p.mode]
+        how += f" over {oracle.describe()}"
+        pt, ct = _fill("pt", size), _fill("ct", size)
+        label = f"{CORPUS}/{p.name}/large"
+        if p.mode == "siv":
+            mac_for = self._mac_for(oracle, piece, f"{p.family}-{p.key_bits}-cbc")
+            sealed = siv.encrypt(ecb_for, key, iv, aad, pt.data(), cbc_mac_for=mac_for)
+            plain, sealed2 = siv.sealed_with_prefix(ecb_for, key, iv, aad, ct.data(), _det("z/" + label, 16), mac_for)
+            return [_long(p, Operation.ENCRYPT, pt, b"", sealed, key, iv, aad, how + " and its CBC",
+                          "generated plaintext, 13-byte AD"),
+                    _long(p, Operation.DECRYPT, ct, sealed2[size:], plain, key, iv, aad, how + " and its CBC",
+                          "generated ciphertext and one block more, 13-byte AD")]
+        s, what = _det("s/" + label, 16), "13-byte AD"
+        if not self._decryption_fails(oracle, kas_by_prim):
+            _, enc_key = gcm_siv.derive_keys(ecb_for(key), len(key), iv)
+            wrap_at = max(1, min(1000, size // aead.BLOCK // 2))
+            s = gcm_siv.tag_input_for(ecb_pieces(self.s, oracle, enc_key, piece, "decrypt"), (1 << 32) - wrap_at,
+                                      _det("tag/" + label, 11))
+            what = f"the 32-bit counter wraps at block {wrap_at}, 13-byte AD"
+        plain, sealed = gcm_siv.plaintext_with_prefix(ecb_for, key, iv, aad, pt.data(), s, fast_polyval)
+        plain2, sealed2 = gcm_siv.sealed_with_prefix(ecb_for, key, iv, aad, ct.data(), s, fast_polyval)
+        return [_long(p, Operation.ENCRYPT, pt, plain[size:], sealed, key, iv, aad, how,
+                      f"generated plaintext and one block more, {what}"),
+                _long(p, Operation.DECRYPT, ct, sealed2[size:], plain2, key, iv, aad, how,
+                      f"generated ciphertext and one block more, {what}")]
+
+    def _mac_for(self, oracle: Oracle, piece: int, cbc: str):
+        """key -> a CBC-MAC chain (aead.CbcMac) through the oracle's CBC under that key."""
+        def mac_for(k: bytes):
+            chain = cbc_chain(self.s, oracle, k, piece, cbc)
+            return lambda blocks: chain(bytes(aead.BLOCK), blocks)[-1]
+        return mac_for
 
     def _chained(self, p, oracle, key, iv, ecb, kas_by_prim, piece) -> list[LongAnswer]:
         """CBC and CFB: a generated ciphertext C, its plaintext computed blockwise (decryption

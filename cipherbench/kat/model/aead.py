@@ -349,13 +349,22 @@ def ocb_encrypt(ecb: ECB, nonce: bytes, aad: bytes, plaintext: bytes, tag_bytes:
 def ocb_decrypt(ecb: ECB, ecb_decrypt: ECB, nonce: bytes, aad: bytes, sealed: bytes,
                 tag_bytes: int = 16) -> bytes | None:
     """OCB-DECRYPT(K, N, A, C || T), RFC 7253 section 4.3: P, or None (INVALID) when T is not
-    the tag of P. ecb_decrypt is DECIPHER(K, .), the inverse cipher under the same key, all
-    the full blocks in one call: P_i = Offset_i xor DECIPHER(K, C_i xor Offset_i), Checksum_i
-    = Checksum_{i-1} xor P_i; a final partial block C_* is xored with Pad = ENCIPHER(K,
-    Offset_*) as in encryption, and the tag computed from the plaintext's checksum."""
+    the tag ocb_decipher computes. ecb_decrypt is DECIPHER(K, .), the inverse cipher under
+    the same key."""
     if len(sealed) < tag_bytes:
         return None
     ciphertext, t = sealed[:len(sealed) - tag_bytes], sealed[len(sealed) - tag_bytes:]
+    p, tag = ocb_decipher(ecb, ecb_decrypt, nonce, aad, ciphertext, tag_bytes)
+    return p if tag == t else None
+
+
+def ocb_decipher(ecb: ECB, ecb_decrypt: ECB, nonce: bytes, aad: bytes, ciphertext: bytes,
+                 tag_bytes: int = 16) -> tuple[bytes, bytes]:
+    """OCB-DECRYPT's computation (RFC 7253 section 4.3) on C without its tag: (P, Tag), the
+    tag the received one must equal. All the full blocks go to ecb_decrypt in one call: P_i =
+    Offset_i xor DECIPHER(K, C_i xor Offset_i), Checksum_i = Checksum_{i-1} xor P_i; a final
+    partial block C_* is xored with Pad = ENCIPHER(K, Offset_*) as in encryption, and Tag =
+    ENCIPHER(K, Checksum xor Offset xor L_$) xor HASH(K, A)."""
     l_star, l_dollar, l_at, offset = _ocb_start(ecb, nonce, tag_bytes)
     c_blocks = _split(ciphertext)
     c_full = c_blocks if not c_blocks or len(c_blocks[-1]) == BLOCK else c_blocks[:-1]
@@ -377,8 +386,7 @@ def ocb_decrypt(ecb: ECB, ecb_decrypt: ECB, nonce: bytes, aad: bytes, sealed: by
     if star is not None:  # Checksum_* = Checksum_m xor (P_* || 1 || zeros(127 - bitlen(P_*)))
         checksum = xor(checksum, p_star + b"\x80" + bytes(BLOCK - 1 - len(p_star)))
     (full_tag,) = ecb([xor(xor(checksum, offset), l_dollar)])  # Tag = ENCIPHER(...) xor HASH(K, A)
-    tag = xor(full_tag, _xor_all(out[:n_hash]))[:tag_bytes]
-    return b"".join(p_full) + p_star if tag == t else None
+    return b"".join(p_full) + p_star, xor(full_tag, _xor_all(out[:n_hash]))[:tag_bytes]
 
 
 #: registry mode -> the model's encrypt function

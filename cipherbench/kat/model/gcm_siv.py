@@ -173,35 +173,69 @@ def decrypt(ecb_for: EcbFor, key: bytes, nonce: bytes, aad: bytes, sealed: bytes
     return plaintext if _tag(enc, auth_key, nonce, aad, plaintext, polyval) == tag else None
 
 
+def _free_block(auth_key: bytes, nonce: bytes, aad: bytes, head: bytes, s_in: bytes, pv: Polyval) -> bytes:
+    """The plaintext block P_m that, after the plaintext `head`, makes the tag's cipher input
+    s_in (its top bit clear): POLYVAL must come out as s_in with the nonce xored back, and
+    it is linear in each block. P_m, the last before the length block, enters as
+    dot(dot(P_m, H), H) = P_m * H^2 * x^-256, so P_m = (target xor POLYVAL with P_m = 0) *
+    (H^2 x^-256)^-1."""
+    target = _num(_tag_input(s_in, nonce))  # xor with the nonce is its own inverse; bit 127 is clear
+    n = len(head) + BLOCK
+    zero = _num(pv(auth_key, _pad16(aad) + head + bytes(BLOCK) + _lengths(aad, n)))
+    h = _num(auth_key)
+    return _str(_mul(target ^ zero, _inverse(dot(dot(1, h), h))))
+
+
+def _tag_from(enc: ECB, s: bytes) -> tuple[bytes, bytes]:
+    s_in = bytearray(s)
+    s_in[15] &= 0x7F
+    return bytes(s_in), enc([bytes(s_in)])[0]
+
+
 def sealed_with_prefix(ecb_for: EcbFor, key: bytes, nonce: bytes, aad: bytes, prefix: bytes, s: bytes,
                        polyval_fn: Polyval | None = None) -> tuple[bytes, bytes]:
     """A valid GCM-SIV ciphertext that starts with `prefix` (whole blocks, any bytes):
     (P, C || tag) with C = prefix || C_m, one block more, and P its plaintext. The tag
     depends on the plaintext and fixes the keystream, so a given ciphertext has no valid tag
-    in general; one free block makes one.
-
-    s is the tag's cipher input, chosen first (its top bit is cleared, as section 4 clears
-    it): tag = E(enc key, s). The tag fixes the keystream, so P's prefix; POLYVAL must then
-    come out as s with the nonce xored back. POLYVAL is linear in each block: the free
-    block P_m, the last before the length block, enters as dot(dot(P_m, H), H) =
-    P_m * H^2 * x^-256, so P_m = (target xor POLYVAL with P_m = 0) * (H^2 x^-256)^-1.
-    Encryption only: no inverse cipher is needed."""
+    in general; one free block makes one. s is the tag's cipher input, chosen first (its
+    top bit cleared, as section 4 clears it): tag = E(enc key, s); the tag fixes the
+    keystream, so P's prefix, and _free_block the last block. Encryption only."""
     if len(prefix) % BLOCK:
         raise ValueError("the prefix must be whole blocks")
-    pv = polyval_fn or polyval
     auth_key, enc_key = derive_keys(ecb_for(key), len(key), nonce)
     enc = ecb_for(enc_key)
-    s_in = bytearray(s)
-    s_in[15] &= 0x7F
-    (tag,) = enc([bytes(s_in)])
+    s_in, tag = _tag_from(enc, s)
     stream = b"".join(enc(counter_blocks(tag, len(prefix) // BLOCK + 1)))
     head = _xor(prefix, stream[:len(prefix)])
-    n = len(head) + BLOCK
-    target = _num(_tag_input(bytes(s_in), nonce))  # xor with the nonce is its own inverse; bit 127 is clear
-    zero = _num(pv(auth_key, _pad16(aad) + head + bytes(BLOCK) + _lengths(aad, n)))
-    h = _num(auth_key)
-    last = _str(_mul(target ^ zero, _inverse(dot(dot(1, h), h))))
+    last = _free_block(auth_key, nonce, aad, head, s_in, polyval_fn or polyval)
     return head + last, prefix + _xor(last, stream[len(prefix):]) + tag
+
+
+def plaintext_with_prefix(ecb_for: EcbFor, key: bytes, nonce: bytes, aad: bytes, prefix: bytes, s: bytes,
+                          polyval_fn: Polyval | None = None) -> tuple[bytes, bytes]:
+    """The plaintext P = prefix || P_m (prefix whole blocks) whose tag is E(enc key, s), s
+    chosen (top bit cleared), and its encryption C || tag: a tag, so a first counter block,
+    chosen for a given plaintext prefix. Encryption only."""
+    if len(prefix) % BLOCK:
+        raise ValueError("the prefix must be whole blocks")
+    auth_key, enc_key = derive_keys(ecb_for(key), len(key), nonce)
+    enc = ecb_for(enc_key)
+    s_in, tag = _tag_from(enc, s)
+    pt = prefix + _free_block(auth_key, nonce, aad, prefix, s_in, polyval_fn or polyval)
+    return pt, _ctr(enc, tag, pt) + tag
+
+
+def tag_input_for(ecb_decrypt: ECB, first_counter: int, filler: bytes) -> bytes:
+    """A tag cipher input s (top bit clear) whose tag E(enc key, s) starts the 32-bit counter
+    at first_counter: the tag LE32(first_counter) || filler(11 bytes) || one byte, decrypted
+    under the encryption key by ecb_decrypt; the last byte is stepped until the decryption's
+    top bit is clear (section 4 clears it before enciphering, so only such tags occur)."""
+    head = first_counter.to_bytes(4, "little") + filler[:11]
+    for last in range(256):
+        (s,) = ecb_decrypt([head + bytes([last])])
+        if not s[15] & 0x80:
+            return s
+    raise ValueError("no tag of this form has a cipher input with its top bit clear")
 
 
 def _xor(a: bytes, b: bytes) -> bytes:
