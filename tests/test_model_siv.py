@@ -265,3 +265,19 @@ def test_keyed_long_answers_are_the_models(session):
             assert "wraps at block 128" in enc.where
             counters = gcm_siv.counter_blocks(sealed[-16:], 129)
             assert counters[127][:4] == b"\xff\xff\xff\xff" and counters[128][:4] == bytes(4)
+
+
+def test_ocb_decrypting_long_answer_is_the_models(session):
+    """OCB's decrypting record: the generated ciphertext and the tail the model computed as its
+    tag decrypt (the model, tag checked) to the plaintext whose digest the record holds."""
+    from cipherbench.kat.model_oracle import ModelCorpus, Oracle
+    p = session.reg["aes-128-ocb"]
+    oracle = Oracle("openssl", "aes-128-ecb", 16, 1, ["test"], session)
+    ecb_key = bytes(16)
+    pub = KnownAnswer("aes-128-ecb", bytes(16), aes_for(session)(ecb_key)([bytes(16)])[0], ecb_key, corpus="test")
+    carry = corpus_carry.CarryCorpus(session, ModelCorpus(session), 4096)
+    _, (enc, dec) = carry.records(p, oracle, {"aes-128-ecb": [pub]})
+    ecb, inv = aes_for(session)(dec.key), aes_for(session, "decrypt")(dec.key)
+    assert hashlib.sha256(aead.ocb_encrypt(ecb, enc.iv, enc.aad, enc.data())).digest() == enc.output_sha256
+    plain = aead.ocb_decrypt(ecb, inv, dec.iv, dec.aad, dec.data())
+    assert plain is not None and hashlib.sha256(plain).digest() == dec.output_sha256 and len(dec.tail) == 16

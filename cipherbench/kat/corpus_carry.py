@@ -55,7 +55,22 @@ that crosses every carry of the counter within carry.REACH (record_size).
         (OFB's keystream, CCM's CBC-MAC, EAX's OMAC) run through the oracle's CBC in the same
         cipher, one request fed in pieces (cbc_chain): CCM's 24-bit counter (a 12-byte nonce)
         carries out of 16 bits at the megabyte's last block.
-  ocb   encrypting only (the model has no decryption): every cipher call is independent.
+  ocb   both ways: encryption by the model (every cipher call is independent); decryption of
+        the generated ciphertext by OCB-DECRYPT (RFC 7253 4.3, aead.ocb_decipher) over the
+        oracle's ECB decryption, once that has passed the published known answers in that
+        direction.
+  siv, gcmsiv
+        both ways, by the RFC 5297 and RFC 8452 models (siv.py, gcm_siv.py) over the oracle
+        (KEYED_AEADS: SIV keys two ciphers, GCM-SIV derives its keys per nonce), with 13 bytes
+        of AD. Their tag fixes their keystream, so a generated ciphertext has no valid tag: the
+        decrypting record is the generated ciphertext and one block more, solved for with the
+        tag (LongAnswer.tail: S2V's last CMAC input, or POLYVAL, chosen first; encryption
+        only). SIV's CMAC chains run through the oracle's CBC (cbc_chain); its counter clears
+        bits 63 and 31, so no carry past 32 bits is reachable. GCM-SIV's POLYVAL goes through
+        fast_ghash (fast_polyval, RFC 8452 appendix A), and its tag is chosen with the oracle's
+        ECB decryption (checked, as above) so that the 32-bit little-endian counter wraps at
+        block 1000 in both records (the encrypting one a generated plaintext and one solved
+        block); published records of either stop at a few hundred bytes.
 CFB8 chains one byte per cipher call and gets no LARGEST record (a megabyte would be a
 million round trips); XTS has no model here. Every record computed over the oracle is
 marked so (KnownAnswer.over) and never vouches for the oracle implementation itself.
@@ -619,8 +634,8 @@ class CarryCorpus:
     def _ocb(self, p, oracle, key, iv, aad, ecb, piece, kas_by_prim, how: str) -> list[LongAnswer]:
         """OCB both ways: encryption of the generated plaintext; decryption of the generated
         ciphertext, its plaintext and tag computed by OCB-DECRYPT (aead.ocb_decipher) over the
-        oracle's ECB decryption, when that passed the published known answers, and checked
-        against the model's encryption of that plaintext."""
+        oracle's ECB decryption, when that passed the published known answers (the model's
+        decryption is held to its encryption in tests/test_model_siv.py)."""
         size = record_size(p, self.size)
         pt = _fill("pt", size)
         sealed = aead.ocb_encrypt(ecb, iv, aad, pt.data(), p.tag_bytes)
@@ -630,8 +645,6 @@ class CarryCorpus:
         ct = _fill("ct", size)
         plain, tag = aead.ocb_decipher(ecb, ecb_pieces(self.s, oracle, key, piece, "decrypt"), iv, aad, ct.data(),
                                        p.tag_bytes)
-        if aead.ocb_encrypt(ecb, iv, aad, plain, p.tag_bytes) != ct.data() + tag:
-            raise ValueError(f"{p.name}: the OCB model's decryption and encryption disagree")
         how += ", decryption by OCB-DECRYPT over its ECB decryption, checked on the published vectors"
         return out + [_long(p, Operation.DECRYPT, ct, tag, plain, key, iv, aad, how,
                             "generated ciphertext, 13-byte AD")]
