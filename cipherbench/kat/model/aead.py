@@ -47,6 +47,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+import numpy as np
+
 ECB = Callable[[list[bytes]], list[bytes]]
 #: blocks -> the last block of their CBC encryption from a zero IV (a CBC-MAC chain, SP 800-38C
 #: 6.1 step 4 and CMAC's): a megabyte in one call where the ecb would take one per block
@@ -304,7 +306,7 @@ def _ocb_hash_inputs(aad: bytes, l_star: bytes, l_at: Callable[[int], bytes]) ->
         inputs.append(xor(blk, a_off))
     if len(a_full) < len(a_blocks):
         star = a_blocks[-1]
-        inputs.append(xor(star + b"\x80" + bytes(BLOCK - 1 - len(star)), xor(a_off, l_star)))
+        inputs.append(xor(_star_pad(star), xor(a_off, l_star)))
     return inputs
 
 
@@ -315,6 +317,31 @@ def _xor_all(blocks: list[bytes]) -> bytes:
     return out
 
 
+def _ocb_offsets(offset: bytes, l_at: Callable[[int], bytes], m: int) -> tuple[bytes, bytes]:
+    """Offset_1 .. Offset_m concatenated (Offset_i = Offset_{i-1} xor L_{ntz(i)}, sections
+    4.2/4.3) and Offset_m (Offset_0 when m = 0), kept as numbers: a megabyte's 65,536 offsets
+    in a blink, where bytes xors took seconds."""
+    cur = int.from_bytes(offset, "big")
+    ls = [int.from_bytes(l_at(k), "big") for k in range(max(1, m.bit_length()))]
+    out = []
+    for i in range(1, m + 1):
+        cur ^= ls[_ntz(i)]
+        out.append(cur.to_bytes(BLOCK, "big"))
+    return b"".join(out), cur.to_bytes(BLOCK, "big")
+
+
+def _checksum(data: bytes) -> bytes:
+    """The xor of data's 16-byte blocks (whole blocks; zero for none): P_1 xor ... xor P_m."""
+    if not data:
+        return bytes(BLOCK)
+    return np.bitwise_xor.reduce(np.frombuffer(data, dtype=np.uint8).reshape(-1, BLOCK), axis=0).tobytes()
+
+
+def _star_pad(star: bytes) -> bytes:
+    """P_* || 1 || zeros(127 - bitlen(P_*))."""
+    return star + b"\x80" + bytes(BLOCK - 1 - len(star))
+
+
 def ocb_encrypt(ecb: ECB, nonce: bytes, aad: bytes, plaintext: bytes, tag_bytes: int = 16) -> bytes:
     """OCB-ENCRYPT(K, N, A, P), RFC 7253 section 4.2 (HASH section 4.1), returning C || T with
     TAGLEN = 8 * tag_bytes. Two ecb calls: L_* and Ktop, then every other block at once (the
@@ -322,27 +349,24 @@ def ocb_encrypt(ecb: ECB, nonce: bytes, aad: bytes, plaintext: bytes, tag_bytes:
     l_star, l_dollar, l_at, offset = _ocb_start(ecb, nonce, tag_bytes)
     inputs = _ocb_hash_inputs(aad, l_star, l_at)  # every remaining ENCIPHER input, in the order used below
     n_hash = len(inputs)
-    # Encryption: Offset_i = Offset_{i-1} xor L_{ntz(i)}, C_i = Offset_i xor ENCIPHER(K, P_i xor Offset_i)
-    p_blocks = _split(plaintext)
-    p_full = p_blocks if not p_blocks or len(p_blocks[-1]) == BLOCK else p_blocks[:-1]
-    offsets, checksum = [], bytes(BLOCK)
-    for i, blk in enumerate(p_full, 1):
-        offset = xor(offset, l_at(_ntz(i)))
-        offsets.append(offset)
-        inputs.append(xor(blk, offset))
-        checksum = xor(checksum, blk)
-    star = p_blocks[-1] if len(p_full) < len(p_blocks) else None
-    if star is not None:  # P_*: Offset_* = Offset_m xor L_*, Pad = ENCIPHER(K, Offset_*)
+    # Encryption: Offset_i = Offset_{i-1} xor L_{ntz(i)}, C_i = Offset_i xor ENCIPHER(K, P_i xor Offset_i),
+    # Checksum_m = P_1 xor ... xor P_m
+    m = len(plaintext) // BLOCK
+    full, star = plaintext[:m * BLOCK], plaintext[m * BLOCK:]
+    offsets, offset = _ocb_offsets(offset, l_at, m)
+    inputs += _split(xor(full, offsets))
+    checksum = _checksum(full)
+    if star:  # P_*: Offset_* = Offset_m xor L_*, Pad = ENCIPHER(K, Offset_*)
         offset = xor(offset, l_star)
         inputs.append(offset)
-        checksum = xor(checksum, star + b"\x80" + bytes(BLOCK - 1 - len(star)))
+        checksum = xor(checksum, _star_pad(star))
     inputs.append(xor(xor(checksum, offset), l_dollar))  # Tag = ENCIPHER(K, Checksum xor Offset xor L_$) xor HASH
     out = ecb(inputs)
     hash_sum = _xor_all(out[:n_hash])
     enc = out[n_hash:]
-    c = b"".join(xor(off, e) for off, e in zip(offsets, enc))
-    if star is not None:
-        c += xor(star, enc[len(offsets)][:len(star)])
+    c = xor(offsets, b"".join(enc[:m]))
+    if star:
+        c += xor(star, enc[m][:len(star)])
     return c + xor(enc[-1], hash_sum)[:tag_bytes]
 
 
@@ -366,27 +390,23 @@ def ocb_decipher(ecb: ECB, ecb_decrypt: ECB, nonce: bytes, aad: bytes, ciphertex
     partial block C_* is xored with Pad = ENCIPHER(K, Offset_*) as in encryption, and Tag =
     ENCIPHER(K, Checksum xor Offset xor L_$) xor HASH(K, A)."""
     l_star, l_dollar, l_at, offset = _ocb_start(ecb, nonce, tag_bytes)
-    c_blocks = _split(ciphertext)
-    c_full = c_blocks if not c_blocks or len(c_blocks[-1]) == BLOCK else c_blocks[:-1]
-    offsets = []
-    for i in range(1, len(c_full) + 1):
-        offset = xor(offset, l_at(_ntz(i)))
-        offsets.append(offset)
-    deciphered = ecb_decrypt([xor(c, off) for c, off in zip(c_full, offsets)]) if c_full else []
-    p_full = [xor(off, d) for off, d in zip(offsets, deciphered)]
-    checksum = _xor_all(p_full)
+    m = len(ciphertext) // BLOCK
+    full, star = ciphertext[:m * BLOCK], ciphertext[m * BLOCK:]
+    offsets, offset = _ocb_offsets(offset, l_at, m)
+    deciphered = b"".join(ecb_decrypt(_split(xor(full, offsets)))) if m else b""
+    p_full = xor(offsets, deciphered)
+    checksum = _checksum(p_full)
     inputs = _ocb_hash_inputs(aad, l_star, l_at)
     n_hash = len(inputs)
-    star = c_blocks[-1] if len(c_full) < len(c_blocks) else None
-    if star is not None:  # Offset_* = Offset_m xor L_*, Pad = ENCIPHER(K, Offset_*)
+    if star:  # Offset_* = Offset_m xor L_*, Pad = ENCIPHER(K, Offset_*)
         offset = xor(offset, l_star)
         inputs.append(offset)
     out = ecb(inputs) if inputs else []
-    p_star = b"" if star is None else xor(star, out[n_hash][:len(star)])
-    if star is not None:  # Checksum_* = Checksum_m xor (P_* || 1 || zeros(127 - bitlen(P_*)))
-        checksum = xor(checksum, p_star + b"\x80" + bytes(BLOCK - 1 - len(p_star)))
+    p_star = xor(star, out[n_hash][:len(star)]) if star else b""
+    if star:  # Checksum_* = Checksum_m xor (P_* || 1 || zeros(127 - bitlen(P_*)))
+        checksum = xor(checksum, _star_pad(p_star))
     (full_tag,) = ecb([xor(xor(checksum, offset), l_dollar)])  # Tag = ENCIPHER(...) xor HASH(K, A)
-    return b"".join(p_full) + p_star, xor(full_tag, _xor_all(out[:n_hash]))[:tag_bytes]
+    return p_full + p_star, xor(full_tag, _xor_all(out[:n_hash]))[:tag_bytes]
 
 
 #: registry mode -> the model's encrypt function
