@@ -69,13 +69,16 @@ corpus has decided which primitives lack published vectors.
 from __future__ import annotations
 
 import hashlib
+import importlib
+from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 
 from cipherbench.errors import CipherbenchError
 from cipherbench.kat import carry, corpus_pairs
 from cipherbench.kat.collect import BATCH_WIDTHS, batch_lengths, det_bytes
-from cipherbench.kat.model import aead, chacha, salsa20, sp800_38a
+from cipherbench.kat.model import aead, chacha, gosthash94, keccak, md4, rc4, salsa20, sha512t, sp800_38a
 from cipherbench.kat.model_oracle import (
     ModelCorpus,
     Oracle,
@@ -145,6 +148,9 @@ MODEL_STREAMS = {
     "xsalsa20": (lambda k, n, d: salsa20.xsalsa_xor(k, n, d, 20),
                  "model: Bernstein's XSalsa20 (cipherbench/kat/model/salsa20.py, checked on Crypto++'s "
                  "XSalsa20 vectors in TestVectors/salsa.txt: tests/test_model_static.py)"),
+    "rc4": (lambda k, n, d: rc4.xor_stream(k, d),
+            "model: RC4's KSA and PRGA (Schneier 17.1; cipherbench/kat/model/rc4.py, checked on every "
+            "RFC 6229 keystream, keys of 40 to 256 bits at offsets 0 to 4096: tests/test_hash_long.py)"),
 }
 
 
@@ -160,6 +166,24 @@ def model_stream_records(p: Primitive, size: int = LARGEST) -> list[LongAnswer]:
     model, how = MODEL_STREAMS[p.family]
     key, iv, _ = _large_inputs(p, 0)
     return _stream_like(p, key, iv, b"", lambda msg: model(key, iv, msg), how, "from block 0", record_size(p, size))
+
+
+def every_key_byte_records(p: Primitive) -> list[KnownAnswer]:
+    """A key-only stream cipher's (RC4's) answers under keys that together hold every byte
+    value 0..255, each value at a place of its own and next to different neighbours: a key
+    byte misread, ignored or swapped changes one of them. ChaCha and Salsa take none (their
+    keys are words of the state, faults there show in any record)."""
+    if p.iv_bytes or p.family not in MODEL_STREAMS or p.key_bytes < 2:
+        return []
+    stream, how = MODEL_STREAMS[p.family]
+    out = []
+    for first in range(0, 256, p.key_bytes):
+        key = bytes((first + j) % 256 for j in range(p.key_bytes))
+        label = f"{CORPUS}/key-bytes/{p.name}/{first}"
+        msg = _det("msg/" + label, 65)
+        out.append(KnownAnswer(p.name, msg, stream(key, b"", msg), key, b"", b"", how,
+                               f"{CORPUS} {p.name} (key bytes {first}..{first + p.key_bytes - 1} mod 256)", CORPUS))
+    return out
 
 
 def record_size(p: Primitive, size: int) -> int:
@@ -469,7 +493,10 @@ class CarryCorpus:
                 continue
             if modelled_stream(p):
                 self.long[p.name] = model_stream_records(p, self.size)
-                kas_by_prim.setdefault(p.name, []).extend(model_batch_records(p))
+                kas_by_prim.setdefault(p.name, []).extend(model_batch_records(p) + every_key_byte_records(p))
+                continue
+            if p.kind == PrimitiveKind.HASH:
+                self._hash(p, kas_by_prim)
                 continue
             pairs = corpus_pairs.pairs_of(p, kas_by_prim) if corpus_pairs.covered(p) else None
             if pairs is not None:  # ECB, CBC, CFB: from the cipher's own ECB answers, no implementation
@@ -497,6 +524,21 @@ class CarryCorpus:
                     self.for_oracle[p.name] = (oracle.impl, *self._over(p, second, kas_by_prim))
                 except (OracleFailed, CipherbenchError, ValueError):
                     pass  # it is then checked over its own ECB, which never vouches for it
+
+    def _hash(self, p: Primitive, kas_by_prim):
+        """A hash's answers after the batch widths and at the depth, from its HashSource; a
+        built-in one only once it has reproduced the hash's published known answers."""
+        source = hash_source(p.name)
+        why = (f"nothing here computes {p.name} (a model or CPython's own module): it is verified up to its "
+               "longest published answer") if source is None else (
+            builtin_disagrees(p, source, kas_by_prim) if source.builtin else None)
+        if why:
+            self.missing[p.name] = why
+            return
+        assert source is not None
+        short, long = hash_records(p, source, self.size)
+        kas_by_prim.setdefault(p.name, []).extend(short)
+        self.long[p.name] = long
 
     def _over(self, p: Primitive, oracle: Oracle, kas_by_prim) -> tuple[list[KnownAnswer], list[LongAnswer]]:
         """p's short and long records over one oracle, marked as computed over it."""
@@ -672,3 +714,121 @@ class CarryCorpus:
                 return f"{oracle.impl} {oracle.primitive} decryption differs on {k.corpus} {k.where}"
             passed += 1
         return None if passed else f"{oracle.impl} {oracle.primitive} decrypted no published known answer"
+
+
+# ---------------------------------------------------------------------------- hashes
+# A hash's long answer is its digest of the generated message (the runner hashes `fill`'s
+# bytes; op `hash`, docs/protocol.md), compared by the SHA-256 of the digest like every
+# long answer. The answers come from CPython's own hash modules (its C code: the Keccak
+# code package or HACL*, RFC 7693's reference BLAKE2, not OpenSSL's, which hashlib would
+# call first) or from a model in kat/model/.
+
+@dataclass(frozen=True)
+class HashSource:
+    """What computes a hash's answers here: data -> digest, and what that is."""
+    digest: Callable[[bytes], bytes]
+    how: str
+    builtin: bool  # CPython's own module: checked on the hash's published records at each run
+
+
+def _cpython(modules: tuple[str, ...], ctor: str, **kw) -> Callable[[bytes], bytes] | None:
+    """data -> digest by the constructor `ctor` of the first of CPython's built-in hash
+    modules that exists (3.12 merged _sha256 and _sha512 into _sha2); None when none does.
+    SHAKE (a `length` keyword) is read to that many bytes."""
+    length = kw.pop("length", None)
+    for name in modules:
+        try:
+            mod = importlib.import_module(name)
+        except ImportError:
+            continue
+        new = getattr(mod, ctor, None)
+        if new is None:
+            continue
+        if length is not None:
+            return lambda data: new(data).digest(length)
+        return lambda data: new(data, **kw).digest()
+    return None
+
+
+_CPY = "CPython's built-in module {} (its own C code, not OpenSSL's)"
+#: hash -> (modules, constructor, keywords) of CPython's built-in hash modules
+_BUILTIN = {
+    "md5": (("_md5",), "md5", {}),
+    "sha-1": (("_sha1",), "sha1", {}),
+    "sha-224": (("_sha2", "_sha256"), "sha224", {}),
+    "sha-256": (("_sha2", "_sha256"), "sha256", {}),
+    "sha-384": (("_sha2", "_sha512"), "sha384", {}),
+    "sha-512": (("_sha2", "_sha512"), "sha512", {}),
+    "sha3-224": (("_sha3",), "sha3_224", {}),
+    "sha3-256": (("_sha3",), "sha3_256", {}),
+    "sha3-384": (("_sha3",), "sha3_384", {}),
+    "sha3-512": (("_sha3",), "sha3_512", {}),
+    "shake128": (("_sha3",), "shake_128", {"length": 32}),
+    "shake256": (("_sha3",), "shake_256", {"length": 64}),
+    "blake2b-512": (("_blake2",), "blake2b", {"digest_size": 64}),
+    "blake2b-256": (("_blake2",), "blake2b", {"digest_size": 32}),
+    "blake2s-256": (("_blake2",), "blake2s", {"digest_size": 32}),
+}
+_KECCAK = ("model: the Keccak reference 3.0 sponge with the byte 0x01 after the message (cipherbench/kat/"
+           "model/keccak.py, checked on FIPS 202's SHA-3 and SHAKE examples and Keccak-256(''): "
+           "tests/test_hash_long.py)")
+#: hash -> a model's digest and what checks it
+_MODELLED = {
+    "md4": (md4.md4, "model: RFC 1320 MD4 (cipherbench/kat/model/md4.py, checked on RFC 1320 A.5: "
+                     "tests/test_hash_long.py)"),
+    "sha-512-224": (lambda d: sha512t.sha512_t(224, d), "model: FIPS 180-4 SHA-512/224, its IV by 5.3.6 "
+                    "(cipherbench/kat/model/sha512t.py, checked on FIPS 180-4's examples: tests/test_hash_long.py)"),
+    "sha-512-256": (lambda d: sha512t.sha512_t(256, d), "model: FIPS 180-4 SHA-512/256, its IV by 5.3.6 "
+                    "(cipherbench/kat/model/sha512t.py, checked on FIPS 180-4's examples: tests/test_hash_long.py)"),
+    "keccak-224": (lambda d: keccak.keccak(224, d), _KECCAK),
+    "keccak-256": (lambda d: keccak.keccak(256, d), _KECCAK),
+    "keccak-384": (lambda d: keccak.keccak(384, d), _KECCAK),
+    "keccak-512": (lambda d: keccak.keccak(512, d), _KECCAK),
+    "gosthash94": (gosthash94.gosthash94, "model: GOST R 34.11-94 with the test S-boxes (cipherbench/kat/model/"
+                   "gosthash94.py, checked on RFC 5831's examples: tests/test_model_static.py)"),
+    "gosthash94cp": (gosthash94.gosthash94cp, "model: GOST R 34.11-94 with the CryptoPro S-boxes (cipherbench/"
+                     "kat/model/gosthash94.py, checked on the published digests: tests/test_model_static.py)"),
+}
+#: hashes nothing here computes: above their deepest published answer they stay unverified
+UNSOURCED_HASHES = ("md2", "ripemd-160", "sm3", "whirlpool", "streebog-256", "streebog-512", "tiger")
+
+
+def hash_source(name: str) -> HashSource | None:
+    """What computes the long answers of hash `name`: a model of kat/model/ or CPython's own
+    module; None for UNSOURCED_HASHES (and a built-in this interpreter lacks)."""
+    if name in _MODELLED:
+        digest, how = _MODELLED[name]
+        return HashSource(digest, how, builtin=False)
+    if name in _BUILTIN:
+        modules, ctor, kw = _BUILTIN[name]
+        fn = _cpython(modules, ctor, **dict(kw))
+        return None if fn is None else HashSource(fn, _CPY.format("/".join(modules)), builtin=True)
+    return None
+
+
+def builtin_disagrees(p: Primitive, source: HashSource, kas_by_prim) -> str | None:
+    """None when a built-in source reproduces every published known answer of p (at least
+    one), else why not: CPython's module is code of the interpreter that runs, checked there."""
+    kas = [k for k in kas_by_prim.get(p.name, []) if published(k)]
+    if not kas:
+        return f"no published known answer of {p.name} to check {source.how} on"
+    bad = next((k for k in kas if source.digest(k.input) != k.output), None)
+    return None if bad is None else f"{source.how} differs from {bad.corpus} {bad.where}"
+
+
+def hash_records(p: Primitive, source: HashSource, size: int) -> tuple[list[KnownAnswer], list[LongAnswer]]:
+    """p's short answers at the lengths after each batch width of its block (2, 4, 8 and 16
+    blocks, one more, and a byte either side: collect.batch_lengths), and its long answer: the
+    digest of the size-byte generated message (the same for every hash, _fill)."""
+    short = []
+    for n in batch_lengths(p.block_bytes, partial=True):
+        msg = _det(f"msg/{CORPUS}/batch/{p.name}/{n}", n)
+        short.append(KnownAnswer(p.name, msg, source.digest(msg), source=source.how,
+                                 where=f"{CORPUS} {p.name} ({n}-byte message, after the batch widths "
+                                       f"{BATCH_WIDTHS} blocks)", corpus=CORPUS))
+    fill = _fill("pt", size)
+    digest = source.digest(fill.data())
+    long = LongAnswer(p.name, Operation.HASH, fill, b"", hashlib.sha256(digest).digest(), len(digest),
+                      source=source.how, where=f"{CORPUS} {p.name} hash ({size}-byte generated message)",
+                      corpus=CORPUS)
+    return short, [long]
