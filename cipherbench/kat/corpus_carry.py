@@ -48,6 +48,19 @@ generated plaintext and ciphertext are the same two (_fill); keys differ.
         keystream of every block in numpy arrays), at least 4 MiB + 64 bytes: the block
         counter starts at 0 and carries out of its low 16 bits at block 65536. Their
         published records stop at 64 bytes or a few hundred (Crypto++'s XSalsa20).
+  rc4   both ways by its model (cipherbench/kat/model/rc4.py, held to every RFC 6229
+        keystream), the lengths after each batch width of a 64-byte unit, and records under
+        sixteen keys that together hold every byte value 0..255 (every_key_byte_records): a key
+        byte misread, ignored or swapped shows. Its published records are RFC 6229's 32 bytes.
+  hashes
+        the digest of the generated megabyte (op `hash` with `fill`: LongAnswer, operation
+        HASH) and of the lengths after each batch width of the hash's block, from CPython's
+        own hash modules (HashSource: _md5, _sha1, _sha256/_sha512 or _sha2, _sha3, _blake2;
+        its C code, not OpenSSL's, so pyca's and OpenSSL's hashes are checked against another
+        library), each first checked on the hash's published records at every run, or from a
+        model (md4.py, sha512t.py, keccak.py, gosthash94.py). The published records stop at a
+        million bytes (FIPS 180's million 'a'), below the mebibyte timed. UNSOURCED_HASHES
+        have neither and stay verified up to their longest published answer.
 Records of counter-based primitives are as long as the longest of the depth and the message
 that crosses every carry of the counter within carry.REACH (record_size).
   ofb, ccm, eax
