@@ -10,7 +10,7 @@ from cipherbench import registry
 from cipherbench.kat import corpora, corpus_carry
 from cipherbench.kat.collect import CorpusMissing, batch_lengths
 from cipherbench.kat.corpus_cavp import package_root, parse_nist
-from cipherbench.kat.model import keccak, md4, rc4, sha512t
+from cipherbench.kat.model import keccak, md4, rc4, ripemd160, sha512t, sm3
 from cipherbench.kat.model_oracle import published
 from cipherbench.kat.vectors import VECTOR_DIR, Fill, KnownAnswer, LongAnswer, parse_vec
 from cipherbench.kat.verify import PairResult, Verifier
@@ -77,6 +77,28 @@ def test_keccak_padding_byte_is_what_tells_keccak_from_sha3():
     # the registry's Keccak-256('') (the Keccak team's and Ethereum's value) and FIPS 202's SHA3-256('')
     assert keccak.keccak(256, b"").hex().startswith("c5d24601") and keccak.keccak(256, b"").hex().endswith("5d85a470")
     assert keccak.sha3(256, b"").hex() == "a7ffc6f8bf1ed76651c14756a061d662f580ff4de43b49fa82d80a4b80f8434a"
+
+
+def test_ripemd160_model_on_the_authors_examples_and_the_published_records(published_hashes):
+    # Dobbertin, Bosselaers, Preneel (1996), appendix B: "", "abc", "message digest"
+    for msg, digest in ((b"", "9c1185a5c5e9fc54612808977ee8f548b2258d31"),
+                        (b"abc", "8eb208f7e05d987a9b044a8e98c6b087f15a0bfc"),
+                        (b"message digest", "5d0689ef49d2fae572b881b123a85ffa21595f36")):
+        assert ripemd160.ripemd160(msg).hex() == digest
+    kas = published_hashes["ripemd-160"]
+    assert kas
+    for k in kas:
+        assert ripemd160.ripemd160(k.input) == k.output, k.where
+
+
+def test_sm3_model_on_appendix_a_and_the_published_records(published_hashes):
+    # GB/T 32905-2016 appendix A (draft-sca-cfrg-sm3 A.1, A.2)
+    assert sm3.sm3(b"abc").hex() == "66c7f0f462eeedd9d1f2d46bdc10e4e24167c4875cf2f7a2297da02b8f4ba8e0"
+    assert sm3.sm3(b"abcd" * 16).hex() == "debe9ff92275b8a138604889c18e5a4d6fdb70e5387e5765293dcba39c0c5732"
+    kas = published_hashes["sm3"]
+    assert kas
+    for k in kas:
+        assert sm3.sm3(k.input) == k.output, k.where
 
 
 def _rfc6229():

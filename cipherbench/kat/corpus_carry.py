@@ -58,7 +58,7 @@ generated plaintext and ciphertext are the same two (_fill); keys differ.
         own hash modules (HashSource: _md5, _sha1, _sha256/_sha512 or _sha2, _sha3, _blake2;
         its C code, not OpenSSL's, so pyca's and OpenSSL's hashes are checked against another
         library), each first checked on the hash's published records at every run, or from a
-        model (md4.py, sha512t.py, keccak.py, gosthash94.py). The published records stop at a
+        model (md4.py, sha512t.py, keccak.py, ripemd160.py, sm3.py, gosthash94.py). The published records stop at a
         million bytes (FIPS 180's million 'a'), below the mebibyte timed. UNSOURCED_HASHES
         have neither and stay verified up to their longest published answer.
 Records of counter-based primitives are as long as the longest of the depth and the message
@@ -91,7 +91,19 @@ import numpy as np
 from cipherbench.errors import CipherbenchError
 from cipherbench.kat import carry, corpus_pairs
 from cipherbench.kat.collect import BATCH_WIDTHS, batch_lengths, det_bytes
-from cipherbench.kat.model import aead, chacha, gosthash94, keccak, md4, rc4, salsa20, sha512t, sp800_38a
+from cipherbench.kat.model import (
+    aead,
+    chacha,
+    gosthash94,
+    keccak,
+    md4,
+    rc4,
+    ripemd160,
+    salsa20,
+    sha512t,
+    sm3,
+    sp800_38a,
+)
 from cipherbench.kat.model_oracle import (
     ModelCorpus,
     Oracle,
@@ -797,13 +809,17 @@ _MODELLED = {
     "keccak-256": (lambda d: keccak.keccak(256, d), _KECCAK),
     "keccak-384": (lambda d: keccak.keccak(384, d), _KECCAK),
     "keccak-512": (lambda d: keccak.keccak(512, d), _KECCAK),
+    "ripemd-160": (ripemd160.ripemd160, "model: RIPEMD-160 (Dobbertin, Bosselaers, Preneel 1996; cipherbench/kat/"
+                   "model/ripemd160.py, checked on the authors' examples: tests/test_hash_long.py)"),
+    "sm3": (sm3.sm3, "model: GB/T 32905-2016 SM3 (cipherbench/kat/model/sm3.py, checked on its appendix A "
+                     "examples and the published records: tests/test_hash_long.py)"),
     "gosthash94": (gosthash94.gosthash94, "model: GOST R 34.11-94 with the test S-boxes (cipherbench/kat/model/"
                    "gosthash94.py, checked on RFC 5831's examples: tests/test_model_static.py)"),
     "gosthash94cp": (gosthash94.gosthash94cp, "model: GOST R 34.11-94 with the CryptoPro S-boxes (cipherbench/"
                      "kat/model/gosthash94.py, checked on the published digests: tests/test_model_static.py)"),
 }
 #: hashes nothing here computes: above their deepest published answer they stay unverified
-UNSOURCED_HASHES = ("md2", "ripemd-160", "sm3", "whirlpool", "streebog-256", "streebog-512", "tiger")
+UNSOURCED_HASHES = ("md2", "whirlpool", "streebog-256", "streebog-512", "tiger")
 
 
 def hash_source(name: str) -> HashSource | None:
