@@ -265,3 +265,28 @@ def test_a_digest_wrong_only_at_the_largest_size_fails(native_session):
     finally:
         native_session.ask, native_session.ask_many = real, native_session_many
     assert res.failures and "long" in res.failures[0]["check"]
+
+
+def test_a_hash_nothing_here_computes_gets_its_long_answers_over_an_oracle(native_session):
+    """Whirlpool: the first implementation that passes its published records computes them,
+    marked as computed over it; it is checked on them computed again over a second one."""
+    p = REG["whirlpool"]
+    ims = [n for n, im in native_session.impls.items() if im.available and p.name in im.primitives]
+    if len(ims) < 2:
+        pytest.skip(f"fewer than two native implementations of {p.name}: {ims}")
+    v = Verifier(native_session)
+    prepared = v.prepare([p], 8192)
+    (long,) = prepared.long[p.name]
+    assert long.over and long.operation is Operation.HASH and long.fill.size == 8192
+    assert "computed by the oracle implementation itself" in long.source and long.over in long.source
+    carry = [k for k in prepared.known[p.name] if k.corpus == corpus_carry.CORPUS]
+    assert {len(k.input) for k in carry} == set(batch_lengths(64, partial=True))
+    assert all(k.over == long.over for k in carry)
+    impl, short2, (long2,) = prepared.for_oracle[p.name]
+    assert impl == long.over and long2.over not in ("", impl) and long2.output_sha256 == long.output_sha256
+    results = {r.impl: r for r in v.run([(native_session.impls[n], p) for n in ims], prepared)}
+    for n, r in results.items():
+        row = r.as_row()
+        assert row["status"] == "passed", (n, row["failures"])
+        # the oracle too: its answers over the second oracle count, its own would not
+        assert row["checks"]["kat_by_corpus"][corpus_carry.CORPUS] == 1 + len(batch_lengths(64, partial=True)), n

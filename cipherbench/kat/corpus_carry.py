@@ -60,7 +60,9 @@ generated plaintext and ciphertext are the same two (_fill); keys differ.
         library), each first checked on the hash's published records at every run, or from a
         model (md4.py, sha512t.py, keccak.py, ripemd160.py, sm3.py, gosthash94.py). The published records stop at a
         million bytes (FIPS 180's million 'a'), below the mebibyte timed. UNSOURCED_HASHES
-        have neither and stay verified up to their longest published answer.
+        (MD2, Whirlpool, Streebog, Tiger) have neither: theirs come over an oracle, an
+        implementation of the hash that passed its published known answers (model_oracle's
+        rule, op `hash`), marked as such and checked over a second one for the oracle itself.
 Records of counter-based primitives are as long as the longest of the depth and the message
 that crosses every carry of the counter within carry.REACH (record_size).
   ofb, ccm, eax
@@ -552,18 +554,45 @@ class CarryCorpus:
 
     def _hash(self, p: Primitive, kas_by_prim):
         """A hash's answers after the batch widths and at the depth, from its HashSource; a
-        built-in one only once it has reproduced the hash's published known answers."""
+        built-in one only once it has reproduced the hash's published known answers. A hash
+        with none gets them over an oracle (_hash_over)."""
         source = hash_source(p.name)
-        why = (f"nothing here computes {p.name} (a model or CPython's own module): it is verified up to its "
-               "longest published answer") if source is None else (
-            builtin_disagrees(p, source, kas_by_prim) if source.builtin else None)
+        if source is None:
+            self._hash_over(p, kas_by_prim)
+            return
+        why = builtin_disagrees(p, source, kas_by_prim) if source.builtin else None
         if why:
             self.missing[p.name] = why
             return
-        assert source is not None
         short, long = hash_records(p, source, self.size)
         kas_by_prim.setdefault(p.name, []).extend(short)
         self.long[p.name] = long
+
+    def _hash_over(self, p: Primitive, kas_by_prim):
+        """UNSOURCED_HASHES: the records computed by an implementation of the hash that has
+        just passed its published known answers (model_oracle's rule), marked as computed over
+        it; that implementation is checked on them computed again over a second one, else they
+        never vouch for it (it stays verified as far as its published answers reach)."""
+        oracle = self.models._oracle(p.name, kas_by_prim)
+        if isinstance(oracle, str):
+            self.missing[p.name] = f"nothing here computes {p.name} (a model or CPython's own module), and {oracle}"
+            return
+        try:
+            short, long = hash_records(p, oracle_hash(oracle), self.size)
+        except (OracleFailed, CipherbenchError, ValueError) as e:
+            self.missing[p.name] = f"the hash's oracle failed: {e}"
+            return
+        kas_by_prim.setdefault(p.name, []).extend(computed_over(short, oracle))
+        self.long[p.name] = computed_over(long, oracle)
+        self.oracle_of[p.name] = oracle.describe()
+        second = self.models.second_oracle(oracle, kas_by_prim)
+        if second is None:
+            return
+        try:
+            short2, long2 = hash_records(p, oracle_hash(second), self.size)
+        except (OracleFailed, CipherbenchError, ValueError):
+            return  # the first oracle is then checked on its own answers, which never vouch for it
+        self.for_oracle[p.name] = (oracle.impl, computed_over(short2, second), computed_over(long2, second))
 
     def _over(self, p: Primitive, oracle: Oracle, kas_by_prim) -> tuple[list[KnownAnswer], list[LongAnswer]]:
         """p's short and long records over one oracle, marked as computed over it."""
@@ -818,7 +847,8 @@ _MODELLED = {
     "gosthash94cp": (gosthash94.gosthash94cp, "model: GOST R 34.11-94 with the CryptoPro S-boxes (cipherbench/"
                      "kat/model/gosthash94.py, checked on the published digests: tests/test_model_static.py)"),
 }
-#: hashes nothing here computes: above their deepest published answer they stay unverified
+#: hashes nothing here computes: their long answers come over an oracle (CarryCorpus._hash_over);
+#: without one they stay verified up to their longest published answer
 UNSOURCED_HASHES = ("md2", "whirlpool", "streebog-256", "streebog-512", "tiger")
 
 
@@ -833,6 +863,24 @@ def hash_source(name: str) -> HashSource | None:
         fn = _cpython(modules, ctor, **dict(kw))
         return None if fn is None else HashSource(fn, _CPY.format("/".join(modules)), builtin=True)
     return None
+
+
+def oracle_hash(oracle: Oracle) -> HashSource:
+    """The digests of an implementation that passed the hash's published known answers
+    (ModelCorpus's rule, op `hash`), each message sent whole: OracleFailed on any other answer."""
+    def digest(data: bytes) -> bytes:
+        r = oracle.session.ask(oracle.impl, {"op": "hash", "primitive": oracle.primitive,  # type: ignore[attr-defined]
+                                             "input": data.hex()})
+        try:
+            out = bytes.fromhex(r.get("output", "")) if r.get("status") == "ok" else b""
+        except (TypeError, ValueError):
+            out = b""
+        if not out:
+            raise OracleFailed(f"{oracle.impl} {oracle.primitive} answered {r.get('status')}: "
+                               f"{r.get('message', 'no digest')}")
+        return out
+    return HashSource(digest, f"computed by the oracle implementation itself over {oracle.describe()}",
+                      builtin=False)
 
 
 def builtin_disagrees(p: Primitive, source: HashSource, kas_by_prim) -> str | None:
