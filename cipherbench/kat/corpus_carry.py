@@ -893,12 +893,19 @@ def builtin_disagrees(p: Primitive, source: HashSource, kas_by_prim) -> str | No
     return None if bad is None else f"{source.how} differs from {bad.corpus} {bad.where}"
 
 
+def hash_lengths(p: Primitive) -> list[int]:
+    """The message lengths of a hash's short answers (hash_records)."""
+    return sorted(set(batch_lengths(p.block_bytes, partial=True)) | {2 * w * p.block_bytes for w in BATCH_WIDTHS})
+
+
 def hash_records(p: Primitive, source: HashSource, size: int) -> tuple[list[KnownAnswer], list[LongAnswer]]:
     """p's short answers at the lengths after each batch width of its block (2, 4, 8 and 16
-    blocks, one more, and a byte either side: collect.batch_lengths), and its long answer: the
-    digest of the size-byte generated message (the same for every hash, _fill)."""
+    blocks, one more, and a byte either side: collect.batch_lengths) and at twice each width
+    (whole batches past the first: the megabyte is no multiple of SHA-3's and Keccak's
+    blocks), and its long answer: the digest of the size-byte generated message (the same
+    for every hash, _fill)."""
     short = []
-    for n in batch_lengths(p.block_bytes, partial=True):
+    for n in hash_lengths(p):
         msg = _det(f"msg/{CORPUS}/batch/{p.name}/{n}", n)
         short.append(KnownAnswer(p.name, msg, source.digest(msg), source=source.how,
                                  where=f"{CORPUS} {p.name} ({n}-byte message, after the batch widths "
