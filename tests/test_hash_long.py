@@ -172,7 +172,7 @@ def test_a_builtin_that_differs_from_a_published_answer_gives_no_records():
 def test_hash_records_reach_the_depth_and_every_batch_length_of_the_block():
     p = REG["sha-512"]
     src = corpus_carry.hash_source(p.name)
-    short, (long,) = corpus_carry.hash_records(p, src, 8192)
+    short, (long, after) = corpus_carry.hash_records(p, src, 8192)
     assert sorted(len(k.input) for k in short) == corpus_carry.hash_lengths(p)
     assert set(batch_lengths(128, partial=True)) < set(corpus_carry.hash_lengths(p))
     assert {128 * 16 + 1, 128 * 31, 128 * 2, 128 * 4, 128 * 32} <= {len(k.input) for k in short}
@@ -181,6 +181,16 @@ def test_hash_records_reach_the_depth_and_every_batch_length_of_the_block():
     assert long.operation is Operation.HASH and long.fill.size == 8192 and long.output_bytes == 64
     assert long.output_sha256 == hashlib.sha256(hashlib.sha512(long.fill.data()).digest()).digest()
     assert long.message_bytes == 8192  # what verified_up_to_bytes counts: the message, not the digest
+    # the same message and a byte after the last whole batch
+    assert after.fill == long.fill and len(after.tail) == 1 and after.message_bytes == 8193
+    assert after.output_sha256 == hashlib.sha256(hashlib.sha512(after.data()).digest()).digest()
+
+
+def test_a_hash_long_answer_is_whole_batches_of_its_block_at_least_as_long_as_the_depth():
+    size = corpus_carry.LARGEST
+    assert corpus_carry.hash_long_size(REG["sha-256"], size) == size  # 64-byte blocks: the megabyte
+    sha3 = corpus_carry.hash_long_size(REG["sha3-256"], size)  # 136-byte blocks
+    assert sha3 >= size and all(sha3 % (w * 136) == 0 for w in (2, 4, 8, 16)) and sha3 - size < 16 * 136
 
 
 def test_rc4_keys_hold_every_byte_value_and_its_records_are_the_models():
@@ -189,10 +199,13 @@ def test_rc4_keys_hold_every_byte_value_and_its_records_are_the_models():
     assert len(recs) == 16 and sorted(b for k in recs for b in k.key) == list(range(256))
     for k in recs:
         assert len(k.key) == 16 and k.output == rc4.xor_stream(k.key, k.input)
-    enc, dec = corpus_carry.model_stream_records(p, 4096)
+    enc, dec, enc1, dec1 = corpus_carry.model_stream_records(p, 4096)
     assert enc.fill.size == dec.fill.size == 4096 and (enc.operation, dec.operation) == (Operation.ENCRYPT,
                                                                                          Operation.DECRYPT)
     assert enc.output_sha256 == hashlib.sha256(rc4.xor_stream(enc.key, enc.fill.data())).digest()
+    assert enc1.message_bytes == dec1.message_bytes == 4097  # a byte after the last whole batch
+    assert enc1.output_sha256 == hashlib.sha256(rc4.xor_stream(enc1.key, enc1.data())).digest()
+    assert len(corpus_carry.model_stream_records(REG["chacha20"], 4096)) == 2  # its counter sets its length
     assert corpus_carry.every_key_byte_records(REG["chacha20"]) == []
 
 
@@ -236,8 +249,8 @@ def test_openssl_sha256_and_md4_are_verified_to_the_largest_size(native_session)
         (res,) = Verifier(native_session).run([(ims["openssl"], REG[name])])
         row = res.as_row()
         assert row["status"] == "passed", row["failures"]
-        assert row["checks"]["verified_up_to_bytes"] == corpus_carry.LARGEST, name
-        assert row["checks"]["kat_by_corpus"][corpus_carry.CORPUS] == 1 + len(corpus_carry.hash_lengths(REG[name]))
+        assert row["checks"]["verified_up_to_bytes"] == corpus_carry.LARGEST + 1, name
+        assert row["checks"]["kat_by_corpus"][corpus_carry.CORPUS] == 2 + len(corpus_carry.hash_lengths(REG[name]))
 
 
 def test_a_digest_wrong_only_at_the_largest_size_fails(native_session):
@@ -245,7 +258,7 @@ def test_a_digest_wrong_only_at_the_largest_size_fails(native_session):
     wrong from a mebibyte on: the long answer catches it."""
     p = REG["sha-256"]
     src = corpus_carry.hash_source(p.name)
-    _, (long,) = corpus_carry.hash_records(p, src, corpus_carry.LARGEST)
+    _, (long, _) = corpus_carry.hash_records(p, src, corpus_carry.LARGEST)
     real = native_session.ask
 
     def broken(impl, req, **kw):
@@ -276,17 +289,17 @@ def test_a_hash_nothing_here_computes_gets_its_long_answers_over_an_oracle(nativ
         pytest.skip(f"fewer than two native implementations of {p.name}: {ims}")
     v = Verifier(native_session)
     prepared = v.prepare([p], 8192)
-    (long,) = prepared.long[p.name]
-    assert long.over and long.operation is Operation.HASH and long.fill.size == 8192
+    long, after = prepared.long[p.name]
+    assert long.over and after.over == long.over and after.message_bytes == 8193 and long.operation is Operation.HASH and long.fill.size == 8192
     assert "computed by the oracle implementation itself" in long.source and long.over in long.source
     carry = [k for k in prepared.known[p.name] if k.corpus == corpus_carry.CORPUS]
     assert {len(k.input) for k in carry} == set(corpus_carry.hash_lengths(p))
     assert all(k.over == long.over for k in carry)
-    impl, short2, (long2,) = prepared.for_oracle[p.name]
+    impl, short2, (long2, _) = prepared.for_oracle[p.name]
     assert impl == long.over and long2.over not in ("", impl) and long2.output_sha256 == long.output_sha256
     results = {r.impl: r for r in v.run([(native_session.impls[n], p) for n in ims], prepared)}
     for n, r in results.items():
         row = r.as_row()
         assert row["status"] == "passed", (n, row["failures"])
         # the oracle too: its answers over the second oracle count, its own would not
-        assert row["checks"]["kat_by_corpus"][corpus_carry.CORPUS] == 1 + len(corpus_carry.hash_lengths(p)), n
+        assert row["checks"]["kat_by_corpus"][corpus_carry.CORPUS] == 2 + len(corpus_carry.hash_lengths(p)), n

@@ -49,12 +49,12 @@ generated plaintext and ciphertext are the same two (_fill); keys differ.
         counter starts at 0 and carries out of its low 16 bits at block 65536. Their
         published records stop at 64 bytes or a few hundred (Crypto++'s XSalsa20).
   rc4   both ways by its model (cipherbench/kat/model/rc4.py, held to every RFC 6229
-        keystream), the lengths after each batch width of a 64-byte unit, and records under
+        keystream), LARGEST bytes and a byte more (a tail after the last whole batch), the lengths after each batch width of a 64-byte unit, and records under
         sixteen keys that together hold every byte value 0..255 (every_key_byte_records): a key
         byte misread, ignored or swapped shows. Its published records are RFC 6229's 32 bytes.
   hashes
-        the digest of the generated megabyte (op `hash` with `fill`: LongAnswer, operation
-        HASH) and of the lengths after each batch width of the hash's block, from CPython's
+        the digest of the generated megabyte, rounded up to whole batches of 16 blocks, and
+        of it and a byte more (op `hash` with `fill`: LongAnswer, operation HASH), and of the lengths after each batch width of the hash's block, from CPython's
         own hash modules (HashSource: _md5, _sha1, _sha256/_sha512 or _sha2, _sha3, _blake2;
         its C code, not OpenSSL's, so pyca's and OpenSSL's hashes are checked against another
         library), each first checked on the hash's published records at every run, or from a
@@ -189,10 +189,14 @@ def modelled_stream(p: Primitive) -> bool:
 
 def model_stream_records(p: Primitive, size: int = LARGEST) -> list[LongAnswer]:
     """The long answers of a MODEL_STREAMS stream cipher: size bytes, or as many as reach its
-    counter's carries (record_size), both ways."""
+    counter's carries (record_size), both ways. A stream without a counter (RC4) gets a pair
+    one byte longer too: the megabyte is a whole number of every batch, and a fault in the
+    tail after the last whole batch shows only in a message that is not."""
     model, how = MODEL_STREAMS[p.family]
     key, iv, _ = _large_inputs(p, 0)
-    return _stream_like(p, key, iv, b"", lambda msg: model(key, iv, msg), how, "from block 0", record_size(p, size))
+    sizes = [record_size(p, size)] if p.counter is not None else [size, size + 1]
+    return [la for n in sizes
+            for la in _stream_like(p, key, iv, b"", lambda msg: model(key, iv, msg), how, "from block 0", n)]
 
 
 def every_key_byte_records(p: Primitive) -> list[KnownAnswer]:
@@ -901,18 +905,28 @@ def hash_lengths(p: Primitive) -> list[int]:
 def hash_records(p: Primitive, source: HashSource, size: int) -> tuple[list[KnownAnswer], list[LongAnswer]]:
     """p's short answers at the lengths after each batch width of its block (2, 4, 8 and 16
     blocks, one more, and a byte either side: collect.batch_lengths) and at twice each width
-    (whole batches past the first: the megabyte is no multiple of SHA-3's and Keccak's
-    blocks), and its long answer: the digest of the size-byte generated message (the same
-    for every hash, _fill)."""
+    (whole batches past the first), and its long answers: the digests of the generated
+    message of at least size bytes in whole batches (hash_long_size) and of it and a byte
+    more (a tail after the last batch)."""
     short = []
     for n in hash_lengths(p):
         msg = _det(f"msg/{CORPUS}/batch/{p.name}/{n}", n)
         short.append(KnownAnswer(p.name, msg, source.digest(msg), source=source.how,
                                  where=f"{CORPUS} {p.name} ({n}-byte message, after the batch widths "
                                        f"{BATCH_WIDTHS} blocks)", corpus=CORPUS))
-    fill = _fill("pt", size)
-    digest = source.digest(fill.data())
-    long = LongAnswer(p.name, Operation.HASH, fill, b"", hashlib.sha256(digest).digest(), len(digest),
-                      source=source.how, where=f"{CORPUS} {p.name} hash ({size}-byte generated message)",
-                      corpus=CORPUS)
-    return short, [long]
+    fill = _fill("pt", hash_long_size(p, size))
+    long = []
+    for tail in (b"", b"\x5c"):  # whole batches of every width, then one byte after them
+        digest = source.digest(fill.data() + tail)
+        n = fill.size + len(tail)
+        long.append(LongAnswer(p.name, Operation.HASH, fill, tail, hashlib.sha256(digest).digest(), len(digest),
+                               source=source.how, where=f"{CORPUS} {p.name} hash ({n}-byte generated message)",
+                               corpus=CORPUS))
+    return short, long
+
+
+def hash_long_size(p: Primitive, size: int) -> int:
+    """The long answers' message: size rounded up to whole batches of the widest width (16
+    blocks), a whole number of every batch (the megabyte is none of SHA-3's 136-byte blocks)."""
+    unit = max(BATCH_WIDTHS) * p.block_bytes
+    return -(-size // unit) * unit
