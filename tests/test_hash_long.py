@@ -128,6 +128,15 @@ def test_rc4_model_reproduces_every_rfc6229_keystream():
 
 
 # ---------------------------------------------------------------------------- sources
+@pytest.mark.parametrize("name", sorted(corpus_carry._MODEL_DIGESTS))
+def test_a_models_digests_of_one_prefix_are_its_digests_of_each_whole_message(name):
+    src = corpus_carry.hash_source(name)
+    assert src is not None and src.digests is not None
+    prefix = hashlib.shake_256(name.encode()).digest(3 * REG[name].block_bytes)
+    tails = [b"", b"\x5c", bytes(range(200))]
+    assert src.each(prefix, tails) == [src.digest(prefix + t) for t in tails]
+
+
 def test_every_hash_of_the_registry_has_a_source_or_is_named_unsourced():
     for p in REG:
         if p.kind != "hash":

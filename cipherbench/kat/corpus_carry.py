@@ -83,6 +83,7 @@ corpus has decided which primitives lack published vectors.
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import importlib
 from collections.abc import Callable
@@ -787,6 +788,15 @@ class HashSource:
     digest: Callable[[bytes], bytes]
     how: str
     builtin: bool  # CPython's own module: checked on the hash's published records at each run
+    # (prefix of whole blocks, tails) -> the digest of prefix || tail for each tail, the prefix
+    # compressed once (a pure-Python model's megabyte takes seconds); None: digest each whole
+    digests: Callable[[bytes, list[bytes]], list[bytes]] | None = None
+
+    def each(self, prefix: bytes, tails: list[bytes]) -> list[bytes]:
+        """The digests of prefix || tail for each tail."""
+        if self.digests is not None:
+            return self.digests(prefix, tails)
+        return [self.digest(prefix + t) for t in tails]
 
 
 def _cpython(modules: tuple[str, ...], ctor: str, **kw) -> Callable[[bytes], bytes] | None:
@@ -831,7 +841,7 @@ _KECCAK = ("model: the Keccak reference 3.0 sponge with the byte 0x01 after the 
            "model/keccak.py, checked on FIPS 202's SHA-3 and SHAKE examples and Keccak-256(''): "
            "tests/test_hash_long.py)")
 #: hash -> a model's digest and what checks it
-_MODELLED = {
+_MODELLED: dict[str, tuple[Callable[[bytes], bytes], str]] = {
     "md4": (md4.md4, "model: RFC 1320 MD4 (cipherbench/kat/model/md4.py, checked on RFC 1320 A.5: "
                      "tests/test_hash_long.py)"),
     "sha-512-224": (lambda d: sha512t.sha512_t(224, d), "model: FIPS 180-4 SHA-512/224, its IV by 5.3.6 "
@@ -851,6 +861,15 @@ _MODELLED = {
     "gosthash94cp": (gosthash94.gosthash94cp, "model: GOST R 34.11-94 with the CryptoPro S-boxes (cipherbench/"
                      "kat/model/gosthash94.py, checked on the published digests: tests/test_model_static.py)"),
 }
+#: hash -> its model's digests of one prefix and several tails (HashSource.digests)
+_MODEL_DIGESTS: dict[str, Callable[[bytes, list[bytes]], list[bytes]]] = {
+    "md4": md4.digests,
+    "sha-512-224": lambda prefix, tails: sha512t.digests(224, prefix, tails),
+    "sha-512-256": lambda prefix, tails: sha512t.digests(256, prefix, tails),
+    **{f"keccak-{d}": functools.partial(keccak.keccak_digests, d) for d in (224, 256, 384, 512)},
+    "ripemd-160": ripemd160.digests,
+    "sm3": sm3.digests,
+}
 #: hashes nothing here computes: their long answers come over an oracle (CarryCorpus._hash_over);
 #: without one they stay verified up to their longest published answer
 UNSOURCED_HASHES = ("md2", "whirlpool", "streebog-256", "streebog-512", "tiger")
@@ -861,7 +880,7 @@ def hash_source(name: str) -> HashSource | None:
     module; None for UNSOURCED_HASHES (and a built-in this interpreter lacks)."""
     if name in _MODELLED:
         digest, how = _MODELLED[name]
-        return HashSource(digest, how, builtin=False)
+        return HashSource(digest, how, builtin=False, digests=_MODEL_DIGESTS.get(name))
     if name in _BUILTIN:
         modules, ctor, kw = _BUILTIN[name]
         fn = _cpython(modules, ctor, **dict(kw))
@@ -916,8 +935,8 @@ def hash_records(p: Primitive, source: HashSource, size: int) -> tuple[list[Know
                                        f"{BATCH_WIDTHS} blocks)", corpus=CORPUS))
     fill = _fill("pt", hash_long_size(p, size))
     long = []
-    for tail in (b"", b"\x5c"):  # whole batches of every width, then one byte after them
-        digest = source.digest(fill.data() + tail)
+    tails = [b"", b"\x5c"]  # whole batches of every width, then one byte after them
+    for tail, digest in zip(tails, source.each(fill.data(), tails), strict=True):
         n = fill.size + len(tail)
         long.append(LongAnswer(p.name, Operation.HASH, fill, tail, hashlib.sha256(digest).digest(), len(digest),
                                source=source.how, where=f"{CORPUS} {p.name} hash ({n}-byte generated message)",

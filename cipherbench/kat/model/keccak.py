@@ -81,26 +81,45 @@ def keccak_f(a: list[int]) -> None:
         a[0] ^= rc  # iota
 
 
-def sponge(rate_bytes: int, pad_byte: int, data: bytes, out_bytes: int) -> bytes:
-    """Keccak[c = 1600 - 8 rate_bytes] of data followed by pad_byte's bits and pad10*1's
-    last bit, out_bytes of output (FIPS 202 4, 5.1, B.2)."""
-    padded = bytearray(data)
-    padded.append(pad_byte)
-    padded.extend(bytes(-len(padded) % rate_bytes))
-    padded[-1] |= 0x80
-    a = [0] * 25
+def _absorb(a: list[int], rate_bytes: int, blocks: bytes) -> None:
+    """Absorb whole rate-sized blocks into the lanes a (FIPS 202 4, step 6)."""
     lanes = rate_bytes // 8
-    words = struct.unpack(f"<{len(padded) // 8}Q", padded)  # little-endian lanes (FIPS 202 B.1)
+    words = struct.unpack(f"<{len(blocks) // 8}Q", blocks)  # little-endian lanes (FIPS 202 B.1)
     for i in range(0, len(words), lanes):
         for j in range(lanes):
             a[j] ^= words[i + j]
         keccak_f(a)
+
+
+def _squeeze(a: list[int], rate_bytes: int, data: bytes, pad_byte: int, out_bytes: int) -> bytes:
+    """Absorb data, pad_byte's bits and pad10*1's last bit, then squeeze out_bytes."""
+    padded = bytearray(data)
+    padded.append(pad_byte)
+    padded.extend(bytes(-len(padded) % rate_bytes))
+    padded[-1] |= 0x80
+    a = list(a)
+    _absorb(a, rate_bytes, bytes(padded))
     out = bytearray()
     while True:
-        out += b"".join(v.to_bytes(8, "little") for v in a[:lanes])
+        out += b"".join(v.to_bytes(8, "little") for v in a[:rate_bytes // 8])
         if len(out) >= out_bytes:
             return bytes(out[:out_bytes])
         keccak_f(a)
+
+
+def sponge(rate_bytes: int, pad_byte: int, data: bytes, out_bytes: int) -> bytes:
+    """Keccak[c = 1600 - 8 rate_bytes] of data followed by pad_byte's bits and pad10*1's
+    last bit, out_bytes of output (FIPS 202 4, 5.1, B.2)."""
+    return _squeeze([0] * 25, rate_bytes, data, pad_byte, out_bytes)
+
+
+def sponge_digests(rate_bytes: int, pad_byte: int, prefix: bytes, tails: list[bytes], out_bytes: int) -> list[bytes]:
+    """sponge(prefix || tail) for each tail, prefix whole rate-sized blocks absorbed once."""
+    if len(prefix) % rate_bytes:
+        raise ValueError("the shared prefix must be whole blocks of the rate")
+    a = [0] * 25
+    _absorb(a, rate_bytes, prefix)
+    return [_squeeze(a, rate_bytes, t, pad_byte, out_bytes) for t in tails]
 
 
 def sha3(d: int, data: bytes) -> bytes:
@@ -116,3 +135,8 @@ def shake(c: int, data: bytes, out_bytes: int) -> bytes:
 def keccak(d: int, data: bytes) -> bytes:
     """Keccak-d of the round-3 submission: Keccak[2d] with the byte 0x01 after the message."""
     return sponge(200 - d // 4, KECCAK, data, d // 8)
+
+
+def keccak_digests(d: int, prefix: bytes, tails: list[bytes]) -> list[bytes]:
+    """Keccak-d(prefix || tail) for each tail (sponge_digests)."""
+    return sponge_digests(200 - d // 4, KECCAK, prefix, tails, d // 8)

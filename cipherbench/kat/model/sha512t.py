@@ -67,8 +67,10 @@ def _compress(h: list[int], block: tuple[int, ...]) -> None:
         h[i] = (h[i] + v) & MASK
 
 
-def _sha512_words(h0: list[int], data: bytes) -> list[int]:
-    padded = data + b"\x80" + bytes(-(len(data) + 17) % 128) + (8 * len(data)).to_bytes(16, "big")
+def _sha512_words(h0: list[int], data: bytes, total: int | None = None) -> list[int]:
+    """H after data and the padding of a message of `total` bytes (data's own length by default)."""
+    total = len(data) if total is None else total
+    padded = data + b"\x80" + bytes(-(total + 17) % 128) + (8 * total).to_bytes(16, "big")
     h = list(h0)
     for i in range(0, len(padded), 128):
         _compress(h, struct.unpack_from(">16Q", padded, i))
@@ -90,3 +92,13 @@ def initial_value(t: int) -> list[int]:
 def sha512_t(t: int, data: bytes) -> bytes:
     """SHA-512/t(data), t a multiple of 8."""
     return struct.pack(">8Q", *_sha512_words(initial_value(t), data))[:t // 8]
+
+
+def digests(t: int, prefix: bytes, tails: list[bytes]) -> list[bytes]:
+    """SHA-512/t(prefix || tail) for each tail, prefix whole 128-byte blocks compressed once."""
+    if len(prefix) % 128:
+        raise ValueError("the shared prefix must be whole 128-byte blocks")
+    h = initial_value(t)
+    for i in range(0, len(prefix), 128):
+        _compress(h, struct.unpack_from(">16Q", prefix, i))
+    return [struct.pack(">8Q", *_sha512_words(h, tail, len(prefix) + len(tail)))[:t // 8] for tail in tails]

@@ -64,10 +64,24 @@ def _compress(v: list[int], block: tuple[int, ...]) -> None:
         v[i] ^= x
 
 
-def sm3(data: bytes) -> bytes:
-    """SM3(data)."""
-    padded = data + b"\x80" + bytes(-(len(data) + 9) % 64) + struct.pack(">Q", (8 * len(data)) & (2**64 - 1))
-    v = list(IV)
+def _finish(v: list[int], data: bytes, total: int) -> bytes:
+    padded = data + b"\x80" + bytes(-(total + 9) % 64) + struct.pack(">Q", (8 * total) & (2**64 - 1))
+    v = list(v)
     for i in range(0, len(padded), 64):
         _compress(v, struct.unpack_from(">16I", padded, i))
     return struct.pack(">8I", *v)
+
+
+def sm3(data: bytes) -> bytes:
+    """SM3(data)."""
+    return _finish(list(IV), data, len(data))
+
+
+def digests(prefix: bytes, tails: list[bytes]) -> list[bytes]:
+    """SM3(prefix || tail) for each tail, prefix whole 64-byte blocks compressed once."""
+    if len(prefix) % 64:
+        raise ValueError("the shared prefix must be whole 64-byte blocks")
+    v = list(IV)
+    for i in range(0, len(prefix), 64):
+        _compress(v, struct.unpack_from(">16I", prefix, i))
+    return [_finish(v, t, len(prefix) + len(t)) for t in tails]
