@@ -7,7 +7,7 @@ the mutation score (cipherbench/mutate, operator `remap`), a ChaCha20 that read 
 0xea as 0xeb in decryption passed every record the gate had.
 
 The records, per primitive that a model computes alone (kat/corpus_carry.py MODEL_STREAMS and
-MODEL_AEADS: ChaCha20, XChaCha20, Salsa20 and its variants, the ChaCha AEADs): record i has
+MODEL_AEADS: ChaCha20, XChaCha20, Salsa20 and its variants, RC4, the ChaCha AEADs): record i has
 the key bytes (i * key_bytes + j) mod 256 and the IV bytes (i * iv_bytes + j) mod 256, for j
 from 0, and as many records as it takes for the keys to run through all 256 values and the
 IVs too; a 65-byte message (one 64-byte block and a byte of the next) and, for an AEAD,
@@ -59,7 +59,8 @@ def records(p: Primitive) -> list[KnownAnswer]:
             stream, how = MODEL_STREAMS[p.family]
             aad, got = b"", stream(key, iv, msg)
         out.append(KnownAnswer(p.name, msg, got, key, iv, aad, how,
-                               f"{CORPUS} {p.name} (key bytes from {key[0]:#04x}, IV bytes from {iv[0]:#04x})",
+                               f"{CORPUS} {p.name} (key bytes from {key[0]:#04x}"
+                               + (f", IV bytes from {iv[0]:#04x})" if iv else ")"),
                                CORPUS))
     return out
 

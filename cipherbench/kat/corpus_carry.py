@@ -48,6 +48,21 @@ generated plaintext and ciphertext are the same two (_fill); keys differ.
         keystream of every block in numpy arrays), at least 4 MiB + 64 bytes: the block
         counter starts at 0 and carries out of its low 16 bits at block 65536. Their
         published records stop at 64 bytes or a few hundred (Crypto++'s XSalsa20).
+  rc4   both ways by its model (cipherbench/kat/model/rc4.py, held to every RFC 6229
+        keystream), LARGEST bytes and a byte more (a tail after the last whole batch), the lengths after each batch width of a 64-byte unit, and records under
+        sixteen keys that together hold every byte value 0..255 (kat/corpus_bytes.py, as for
+        every stream and AEAD a model computes alone): a key byte misread, ignored or swapped shows. Its published records are RFC 6229's 32 bytes.
+  hashes
+        the digest of the generated megabyte, rounded up to whole batches of 16 blocks, and
+        of it and a byte more (op `hash` with `fill`: LongAnswer, operation HASH), and of the lengths after each batch width of the hash's block, from CPython's
+        own hash modules (HashSource: _md5, _sha1, _sha256/_sha512 or _sha2, _sha3, _blake2;
+        its C code, not OpenSSL's, so pyca's and OpenSSL's hashes are checked against another
+        library), each first checked on the hash's published records at every run, or from a
+        model (md4.py, sha512t.py, keccak.py, ripemd160.py, sm3.py, gosthash94.py). The published records stop at a
+        million bytes (FIPS 180's million 'a'), below the mebibyte timed. UNSOURCED_HASHES
+        (MD2, Whirlpool, Streebog, Tiger) have neither: theirs come over an oracle, an
+        implementation of the hash that passed its published known answers (model_oracle's
+        rule, op `hash`), marked as such and checked over a second one for the oracle itself.
 Records of counter-based primitives are as long as the longest of the depth and the message
 that crosses every carry of the counter within carry.REACH (record_size).
   ofb, ccm, eax
@@ -93,14 +108,33 @@ corpus has decided which primitives lack published vectors.
 """
 from __future__ import annotations
 
+import functools
 import hashlib
+import importlib
+from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 
 from cipherbench.errors import CipherbenchError
 from cipherbench.kat import carry, corpus_pairs
 from cipherbench.kat.collect import BATCH_WIDTHS, batch_lengths, det_bytes
-from cipherbench.kat.model import aead, chacha, gcm_siv, salsa20, siv, sp800_38a, xts
+from cipherbench.kat.model import (
+    aead,
+    chacha,
+    gcm_siv,
+    gosthash94,
+    keccak,
+    md4,
+    rc4,
+    ripemd160,
+    salsa20,
+    sha512t,
+    siv,
+    sm3,
+    sp800_38a,
+    xts,
+)
 from cipherbench.kat.model_oracle import (
     ModelCorpus,
     Oracle,
@@ -170,6 +204,9 @@ MODEL_STREAMS = {
     "xsalsa20": (lambda k, n, d: salsa20.xsalsa_xor(k, n, d, 20),
                  "model: Bernstein's XSalsa20 (cipherbench/kat/model/salsa20.py, checked on Crypto++'s "
                  "XSalsa20 vectors in TestVectors/salsa.txt: tests/test_model_static.py)"),
+    "rc4": (lambda k, n, d: rc4.xor_stream(k, d),
+            "model: RC4's KSA and PRGA (Schneier 17.1; cipherbench/kat/model/rc4.py, checked on every "
+            "RFC 6229 keystream, keys of 40 to 256 bits at offsets 0 to 4096: tests/test_hash_long.py)"),
 }
 
 
@@ -181,10 +218,14 @@ def modelled_stream(p: Primitive) -> bool:
 
 def model_stream_records(p: Primitive, size: int = LARGEST) -> list[LongAnswer]:
     """The long answers of a MODEL_STREAMS stream cipher: size bytes, or as many as reach its
-    counter's carries (record_size), both ways."""
+    counter's carries (record_size), both ways. A stream without a counter (RC4) gets a pair
+    one byte longer too: the megabyte is a whole number of every batch, and a fault in the
+    tail after the last whole batch shows only in a message that is not."""
     model, how = MODEL_STREAMS[p.family]
     key, iv, _ = _large_inputs(p, 0)
-    return _stream_like(p, key, iv, b"", lambda msg: model(key, iv, msg), how, "from block 0", record_size(p, size))
+    sizes = [record_size(p, size)] if p.counter is not None else [size, size + 1]
+    return [la for n in sizes
+            for la in _stream_like(p, key, iv, b"", lambda msg: model(key, iv, msg), how, "from block 0", n)]
 
 
 def record_size(p: Primitive, size: int) -> int:
@@ -546,6 +587,9 @@ class CarryCorpus:
                 self.long[p.name] = model_stream_records(p, self.size)
                 kas_by_prim.setdefault(p.name, []).extend(model_batch_records(p))
                 continue
+            if p.kind == PrimitiveKind.HASH:
+                self._hash(p, kas_by_prim)
+                continue
             pairs = corpus_pairs.pairs_of(p, kas_by_prim) if corpus_pairs.covered(p) else None
             if pairs is not None:  # ECB, CBC, CFB: from the cipher's own ECB answers, no implementation
                 kas_by_prim.setdefault(p.name, []).extend(corpus_pairs.short_records(p, pairs))
@@ -572,6 +616,48 @@ class CarryCorpus:
                     self.for_oracle[p.name] = (oracle.impl, *self._over(p, second, kas_by_prim))
                 except (OracleFailed, CipherbenchError, ValueError):
                     pass  # it is then checked over its own ECB, which never vouches for it
+
+    def _hash(self, p: Primitive, kas_by_prim):
+        """A hash's answers after the batch widths and at the depth, from its HashSource; a
+        built-in one only once it has reproduced the hash's published known answers. A hash
+        with none gets them over an oracle (_hash_over)."""
+        source = hash_source(p.name)
+        if source is None:
+            self._hash_over(p, kas_by_prim)
+            return
+        why = builtin_disagrees(p, source, kas_by_prim) if source.builtin else None
+        if why:
+            self.missing[p.name] = why
+            return
+        short, long = hash_records(p, source, self.size)
+        kas_by_prim.setdefault(p.name, []).extend(short)
+        self.long[p.name] = long
+
+    def _hash_over(self, p: Primitive, kas_by_prim):
+        """UNSOURCED_HASHES: the records computed by an implementation of the hash that has
+        just passed its published known answers (model_oracle's rule), marked as computed over
+        it; that implementation is checked on them computed again over a second one, else they
+        never vouch for it (it stays verified as far as its published answers reach)."""
+        oracle = self.models._oracle(p.name, kas_by_prim)
+        if isinstance(oracle, str):
+            self.missing[p.name] = f"nothing here computes {p.name} (a model or CPython's own module), and {oracle}"
+            return
+        try:
+            short, long = hash_records(p, oracle_hash(oracle), self.size)
+        except (OracleFailed, CipherbenchError, ValueError) as e:
+            self.missing[p.name] = f"the hash's oracle failed: {e}"
+            return
+        kas_by_prim.setdefault(p.name, []).extend(computed_over(short, oracle))
+        self.long[p.name] = computed_over(long, oracle)
+        self.oracle_of[p.name] = oracle.describe()
+        second = self.models.second_oracle(oracle, kas_by_prim)
+        if second is None:
+            return
+        try:
+            short2, long2 = hash_records(p, oracle_hash(second), self.size)
+        except (OracleFailed, CipherbenchError, ValueError):
+            return  # the first oracle is then checked on its own answers, which never vouch for it
+        self.for_oracle[p.name] = (oracle.impl, computed_over(short2, second), computed_over(long2, second))
 
     def _over(self, p: Primitive, oracle: Oracle, kas_by_prim) -> tuple[list[KnownAnswer], list[LongAnswer]]:
         """p's short and long records over one oracle, marked as computed over it."""
@@ -918,3 +1004,179 @@ def xts_records(p: Primitive, ecb, decrypts: bool, over: str, size: int) -> tupl
         long.append(_long(p, Operation.ENCRYPT, part, b"", xts.encrypt(ecb(k1), ecb(k2), iv, part.data()), key, iv,
                           b"", how, "generated plaintext, a partial last block (ciphertext stealing)"))
     return short, long
+
+
+# ---------------------------------------------------------------------------- hashes
+# A hash's long answer is its digest of the generated message (the runner hashes `fill`'s
+# bytes; op `hash`, docs/protocol.md), compared by the SHA-256 of the digest like every
+# long answer. The answers come from CPython's own hash modules (its C code: the Keccak
+# code package or HACL*, RFC 7693's reference BLAKE2, not OpenSSL's, which hashlib would
+# call first) or from a model in kat/model/.
+
+@dataclass(frozen=True)
+class HashSource:
+    """What computes a hash's answers here: data -> digest, and what that is."""
+    digest: Callable[[bytes], bytes]
+    how: str
+    builtin: bool  # CPython's own module: checked on the hash's published records at each run
+    # (prefix of whole blocks, tails) -> the digest of prefix || tail for each tail, the prefix
+    # compressed once (a pure-Python model's megabyte takes seconds); None: digest each whole
+    digests: Callable[[bytes, list[bytes]], list[bytes]] | None = None
+
+    def each(self, prefix: bytes, tails: list[bytes]) -> list[bytes]:
+        """The digests of prefix || tail for each tail."""
+        if self.digests is not None:
+            return self.digests(prefix, tails)
+        return [self.digest(prefix + t) for t in tails]
+
+
+def _cpython(modules: tuple[str, ...], ctor: str, **kw) -> Callable[[bytes], bytes] | None:
+    """data -> digest by the constructor `ctor` of the first of CPython's built-in hash
+    modules that exists (3.12 merged _sha256 and _sha512 into _sha2); None when none does.
+    SHAKE (a `length` keyword) is read to that many bytes."""
+    length = kw.pop("length", None)
+    for name in modules:
+        try:
+            mod = importlib.import_module(name)
+        except ImportError:
+            continue
+        new = getattr(mod, ctor, None)
+        if new is None:
+            continue
+        if length is not None:
+            return lambda data: new(data).digest(length)
+        return lambda data: new(data, **kw).digest()
+    return None
+
+
+_CPY = "CPython's built-in module {} (its own C code, not OpenSSL's)"
+#: hash -> (modules, constructor, keywords) of CPython's built-in hash modules
+_BUILTIN = {
+    "md5": (("_md5",), "md5", {}),
+    "sha-1": (("_sha1",), "sha1", {}),
+    "sha-224": (("_sha2", "_sha256"), "sha224", {}),
+    "sha-256": (("_sha2", "_sha256"), "sha256", {}),
+    "sha-384": (("_sha2", "_sha512"), "sha384", {}),
+    "sha-512": (("_sha2", "_sha512"), "sha512", {}),
+    "sha3-224": (("_sha3",), "sha3_224", {}),
+    "sha3-256": (("_sha3",), "sha3_256", {}),
+    "sha3-384": (("_sha3",), "sha3_384", {}),
+    "sha3-512": (("_sha3",), "sha3_512", {}),
+    "shake128": (("_sha3",), "shake_128", {"length": 32}),
+    "shake256": (("_sha3",), "shake_256", {"length": 64}),
+    "blake2b-512": (("_blake2",), "blake2b", {"digest_size": 64}),
+    "blake2b-256": (("_blake2",), "blake2b", {"digest_size": 32}),
+    "blake2s-256": (("_blake2",), "blake2s", {"digest_size": 32}),
+}
+_KECCAK = ("model: the Keccak reference 3.0 sponge with the byte 0x01 after the message (cipherbench/kat/"
+           "model/keccak.py, checked on FIPS 202's SHA-3 and SHAKE examples and Keccak-256(''): "
+           "tests/test_hash_long.py)")
+#: hash -> a model's digest and what checks it
+_MODELLED: dict[str, tuple[Callable[[bytes], bytes], str]] = {
+    "md4": (md4.md4, "model: RFC 1320 MD4 (cipherbench/kat/model/md4.py, checked on RFC 1320 A.5: "
+                     "tests/test_hash_long.py)"),
+    "sha-512-224": (lambda d: sha512t.sha512_t(224, d), "model: FIPS 180-4 SHA-512/224, its IV by 5.3.6 "
+                    "(cipherbench/kat/model/sha512t.py, checked on FIPS 180-4's examples: tests/test_hash_long.py)"),
+    "sha-512-256": (lambda d: sha512t.sha512_t(256, d), "model: FIPS 180-4 SHA-512/256, its IV by 5.3.6 "
+                    "(cipherbench/kat/model/sha512t.py, checked on FIPS 180-4's examples: tests/test_hash_long.py)"),
+    "keccak-224": (lambda d: keccak.keccak(224, d), _KECCAK),
+    "keccak-256": (lambda d: keccak.keccak(256, d), _KECCAK),
+    "keccak-384": (lambda d: keccak.keccak(384, d), _KECCAK),
+    "keccak-512": (lambda d: keccak.keccak(512, d), _KECCAK),
+    "ripemd-160": (ripemd160.ripemd160, "model: RIPEMD-160 (Dobbertin, Bosselaers, Preneel 1996; cipherbench/kat/"
+                   "model/ripemd160.py, checked on the authors' examples: tests/test_hash_long.py)"),
+    "sm3": (sm3.sm3, "model: GB/T 32905-2016 SM3 (cipherbench/kat/model/sm3.py, checked on its appendix A "
+                     "examples and the published records: tests/test_hash_long.py)"),
+    "gosthash94": (gosthash94.gosthash94, "model: GOST R 34.11-94 with the test S-boxes (cipherbench/kat/model/"
+                   "gosthash94.py, checked on RFC 5831's examples: tests/test_model_static.py)"),
+    "gosthash94cp": (gosthash94.gosthash94cp, "model: GOST R 34.11-94 with the CryptoPro S-boxes (cipherbench/"
+                     "kat/model/gosthash94.py, checked on the published digests: tests/test_model_static.py)"),
+}
+#: hash -> its model's digests of one prefix and several tails (HashSource.digests)
+_MODEL_DIGESTS: dict[str, Callable[[bytes, list[bytes]], list[bytes]]] = {
+    "md4": md4.digests,
+    "sha-512-224": lambda prefix, tails: sha512t.digests(224, prefix, tails),
+    "sha-512-256": lambda prefix, tails: sha512t.digests(256, prefix, tails),
+    **{f"keccak-{d}": functools.partial(keccak.keccak_digests, d) for d in (224, 256, 384, 512)},
+    "ripemd-160": ripemd160.digests,
+    "sm3": sm3.digests,
+}
+#: hashes nothing here computes: their long answers come over an oracle (CarryCorpus._hash_over);
+#: without one they stay verified up to their longest published answer
+UNSOURCED_HASHES = ("md2", "whirlpool", "streebog-256", "streebog-512", "tiger")
+
+
+def hash_source(name: str) -> HashSource | None:
+    """What computes the long answers of hash `name`: a model of kat/model/ or CPython's own
+    module; None for UNSOURCED_HASHES (and a built-in this interpreter lacks)."""
+    if name in _MODELLED:
+        digest, how = _MODELLED[name]
+        return HashSource(digest, how, builtin=False, digests=_MODEL_DIGESTS.get(name))
+    if name in _BUILTIN:
+        modules, ctor, kw = _BUILTIN[name]
+        fn = _cpython(modules, ctor, **dict(kw))
+        return None if fn is None else HashSource(fn, _CPY.format("/".join(modules)), builtin=True)
+    return None
+
+
+def oracle_hash(oracle: Oracle) -> HashSource:
+    """The digests of an implementation that passed the hash's published known answers
+    (ModelCorpus's rule, op `hash`), each message sent whole: OracleFailed on any other answer."""
+    def digest(data: bytes) -> bytes:
+        r = oracle.session.ask(oracle.impl, {"op": "hash", "primitive": oracle.primitive,  # type: ignore[attr-defined]
+                                             "input": data.hex()})
+        try:
+            out = bytes.fromhex(r.get("output", "")) if r.get("status") == "ok" else b""
+        except (TypeError, ValueError):
+            out = b""
+        if not out:
+            raise OracleFailed(f"{oracle.impl} {oracle.primitive} answered {r.get('status')}: "
+                               f"{r.get('message', 'no digest')}")
+        return out
+    return HashSource(digest, f"computed by the oracle implementation itself over {oracle.describe()}",
+                      builtin=False)
+
+
+def builtin_disagrees(p: Primitive, source: HashSource, kas_by_prim) -> str | None:
+    """None when a built-in source reproduces every published known answer of p (at least
+    one), else why not: CPython's module is code of the interpreter that runs, checked there."""
+    kas = [k for k in kas_by_prim.get(p.name, []) if published(k)]
+    if not kas:
+        return f"no published known answer of {p.name} to check {source.how} on"
+    bad = next((k for k in kas if source.digest(k.input) != k.output), None)
+    return None if bad is None else f"{source.how} differs from {bad.corpus} {bad.where}"
+
+
+def hash_lengths(p: Primitive) -> list[int]:
+    """The message lengths of a hash's short answers (hash_records)."""
+    return sorted(set(batch_lengths(p.block_bytes, partial=True)) | {2 * w * p.block_bytes for w in BATCH_WIDTHS})
+
+
+def hash_records(p: Primitive, source: HashSource, size: int) -> tuple[list[KnownAnswer], list[LongAnswer]]:
+    """p's short answers at the lengths after each batch width of its block (2, 4, 8 and 16
+    blocks, one more, and a byte either side: collect.batch_lengths) and at twice each width
+    (whole batches past the first), and its long answers: the digests of the generated
+    message of at least size bytes in whole batches (hash_long_size) and of it and a byte
+    more (a tail after the last batch)."""
+    short = []
+    for n in hash_lengths(p):
+        msg = _det(f"msg/{CORPUS}/batch/{p.name}/{n}", n)
+        short.append(KnownAnswer(p.name, msg, source.digest(msg), source=source.how,
+                                 where=f"{CORPUS} {p.name} ({n}-byte message, after the batch widths "
+                                       f"{BATCH_WIDTHS} blocks)", corpus=CORPUS))
+    fill = _fill("pt", hash_long_size(p, size))
+    long = []
+    tails = [b"", b"\x5c"]  # whole batches of every width, then one byte after them
+    for tail, digest in zip(tails, source.each(fill.data(), tails), strict=True):
+        n = fill.size + len(tail)
+        long.append(LongAnswer(p.name, Operation.HASH, fill, tail, hashlib.sha256(digest).digest(), len(digest),
+                               source=source.how, where=f"{CORPUS} {p.name} hash ({n}-byte generated message)",
+                               corpus=CORPUS))
+    return short, long
+
+
+def hash_long_size(p: Primitive, size: int) -> int:
+    """The long answers' message: size rounded up to whole batches of the widest width (16
+    blocks), a whole number of every batch (the megabyte is none of SHA-3's 136-byte blocks)."""
+    unit = max(BATCH_WIDTHS) * p.block_bytes
+    return -(-size // unit) * unit

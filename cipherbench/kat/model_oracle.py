@@ -16,6 +16,9 @@ and fails none is the oracle (an answer `unsupported`, a weak key it refuses, co
 neither). Runners a command has not started are started only when every candidate of the
 started ones fails, so the oracle is the same whatever the command's --impl or
 --primitive; it is chosen once per ECB primitive for the run.
+A hash that no model or CPython module computes (corpus_carry.UNSOURCED_HASHES) gets its long
+answers from an oracle chosen by the same rule among the implementations of that hash, on
+its published known answers (op `hash`).
 Its own pairs are checked on the same records computed again over a second oracle, the next
 candidate among the runners already started that passes (ModelCorpus.second_oracle): the
 records over its own ECB are no independent answer for it (KnownAnswer.over), and where no
@@ -101,10 +104,11 @@ class Oracle:
     passed: int
     corpora: list[str]
     session: object = field(repr=False)
+    hash: bool = False  # a hash's oracle (corpus_carry's hashes no model computes), not an ECB
 
     def describe(self) -> str:
-        return (f"{self.primitive} from {self.impl} (passed {self.passed} published ECB known answers: "
-                f"{', '.join(self.corpora)})")
+        return (f"{self.primitive} from {self.impl} (passed {self.passed} published "
+                f"{'' if self.hash else 'ECB '}known answers: {', '.join(self.corpora)})")
 
     def ecb_for(self, key: bytes):
         """The ECB of this implementation under `key`, as the models take it."""
@@ -196,7 +200,9 @@ class ModelCorpus:
         p = self.s.reg.get(ecb)
         if p is None:
             return f"the registry has no {ecb} for a model to run on"
-        kas = [k for k in kas_by_prim.get(ecb, []) if published(k) and k.input and not len(k.input) % p.block_bytes]
+        hashed = p.kind == PrimitiveKind.HASH
+        kas = [k for k in kas_by_prim.get(ecb, [])
+               if published(k) and (hashed or (k.input and not len(k.input) % p.block_bytes))]
         if not kas:
             return f"no published known answer of {ecb} to check an oracle for the model with"
         tried: dict[str, str] = {exclude: "the first oracle"} if exclude else {}
@@ -222,7 +228,9 @@ class ModelCorpus:
     def _check(self, impl: str, p: Primitive, kas: list[KnownAnswer]) -> Oracle | str:
         """An Oracle when impl reproduces at least one of kas and none differs, else why not."""
         passed, corpora = 0, set()
-        reqs = [{"op": "encrypt", "primitive": p.name, "key": k.key.hex(), "input": k.input.hex()} for k in kas]
+        hashed = p.kind == PrimitiveKind.HASH
+        reqs = [{"op": "hash", "primitive": p.name, "input": k.input.hex()} if hashed else
+                {"op": "encrypt", "primitive": p.name, "key": k.key.hex(), "input": k.input.hex()} for k in kas]
         try:
             answers = self.s.ask_many(impl, reqs)  # independent: sent together
         except CipherbenchError as e:
@@ -237,7 +245,7 @@ class ModelCorpus:
             corpora.add(k.corpus)
         if not passed:
             return "answered unsupported to every known answer"
-        return Oracle(impl, p.name, p.block_bytes, passed, sorted(corpora), self.s)
+        return Oracle(impl, p.name, p.block_bytes, passed, sorted(corpora), self.s, hashed)
 
 
 # ---------------------------------------------------------------------------- the records

@@ -79,7 +79,7 @@ class LongAnswer:
     (docs/protocol.md, `fill` and `digest`). A megabyte record is then a request and an
     answer of a hundred bytes, where it was two megabytes of hex each way."""
     primitive: str
-    operation: Operation  # ENCRYPT or DECRYPT
+    operation: Operation  # ENCRYPT or DECRYPT, or HASH (the output a digest)
     fill: Fill
     tail: bytes
     output_sha256: bytes
@@ -94,8 +94,8 @@ class LongAnswer:
 
     @property
     def message_bytes(self) -> int:
-        """The plaintext's length: what `verified_up_to_bytes` counts."""
-        if self.operation is Operation.ENCRYPT:
+        """The plaintext's (a hash's message's) length: what `verified_up_to_bytes` counts."""
+        if self.operation is not Operation.DECRYPT:
             return self.fill.size + len(self.tail)
         return self.output_bytes
 

@@ -410,6 +410,9 @@ class Verifier:
                 res.skip(la.corpus, la.where, la.source, str(e))
 
     def _long_request(self, p: Primitive, la: LongAnswer, generated: bool) -> dict:
+        if p.kind == PrimitiveKind.HASH:  # a digest is short: `fill` alone
+            req = self._hash_request(p, la.tail if generated else la.data())
+            return dict(req, fill=la.fill.field()) if generated and la.fill.size else req
         if not generated:
             return self._crypt_request(p, la.operation, la.key, la.iv, la.aad, la.data())
         extra = {"fill": la.fill.field()} if la.fill.size else {}
