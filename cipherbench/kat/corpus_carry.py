@@ -218,14 +218,10 @@ def modelled_stream(p: Primitive) -> bool:
 
 def model_stream_records(p: Primitive, size: int = LARGEST) -> list[LongAnswer]:
     """The long answers of a MODEL_STREAMS stream cipher: size bytes, or as many as reach its
-    counter's carries (record_size), both ways. A stream without a counter (RC4) gets a pair
-    one byte longer too: the megabyte is a whole number of every batch, and a fault in the
-    tail after the last whole batch shows only in a message that is not."""
+    counter's carries (record_size), both ways, in both shapes (shape_lengths)."""
     model, how = MODEL_STREAMS[p.family]
     key, iv, _ = _large_inputs(p, 0)
-    sizes = [record_size(p, size)] if p.counter is not None else [size, size + 1]
-    return [la for n in sizes
-            for la in _stream_like(p, key, iv, b"", lambda msg: model(key, iv, msg), how, "from block 0", n)]
+    return _stream_like(p, key, iv, b"", lambda msg: model(key, iv, msg), how, "from block 0", record_size(p, size))
 
 
 def record_size(p: Primitive, size: int) -> int:
@@ -483,6 +479,24 @@ def past(size: int, whole: bool, solved: bool) -> int:
     return (odd or 2) * aead.BLOCK if solved else odd * aead.BLOCK + 1
 
 
+#: the unit a stream cipher's batches are counted in: the 64-byte ChaCha/Salsa block
+#: (collect.batch_lengths), as the mutation score's faults count them too
+STREAM_UNIT = 64
+
+
+def shape_lengths(p: Primitive, size: int) -> tuple[int, int]:
+    """The one rule for the lengths of the long answers that check p's messages up to `size`
+    bytes, one per SHAPES: a whole number of the widest batch (BATCH_WIDTHS[-1] units of p's
+    block, STREAM_UNIT without one) and at least `size`, so a bulk path's last batch ends on
+    the last byte; and that and one unit more, a byte more where p allows a partial unit: an
+    odd number of units, a tail after every batch width. (SIV, GCM-SIV and OCB, whose records
+    end in a solved block, follow the same shapes through `past`.)"""
+    unit = p.block_bytes or STREAM_UNIT
+    widest = BATCH_WIDTHS[-1] * unit
+    whole = max(widest, -(-size // widest) * widest)
+    return whole, whole + unit + (0 if p.whole_blocks else 1)
+
+
 def _n_more(n: int) -> str:
     return f" and {n} bytes more" if n else ""
 
@@ -515,18 +529,23 @@ def _long(p: Primitive, op: Operation, fill: Fill, tail: bytes, output: bytes, k
 def _stream_like(p: Primitive, key: bytes, iv: bytes, aad: bytes, encrypt, how: str, what: str,
                  size: int) -> list[LongAnswer]:
     """Both directions of a mode whose ciphertext is the plaintext xor a keystream (CTR, GCM,
-    ChaCha20-Poly1305), under one key and IV: encryption of a generated plaintext P, and
-    decryption of a generated ciphertext C' (its plaintext C' xor (C xor P), its tag
-    computed by encrypting that plaintext). `encrypt`: message -> ciphertext || tag."""
-    pt, ct = _fill("pt", size), _fill("ct", size)
-    p_bytes, c2 = pt.data(), ct.data()
-    c = encrypt(p_bytes)
-    p2 = sp800_38a._xor(c2, sp800_38a._xor(c[:size], p_bytes))
-    sealed = encrypt(p2) if p.kind == PrimitiveKind.AEAD else c2  # the tag over C' needs the whole AEAD
-    if sealed[:size] != c2:
-        raise ValueError(f"{p.name}: the model's keystream differs between two messages under one key and IV")
-    return [_long(p, Operation.ENCRYPT, pt, b"", c, key, iv, aad, how, f"generated plaintext, {what}"),
-            _long(p, Operation.DECRYPT, ct, sealed[size:], p2, key, iv, aad, how, f"generated ciphertext, {what}")]
+    OFB, CCM, EAX, the stream ciphers and ChaCha AEADs), under one key and IV, at each of
+    shape_lengths(p, size): encryption of a generated plaintext P, and decryption of a
+    generated ciphertext C' (its plaintext C' xor (C xor P), its tag computed by encrypting
+    that plaintext). `encrypt`: message -> ciphertext || tag."""
+    out = []
+    for n, (_, shape) in zip(shape_lengths(p, size), SHAPES, strict=True):
+        pt, ct = _fill("pt", n), _fill("ct", n)
+        p_bytes, c2 = pt.data(), ct.data()
+        c = encrypt(p_bytes)
+        p2 = sp800_38a._xor(c2, sp800_38a._xor(c[:n], p_bytes))
+        sealed = encrypt(p2) if p.kind == PrimitiveKind.AEAD else c2  # the tag over C' needs the whole AEAD
+        if sealed[:n] != c2:
+            raise ValueError(f"{p.name}: the model's keystream differs between two messages under one key and IV")
+        out += [_long(p, Operation.ENCRYPT, pt, b"", c, key, iv, aad, how, f"generated plaintext, {what}, {shape}"),
+                _long(p, Operation.DECRYPT, ct, sealed[n:], p2, key, iv, aad, how,
+                      f"generated ciphertext, {what}, {shape}")]
+    return out
 
 
 def _ecb_records(p: Primitive, key: bytes, ecb_digest, decrypts: bool, how: str, size: int) -> list[LongAnswer]:
@@ -593,7 +612,8 @@ class CarryCorpus:
             pairs = corpus_pairs.pairs_of(p, kas_by_prim) if corpus_pairs.covered(p) else None
             if pairs is not None:  # ECB, CBC, CFB: from the cipher's own ECB answers, no implementation
                 kas_by_prim.setdefault(p.name, []).extend(corpus_pairs.short_records(p, pairs))
-                self.long[p.name] = corpus_pairs.long_records(p, pairs, record_size(p, self.size))
+                self.long[p.name] = [la for n in shape_lengths(p, record_size(p, self.size))
+                                     for la in corpus_pairs.long_records(p, pairs, n)]
                 continue
             if not (covered(p) or batch_covered(p) or xts_covered(p)):
                 continue
@@ -719,7 +739,9 @@ class CarryCorpus:
             how = ("computed by the oracle implementation itself (ECB of an implementation that passed "
                    "published vectors)" + over)
             decrypts = not self._decryption_fails(oracle, kas_by_prim)
-            return short, _ecb_records(p, key, ecb_digest(self.s, oracle, key, piece), decrypts, how, self.size)
+            digest = ecb_digest(self.s, oracle, key, piece)
+            return short, [la for n in shape_lengths(p, self.size)
+                           for la in _ecb_records(p, key, digest, decrypts, how, n)]
         if p.mode in KEYED_AEADS:
             return short, self._keyed(p, oracle, key, iv, aad, piece, kas_by_prim)
         if p.mode in ("ofb", "ccm", "eax", "ocb"):
@@ -840,28 +862,34 @@ class CarryCorpus:
         return mac_for
 
     def _chained(self, p, oracle, key, iv, ecb, kas_by_prim, piece) -> list[LongAnswer]:
-        """CBC and CFB: a generated ciphertext C, its plaintext computed blockwise (decryption
-        of these modes is parallel; their encryption chains, which an ECB oracle cannot do in
-        a request). The decrypting record generates C; the encrypting one sends P whole."""
-        fill = _fill("ct", self.size)
-        ct = fill.data()
-        blocks = sp800_38a._split(ct, p.block_bytes)
-        prev = [iv] + blocks[:-1]  # C_0 = IV
+        """CBC and CFB, at each of shape_lengths: a generated ciphertext C, its plaintext
+        computed blockwise (decryption of these modes is parallel; their encryption chains,
+        which an ECB oracle cannot do in a request). The decrypting record generates C; the
+        encrypting one sends P whole."""
         if p.mode == "cfb":  # P_j = C_j xor CIPH(C_{j-1})
-            pads, other = ecb(prev), blocks
             how = f"model: {_SP} CFB decryption ({_CHECKED})"
         else:  # cbc: P_j = CIPH^-1(C_j) xor C_{j-1}
             why = self._decryption_fails(oracle, kas_by_prim)
             if why:
                 raise OracleFailed(why)
-            pads = ecb_pieces(self.s, oracle, key, piece, "decrypt")(blocks)
-            other = prev
             how = (f"model: {_SP} CBC decryption ({_CHECKED}), the oracle's ECB decryption checked "
                    "on the published vectors it was chosen on")
-        msg = sp800_38a._xor(b"".join(pads), b"".join(other))
         how += f" over {oracle.describe()}"
-        return [_long(p, Operation.DECRYPT, fill, b"", msg, key, iv, b"", how, "generated ciphertext"),
-                _long(p, Operation.ENCRYPT, Fill(b"", 0), msg, ct, key, iv, b"", how, "its plaintext, sent whole")]
+        out = []
+        for n, (_, shape) in zip(shape_lengths(p, self.size), SHAPES, strict=True):
+            fill = _fill("ct", n)
+            ct = fill.data()
+            blocks = sp800_38a._split(ct, p.block_bytes)
+            prev = [iv] + blocks[:-1]  # C_0 = IV
+            if p.mode == "cfb":  # a partial last block takes the leading bytes of its pad
+                pads, other = ecb(prev), blocks
+            else:
+                pads, other = ecb_pieces(self.s, oracle, key, piece, "decrypt")(blocks), prev
+            msg = sp800_38a._xor(b"".join(pads)[:n], b"".join(other))
+            out += [_long(p, Operation.DECRYPT, fill, b"", msg, key, iv, b"", how, f"generated ciphertext, {shape}"),
+                    _long(p, Operation.ENCRYPT, Fill(b"", 0), msg, ct, key, iv, b"", how,
+                          f"its plaintext, sent whole, {shape}")]
+        return out
 
     def _ctr(self, p: Primitive, oracle: Oracle, piece: int) -> list[KnownAnswer]:
         """The counter-carry records, short enough to send whole."""
@@ -984,7 +1012,7 @@ def xts_records(p: Primitive, ecb, decrypts: bool, over: str, size: int) -> tupl
     label = f"{CORPUS}/{p.name}/large"
     key, iv = xts_key(p, label), _det("iv/" + label, p.iv_bytes)
     k1, k2 = xts.halves(key)
-    sizes = (size, size + p.block_bytes)
+    sizes = shape_lengths(p, size) if p.whole_blocks else (size, size + p.block_bytes)
     pt, ct = _fill("pt", sizes[-1]), _fill("ct", sizes[-1])
     c = xts.encrypt(ecb(k1), ecb(k2), iv, pt.data())
     how = _XTS_HOW + over
@@ -1176,7 +1204,6 @@ def hash_records(p: Primitive, source: HashSource, size: int) -> tuple[list[Know
 
 
 def hash_long_size(p: Primitive, size: int) -> int:
-    """The long answers' message: size rounded up to whole batches of the widest width (16
-    blocks), a whole number of every batch (the megabyte is none of SHA-3's 136-byte blocks)."""
-    unit = max(BATCH_WIDTHS) * p.block_bytes
-    return -(-size // unit) * unit
+    """The long answers' message: the whole-batch length of shape_lengths (its other shape is
+    this and a byte, the tail of hash_records)."""
+    return shape_lengths(p, size)[0]
