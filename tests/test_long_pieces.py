@@ -48,6 +48,8 @@ def test_the_ways_are_the_bulk_loop_then_pieces_alone_then_in_place_alone():
     assert bulk_feeds(reg["aes-128-xts"], MIB) == [BulkFeed((), True)]
     assert BulkFeed(pieces, True).fields() == {"chunks": list(pieces), "inplace": True}
     assert BulkFeed(pieces, True).echoes() == ("chunked", "inplace")
+    # a hash is asked in one call: the protocol's `hash` takes no pieces
+    assert bulk_feeds(reg["sha-256"], MIB) == []
 
 
 def test_the_native_engine_is_checked_in_pieces_and_in_place_on_every_long_answer(native_session):

@@ -272,7 +272,10 @@ def bulk_feeds(p: Primitive, n: int) -> list[BulkFeed]:
     """The ways to feed an n-byte long answer as the timed loops do, tried in order until a
     runner honours one: in pieces and in place (the bulk loop itself), in pieces alone (a
     runner without in-place operation), in place alone (an API that takes a message in one
-    call, as CCM's). XTS is not cut: a data unit is one call (IEEE 1619), as stream_chunks says."""
+    call, as CCM's). XTS is not cut: a data unit is one call (IEEE 1619), as stream_chunks says.
+    No way for a hash: the protocol's `hash` takes its message in one call, with no such fields."""
+    if p.kind == PrimitiveKind.HASH:
+        return []
     pieces = bulk_pieces(p, n) if p.mode != "xts" else ()
     return ([BulkFeed(pieces, True), BulkFeed(pieces, False)] if pieces else []) + [BulkFeed((), True)]
 
@@ -536,7 +539,7 @@ class Verifier:
         a runner that honours none (unsupported, an error, no echo) is recorded as
         checks["long_bulk_not_checked"], a way refused before another was taken as
         checks["long_bulk_note"], neither a failure."""
-        todo = [(i, la, bulk_feeds(p, la.message_bytes)) for i, la in enumerate(las)]
+        todo = [(i, la, ways) for i, la in enumerate(las) if (ways := bulk_feeds(p, la.message_bytes))]
         refused: dict[int, list[str]] = defaultdict(list)  # index in las -> the ways it was refused
         unchecked: list[str] = []
         while todo:
