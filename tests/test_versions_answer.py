@@ -1,12 +1,16 @@
 """Versions in the answer: every other version of a library timed at the answer's winning
 point on this host, set against the version the answer's run timed natively, with an
 interval, like with like, and the runners' own cost said where they differ."""
+import os
+import subprocess
+import sys
 from datetime import UTC, datetime
 
 import pytest
+from conftest import REPO
 
 from cipherbench.analysis.recommend import UseCase, recommend
-from cipherbench.analysis.versions import Code, code_of, version_gaps, version_number
+from cipherbench.analysis.versions import Code, code_of, headlines, version_gaps, version_number
 from cipherbench.kinds import RunKind
 from cipherbench.report.answer import short_lines
 from cipherbench.results.run import Implementation, Measurement
@@ -80,3 +84,73 @@ def test_the_answer_says_what_another_version_would_buy(tmp_path):
                                 "against 160 ns")
     lines = short_lines([a], width=100, versions={UseCase.BULK_AEAD: gaps})
     assert any(x.startswith("  versions: openssl 3.5.9 (trixie) x1.96 [1.92-2.00] of 3.0.19; ") for x in lines), lines
+
+
+#: A release run as `run --experiment debian-releases` stores it: the host's libraries and
+#: three releases' builds of each, AES-128-GCM sealed as 16 KiB messages (MB/s). Botan's
+#: name sorts first; the ratios are the size of those the run measures on a quiet machine.
+RELEASES = {
+    "openssl": ("OpenSSL", "OpenSSL 3.0.19 27 Jan 2026", 4000),
+    "bullseye:openssl": ("OpenSSL", "OpenSSL 1.1.1w  11 Sep 2023", 3980),
+    "trixie:openssl": ("OpenSSL", "OpenSSL 3.5.9 29 Sep 2026", 9800),
+    "sid:openssl": ("OpenSSL", "OpenSSL 3.6.1 27 Oct 2026", 9900),
+    "nettle": ("Nettle", "3.8", 1000),
+    "bullseye:nettle": ("Nettle", "3.7", 220),
+    "trixie:nettle": ("Nettle", "3.10", 1005),
+    "botan": ("Botan", "2.19.3", 1000),
+    "bullseye:botan": ("Botan", "2.17.3", 1002),
+    "trixie:botan": ("Botan", "3.7.1", 3300),
+    "sid:botan": ("Botan", "3.9.0", 3800),
+}
+
+
+def release_store(tmp_path):
+    store = Store(f"sqlite:///{tmp_path / 'r.sqlite'}")
+    run = store.begin_run(uuid="releases", profile="debian-releases", kind=RunKind.SPEED.value, host="here",
+                          status="complete")
+    store.add_implementations(run, [Impl(name, "native", lib, version, env={"name": name.rpartition(":")[0] or "host"})
+                                    for name, (lib, version, _) in RELEASES.items()])
+    store.add_measurements(run, [point(name, mb) for name, (_, _, mb) in RELEASES.items()])
+    return store, run
+
+
+def test_a_release_run_names_each_library_s_change_not_only_the_first_library_s(tmp_path):
+    store, run = release_store(tmp_path)
+    impls = [Implementation(n, runner="native", library=lib) for n, (lib, _, _) in RELEASES.items()]
+    ms = [Measurement.of(dict(m, error=None)) for m, _ in (point(n, mb) for n, (_, _, mb) in RELEASES.items())]
+    a = recommend(ms, impls, cases=[UseCase.BULK_AEAD])[0]
+    gaps = version_gaps(store, a, run, "here")
+    # every other version of each library, grouped, the largest change beyond noise first
+    assert [(g.base.code.library, g.other.impl) for g in gaps] == [
+        ("nettle", "bullseye:nettle"), ("nettle", "trixie:nettle"),
+        ("botan", "sid:botan"), ("botan", "trixie:botan"), ("botan", "bullseye:botan"),
+        ("openssl", "sid:openssl"), ("openssl", "trixie:openssl"), ("openssl", "bullseye:openssl")]
+    assert [(g.other.impl, g.other.code.version, g.base.code.version) for g in headlines(gaps)] == [
+        ("bullseye:nettle", "3.7", "3.8"), ("sid:botan", "3.9.0", "2.19.3"), ("sid:openssl", "3.6.1", "3.0.19")]
+    nettle, nettle_same = gaps[:2]
+    assert nettle.ratio == pytest.approx(0.22) and nettle.beyond_noise
+    assert nettle.text() == "nettle 3.7 (bullseye:nettle, run 1) x0.22 [0.22-0.22] of 3.8 (nettle)"
+    assert not nettle_same.beyond_noise
+    assert nettle_same.text() == "nettle 3.10 (trixie:nettle, run 1) x1.00 [0.99-1.03] within noise of 3.8 (nettle)"
+    lines = short_lines([a], width=200, versions={UseCase.BULK_AEAD: gaps})
+    [versions] = [x for x in lines if x.startswith("  versions: ")]
+    assert versions == ("  versions: nettle 3.7 (bullseye) x0.22 [0.22-0.22] of 3.8; "
+                        "botan 3.9.0 (sid) x3.80 [3.72-3.88] of 2.19.3; "
+                        "openssl 3.6.1 (sid) x2.48 [2.43-2.53] of 3.0.19; +5 more")
+
+
+def test_recommend_prints_one_change_per_library_and_all_with_long(tmp_path):
+    release_store(tmp_path)
+
+    def recommend_cli(*args):
+        r = subprocess.run([sys.executable, "-m", "cipherbench", "--db", f"sqlite:///{tmp_path / 'r.sqlite'}",
+                            "recommend", "--case", "bulk-aead", *args], capture_output=True, text=True, cwd=REPO,
+                           env=dict(os.environ, COLUMNS="200"))
+        assert r.returncode == 0, r.stdout + r.stderr
+        return [x for x in r.stdout.splitlines() if x.startswith(("version, ", "  ")) and "version" in x]
+    assert recommend_cli() == [
+        "version, bulk-aead: nettle 3.7 (bullseye:nettle, run 1) x0.22 [0.22-0.22] of 3.8 (nettle)",
+        "version, bulk-aead: botan 3.9.0 (sid:botan, run 1) x3.80 [3.72-3.88] of 2.19.3 (botan)",
+        "version, bulk-aead: openssl 3.6.1 (sid:openssl, run 1) x2.48 [2.43-2.53] of 3.0.19 (openssl)",
+        "  5 more versions of these libraries: --long"]
+    assert len(recommend_cli("--long")) == 8

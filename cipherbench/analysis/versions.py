@@ -11,10 +11,18 @@ version, not versions, and builds runs are not read.
 Where the two figures come through different runners (a bundled copy reached through
 Python against the native engine), the ratio includes the runners' own costs, so each
 side's measured time for a 16-byte call of the same primitive is given beside it.
+
+A store with a release run holds several versions of many libraries (a dozen libraries,
+three releases each): the gaps come grouped by library, each library's most telling one
+first (beyond noise, through the same runner, the largest change), so that a short answer
+names one change per library (`headlines`) and never only the versions of the library
+whose name sorts first.
 """
 from __future__ import annotations
 
+import math
 import re
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 
 from cipherbench import registry
@@ -108,11 +116,21 @@ class VersionGap:
     def runners_differ(self) -> bool:
         return self.base.runner != self.other.runner
 
-    def text(self) -> str:
-        """'openssl 3.5.9 (bookworm... ) x2.45 [2.40-2.50] of openssl 3.0.19 (openssl, run 1)'."""
+    @property
+    def change(self) -> float:
+        """How far the ratio is from 1 either way: x0.5 and x2 are as far."""
+        return abs(math.log(self.ratio)) if self.ratio > 0 else math.inf
+
+    def span(self) -> str:
+        """' [2.40-2.50]', or ' [0.46-1.35] within noise' when the interval holds 1; '' without one."""
         iv = self.interval
-        span = f" [{iv[0]:.2f}-{iv[1]:.2f}]" if iv else ""
-        out = f"{self.other.label()} x{self.ratio:.2f}{span} of {self.base.code.version} ({self.base.impl})"
+        if iv is None:
+            return ""
+        return f" [{iv[0]:.2f}-{iv[1]:.2f}]" + ("" if self.beyond_noise else " within noise")
+
+    def text(self) -> str:
+        """'openssl 3.5.9 (trixie:openssl, run 2) x2.45 [2.40-2.50] of 3.0.19 (openssl)'."""
+        out = f"{self.other.label()} x{self.ratio:.2f}{self.span()} of {self.base.code.version} ({self.base.impl})"
         if self.runners_differ:
             def call(f: VersionFigure) -> str:
                 return f"{f.call_ns:,.0f} ns" if f.call_ns else "not timed"
@@ -153,8 +171,38 @@ def version_gaps(store: Store, answer: Answer, run_id: int, host: str | None) ->
     gaps = [VersionGap(base[f.code.library], f) for f in newest.values()
             if f.code.library in base and f.code.version != base[f.code.library].code.version]
     upgrade = release_gap(rows, best.impl, best.size, run_id, calls)
-    return ([upgrade] if upgrade else []) + sorted(gaps, key=lambda g: (g.base.code.library, g.runners_differ,
-                                                                        -abs(g.ratio - 1)))
+    return ([upgrade] if upgrade else []) + by_library(gaps)
+
+
+def telling(g: VersionGap) -> tuple[bool, bool, float]:
+    """Sort key, most telling first: beyond noise, through the same runner, the largest change."""
+    return (not g.beyond_noise, g.runners_differ, -g.change)
+
+
+def by_library(gaps: Iterable[VersionGap]) -> list[VersionGap]:
+    """Each library's gaps together, its most telling first; the libraries in the order of
+    their most telling gap. The first gap of each library is then its headline."""
+    groups: dict[str, list[VersionGap]] = {}
+    for g in sorted(gaps, key=telling):
+        groups.setdefault(g.base.code.library, []).append(g)
+    return [g for group in groups.values() for g in group]
+
+
+def headlines(gaps: Sequence[VersionGap]) -> list[VersionGap]:
+    """The first gap of each library in `gaps` (as version_gaps orders them: its most telling)."""
+    seen: set[str] = set()
+    out = []
+    for g in gaps:
+        if g.base.code.library not in seen:
+            seen.add(g.base.code.library)
+            out.append(g)
+    return out
+
+
+def headlines_first(gaps: Sequence[VersionGap]) -> list[VersionGap]:
+    """Every gap, each library's headline before any library's second gap."""
+    heads = headlines(gaps)
+    return heads + [g for g in gaps if g not in heads]
 
 
 def release_gap(rows: list[tuple[int, Implementation, Measurement]], impl: str, size: int, run_id: int,

@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 
 from cipherbench.analysis.constant_time import LEGEND
 from cipherbench.analysis.recommend import Answer, Excluded, Figure, UseCase
-from cipherbench.analysis.versions import VersionGap
+from cipherbench.analysis.versions import VersionGap, headlines_first
 
 #: Runners-up named in the short form, beside any that tie with the fastest.
 RUNNERS_UP = 2
@@ -37,11 +37,9 @@ def label(f: Figure) -> str:
 
 
 def _gap_short(g: VersionGap) -> str:
-    """'openssl 3.5.9 x2.45 [2.40-2.50] of 3.0.19' (+ the runner where it differs)."""
-    iv = g.interval
-    span = f" [{iv[0]:.2f}-{iv[1]:.2f}]" if iv else ""
+    """'openssl 3.5.9 (trixie) x2.45 [2.40-2.50] of 3.0.19' (+ the runner where it differs)."""
     via = f", {g.other.runner} runner" if g.runners_differ else ""
-    return f"{g.other.code.library} {g.other.code.version} ({g.other.where}{via}) x{g.ratio:.2f}{span} of {g.base.code.version}"
+    return f"{g.other.code.library} {g.other.code.version} ({g.other.where}{via}) x{g.ratio:.2f}{g.span()} of {g.base.code.version}"
 
 
 def exclusion_counts(excluded: Sequence[Excluded]) -> str:
@@ -90,8 +88,8 @@ def short_lines(answers: Sequence[Answer], width: int = 80,
         if a.excluded:
             lines.append(f"  left out: {exclusion_counts(a.excluded)}"[:width])
         gaps = (versions or {}).get(a.spec.case) or ()
-        if gaps:
-            lines.append(_fit([_gap_short(g) for g in gaps], "  versions: ", width))
+        if gaps:  # one change per library first, then the others as they fit
+            lines.append(_fit([_gap_short(g) for g in headlines_first(gaps)], "  versions: ", width))
     missing = [a.spec.case.value for a in answers if a.size is None]  # the names recommend --case takes
     if missing:
         lines.append(_fit(missing, "Nothing timed for: ", width).replace("; ", ", "))
