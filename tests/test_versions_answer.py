@@ -28,7 +28,11 @@ def test_the_code_an_implementation_runs():
         return code_of(Implementation.of(row))
     assert code(impl="openssl", runner="native", library="OpenSSL", version="OpenSSL 3.0.19 27 Jan 2026") == \
         Code("openssl", "3.0.19")
-    assert code(impl="trixie:nettle", runner="native", library="Nettle", version="3.10.1") == Code("nettle", "3.10.1")
+    # an environment's engine: its runner is named for the environment (measure/environments.py)
+    assert code(impl="trixie:nettle", runner="trixie", library="Nettle", version="3.10.1",
+                environment={"name": "trixie", "release": "trixie", "host": False}) == Code("nettle", "3.10.1")
+    assert code(impl="trixie:reference", runner="trixie", library="cipherbench", version="1",
+                environment={"name": "trixie", "release": "trixie", "host": False}) is None
     assert code(impl="pyca-cryptography", runner="python", library="cryptography", version="46.0.3",
                 notes={"openssl": "OpenSSL 4.0.3 1 Oct 2026"}) == Code("openssl", "4.0.3")
     assert code(impl="openssl@gcc-12:O3", runner="native", library="OpenSSL", version="3.0.19") is None
@@ -53,13 +57,13 @@ def test_the_answer_says_what_another_version_would_buy(tmp_path):
     store = Store(f"sqlite:///{tmp_path / 'r.sqlite'}")
     older = store.begin_run(uuid="releases", kind=RunKind.SPEED.value, host="here", status="complete",
                             started_at=datetime(2026, 11, 1, tzinfo=UTC))
-    store.add_implementations(older, [Impl("trixie:openssl", "native", "OpenSSL", "OpenSSL 3.5.9 1 Jul 2026",
+    store.add_implementations(older, [Impl("trixie:openssl", "trixie", "OpenSSL", "OpenSSL 3.5.9 1 Jul 2026",
                                            env={"name": "trixie"}),
                                       Impl("openssl", "native", "OpenSSL", "OpenSSL 3.0.19 27 Jan 2026",
                                            env={"name": "host"})])
     store.add_measurements(older, [point("trixie:openssl", 9800), point("openssl", 4000)])
     elsewhere = store.begin_run(uuid="other host", host="there", status="complete")
-    store.add_implementations(elsewhere, [Impl("sid:openssl", "native", "OpenSSL", "OpenSSL 3.6.0", env={"name": "sid"})])
+    store.add_implementations(elsewhere, [Impl("sid:openssl", "sid", "OpenSSL", "OpenSSL 3.6.0", env={"name": "sid"})])
     store.add_measurements(elsewhere, [point("sid:openssl", 12000)])
     quick = store.begin_run(uuid="quick", host="here", status="complete")
     store.add_implementations(quick, [Impl("openssl", "native", "OpenSSL", "OpenSSL 3.0.19 27 Jan 2026", env={"name": "host"}),
@@ -108,7 +112,9 @@ def release_store(tmp_path):
     store = Store(f"sqlite:///{tmp_path / 'r.sqlite'}")
     run = store.begin_run(uuid="releases", profile="debian-releases", kind=RunKind.SPEED.value, host="here",
                           status="complete")
-    store.add_implementations(run, [Impl(name, "native", lib, version, env={"name": name.rpartition(":")[0] or "host"})
+    # as the run stores them: an environment's engine is the runner named for it
+    store.add_implementations(run, [Impl(name, name.rpartition(":")[0] or "native", lib, version,
+                                         env={"name": name.rpartition(":")[0] or "host"})
                                     for name, (lib, version, _) in RELEASES.items()])
     store.add_measurements(run, [point(name, mb) for name, (_, _, mb) in RELEASES.items()])
     return store, run
@@ -116,7 +122,7 @@ def release_store(tmp_path):
 
 def test_a_release_run_names_each_library_s_change_not_only_the_first_library_s(tmp_path):
     store, run = release_store(tmp_path)
-    impls = [Implementation(n, runner="native", library=lib) for n, (lib, _, _) in RELEASES.items()]
+    impls = [Implementation(n, runner=n.rpartition(":")[0] or "native", library=lib) for n, (lib, _, _) in RELEASES.items()]
     ms = [Measurement.of(dict(m, error=None)) for m, _ in (point(n, mb) for n, (_, _, mb) in RELEASES.items())]
     a = recommend(ms, impls, cases=[UseCase.BULK_AEAD])[0]
     gaps = version_gaps(store, a, run, "here")

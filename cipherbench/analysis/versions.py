@@ -58,6 +58,17 @@ def version_number(text: object) -> str:
     return m.group(0) if m else ""
 
 
+#: The runner name of the engine, whichever tree built it.
+ENGINE = "native"
+
+
+def runner_of(impl: Implementation) -> str:
+    """The program that ran the code: the engine, whether built on the host (runner 'native')
+    or inside a release environment (its runner named for the environment, 'trixie', and its
+    environment recorded, envs/describe.py), else the language runner."""
+    return ENGINE if impl.runner == ENGINE or isinstance(impl.environment, dict) else impl.runner or ""
+
+
 def code_of(impl: Implementation) -> Code | None:
     """The library and version an implementation runs, or None (the project's own code, a
     build variant, a language's own library)."""
@@ -65,7 +76,7 @@ def code_of(impl: Implementation) -> Code | None:
     for lib in BUNDLED_NOTES:
         if notes.get(lib) and version_number(notes.get(lib)):
             return Code(lib, version_number(notes.get(lib)))
-    if impl.runner != "native" or "@" in impl.impl or impl.impl.rpartition(":")[2] in OWN:
+    if runner_of(impl) != ENGINE or "@" in impl.impl or impl.impl.rpartition(":")[2] in OWN:
         return None
     library = (impl.library or "").split(" ", 1)[0].lower()
     version = version_number(impl.version)
@@ -142,7 +153,7 @@ class VersionGap:
 def _figure(run_id: int, impl: Implementation, m: Measurement, code: Code, call_ns: float | None) -> VersionFigure:
     size, lo, hi = m.size, m.ns_low, m.ns_high
     env = impl.environment if isinstance(impl.environment, dict) else None
-    return VersionFigure(code, impl.impl, impl.runner or "", str(env.get("name")) if env else impl.runner or "",
+    return VersionFigure(code, impl.impl, runner_of(impl), str(env.get("name")) if env else impl.runner or "",
                          run_id, float(m.mb_per_s or 0), size / hi * 1e3 if hi else None,
                          size / lo * 1e3 if lo else None, call_ns)
 
@@ -166,8 +177,8 @@ def version_gaps(store: Store, answer: Answer, run_id: int, host: str | None) ->
         if code is None or m.size != best.size or m.verified != Verdict.PASSED or is_parallel(m) or not m.mb_per_s:
             continue
         newest.setdefault((code, im.impl), _figure(rid, im, m, code, calls.get((rid, im.impl))))
-    base = {f.code.library: f for f in newest.values() if f.run_id == run_id and f.runner == "native"
-            and f.where in ("host", "native")}
+    base = {f.code.library: f for f in newest.values() if f.run_id == run_id and f.runner == ENGINE
+            and f.where in ("host", ENGINE)}
     gaps = [VersionGap(base[f.code.library], f) for f in newest.values()
             if f.code.library in base and f.code.version != base[f.code.library].code.version]
     upgrade = release_gap(rows, best.impl, best.size, run_id, calls)
