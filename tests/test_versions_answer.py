@@ -160,3 +160,25 @@ def test_recommend_prints_one_change_per_library_and_all_with_long(tmp_path):
         "version, bulk-aead: openssl 3.6.1 (sid:openssl, run 1) x2.48 [2.43-2.53] of 3.0.19 (openssl)",
         "  5 more versions of these libraries: --long"]
     assert len(recommend_cli("--long")) == 8
+
+
+def test_an_earlier_run_s_answer_is_set_beside_a_later_release_run(tmp_path):
+    """The quick profile first, then a release run: the quick run's answer keeps its own
+    figures as the base although the later run timed the same host libraries again."""
+    store = Store(f"sqlite:///{tmp_path / 'r.sqlite'}")
+    quick = store.begin_run(uuid="quick", kind=RunKind.SPEED.value, host="here", status="complete")
+    store.add_implementations(quick, [Impl("openssl", "native", "OpenSSL", "OpenSSL 3.0.19 27 Jan 2026",
+                                           env={"name": "host"})])
+    store.add_measurements(quick, [point("openssl", 5000)])
+    releases = store.begin_run(uuid="releases", kind=RunKind.SPEED.value, host="here", status="complete")
+    store.add_implementations(releases, [Impl("openssl", "native", "OpenSSL", "OpenSSL 3.0.19 27 Jan 2026",
+                                              env={"name": "host"}),
+                                         Impl("trixie:openssl", "trixie", "OpenSSL", "OpenSSL 3.5.9 29 Sep 2026",
+                                              env={"name": "trixie"})])
+    store.add_measurements(releases, [point("openssl", 4000), point("trixie:openssl", 9800)])
+    ms = [Measurement.of(dict(point("openssl", 5000)[0], error=None))]
+    a = recommend(ms, [Implementation("openssl", runner="native", library="OpenSSL")], cases=[UseCase.BULK_AEAD])[0]
+    [gap] = version_gaps(store, a, quick, "here")
+    assert (gap.base.run_id, gap.base.mb_per_s, gap.other.run_id, gap.other.impl) == (quick, 5000, releases,
+                                                                                     "trixie:openssl")
+    assert gap.ratio == pytest.approx(9800 / 5000)

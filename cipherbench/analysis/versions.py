@@ -171,8 +171,10 @@ def version_gaps(store: Store, answer: Answer, run_id: int, host: str | None) ->
             for rid, impl, m in store.points_at(best.primitive, op.value, answer.workload.value,
                                                 {best.size, CALL_SIZE}, host)]
     calls = {(rid, im.impl): m.ns_per_call for rid, im, m in rows if m.size == CALL_SIZE}
-    newest: dict[tuple[Code, str], VersionFigure] = {}  # (code, impl) -> its newest figure
-    for rid, im, m in rows:  # newest run first
+    # (code, impl) -> its figure in the answer's run, else its newest: the answer's own figures
+    # are the base even when a later run (a release run after the quick one) timed them again
+    newest: dict[tuple[Code, str], VersionFigure] = {}
+    for rid, im, m in sorted(rows, key=lambda row: row[0] != run_id):  # the answer's run, then newest first
         code = code_of(im)
         if code is None or m.size != best.size or m.verified != Verdict.PASSED or is_parallel(m) or not m.mb_per_s:
             continue
