@@ -182,3 +182,25 @@ def test_an_earlier_run_s_answer_is_set_beside_a_later_release_run(tmp_path):
     assert (gap.base.run_id, gap.base.mb_per_s, gap.other.run_id, gap.other.impl) == (quick, 5000, releases,
                                                                                      "trixie:openssl")
     assert gap.ratio == pytest.approx(9800 / 5000)
+
+
+def test_the_runner_caveat_takes_a_call_from_the_run_that_timed_one(tmp_path):
+    """A release run times no 16-byte call: beside its answer, the bundled copy's caveat takes
+    the host engine's call from the newest run that timed one, and says which."""
+    store = Store(f"sqlite:///{tmp_path / 'r.sqlite'}")
+    quick = store.begin_run(uuid="quick", kind=RunKind.SPEED.value, host="here", status="complete")
+    store.add_implementations(quick, [Impl("openssl", "native", "OpenSSL", "OpenSSL 3.0.19 27 Jan 2026", env={"name": "host"}),
+                                      Impl("pyca-cryptography", "python", "cryptography", "46.0.3",
+                                           notes={"openssl": "OpenSSL 4.0.3 1 Oct 2026"})])
+    store.add_measurements(quick, [point("openssl", 5000), point("pyca-cryptography", 10000),
+                                   point("openssl", 100, size=16), point("pyca-cryptography", 8, size=16)])
+    releases = store.begin_run(uuid="releases", kind=RunKind.SPEED.value, host="here", status="complete")
+    store.add_implementations(releases, [Impl("openssl", "native", "OpenSSL", "OpenSSL 3.0.19 27 Jan 2026",
+                                              env={"name": "host"})])
+    store.add_measurements(releases, [point("openssl", 4000)])
+    ms = [Measurement.of(dict(point("openssl", 4000)[0], error=None))]
+    a = recommend(ms, [Implementation("openssl", runner="native", library="OpenSSL")], cases=[UseCase.BULK_AEAD])[0]
+    [pyca] = version_gaps(store, a, releases, "here")
+    assert (pyca.base.run_id, pyca.other.run_id, pyca.ratio) == (releases, quick, pytest.approx(2.5))
+    assert pyca.text().endswith("through the python runner, not the native one: a 16 B call takes 2,000 ns there "
+                                f"against 160 ns (run {quick})")

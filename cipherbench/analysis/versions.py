@@ -93,7 +93,8 @@ class VersionFigure:
     mb_per_s: float
     mb_low: float | None
     mb_high: float | None
-    call_ns: float | None  # the same implementation's 16-byte call, in the same run
+    call_ns: float | None  # the same implementation's 16-byte call: in the same run where it has one
+    call_run: int | None = None  # the run that timed that call (the newest that did, when not the same)
 
     def label(self) -> str:
         return f"{self.code.library} {self.code.version} ({self.impl}, run {self.run_id})"
@@ -144,18 +145,32 @@ class VersionGap:
         out = f"{self.other.label()} x{self.ratio:.2f}{self.span()} of {self.base.code.version} ({self.base.impl})"
         if self.runners_differ:
             def call(f: VersionFigure) -> str:
-                return f"{f.call_ns:,.0f} ns" if f.call_ns else "not timed"
+                if not f.call_ns:
+                    return f"not timed at {CALL_SIZE} B on this host"
+                return f"{f.call_ns:,.0f} ns" + (f" (run {f.call_run})" if f.call_run != f.run_id else "")
             out += (f"; through the {self.other.runner} runner, not the {self.base.runner} one: a "
                     f"{CALL_SIZE} B call takes {call(self.other)} there against {call(self.base)}")
         return out
 
 
-def _figure(run_id: int, impl: Implementation, m: Measurement, code: Code, call_ns: float | None) -> VersionFigure:
+#: (run id, implementation) -> its 16-byte call's ns, newest run first.
+Calls = dict[tuple[int, str], float]
+
+
+def call_of(calls: Calls, run_id: int, impl: str) -> tuple[float | None, int | None]:
+    """An implementation's 16-byte call and the run that timed it: in `run_id` where that run
+    timed one (a release experiment times no 16 B call), else in the newest run that did."""
+    if (run_id, impl) in calls:
+        return calls[(run_id, impl)], run_id
+    return next(((ns, rid) for (rid, name), ns in calls.items() if name == impl), (None, None))
+
+
+def _figure(run_id: int, impl: Implementation, m: Measurement, code: Code, calls: Calls) -> VersionFigure:
     size, lo, hi = m.size, m.ns_low, m.ns_high
     env = impl.environment if isinstance(impl.environment, dict) else None
     return VersionFigure(code, impl.impl, runner_of(impl), str(env.get("name")) if env else impl.runner or "",
                          run_id, float(m.mb_per_s or 0), size / hi * 1e3 if hi else None,
-                         size / lo * 1e3 if lo else None, call_ns)
+                         size / lo * 1e3 if lo else None, *call_of(calls, run_id, impl.impl))
 
 
 def version_gaps(store: Store, answer: Answer, run_id: int, host: str | None) -> list[VersionGap]:
@@ -170,7 +185,7 @@ def version_gaps(store: Store, answer: Answer, run_id: int, host: str | None) ->
     rows = [(rid, Implementation.of(impl), Measurement.of(m))
             for rid, impl, m in store.points_at(best.primitive, op.value, answer.workload.value,
                                                 {best.size, CALL_SIZE}, host)]
-    calls = {(rid, im.impl): m.ns_per_call for rid, im, m in rows if m.size == CALL_SIZE}
+    calls = {(rid, im.impl): m.ns_per_call for rid, im, m in rows if m.size == CALL_SIZE and m.ns_per_call}
     # (code, impl) -> its figure in the answer's run, else its newest: the answer's own figures
     # are the base even when a later run (a release run after the quick one) timed them again
     newest: dict[tuple[Code, str], VersionFigure] = {}
@@ -178,7 +193,7 @@ def version_gaps(store: Store, answer: Answer, run_id: int, host: str | None) ->
         code = code_of(im)
         if code is None or m.size != best.size or m.verified != Verdict.PASSED or is_parallel(m) or not m.mb_per_s:
             continue
-        newest.setdefault((code, im.impl), _figure(rid, im, m, code, calls.get((rid, im.impl))))
+        newest.setdefault((code, im.impl), _figure(rid, im, m, code, calls))
     base = {f.code.library: f for f in newest.values() if f.run_id == run_id and f.runner == ENGINE
             and f.where in ("host", ENGINE)}
     gaps = [VersionGap(base[f.code.library], f) for f in newest.values()
@@ -219,7 +234,7 @@ def headlines_first(gaps: Sequence[VersionGap]) -> list[VersionGap]:
 
 
 def release_gap(rows: list[tuple[int, Implementation, Measurement]], impl: str, size: int, run_id: int,
-                calls: dict[tuple[int, str], float | None]) -> VersionGap | None:
+                calls: Calls) -> VersionGap | None:
     """What the newest release of the winner's package (cipherbench/releases) measured at the
     answer's point on this host, against the winner as the answer's run timed it: what an
     upgrade would buy. None when the winner is no such package or is its newest release timed.
@@ -235,7 +250,7 @@ def release_gap(rows: list[tuple[int, Implementation, Measurement]], impl: str, 
             continue
         version = release or str(im.version or "")
         # one runner's code either way: a release runs in the runner its package's build runs in
-        f = replace(_figure(rid, im, m, Code(package.impl, version), calls.get((rid, im.impl))),
+        f = replace(_figure(rid, im, m, Code(package.impl, version), calls),
                     runner=package.runner, where=package.runner)
         if rid == run_id and im.impl == impl:
             winner = f
