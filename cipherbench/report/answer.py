@@ -60,9 +60,35 @@ def _fit(items: list[str], lead: str, width: int) -> str:
     return line
 
 
+#: Lines the short form gives one use case's other versions: one change per library of a
+#: release run (Nettle's, Botan's, OpenSSL's ...) takes a line each at 80 to 100 columns.
+VERSION_LINES = 3
+
+
+def _fit_lines(items: list[str], lead: str, width: int, lines: int) -> list[str]:
+    """items over at most `lines` lines of `width`, the first led by `lead` and the others
+    indented as far; '+N more' on the last where they do not all fit."""
+    out: list[str] = []
+    indent = " " * len(lead)
+    while items and len(out) < lines:
+        head = lead if not out else indent
+        if len(out) + 1 == lines:
+            out.append(_fit(items, head, width))
+            break
+        line, n = head, 0
+        for item in items:
+            step = ("; " if n else "") + item
+            if len(line) + len(step) + 1 > width and n:  # keep room for the ';' ending the line
+                break
+            line, n = line + step, n + 1
+        items = items[n:]
+        out.append((line + (";" if items else ""))[:width])
+    return out
+
+
 def short_lines(answers: Sequence[Answer], width: int = 80,
                 versions: Mapping[UseCase, Sequence[VersionGap]] | None = None) -> list[str]:
-    """At most six lines per use case, none longer than width. `versions`: what other
+    """At most seven lines per use case, none longer than width. `versions`: what other
     versions of a library measured at each use case's winning point (analysis/versions.py)."""
     lines = [HEADLINE if len(HEADLINE) <= width else "The answer (MB/s; [ ] = the median's interval; = a tie with it)"]
     for a in answers:
@@ -89,7 +115,7 @@ def short_lines(answers: Sequence[Answer], width: int = 80,
             lines.append(f"  left out: {exclusion_counts(a.excluded)}"[:width])
         gaps = (versions or {}).get(a.spec.case) or ()
         if gaps:  # one change per library first, then the others as they fit
-            lines.append(_fit([_gap_short(g) for g in headlines_first(gaps)], "  versions: ", width))
+            lines += _fit_lines([_gap_short(g) for g in headlines_first(gaps)], "  versions: ", width, VERSION_LINES)
     missing = [a.spec.case.value for a in answers if a.size is None]  # the names recommend --case takes
     if missing:
         lines.append(_fit(missing, "Nothing timed for: ", width).replace("; ", ", "))
