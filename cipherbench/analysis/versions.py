@@ -11,10 +11,18 @@ version, not versions, and builds runs are not read.
 Where the two figures come through different runners (a bundled copy reached through
 Python against the native engine), the ratio includes the runners' own costs, so each
 side's measured time for a 16-byte call of the same primitive is given beside it.
+
+A store with a release run holds several versions of many libraries (a dozen libraries,
+three releases each): the gaps come grouped by library, each library's most telling one
+first (beyond noise, through the same runner, the largest change), so that a short answer
+names one change per library (`headlines`) and never only the versions of the library
+whose name sorts first.
 """
 from __future__ import annotations
 
+import math
 import re
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 
 from cipherbench import registry
@@ -50,6 +58,17 @@ def version_number(text: object) -> str:
     return m.group(0) if m else ""
 
 
+#: The runner name of the engine, whichever tree built it.
+ENGINE = "native"
+
+
+def runner_of(impl: Implementation) -> str:
+    """The program that ran the code: the engine, whether built on the host (runner 'native')
+    or inside a release environment (its runner named for the environment, 'trixie', and its
+    environment recorded, envs/describe.py), else the language runner."""
+    return ENGINE if impl.runner == ENGINE or isinstance(impl.environment, dict) else impl.runner or ""
+
+
 def code_of(impl: Implementation) -> Code | None:
     """The library and version an implementation runs, or None (the project's own code, a
     build variant, a language's own library)."""
@@ -57,7 +76,7 @@ def code_of(impl: Implementation) -> Code | None:
     for lib in BUNDLED_NOTES:
         if notes.get(lib) and version_number(notes.get(lib)):
             return Code(lib, version_number(notes.get(lib)))
-    if impl.runner != "native" or "@" in impl.impl or impl.impl.rpartition(":")[2] in OWN:
+    if runner_of(impl) != ENGINE or "@" in impl.impl or impl.impl.rpartition(":")[2] in OWN:
         return None
     library = (impl.library or "").split(" ", 1)[0].lower()
     version = version_number(impl.version)
@@ -74,7 +93,8 @@ class VersionFigure:
     mb_per_s: float
     mb_low: float | None
     mb_high: float | None
-    call_ns: float | None  # the same implementation's 16-byte call, in the same run
+    call_ns: float | None  # the same implementation's 16-byte call: in the same run where it has one
+    call_run: int | None = None  # the run that timed that call (the newest that did, when not the same)
 
     def label(self) -> str:
         return f"{self.code.library} {self.code.version} ({self.impl}, run {self.run_id})"
@@ -108,25 +128,49 @@ class VersionGap:
     def runners_differ(self) -> bool:
         return self.base.runner != self.other.runner
 
-    def text(self) -> str:
-        """'openssl 3.5.9 (bookworm... ) x2.45 [2.40-2.50] of openssl 3.0.19 (openssl, run 1)'."""
+    @property
+    def change(self) -> float:
+        """How far the ratio is from 1 either way: x0.5 and x2 are as far."""
+        return abs(math.log(self.ratio)) if self.ratio > 0 else math.inf
+
+    def span(self) -> str:
+        """' [2.40-2.50]', or ' [0.46-1.35] within noise' when the interval holds 1; '' without one."""
         iv = self.interval
-        span = f" [{iv[0]:.2f}-{iv[1]:.2f}]" if iv else ""
-        out = f"{self.other.label()} x{self.ratio:.2f}{span} of {self.base.code.version} ({self.base.impl})"
+        if iv is None:
+            return ""
+        return f" [{iv[0]:.2f}-{iv[1]:.2f}]" + ("" if self.beyond_noise else " within noise")
+
+    def text(self) -> str:
+        """'openssl 3.5.9 (trixie:openssl, run 2) x2.45 [2.40-2.50] of 3.0.19 (openssl)'."""
+        out = f"{self.other.label()} x{self.ratio:.2f}{self.span()} of {self.base.code.version} ({self.base.impl})"
         if self.runners_differ:
             def call(f: VersionFigure) -> str:
-                return f"{f.call_ns:,.0f} ns" if f.call_ns else "not timed"
+                if not f.call_ns:
+                    return f"not timed at {CALL_SIZE} B on this host"
+                return f"{f.call_ns:,.0f} ns" + (f" (run {f.call_run})" if f.call_run != f.run_id else "")
             out += (f"; through the {self.other.runner} runner, not the {self.base.runner} one: a "
                     f"{CALL_SIZE} B call takes {call(self.other)} there against {call(self.base)}")
         return out
 
 
-def _figure(run_id: int, impl: Implementation, m: Measurement, code: Code, call_ns: float | None) -> VersionFigure:
+#: (run id, implementation) -> its 16-byte call's ns, newest run first.
+Calls = dict[tuple[int, str], float]
+
+
+def call_of(calls: Calls, run_id: int, impl: str) -> tuple[float | None, int | None]:
+    """An implementation's 16-byte call and the run that timed it: in `run_id` where that run
+    timed one (a release experiment times no 16 B call), else in the newest run that did."""
+    if (run_id, impl) in calls:
+        return calls[(run_id, impl)], run_id
+    return next(((ns, rid) for (rid, name), ns in calls.items() if name == impl), (None, None))
+
+
+def _figure(run_id: int, impl: Implementation, m: Measurement, code: Code, calls: Calls) -> VersionFigure:
     size, lo, hi = m.size, m.ns_low, m.ns_high
     env = impl.environment if isinstance(impl.environment, dict) else None
-    return VersionFigure(code, impl.impl, impl.runner or "", str(env.get("name")) if env else impl.runner or "",
+    return VersionFigure(code, impl.impl, runner_of(impl), str(env.get("name")) if env else impl.runner or "",
                          run_id, float(m.mb_per_s or 0), size / hi * 1e3 if hi else None,
-                         size / lo * 1e3 if lo else None, call_ns)
+                         size / lo * 1e3 if lo else None, *call_of(calls, run_id, impl.impl))
 
 
 def version_gaps(store: Store, answer: Answer, run_id: int, host: str | None) -> list[VersionGap]:
@@ -141,24 +185,56 @@ def version_gaps(store: Store, answer: Answer, run_id: int, host: str | None) ->
     rows = [(rid, Implementation.of(impl), Measurement.of(m))
             for rid, impl, m in store.points_at(best.primitive, op.value, answer.workload.value,
                                                 {best.size, CALL_SIZE}, host)]
-    calls = {(rid, im.impl): m.ns_per_call for rid, im, m in rows if m.size == CALL_SIZE}
-    newest: dict[tuple[Code, str], VersionFigure] = {}  # (code, impl) -> its newest figure
-    for rid, im, m in rows:  # newest run first
+    calls = {(rid, im.impl): m.ns_per_call for rid, im, m in rows if m.size == CALL_SIZE and m.ns_per_call}
+    # (code, impl) -> its figure in the answer's run, else its newest: the answer's own figures
+    # are the base even when a later run (a release run after the quick one) timed them again
+    newest: dict[tuple[Code, str], VersionFigure] = {}
+    for rid, im, m in sorted(rows, key=lambda row: row[0] != run_id):  # the answer's run, then newest first
         code = code_of(im)
         if code is None or m.size != best.size or m.verified != Verdict.PASSED or is_parallel(m) or not m.mb_per_s:
             continue
-        newest.setdefault((code, im.impl), _figure(rid, im, m, code, calls.get((rid, im.impl))))
-    base = {f.code.library: f for f in newest.values() if f.run_id == run_id and f.runner == "native"
-            and f.where in ("host", "native")}
+        newest.setdefault((code, im.impl), _figure(rid, im, m, code, calls))
+    base = {f.code.library: f for f in newest.values() if f.run_id == run_id and f.runner == ENGINE
+            and f.where in ("host", ENGINE)}
     gaps = [VersionGap(base[f.code.library], f) for f in newest.values()
             if f.code.library in base and f.code.version != base[f.code.library].code.version]
     upgrade = release_gap(rows, best.impl, best.size, run_id, calls)
-    return ([upgrade] if upgrade else []) + sorted(gaps, key=lambda g: (g.base.code.library, g.runners_differ,
-                                                                        -abs(g.ratio - 1)))
+    return ([upgrade] if upgrade else []) + by_library(gaps)
+
+
+def telling(g: VersionGap) -> tuple[bool, bool, float]:
+    """Sort key, most telling first: beyond noise, through the same runner, the largest change."""
+    return (not g.beyond_noise, g.runners_differ, -g.change)
+
+
+def by_library(gaps: Iterable[VersionGap]) -> list[VersionGap]:
+    """Each library's gaps together, its most telling first; the libraries in the order of
+    their most telling gap. The first gap of each library is then its headline."""
+    groups: dict[str, list[VersionGap]] = {}
+    for g in sorted(gaps, key=telling):
+        groups.setdefault(g.base.code.library, []).append(g)
+    return [g for group in groups.values() for g in group]
+
+
+def headlines(gaps: Sequence[VersionGap]) -> list[VersionGap]:
+    """The first gap of each library in `gaps` (as version_gaps orders them: its most telling)."""
+    seen: set[str] = set()
+    out = []
+    for g in gaps:
+        if g.base.code.library not in seen:
+            seen.add(g.base.code.library)
+            out.append(g)
+    return out
+
+
+def headlines_first(gaps: Sequence[VersionGap]) -> list[VersionGap]:
+    """Every gap, each library's headline before any library's second gap."""
+    heads = headlines(gaps)
+    return heads + [g for g in gaps if g not in heads]
 
 
 def release_gap(rows: list[tuple[int, Implementation, Measurement]], impl: str, size: int, run_id: int,
-                calls: dict[tuple[int, str], float | None]) -> VersionGap | None:
+                calls: Calls) -> VersionGap | None:
     """What the newest release of the winner's package (cipherbench/releases) measured at the
     answer's point on this host, against the winner as the answer's run timed it: what an
     upgrade would buy. None when the winner is no such package or is its newest release timed.
@@ -174,7 +250,7 @@ def release_gap(rows: list[tuple[int, Implementation, Measurement]], impl: str, 
             continue
         version = release or str(im.version or "")
         # one runner's code either way: a release runs in the runner its package's build runs in
-        f = replace(_figure(rid, im, m, Code(package.impl, version), calls.get((rid, im.impl))),
+        f = replace(_figure(rid, im, m, Code(package.impl, version), calls),
                     runner=package.runner, where=package.runner)
         if rid == run_id and im.impl == impl:
             winner = f

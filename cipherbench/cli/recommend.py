@@ -11,7 +11,7 @@ from rich.table import Table
 
 from cipherbench.analysis.constant_time import LEGEND, ct_marks
 from cipherbench.analysis.recommend import USE_CASES, Answer, Filters, UseCase, recommend
-from cipherbench.analysis.versions import version_gaps
+from cipherbench.analysis.versions import headlines, version_gaps
 from cipherbench.cli.app import Ctx
 from cipherbench.console import clip, out
 from cipherbench.errors import CipherbenchError, UsageError
@@ -178,8 +178,12 @@ def recommend_cmd(c: Ctx, run_id, cases, languages, libraries, min_key_bits, min
     _print(answers, long_)
     host = store.run(rid)["host"]
     for a in answers:  # what another version of a library measured at the same point here
-        for g in version_gaps(store, a, rid, host)[: None if long_ else 3]:
+        gaps = version_gaps(store, a, rid, host)
+        shown = gaps if long_ else headlines(gaps)  # one per library: its most telling change
+        for g in shown:
             out.print(f"version, {a.spec.case.value}: {g.text()}", markup=False, highlight=False)
+        if len(gaps) > len(shown):
+            out.print(f"  {len(gaps) - len(shown)} more versions of these libraries: --long", markup=False)
     out.print(LEGEND, markup=False, highlight=False)
 
 

@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 
 from cipherbench.analysis.constant_time import LEGEND
 from cipherbench.analysis.recommend import Answer, Excluded, Figure, UseCase
-from cipherbench.analysis.versions import VersionGap
+from cipherbench.analysis.versions import VersionGap, headlines_first
 
 #: Runners-up named in the short form, beside any that tie with the fastest.
 RUNNERS_UP = 2
@@ -37,11 +37,9 @@ def label(f: Figure) -> str:
 
 
 def _gap_short(g: VersionGap) -> str:
-    """'openssl 3.5.9 x2.45 [2.40-2.50] of 3.0.19' (+ the runner where it differs)."""
-    iv = g.interval
-    span = f" [{iv[0]:.2f}-{iv[1]:.2f}]" if iv else ""
+    """'openssl 3.5.9 (trixie) x2.45 [2.40-2.50] of 3.0.19' (+ the runner where it differs)."""
     via = f", {g.other.runner} runner" if g.runners_differ else ""
-    return f"{g.other.code.library} {g.other.code.version} ({g.other.where}{via}) x{g.ratio:.2f}{span} of {g.base.code.version}"
+    return f"{g.other.code.library} {g.other.code.version} ({g.other.where}{via}) x{g.ratio:.2f}{g.span()} of {g.base.code.version}"
 
 
 def exclusion_counts(excluded: Sequence[Excluded]) -> str:
@@ -62,9 +60,35 @@ def _fit(items: list[str], lead: str, width: int) -> str:
     return line
 
 
+#: Lines the short form gives one use case's other versions: one change per library of a
+#: release run (Nettle's, Botan's, OpenSSL's ...) takes a line each at 80 to 100 columns.
+VERSION_LINES = 3
+
+
+def _fit_lines(items: list[str], lead: str, width: int, lines: int) -> list[str]:
+    """items over at most `lines` lines of `width`, the first led by `lead` and the others
+    indented as far; '+N more' on the last where they do not all fit."""
+    out: list[str] = []
+    indent = " " * len(lead)
+    while items and len(out) < lines:
+        head = lead if not out else indent
+        if len(out) + 1 == lines:
+            out.append(_fit(items, head, width))
+            break
+        line, n = head, 0
+        for item in items:
+            step = ("; " if n else "") + item
+            if len(line) + len(step) + 1 > width and n:  # keep room for the ';' ending the line
+                break
+            line, n = line + step, n + 1
+        items = items[n:]
+        out.append((line + (";" if items else ""))[:width])
+    return out
+
+
 def short_lines(answers: Sequence[Answer], width: int = 80,
                 versions: Mapping[UseCase, Sequence[VersionGap]] | None = None) -> list[str]:
-    """At most six lines per use case, none longer than width. `versions`: what other
+    """At most seven lines per use case, none longer than width. `versions`: what other
     versions of a library measured at each use case's winning point (analysis/versions.py)."""
     lines = [HEADLINE if len(HEADLINE) <= width else "The answer (MB/s; [ ] = the median's interval; = a tie with it)"]
     for a in answers:
@@ -90,8 +114,8 @@ def short_lines(answers: Sequence[Answer], width: int = 80,
         if a.excluded:
             lines.append(f"  left out: {exclusion_counts(a.excluded)}"[:width])
         gaps = (versions or {}).get(a.spec.case) or ()
-        if gaps:
-            lines.append(_fit([_gap_short(g) for g in gaps], "  versions: ", width))
+        if gaps:  # one change per library first, then the others as they fit
+            lines += _fit_lines([_gap_short(g) for g in headlines_first(gaps)], "  versions: ", width, VERSION_LINES)
     missing = [a.spec.case.value for a in answers if a.size is None]  # the names recommend --case takes
     if missing:
         lines.append(_fit(missing, "Nothing timed for: ", width).replace("; ", ", "))
