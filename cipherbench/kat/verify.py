@@ -40,7 +40,7 @@ from enum import StrEnum
 from cipherbench.errors import RunnerError
 from cipherbench.kat import corpora, corpus_carry, iterated
 from cipherbench.kat.collect import batch_lengths, det_bytes
-from cipherbench.kat.model_oracle import ModelCorpus, oracle_primitives
+from cipherbench.kat.model_oracle import ModelCorpus, forged_tags, oracle_primitives
 from cipherbench.kat.vectors import KnownAnswer, LongAnswer
 from cipherbench.kinds import Operation, PrimitiveKind, Verdict
 from cipherbench.registry import Primitive
@@ -567,16 +567,18 @@ class Verifier:
                 return
 
     def forgery(self, res, p, key, iv, aad, ct):
-        cases = [("tag", ct[:-1] + bytes([ct[-1] ^ 0x01]), aad)]
+        """Its own ciphertext changed must be rejected: the tag at both ends (forged_tags), the
+        ciphertext's first byte, the associated data's first byte."""
+        cases = [(what, forged, aad) for what, forged in forged_tags(ct, p.tag_bytes)]
         if len(ct) > p.tag_bytes:
-            cases.append(("ciphertext", bytes([ct[0] ^ 0x80]) + ct[1:], aad))
+            cases.append(("ciphertext changed", bytes([ct[0] ^ 0x80]) + ct[1:], aad))
         if aad:
-            cases.append(("associated data", ct, bytes([aad[0] ^ 0x01]) + aad[1:]))
+            cases.append(("associated data changed", ct, bytes([aad[0] ^ 0x01]) + aad[1:]))
         for what, c2, a2 in cases:
             back, ok, err = self._decrypt(res.impl, p, key, iv, a2, c2)
             res.checks["forgery"] += 1
             if ok or back is not None:
-                res.fail(f"forgery ({what} changed) accepted", key=key, iv=iv, aad=a2, input=c2,
+                res.fail(f"forgery ({what}) accepted", key=key, iv=iv, aad=a2, input=c2,
                          expected="rejection", actual=back or "accepted")
 
     # ------------------------------------------------------------------ the whole gate
