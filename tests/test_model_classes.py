@@ -101,6 +101,16 @@ def test_chacha_class_records_need_no_oracle(name):
             assert k.output == PYCA[name](k.key).encrypt(k.iv, k.input, k.aad), k.where
 
 
+def test_a_tag_length_the_model_does_not_make_is_said_not_computed():
+    """A registry that asked ChaCha20-Poly1305 for 12-byte tags: no records, and why."""
+    p = dataclasses.replace(REG["chacha20-poly1305"], tag_bytes=12)
+    kas: dict = {}
+    m = ModelCorpus(session=None)
+    m.extend([p], kas)
+    assert kas.get(p.name, []) == []
+    assert m.missing[p.name] == "the model cannot compute it: the model makes 16-byte tags, the registry asks 12"
+
+
 @pytest.fixture(scope="module")
 def session(engine):
     from cipherbench.measure.session import Session
