@@ -2,16 +2,19 @@
 
 Checks per (implementation, primitive):
   kat           known answers from every corpus that has the primitive (encrypt
-                and decrypt, or hash), counted per corpus; a block cipher in GCM, CCM,
-                EAX or OCB, or DESX, with none from a published corpus gets `model` ones
-                computed over a verified ECB oracle (cipherbench/kat/model_oracle.py);
+                and decrypt, or hash), counted per corpus; every AEAD a model computes
+                gets `model` ones in each pair of AD and message length classes, with
+                forged tags to reject, and DESX with none from a published corpus gets
+                some, over a verified ECB oracle where the model needs one
+                (cipherbench/kat/model_oracle.py);
                 answers computed over an oracle never vouch for the oracle itself
                 (KnownAnswer.over): they are checked there, not counted as verifying it;
   roundtrip     decrypt(encrypt(m)) == m for deterministic messages of many lengths;
   differential  the same deterministic inputs through every implementation of
                 the primitive give the same output (the group that agrees with
                 the known answers, else the largest group, is right);
-  forgery       AEADs: a changed ciphertext byte, tag byte or AD byte is rejected;
+  forgery       AEADs: its own ciphertext with a bit of the tag's first or last byte, of the
+                ciphertext's first byte or of the AD's changed is rejected;
                 AEAD known answers marked expect_reject (CAVP FAIL, Wycheproof invalid)
                 must be rejected too;
   streaming     the same message fed in pieces (protocol field `chunks`) gives the
