@@ -240,12 +240,15 @@ def test_a_hash_long_answer_is_asked_with_fill_and_again_whole_when_ignored():
                 return {"status": "ok", "filled": True, "output": md4.md4(data).hex()}
             return {"status": "ok", "output": md4.md4(data).hex()}
 
-    for honours, want in ((True, [("hash", True, 0, False)]),
-                          (False, [("hash", True, 0, False), ("hash", False, 3000, False)])):
+    # then once more in the bulk loop's pieces (generated again): this runner takes no `chunks`,
+    # which is noted, not failed
+    for honours, want in ((True, [("hash", True, 0, False)] * 2),
+                          (False, [("hash", True, 0, False), ("hash", False, 3000, False), ("hash", True, 0, False)])):
         asked.clear()
         res = PairResult("x", "md4")
         Verifier(Runner(honours)).long(res, p, [la])
         assert not res.failures and res.verified_bytes == 3000 and asked == want
+        assert "long_bulk_not_checked" in res.checks
 
 
 # ---------------------------------------------------------------------------- the gate

@@ -16,11 +16,12 @@ MIB = 1 << 20
 
 def chacha_answers(n: int = 4096):
     """Both directions of an n-byte raw ChaCha20 long answer, from the RFC 8439 model (the
-    carry corpus's construction, shorter than its records, which reach 4 MiB)."""
+    carry corpus's construction, shorter than its records, which reach 4 MiB): the whole-batch
+    shape of its two (corpus_carry.shape_lengths)."""
     p = registry.load()["chacha20"]
     key, iv = bytes(range(32)), bytes(range(12))
     return p, corpus_carry._stream_like(p, key, iv, b"", lambda m: chacha.xor_stream(key, iv, m), "model: RFC 8439",
-                                        "test", n)
+                                        "test", n)[:2]
 
 
 def test_a_megabyte_is_cut_into_two_pieces_of_each_size_timed_then_the_rest():
@@ -48,8 +49,25 @@ def test_the_ways_are_the_bulk_loop_then_pieces_alone_then_in_place_alone():
     assert bulk_feeds(reg["aes-128-xts"], MIB) == [BulkFeed((), True)]
     assert BulkFeed(pieces, True).fields() == {"chunks": list(pieces), "inplace": True}
     assert BulkFeed(pieces, True).echoes() == ("chunked", "inplace")
-    # a hash is asked in one call: the protocol's `hash` takes no pieces
-    assert bulk_feeds(reg["sha-256"], MIB) == []
+    # a hash is fed in pieces only: one context updated, as its bulk loop does; no buffer to overwrite
+    assert bulk_feeds(reg["sha-256"], MIB) == [BulkFeed(bulk_pieces(reg["sha-256"], MIB), False)]
+
+
+def test_a_hash_is_checked_in_pieces_by_the_engine_and_the_python_runner(native_session):
+    """sha-256's long answers (CPython's own SHA-256, not OpenSSL's) are asked again in the
+    bulk loop's pieces, with `fill`: the engine and the Python runner both echo `chunked`, and
+    a digest of the pieces is the digest of the whole."""
+    reg = registry.load()
+    p = reg["sha-256"]
+    res = Verifier(native_session).run([(native_session.impls["openssl"], p)])[0]
+    assert res.status == "passed", res.failures
+    assert res.checks["long_bulk"] == 2 and "long_bulk_not_checked" not in res.checks  # both shapes
+    from cipherbench.measure.session import Session
+    msg = bytes(range(256)) * 5
+    req = {"op": "hash", "primitive": "sha-256", "input": msg.hex(), "chunks": [16, 16, 32, 1000]}
+    with Session(builtin=True, only_runners={"python"}, pin=False) as py:
+        answers = [native_session.ask("openssl", req), py.ask("pycryptodome", req), py.ask("pyca-cryptography", req)]
+    assert [(r["chunked"], r["output"]) for r in answers] == [(True, hashlib.sha256(msg).hexdigest())] * 3
 
 
 def test_the_native_engine_is_checked_in_pieces_and_in_place_on_every_long_answer(native_session):
@@ -59,14 +77,14 @@ def test_the_native_engine_is_checked_in_pieces_and_in_place_on_every_long_answe
     p = reg["aes-128-ctr"]
     res = Verifier(native_session).run([(native_session.impls["openssl"], p)])[0]
     assert res.status == "passed", res.failures
-    assert res.checks["long_bulk"] == 2
+    assert res.checks["long_bulk"] == 4  # both ways, in both shapes
     assert "long_bulk_not_checked" not in res.checks and "long_bulk_note" not in res.checks
     sent: list[dict] = []
     real = native_session.ask_many
     native_session.ask_many = lambda impl, reqs, **kw: sent.extend(reqs) or real(impl, reqs, **kw)
     try:
         p2 = reg["chacha20"]
-        las = corpus_carry.model_stream_records(p2)
+        las = corpus_carry.model_stream_records(p2)[:2]
         res2 = PairResult("openssl", p2.name)
         Verifier(native_session).long(res2, p2, las)
     finally:

@@ -26,7 +26,7 @@ second oracle exists they are checked there without vouching for it.
 
 The records. DESX (with no published known answer of its own): PER_PRIMITIVE encryptions of
 deterministic inputs (verify.det_bytes) of DESX_CASES' lengths. AEADs: every AEAD a model of
-AEAD_MODELS computes (GCM, CCM, EAX, OCB3 over the oracle; ChaCha20-Poly1305 and
+AEAD_MODELS computes (GCM, CCM, EAX, OCB3, SIV, GCM-SIV over the oracle; ChaCha20-Poly1305 and
 XChaCha20-Poly1305 by their model alone), whether or not published vectors exist, gets one
 record per pair of length classes of its associated data and message (LengthClass: empty, a
 partial block, whole blocks, of the block its authentication works in), nine in all
@@ -51,7 +51,7 @@ from enum import StrEnum
 from cipherbench.errors import CipherbenchError
 from cipherbench.kat import iterated
 from cipherbench.kat.collect import det_bytes
-from cipherbench.kat.model import aead, chacha, desx, sp800_38a
+from cipherbench.kat.model import aead, chacha, desx, gcm_siv, siv, sp800_38a
 from cipherbench.kat.vectors import KnownAnswer
 from cipherbench.kinds import PrimitiveKind
 from cipherbench.registry import Primitive
@@ -93,6 +93,16 @@ def _over_oracle(encrypt: Callable[..., bytes]) -> Seal:
     return seal
 
 
+def _keyed(encrypt: Callable[..., bytes]) -> Seal:
+    """A model that keys its ciphers itself (ecb_for, key, nonce, aad, plaintext, tag_bytes):
+    SIV's two keys, GCM-SIV's keys derived per nonce."""
+    def seal(ecb_for, key, nonce, aad, msg, tag_bytes):
+        if ecb_for is None:
+            raise ValueError("the model runs on an ECB oracle and was given none")
+        return encrypt(ecb_for, key, nonce, aad, msg, tag_bytes)
+    return seal
+
+
 def _alone(encrypt: Callable[[bytes, bytes, bytes, bytes], bytes], tag: int = 16) -> Seal:
     """A model that needs no oracle (key, nonce, aad, plaintext), with its one tag length."""
     def seal(_, key, nonce, aad, msg, tag_bytes):
@@ -120,6 +130,13 @@ AEAD_MODELS: dict[str, AeadModel] = {
     "ocb": AeadModel("OCB3 (RFC 7253, TAGLEN 128)", "cipherbench/kat/model/aead.py",
                      "RFC 7253 appendix A's sample results and iterated test (AES-128, -192, -256; "
                      "tests/test_model_aead.py)", _over_oracle(aead.ocb_encrypt)),
+    "siv": AeadModel("RFC 5297 SIV (S2V 2.4, SIV-ENCRYPT 2.6)", "cipherbench/kat/model/siv.py",
+                     "RFC 5297 appendix A and every Wycheproof aead_aes_siv_cmac_test record (tests/test_model_siv.py)",
+                     _keyed(siv.encrypt)),
+    "gcmsiv": AeadModel("RFC 8452 AES-GCM-SIV (POLYVAL 3, key derivation and encryption 4)",
+                        "cipherbench/kat/model/gcm_siv.py",
+                        "RFC 8452 appendix C and pyca's aes-192-gcm-siv.txt (tests/test_model_siv.py)",
+                        _keyed(gcm_siv.encrypt)),
     "chacha20-poly1305": AeadModel("RFC 8439 2.8 ChaCha20-Poly1305", "cipherbench/kat/model/chacha.py",
                                    _CHACHA_CHECKED, _alone(chacha.aead_encrypt), oracle=False),
     "xchacha20-poly1305": AeadModel("draft-irtf-cfrg-xchacha-03 2.3 XChaCha20-Poly1305",

@@ -276,9 +276,10 @@ def bulk_feeds(p: Primitive, n: int) -> list[BulkFeed]:
     runner honours one: in pieces and in place (the bulk loop itself), in pieces alone (a
     runner without in-place operation), in place alone (an API that takes a message in one
     call, as CCM's). XTS is not cut: a data unit is one call (IEEE 1619), as stream_chunks says.
-    No way for a hash: the protocol's `hash` takes its message in one call, with no such fields."""
+    A hash is fed in pieces only, as its bulk loop updates one context: its output is a digest,
+    with no buffer to write over the input."""
     if p.kind == PrimitiveKind.HASH:
-        return []
+        return [BulkFeed(bulk_pieces(p, n), False)]
     pieces = bulk_pieces(p, n) if p.mode != "xts" else ()
     return ([BulkFeed(pieces, True), BulkFeed(pieces, False)] if pieces else []) + [BulkFeed((), True)]
 
@@ -495,8 +496,8 @@ class Verifier:
         return answers
 
     def _long_request(self, p: Primitive, la: LongAnswer, generated: bool, feed: BulkFeed = ONE_CALL) -> dict:
-        if p.kind == PrimitiveKind.HASH:  # a digest is short: `fill` alone; a hash is never fed in pieces
-            req = self._hash_request(p, la.tail if generated else la.data())
+        if p.kind == PrimitiveKind.HASH:  # a digest is short: `fill` alone, no `digest`
+            req = dict(self._hash_request(p, la.tail if generated else la.data()), **feed.fields())
             return dict(req, fill=la.fill.field()) if generated and la.fill.size else req
         if not generated:
             return self._crypt_request(p, la.operation, la.key, la.iv, la.aad, la.data(), **feed.fields())

@@ -361,6 +361,32 @@ private:
         return unhex(req, "input", true);
     }
 
+    // Optional "chunks": lengths of consecutive update() calls; the rest of the input (if
+    // any) is one more call (docs/protocol.md). Without the field: the input in one call.
+    static std::vector<size_t> pieces(const json& req, const Primitive& p, size_t n) {
+        std::vector<size_t> parts;
+        if (!req.contains("chunks") || req["chunks"].is_null()) {
+            if (n) parts.push_back(n);
+            return parts;
+        }
+        if (!req["chunks"].is_array()) throw Fail("field 'chunks' must be a list of byte counts");
+        size_t sum = 0;
+        for (const auto& v : req["chunks"]) {
+            if (!v.is_number_unsigned() || v.get<uint64_t>() == 0)
+                throw Fail("field 'chunks' must hold positive byte counts");
+            const size_t len = v.get<size_t>();
+            if (p.whole_blocks && len % p.block_bytes)
+                throw Fail(std::string(p.name) + " takes whole " + std::to_string(p.block_bytes) +
+                           "-byte blocks: chunk of " + std::to_string(len) + " bytes");
+            if (len > n - sum)
+                throw Fail("chunks add up to more than the " + std::to_string(n) + "-byte input");
+            sum += len;
+            parts.push_back(len);
+        }
+        if (sum < n) parts.push_back(n - sum);
+        return parts;
+    }
+
     json crypt(const json& req, bool enc, std::vector<uint8_t>* input) const {
         Target t = target(req);
         const Primitive& p = *t.prim;
@@ -378,29 +404,8 @@ private:
             std::memcpy(tag.data(), in.data() + n, p.tag_bytes);
         }
         check_input(p, n);
-        // Optional "chunks": lengths of consecutive update() calls; the rest of the
-        // input (if any) is one more call (docs/protocol.md).
-        std::vector<size_t> parts;
         const bool chunked = req.contains("chunks") && !req["chunks"].is_null();
-        if (chunked) {
-            if (!req["chunks"].is_array()) throw Fail("field 'chunks' must be a list of byte counts");
-            size_t sum = 0;
-            for (const auto& v : req["chunks"]) {
-                if (!v.is_number_unsigned() || v.get<uint64_t>() == 0)
-                    throw Fail("field 'chunks' must hold positive byte counts");
-                const size_t len = v.get<size_t>();
-                if (p.whole_blocks && len % p.block_bytes)
-                    throw Fail(std::string(p.name) + " takes whole " + std::to_string(p.block_bytes) +
-                               "-byte blocks: chunk of " + std::to_string(len) + " bytes");
-                if (len > n - sum)
-                    throw Fail("chunks add up to more than the " + std::to_string(n) + "-byte input");
-                sum += len;
-                parts.push_back(len);
-            }
-            if (sum < n) parts.push_back(n - sum);
-        } else if (n) {
-            parts.push_back(n);
-        }
+        const std::vector<size_t> parts = pieces(req, p, n);
         // Optional "inplace": the library writes its output over the input buffer.
         const bool over = flag(req, "inplace", false);
         auto c = t.impl->adapter->cipher(p, enc ? Direction::Encrypt : Direction::Decrypt);
@@ -453,13 +458,20 @@ private:
         Target t = target(req);
         const Primitive& p = *t.prim;
         if (p.kind != Kind::Hash) throw Fail(std::string(p.name) + " is not a hash: use encrypt/decrypt");
-        auto in = input_of(req, input);
+        auto in = filled(req, input_of(req, input));
         auto h = t.impl->adapter->hash(p);
         h->init();
-        if (!in.empty()) h->update(in.data(), in.size());
+        size_t at = 0;  // in the pieces asked ("chunks"), as the timed bulk loop feeds a hash
+        for (size_t len : pieces(req, p, in.size())) {
+            h->update(in.data() + at, len);
+            at += len;
+        }
         std::vector<uint8_t> d(p.digest_bytes);
         h->final(d.data());
-        return {{"status", "ok"}, {"output", hex(d.data(), d.size())}};
+        json r = {{"status", "ok"}, {"output", hex(d.data(), d.size())}};
+        if (req.contains("chunks") && !req["chunks"].is_null()) r["chunked"] = true;
+        if (req.contains("fill") && !req["fill"].is_null()) r["filled"] = true;
+        return r;
     }
 
     // ------------------------------------------------------------------ timed batches
