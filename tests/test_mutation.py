@@ -184,3 +184,24 @@ def test_mutate_refuses_bad_input_in_one_line(cb):
         r = cb("mutate", *args)
         assert r.returncode != 0 and said in r.stderr and "Traceback" not in r.stderr
         assert len(r.stderr.strip().splitlines()) == 1
+
+
+def test_a_fault_only_in_calls_a_runner_refuses_is_named_equivalent_with_the_reason(engine):
+    """pyca/cryptography's XTS takes a data unit in one call into a separate buffer: its
+    runner answers `unsupported` to pieces and to in place, both ways, so a fault only in such
+    calls changes no answer it gives. OpenSSL's CTR takes both: a fault there is a fault."""
+    from cipherbench.measure.session import Session
+    from cipherbench.mutate.harness import Wrapped, bulk_refusals
+    targets = [Target("native", "openssl", ("aes-128-ctr", "aes-128-xts", "sha-256")),
+               Target("python", "pyca-cryptography", ("aes-128-xts", "aes-128-ctr"))]
+    with Session(pin=False, only_runners={"native", "python"}) as s:
+        s.start_all()
+        refused = bulk_refusals(s, targets)
+    assert refused == {("python", "pyca-cryptography", "aes-128-xts")}
+    w = Wrapped(targets, {}, None, [], refused)  # type: ignore[arg-type]
+    xts = Fault(Operator.FLIP, "python", "pyca-cryptography", facts_of(REG["aes-128-xts"], {"aes-128-xts"}),
+                scope=Scope.BULK, threshold=16)
+    assert w.unreachable(xts) == ("python/pyca-cryptography takes aes-128-xts neither in pieces nor in place (it "
+                                  "answers `unsupported` both ways): a fault only in such calls changes no answer it gives")
+    assert w.unreachable(replace(xts, scope=Scope.ANY)) is None
+    assert w.unreachable(replace(xts, runner="native", impl="openssl")) is None

@@ -28,12 +28,12 @@ from pathlib import Path
 from cipherbench.errors import CipherbenchError, RunnerError, UsageError
 from cipherbench.kat.cache import PreparedCache, cache_file, prepare
 from cipherbench.kat.verify import Prepared, Verifier
-from cipherbench.kinds import Verdict
+from cipherbench.kinds import PrimitiveKind, Verdict
 from cipherbench.measure.conformance import not_refused
 from cipherbench.measure.runner import Implementation
 from cipherbench.measure.session import Session
 from cipherbench.mutate.draw import Target, equivalent
-from cipherbench.mutate.faults import Fault
+from cipherbench.mutate.faults import Fault, Scope
 from cipherbench.registry import Primitive
 
 PROXY = Path(__file__).resolve().parent / "proxy.py"
@@ -65,6 +65,17 @@ class Wrapped:
     argv: dict[str, list[str]]  # runner name -> its command
     prepared: Prepared
     missing: list[str]  # runner/impl asked for and not offered (not built, not available)
+    # (runner, impl, primitive) whose real runner takes a message neither in pieces nor in
+    # place, either way (bulk_refusals): a fault only in such calls changes no answer it gives
+    no_bulk: frozenset[tuple[str, str, str]] = frozenset()
+
+    def unreachable(self, f: Fault) -> str | None:
+        """Why a fault only in calls fed in pieces or in place cannot change an answer of its
+        implementation, or None: the real runner refuses such calls for the primitive."""
+        if f.scope is Scope.BULK and (f.runner, f.impl, f.primitive) in self.no_bulk:
+            return (f"{f.runner}/{f.impl} takes {f.primitive} neither in pieces nor in place (it answers "
+                    "`unsupported` both ways): a fault only in such calls changes no answer it gives")
+        return None
 
 
 def wrap(pairs: tuple[tuple[str, str], ...] = DEFAULT_TARGETS, depth: int = 1 << 20,
@@ -89,7 +100,34 @@ def wrap(pairs: tuple[tuple[str, str], ...] = DEFAULT_TARGETS, depth: int = 1 <<
             raise UsageError("mutate: the native engine's OpenSSL is not available (run 'make engine')")
         prims = sorted({p for t in targets for p in t.primitives})
         prepared = prepare(s, [s.reg[p] for p in prims], keep or PreparedCache(cache_file()), depth)
-    return Wrapped(targets, argv, prepared, [f"{r}/{i}" for r, i in missing])
+        no_bulk = bulk_refusals(s, targets)
+    return Wrapped(targets, argv, prepared, [f"{r}/{i}" for r, i in missing], no_bulk)
+
+
+def bulk_refusals(s: Session, targets: list[Target]) -> frozenset[tuple[str, str, str]]:
+    """The pairs whose real runner refuses a two-block message fed in pieces, and in place,
+    in encryption and in decryption (of its own one-call ciphertext): asked once, before any
+    mutant, of the real runners. A hash is asked in pieces (it has no in-place way)."""
+    out = set()
+    for t in targets:
+        for name in t.primitives:
+            p = s.reg[name]
+            unit = p.block_bytes or 64
+            msg, key, iv = bytes(2 * unit), bytes(range(p.key_bytes)), bytes(p.iv_bytes)
+            asks: list[dict[str, object]]
+            if p.kind == PrimitiveKind.HASH:
+                asks = [{"op": "hash", "primitive": name, "input": msg.hex(), "chunks": [unit]}]
+            else:
+                base: dict[str, object] = {"primitive": name, "key": key.hex(), **({"iv": iv.hex()} if iv else {})}
+                sealed = s.ask(t.impl, {"op": "encrypt", **base, "input": msg.hex()})
+                if sealed.get("status") != "ok":
+                    continue
+                ways: list[dict[str, object]] = [{"chunks": [unit]}, {"inplace": True}]
+                asks = [{"op": op, **base, "input": data, **way}
+                        for op, data in (("encrypt", msg.hex()), ("decrypt", sealed["output"])) for way in ways]
+            if all(s.ask(t.impl, req).get("status") != "ok" for req in asks):
+                out.add((t.runner, t.impl, name))
+    return frozenset(out)
 
 
 def proxy_command(fault: Fault, real: list[str] | tuple[str, str]) -> str:
@@ -238,7 +276,7 @@ def run_all(w: Wrapped, faults: list[Fault], depth: int, jobs: int = 2,
     results: dict[int, Result] = {}
     todo = []
     for i, f in enumerate(faults):
-        why = equivalent(f, depth)
+        why = equivalent(f, depth) or w.unreachable(f)
         if why is None:
             todo.append(i)
             continue
