@@ -271,3 +271,25 @@ def test_eax_counter_records_choose_n_prime_and_cross_each_carry_alone(native_se
         widths.append(carry.crossed(p, k.iv, len(k.input), counter=n_prime))
         assert aead.eax_encrypt(ecb, k.iv, b"", k.input) == k.output
     assert widths == [{8}, {16}, {32}, {64}, {128}]
+
+
+def test_cfb8_is_answered_at_the_largest_size_both_ways_by_its_parallel_decryption(native_session):
+    """CFB8's long answers: a generated ciphertext's plaintext from one ECB request of a block
+    per byte (SP 800-38A 6.3), which the byte-at-a-time model encrypts back to that ciphertext;
+    OpenSSL passes them both ways at both shapes."""
+    from cipherbench.kat.model_oracle import Oracle
+    reg = registry.load()
+    p = reg["aes-128-cfb8"]
+    v = Verifier(native_session)
+    prepared = v.prepare([p], depth=4096)
+    las = prepared.long[p.name]
+    assert [(la.operation, la.message_bytes) for la in las] == [
+        (Operation.DECRYPT, 4096), (Operation.ENCRYPT, 4096), (Operation.DECRYPT, 4113), (Operation.ENCRYPT, 4113)]
+    enc = las[1]
+    oracle = Oracle("openssl", "aes-128-ecb", 16, 1, ["test"], native_session)
+    ecb = corpus_carry.ecb_pieces(native_session, oracle, enc.key, 4096)
+    ct = sp800_38a.encrypt("cfb8", ecb, 16, enc.iv, enc.data())
+    assert hashlib.sha256(ct).digest() == enc.output_sha256 and ct == las[0].fill.data()
+    (res,) = v.run([(native_session.impls["openssl"], p)], prepared)
+    assert res.status == "passed", res.failures
+    assert res.as_row()["checks"]["verified_up_to_bytes"] == 4113

@@ -96,9 +96,11 @@ that crosses every carry of the counter within carry.REACH (record_size).
         batch width. The registry's XTS takes whole blocks only; where
         it allows a partial one, the short lengths and a long encryption of LARGEST - 11
         bytes steal. Published XTS answers stop at 512 bytes (IEEE 1619, CAVP XTSGen).
-CFB8 chains one byte per cipher call and gets no LARGEST record (a megabyte would be a
-million round trips). Every record computed over the oracle is marked so (KnownAnswer.over)
-and never vouches for the oracle implementation itself.
+  cfb8  both ways, by SP 800-38A's CFB8 decryption over the oracle (_cfb8): decryption is
+        parallel, so a generated ciphertext's million cipher inputs go to the oracle's ECB in
+        one request fed in pieces; that plaintext, sent whole, is the encrypting record.
+Every record computed over the oracle is marked so (KnownAnswer.over) and never vouches for
+the oracle implementation itself.
 
 The oracle is corpus `model`'s (cipherbench/kat/model_oracle.py): an implementation of the
 same cipher in ECB that passed that ECB primitive's published known answers, chosen once
@@ -151,7 +153,7 @@ CORPUS = "model-carry"
 #: the largest message size a profile times (registry/experiments.toml: 1 MiB)
 LARGEST = 1 << 20
 #: modes with records, and the ones of those with carry records
-MODES = ("ctr", "gcm", "cfb", "cbc", "ecb", "ofb", "ccm", "eax", "ocb", "siv", "gcmsiv")
+MODES = ("ctr", "gcm", "cfb", "cfb8", "cbc", "ecb", "ofb", "ccm", "eax", "ocb", "siv", "gcmsiv")
 #: AEAD modes whose long records the models compute over the oracle (GCM with its own GHASH)
 _AEAD_LONG = ("gcm", "ccm", "eax", "ocb", "siv", "gcmsiv")
 _SP = "NIST SP 800-38A"
@@ -744,6 +746,8 @@ class CarryCorpus:
                            for la in _ecb_records(p, key, digest, decrypts, how, n)]
         if p.mode in KEYED_AEADS:
             return short, self._keyed(p, oracle, key, iv, aad, piece, kas_by_prim)
+        if p.mode == "cfb8":
+            return short, self._cfb8(p, oracle, key, iv, ecb)
         if p.mode in ("ofb", "ccm", "eax", "ocb"):
             return short, self._over_cbc(p, oracle, key, iv, aad, ecb, piece, kas_by_prim)
         return short, self._chained(p, oracle, key, iv, ecb, kas_by_prim, piece)
@@ -886,6 +890,27 @@ class CarryCorpus:
             else:
                 pads, other = ecb_pieces(self.s, oracle, key, piece, "decrypt")(blocks), prev
             msg = sp800_38a._xor(b"".join(pads)[:n], b"".join(other))
+            out += [_long(p, Operation.DECRYPT, fill, b"", msg, key, iv, b"", how, f"generated ciphertext, {shape}"),
+                    _long(p, Operation.ENCRYPT, Fill(b"", 0), msg, ct, key, iv, b"", how,
+                          f"its plaintext, sent whole, {shape}")]
+        return out
+
+    def _cfb8(self, p, oracle, key, iv, ecb) -> list[LongAnswer]:
+        """CFB8 (SP 800-38A 6.3 with s = 8), at each of shape_lengths: a generated ciphertext C
+        and its plaintext P_i = C_i xor MSB_8(CIPH(I_i)), I_i the block of IV || C that ends
+        just before C_i. Decryption is parallel: every cipher input is known from C, so the
+        oracle's ECB computes them all in one request (a block per byte) where encryption
+        would take a round trip a byte. The decrypting record generates C; the encrypting one
+        sends P whole."""
+        how = f"model: {_SP} CFB8 decryption ({_CHECKED}) over {oracle.describe()}"
+        b = p.block_bytes
+        out = []
+        for n, (_, shape) in zip(shape_lengths(p, self.size), SHAPES, strict=True):
+            fill = _fill("ct", n)
+            ct = fill.data()
+            chain = iv + ct
+            pads = ecb([chain[i:i + b] for i in range(n)])
+            msg = bytes(np.frombuffer(ct, np.uint8) ^ np.frombuffer(b"".join(pads), np.uint8)[::b])
             out += [_long(p, Operation.DECRYPT, fill, b"", msg, key, iv, b"", how, f"generated ciphertext, {shape}"),
                     _long(p, Operation.ENCRYPT, Fill(b"", 0), msg, ct, key, iv, b"", how,
                           f"its plaintext, sent whole, {shape}")]
