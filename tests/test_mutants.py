@@ -70,8 +70,10 @@ def test_the_gate_catches_each_mutant(cb, mode):
         deepest = max(RunPlan.from_preset(DEFAULT_PRESET).sizes)
         reg = registry.load()
         over_own = {"aes-128-ctr", "aes-128-gcm"}
+        # (the longer of the long answers' two shapes: corpus_carry.shape_lengths)
         assert {p: row["checks"]["verified_up_to_bytes"] for p, row in rows.items() if p not in over_own} == {
-            p: corpus_carry.record_size(reg[p], deepest) for p in rows if p not in over_own}
+            p: corpus_carry.shape_lengths(reg[p], corpus_carry.record_size(reg[p], deepest))[1]
+            for p in rows if p not in over_own}
         for p in over_own:
             assert rows[p]["checks"]["kat_own_oracle"] > 0 and rows[p]["checks"]["verified_up_to_bytes"] < deepest
 
@@ -85,12 +87,17 @@ def test_the_gate_checks_as_deep_as_asked(cb):
     prims = ["aes-128-ctr", "aes-128-cbc"]
     code, rows = verify_mutant(cb, "above-8k", prims, "--up-to", "4096")
     assert code == 0 and all(row["status"] == "passed" for row in rows.values())
-    # the long answers reach 4096 bytes; a published one of 8192 bytes does not show the bug
+    # the long answers reach 4096 bytes and a block more (their odd shape); a published one of
+    # 8192 bytes does not show the bug
     assert {p: row["checks"]["verified_up_to_bytes"] for p, row in rows.items()} == {
-        "aes-128-ctr": 8192, "aes-128-cbc": 4096}
+        "aes-128-ctr": 8192, "aes-128-cbc": 4096 + 16}
     code, rows = verify_mutant(cb, "above-8k", prims, "--up-to", "16000")
     assert code == 1 and all(row["status"] == "failed" for row in rows.values())
+    # each long answer fails in both shapes (corpus_carry.shape_lengths: 16000 bytes rounded up
+    # to whole 256-byte batches, and a block and a byte more where a partial block is allowed)
+    ctr = zip((16128, 16145), corpus_carry.SHAPES, strict=True)
     assert {f["vector"] for row in rows.values() for f in row["failures"]} == {
-        f"model-carry aes-128-ctr {op} (16000-byte message, generated {what}, the low 32 bits cross their carry)"
-        for op, what in (("encrypt", "plaintext"), ("decrypt", "ciphertext"))} | {
-        f"derived-pairs aes-128-cbc {op} (16000-byte message built from ECB pairs)" for op in ("encrypt", "decrypt")}
+        f"model-carry aes-128-ctr {op} ({n}-byte message, generated {what}, the low 32 bits cross their carry, {shape})"
+        for n, (_, shape) in ctr for op, what in (("encrypt", "plaintext"), ("decrypt", "ciphertext"))} | {
+        f"derived-pairs aes-128-cbc {op} ({n}-byte message built from ECB pairs)"
+        for n in (16128, 16144) for op in ("encrypt", "decrypt")}

@@ -58,7 +58,7 @@ def test_the_computed_records_are_kept_while_their_oracle_is_unchanged(cb, tmp_p
     doc = pickle.loads(kept.read_bytes())
     assert doc["oracles"] and all(doc["oracles"].values())  # each oracle named with its identity
     long = doc["prepared"].long
-    assert {la.message_bytes for la in long["aes-128-ctr"]} == {1 << 20}
+    assert {la.message_bytes for la in long["aes-128-ctr"]} == {1 << 20, (1 << 20) + 17}  # both shapes
     written = kept.stat().st_mtime_ns
     assert verify(cb, runner, *STANDARD, "--reverify", cache=cache) == {}  # every pair checked again...
     assert kept.stat().st_mtime_ns == written  # ...against the records kept
