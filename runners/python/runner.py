@@ -758,6 +758,9 @@ def hash_once(req):
         raise Fail(f"{p.name} is not a hash: use encrypt/decrypt")
     data = unhex(with_fill(req), "input", True)
     parts, chunked = chunk_parts(req, p, len(data))
+    if len(parts) > 1 and getattr(e, "oneshot", False):
+        raise Unsupported(f"{p.name} is one call per message in this API (each update is a whole digest): "
+                          "it cannot take the input in chunks")
     h = e.new()
     at = 0
     for n in parts or [0]:  # in the pieces asked, as the timed bulk loop feeds a hash; an empty message once
