@@ -77,3 +77,12 @@ def native_session(engine):
     s = Session(builtin=True, only_runners={"native"}, pin=False)
     yield s
     s.close()
+
+
+@pytest.fixture
+def shared_vectors():
+    """The published vectors read in place beside the clone (kat/cache.py SHARED_VECTORS):
+    a test whose pairs pass verification only on them is skipped, with the reason, without them."""
+    from cipherbench.kat.cache import SHARED_VECTORS
+    if not SHARED_VECTORS.is_dir():
+        pytest.skip(f"needs the shared test vectors at {SHARED_VECTORS}, which this clone does not have beside it")

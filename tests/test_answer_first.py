@@ -188,7 +188,7 @@ def test_export_honours_the_extension_or_refuses_it(reports, tmp_path):
     assert not (tmp_path / "x.txt").exists()
 
 
-def test_findings_get_verdicts_from_the_run(reports):
+def test_findings_get_verdicts_from_the_run(reports, shared_vectors):
     md = (reports["dir"] / "php-mcrypt" / "report.md").read_text()
     rows = [x for x in md.splitlines() if x.startswith("| ") and "| **" in x]
     assert len(rows) == 3  # three published findings, each with a verdict

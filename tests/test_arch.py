@@ -115,14 +115,14 @@ def test_s390x_engine_names_its_implementations(s390x_engine):
     assert rec.engine_seconds > 0
 
 
-def test_reference_rc6_passes_on_s390x(s390x_engine):
+def test_reference_rc6_passes_on_s390x(s390x_engine, shared_vectors):
     b, _ = s390x_engine
     got = verify_rc6(b, faults=False)
     assert [(r.impl, r.primitive, r.status) for r in got.results] == [
         ("reference%s390x", "rc6-128-ecb", "passed"), ("reference%s390x", "rc6-256-cbc", "passed")]
 
 
-def test_planted_fault_fails_on_s390x(s390x_engine, engine):
+def test_planted_fault_fails_on_s390x(s390x_engine, engine, shared_vectors):
     """The gate fails both pairs on s390x; each failure is a known answer whose output is RC6 of
     the word-swapped input, word-swapped: exactly a host-order read on a big-endian CPU."""
     from cipherbench.arch.verified import failure_line

@@ -105,7 +105,7 @@ def test_a_variant_of_an_environment_not_created_here_is_left_out_with_the_reaso
 
 
 @pytest.mark.skipif(not ENGINE.exists(), reason="the ordinary engine is not built (make engine)")
-def test_a_faulty_build_fails_verification_is_shown_failed_and_is_not_timed(tmp_path):
+def test_a_faulty_build_fails_verification_is_shown_failed_and_is_not_timed(tmp_path, shared_vectors):
     db = f"sqlite:///{tmp_path / 'r.sqlite'}"
     r = cb("builds", "run", "--matrix", "fault", db=db)
     assert r.returncode == 0, r.stderr[-2000:]
@@ -196,7 +196,7 @@ def _env_exists(name: str) -> bool:
 
 
 @pytest.mark.skipif(not _env_exists("trixie"), reason="environment trixie not created (cipherbench env create trixie)")
-def test_a_variant_is_built_and_run_inside_its_environment_and_passes_its_known_answers(tmp_path, monkeypatch):
+def test_a_variant_is_built_and_run_inside_its_environment_and_passes_its_known_answers(tmp_path, monkeypatch, shared_vectors):
     """gcc 14 in Debian 13's root filesystem builds RC6; the engine it made runs there (its
     C++ runtime is that release's) and reproduces RC6's known answers."""
     monkeypatch.setattr(make, "CACHE", tmp_path)

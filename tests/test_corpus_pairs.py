@@ -28,7 +28,7 @@ def _table_cipher(table):
     return lambda blocks: [table[b] for b in blocks]
 
 
-def test_every_message_is_the_modes_definition_over_the_pairs(known):
+def test_every_message_is_the_modes_definition_over_the_pairs(known, shared_vectors):
     """Each record's ciphertext is SP 800-38A's mode (the project's model) with a table of the
     pairs as the block cipher: a cipher input outside the table would raise KeyError."""
     prims, kas = known
@@ -54,7 +54,7 @@ def test_every_message_is_the_modes_definition_over_the_pairs(known):
     assert checked > 200
 
 
-def test_ecb_cbc_cfb_are_checked_both_ways_at_the_largest_size_by_the_pairs(native_session):
+def test_ecb_cbc_cfb_are_checked_both_ways_at_the_largest_size_by_the_pairs(native_session, shared_vectors):
     """No implementation computes these answers, so the reference ciphers too are checked
     against the published vectors at the largest size, both ways."""
     reg = registry.load()

@@ -307,7 +307,7 @@ def test_workers_are_single_threaded_named_for_their_host_and_off_the_measuring_
             assert pids and all(cpus[-1] not in os.sched_getaffinity(p) for p in pids)
 
 
-def test_two_hosts_measure_into_postgresql_and_the_report_lists_both(pg, creds, scheduler, workers, tmp_path):
+def test_two_hosts_measure_into_postgresql_and_the_report_lists_both(pg, creds, scheduler, workers, tmp_path, shared_vectors):
     """Two machines run the 2008 study's experiment (narrowed); the fleet report lists both, and
     a run of the same experiment here judges the study's finding on CPUs on the two machines'
     runs, naming them (report/verdicts.py)."""

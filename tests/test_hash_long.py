@@ -145,7 +145,7 @@ def test_every_hash_of_the_registry_has_a_source_or_is_named_unsourced():
         assert (src is None) == (p.name in corpus_carry.UNSOURCED_HASHES), p.name
 
 
-def test_builtin_sources_are_cpythons_own_modules_not_openssl(published_hashes):
+def test_builtin_sources_are_cpythons_own_modules_not_openssl(published_hashes, shared_vectors):
     for name, (modules, ctor, _) in corpus_carry._BUILTIN.items():
         src = corpus_carry.hash_source(name)
         assert src is not None and src.builtin, name

@@ -169,7 +169,7 @@ def test_without_the_axes_runs_each_finding_names_the_command_that_measures_it(s
         assert v.figure.endswith(f"measure it with: {MEASURE[f['from']]}")
 
 
-def test_compiler_and_cpu_findings_are_judged_on_the_builds_and_fleet_runs(study, tmp_path):
+def test_compiler_and_cpu_findings_are_judged_on_the_builds_and_fleet_runs(study, tmp_path, shared_vectors):
     db = copy_of(study, tmp_path)
     builds, machines = builds_run(db), fleet_runs(db)
     got = verdicts_of(db, study[1])
