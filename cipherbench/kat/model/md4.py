@@ -13,7 +13,7 @@
 """
 from __future__ import annotations
 
-import struct
+from cipherbench.kat.model.merkle import Iterated
 
 MASK = 0xFFFFFFFF
 
@@ -48,28 +48,17 @@ def _compress(state: list[int], x: tuple[int, ...]) -> None:
         state[i] = (state[i] + v) & MASK
 
 
-def _finish(state: list[int], data: bytes, total: int) -> bytes:
-    """Compress data's blocks into a copy of state and pad for a message of `total` bytes."""
-    padded = data + b"\x80" + bytes(-(total + 9) % 64) + struct.pack("<Q", (8 * total) & (2**64 - 1))
-    state = list(state)
-    for i in range(0, len(padded), 64):
-        _compress(state, struct.unpack_from("<16I", padded, i))
-    return struct.pack("<4I", *state)
-
-
 IV = (0x67452301, 0xEFCDAB89, 0x98BADCFE, 0x10325476)
+
+
+MD4 = Iterated(64, "I", "<", _compress)
 
 
 def md4(data: bytes) -> bytes:
     """MD4(data), RFC 1320."""
-    return _finish(list(IV), data, len(data))
+    return MD4.digest(MD4.finish(list(IV), data, len(data)))
 
 
 def digests(prefix: bytes, tails: list[bytes]) -> list[bytes]:
     """MD4(prefix || tail) for each tail, prefix a whole number of 64-byte blocks compressed once."""
-    if len(prefix) % 64:
-        raise ValueError("the shared prefix must be whole 64-byte blocks")
-    state = list(IV)
-    for i in range(0, len(prefix), 64):
-        _compress(state, struct.unpack_from("<16I", prefix, i))
-    return [_finish(state, t, len(prefix) + len(t)) for t in tails]
+    return MD4.digests(IV, prefix, tails)

@@ -20,7 +20,7 @@ Pure Python: about 10 s for a megabyte.
 """
 from __future__ import annotations
 
-import struct
+from cipherbench.kat.model.merkle import Iterated
 
 MASK = 0xFFFFFFFF
 RHO = (7, 4, 13, 1, 10, 6, 15, 3, 12, 0, 9, 5, 2, 14, 11, 8)
@@ -87,29 +87,21 @@ def _line(h: list[int], x: tuple[int, ...], right: bool) -> tuple[int, ...]:
 IV = (0x67452301, 0xEFCDAB89, 0x98BADCFE, 0x10325476, 0xC3D2E1F0)
 
 
-def _blocks(h: list[int], data: bytes) -> list[int]:
-    for i in range(0, len(data), 64):
-        x = struct.unpack_from("<16I", data, i)
-        a, b, c, d, e = _line(h, x, right=False)
-        a2, b2, c2, d2, e2 = _line(h, x, right=True)
-        h = [(h[1] + c + d2) & MASK, (h[2] + d + e2) & MASK, (h[3] + e + a2) & MASK,
-             (h[4] + a + b2) & MASK, (h[0] + b + c2) & MASK]
-    return h
+def _compress(h: list[int], x: tuple[int, ...]) -> None:
+    a, b, c, d, e = _line(h, x, right=False)
+    a2, b2, c2, d2, e2 = _line(h, x, right=True)
+    h[:] = [(h[1] + c + d2) & MASK, (h[2] + d + e2) & MASK, (h[3] + e + a2) & MASK,
+            (h[4] + a + b2) & MASK, (h[0] + b + c2) & MASK]
 
 
-def _finish(h: list[int], data: bytes, total: int) -> bytes:
-    padded = data + b"\x80" + bytes(-(total + 9) % 64) + struct.pack("<Q", (8 * total) & (2**64 - 1))
-    return struct.pack("<5I", *_blocks(h, padded))
+RIPEMD160 = Iterated(64, "I", "<", _compress)
 
 
 def ripemd160(data: bytes) -> bytes:
     """RIPEMD-160(data)."""
-    return _finish(list(IV), data, len(data))
+    return RIPEMD160.digest(RIPEMD160.finish(list(IV), data, len(data)))
 
 
 def digests(prefix: bytes, tails: list[bytes]) -> list[bytes]:
     """RIPEMD-160(prefix || tail) for each tail, prefix whole 64-byte blocks compressed once."""
-    if len(prefix) % 64:
-        raise ValueError("the shared prefix must be whole 64-byte blocks")
-    h = _blocks(list(IV), prefix)
-    return [_finish(h, t, len(prefix) + len(t)) for t in tails]
+    return RIPEMD160.digests(IV, prefix, tails)

@@ -17,7 +17,7 @@ Pure Python: about 7 s for a megabyte.
 """
 from __future__ import annotations
 
-import struct
+from cipherbench.kat.model.merkle import Iterated
 
 MASK = (1 << 64) - 1
 
@@ -67,38 +67,27 @@ def _compress(h: list[int], block: tuple[int, ...]) -> None:
         h[i] = (h[i] + v) & MASK
 
 
-def _sha512_words(h0: list[int], data: bytes, total: int | None = None) -> list[int]:
-    """H after data and the padding of a message of `total` bytes (data's own length by default)."""
-    total = len(data) if total is None else total
-    padded = data + b"\x80" + bytes(-(total + 17) % 128) + (8 * total).to_bytes(16, "big")
-    h = list(h0)
-    for i in range(0, len(padded), 128):
-        _compress(h, struct.unpack_from(">16Q", padded, i))
-    return h
+SHA512 = Iterated(128, "Q", ">", _compress)
 
 
 def sha512(data: bytes) -> bytes:
     """SHA-512(data) (6.4), what the IV generation of 5.3.6 runs and the tests hold to FIPS 180-4's example."""
-    return struct.pack(">8Q", *_sha512_words(H0_SHA512, data))
+    return SHA512.digest(SHA512.finish(H0_SHA512, data, len(data)))
 
 
 def initial_value(t: int) -> list[int]:
     """SHA-512/t's H(0) by the IV generation function of 5.3.6."""
     if t <= 0 or t >= 512 or t == 384:
         raise ValueError("SHA-512/t takes t below 512, other than 384")
-    return _sha512_words([v ^ 0xA5A5A5A5A5A5A5A5 for v in H0_SHA512], f"SHA-512/{t}".encode())
+    name = f"SHA-512/{t}".encode()
+    return SHA512.finish([v ^ 0xA5A5A5A5A5A5A5A5 for v in H0_SHA512], name, len(name))
 
 
 def sha512_t(t: int, data: bytes) -> bytes:
     """SHA-512/t(data), t a multiple of 8."""
-    return struct.pack(">8Q", *_sha512_words(initial_value(t), data))[:t // 8]
+    return SHA512.digest(SHA512.finish(initial_value(t), data, len(data)))[:t // 8]
 
 
 def digests(t: int, prefix: bytes, tails: list[bytes]) -> list[bytes]:
     """SHA-512/t(prefix || tail) for each tail, prefix whole 128-byte blocks compressed once."""
-    if len(prefix) % 128:
-        raise ValueError("the shared prefix must be whole 128-byte blocks")
-    h = initial_value(t)
-    for i in range(0, len(prefix), 128):
-        _compress(h, struct.unpack_from(">16Q", prefix, i))
-    return [struct.pack(">8Q", *_sha512_words(h, tail, len(prefix) + len(tail)))[:t // 8] for tail in tails]
+    return [d[:t // 8] for d in SHA512.digests(initial_value(t), prefix, tails)]

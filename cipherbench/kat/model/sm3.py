@@ -18,7 +18,7 @@ Pure Python: about 10 s for a megabyte.
 """
 from __future__ import annotations
 
-import struct
+from cipherbench.kat.model.merkle import Iterated
 
 MASK = 0xFFFFFFFF
 IV = (0x7380166F, 0x4914B2B9, 0x172442D7, 0xDA8A0600, 0xA96F30BC, 0x163138AA, 0xE38DEE4D, 0xB0FB0E4E)
@@ -64,24 +64,14 @@ def _compress(v: list[int], block: tuple[int, ...]) -> None:
         v[i] ^= x
 
 
-def _finish(v: list[int], data: bytes, total: int) -> bytes:
-    padded = data + b"\x80" + bytes(-(total + 9) % 64) + struct.pack(">Q", (8 * total) & (2**64 - 1))
-    v = list(v)
-    for i in range(0, len(padded), 64):
-        _compress(v, struct.unpack_from(">16I", padded, i))
-    return struct.pack(">8I", *v)
+SM3 = Iterated(64, "I", ">", _compress)
 
 
 def sm3(data: bytes) -> bytes:
     """SM3(data)."""
-    return _finish(list(IV), data, len(data))
+    return SM3.digest(SM3.finish(list(IV), data, len(data)))
 
 
 def digests(prefix: bytes, tails: list[bytes]) -> list[bytes]:
     """SM3(prefix || tail) for each tail, prefix whole 64-byte blocks compressed once."""
-    if len(prefix) % 64:
-        raise ValueError("the shared prefix must be whole 64-byte blocks")
-    v = list(IV)
-    for i in range(0, len(prefix), 64):
-        _compress(v, struct.unpack_from(">16I", prefix, i))
-    return [_finish(v, t, len(prefix) + len(t)) for t in tails]
+    return SM3.digests(IV, prefix, tails)
