@@ -299,8 +299,9 @@ def verify(s: Any, pairs: list[tuple[Any, Any]], progress: Any = None, reverify:
     if todo:
         prims = list({p.name: p for _, p, _ in todo}.values())
         v = Verifier(s, progress=progress)
-        fresh = {(r.impl, r.primitive): r for r in v.run([(im, p) for im, p, _ in todo],
-                                                         prepare(s, prims, keep_prepared, depth))}
+        with s.spread():  # nothing here is timed: the runners may use every CPU (Session.spread)
+            fresh = {(r.impl, r.primitive): r for r in v.run([(im, p) for im, p, _ in todo],
+                                                             prepare(s, prims, keep_prepared, depth))}
         missing = v.missing_corpora
         for im, p, key in todo:
             r = fresh[(im.name, p.name)]

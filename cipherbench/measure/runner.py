@@ -111,6 +111,24 @@ def _line(req: dict) -> bytes:
     return line + b"\n" if line.isascii() else json.dumps(req).encode() + b"\n"
 
 
+def _tasks(pid: int) -> list[int]:
+    """The threads of process pid and of its descendants (Linux /proc; [] elsewhere)."""
+    tids, todo = [], [pid]
+    while todo:
+        p = todo.pop()
+        try:
+            threads = os.listdir(f"/proc/{p}/task")
+        except OSError:
+            continue
+        for t in threads:
+            tids.append(int(t))
+            try:
+                todo += [int(c) for c in Path(f"/proc/{p}/task/{t}/children").read_text().split()]
+            except OSError:
+                pass
+    return tids
+
+
 class RunnerProcess:
     """One running runner. request() returns the response dict or raises RunnerError."""
 
@@ -128,6 +146,7 @@ class RunnerProcess:
         self.spec = spec
         self.name = spec.name
         self.timeout = timeout
+        self.cpu = cpu  # the CPU it is pinned to (None: not pinned)
         self._ids = itertools.count(1)
         self._stderr = tempfile.TemporaryFile()
         self._lines: queue.Queue = queue.Queue()
@@ -247,6 +266,18 @@ class RunnerProcess:
         how = f"exited with status {code}" if code is not None else "closed its output"
         return RunnerError(f"runner {self.name} {how} while answering {what}"
                            + (f"; its stderr ends: {tail}" if tail else ""))
+
+    def set_cpus(self, cpus: set[int]) -> None:
+        """Move every thread of the runner and of the processes it started onto `cpus`
+        (sched_setaffinity acts on one thread; a JVM or a Go runtime has dozens). A thread
+        that ends meanwhile, or a system without affinity, is passed over."""
+        if not hasattr(os, "sched_setaffinity"):
+            return
+        for tid in _tasks(self.proc.pid):
+            try:
+                os.sched_setaffinity(tid, cpus)
+            except OSError:
+                pass
 
     def kill(self):
         if self.proc.poll() is None:
