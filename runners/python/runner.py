@@ -106,7 +106,8 @@ class Unsupported(Exception):
 # Those APIs set key and IV in one call, so keysetup times make() (see README).
 # An AEAD entry has keyed(key) -> ctx, seal(ctx, key, iv, aad, data) -> ct||tag,
 # open(ctx, key, iv, aad, ct||tag) -> plaintext or None, and optionally
-# stream(ctx, key, iv, aad, enc, total) -> a bulk callable (streaming without a tag check).
+# stream(ctx, key, iv, aad, enc, total, call) -> a bulk callable (streaming without a tag check)
+# taking `call` bytes at a time, `total` in all.
 # A hash entry has new() -> object with update(data) and final() -> digest.
 
 class Entry:
@@ -210,7 +211,7 @@ def add_pycryptodome(impls):
             except ValueError:
                 return None
 
-        def stream(ctx, key, iv, aad, enc, total):
+        def stream(ctx, key, iv, aad, enc, total, call):
             c = new(key, iv, total, len(aad)) if streams else None
             if c is None:
                 return None
@@ -441,12 +442,12 @@ def add_pyca(impls):
         if p.family == "aes" and p.mode == "gcm":
             d = one_shot(AESGCM)
 
-            def gcm_stream(ctx, key, iv, aad, enc, total):
+            def gcm_stream(ctx, key, iv, aad, enc, total, call):
                 c = Cipher(A.AES(key), M.GCM(iv)).encryptor() if enc else \
                     Cipher(A.AES(key), M.GCM(iv, b"\0" * 16)).decryptor()
                 if aad:
                     c.authenticate_additional_data(aad)
-                scratch = bytearray(total + 64)
+                scratch = bytearray(call + 64)  # one call's output (update_into wants len + 15)
                 return lambda buf: c.update_into(buf, scratch)
             d["stream"] = gcm_stream
             d.update(gcm_parts(A.AES))
@@ -480,12 +481,12 @@ def add_pyca(impls):
                 except InvalidTag:
                     return None
 
-            def sm4_stream(ctx, key, iv, aad, enc, total):
+            def sm4_stream(ctx, key, iv, aad, enc, total, call):
                 c = Cipher(A.SM4(key), M.GCM(iv)).encryptor() if enc else \
                     Cipher(A.SM4(key), M.GCM(iv, b"\0" * 16)).decryptor()
                 if aad:
                     c.authenticate_additional_data(aad)
-                scratch = bytearray(total + 64)
+                scratch = bytearray(call + 64)  # one call's output (update_into wants len + 15)
                 return lambda buf: c.update_into(buf, scratch)
             try:
                 if probe(A.SM4, lambda iv: M.GCM(bytes(12)), p):
@@ -885,7 +886,7 @@ def _bench(req):
             stream = e.stream and workload == "bulk"
             for _ in range(batches):
                 if stream:  # one message, loops in-place calls, no finalisation inside the clock
-                    def body(f=lib_call(p, e.stream, ctx, key, iv, aad, True, size * loops), buf=buf, rng=rng):
+                    def body(f=lib_call(p, e.stream, ctx, key, iv, aad, True, size * loops, size), buf=buf, rng=rng):
                         for _ in rng:
                             f(buf)
                 elif workload == "bulk":  # one-shot API: every call is a whole seal under the same nonce
@@ -921,7 +922,7 @@ def _bench(req):
         accepted = [0]
         for _ in range(batches):
             if workload == "bulk" and e.stream:  # streaming decryption without the tag check
-                def body(f=lib_call(p, e.stream, ctx, key, iv, aad, False, size * loops),
+                def body(f=lib_call(p, e.stream, ctx, key, iv, aad, False, size * loops, size),
                          ct=bytearray(sealed[:size]), rng=rng):
                     for _ in rng:
                         f(ct)
