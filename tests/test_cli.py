@@ -1,4 +1,5 @@
 """The command line as a user meets it: exact outputs, one-line errors, exit codes."""
+import json
 import os
 
 from conftest import faulty
@@ -109,3 +110,16 @@ def test_busy_shares_are_each_cpus_busy_fraction_between_two_readings():
     assert busy_shares(before, after) == {"cpu0": 0.5, "cpu1": 0.0}  # cpu2 appeared: no share
     now = cpu_times()
     assert len(now) == os.cpu_count() and all(0 <= b <= t for b, _s, t in now.values())
+
+
+def test_a_runner_stopped_for_a_hang_fails_its_pair_alone(cb, tmp_path):
+    """Verification stops a runner that hangs and starts it again: the pair it hung on fails,
+    and the pairs after it are verified on the new process instead of failing with the old."""
+    env = {"CIPHERBENCH_RUNNER_TIMEOUT": "3", "FAULTY_MARKER": str(tmp_path / "hung")}
+    r = cb("--runner", faulty("hang-once"), "verify", "--impl", "faulty", "--json", env=env)
+    assert (tmp_path / "hung").exists()
+    results = {v["primitive"]: v for v in json.loads(r.stdout)["results"]}
+    assert [f["check"] for f in results["aes-128-ctr"]["failures"]] == ["runner"]
+    assert "did not answer 'encrypt' within 3 s" in results["aes-128-ctr"]["failures"][0]["actual"]
+    assert results["aes-128-cbc"]["failures"] == [] and results["aes-128-gcm"]["failures"] == []
+    assert results["aes-128-gcm"]["checks"]["kat"] > 0

@@ -284,6 +284,18 @@ def bulk_feeds(p: Primitive, n: int) -> list[BulkFeed]:
     return ([BulkFeed(pieces, True), BulkFeed(pieces, False)] if pieces else []) + [BulkFeed((), True)]
 
 
+#: How long a runner may take to answer a long answer's request: the usual two minutes, and
+#: four more per MiB of message. A MiB of CFB8 is a million block-cipher calls, and a runtime
+#: that makes each one through its API (mcrypt, Node's, .NET's, Bouncy Castle's) took over two
+#: minutes on a shared core; a runner that overruns is stopped, and every pair waiting on it
+#: fails with it.
+LONG_TIMEOUT_S, LONG_TIMEOUT_S_PER_MIB = 120.0, 240.0
+
+
+def long_timeout(message_bytes: int) -> float:
+    return LONG_TIMEOUT_S + LONG_TIMEOUT_S_PER_MIB * message_bytes / (1 << 20)
+
+
 #: a long answer's request as the gate first asks it: one call, into a separate buffer
 ONE_CALL = BulkFeed((), False)
 
@@ -480,6 +492,11 @@ class Verifier:
                 res.skip(la.corpus, la.where, la.source, str(e))
         self.long_bulk(res, p, passed)
 
+    @staticmethod
+    def _long_timeout(asked: list[tuple[LongAnswer, BulkFeed]]) -> float:
+        """How long each answer to long answers' requests may take (long_timeout)."""
+        return long_timeout(max((la.message_bytes for la, _ in asked), default=0))
+
     def _long_answers(self, impl, p: Primitive, asked: list[tuple[LongAnswer, BulkFeed]]) -> list[dict]:
         """The answers to long answers' requests, sent all at once. A runner that does not echo
         `filled`, or answers without a digest where one was asked, is asked again with the whole
@@ -488,7 +505,8 @@ class Verifier:
         not asked again: the way is refused whatever the input."""
         reqs = [self._long_request(p, la, True, feed) for la, feed in asked]
         answers = []
-        for (la, feed), r in zip(asked, self.s.ask_many(impl, reqs, replica=self.replica)):
+        answers_to = self.s.ask_many(impl, reqs, timeout=self._long_timeout(asked), replica=self.replica)
+        for (la, feed), r in zip(asked, answers_to):
             took = feed == ONE_CALL or (r.get("status") == "ok" and all(r.get(e) is True for e in feed.echoes()))
             if took and not self._long_honoured(la, r):
                 r = self._ask(impl, self._long_request(p, la, False, feed))
@@ -756,7 +774,15 @@ class Verifier:
             """One process's pairs, each with its outcome; a Verifier of its own holds the
             answers it sent ahead."""
             own = Verifier(self.s, self.progress, replica)
-            return [((im.name, p.name), own.check_pair(im, p, prepared)) for im, p in todo if not stop.is_set()]
+            done = []
+            for im, p in todo:
+                if stop.is_set():
+                    break
+                outcome = own.check_pair(im, p, prepared)
+                done.append(((im.name, p.name), outcome))
+                if outcome[1] is None:  # its runner failed: one stopped for a hang starts again,
+                    self.s.revive(im.name, replica)  # or the lane's next pairs would fail with it
+            return done
         pool = ThreadPoolExecutor(max_workers=max(1, len(lanes)), thread_name_prefix="verify")
         try:
             futures = [pool.submit(lane, replica, todo) for (_, replica), todo in lanes.items()]

@@ -93,6 +93,7 @@ class Session:
         # ask_parallel() has every one of them time the same batch at the same moment
         self.parallel_cpus = parallel_cpus(parallel) if parallel > 1 else []
         self.fixed_layout = fixed_layout  # runners start without address-space randomisation
+        self._spread_to: set[int] | None = None  # inside spread(): the CPUs runners may use
         self.replicas = max(1, replicas)
         builtins = builtin_runners() if builtin else []  # native first
         # extra_specs: runners built by the project elsewhere (an environment's engine, a
@@ -247,9 +248,11 @@ class Session:
         every = os.sched_getaffinity(0)
         for p in self._processes():
             p.set_cpus(every)
+        self._spread_to = every
         try:
             yield
         finally:
+            self._spread_to = None
             for p in self._processes():
                 if p.cpu is not None:
                     p.set_cpus({p.cpu})
@@ -364,6 +367,38 @@ class Session:
         r.process, r.replicas[:], r.parallel[:] = new, [], []
         for n in names:
             self._proc_of[n] = new
+        return True
+
+    def revive(self, impl: str, replica: int | None = None) -> bool:
+        """Start the process that answers for impl (as _process picks it) again, in its place,
+        when it has died; the runner's other processes go on. True when a live process now
+        holds the place: it was alive, or its successor started and announced the same
+        implementations. For work spread over a runner's processes at once (verification's
+        lanes): one process stopped for a hang leaves the others' pairs alone."""
+        im, old = self._process(impl, replica)
+        if old.proc.poll() is None:
+            return True
+        r = next((x for x in self.runners[:self._started] if x.process is old or old in x.replicas), None)
+        if r is None:
+            return False
+        try:
+            new = RunnerProcess(r.spec, cpu=old.cpu, fixed_layout=self.fixed_layout)
+            hello = new.request({"op": "hello"}, timeout=60)
+        except RunnerError:
+            return False
+        announced = {str(i.get("name")) for i in hello.get("implementations", []) if isinstance(i, dict)}
+        mine = {self.impls[n].native_name for n, p in self._proc_of.items() if p is r.process}
+        if hello.get("status") != "ok" or not mine <= announced:
+            new.kill()
+            return False
+        if r.process is old:
+            r.process = new
+            for n in [n for n, p in self._proc_of.items() if p is old]:
+                self._proc_of[n] = new
+        else:
+            r.replicas[r.replicas.index(old)] = new
+        if self._spread_to:  # started inside spread(): spread like the others until it ends
+            new.set_cpus(self._spread_to)
         return True
 
     def runner_process(self, runner: str) -> RunnerProcess | None:

@@ -11,6 +11,9 @@ except where MODE breaks it:
   ctr-swap    CTR output has the bytes of every 32-bit word reversed
   crash       exits while answering the first encrypt
   hang        never answers the first encrypt
+  hang-once   never answers the first encrypt of aes-128-ctr, once: the first process to be
+              asked one creates the file named by $FAULTY_MARKER, and the processes started
+              after it (the runner started again) answer
   garbage     answers the first encrypt with a line that is not JSON
   zero-key-unsupported  answers `unsupported` to any request with an all-zero key, as Mono
               refuses DES weak keys (not wrong: verify must skip those known answers)
@@ -118,6 +121,12 @@ def answer(req):
             sys.exit(3)
         if MODE == "hang":
             time.sleep(3600)
+        if MODE == "hang-once" and req.get("primitive") == "aes-128-ctr":
+            try:
+                os.close(os.open(os.environ["FAULTY_MARKER"], os.O_CREAT | os.O_EXCL))
+                time.sleep(3600)
+            except FileExistsError:
+                pass
         if MODE == "garbage":
             return "this is not json"
         prim = req.get("primitive")
