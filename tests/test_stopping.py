@@ -124,6 +124,24 @@ def test_planned_sizes_stop_the_large_sizes_of_a_line_at_the_floor_and_time_ever
     assert [_timed(pt) for pt in again] == [7] * 6
 
 
+def test_a_line_floor_below_the_floor_stops_the_large_sizes_there_and_no_other():
+    """line_floor 2: the lines are judged after two rounds; 4096 and 16384 stop at two,
+    the sizes below still get the floor of four and then go on while wide."""
+    p = registry.load()["aes-128-cbc"]
+    sizes = [16, 64, 256, 1024, 4096, 16384]
+    pts = [Point("wobbly", p, "encrypt", "bulk", n) for n in sizes]
+    m = Measurer(ShakySession(), batch_ms=1, batches=7, warmup_batches=1, extra_share=0,
+                 stop=StopRule(within=0.01, floor=4, line_floor=2), planned_sizes=True)
+    m.run(pts)
+    assert {pt.size: _timed(pt) for pt in pts} == {16: 7, 64: 7, 256: 7, 1024: 7, 4096: 2, 16384: 2}
+    assert (m.skipped["aes-128-cbc"].rounds, m.skipped["aes-128-cbc"].on_line) == (10, 10)
+    steady = [Point("steady", p, "encrypt", "bulk", n) for n in sizes]
+    Measurer(ShakySession(), batch_ms=1, batches=7, warmup_batches=1, extra_share=0,
+             stop=StopRule(within=0.01, floor=4, line_floor=2), planned_sizes=True).run(steady)
+    assert [_timed(pt) for pt in steady] == [4, 4, 4, 4, 2, 2]
+    assert StopRule(0.01, 3, 5).on_line_floor == 3 and StopRule(0.01, 3).on_line_floor == 3
+
+
 def test_a_short_run_says_what_it_expects_what_it_took_and_what_stopping_saved(tmp_path):
     import json
     import os
@@ -156,7 +174,8 @@ def test_a_short_run_says_what_it_expects_what_it_took_and_what_stopping_saved(t
     # where the time went, stored with the run as printed (to the hundredth)
     assert list(json.loads(context)["phases_s"]) == ["start", "verify", "timing", "storing"]
     assert list(json.loads(context)["phases_s"].values()) == [float(g) for g in phases.groups()]
-    assert json.loads(settings)["stopping_rule"] == {"half_width_within": 0.01, "floor": 4, "planned_sizes": True}
+    assert json.loads(settings)["stopping_rule"] == {"half_width_within": 0.01, "floor": 4, "planned_sizes": True,
+                                                     "line_floor": 4}
 
 
 def test_the_profiles_set_the_target_and_the_floor_and_a_plan_may_turn_stopping_off(tmp_path):
@@ -169,7 +188,7 @@ def test_the_profiles_set_the_target_and_the_floor_and_a_plan_may_turn_stopping_
     assert RunPlan.from_preset("quick", stopping=False).stop_rule is None
     assert RunPlan.from_preset("quick", extra_rounds=False).stop_rule is None  # exactly --batches
     assert RunPlan.from_preset("quick", batches=2).stop_rule == StopRule(within=0.01, floor=2)
-    assert RunPlan.from_preset("standard").stop_rule == StopRule(within=0.01, floor=3)
+    assert RunPlan.from_preset("standard").stop_rule == StopRule(within=0.01, floor=3, line_floor=2)
     bad = tmp_path / "experiments.toml"
     bad.write_text('[profiles.x]\ntitle = "x"\nsizes = [16]\nstop_within = 0.01\n')
     with pytest.raises(UsageError, match=r"\[profiles.x\].*stop_within and min_batches go together"):

@@ -27,7 +27,7 @@ Method (docs/method.md):
 - With a stopping target (measure/stopping.py, a profile's stop_within and min_batches),
   the rounds are sequential: every point gets the floor, then rounds go only to points
   whose interval is still wider than the target, up to their planned batches; with
-  planned_sizes the large sizes of a series on a straight line stop at the floor, and
+  planned_sizes the large sizes of a series on a straight line stop at the line's floor, and
   every size is checked against that line once timing ends (Point.off_line).
 - Cycles: a core-cycle counter where the runner reads one. Otherwise the core
   clock is measured by the native engine's dependent-add chain between timed
@@ -309,7 +309,7 @@ class Measurer:
         self.s = session
         # sequential stopping (measure/stopping.py): None, every point gets its planned batches
         self.stop = stop
-        # with `stop`: the large sizes of a series on a straight line stop at the floor
+        # with `stop`: the large sizes of a series on a straight line stop at the line's floor
         self.planned_sizes = planned_sizes
         self._on_line: set[int] = set()  # id(point) of those
         self.skipped: dict[str, Skipped] = {}  # primitive -> the planned batches stopping left out
@@ -552,13 +552,14 @@ class Measurer:
     def _rounds_until_settled(self, live: list[Point], plan: dict[int, int], rule: StopRule) -> None:
         """Sequential stopping (measure/stopping.py): rounds go to the points below the floor
         or with intervals still wider than the target, up to each one's planned batches; once
-        every point has the floor, the large sizes of series on a straight line stop there."""
+        every point has the line's floor (StopRule.on_line_floor), the large sizes of series on
+        a straight line stop there."""
         for _ in range(max(plan.values(), default=0)):
-            if self.planned_sizes and not self._on_line and self._rounds >= rule.floor:
+            if self.planned_sizes and not self._on_line and self._rounds >= rule.on_line_floor:
                 self._on_line = {id(p) for p in on_line_points(live)}
             usual = self._usual_adds(live)
             ok = [p for p in live if p.error is None]
-            cap = [min(plan[id(p)], rule.floor) if id(p) in self._on_line else plan[id(p)] for p in ok]
+            cap = [min(plan[id(p)], rule.on_line_floor) if id(p) in self._on_line else plan[id(p)] for p in ok]
             due = next_round([Standing(timed_batches(p), half_width(p, usual), c) for p, c in zip(ok, cap)], rule)
             if not due:
                 break

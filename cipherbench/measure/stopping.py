@@ -9,8 +9,9 @@ cap, whichever comes first; rounds go to the points whose intervals are still wi
 Planned sizes: where a series' time (one implementation, primitive, operation and workload
 over its sizes) is a straight line in size, as stats.slope_fit fits it, with the slope's
 standard error within LINE_SE of the slope, its large sizes (where the per-byte part is at
-least LARGE_SHARE of the fitted time) need only the floor: the line and the other sizes
-back them. Each of those sizes is still timed; its own median, never the line's value, is
+least LARGE_SHARE of the fitted time) need only the line's floor (the profile's
+`line_batches`, else the floor): the line and the other sizes back them, and at those sizes
+one call is the longest, so each batch already averages over the most time. Each of those sizes is still timed; its own median, never the line's value, is
 its figure, and a size whose median departs from the line by more than DEPART is flagged
 and does not count as on the line.
 """
@@ -36,10 +37,17 @@ DEPART = 0.05
 @dataclass(frozen=True)
 class StopRule:
     """A profile's stopping target: `within` the relative half-width of the median's interval
-    at which a point has had enough, after no fewer than `floor` timed batches."""
+    at which a point has had enough, after no fewer than `floor` timed batches; with planned
+    sizes, the large sizes of a series on its line stop at `line_floor` (at most `floor`),
+    which is also when the lines are judged."""
 
     within: float
     floor: int
+    line_floor: int | None = None
+
+    @property
+    def on_line_floor(self) -> int:
+        return min(self.floor, self.line_floor or self.floor)
 
     def wants_round(self, standing: Standing) -> bool:
         """Whether the point gets the next round: below the floor, it does; at its cap, it

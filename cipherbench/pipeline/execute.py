@@ -131,7 +131,9 @@ def settings_of(plan: RunPlan) -> dict[str, Any]:
             "more_rounds_when_unsure": {"half_width_over": extra_within(plan.stop_rule), "at_most_times": MAX_FACTOR,
                                         "extra_share_at_most": plan.effective_extra_share},
             "stopping_rule": ({"half_width_within": plan.stop_rule.within, "floor": plan.stop_rule.floor,
-                          "planned_sizes": plan.planned_sizes} if plan.stop_rule else None),
+                          "planned_sizes": plan.planned_sizes,
+                          "line_floor": plan.stop_rule.on_line_floor if plan.planned_sizes else None}
+                         if plan.stop_rule else None),
             # how timed batches were placed (measure.stack_offset); runners that cannot
             # place their stack ignore it (docs/protocol.md, bench)
             "stack_offsets": f"16 x ({STACK_STRIDE} k mod 256) for a point's k-th timed batch"}

@@ -76,6 +76,9 @@ class Knobs(BaseModel):
     # with stopping: a series' large sizes on its straight line (time linear in size) stop at
     # min_batches; each is still timed, checked against the line and flagged where it departs
     planned_sizes: bool = False
+    # with planned_sizes: those large sizes stop at this many timed batches instead (at most
+    # min_batches; None: min_batches)
+    line_batches: int | None = Field(None, ge=1, le=1000)
 
     @model_validator(mode="after")
     def _stopping_whole(self) -> Knobs:
@@ -83,6 +86,8 @@ class Knobs(BaseModel):
             raise ValueError("stop_within and min_batches go together (a target and a floor of rounds)")
         if self.planned_sizes and self.stop_within is None:
             raise ValueError("planned_sizes needs stop_within and min_batches")
+        if self.line_batches is not None and not self.planned_sizes:
+            raise ValueError("line_batches needs planned_sizes")
         return self
 
 
@@ -199,7 +204,7 @@ class RunPlan(Knobs, Workloads):
         plan asks for exactly `batches` per point (extra_rounds off)."""
         if not (self.stopping and self.extra_rounds) or self.stop_within is None or self.min_batches is None:
             return None
-        return StopRule(self.stop_within, min(self.min_batches, self.batches))
+        return StopRule(self.stop_within, min(self.min_batches, self.batches), self.line_batches)
 
 
 #: The store's `runs.profile` is 64 characters wide (store/db.py).
