@@ -177,7 +177,7 @@ def test_a_runner_that_ignores_fill_and_digest_is_asked_again_with_the_whole_inp
     asked = []
 
     class OldRunner:
-        def ask_many(self, impl, reqs, replica=None):
+        def ask_many(self, impl, reqs, timeout=None, replica=None):
             return [self.ask(impl, r) for r in reqs]
 
         def ask(self, impl, req, replica=None):

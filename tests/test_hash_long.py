@@ -229,7 +229,7 @@ def test_a_hash_long_answer_is_asked_with_fill_and_again_whole_when_ignored():
         def __init__(self, honours):
             self.honours = honours
 
-        def ask_many(self, impl, reqs, replica=None):
+        def ask_many(self, impl, reqs, timeout=None, replica=None):
             return [self.ask(impl, r) for r in reqs]
 
         def ask(self, impl, req, replica=None):

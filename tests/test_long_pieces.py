@@ -105,7 +105,7 @@ class ChachaRunner:
         self.refuses = refuses
         self.asked: list[dict] = []
 
-    def ask_many(self, impl, reqs, replica=None):
+    def ask_many(self, impl, reqs, timeout=None, replica=None):
         return [self.ask(impl, r) for r in reqs]
 
     def ask(self, impl, req, replica=None):

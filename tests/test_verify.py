@@ -94,7 +94,7 @@ class FakeRunner:
         self.asked[req["op"]] += 1
         return self.answer(req) if self.answer else dict(self.reply)
 
-    def ask_many(self, impl, reqs, replica=None):
+    def ask_many(self, impl, reqs, timeout=None, replica=None):
         return [self.ask(impl, r) for r in reqs]
 
 
