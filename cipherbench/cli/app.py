@@ -2,21 +2,22 @@
 2 for usage errors (unknown names, bad hex, wrong lengths), 1 for everything else."""
 from __future__ import annotations
 
+import importlib
 import os
 import sys
 import traceback
+from typing import TYPE_CHECKING
 
 import click
 
 from cipherbench import __version__
-from cipherbench.arch.runners import runner_specs as arch_runner_specs
 from cipherbench.console import err
 from cipherbench.errors import CipherbenchError
-from cipherbench.measure.environments import runner_specs
-from cipherbench.measure.session import Session
 from cipherbench.paths import REPO
-from cipherbench.releases.runners import runner_specs as release_runner_specs
-from cipherbench.store.db import Store
+
+if TYPE_CHECKING:
+    from cipherbench.measure.session import Session
+    from cipherbench.store.db import Store
 
 EXPERIMENTS = REPO / "registry" / "experiments.toml"
 
@@ -31,15 +32,38 @@ class Ctx:
         self.releases = tuple(releases)  # installed releases whose runners run too (cipherbench.releases)
 
     def session(self, **kw) -> Session:
+        from cipherbench.arch.runners import runner_specs as arch_runner_specs
+        from cipherbench.measure.environments import runner_specs
+        from cipherbench.measure.session import Session
+        from cipherbench.releases.runners import runner_specs as release_runner_specs
         extra = (tuple(runner_specs(self.envs)) + tuple(arch_runner_specs(self.arches))
                  + tuple(release_runner_specs(self.releases)))
         return Session(self.runner_cmds, builtin=self.builtin, extra_specs=extra, **kw)
 
     def store(self, create=True) -> Store:
+        from cipherbench.store.db import Store
         return Store(self.db, create=create)
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+class LazyGroup(click.Group):
+    """A group whose commands are named up front (`lazy`: name -> module under cipherbench.cli
+    and the command in it) and imported when one is asked for (cipherbench/cli/__init__.py)."""
+
+    def __init__(self, *args, **kw):
+        super().__init__(*args, **kw)
+        self.lazy: dict[str, tuple[str, str]] = {}
+
+    def list_commands(self, ctx):
+        return sorted(set(self.commands) | set(self.lazy))
+
+    def get_command(self, ctx, cmd_name):
+        if cmd_name not in self.commands and cmd_name in self.lazy:
+            module, attr = self.lazy[cmd_name]
+            self.add_command(getattr(importlib.import_module(f"cipherbench.cli.{module}"), attr), cmd_name)
+        return self.commands.get(cmd_name)
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
 @click.option("--runner", "runners", multiple=True, metavar="CMD",
               help="Add a runner: any command speaking docs/protocol.md (repeatable).")
 @click.option("--db", metavar="URL", default=None,
