@@ -14,9 +14,10 @@ bench: engine runners vectors
 	$(CB) run --profile quick || exit $$?; \
 	exit $$status
 
-# Two workers, one test file each at a time (files share fixtures and built variants)
+# Two workers, one test file each at a time (files share fixtures and built variants); the
+# fifteen slowest tests are listed at the end, for keeping the suite under 20 minutes
 test: engine runners vectors lint
-	$(PY) -m pytest -q -n 2 --dist loadfile
+	$(PY) -m pytest -q -n 2 --dist loadfile --durations=15
 
 # The orchestrator's static checks: ruff (pyflakes, style, import order, bugbear) and mypy
 # (strict for the run pipeline, the store and the analysis layer; pyproject.toml).
