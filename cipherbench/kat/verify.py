@@ -564,13 +564,13 @@ class Verifier:
         a runner that honours none (unsupported, an error, no echo) is recorded as
         checks["long_bulk_not_checked"], a way refused before another was taken as
         checks["long_bulk_note"], neither a failure."""
-        todo = [(i, la, ways) for i, la in enumerate(las) if (ways := bulk_feeds(p, la.message_bytes))]
+        asking = [(i, la, ways) for i, la in enumerate(las) if (ways := bulk_feeds(p, la.message_bytes))]
         refused: dict[int, list[str]] = defaultdict(list)  # index in las -> the ways it was refused
         unchecked: list[str] = []
-        while todo:
-            answers = self._long_answers(res.impl, p, [(la, ways[0]) for _, la, ways in todo])
+        while asking:
+            answers = self._long_answers(res.impl, p, [(la, ways[0]) for _, la, ways in asking])
             left = []
-            for (i, la, ways), r in zip(todo, answers):
+            for (i, la, ways), r in zip(asking, answers):
                 why = self._long_fed(res, p, la, ways[0], r)
                 if why is None:
                     continue
@@ -579,7 +579,7 @@ class Verifier:
                     left.append((i, la, ways[1:]))
                 else:
                     unchecked += refused.pop(i)
-            todo = left
+            asking = left
         if unchecked:
             res.checks["long_bulk_not_checked"] = "; ".join(unchecked)
         if refused:
@@ -770,12 +770,12 @@ class Verifier:
                 lanes[(runner, replica)].append((im, p))
         stop = threading.Event()
 
-        def lane(replica, todo) -> list:
+        def lane(replica, pairs) -> list:
             """One process's pairs, each with its outcome; a Verifier of its own holds the
             answers it sent ahead."""
             own = Verifier(self.s, self.progress, replica)
             done = []
-            for im, p in todo:
+            for im, p in pairs:
                 if stop.is_set():
                     break
                 outcome = own.check_pair(im, p, prepared)
@@ -785,7 +785,7 @@ class Verifier:
             return done
         pool = ThreadPoolExecutor(max_workers=max(1, len(lanes)), thread_name_prefix="verify")
         try:
-            futures = [pool.submit(lane, replica, todo) for (_, replica), todo in lanes.items()]
+            futures = [pool.submit(lane, replica, pairs) for (_, replica), pairs in lanes.items()]
             checked = dict(item for f in futures for item in f.result())
         finally:
             stop.set()  # Ctrl-C or a fault: the other lanes stop at their next pair

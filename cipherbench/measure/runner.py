@@ -113,9 +113,9 @@ def _line(req: dict) -> bytes:
 
 def _tasks(pid: int) -> list[int]:
     """The threads of process pid and of its descendants (Linux /proc; [] elsewhere)."""
-    tids, todo = [], [pid]
-    while todo:
-        p = todo.pop()
+    tids, procs = [], [pid]
+    while procs:
+        p = procs.pop()
         try:
             threads = os.listdir(f"/proc/{p}/task")
         except OSError:
@@ -123,7 +123,7 @@ def _tasks(pid: int) -> list[int]:
         for t in threads:
             tids.append(int(t))
             try:
-                todo += [int(c) for c in Path(f"/proc/{p}/task/{t}/children").read_text().split()]
+                procs += [int(c) for c in Path(f"/proc/{p}/task/{t}/children").read_text().split()]
             except OSError:
                 pass
     return tids

@@ -229,9 +229,8 @@ class Session:
                 self._parallel_of[name] = r.parallel
 
     def close(self):
-        for r in self.runners:
-            for proc in ([r.process] if r.process else []) + r.replicas + r.parallel:
-                proc.close()
+        for proc in self._processes():
+            proc.close()
 
     def _processes(self) -> list[RunnerProcess]:
         return [p for r in self.runners for p in ([r.process] if r.process else []) + r.replicas + r.parallel]
@@ -352,22 +351,33 @@ class Session:
         r = next((x for x in self.runners[:self._started] if x.spec.name == runner and x.process), None)
         if r is None:
             return False
-        old, names = r.process, sorted(n for n, p in self._proc_of.items() if p is r.process)
+        old, names = r.process, [n for n, p in self._proc_of.items() if p is r.process]
         for p in [old] + r.replicas + r.parallel:
             p.kill()
-        try:
-            new = RunnerProcess(r.spec, cpu=self.cpu, fixed_layout=self.fixed_layout)
-            hello = new.request({"op": "hello"}, timeout=60)
-        except RunnerError:
-            return False
-        announced = sorted(str(i.get("name")) for i in hello.get("implementations", []) if isinstance(i, dict))
-        if hello.get("status") != "ok" or announced != sorted(self.impls[n].native_name for n in names):
-            new.kill()
+        new = self._successor(r, self.cpu)
+        if new is None:
             return False
         r.process, r.replicas[:], r.parallel[:] = new, [], []
         for n in names:
             self._proc_of[n] = new
         return True
+
+    def _successor(self, r: RunnerInfo, cpu: int | None) -> RunnerProcess | None:
+        """A new process of runner r on `cpu`, greeted, when it announces the implementations
+        r's process served before; else None (and it is stopped)."""
+        try:
+            new = RunnerProcess(r.spec, cpu=cpu, fixed_layout=self.fixed_layout)
+            hello = new.request({"op": "hello"}, timeout=60)
+        except RunnerError:
+            return None
+        announced = sorted(str(i.get("name")) for i in hello.get("implementations", []) if isinstance(i, dict))
+        served = sorted(self.impls[n].native_name for n, p in self._proc_of.items() if p is r.process)
+        if hello.get("status") != "ok" or announced != served:
+            new.kill()
+            return None
+        if self._spread_to:  # started inside spread(): spread like the others until it ends
+            new.set_cpus(self._spread_to)
+        return new
 
     def revive(self, impl: str, replica: int | None = None) -> bool:
         """Start the process that answers for impl (as _process picks it) again, in its place,
@@ -375,21 +385,12 @@ class Session:
         holds the place: it was alive, or its successor started and announced the same
         implementations. For work spread over a runner's processes at once (verification's
         lanes): one process stopped for a hang leaves the others' pairs alone."""
-        im, old = self._process(impl, replica)
+        _, old = self._process(impl, replica)
         if old.proc.poll() is None:
             return True
         r = next((x for x in self.runners[:self._started] if x.process is old or old in x.replicas), None)
-        if r is None:
-            return False
-        try:
-            new = RunnerProcess(r.spec, cpu=old.cpu, fixed_layout=self.fixed_layout)
-            hello = new.request({"op": "hello"}, timeout=60)
-        except RunnerError:
-            return False
-        announced = {str(i.get("name")) for i in hello.get("implementations", []) if isinstance(i, dict)}
-        mine = {self.impls[n].native_name for n, p in self._proc_of.items() if p is r.process}
-        if hello.get("status") != "ok" or not mine <= announced:
-            new.kill()
+        new = None if r is None else self._successor(r, old.cpu)
+        if r is None or new is None:
             return False
         if r.process is old:
             r.process = new
@@ -397,8 +398,6 @@ class Session:
                 self._proc_of[n] = new
         else:
             r.replicas[r.replicas.index(old)] = new
-        if self._spread_to:  # started inside spread(): spread like the others until it ends
-            new.set_cpus(self._spread_to)
         return True
 
     def runner_process(self, runner: str) -> RunnerProcess | None:
