@@ -1,4 +1,5 @@
 """The measurer's rounds: every point gets its batches; uncertain ones get more, within a budget."""
+import contextlib
 import itertools
 import statistics
 
@@ -408,3 +409,52 @@ def test_progress_counts_expected_work_learned_from_calibration_and_grows_before
     # the bar ends exactly full, and never ran past full on the way
     assert seen["done"] == pytest.approx(seen["total"])
     assert seen["most"] <= 1 + 1e-9
+
+
+class TwoCpuSession(RecordingSession):
+    """Implementation 'jit' compiles as it runs, 'aot' does not; every request records whether
+    its implementation's process had been moved elsewhere() when it was asked."""
+
+    def __init__(self):
+        super().__init__()
+        self.moved = set()
+        self.log = []  # (impl, size, warmup_ms, inside elsewhere)
+
+    def jit(self, impl):
+        return impl == "jit"
+
+    def process_of(self, impl):
+        return impl  # one process per implementation
+
+    @contextlib.contextmanager
+    def elsewhere(self, impls):
+        assert impls == ["jit"]
+        self.moved = set(impls)
+        yield True
+        self.moved = set()
+        self.left_at = len(self.log)
+
+    def ask(self, impl, req, replica=None):
+        self.log.append((impl, req["size"], req.get("warmup_ms"), impl in self.moved))
+        return super().ask(impl, req, replica)
+
+
+@pytest.mark.parametrize("size_warmup", [True, False])
+def test_jit_points_warm_up_elsewhere_during_the_others_calibration_and_are_calibrated_after_it(size_warmup):
+    p = registry.load()["aes-128-cbc"]
+    sizes = (16, 1024, 16384)
+    pts = [Point(i, p, "encrypt", "bulk", n) for i in ("jit", "aot") for n in sizes]
+    fake = TwoCpuSession()
+    Measurer(fake, batch_ms=1, batches=2, warmup_batches=1, jit_warmup_ms=150,
+             jit_size_warmup=size_warmup).run(pts)
+    inside = [entry for entry in fake.log if entry[3]]
+    # inside the block: one warm-up request for each size that gets a warm-up, and only the JIT's
+    warmed = sizes if size_warmup else sizes[:1]
+    assert sorted(inside) == sorted(("jit", n, 150, True) for n in warmed)
+    # the block ends once every other point is calibrated, and every JIT point is calibrated
+    # after it, before the rounds begin (a round times every point: an 'aot' batch again)
+    before, after = fake.log[:fake.left_at], fake.log[fake.left_at:]
+    assert {(e[0], e[1]) for e in before if not e[3]} == {("aot", n) for n in sizes}
+    rounds_from = next(i for i, e in enumerate(after) if e[0] == "aot")
+    assert {e[1] for e in after[:rounds_from]} == set(sizes) and {e[0] for e in after[:rounds_from]} == {"jit"}
+    assert all(_timed(pt) == 2 and pt.error is None for pt in pts)

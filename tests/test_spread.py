@@ -2,10 +2,14 @@
 not timed (verification), and are pinned back afterwards, every thread of them."""
 from __future__ import annotations
 
+import json
 import os
 
 import pytest
+from conftest import faulty
 
+from cipherbench import registry
+from cipherbench.measure.measurer import Measurer, Point
 from cipherbench.measure.runner import _tasks
 from cipherbench.measure.session import Session
 
@@ -31,3 +35,23 @@ def test_spread_widens_every_thread_then_pins_back():
         # and the runners still answer afterwards
         assert s.ask("openssl", {"op": "hash", "primitive": "sha-256", "input": "616263"})["output"] \
             == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"  # FIPS 180-2, "abc"
+
+
+def test_a_jit_runners_warm_up_runs_off_the_measuring_cpu_and_its_batches_on_it(tmp_path, monkeypatch):
+    """Measurer.run warms the JIT runner's paths (measure/warmup.py) with its process on every
+    CPU but the measuring one, and every later request (calibration, batches) finds it pinned
+    back: the faulty runner's `jit` mode logs each bench request's CPUs as it answers."""
+    log = tmp_path / "benches"
+    monkeypatch.setenv("FAULTY_MARKER", str(log))
+    p = registry.load()["aes-128-ctr"]
+    with Session(only_runners={"native"}, extra_runners=(faulty("jit"),)) as s:
+        assert s.jit("faulty") and not s.jit("openssl")
+        others = sorted(os.sched_getaffinity(0) - {s.cpu})
+        pts = [Point(i, p, "encrypt", "bulk", n) for i in ("faulty", "openssl") for n in (64, 4096)]
+        Measurer(s, batch_ms=1, batches=2, warmup_batches=1, jit_warmup_ms=20, extra_share=0).run(pts)
+        assert _affinities(s) == {frozenset({s.cpu})}
+    asked = [json.loads(line) for line in log.read_text().splitlines()]
+    assert [(a["size"], a["cpus"]) for a in asked[:2]] == [(64, others), (4096, others)]
+    assert all(a["warmup_ms"] == 20 for a in asked[:2])
+    assert len(asked) > 2 and all(a["cpus"] == [s.cpu] for a in asked[2:])
+    assert all(pt.error is None and sum(not r["warmup"] for r in pt.raw) == 2 for pt in pts)

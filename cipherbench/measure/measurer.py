@@ -62,6 +62,7 @@ from cipherbench.errors import RunnerError
 from cipherbench.kinds import CycleSource, Operation, PrimitiveKind
 from cipherbench.measure.stats import Summary, summarize
 from cipherbench.measure.stopping import SizeTime, Skipped, Standing, StopRule, line_of, next_round
+from cipherbench.measure.warmup import warmed_elsewhere
 from cipherbench.registry import Primitive
 
 MIN_BATCH_NS = 1_000_000  # below 1 ms a batch says more about the timer than the cipher
@@ -418,16 +419,12 @@ class Measurer:
         one short request usually suffices; loops is then scaled from the probe's time. The
         request that settles it is kept as the point's first warm-up batch (it ran the code
         path just before; timing it again would buy nothing)."""
-        keysetup = Operation(pt.operation).is_keysetup
         guess = self._predict(pt)
         # With a prediction, the probe is a quarter batch: it only has to confirm the guess
         # (the path is already warm), and 60,000 points' worth of full-length probes were a
         # sixth of the standard profile's time. A first size gets a full one.
         probe_ns = self.target_ns * (PROBE_SHARE if guess else 1.0)
-        if guess:
-            loops = max(1, round(probe_ns / guess))
-        else:
-            loops = 16 if keysetup else max(1, 65536 // max(pt.size, 1))
+        loops = max(1, round(probe_ns / guess)) if guess else first_loops(pt)
         for _ in range(8):
             ns = self._batch(pt, loops, warmup=True)
             if ns is None:
@@ -507,12 +504,7 @@ class Measurer:
 
     def run(self, points: list[Point]) -> list[Point]:
         self._on_line, self.skipped = set(), {}
-        live = []
-        for pt in points:
-            self.calibrate(pt)
-            self._advance(self._calibration_ms(), pt.label)
-            if pt.error is None:
-                live.append(pt)
+        live = self._calibrated(points)
         plan = {id(p): self.planned(p) for p in live}
         for p in live:
             w = p.raw[-1]
@@ -548,6 +540,30 @@ class Measurer:
             self._count_skipped(live, plan)
             self._flag_off_line(live)
         return points
+
+    def _calibrated(self, points: list[Point]) -> list[Point]:
+        """Every point calibrated; those that answered, returned. The points of JIT runners
+        come last, and their warm-ups run meanwhile on the other CPUs (measure/warmup.py)."""
+        jit = [p for p in points if p.parallel == 1 and hasattr(self.s, "jit") and self.s.jit(p.impl)]
+        late = {id(p) for p in jit}
+        with warmed_elsewhere(self.s, jit, self._warmup_request):
+            live = self._calibrate_each([p for p in points if id(p) not in late])
+        return live + self._calibrate_each(jit)
+
+    def _calibrate_each(self, points: list[Point]) -> list[Point]:
+        live = []
+        for pt in points:
+            self.calibrate(pt)
+            self._advance(self._calibration_ms(), pt.label)
+            if pt.error is None:
+                live.append(pt)
+        return live
+
+    def _warmup_request(self, pt: Point) -> dict | None:
+        """The request a JIT point's calibration opens with, for its warm-up elsewhere; None
+        where it is sent no warm-up (a further size, with jit_size_warmup off)."""
+        ms = self._warmup_ms(pt)
+        return None if ms == 0 else pt.request(first_loops(pt), warmup_ms=ms)
 
     def _rounds_until_settled(self, live: list[Point], plan: dict[int, int], rule: StopRule) -> None:
         """Sequential stopping (measure/stopping.py): rounds go to the points below the floor
@@ -630,6 +646,11 @@ class Measurer:
     def _usual_adds(self, points: list[Point]) -> float | None:
         """The run's usual parallel adds per cycle so far (usual_adds(), as CoreClock.of_run)."""
         return usual_adds(s["adds_per_cycle"] for pt in points for s in pt.raw if s.get("adds_per_cycle"))
+
+
+def first_loops(pt: Point) -> int:
+    """Calls in the first probe of a code path, before anything is known of its speed."""
+    return 16 if Operation(pt.operation).is_keysetup else max(1, 65536 // max(pt.size, 1))
 
 
 def _first_number(value, name: str, positive: bool = False) -> float | None:

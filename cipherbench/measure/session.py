@@ -256,6 +256,35 @@ class Session:
                 if p.cpu is not None:
                     p.set_cpus({p.cpu})
 
+    @contextmanager
+    def elsewhere(self, impls: list[str]) -> Iterator[bool]:
+        """While the block runs, the processes that answer for these implementations (their
+        runners' first) run on every CPU but the measuring one, and are pinned back afterwards.
+        Yields False, and moves nothing, where there is no other CPU or nothing is pinned.
+        For untimed work that need not queue on the measuring CPU while it calibrates: the
+        JIT runners' warm-up (measure/warmup.py)."""
+        others = (os.sched_getaffinity(0) - {self.cpu}) if self.cpu is not None and hasattr(
+            os, "sched_getaffinity") else set()
+        procs = list({id(p): p for p in (self._proc_of.get(i) for i in impls) if p is not None}.values())
+        if not others or not procs:
+            yield False
+            return
+        for p in procs:
+            p.set_cpus(others)
+        try:
+            yield True
+        finally:
+            for p in procs:
+                if p.cpu is not None:
+                    p.set_cpus({p.cpu})
+
+    def jit(self, impl: str) -> bool:
+        """Whether the implementation's runner compiles as it runs (its hello's `jit`,
+        docs/protocol.md; absent means it does): its code paths get an untimed warm-up first."""
+        proc = self._proc_of.get(impl)
+        return proc is not None and any(r.process is proc and r.hello.get("jit") is not False
+                                        for r in self.runners[:self._started])
+
     def __enter__(self):
         return self
 

@@ -28,6 +28,9 @@ except where MODE breaks it:
               zero-padded, associated data given to CBC or CTR is ignored, a GCM tag one byte short
               is compared as a prefix, and a GCM input shorter than the tag is answered as not
               authentic
+  jit         correct, but says in hello that it compiles as it runs (`jit`), and appends one
+              line to the file named by $FAULTY_MARKER per bench request: the request's
+              `warmup_ms` and the CPUs the runner may run on as it answers
   correct     nothing broken
 """
 import json
@@ -115,7 +118,8 @@ def answer(req):
                 "implementations": [{"name": "faulty", "library": "faulty", "version": os.environ.get("FAULTY_VERSION", MODE),
                                      "available": True, "primitives": [
                                          {"name": n, "provider": "deliberately wrong"}
-                                         for n in ("aes-128-cbc", "aes-128-ctr", "aes-128-gcm")]}]}
+                                         for n in ("aes-128-cbc", "aes-128-ctr", "aes-128-gcm")]}],
+                **({"jit": True} if MODE == "jit" else {})}  # absent, as in every other mode, means the same
     if op in ("encrypt", "decrypt"):
         if MODE == "crash":
             sys.exit(3)
@@ -151,6 +155,10 @@ def answer(req):
     if op == "bench":
         if MODE == "bench-fields-ignored":
             req = {k: v for k, v in req.items() if k not in ("inplace", "repeat_iv")}
+        if MODE == "jit":
+            with open(os.environ["FAULTY_MARKER"], "a") as log:
+                log.write(json.dumps({"size": req.get("size"), "warmup_ms": req.get("warmup_ms"),
+                                      "cpus": sorted(os.sched_getaffinity(0))}) + "\n")
         r = engine(dict(req, impl="openssl"))
         if MODE == "bench-ns-number" and r.get("status") == "ok":
             r["ns"] = 12345
