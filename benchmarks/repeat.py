@@ -19,6 +19,8 @@ from typing import Any
 
 from cipherbench.analysis.recommend import Answer, recommend
 from cipherbench.kinds import CycleSource
+from cipherbench.measure.measurer import SHARED_RUN_WARNING
+from cipherbench.pipeline.notes import WarningKind
 from cipherbench.results.run import Implementation, Measurement
 
 REPO = Path(__file__).resolve().parent.parent
@@ -41,6 +43,26 @@ class ProfileRun:
     @property
     def error(self) -> str | None:
         return None if self.data else (self.stderr[-1] if self.stderr else "no JSON on stdout")
+
+    @property
+    def core_shared(self) -> str:
+        """How often the run's clock readings found the measuring core shared (its shared-core
+        warning's value; a run raises none at SHARED_RUN_WARNING or less). A quiet host, as the
+        standard profile's targets have it, is under 10 %."""
+        if not self.data:
+            return "?"
+        for w in self.data.get("warnings") or []:
+            if isinstance(w, dict) and _kind(w) is WarningKind.SHARED_CORE:
+                value = w.get("value")
+                return f"{value:.0%}" if isinstance(value, (int, float)) else f"over {SHARED_RUN_WARNING:.0%}"
+        return f"at most {SHARED_RUN_WARNING:.0%}"
+
+
+def _kind(warning: dict[str, Any]) -> WarningKind | None:
+    try:
+        return WarningKind(warning.get("kind"))
+    except ValueError:
+        return None
 
 
 def profile_run(db: str, profile: str, extra: tuple[str, ...] = ()) -> ProfileRun:

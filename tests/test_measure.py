@@ -371,6 +371,17 @@ def test_a_run_says_the_core_was_shared_when_more_than_a_twentieth_of_its_readin
     assert shared_core_warning([], None) is None and shared_core_warning([2.0], None) is None
 
 
+def test_the_shared_core_warning_carries_its_share_of_readings_as_a_value():
+    from cipherbench.measure.measurer import SHARED_RUN_WARNING, CoreClock
+    from cipherbench.pipeline.notes import WarningKind, clock_warnings
+    clock = CoreClock(ghz=3.4, source="test", before=3.4, after=3.4, usual_adds=3.4)
+    readings = [3.4] * 75 + [2.9] * 25  # a quarter of the readings found the core shared
+    (w,) = [w for w in clock_warnings(clock, readings) if w.kind is WarningKind.SHARED_CORE]
+    assert (w.threshold, w.value) == (SHARED_RUN_WARNING, 0.25)
+    assert w.as_dict()["value"] == 0.25 and "25 of 100" in w.message
+    assert not [w for w in clock_warnings(clock, [3.4] * 100) if w.kind is WarningKind.SHARED_CORE]
+
+
 class CostSession(FakeSession):
     """'slow' takes 50 ms a call (one call is longer than a 1 ms batch); others as FakeSession."""
 

@@ -194,14 +194,24 @@ def alone(timed: list[dict], usual: float | None) -> list[dict]:
     return [s for s in timed if not s.get("adds_per_cycle") or s["adds_per_cycle"] >= (1 - SHARED) * usual]
 
 
+def shared_share(readings, usual: float | None) -> float | None:
+    """The share of a run's clock readings that found the core shared (below SHARED of the
+    usual level); None without readings."""
+    readings = list(readings)
+    if not readings:
+        return None
+    return sum(1 for a in readings if usual and a < (1 - SHARED) * usual) / len(readings)
+
+
 def shared_core_warning(readings, usual: float | None) -> str | None:
     """The run's warning when more than SHARED_RUN_WARNING of its clock readings found the
     core shared (a quiet stretch of this host: about 1.5 %, single readings a clock step
     between the two chains had moved), else None."""
     readings = list(readings)
-    low = sum(1 for a in readings if usual and a < (1 - SHARED) * usual)
-    if not readings or low <= SHARED_RUN_WARNING * len(readings):
+    share = shared_share(readings, usual)
+    if share is None or share <= SHARED_RUN_WARNING:
         return None
+    low = round(share * len(readings))
     return (f"the core was shared at {low} of {len(readings)} clock readings (parallel adds a cycle more "
             f"than {SHARED:.0%} below the usual {usual:.2f}), most likely by another guest on its other "
             "hardware thread; batches next to those readings were set aside where enough of a point's "

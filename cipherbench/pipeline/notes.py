@@ -6,7 +6,7 @@ from dataclasses import asdict, dataclass
 from enum import StrEnum
 from typing import Any
 
-from cipherbench.measure.measurer import CoreClock, shared_core_warning
+from cipherbench.measure.measurer import SHARED_RUN_WARNING, CoreClock, shared_core_warning, shared_share
 
 #: A CPU busier than this share while cipherbench's own processes wait (the settling second)
 #: means another process is running.
@@ -37,6 +37,7 @@ class RunWarning:
     kind: WarningKind
     message: str
     threshold: float | None = None  # the named threshold that raised it, where one did
+    value: float | None = None  # what was compared with it, where one number says it
 
     def as_dict(self) -> dict[str, Any]:
         return {k: v for k, v in asdict(self).items() if v is not None}
@@ -56,7 +57,8 @@ def clock_warnings(clock: CoreClock, readings: list[float] | None) -> list[RunWa
             f"core clock drifted {100 * clock.drift:.1f}% between before and after ({clock.before:.3f} -> "
             f"{clock.after:.3f} GHz): frequency scaling or load; cycles/byte are less certain", CLOCK_DRIFT))
     if readings is not None and (note := shared_core_warning(readings, clock.usual_adds)):
-        out.append(RunWarning(WarningKind.SHARED_CORE, note))
+        out.append(RunWarning(WarningKind.SHARED_CORE, note, SHARED_RUN_WARNING,
+                              shared_share(readings, clock.usual_adds)))
     return out
 
 
@@ -66,7 +68,7 @@ def machine_warnings(busy: dict[str, float], layout_ok: bool, layout_text: str,
     # thread in uninterruptible sleep holds it near 1 on an idle machine.
     out = [RunWarning(WarningKind.BUSY_CPU,
                       f"{cpu} was {share:.0%} busy in the second before timing, while cipherbench's "
-                      "processes were idle: another process was running", BUSY_AT_START)
+                      "processes were idle: another process was running", BUSY_AT_START, share)
            for cpu, share in sorted(busy.items()) if share > BUSY_AT_START]
     if not layout_ok:
         out.append(RunWarning(WarningKind.LAYOUT, layout_text))
