@@ -27,11 +27,15 @@ DURATIONS: Path = Path(os.environ.get("CIPHERBENCH_DURATIONS") or BUILD / "durat
 
 def duration(seconds: float) -> str:
     """A duration in the unit a person reads it in: seconds below 90 (tenths below 10),
+    minutes and seconds below 10 minutes (a target of 90 s is not judged by "2 min"),
     minutes below 90, hours."""
     if seconds < 10:
         return f"{seconds:.1f} s"
     if seconds < 90:
         return f"{round(seconds)} s"
+    if seconds < 600:
+        whole = round(seconds)
+        return f"{whole // 60} min" + (f" {whole % 60} s" if whole % 60 else "")
     minutes = seconds / 60
     return f"{minutes / 60:.1f} h" if minutes >= 90 else f"{round(minutes)} min"
 

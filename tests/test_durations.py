@@ -15,8 +15,9 @@ def remembered_in(tmp_path, monkeypatch):
 
 
 def test_durations_read_in_seconds_minutes_or_hours():
-    assert [durations.duration(s) for s in (0, 0.24, 9.96, 42, 89.4, 90, 754, 5399, 5400, 9000)] == \
-        ["0.0 s", "0.2 s", "10.0 s", "42 s", "89 s", "2 min", "13 min", "90 min", "1.5 h", "2.5 h"]
+    assert [durations.duration(s) for s in (0, 0.24, 9.96, 42, 89.4, 90, 91.3, 599.4, 754, 5399, 5400, 9000)] == \
+        ["0.0 s", "0.2 s", "10.0 s", "42 s", "89 s", "1 min 30 s", "1 min 31 s", "9 min 59 s", "13 min",
+         "90 min", "1.5 h", "2.5 h"]
 
 
 def test_the_estimate_is_the_last_run_here_else_the_one_remembered_else_the_rough_figure(remembered_in):
