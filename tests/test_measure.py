@@ -2,6 +2,7 @@
 import contextlib
 import itertools
 import statistics
+import threading
 
 import pytest
 
@@ -469,3 +470,33 @@ def test_jit_points_warm_up_elsewhere_during_the_others_calibration_and_are_cali
     rounds_from = next(i for i, e in enumerate(after) if e[0] == "aot")
     assert {e[1] for e in after[:rounds_from]} == set(sizes) and {e[0] for e in after[:rounds_from]} == {"jit"}
     assert all(_timed(pt) == 2 and pt.error is None for pt in pts)
+
+
+class HungWarmupSession(TwoCpuSession):
+    """The JIT implementation's warm-up hangs until the test lets it go (or 10 s pass)."""
+
+    def __init__(self):
+        super().__init__()
+        self.asked, self.release, self.released_by_test = threading.Event(), threading.Event(), None
+
+    def ask(self, impl, req, replica=None):
+        if impl == "jit":
+            self.asked.set()
+            self.released_by_test = self.release.wait(10)
+        return super().ask(impl, req, replica)
+
+
+def test_an_interrupt_during_calibration_does_not_wait_for_a_hung_warm_up():
+    from cipherbench.measure.warmup import warmed_elsewhere
+    p = registry.load()["aes-128-cbc"]
+    fake = HungWarmupSession()
+    with pytest.raises(KeyboardInterrupt), \
+            warmed_elsewhere(fake, [Point("jit", p, "encrypt", "bulk", 16)], lambda pt: pt.request(1)):
+        assert fake.asked.wait(10)
+        raise KeyboardInterrupt
+    fake.release.set()  # only now: had leaving the block waited for the warm-up, it would have timed out
+    for _ in range(100):
+        if fake.released_by_test is not None:
+            break
+        threading.Event().wait(0.1)
+    assert fake.released_by_test is True

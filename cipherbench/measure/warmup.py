@@ -46,15 +46,19 @@ def warmed_elsewhere(session: Any, points: list, request_of: Callable[[Any], dic
         if not moved:
             yield
             return
-        with ThreadPoolExecutor(max_workers=len(by_process), thread_name_prefix="jit-warmup") as pool:
-            done = [pool.submit(_warm, session, queue, stop) for queue in by_process.values()]
-            try:
-                yield
-            except BaseException:
-                stop.set()  # an interrupt: the requests in flight end, no further one starts
-                raise
-            for f in done:
-                f.result()  # a fault of the warm-up's own surfaces here, not lost in its thread
+        pool = ThreadPoolExecutor(max_workers=len(by_process), thread_name_prefix="jit-warmup")
+        done = [pool.submit(_warm, session, queue, stop) for queue in by_process.values()]
+        try:
+            yield
+        except BaseException:
+            # an interrupt: no further warm-up starts, and none is waited for (a hung runner
+            # would hold Ctrl-C for its timeout); closing the session ends those in flight
+            stop.set()
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise
+        for f in done:
+            f.result()  # a fault of the warm-up's own surfaces here, not lost in its thread
+        pool.shutdown()
 
 
 def _warm(session: Any, queue: list[tuple[Any, dict]], stop: threading.Event) -> None:
