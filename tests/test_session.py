@@ -90,3 +90,37 @@ def test_replicas_spread_requests_over_processes_with_their_own_layouts():
         outs = [s.ask("openssl", req, replica=r)["output"] for r in range(6)]
         assert outs == ["66e94bd4ef8a2c3b884cfa59ca342b2e"] * 6
         assert counts == [2, 2, 2]  # request r went to process r mod 3
+
+
+class _Partial:
+    """A runner's stdin that takes at most `most` bytes a write(2), as a pipe does for a writer
+    stopped and continued mid-write (Ctrl-Z and fg, a profiler attaching) or signalled."""
+
+    def __init__(self, raw, most: int):
+        self.raw, self.most = raw, most
+
+    def write(self, data) -> int:
+        return self.raw.write(bytes(data[: self.most]))
+
+    def __getattr__(self, name):
+        return getattr(self.raw, name)
+
+
+@pytest.mark.parametrize("most", [7, 4096, 65536])
+def test_requests_reach_the_runner_whole_when_the_pipe_takes_part_of_a_write(engine, most):
+    from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
+
+    from cipherbench.measure.runner import RunnerProcess
+    proc = RunnerProcess(builtin_runners()[0])
+    try:
+        proc.proc.stdin = _Partial(proc.proc.stdin, most)
+        key, iv = bytes(range(16)), bytes(range(16, 32))
+        inputs = [bytes([n]) * size for n, size in ((1, 150_000), (2, 17), (3, 70_000))]
+        reqs = [{"op": "encrypt", "impl": "openssl", "primitive": "aes-128-ctr", "key": key.hex(), "iv": iv.hex(),
+                 "input": data.hex()} for data in inputs]
+        answers = proc.request_many(reqs, timeout=20)
+        for data, answer in zip(inputs, answers):
+            want = Cipher(algorithms.AES(key), modes.CTR(iv)).encryptor().update(data)
+            assert bytes.fromhex(answer["output"]) == want
+    finally:
+        proc.close()

@@ -111,6 +111,18 @@ def _line(req: dict) -> bytes:
     return line + b"\n" if line.isascii() else json.dumps(req).encode() + b"\n"
 
 
+def write_all(pipe, data: bytes) -> None:
+    """Write every byte of data to a raw (unbuffered) pipe. One write(2) can take part of it
+    and return the count: the pipe's 64 KiB while the reader is busy, when the writer is
+    stopped and continued (Ctrl-Z and fg, a debugger or profiler attaching, a frozen cgroup)
+    or a handled signal arrives. A part left unsent is half a request line: the runner waits
+    for the rest and the orchestrator for its answer, until the timeout blames the runner."""
+    view = memoryview(data)
+    while view:
+        n = pipe.write(view)
+        view = view[n or 0:]
+
+
 def _tasks(pid: int) -> list[int]:
     """The threads of process pid and of its descendants (Linux /proc; [] elsewhere)."""
     tids, procs = [], [pid]
@@ -206,8 +218,7 @@ class RunnerProcess:
         processes asked together start their batches within a pipe write of each other."""
         ids = [next(self._ids) for _ in reqs]
         try:
-            self.proc.stdin.write(b"".join(_line(dict(r, id=i)) for r, i in zip(reqs, ids)))
-            self.proc.stdin.flush()
+            write_all(self.proc.stdin, b"".join(_line(dict(r, id=i)) for r, i in zip(reqs, ids)))
         except (BrokenPipeError, OSError):
             raise self._died(f"'{reqs[0].get('op', '?')}'") from None
         return ids
@@ -228,8 +239,7 @@ class RunnerProcess:
         """Send one line exactly as given (it need not be JSON) and return the
         parsed answer without checking its id or status: for the conformance suite."""
         try:
-            self.proc.stdin.write(line.encode() + b"\n")
-            self.proc.stdin.flush()
+            write_all(self.proc.stdin, line.encode() + b"\n")
         except (BrokenPipeError, OSError):
             raise self._died("a raw line") from None
         return self._next_object("a raw line", timeout)
@@ -287,7 +297,7 @@ class RunnerProcess:
     def close(self):
         if self.proc.poll() is None:
             try:
-                self.proc.stdin.write(b'{"op":"quit"}\n')
+                write_all(self.proc.stdin, b'{"op":"quit"}\n')
                 self.proc.stdin.close()
                 self.proc.wait(timeout=5)
             except (OSError, subprocess.TimeoutExpired):
