@@ -13,7 +13,7 @@ from cipherbench.kat.corpus_cavp import package_root, parse_nist
 from cipherbench.kat.model import keccak, md4, rc4, ripemd160, sha512t, sm3
 from cipherbench.kat.model_oracle import published
 from cipherbench.kat.vectors import VECTOR_DIR, Fill, KnownAnswer, LongAnswer, parse_vec
-from cipherbench.kat.verify import PairResult, Verifier
+from cipherbench.kat.verify import PairResult, Verifier, long_timeout
 from cipherbench.kinds import Operation
 
 REG = registry.load()
@@ -219,20 +219,21 @@ def test_rc4_keys_hold_every_byte_value_and_its_records_are_the_models():
 
 def test_a_hash_long_answer_is_asked_with_fill_and_again_whole_when_ignored():
     """The hash op takes `fill` (docs/protocol.md); a runner that does not echo `filled` is
-    sent the whole message, and the check is the same."""
+    sent the whole message, and the check is the same, with the same time to answer."""
     p = REG["md4"]
     la = LongAnswer("md4", Operation.HASH, Fill(b"seed", 3000), b"", hashlib.sha256(md4.md4(
         Fill(b"seed", 3000).data())).digest(), 16, source="model", where="w", corpus="model-carry")
-    asked = []
+    asked, timeouts = [], set()
 
     class Runner:
         def __init__(self, honours):
             self.honours = honours
 
         def ask_many(self, impl, reqs, timeout=None, replica=None):
-            return [self.ask(impl, r) for r in reqs]
+            return [self.ask(impl, r, timeout) for r in reqs]
 
-        def ask(self, impl, req, replica=None):
+        def ask(self, impl, req, timeout=None, replica=None):
+            timeouts.add(timeout)
             asked.append((req["op"], "fill" in req, len(req["input"]) // 2, "key" in req))
             data = bytes.fromhex(req["input"])
             if self.honours and "fill" in req:
@@ -249,6 +250,7 @@ def test_a_hash_long_answer_is_asked_with_fill_and_again_whole_when_ignored():
         Verifier(Runner(honours)).long(res, p, [la])
         assert not res.failures and res.verified_bytes == 3000 and asked == want
         assert "long_bulk_not_checked" in res.checks
+    assert timeouts == {long_timeout(3000)}
 
 
 # ---------------------------------------------------------------------------- the gate

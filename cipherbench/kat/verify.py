@@ -355,15 +355,16 @@ class Verifier:
     def _hash_request(p, data) -> dict:
         return {"op": "hash", "primitive": p.name, "input": data.hex()}
 
-    def _ask(self, impl, req: dict) -> dict:
-        """One request's answer: sent ahead by prefetch() if it was, else asked now."""
+    def _ask(self, impl, req: dict, timeout: float | None = None) -> dict:
+        """One request's answer: sent ahead by prefetch() if it was, else asked now (within
+        `timeout`, else the runner's usual one)."""
         # keyed by a few fields and matched by whole-dict equality: serialising every request
         # for a key cost the gate more than a tenth of its own time
         waiting = self._ahead.get((impl, req.get("op"), req.get("input")), []) if self._ahead else []
         for i in range(len(waiting) - 1, -1, -1):
             if waiting[i][0] == req:
                 return waiting.pop(i)[1]
-        return self.s.ask(impl, req, replica=self.replica)
+        return self.s.ask(impl, req, timeout=timeout, replica=self.replica)
 
     def prefetch(self, impl, reqs: list[dict], chunk: int = 512):
         """Send requests whose answers the checks will ask for, in chunks, ahead of the
@@ -505,11 +506,12 @@ class Verifier:
         not asked again: the way is refused whatever the input."""
         reqs = [self._long_request(p, la, True, feed) for la, feed in asked]
         answers = []
-        answers_to = self.s.ask_many(impl, reqs, timeout=self._long_timeout(asked), replica=self.replica)
+        timeout = self._long_timeout(asked)
+        answers_to = self.s.ask_many(impl, reqs, timeout=timeout, replica=self.replica)
         for (la, feed), r in zip(asked, answers_to):
             took = feed == ONE_CALL or (r.get("status") == "ok" and all(r.get(e) is True for e in feed.echoes()))
             if took and not self._long_honoured(la, r):
-                r = self._ask(impl, self._long_request(p, la, False, feed))
+                r = self._ask(impl, self._long_request(p, la, False, feed), timeout)
             answers.append(r)
         return answers
 
