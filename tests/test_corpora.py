@@ -265,7 +265,7 @@ def test_streaming_is_counted_only_when_the_runner_says_it_took_the_pieces():
         def __init__(self, reply):
             self.reply, self.asked = reply, defaultdict(int)
 
-        def ask(self, impl, req, replica=None):
+        def ask(self, impl, req, timeout=None, replica=None):
             self.asked[str(req.get("chunks"))] += 1
             out = ct if req["op"] == "encrypt" else msg
             return dict(self.reply, output=out.hex())

@@ -180,7 +180,7 @@ def test_a_runner_that_ignores_fill_and_digest_is_asked_again_with_the_whole_inp
         def ask_many(self, impl, reqs, timeout=None, replica=None):
             return [self.ask(impl, r) for r in reqs]
 
-        def ask(self, impl, req, replica=None):
+        def ask(self, impl, req, timeout=None, replica=None):
             asked.append(("fill" in req, len(req["input"]) // 2))
             key, iv, aad = (bytes.fromhex(req.get(f, "")) for f in ("key", "iv", "aad"))
             data = bytes.fromhex(req["input"])

@@ -108,7 +108,7 @@ class ChachaRunner:
     def ask_many(self, impl, reqs, timeout=None, replica=None):
         return [self.ask(impl, r) for r in reqs]
 
-    def ask(self, impl, req, replica=None):
+    def ask(self, impl, req, timeout=None, replica=None):
         self.asked.append(req)
         if any(f in req for f in self.refuses):
             return {"status": "unsupported", "message": f"no {' or '.join(self.refuses)}"}

@@ -90,7 +90,7 @@ class FakeRunner:
     def __init__(self, reply=None, answer=None):
         self.reply, self.answer, self.asked = reply, answer, defaultdict(int)
 
-    def ask(self, impl, req, replica=None):
+    def ask(self, impl, req, timeout=None, replica=None):
         self.asked[req["op"]] += 1
         return self.answer(req) if self.answer else dict(self.reply)
 
