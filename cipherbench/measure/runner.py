@@ -112,11 +112,11 @@ def _line(req: dict) -> bytes:
 
 
 def write_all(pipe, data: bytes) -> None:
-    """Write every byte of data to a raw (unbuffered) pipe. One write(2) can take part of it
-    and return the count: the pipe's 64 KiB while the reader is busy, when the writer is
-    stopped and continued (Ctrl-Z and fg, a debugger or profiler attaching, a frozen cgroup)
-    or a handled signal arrives. A part left unsent is half a request line: the runner waits
-    for the rest and the orchestrator for its answer, until the timeout blames the runner."""
+    """Write every byte of data to a raw (unbuffered) pipe. A write(2) blocked on a full pipe
+    returns early with the count it wrote when the writer is stopped and continued (Ctrl-Z and
+    fg, a debugger or profiler attaching: 65,536 of 4 MiB here) or a handled signal arrives. A
+    part left unsent is half a request line: the runner waits for the rest and the
+    orchestrator for its answer, until the timeout blames the runner."""
     view = memoryview(data)
     while view:
         n = pipe.write(view)
