@@ -84,8 +84,7 @@ def test_a_pair_checked_less_deep_than_asked_is_checked_again(cb, tmp_path):
 
 def test_every_corpus_package_the_fingerprint_names_is_installed():
     """The fingerprint hashes these distributions' versions; a name that resolves to nothing
-    hashes 'none' for ever, and an update of the real package would leave old verdicts standing
-    (a rename once turned pycryptodome-test-vectors into a name no package has)."""
+    hashes 'none' for ever, and an update of the real package would leave old verdicts standing."""
     from importlib import metadata
 
     from cipherbench.kat.cache import CORPUS_PACKAGES

