@@ -77,6 +77,7 @@ from sqlalchemy.exc import ArgumentError, OperationalError, SQLAlchemyError
 from cipherbench.errors import CipherbenchError, UsageError
 from cipherbench.kinds import RunKind, RunStatus
 from cipherbench.redact import QUERY_PASSWORD, redact_command, redact_url
+from cipherbench.store import pgauth
 from cipherbench.store.records import MeasurementRecord, columns
 
 SCHEMA_VERSION = 8
@@ -309,7 +310,8 @@ class Store:
         if scheme == "sqlite":
             self._check_sqlite_path(Path(self.url[len("sqlite:///"):]), create)
         try:
-            self.engine: Engine = create_engine(self.url, future=True)
+            # a PostgreSQL store gets the password by SCRAM or not at all (pgauth.py)
+            self.engine: Engine = create_engine(self.url, future=True, connect_args=pgauth.connect_args(self.url))
             if scheme == "sqlite":
                 event.listen(self.engine, "connect", _sqlite_pragmas)
             if create:
