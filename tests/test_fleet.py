@@ -488,13 +488,15 @@ def test_a_scheduler_without_tls_stays_on_loopback_unless_insecure():
     assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1, r.stderr
     assert "refusing to listen on 192.0.2.7 without TLS" in r.stderr and "--insecure" in r.stderr
     from cipherbench.fleet import cluster
-    from cipherbench.fleet.security import PLAIN_DEFAULT_HOST, is_loopback, plain_listen_host
+    from cipherbench.fleet.exposure import PLAIN_DEFAULT_HOST, is_loopback, listen_host
     assert [is_loopback(h) for h in ("127.0.0.1", "127.3.4.5", "::1", "[::1]", "localhost", "192.0.2.7", "::")] == \
         [True, True, True, True, True, False, False]
-    assert plain_listen_host(None, False) == PLAIN_DEFAULT_HOST == "127.0.0.1"  # not Dask's every interface
-    assert plain_listen_host("192.0.2.7", True) == "192.0.2.7"
+    assert listen_host(None, False, False) == (PLAIN_DEFAULT_HOST, None)  # not Dask's every interface
+    assert PLAIN_DEFAULT_HOST == "127.0.0.1"
+    assert listen_host("192.0.2.7", False, True) == ("192.0.2.7", "listening on 192.0.2.7")
     argv = cluster.scheduler_argv("127.0.0.1", 8786, None)
     assert argv[argv.index("--dashboard-address") + 1] == "127.0.0.1:0" and "--tls-cert" not in argv
+    assert argv[argv.index("--preload") + 1] == cluster.NO_HTTP and cluster.ADMISSION not in argv
 
 
 def test_the_insecure_scheduler_says_why_it_is_dangerous(net, tmp_path):
@@ -601,3 +603,28 @@ def test_robustness_ranks_by_spread_of_the_normalised_cost():
     assert ref == "aes-128-ecb"
     assert [(p, n, round(s, 6)) for _, p, n, s in rows] == [
         ("cast5-ecb", {"m1": 3.0, "m2": 3.0}, 0.0), ("serpent-128-ecb", {"m1": 4.0, "m2": 5.0}, 0.25)]
+
+
+def test_a_worker_may_claim_only_the_machine_its_certificate_names(net, creds, scheduler, workers, tmp_path):
+    """Dask's own worker command (past `fleet worker`'s check of its credentials), with
+    fleet-a's certificate, claiming a machine fleet-c: the scheduler refuses it, and no task
+    can be sent to fleet-c."""
+    folder = creds / "machines" / HOSTS[0]
+    log = tmp_path / "claim.log"
+    with open(log, "wb") as f:
+        proc = subprocess.Popen(
+            ["ip", "netns", "exec", net.namespaces[HOSTS[0]], sys.executable, "-m", "distributed.cli.dask_worker",
+             scheduler.address, "--nworkers", "1", "--nthreads", "1", "--name", "fleet-c", "--resources",
+             "host-fleet-c=1", "--no-dashboard", "--protocol", "tls", "--tls-ca-file", str(folder / "ca.pem"),
+             "--tls-cert", str(folder / "cert.pem"), "--tls-key", str(folder / "key.pem")],
+            cwd=REPO, stdout=f, stderr=subprocess.STDOUT, start_new_session=True)
+    try:
+        assert proc.wait(timeout=120) != 0, log.read_text()[-800:]
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(timeout=30)
+    assert "refused by the fleet: a certificate for fleet-a cannot claim fleet-c" in log.read_text()
+    said = scheduler.log.read_text()
+    assert f"refused the worker at tls://{net.subnet}.2:" in said and "cannot claim fleet-c" in said
+    assert "host-fleet-c" not in workers.resources()

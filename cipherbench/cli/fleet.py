@@ -13,7 +13,7 @@ from cipherbench.cli.app import Ctx
 from cipherbench.cli.run import parse_sizes
 from cipherbench.console import err, lit, out
 from cipherbench.errors import CipherbenchError, UsageError
-from cipherbench.fleet import cluster, dispatch, security
+from cipherbench.fleet import cluster, dispatch, exposure, names, security
 from cipherbench.fleet.records import FleetRecords, FleetStatus, HostState, fleet_key
 from cipherbench.fleet.task import engine_path, keep_off_measuring_cpu, this_host
 from cipherbench.kinds import Operation
@@ -38,6 +38,18 @@ def credentials_option(f):
                         envvar=security.CREDENTIALS_ENV, metavar="DIR",
                         help="This machine's folder from 'fleet init': mutual TLS with the fleet's "
                              f"authority, and the store's password file (default: ${security.CREDENTIALS_ENV}).")(f)
+
+
+def insecure_option(f):
+    return click.option("--insecure", is_flag=True,
+                        help="Without --credentials, listen on or talk to a non-loopback address all the same: "
+                             "anyone reaching it runs code on every worker.")(f)
+
+
+def _warn_insecure(command: str, *opened: str | None) -> None:
+    said = exposure.insecure_warning(command, list(opened))
+    if said:
+        err.print(said, markup=False, soft_wrap=True)
 
 
 def _credentials(folder: Path | None) -> security.Credentials | None:
@@ -144,17 +156,22 @@ def _summary(records: FleetRecords, fleet_id: int) -> Table:
 @click.option("--new", "fresh", is_flag=True, help="Start a new fleet run even if the last one of this "
                                                    "command is incomplete.")
 @credentials_option
+@insecure_option
 @click.pass_obj
 def fleet_run(c: Ctx, scheduler, machines, hosts, profile, experiment, impls, primitives, sizes, operations,
-              batches, batch_ms, processes, extra_rounds, wait, lost_after, fresh, credentials):
+              batches, batch_ms, processes, extra_rounds, wait, lost_after, fresh, credentials, insecure):
     """Run a plan on every target machine and store each machine's run; running the same
     command again measures only the machines that did not complete."""
     plan = _plan(c, profile, experiment, impls, primitives, sizes, operations, batches, batch_ms, processes,
                  extra_rounds)
-    names = _hosts_option(hosts)
-    if names and machines:
+    wanted = _hosts_option(hosts)
+    for name in wanted or []:
+        names.check(names.NameKind.MACHINE, name, "--hosts")
+    if wanted and machines:
         raise UsageError("give --machines or --hosts, not both")
     creds = _credentials(credentials)
+    if scheduler is not None:
+        _warn_insecure("run", exposure.scheduler_to_join(scheduler, creds is not None, insecure))
     url = c.db or default_url()
     if scheduler and url.startswith("sqlite"):
         raise UsageError("a fleet on a scheduler needs a store every machine reaches: "
@@ -165,8 +182,8 @@ def fleet_run(c: Ctx, scheduler, machines, hosts, profile, experiment, impls, pr
     try:
         if conn.note:
             err.print(f"fleet: local worker: {conn.note}", markup=False)
-        key = fleet_key(plan, names, machines)
-        fleet_id, targets, todo = _targets(conn, records, key, plan, names, machines, wait, fresh)
+        key = fleet_key(plan, wanted, machines)
+        fleet_id, targets, todo = _targets(conn, records, key, plan, wanted, machines, wait, fresh)
         done = len(targets) - len(todo)
         err.print(f"fleet run {fleet_id}: {describe_plan(plan)} on {len(targets)} machine(s) via {conn.scheduler}"
                   + (f"; {done} already complete, measuring {', '.join(todo)}" if done else ""), markup=False)
@@ -207,39 +224,47 @@ def _finish(records: FleetRecords, fleet_id: int, store: Store) -> None:
 
 @fleet_group.command("worker")
 @click.argument("scheduler")
-@click.option("--listen", default=None, metavar="HOST", help="Address the worker serves on (default: Dask's).")
+@click.option("--listen", default=None, metavar="HOST",
+              help="Address the worker and its nanny serve on (default: with --credentials Dask's, every "
+                   "interface; without, 127.0.0.1).")
 @credentials_option
-def fleet_worker(scheduler, listen, credentials):
+@insecure_option
+def fleet_worker(scheduler, listen, credentials, insecure):
     """Serve this machine to the fleet: one single-threaded Dask worker advertising
     host-<hostname>, kept off the measuring CPU."""
+    host = names.check(names.NameKind.MACHINE, this_host(), "this machine's host name")
+    creds = _credentials(credentials)
+    joined = exposure.scheduler_to_join(scheduler, creds is not None, insecure)
+    listen, listening = exposure.listen_host(listen, creds is not None, insecure)
+    if creds is not None and host not in creds.machine_names():
+        raise UsageError(f"--credentials {creds.folder} is for {', '.join(sorted(creds.machine_names()))}, and this "
+                         f"machine is {host}: give its own folder ('cipherbench fleet init DIR --machine {host}')")
     cluster.need_distributed()
     engine = engine_path()
     if not engine.exists():
         raise CipherbenchError(f"cipherbench is not built on this machine ({engine} is missing): "
                                f"run 'make deps engine runners' in {REPO}, then start the worker again")
-    host = this_host()
-    argv = cluster.worker_argv(scheduler, host, listen, _credentials(credentials))
+    _warn_insecure("worker", joined, listening)
+    argv = cluster.worker_argv(scheduler, host, listen, creds)
     err.print(f"fleet worker {host} for {redact_url(scheduler)}: {keep_off_measuring_cpu()}", markup=False)
-    os.execv(argv[0], argv)
+    os.execve(argv[0], argv, cluster.dask_env())
 
 
 @fleet_group.command("scheduler")
-@click.option("--host", default=None, help="Address to listen on (default: Dask's choice).")
+@click.option("--host", "--listen", "host", default=None, metavar="HOST",
+              help="Address to listen on (default: with --credentials Dask's, every interface; without, 127.0.0.1).")
 @click.option("--port", type=click.IntRange(0, 65535), default=8786, show_default=True)
 @credentials_option
-@click.option("--insecure", is_flag=True, help="Without --credentials, listen on a non-loopback address all "
-                                               "the same: anyone reaching it runs code on every worker.")
+@insecure_option
 def fleet_scheduler(host, port, credentials, insecure):
     """Start a Dask scheduler for a fleet (`dask scheduler`), with mutual TLS given
     --credentials; without, on loopback only (unless --insecure)."""
-    cluster.need_distributed()
     creds = security.Credentials.load(credentials)
-    if creds is None:
-        host = security.plain_listen_host(host, insecure)
-        if not security.is_loopback(host):
-            err.print(security.INSECURE_WARNING.format(where=f"{host}:{port}"), markup=False)
+    host, listening = exposure.listen_host(host, creds is not None, insecure)
+    cluster.need_distributed()
+    _warn_insecure("scheduler", listening and f"{listening}:{port}")
     argv = cluster.scheduler_argv(host, port, creds)
-    os.execv(argv[0], argv)
+    os.execve(argv[0], argv, cluster.dask_env())
 
 
 def _fleet(records: FleetRecords, fleet_id: int | None, store: Store) -> tuple[int, dict]:

@@ -6,28 +6,35 @@ thread (--nthreads 1), and the resource host-<name>=1, so a task asking for
 {"host-<name>": 1} runs on that machine and nowhere else, one at a time. The
 pattern of resources naming a host is the one in dask/distributed #8860.
 
-Every connection is mutual TLS when the fleet has credentials (security.py); the
-embedded LocalCluster uses Dask's throwaway ones (Security.temporary), so no other
-user of this machine can reach its scheduler either.
+Every connection is mutual TLS when the fleet has credentials (security.py), and
+loopback only without (exposure.py decides, the commands ask it); the embedded
+LocalCluster uses Dask's throwaway ones (Security.temporary), so no other user of this
+machine can reach its scheduler either. No node serves HTTP (no_http.py), and a
+scheduler with credentials lets a worker claim only the machine its certificate names
+(admission.py).
 """
 from __future__ import annotations
 
 import logging
+import os
 import sys
 import time
 from dataclasses import dataclass
 
 from cipherbench.errors import CipherbenchError, UsageError
-from cipherbench.fleet.security import Credentials, Role, check_address
+from cipherbench.fleet.no_http import ROUTES_OFF
+from cipherbench.fleet.security import Credentials, Role
 from cipherbench.fleet.task import keep_off_measuring_cpu, this_host
 from cipherbench.redact import redact_url
 
 RESOURCE_PREFIX = "host-"
 WORKER_THREADS = 1
 LOCAL = "local"  # how a fleet run on the embedded LocalCluster records its scheduler
-#: Dask serves plain HTTP (health, metrics, cluster state) even without its dashboard, by
-#: default on every interface: kept on loopback, on a port of the system's choice.
-HTTP_LOOPBACK = ["--dashboard-address", "127.0.0.1:0"]
+#: Dask starts an HTTP server (health, metrics, cluster state, logs) even without its
+#: dashboard, by default on every interface: bound to loopback, on a port of the system's
+#: choice, with nothing to serve, and closed once the node has started (no_http.py).
+HTTP_LOOPBACK = "127.0.0.1:0"
+NO_HTTP, ADMISSION = "cipherbench.fleet.no_http", "cipherbench.fleet.admission"  # Dask preloads
 
 
 def host_resource(host: str) -> str:
@@ -42,19 +49,28 @@ def need_distributed():
                                "(make deps installs it)") from None
 
 
+def dask_env() -> dict[str, str]:
+    """The environment of a scheduler or worker command: ours, with Dask's HTTP routes
+    emptied (Dask reads DASK_A__B__C as the configuration key a.b.c, its value as a literal)."""
+    return dict(os.environ, **{"DASK_" + key.upper().replace(".", "__"): repr(value)
+                               for key, value in ROUTES_OFF.items()})
+
+
 def worker_argv(scheduler: str, host: str, listen: str | None, creds: Credentials | None) -> list[str]:
-    check_address(scheduler, creds)
+    """`dask worker` (and its nanny), listening on `listen` (Dask's choice when None): the
+    caller has asked exposure.py where it may."""
     argv = [sys.executable, "-m", "distributed.cli.dask_worker", scheduler, "--nworkers", "1",
             "--nthreads", str(WORKER_THREADS), "--resources", f"{host_resource(host)}=1", "--name", host,
-            "--no-dashboard", *HTTP_LOOPBACK]
+            "--no-dashboard", "--dashboard-address", HTTP_LOOPBACK, "--preload", NO_HTTP]
     return argv + (["--host", listen] if listen else []) + (creds.dask_args() if creds else [])
 
 
 def scheduler_argv(host: str | None, port: int, creds: Credentials | None) -> list[str]:
-    """`dask scheduler`: with TLS when the fleet has credentials; without, where
-    security.plain_listen_host allowed it (the caller asks)."""
+    """`dask scheduler`: with TLS and the admission of workers by their certificates when
+    the fleet has credentials; listening where exposure.py allowed (the caller asks)."""
     argv = [sys.executable, "-m", "distributed.cli.dask_scheduler", "--port", str(port), "--no-dashboard",
-            *HTTP_LOOPBACK]
+            "--dashboard-address", HTTP_LOOPBACK, "--preload", NO_HTTP]
+    argv += ["--preload", ADMISSION] if creds else []
     return argv + (["--host", host] if host else []) + (creds.dask_args() if creds else [])
 
 
@@ -80,22 +96,27 @@ def _quiet_dask():
 
 
 def connect(address: str | None, timeout: float, creds: Credentials | None = None) -> Connection:
-    """A client on the scheduler at `address`, as the fleet's client `creds` when given;
-    without an address, on a LocalCluster of one single-threaded worker process for this
-    machine, started off the measuring CPU, behind throwaway TLS credentials."""
+    """A client on the scheduler at `address` (which exposure.py has allowed), as the
+    fleet's client `creds` when given; without an address, on a LocalCluster of one
+    single-threaded worker process for this machine, started off the measuring CPU,
+    behind throwaway TLS credentials, serving no HTTP."""
     need_distributed()
+    import dask
     from distributed import Client, LocalCluster
     from distributed.security import Security
     _quiet_dask()
     if address is None:
         note = keep_off_measuring_cpu()  # inherited by the worker process spawned next
         security = Security.temporary()
-        cluster = LocalCluster(n_workers=1, threads_per_worker=WORKER_THREADS, processes=True,
-                               resources={host_resource(this_host()): 1}, dashboard_address=None,
-                               host="127.0.0.1", protocol="tls", security=security, silence_logs=logging.ERROR)
+        # the nanny hands the configuration it was made under to its worker process
+        with dask.config.set(ROUTES_OFF):
+            cluster = LocalCluster(n_workers=1, threads_per_worker=WORKER_THREADS, processes=True,
+                                   resources={host_resource(this_host()): 1}, dashboard_address=None,
+                                   scheduler_kwargs={"dashboard_address": HTTP_LOOPBACK, "preload": [NO_HTTP]},
+                                   preload=[NO_HTTP], host="127.0.0.1", protocol="tls", security=security,
+                                   silence_logs=logging.ERROR)
         return Connection(Client(cluster, security=security), cluster, LOCAL, note)
     shown = redact_url(address)
-    check_address(address, creds)
     try:
         client = Client(address, timeout=f"{timeout}s", security=creds.security(Role.CLIENT) if creds else None)
     except (OSError, TimeoutError) as e:

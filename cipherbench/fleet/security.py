@@ -1,4 +1,4 @@
-"""A fleet's credentials, and the rule that keeps an unprotected scheduler off the network.
+"""A fleet's credentials (where each process may listen: exposure.py).
 
 A Dask scheduler runs whatever function a client sends it, on every worker: whoever
 reaches its port runs code on every machine of the fleet. So the fleet speaks mutual
@@ -25,10 +25,8 @@ from __future__ import annotations
 import base64
 import hashlib
 import hmac
-import ipaddress
 import os
 import secrets
-import socket
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from enum import StrEnum
@@ -50,11 +48,6 @@ DEFAULT_ROLE = "cipherbench"
 #: PostgreSQL's default scram_iterations (postgresql.conf, "scram_iterations", 4096).
 SCRAM_ITERATIONS = 4096
 
-INSECURE_WARNING = (
-    "fleet scheduler: --insecure: listening on {where} without TLS. Anyone who reaches this port can "
-    "send the scheduler any Python function and have it run on every worker, as the user the workers run "
-    "as (root in a typical lab setup), and read or change every result the workers write. Use "
-    "'cipherbench fleet init' and --credentials instead.")
 
 
 class Role(StrEnum):
@@ -100,48 +93,23 @@ class Credentials:
         return ["--protocol", "tls", "--tls-ca-file", str(self.ca), "--tls-cert", str(self.cert),
                 "--tls-key", str(self.key)]
 
+    def machine_names(self) -> set[str]:
+        """The machine names this member's certificate gives (its subjectAltName DNS entries,
+        or its common name without them): what the scheduler lets it claim (admission.py)."""
+        from cryptography import x509
+        from cryptography.x509.oid import NameOID
+        cert = x509.load_pem_x509_certificate(self.cert.read_bytes())
+        try:
+            return set(cert.extensions.get_extension_for_class(x509.SubjectAlternativeName)
+                       .value.get_values_for_type(x509.DNSName))
+        except x509.ExtensionNotFound:
+            return {str(a.value) for a in cert.subject.get_attributes_for_oid(NameOID.COMMON_NAME)}
+
     def use_store_password(self) -> None:
         """Let libpq find the store role's password in this member's password file, unless
         the environment already names one. Processes started afterwards inherit it."""
         if self.pgpass.is_file():
             os.environ.setdefault("PGPASSFILE", str(self.pgpass))
-
-
-def check_address(address: str, creds: Credentials | None) -> None:
-    """A scheduler address that fits the credentials: tls:// with them, never without."""
-    scheme = address.split("://", 1)[0] if "://" in address else "tcp"
-    if creds is not None and scheme != "tls":
-        raise UsageError(f"with --credentials the scheduler's address is tls://HOST:PORT, not {scheme}://")
-    if creds is None and scheme == "tls":
-        raise UsageError("a tls:// scheduler needs --credentials: a member folder from 'cipherbench fleet init'")
-
-
-# ---------------------------------------------------------------------------- listening
-def is_loopback(host: str) -> bool:
-    """Whether every address `host` names is a loopback one (127.0.0.0/8, ::1)."""
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        pass
-    try:
-        found = {info[4][0] for info in socket.getaddrinfo(host, None)}
-    except OSError:
-        return False
-    return bool(found) and all(ipaddress.ip_address(str(a).split("%")[0]).is_loopback for a in found)
-
-
-#: Where a scheduler without TLS listens when no --host is given (Dask's own default is every interface).
-PLAIN_DEFAULT_HOST = "127.0.0.1"
-
-
-def plain_listen_host(host: str | None, insecure: bool) -> str:
-    """Where a scheduler without credentials may listen: loopback, or anywhere with --insecure."""
-    if host is None:
-        return PLAIN_DEFAULT_HOST
-    if not insecure and not is_loopback(host):
-        raise UsageError(f"refusing to listen on {host} without TLS: anyone reaching it could run "
-                         "code on every worker; give --credentials (cipherbench fleet init), or --insecure")
-    return host
 
 
 # ---------------------------------------------------------------------------- the store's password
