@@ -25,7 +25,7 @@ from pathlib import Path
 
 import pytest
 from conftest import REPO
-from test_postgres import serve_postgres
+from test_postgres import free_port, serve_postgres
 
 PLAN = ("--impl", "openssl", "--primitive", "aes-128-ctr", "--batches", "2", "--batch-ms", "1",
         "--processes", "1", "--no-extra-rounds")
@@ -122,11 +122,18 @@ def net():
 
 
 @pytest.fixture(scope="module")
-def creds(tmp_path_factory) -> Path:
-    """The fleet's credentials, made by `fleet init` (its output names every folder)."""
+def pg_port() -> int:
+    return free_port()
+
+
+@pytest.fixture(scope="module")
+def creds(net, pg_port, tmp_path_factory) -> Path:
+    """The fleet's credentials, made by `fleet init` (its output names every folder), for
+    the store the pg fixture starts on the bridge's address."""
     root = tmp_path_factory.mktemp("fleet") / "creds"
     r = subprocess.run([sys.executable, "-m", "cipherbench", "fleet", "init", str(root), "--machine", ",".join(HOSTS),
-                        "--client", CLIENT], capture_output=True, text=True, timeout=120, cwd=REPO)
+                        "--client", CLIENT, "--db-host", net.gateway, "--db-port", str(pg_port)],
+                       capture_output=True, text=True, timeout=120, cwd=REPO)
     assert r.returncode == 0, r.stderr
     for folder in ("ca", "scheduler", *(f"machines/{h}" for h in HOSTS), f"clients/{CLIENT}"):
         assert f"  {root / folder}/  " in r.stdout
@@ -139,7 +146,7 @@ def client_creds(creds: Path) -> Path:
 
 
 @pytest.fixture(scope="module")
-def pg(net, creds):
+def pg(net, creds, pg_port):
     """The store, on the bridge's address, for the namespaces' network with a password only:
     the role's scram-sha-256 verifier from `fleet init`, its password in the client's
     password file (PGPASSFILE, which this module's processes inherit)."""
@@ -147,7 +154,8 @@ def pg(net, creds):
     before = os.environ.get("PGPASSFILE")
     os.environ["PGPASSFILE"] = str(client_creds(creds) / "pgpass")
     try:
-        with serve_postgres(listen=net.gateway, password_net=f"{net.subnet}.0/24", setup_sql=sql) as url:
+        with serve_postgres(listen=net.gateway, password_net=f"{net.subnet}.0/24", setup_sql=sql,
+                            port=pg_port) as url:
             yield url
     finally:
         if before is None:
@@ -393,7 +401,7 @@ def other_authoritys(creds: Path, folder: Path) -> Path:
     """Credentials that trust the fleet's authority but carry a pair from another one
     (`fleet init` of a second fleet): what a machine outside the fleet could make itself."""
     r = subprocess.run([sys.executable, "-m", "cipherbench", "fleet", "init", str(folder / "other"), "--machine",
-                        "rogue"], capture_output=True, text=True, timeout=120, cwd=REPO)
+                        "rogue", "--db-host", "127.0.0.1"], capture_output=True, text=True, timeout=120, cwd=REPO)
     assert r.returncode == 0, r.stderr
     mixed = folder / "mixed"
     mixed.mkdir(mode=0o700)
@@ -521,9 +529,10 @@ def test_the_insecure_scheduler_says_why_it_is_dangerous(net, tmp_path):
 def test_fleet_init_makes_private_files_signed_by_its_own_authority(tmp_path):
     from cryptography import x509
 
-    from cipherbench.fleet.security import init_fleet
+    from cipherbench.fleet.security import StoreAddress, init_fleet
     root = tmp_path / "creds"
-    first = init_fleet(root, ["lab-a"], ["me"])
+    store = StoreAddress("db.example", 5433, "results", "measurer")
+    first = init_fleet(root, ["lab-a"], ["me"], store)
     modes = {p.relative_to(root).as_posix(): p.stat().st_mode & 0o777 for p in root.rglob("*")}
     assert {k for k, m in modes.items() if m == 0o600} == {
         "ca/ca.pem", "ca/ca-key.pem", "postgres/pgpass", "postgres/role.sql",
@@ -537,11 +546,11 @@ def test_fleet_init_makes_private_files_signed_by_its_own_authority(tmp_path):
         assert (root / member / "ca.pem").read_bytes() == (root / "ca" / "ca.pem").read_bytes()
     line = (root / "machines" / "lab-a" / "pgpass").read_text()
     host, port, db, role, password = line.rstrip("\n").split(":")
-    assert (host, port, db, role) == ("*", "*", "*", "cipherbench") and len(password) == 32  # 24 random bytes
+    assert (host, port, db, role) == ("db.example", "5433", "results", "measurer") and len(password) == 32  # 24 bytes
     sql = (root / "postgres" / "role.sql").read_text()
     assert password not in sql and "PASSWORD 'SCRAM-SHA-256$4096:" in sql
     # again, with one more machine: the authority and the password kept, only the new member made
-    again = init_fleet(root, ["lab-a", "lab-b"], ["me"])
+    again = init_fleet(root, ["lab-a", "lab-b"], ["me"], store)
     assert first.authority_made and not again.authority_made
     assert [(m.name, m.made) for m in again.members] == [("scheduler", False), ("lab-a", False), ("lab-b", True),
                                                          ("me", False)]

@@ -50,11 +50,13 @@ def postgres_url():
 
 
 @contextlib.contextmanager
-def serve_postgres(listen: str | None = None, password_net: str | None = None, setup_sql: str = ""):
+def serve_postgres(listen: str | None = None, password_net: str | None = None, setup_sql: str = "",
+                   port: int | None = None):
     """A throwaway server; its URL (which carries no password). Unix socket only by default;
     with `listen`, also TCP on that address (and the URL uses it), accepting clients of the
     network `password_net` (CIDR) with a password (scram-sha-256), as the fleet test's
-    network namespaces need; `setup_sql` (the role's password, say) runs first."""
+    network namespaces need; `setup_sql` (the role's password, say) runs first. `port`:
+    a free one unless given (the fleet's password files name it before the server starts)."""
     import psycopg
 
     bindir = pg_bin()
@@ -79,7 +81,7 @@ def serve_postgres(listen: str | None = None, password_net: str | None = None, s
             hba = f"local all all trust\nhost all all {password_net} scram-sha-256\n"
             subprocess.run(prefix + ["sh", "-c", f"printf '{hba}' > {data}/pg_hba.conf"], check=True)
         subprocess.run(prefix + ["mkdir", "-m", "700", str(sock)], check=True)  # the server's own
-        port = free_port()
+        port = port or free_port()
         with open(log, "wb") as logf:
             proc = subprocess.Popen(prefix + [str(bindir / "postgres"), "-D", str(data), "-k", str(sock),
                                               "-p", str(port), "-c", f"listen_addresses={listen or ''}", "-c", "fsync=off",

@@ -24,8 +24,8 @@ from cipherbench.redact import command_line, redact_url
 from cipherbench.store.db import Store, default_url, describe
 
 
-@click.group("fleet", epilog="In this order: 1. cipherbench fleet init DIR --machine NAME ... (credentials; "
-             "copy each member's folder to its machine); 2. cipherbench fleet scheduler --credentials "
+@click.group("fleet", epilog="In this order: 1. cipherbench fleet init DIR --machine NAME ... --db-host DBHOST "
+             "(credentials; copy each member's folder to its machine); 2. cipherbench fleet scheduler --credentials "
              "DIR/scheduler; 3. on each machine, cipherbench fleet worker tls://SCHEDULER:8786 --credentials "
              "DIR/machines/NAME; 4. cipherbench fleet run --credentials DIR/clients/NAME --db URL ...; then "
              "cipherbench fleet status and cipherbench fleet report (docs/fleet.md).")
@@ -65,15 +65,24 @@ def _credentials(folder: Path | None) -> security.Credentials | None:
               help="A measuring machine, by its host name (repeatable).")
 @click.option("--client", "clients", multiple=True, metavar="NAME[,NAME]",
               help="A machine that runs 'fleet run' (repeatable; default: this one).")
+@click.option("--db-host", required=True, metavar="HOST",
+              help="The store's server, as the store's URL names it: the password files name it, and libpq "
+                   "gives the password to no other.")
+@click.option("--db-port", type=click.IntRange(1, 65535), default=security.DEFAULT_PORT, show_default=True)
+@click.option("--db-name", default=security.DEFAULT_DATABASE, show_default=True, help="The store's database.")
 @click.option("--db-role", default=security.DEFAULT_ROLE, show_default=True, help="The store's PostgreSQL role.")
 @click.option("--days", type=click.IntRange(1, 3650), default=security.DEFAULT_DAYS, show_default=True,
               help="How long the certificates are valid.")
 @click.option("--scheduler-host", default="SCHEDULER", help="The scheduler's address, for the instructions.")
-def fleet_init(folder: Path, machines, clients, db_role, days, scheduler_host):
+@click.option("--rotate", is_flag=True, help="Make a new authority and a new store password, and re-issue every "
+                                             "member: the old folders no longer get in.")
+def fleet_init(folder: Path, machines, clients, db_host, db_port, db_name, db_role, days, scheduler_host, rotate):
     """Make a fleet's credentials: an authority, a certificate and key per machine and
     client, and the store role's password; says where each goes."""
+    store = security.StoreAddress(db_host, db_port, db_name, db_role)
+    names.check(names.NameKind.HOST, scheduler_host, "--scheduler-host")
     done = security.init_fleet(folder, _hosts_option(machines) or [], _hosts_option(clients) or [this_host()],
-                               db_role, days)
+                               store, days, rotate)
     for line in security.instructions(done, scheduler_host):
         out.print(line, markup=False, soft_wrap=True)
 

@@ -1,10 +1,12 @@
-"""A fleet's credentials (where each process may listen: exposure.py).
+"""A fleet's credentials: its authority, each member's certificate, the store's password.
 
 A Dask scheduler runs whatever function a client sends it, on every worker: whoever
 reaches its port runs code on every machine of the fleet. So the fleet speaks mutual
 TLS (Dask's `distributed.security.Security`: its context requires the peer's
 certificate, signed by the one authority given, both ways) with certificates from an
-authority of its own, and its store needs a password (PostgreSQL's scram-sha-256).
+authority of its own (where each process may listen: exposure.py), and its store needs
+a password (PostgreSQL's scram-sha-256), which the client sends to no one else
+(store/pgauth.py).
 
 `fleet init DIR` (init_fleet) writes, every file 0600 and every folder 0700:
 
@@ -14,11 +16,15 @@ authority of its own, and its store needs a password (PostgreSQL's scram-sha-256
     DIR/clients/NAME/                   each machine that runs `fleet run`
         ca.pem cert.pem key.pem         the authority's certificate, this member's own pair
         pgpass                          (machines and clients) the store role's password, a
-                                        PostgreSQL password file (libpq's PGPASSFILE)
+                                        PostgreSQL password file (libpq's PGPASSFILE) whose
+                                        one line names the store's host, port, database and role
     DIR/postgres/role.sql, pgpass       the role with its scram-sha-256 verifier, for the server
 
 Each member folder is what `--credentials` takes on that machine. Running init again
-on the same DIR keeps the authority and the password and adds the members not made yet.
+on the same DIR keeps the authority and the password and adds the members not made yet;
+it refuses a member whose certificate the authority did not sign (ca/ replaced), and a
+store other than the one the password was made for. `--rotate` makes a new authority
+and a new password and re-issues every member: what to do when a member's folder leaked.
 """
 from __future__ import annotations
 
@@ -26,7 +32,9 @@ import base64
 import hashlib
 import hmac
 import os
+import re
 import secrets
+import shlex
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from enum import StrEnum
@@ -34,6 +42,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from cipherbench.errors import CipherbenchError, UsageError
+from cipherbench.fleet import names
+from cipherbench.fleet.names import NameKind
 
 if TYPE_CHECKING:  # cryptography is the fleet extra's, imported where credentials are made
     from cryptography.hazmat.primitives.asymmetric.ec import EllipticCurvePrivateKey
@@ -44,10 +54,13 @@ CREDENTIALS_ENV = "CIPHERBENCH_FLEET_CREDENTIALS"
 CA_DIR, SCHEDULER_DIR, MACHINES_DIR, CLIENTS_DIR, POSTGRES_DIR = "ca", "scheduler", "machines", "clients", "postgres"
 CA_CERT, CA_KEY, CERT, KEY, PGPASS, ROLE_SQL = "ca.pem", "ca-key.pem", "cert.pem", "key.pem", "pgpass", "role.sql"
 DEFAULT_DAYS = 825
-DEFAULT_ROLE = "cipherbench"
+DEFAULT_ROLE = DEFAULT_DATABASE = "cipherbench"
+#: PostgreSQL's default port (libpq's DEF_PGPORT).
+DEFAULT_PORT = 5432
 #: PostgreSQL's default scram_iterations (postgresql.conf, "scram_iterations", 4096).
 SCRAM_ITERATIONS = 4096
-
+#: Where the instructions put a member's folder on its machine (scp's remote paths are the home's).
+MEMBER_HOME = ".config/cipherbench-fleet"
 
 
 class Role(StrEnum):
@@ -129,28 +142,84 @@ def scram_verifier(password: str, salt: bytes, iterations: int = SCRAM_ITERATION
     return f"SCRAM-SHA-256${iterations}:{b64(salt)}${b64(hashlib.sha256(client_key).digest())}:{b64(server_key)}"
 
 
-def pgpass_line(role: str, password: str) -> str:
-    """A password file's line for the role on any host, port and database (libpq, "The
-    Password File": hostname:port:database:username:password, with : and \\ escaped)."""
+@dataclass(frozen=True)
+class StoreAddress:
+    """The store a fleet's password is for: a password file's line names it whole, so
+    libpq hands the password to that store and to no other (libpq, "The Password File")."""
+
+    host: str
+    port: int
+    database: str
+    role: str
+
+    def __post_init__(self):
+        names.check(NameKind.HOST, self.host, "--db-host")
+        names.check(NameKind.SQL, self.database, "--db-name")
+        names.check(NameKind.SQL, self.role, "--db-role")
+        if not 0 < self.port < 65536:
+            raise UsageError(f"--db-port {self.port} is not a TCP port")
+
+    def url(self) -> str:
+        """The store's URL without a password (the password file gives it)."""
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"postgresql://{self.role}@{host}:{self.port}/{self.database}"
+
+    def __str__(self) -> str:
+        return f"{self.role} on {self.host}:{self.port}/{self.database}"
+
+
+def pgpass_line(store: StoreAddress, password: str) -> str:
+    """The password file's one line: hostname:port:database:username:password, each field
+    the store's own (no "*")."""
     def esc(s: str) -> str:
         return s.replace("\\", "\\\\").replace(":", "\\:")
-    return f"*:*:*:{esc(role)}:{esc(password)}\n"
+    return ":".join(esc(f) for f in (store.host, str(store.port), store.database, store.role, password)) + "\n"
 
 
-def role_sql(role: str, verifier: str) -> str:
-    ident = '"' + role.replace('"', '""') + '"'
+def parse_pgpass_line(line: str) -> tuple[list[str], str]:
+    """([host, port, database, role], password) of a password file's line: fields parted by
+    ":", a backslash taking the next character as it is."""
+    fields: list[str] = []
+    field = ""
+    chars = iter(line.rstrip("\n"))
+    for c in chars:
+        if c == "\\":
+            field += next(chars, "")
+        elif c == ":":
+            fields.append(field)
+            field = ""
+        else:
+            field += c
+    fields.append(field)
+    if len(fields) != 5:
+        raise CipherbenchError(f"not a password file's line: {len(fields)} fields")
+    return fields[:4], fields[4]
+
+
+def role_sql(store: StoreAddress, verifier: str) -> str:
+    """The SQL that makes the role and sets its verifier. The role was checked as a plain
+    identifier (names.py); it is quoted as one all the same (psycopg.sql)."""
+    from psycopg import sql
+    ident, literal = sql.Identifier(store.role).as_string(None), sql.Literal(verifier).as_string(None)
     return ("-- Run once as a superuser on the store's server (psql -f role.sql); then pg_hba.conf lines\n"
-            f"-- 'host <database> {role} <network> scram-sha-256', and no 'trust' line for that network.\n"
+            f"-- 'host {store.database} {store.role} <network> scram-sha-256', and no 'trust' line for that network.\n"
             f"DO $$ BEGIN CREATE ROLE {ident} LOGIN; EXCEPTION WHEN duplicate_object THEN NULL; END $$;\n"
-            f"ALTER ROLE {ident} LOGIN PASSWORD '{verifier}';\n")
+            f"ALTER ROLE {ident} LOGIN PASSWORD {literal};\n")
 
 
 # ---------------------------------------------------------------------------- making credentials
 def _write_private(path: Path, data: bytes) -> None:
-    """A new file, 0600 from its creation (never readable by others, even for a moment)."""
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    with os.fdopen(fd, "wb") as f:
-        f.write(data)
+    """`path` with `data`, 0600 from its creation (never readable by others, even for a
+    moment), put in place whole by a rename: a file there before is replaced at once."""
+    tmp = path.with_name(f".{path.name}.{secrets.token_hex(6)}")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
 
 
 def _folder(path: Path) -> Path:
@@ -211,6 +280,14 @@ def _new_key() -> EllipticCurvePrivateKey:
     return ec.generate_private_key(ec.SECP256R1())
 
 
+def _new_authority(folder: Path, days: int) -> Authority:
+    key = _new_key()
+    ca = Authority(_certificate("cipherbench fleet authority", key, None, days), key)
+    _write_private(folder / CA_KEY, _pem_key(key))
+    _write_private(folder / CA_CERT, ca.pem())
+    return ca
+
+
 def _authority(folder: Path, days: int) -> tuple[Authority, bool]:
     """The fleet's authority in `folder`: loaded, or made. (it, made now)."""
     from cryptography import x509
@@ -224,18 +301,8 @@ def _authority(folder: Path, days: int) -> tuple[Authority, bool]:
         return Authority(x509.load_pem_x509_certificate(cert_path.read_bytes()), key), False
     if cert_path.exists() or key_path.exists():
         raise CipherbenchError(f"{folder} holds half an authority (one of {CA_CERT}, {CA_KEY}): remove it or "
-                               "give another folder")
-    key = _new_key()
-    ca = Authority(_certificate("cipherbench fleet authority", key, None, days), key)
-    _write_private(key_path, _pem_key(key))
-    _write_private(cert_path, ca.pem())
-    return ca, True
-
-
-def _check_name(name: str) -> str:
-    if not name or name.startswith(".") or "/" in name or not name.isprintable():
-        raise UsageError(f"fleet init: {name!r} is not a machine or client name")
-    return name
+                               "give another folder, or --rotate")
+    return _new_authority(folder, days), True
 
 
 @dataclass(frozen=True)
@@ -251,18 +318,39 @@ class FleetInit:
     root: Path
     authority_made: bool
     members: list[Member]
-    role: str  # the store's PostgreSQL role
+    store: StoreAddress
     role_sql: Path
+    rotated: bool
 
 
-def _member(ca: Authority, role: Role, name: str, folder: Path, password_line: str | None, days: int) -> Member:
-    if (folder / CERT).exists():
+def _present(root: Path) -> list[tuple[Role, str, Path]]:
+    """The members already in `root` (a folder with a certificate), scheduler first."""
+    found = [(Role.SCHEDULER, SCHEDULER_DIR, root / SCHEDULER_DIR)]
+    for role, sub in ((Role.WORKER, MACHINES_DIR), (Role.CLIENT, CLIENTS_DIR)):
+        if (root / sub).is_dir():
+            found += [(role, f.name, f) for f in sorted((root / sub).iterdir()) if f.is_dir()]
+    return [m for m in found if (m[2] / CERT).exists()]
+
+
+def _signed_by(cert_path: Path, ca: Authority) -> bool:
+    from cryptography import x509
+    from cryptography.exceptions import InvalidSignature
+    try:  # ValueError: another issuer's name; TypeError: a key of a kind the authority's is not
+        x509.load_pem_x509_certificate(cert_path.read_bytes()).verify_directly_issued_by(ca.cert)
+    except (ValueError, TypeError, InvalidSignature):
+        return False
+    return True
+
+
+def _member(ca: Authority, role: Role, name: str, folder: Path, password_line: str | None, days: int,
+            reissue: bool) -> Member:
+    """A member's folder: kept when it is complete (its certificate is written last), else
+    (or when re-issued) made afresh: the authority's certificate, a new key and its certificate."""
+    if (folder / CERT).exists() and not reissue:
         return Member(role, name, folder, False)
     _folder(folder.parent)
     _folder(folder)
     key = _new_key()
-    for stale in (CA_CERT, KEY, PGPASS):  # a member cut short: made afresh
-        (folder / stale).unlink(missing_ok=True)
     _write_private(folder / CA_CERT, ca.pem())
     _write_private(folder / KEY, _pem_key(key))
     if password_line is not None:
@@ -272,68 +360,119 @@ def _member(ca: Authority, role: Role, name: str, folder: Path, password_line: s
     return Member(role, name, folder, True)
 
 
-def _store_password(folder: Path, role: str) -> tuple[str, Path]:
-    """The store role's password line, made once and kept in `folder`; role.sql beside it."""
+def _store_password(folder: Path, store: StoreAddress, renew: bool) -> tuple[str, Path]:
+    """The store role's password line, made once (or again, `renew`) and kept in `folder`;
+    role.sql beside it. A folder made for another store is refused."""
     pgpass, sql = folder / PGPASS, folder / ROLE_SQL
-    if pgpass.exists():
+    if pgpass.exists() and not renew:
         line = pgpass.read_text()
-        if line.split(":")[3] != role:
-            raise UsageError(f"fleet init: {folder} was made for the role {line.split(':')[3]!r}, not {role!r}")
+        fields, _ = parse_pgpass_line(line)
+        if fields != [store.host, str(store.port), store.database, store.role]:
+            raise UsageError(f"fleet init: {folder} holds the password for {':'.join(fields)} (host:port:database:"
+                             f"role), not for {store}; give the same --db-host, --db-port, --db-name and "
+                             "--db-role, or --rotate for a new password for this store")
         return line, sql
     password = secrets.token_urlsafe(24)
-    line = pgpass_line(role, password)
-    sql.unlink(missing_ok=True)
-    _write_private(sql, role_sql(role, scram_verifier(password, secrets.token_bytes(16))).encode())
+    line = pgpass_line(store, password)
+    _write_private(sql, role_sql(store, scram_verifier(password, secrets.token_bytes(16))).encode())
     _write_private(pgpass, line.encode())
     return line, sql
 
 
-def init_fleet(root: Path, machines: list[str], clients: list[str], role: str = DEFAULT_ROLE,
-               days: int = DEFAULT_DAYS) -> FleetInit:
-    """Make (or complete) a fleet's credentials under `root`: see the module's docstring."""
+def _kept_authority(root: Path, present: list[tuple[Role, str, Path]], days: int) -> tuple[Authority, bool]:
+    """The authority in root/ca, made when there is none and no member either; refused when
+    any member there is another authority's (ca/ replaced or removed, a member copied in)."""
+    folder = root / CA_DIR
+    if present and not (folder / CA_CERT).exists() and not (folder / CA_KEY).exists():
+        raise UsageError(f"fleet init: {root} holds members but no authority in {folder} (was it removed?); put it "
+                         "back, or give --rotate to make a new one and re-issue every member")
+    ca, made = _authority(_folder(folder), days)
+    stale = [member for _, _, member in present if not _signed_by(member / CERT, ca)]
+    if stale:
+        raise UsageError(f"fleet init: {stale[0] / CERT} was signed by another authority than {folder}'s (was "
+                         "ca/ replaced?); put the authority back, or give --rotate to make a new one and re-issue "
+                         "every member")
+    return ca, made
+
+
+def _check_members(machines: list[str], clients: list[str]) -> None:
+    for n in machines:
+        names.check(NameKind.MACHINE, n, "fleet init: --machine")
+    for n in clients:
+        names.check(NameKind.MACHINE, n, "fleet init: --client")
+    if len(set(machines)) != len(machines) or len(set(clients)) != len(clients):
+        raise UsageError("fleet init: a machine or client is named twice")
+    if not machines + clients:
+        raise UsageError("fleet init: name the machines (--machine NAME) and clients (--client NAME)")
+
+
+def init_fleet(root: Path, machines: list[str], clients: list[str], store: StoreAddress,
+               days: int = DEFAULT_DAYS, rotate: bool = False) -> FleetInit:
+    """Make (or complete, or with `rotate` renew) a fleet's credentials under `root`: see
+    the module's docstring. Every name is checked before anything is written."""
     try:
         import cryptography  # noqa: F401
     except ModuleNotFoundError:
         raise CipherbenchError("cipherbench fleet init needs the 'cryptography' package: "
                                "pip install -e '.[fleet]' (make deps installs it)") from None
-    names = [_check_name(n) for n in machines + clients]
-    if len(set(machines)) != len(machines) or len(set(clients)) != len(clients):
-        raise UsageError("fleet init: a machine or client is named twice")
-    if not names:
-        raise UsageError("fleet init: name the machines (--machine NAME) and clients (--client NAME)")
+    _check_members(machines, clients)
     try:
         _folder(root)
-        ca, made = _authority(_folder(root / CA_DIR), days)
-        line, sql = _store_password(_folder(root / POSTGRES_DIR), role)
-        members = [_member(ca, Role.SCHEDULER, SCHEDULER_DIR, root / SCHEDULER_DIR, None, days)]
-        members += [_member(ca, Role.WORKER, n, root / MACHINES_DIR / n, line, days) for n in machines]
-        members += [_member(ca, Role.CLIENT, n, root / CLIENTS_DIR / n, line, days) for n in clients]
+        present = _present(root)
+        line, sql = _store_password(_folder(root / POSTGRES_DIR), store, rotate)
+        if rotate:
+            ca, made = _new_authority(_folder(root / CA_DIR), days), True
+        else:
+            ca, made = _kept_authority(root, present, days)
+        wanted = [(Role.SCHEDULER, SCHEDULER_DIR, root / SCHEDULER_DIR)]
+        wanted += [(Role.WORKER, n, root / MACHINES_DIR / n) for n in machines]
+        wanted += [(Role.CLIENT, n, root / CLIENTS_DIR / n) for n in clients]
+        wanted += [m for m in present if m not in wanted]  # rotating re-issues every member there
+        members = [_member(ca, role, name, folder, None if role is Role.SCHEDULER else line, days, rotate)
+                   for role, name, folder in wanted]
     except OSError as e:
         raise CipherbenchError(f"fleet init: cannot write {e.filename or root}: {e.strerror}") from None
-    return FleetInit(root, made, members, role, sql)
+    return FleetInit(root, made, members, store, sql, rotate)
+
+
+def shell_word(word: str) -> str:
+    """`word` as a POSIX shell reads it back unchanged (shlex.quote), but for a path in the
+    home ("~/..." of shlex's safe characters), left bare so that the shell expands it."""
+    return word if re.fullmatch(r"~/[\w@%+=:,./-]*", word) else shlex.quote(word)
+
+
+def shell_line(*words: str) -> str:
+    return " ".join(shell_word(w) for w in words)
 
 
 def instructions(done: FleetInit, scheduler_hint: str = "SCHEDULER") -> list[str]:
-    """What `fleet init` says: where each file is and how it gets to its machine."""
-    r = done.root
+    """What `fleet init` says: where each file is and how it gets to its machine. Every
+    command line is shell-quoted; the names in them were checked where they entered
+    (names.py: the members and the store by init_fleet, `scheduler_hint` by the command)."""
+    r, s = done.root, done.store
+    at = f"~/{MEMBER_HOME}"
+    hint = f"[{scheduler_hint}]" if ":" in scheduler_hint else scheduler_hint
     lines = [f"fleet credentials in {r} (every file 0600, every folder 0700: readable by their owner only)",
              f"  {r / CA_DIR}/  the authority{'' if done.authority_made else ' (kept from before)'}: "
              f"its key {CA_KEY} stays here and is copied nowhere",
-             f"  {done.role_sql}  the store's role {done.role!r} (its password only as a scram-sha-256 verifier)"]
+             f"  {done.role_sql}  the store's role {s.role!r} (its password only as a scram-sha-256 verifier); "
+             f"the password files name {s.host}:{s.port}/{s.database} and no other store"]
     for m in done.members:
         what = m.role.value if m.name == m.role.value else f"{m.role.value} {m.name}"
         lines.append(f"  {m.folder}/  {what}" + ("" if m.made else " (kept from before)"))
+    if done.rotated:
+        lines.append("Rotated: a new authority, a new password and every member re-issued; the old folders no "
+                     "longer get in. Copy every member again, and run role.sql on the store's server again.")
     lines += ["Copy each member folder to its machine with its modes kept, as the user that runs cipherbench "
               "there, e.g.:",
-              f"  scp -rp {r / SCHEDULER_DIR} {scheduler_hint}:.config/cipherbench-fleet"]
-    for m in done.members:
-        if m.role is not Role.SCHEDULER:
-            lines.append(f"  scp -rp {m.folder} {m.name}:.config/cipherbench-fleet")
+              "  " + shell_line("scp", "-rp", str(r / SCHEDULER_DIR), f"{scheduler_hint}:{MEMBER_HOME}")]
+    lines += ["  " + shell_line("scp", "-rp", str(m.folder), f"{m.name}:{MEMBER_HOME}")
+              for m in done.members if m.role is not Role.SCHEDULER]
     lines += ["then, on each machine (or with $" + CREDENTIALS_ENV + " set to that folder):",
-              "  cipherbench fleet scheduler --host ADDRESS --credentials ~/.config/cipherbench-fleet",
-              f"  cipherbench fleet worker tls://{scheduler_hint}:8786 --credentials ~/.config/cipherbench-fleet",
-              f"  cipherbench --db postgresql://{done.role}@DBHOST/cipherbench fleet run --scheduler "
-              f"tls://{scheduler_hint}:8786 --credentials ~/.config/cipherbench-fleet ...",
-              f"and on the store's server, once: psql -f {done.role_sql.name} (as a superuser), with "
-              f"'host cipherbench {done.role} NETWORK scram-sha-256' in pg_hba.conf and no 'trust' line."]
+              "  " + shell_line("cipherbench", "fleet", "scheduler", "--host", "ADDRESS", "--credentials", at),
+              "  " + shell_line("cipherbench", "fleet", "worker", f"tls://{hint}:8786", "--credentials", at),
+              "  " + shell_line("cipherbench", "--db", s.url(), "fleet", "run", "--scheduler", f"tls://{hint}:8786",
+                                "--credentials", at) + " ...",
+              "and on the store's server, once: " + shell_line("psql", "-f", done.role_sql.name) + " (as a superuser), "
+              f"with 'host {s.database} {s.role} NETWORK scram-sha-256' in pg_hba.conf and no 'trust' line."]
     return lines
