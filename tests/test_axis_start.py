@@ -47,14 +47,16 @@ needs_root_pg = pytest.mark.skipif(os.geteuid() != 0 or not Path("/usr/lib/postg
 
 @needs_root_pg
 def test_fleet_demo_says_in_one_line_when_postgres_cannot_reach_its_folder(tmp_path):
-    private = Path(tempfile.mkdtemp())  # 0700 and root's, as `mktemp -d` makes it
+    private = Path(tempfile.mkdtemp())  # 0700 and root's, as `mktemp -d` makes it: the demo's TMPDIR
     try:
-        r = subprocess.run([str(REPO / "scripts" / "fleet-demo"), str(private / "out")], capture_output=True,
-                           text=True, timeout=60)
+        r = subprocess.run([str(REPO / "scripts" / "fleet-demo"), str(tmp_path / "out")], capture_output=True,
+                           text=True, timeout=60, env=dict(os.environ, TMPDIR=str(private)))
         assert r.returncode == 2
-        lines = r.stderr.strip().splitlines()
-        assert lines == [f"fleet-demo: the postgres user cannot enter {private}, above {private / 'out'}; give a "
-                         f"folder it reaches (default /tmp/cipherbench-fleet-demo) or: chmod o+x {private}"]
-        assert not (private / "out" / "pg").exists()  # stopped before the server was set up
+        (line,) = r.stderr.strip().splitlines()
+        server = line.split(", above ", 1)[1].split(";", 1)[0]
+        assert server.startswith(f"{private}/cipherbench-fleet-demo-pg.")
+        assert line == (f"fleet-demo: the postgres user cannot enter {private}, above {server}; set TMPDIR to a folder "
+                        f"it reaches (default /tmp) or: chmod o+x {private}")
+        assert not list(private.iterdir()) and not (tmp_path / "out").exists()  # stopped before anything was set up
     finally:
         shutil.rmtree(private)
