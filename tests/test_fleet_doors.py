@@ -751,3 +751,8 @@ def test_the_demo_works_only_in_a_folder_it_made(demo_tmp):
     assert stat.S_IMODE(st.st_mode) == 0o700 and st.st_uid == os.geteuid()
     r = subprocess.run([str(DEMO), str(tmp / "new")], capture_output=True, text=True, timeout=60, env=env)
     assert f"fleet-demo: in {tmp / 'new'}" in r.stderr and stat.S_IMODE((tmp / "new").stat().st_mode) == 0o700
+    before = set(tmp.iterdir())
+    r = subprocess.run([str(DEMO), "--", "--impl", "openssl"], capture_output=True, text=True, timeout=60, env=env)
+    (made,) = set(tmp.iterdir()) - before  # "--" begins the run's options: it is not a folder
+    assert made.name.startswith("cipherbench-fleet-demo.") and f"fleet-demo: in {made}" in r.stderr
+    assert not (REPO / "--").exists()
