@@ -550,6 +550,11 @@ def test_require_auth_is_scram_over_tcp_and_nothing_else_on_a_socket(monkeypatch
     assert connect_args("postgresql://u@db/x?sslmode=verify-full") == {}  # the server proved itself
     monkeypatch.setenv("PGHOST", "db")
     assert connect_args("postgresql://u@/x") == scram
+    from cipherbench.store.db import Store  # a URL the rule cannot read: one line, as any bad --db
+    for bad in ("postgresql://cb:PW@h:notaport/d", "postgresql://x@[::1/d"):
+        with pytest.raises(UsageError, match="--db is not a database URL") as e:
+            Store(bad)
+        assert "PW" not in str(e.value)
 
 
 # ---------------------------------------------------------------------------- names

@@ -309,9 +309,13 @@ class Store:
                              "(use sqlite:///PATH or postgresql://USER@HOST/DB)")
         if scheme == "sqlite":
             self._check_sqlite_path(Path(self.url[len("sqlite:///"):]), create)
+        try:  # ValueError: a port that is not a number (SQLAlchemy's make_url)
+            connect_args = pgauth.connect_args(self.url)  # the password by SCRAM or not at all
+        except (ArgumentError, ValueError):
+            raise UsageError(f"--db is not a database URL: {describe(self.url)!r} "
+                             "(use sqlite:///PATH or postgresql://USER@HOST/DB)") from None
         try:
-            # a PostgreSQL store gets the password by SCRAM or not at all (pgauth.py)
-            self.engine: Engine = create_engine(self.url, future=True, connect_args=pgauth.connect_args(self.url))
+            self.engine: Engine = create_engine(self.url, future=True, connect_args=connect_args)
             if scheme == "sqlite":
                 event.listen(self.engine, "connect", _sqlite_pragmas)
             if create:
