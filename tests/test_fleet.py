@@ -279,13 +279,14 @@ def running_runs(db: str, host: str) -> list[int]:
     from sqlalchemy import select
     from sqlalchemy.exc import ProgrammingError
 
+    from cipherbench.errors import CipherbenchError
     from cipherbench.store.db import Store, runs
     try:
         with Store(db, create=False).engine.connect() as c:
             return [r[0] for r in c.execute(select(runs.c.id).where(runs.c.host == host)
                                             .where(runs.c.status == "running"))]
-    except ProgrammingError:  # the fleet client has not made the schema yet
-        return []
+    except (ProgrammingError, CipherbenchError):  # the fleet client has not made the schema yet (Store
+        return []  # says so when no table is there; the query, when it is being made)
 
 
 def check_run(db: str, run_id: int, host: str, sizes: set, impl: str = "openssl", primitive: str = "aes-128-ctr",
