@@ -20,7 +20,7 @@ from cipherbench.kinds import Operation
 from cipherbench.paths import REPO
 from cipherbench.pipeline import RunPlan
 from cipherbench.pipeline.plan import DEFAULT_PRESET
-from cipherbench.redact import command_line, redact_url
+from cipherbench.redact import command_line, redact
 from cipherbench.store.db import Store, default_url, describe
 
 
@@ -219,7 +219,7 @@ def fleet_worker(scheduler, listen, credentials):
                                f"run 'make deps engine runners' in {REPO}, then start the worker again")
     host = this_host()
     argv = cluster.worker_argv(scheduler, host, listen, _credentials(credentials))
-    err.print(f"fleet worker {host} for {redact_url(scheduler)}: {keep_off_measuring_cpu()}", markup=False)
+    err.print(f"fleet worker {host} for {redact(scheduler)}: {keep_off_measuring_cpu()}", markup=False)
     os.execv(argv[0], argv)
 
 
