@@ -35,6 +35,7 @@ import shlex
 import sys
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
+from functools import lru_cache
 from typing import Any, TextIO
 from urllib.parse import quote, quote_plus, unquote
 
@@ -239,7 +240,10 @@ def _forms(secret: str) -> set[str]:
             | {quote(secret, safe=""), quote(secret), quote_plus(secret)})
 
 
-def _pattern(secrets: Iterable[str]) -> re.Pattern[str] | None:
+@lru_cache(maxsize=64)
+def _pattern(secrets: frozenset[str]) -> re.Pattern[str] | None:
+    """One expression for every form of these secrets, the longest first (one pass: a
+    replacement is never searched again)."""
     forms = sorted({f for s in secrets for f in _forms(s) if f}, key=len, reverse=True)
     return re.compile("|".join(map(re.escape, forms))) if forms else None
 
@@ -247,7 +251,7 @@ def _pattern(secrets: Iterable[str]) -> re.Pattern[str] | None:
 def hide(text: str, carriers: Iterable[str] = ()) -> str:
     """A message with every secret hidden: those this process remembers and those these
     carriers hold, in any form, then any URL or key=value carrier in it where it stands."""
-    pattern = _pattern(_known | secrets_in(carriers))
+    pattern = _pattern(frozenset(_known | secrets_in(carriers)))
     if pattern is not None:
         text = pattern.sub(HIDDEN, text)
     return _urls_in(_pairs(text)[0])[0]
