@@ -1,86 +1,208 @@
-"""Passwords out of everything cipherbench stores or prints.
+"""Secrets out of everything cipherbench stores or prints: one rule for every carrier.
 
-A database URL (`--db`, `--db-b`, $CIPHERBENCH_DB) or a scheduler address may carry a
-password; the recorded command line, the reports made from it, `fleet status` and
-every message show it hidden, rendered by SQLAlchemy (`URL.render_as_string(
-hide_password=True)`, "***" in place of the password). libpq also takes a password as
-a query parameter (`?password=...`, PostgreSQL's "Connection URIs"), which SQLAlchemy's
-rendering keeps as it is: that one is hidden here the same way.
+What carries a secret, each read as libpq, RFC 3986 or a shell reads it:
 
-The rule is `redact_url`; `command_line` records an argv with it, and `redact_command`
-applies it to a command line stored by an earlier version (store/db.py's migration).
+- a URL's user info, `scheme://user:PASSWORD@host` (a store, a scheduler): the password
+  runs from the user info's first ':' to the *last* '@' before the host, as urllib reads
+  it (RFC 3986 allows neither raw; typed there, both belong to the password). A '/', '?'
+  or '#' in a password must be percent-encoded, as libpq requires: raw, it ends the host.
+- a libpq connection parameter that holds a secret (SECRET_KEYS), named in any case: in
+  a URL's query (`?sslpassword=...`, the key and value percent-encoded or not), in a
+  key=value connection string (`host=h password='a b'`, libpq's quoting: single quotes,
+  backslash escapes), or as an option (`--password=x`, `--password x`);
+- a command line: each of its words, an option's value (`--db=URL`), and a word that is
+  a command line itself (`--runner 'prog --db URL'`), split as a POSIX shell splits it.
+
+`redact` hides them where they stand (`user:***@host`, `password=***`) and keeps the
+rest as written; `command_line` records an argv with it; `redact_command` and
+`redact_json` apply it to what an earlier version stored (store/db.py's migration).
+
+Messages and output are the second line. A message from a library quotes an address its
+own way (Dask's error drops the scheme: `u:SECRET@host:port`), and an echoed option value
+is a quoted repr: no structure to find there. So a process `remember`s the secret values
+it was given (cli.main: its command line and $CIPHERBENCH_DB), and `hide` replaces each
+wherever it appears, in every form a message quotes it (as given, decoded, Python's
+repr, JSON, a shell's quoting, percent-encoding, HTML); cli.main passes everything the
+process prints through `HidingStream`.
 """
 from __future__ import annotations
 
+import html
+import io
+import json
+import re
 import shlex
-from collections.abc import Sequence
-from urllib.parse import urlsplit
+import sys
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from functools import lru_cache
+from typing import Any, TextIO
+from urllib.parse import quote, quote_plus, unquote
 
-from sqlalchemy.engine import URL, make_url
-from sqlalchemy.exc import ArgumentError
+HIDDEN = "***"  # what stands where a secret was (SQLAlchemy's hide_password renders the same)
+#: The libpq connection parameters that hold a secret: those libpq itself shows hidden
+#: (PQconndefaults' dispchar "*"; tests/test_redaction.py holds this to the libpq in use).
+SECRET_KEYS = ("sslpassword", "password")
+#: A stored text that may carry a secret holds one of these, in any case: a URL's user info
+#: its '@', every secret key "password" (store/db.py looks only at such rows).
+SIGNS = ("@", "password")
 
-HIDDEN = "***"  # what SQLAlchemy renders in place of a password
-#: The libpq connection parameter that carries a password in a URL's query.
-QUERY_PASSWORD = "password"
+_SCHEME = r"[A-Za-z][A-Za-z0-9+.-]*://"
+#: A text that is a URL.
+_URL = re.compile(_SCHEME)
+#: A URL inside a longer text: up to whitespace or a quote.
+_URL_IN_TEXT = re.compile(_SCHEME + r"""[^\s'"]*""")
+#: A value as libpq's key=value connection strings write it: single-quoted with backslash
+#: escapes, or running to whitespace (a quote inside must be escaped), backslash escapes too.
+_VALUE = r"'(?:\\[\s\S]|[^'\\])*(?:'|\Z)|(?:\\[\s\S]|[^\s'\\])+"
+#: A text that is a whole connection string: key=value pairs and nothing else.
+_CONNINFO = re.compile(r"\s*(?:[A-Za-z_][A-Za-z0-9_]*\s*=\s*(?:" + _VALUE + r")\s*)+")
+#: A secret parameter as key=value: the key not part of a longer name nor a URL's query
+#: (the URL rule reads those).
+_PAIR = re.compile(r"(?<![A-Za-z0-9_?&])(?P<key>" + "|".join(SECRET_KEYS) + r")(?P<eq>\s*=\s*)(?P<value>"
+                   + _VALUE + ")", re.IGNORECASE)
+_ESCAPED = re.compile(r"\\([\s\S])")
 
 
-def _url(text: str) -> URL | None:
-    if "://" not in text:
-        return None
+def _is_secret_key(name: str) -> bool:
+    return name.casefold() in SECRET_KEYS
+
+
+def _url(text: str) -> tuple[str, list[str]]:
+    """A text that is one URL: (it with its password and secret query values hidden, the
+    secrets as written and decoded)."""
+    head = _URL.match(text)
+    assert head is not None
+    rest = text[head.end():]
+    cut = re.search(r"[/?#]", rest)
+    authority, tail = (rest[:cut.start()], rest[cut.start():]) if cut else (rest, "")
+    found: list[str] = []
+    userinfo, at, host = authority.rpartition("@")
+    user, colon, password = userinfo.partition(":")
+    if at and colon:
+        found += [password, unquote(password)]
+        authority = f"{user}:{HIDDEN}@{host}"
+    path, q, query = tail.partition("?")  # the query runs to the end: libpq's URLs have no fragment
+    if q:
+        pairs = query.split("&")
+        for i, pair in enumerate(pairs):
+            key, eq, value = pair.partition("=")
+            if eq and _is_secret_key(unquote(key)):
+                found += [value, unquote(value)]
+                pairs[i] = f"{key}={HIDDEN}"
+        tail = f"{path}?{'&'.join(pairs)}"
+    return text[:head.end()] + authority + tail, found
+
+
+def _pairs(text: str) -> tuple[str, list[str]]:
+    """Every secret key=value in a text hidden: (the text, the values as written and unquoted)."""
+    found: list[str] = []
+
+    def hide_value(m: re.Match[str]) -> str:
+        value = m["value"]
+        inner = value[1:-1] if len(value) > 1 and value[0] == value[-1] == "'" else value.lstrip("'")
+        found.extend([value, inner, _ESCAPED.sub(r"\1", inner)])
+        return f"{m['key']}{m['eq']}{HIDDEN}"
+    return _PAIR.sub(hide_value, text), found
+
+
+def _redact(text: str) -> tuple[str, list[str]]:
+    """One text (a word, a URL, a connection string, a command line): (it with its secrets
+    hidden where they stand, the secret values found)."""
+    if text.startswith("-") and "=" in text:  # an option given as --name=value
+        name, value = text.split("=", 1)
+        if _is_secret_key(name.lstrip("-")):
+            return f"{name}={HIDDEN}", [value]
+        shown, found = _redact(value)
+        return f"{name}={shown}", found
+    if _URL.match(text):
+        return _url(text)
+    if _CONNINFO.fullmatch(text):  # a connection string: libpq's quoting, not a shell's
+        return _pairs(text)
+    if any(c.isspace() for c in text):  # a command line in one word: each of its words
+        return _command(text)
+    shown, found = _pairs(text)
+    shown, urls = _urls_in(shown)
+    return shown, found + urls
+
+
+def _urls_in(text: str) -> tuple[str, list[str]]:
+    """Every URL inside a text hidden where it stands (one with a space in its password is
+    a shell word of its own: `_command` finds it)."""
+    found: list[str] = []
+
+    def one(m: re.Match[str]) -> str:
+        shown, more = _url(m[0])
+        found.extend(more)
+        return shown
+    return _URL_IN_TEXT.sub(one, text), found
+
+
+def _words(words: Sequence[str]) -> tuple[list[str], list[str]]:
+    """A command line's words, each hidden by the rule, and a word after an option named
+    for a secret (`--password x`) hidden whole: (the words, the secrets found)."""
+    shown: list[str] = []
+    found: list[str] = []
+    for word in words:
+        if shown and shown[-1].startswith("-") and _is_secret_key(shown[-1].lstrip("-")):
+            shown.append(HIDDEN)
+            found.append(word)
+            continue
+        hidden, more = _redact(word)
+        shown.append(hidden)
+        found += more
+    return shown, found
+
+
+def _command(text: str) -> tuple[str, list[str]]:
+    """A command line in one text, split as a shell would; the same text when nothing in it
+    is hidden. Unbalanced quotes: each run of non-space where it stands."""
     try:
-        return make_url(text)
-    except (ArgumentError, ValueError):  # ValueError: a port that is not a number
-        return None
-
-
-def _unparsed(text: str) -> str:
-    """A URL SQLAlchemy cannot read (a port that is not a number): its password hidden
-    by the generic URL syntax (RFC 3986 userinfo), the rest left as written."""
-    try:
-        parts = urlsplit(text)
+        words = shlex.split(text)
     except ValueError:
-        return text
-    if parts.password is None:
-        return text
-    user = parts.netloc.rsplit("@", 1)[0].split(":", 1)[0]
-    return parts._replace(netloc=f"{user}:{HIDDEN}@{parts.netloc.rsplit('@', 1)[1]}").geturl()
+        found: list[str] = []
+
+        def one(m: re.Match[str]) -> str:
+            shown, more = _redact(m[0])
+            found.extend(more)
+            return shown
+        return re.sub(r"\S+", one, text), found
+    if words == [text]:
+        return text, []
+    shown, found = _words(words)
+    return (text if shown == words else shlex.join(shown)), found
 
 
-def redact_url(text: str) -> str:
-    """`text` with its password hidden when it is a URL that has one; otherwise unchanged."""
-    url = _url(text)
-    if url is None and "://" in text:
-        return _unparsed(text)
-    if url is None or (url.password is None and QUERY_PASSWORD not in url.query):
-        return text
-    if QUERY_PASSWORD in url.query:
-        url = url.update_query_dict({QUERY_PASSWORD: HIDDEN})
-    return url.render_as_string(hide_password=True)
-
-
-def redact_arg(arg: str) -> str:
-    """One command-line word: a URL, or an option given as --name=URL."""
-    if arg.startswith("-") and "=" in arg:
-        name, value = arg.split("=", 1)
-        return f"{name}={redact_url(value)}"
-    return redact_url(arg)
+def redact(text: str) -> str:
+    """`text` with every secret it carries hidden; otherwise unchanged."""
+    return _redact(text)[0]
 
 
 def command_line(argv: Sequence[str]) -> str:
-    """The command line as a run records it: shell-quoted, passwords hidden."""
-    return shlex.join(redact_arg(a) for a in argv)
+    """The command line as a run records it: shell-quoted, secrets hidden."""
+    return shlex.join(_words(argv)[0])
 
 
 def redact_command(text: str | None) -> str | None:
-    """A recorded command line with its passwords hidden; the same text when it has none."""
-    if not text:
-        return text
-    try:
-        words = shlex.split(text)
-    except ValueError:  # unbalanced quotes: its words as the spaces part them
-        words = text.split()
-    hidden = [redact_arg(w) for w in words]
-    return text if hidden == words else shlex.join(hidden)
+    """A recorded command line with its secrets hidden; the same text when it has none."""
+    return _redact(text)[0] if text else text
+
+
+def redact_json(value: Any) -> Any:
+    """A stored JSON value (a run's settings, a fleet run's plan: its runner commands) with
+    every string in it redacted."""
+    if isinstance(value, str):
+        return redact(value)
+    if isinstance(value, list):
+        return [redact_json(v) for v in value]
+    if isinstance(value, dict):
+        return {k: redact_json(v) for k, v in value.items()}
+    return value
+
+
+def secrets_in(words: Iterable[str]) -> set[str]:
+    """The secret values these words carry (as `redact` finds them), empty ones left out."""
+    return {s for s in _words(list(words))[1] if s and s != HIDDEN}
 
 
 class SecretUrl(str):
@@ -90,4 +212,90 @@ class SecretUrl(str):
     __slots__ = ()
 
     def __repr__(self) -> str:
-        return repr(redact_url(str(self)))
+        return repr(redact(str(self)))
+
+
+# ---------------------------------------------------------------------------- what a process was given
+_known: set[str] = set()
+
+
+def remember(words: Iterable[str]) -> None:
+    """Keep the secrets these words carry (a command line, $CIPHERBENCH_DB) for `hide`."""
+    _known.update(secrets_in(words))
+
+
+def _escaped(text: str) -> set[str]:
+    """`text` as a message may quote it inside a string: Python's repr and str.format's !r
+    inside either quote, JSON (ASCII or not), HTML."""
+    backslashed = text.replace("\\", "\\\\")
+    return {text, repr(text)[1:-1], backslashed.replace("'", "\\'"), backslashed.replace('"', '\\"'),
+            backslashed.replace("'", "\\'").replace('"', '\\"'), json.dumps(text)[1:-1],
+            json.dumps(text, ensure_ascii=False)[1:-1], html.escape(text), html.escape(text, quote=False)}
+
+
+def _forms(secret: str) -> set[str]:
+    """The ways a message may quote a secret: as given or inside a shell's single quotes,
+    each as `_escaped` quotes it; percent-encoded."""
+    return (_escaped(secret) | _escaped(secret.replace("'", "'\"'\"'"))
+            | {quote(secret, safe=""), quote(secret), quote_plus(secret)})
+
+
+@lru_cache(maxsize=64)
+def _pattern(secrets: frozenset[str]) -> re.Pattern[str] | None:
+    """One expression for every form of these secrets, the longest first (one pass: a
+    replacement is never searched again)."""
+    forms = sorted({f for s in secrets for f in _forms(s) if f}, key=len, reverse=True)
+    return re.compile("|".join(map(re.escape, forms))) if forms else None
+
+
+def hide(text: str, carriers: Iterable[str] = ()) -> str:
+    """A message with every secret hidden: those this process remembers and those these
+    carriers hold, in any form, then any URL or key=value carrier in it where it stands."""
+    pattern = _pattern(frozenset(_known | secrets_in(carriers)))
+    if pattern is not None:
+        text = pattern.sub(HIDDEN, text)
+    return _urls_in(_pairs(text)[0])[0]
+
+
+class HidingStream(io.TextIOBase):
+    """A text stream that writes `hide`(text) to the stream it wraps; everything else
+    (isatty, fileno, encoding: what rich and click ask) is the wrapped stream's."""
+
+    def __init__(self, stream: TextIO):
+        super().__init__()
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        self._stream.write(hide(text))
+        return len(text)
+
+    def flush(self) -> None:
+        self._stream.flush()
+
+    def isatty(self) -> bool:
+        return self._stream.isatty()
+
+    def fileno(self) -> int:
+        return self._stream.fileno()
+
+    def writable(self) -> bool:
+        return True
+
+    @property
+    def encoding(self) -> str:  # type: ignore[override]
+        return getattr(self._stream, "encoding", None) or "utf-8"
+
+    @property
+    def errors(self) -> str | None:  # type: ignore[override]
+        return getattr(self._stream, "errors", None)
+
+
+@contextmanager
+def hidden_output() -> Iterator[None]:
+    """stdout and stderr through HidingStream while the block runs; restored after."""
+    out, err = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = HidingStream(out), HidingStream(err)  # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        sys.stdout, sys.stderr = out, err

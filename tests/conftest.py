@@ -86,3 +86,29 @@ def shared_vectors():
     from cipherbench.kat.cache import SHARED_VECTORS
     if not SHARED_VECTORS.is_dir():
         pytest.skip(f"needs the shared test vectors at {SHARED_VECTORS}, which this clone does not have beside it")
+
+
+def results_document(uuid: str, impls: list[str], prims: list[str], host: str = "lab-1", profile: str = "quick",
+                     command: str = "cipherbench run", settings: dict | None = None) -> dict:
+    """A small results document (docs/results-format.md) made without running anything: every
+    implementation verified and timed on every primitive at 16 and 1024 bytes, encryption in
+    bulk, three timed batches each, the figures made up (the i-th implementation's j-th
+    primitive takes 100 (i+1) (j+1) ns per 16 bytes). For `cipherbench import`, then report."""
+    ms, vers, imps = [], [], []
+    for i, impl in enumerate(impls):
+        imps.append({"impl": impl, "runner": "native", "library": f"{impl} library", "version": "1.0",
+                     "available": True, "primitives": {p: "portable C" for p in prims}})
+        for j, prim in enumerate(prims):
+            vers.append({"impl": impl, "primitive": prim, "status": "passed"})
+            for size in (16, 1024):
+                ns = 100.0 * (i + 1) * (j + 1) * size / 16
+                ms.append({"impl": impl, "primitive": prim, "operation": "encrypt", "workload": "bulk", "size": size,
+                           "loops": 10, "n": 3, "ns_per_call": ns, "ns_low": ns * 0.99, "ns_high": ns * 1.01,
+                           "mb_per_s": size / ns * 1e3, "rel_mad": 0.01, "verified": "passed",
+                           "provider": "portable C",
+                           "samples": [{"warmup": False, "loops": 10, "ns": ns * 10 * (1 + k / 100)} for k in range(3)]})
+    return {"schema": "cipherbench-results", "version": 1,
+            "run": {"uuid": uuid, "started_at": "2026-01-02T03:04:05+00:00", "finished_at": "2026-01-02T03:05:05+00:00",
+                    "status": "complete", "profile": profile, "kind": "speed", "command": command, "host": host,
+                    "cipherbench_version": "0.1.0", "settings": settings or {}, "warnings": []},
+            "context": {"host": host}, "implementations": imps, "verifications": vers, "measurements": ms}

@@ -14,6 +14,7 @@ from cipherbench import __version__
 from cipherbench.console import err
 from cipherbench.errors import CipherbenchError
 from cipherbench.paths import REPO
+from cipherbench.redact import hidden_output, remember
 
 if TYPE_CHECKING:
     from cipherbench.measure.session import Session
@@ -86,6 +87,14 @@ def cli(ctx, runners, db, no_builtin, envs, arches, releases):
 
 # ---------------------------------------------------------------------------- entry point
 def main(argv=None):
+    """The command line: what it prints, errors included, passes through redact.hide, which
+    knows every secret the command line and $CIPHERBENCH_DB carry (cipherbench/redact.py)."""
+    remember([*(sys.argv[1:] if argv is None else argv), os.environ.get("CIPHERBENCH_DB") or ""])
+    with hidden_output():
+        _main(argv)
+
+
+def _main(argv):
     try:
         cli.main(args=argv, prog_name="cipherbench", standalone_mode=False)
     except click.exceptions.Abort:

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import json
 import os
-import shlex
 import sys
 import uuid
 from concurrent.futures import ThreadPoolExecutor
@@ -28,6 +27,7 @@ from cipherbench.kinds import PrimitiveKind, RunKind, RunStatus
 from cipherbench.measure.context import usable_cpus
 from cipherbench.measure.session import primitive_named
 from cipherbench.pipeline.plan import SideChannelSettings, load_presets
+from cipherbench.redact import command_line
 from cipherbench.registry import NULL_PRIMITIVE
 from cipherbench.results.run import CtRow
 
@@ -173,7 +173,7 @@ def _store_run(c, session, plan: Plan):
                        "secrets": [s.value for s in plan.secrets], "samples": plan.samples, "seed": plan.seed,
                        "valgrind_options": taint.VALGRIND_OPTIONS}}
     run_id = store.begin_run(uuid=uuid.uuid4().hex, profile=f"ct:{plan.experiment or 'custom'}", kind=RunKind.CT.value,
-                             command=" ".join(shlex.quote(a) for a in sys.argv), host=ctx["host"],
+                             command=command_line(sys.argv), host=ctx["host"],
                              cipherbench_version=__version__, git_revision=ctx["git_revision"], context=ctx,
                              settings=settings, pid=os.getpid())
     store.add_implementations(run_id, session.impls.values(), runner_ids(session))

@@ -20,7 +20,7 @@ from cipherbench.kinds import Operation
 from cipherbench.paths import REPO
 from cipherbench.pipeline import RunPlan
 from cipherbench.pipeline.plan import DEFAULT_PRESET
-from cipherbench.redact import command_line, redact_url
+from cipherbench.redact import command_line, redact
 from cipherbench.store.db import Store, default_url, describe
 
 
@@ -255,7 +255,7 @@ def fleet_worker(scheduler, listen, credentials, insecure):
                                f"run 'make deps engine runners' in {REPO}, then start the worker again")
     _warn_insecure("worker", joined, listening)
     argv = cluster.worker_argv(scheduler, host, listen, creds)
-    err.print(f"fleet worker {host} for {redact_url(scheduler)}: {keep_off_measuring_cpu()}", markup=False)
+    err.print(f"fleet worker {host} for {redact(scheduler)}: {keep_off_measuring_cpu()}", markup=False)
     os.execve(argv[0], argv, cluster.dask_env())
 
 

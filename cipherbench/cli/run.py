@@ -119,7 +119,8 @@ class BarProgress(Progress):
                    "MB/s, and the efficiency against N x one CPU.")
 @click.option("--resume", type=click.IntRange(1, 2**63 - 1), default=None, metavar="RUN",
               help="Take up a run that did not complete (interrupted, dead, incomplete): time only the "
-                   "points of its plan that have no figures, into the same run.")
+                   "points of its plan that have no figures, into the same run (a runner stored with its password "
+                   "hidden: give it again with --runner).")
 @click.option("--json", "as_json", is_flag=True, help="Print the stored run as JSON at the end.")
 @click.option("--list-experiments", is_flag=True, expose_value=False, is_eager=True, callback=list_presets,
               help="List the profiles and experiments with their titles and estimated times, and exit.")
@@ -133,7 +134,7 @@ def run(c: Ctx, profile, experiment, impls, primitives, sizes, operations, workl
     refuse_emulated(c.arches, impls)
     store = c.store()  # open it first: a bad --db fails before any work
     if resume is not None:
-        plan, _ = resumable(store, resume)  # the run's own plan; other options are not taken
+        plan, _ = resumable(store, resume, c.runner_cmds)  # the run's own plan; --runner only restores a secret
         outcome = run_plan(plan, store, BarProgress(), resume=resume)
         return finish(store, outcome, plan, as_json)
     plan = RunPlan.from_preset(

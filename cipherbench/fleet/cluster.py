@@ -25,7 +25,7 @@ from cipherbench.errors import CipherbenchError, UsageError
 from cipherbench.fleet.no_http import ROUTES_OFF
 from cipherbench.fleet.security import Credentials, Role
 from cipherbench.fleet.task import keep_off_measuring_cpu, this_host
-from cipherbench.redact import redact_url
+from cipherbench.redact import hide, redact
 
 RESOURCE_PREFIX = "host-"
 WORKER_THREADS = 1
@@ -116,14 +116,14 @@ def connect(address: str | None, timeout: float, creds: Credentials | None = Non
                                    preload=[NO_HTTP], host="127.0.0.1", protocol="tls", security=security,
                                    silence_logs=logging.ERROR)
         return Connection(Client(cluster, security=security), cluster, LOCAL, note)
-    shown = redact_url(address)
+    shown = redact(address)
     try:
         client = Client(address, timeout=f"{timeout}s", security=creds.security(Role.CLIENT) if creds else None)
     except (OSError, TimeoutError) as e:
         raise CipherbenchError(f"cannot reach the Dask scheduler at {shown}: "
-                               f"{str(e).splitlines()[0].replace(address, shown) if str(e) else type(e).__name__}") from None
+                               f"{hide(str(e).splitlines()[0], [address]) if str(e) else type(e).__name__}") from None
     except ValueError as e:
-        raise UsageError(f"--scheduler is not a scheduler address ({shown!r}): {str(e).replace(address, shown)}") from None
+        raise UsageError(f"--scheduler is not a scheduler address ({shown!r}): {hide(str(e), [address])}") from None
     return Connection(client, None, shown, "")
 
 

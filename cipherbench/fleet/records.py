@@ -20,7 +20,7 @@ from sqlalchemy import JSON, Column, DateTime, Float, ForeignKey, Integer, MetaD
 
 from cipherbench.kinds import RunStatus
 from cipherbench.pipeline import RunPlan
-from cipherbench.redact import redact_command, redact_url
+from cipherbench.redact import redact, redact_command, redact_json
 from cipherbench.store.db import Store, runs
 
 
@@ -91,7 +91,8 @@ class FleetRecords:
         self.store = store
         fleet_meta.create_all(store.engine)
         store.redact_rows(fleet_runs, fleet_runs.c.command)
-        store.redact_rows(fleet_runs, fleet_runs.c.scheduler, how=redact_url)
+        store.redact_rows(fleet_runs, fleet_runs.c.scheduler, how=redact)
+        store.redact_rows(fleet_runs, fleet_runs.c.plan, how=redact_json)
 
     def resumable(self, key: str) -> int | None:
         """The latest fleet run of this key (fleet_key) that did not complete, if any."""
@@ -103,7 +104,8 @@ class FleetRecords:
     def begin(self, key: str, plan: RunPlan, command: str, scheduler: str) -> int:
         with self.store.engine.begin() as c:
             return c.execute(fleet_runs.insert().values(
-                plan_key=key, plan=json.loads(plan.model_dump_json()), command=redact_command(command), scheduler=redact_url(scheduler),
+                plan_key=key, plan=redact_json(json.loads(plan.model_dump_json())), command=redact_command(command),
+                scheduler=redact(scheduler),
                 status=FleetStatus.RUNNING.value, started_at=_now())).inserted_primary_key[0]
 
     def reopen(self, fleet_id: int):

@@ -294,7 +294,7 @@ def run_plan(plan: RunPlan, store: Store, progress: Progress | None = None, sess
     figures are timed, into it."""
     progress = progress or Progress()
     began = time.monotonic()
-    done = resumable(store, resume)[1] if resume is not None else set()
+    done = resumable(store, resume, plan.runners)[1] if resume is not None else set()
     with (session or session_for(plan, extra_specs)) as s, sigterm_as_interrupt():
         if plan.releases and not plan.implementations:  # the releases and what they are versions of
             s.start_all()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import socket
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from cipherbench import registry
 from cipherbench.errors import UsageError
@@ -12,6 +12,7 @@ from cipherbench.kinds import RunStatus
 from cipherbench.measure.measurer import CoreClock, Point
 from cipherbench.pipeline.plan import RunPlan
 from cipherbench.pipeline.recorder import Recorder, record_of
+from cipherbench.redact import HIDDEN, redact
 from cipherbench.store.db import Row, Store
 
 #: A point is identified across a run and its resumption by these fields.
@@ -84,19 +85,33 @@ def recover_dead(store: Store, alive: Callable[[str | None, int], bool]) -> list
     return dead
 
 
-def resumable(store: Store, run_id: int) -> tuple[RunPlan, set[PointKey]]:
+def resumable(store: Store, run_id: int, runners: Sequence[str] = ()) -> tuple[RunPlan, set[PointKey]]:
     """A run's plan and the points it already has figures for from as many batches as the
-    plan asks. A run still being written cannot be resumed."""
+    plan asks. A run still being written cannot be resumed. `runners`: runner commands
+    given again for those stored with a secret hidden (with_runners_given)."""
     recover_dead(store, alive)
     run = store.run(run_id)
     if run["status"] == RunStatus.RUNNING:
         raise UsageError(f"run {run_id} is still running (process {run.get('pid')} on {run.get('host')})")
     if run["status"] == RunStatus.COMPLETE:
         raise UsageError(f"run {run_id} is complete: nothing to resume")
-    plan = plan_of(run)
+    plan = with_runners_given(plan_of(run), runners, run_id)
     done = {key_of(m) for m in run["measurements"]
             if m["n"] + (m["shared_batches"] or 0) >= min_batches(plan) and not m["error"]}
     return plan, done
+
+
+def with_runners_given(plan: RunPlan, given: Sequence[str], run_id: int) -> RunPlan:
+    """A stored plan with each runner command that was stored with a secret hidden
+    (cipherbench/redact.py) replaced by the one given again whose redaction it is; one
+    still hidden, not given again, is refused: it would start with *** for a password."""
+    again = {redact(g): g for g in given}
+    runners = [again.get(r, r) for r in plan.runners]
+    hidden = [r for r in runners if HIDDEN in r and r not in given]
+    if hidden:
+        raise UsageError(f"run {run_id} was stored with a secret hidden in its runner {hidden[0]!r}: "
+                         "give that runner again with --runner to resume it")
+    return plan.model_copy(update={"runners": runners})
 
 
 def min_batches(plan: RunPlan) -> int:

@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from cipherbench.analysis.constant_time import LEGEND
 from cipherbench.analysis.recommend import Answer, Excluded, Figure, UseCase
 from cipherbench.analysis.versions import VersionGap, headlines_first
+from cipherbench.report.markup import md
 
 #: Runners-up named in the short form, beside any that tie with the fastest.
 RUNNERS_UP = 2
@@ -187,12 +188,12 @@ def markdown_lines(answers: Sequence[Answer], versions: Mapping[UseCase, Sequenc
             ups += f"; {len(a.ranked) - 1 - HTML_SHOWN} more"
         if a.reference:
             ups += ("; " if ups else "") + f"reference {a.reference[0].primitive} {mbps(a.reference[0].mb_per_s)} (not ranked)"
-        out.append(f"| {a.spec.title} | {a.where()} | {label(b) if b else 'none verified'} | "
-                   f"{mbps(b.mb_per_s) if b else ''} | {interval(b) if b else ''} | {ups} | "
+        out.append(f"| {a.spec.title} | {a.where()} | {md(label(b)) if b else 'none verified'} | "
+                   f"{mbps(b.mb_per_s) if b else ''} | {interval(b) if b else ''} | {md(ups)} | "
                    f"{exclusion_counts(a.excluded)} |")
     out.append("")
     gaps = [(a.spec.title, g) for a in answers for g in (versions or {}).get(a.spec.case) or ()]
     if gaps:
         out += ["Other versions of a library, timed at the same point on this host:", ""]
-        out += [f"- {title}: {g.text()}" for title, g in gaps] + [""]
+        out += [f"- {title}: {md(g.text())}" for title, g in gaps] + [""]
     return out

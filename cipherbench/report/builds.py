@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from cipherbench.kinds import Operation, Verdict
+from cipherbench.report.markup import md
 from cipherbench.report.tables import RowMark, Table
 from cipherbench.results.run import Measurement, ReportData, Run, usable
 
@@ -115,7 +116,7 @@ def _cell_text(lib: Library, label: str, prim: str) -> str:
 
 def library_table(lib: Library) -> Table:
     """Seed 001's table: compiler x flags per cipher, relative to the ordinary build."""
-    t = Table(f"builds-{lib.name}", f"Compilers x flags: {lib.name}, speed relative to the ordinary build",
+    t = Table(f"builds-{lib.name}", f"Compilers x flags: {md(lib.name)}, speed relative to the ordinary build",
               ["build", "flags", *[_short(p) for p in lib.ciphers], "geomean", "compile CPU s", "cipher .text B"])
     t.align = ["l", "l"] + ["r"] * (len(lib.ciphers) + 3)
     t.wrap = True

@@ -11,6 +11,7 @@ from typing import Any
 from cipherbench.kinds import Operation, PrimitiveKind, Verdict
 from cipherbench.registry import NULL_PRIMITIVE
 from cipherbench.report import verdicts
+from cipherbench.report.markup import md
 from cipherbench.report.tables import (
     STATUS_TEXT,
     RowMark,
@@ -221,7 +222,7 @@ def _notes(entry: Mapping[str, Any], t: Mapping[str, Any], used: list[Measuremen
                  f"{cycle_sources(used)}. Columns without a figure today are published only.")
     counts: dict[Verdict, set[str]] = {}
     for r, impl, prim in set(pairs):
-        counts.setdefault(r.verification(impl, prim), set()).add(f"{impl} {prim}")
+        counts.setdefault(r.verification(impl, prim), set()).add(md(f"{impl} {prim}"))
     bad = {k: v for k, v in counts.items() if not Verdict.shown(k)}
     notes.append("Verification: " + (f"{len(counts.get(Verdict.PASSED, set()))} passed"
                                      + "".join(f"; {STATUS_TEXT.get(k, k)}: {', '.join(sorted(v))}"

@@ -14,6 +14,7 @@ from typing import Any, Protocol
 
 from cipherbench.analysis.history import REPEATS, Found, Repeated, Step, Timeline, found_in, timelines
 from cipherbench.releases.model import PACKAGES, version_key
+from cipherbench.report.markup import md
 from cipherbench.results.run import ReportData, Run
 
 SECTION = "history"
@@ -120,5 +121,5 @@ def markdown_lines(data: ReportData, _table_md: Callable[..., str] | None = None
             if not out:
                 out += [f"## {TITLE}", ""]
             out += [f"### {PACKAGES[package].library} (run {run.id})", ""]
-            out += [f"- {x}" for x in step_items(found, package)] + [""]
+            out += [f"- {md(x)}" for x in step_items(found, package)] + [""]
     return out

@@ -21,6 +21,7 @@ from cipherbench import __version__
 from cipherbench.kinds import Operation, Verdict, Workload
 from cipherbench.registry import NULL_PRIMITIVE
 from cipherbench.report import answer, builds, experiments, history, machines, overview, releases, results_json, tables
+from cipherbench.report.markup import md_html
 from cipherbench.report.tables import (
     STATUS_TEXT,
     RowMark,
@@ -110,7 +111,7 @@ class Page:
         self.add(f'<div class="cb-plot">{div}<div class="caption">{cap}</div></div>')
 
     def table(self, t: Table, level: int = 3) -> None:
-        self.add(f'<h{level} id="{anchor(t.id)}">{code(t.title)}</h{level}>')
+        self.add(f'<h{level} id="{anchor(t.id)}">{md_html(t.title)}</h{level}>')
         head = "".join(f"<th>{h.escape(c)}</th>" for c in t.columns)
         body = []
         align = t.align or ["l"] * len(t.columns)
@@ -120,7 +121,7 @@ class Page:
             body.append(f'<tr class="{mark}">{cells}</tr>')
         self.add(f'<table class="t{" wrap" if t.wrap else ""}"><thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody></table>')
         if t.notes:
-            self.add('<ul class="notes">' + "".join(f"<li>{code(n)}</li>" for n in t.notes) + "</ul>")
+            self.add('<ul class="notes">' + "".join(f"<li>{md_html(n)}</li>" for n in t.notes) + "</ul>")
 
 
 def anchor(name: str) -> str:
@@ -129,14 +130,23 @@ def anchor(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]+", "-", name).strip("-")
 
 
-def code(text: str) -> str:
-    """Escape for HTML; `name` (Markdown code, shared with report.md) becomes <code>name</code>."""
-    return re.sub(r"`([^`]+)`", r"<code>\1</code>", h.escape(text))
+#: Characters a JSON text inside <script> must not hold as they are: '<' and '>' could open or
+#: close an element or comment (`</script`, `<!--`, `<script` switch the HTML tokenizer's
+#: script states), '&' a character reference, U+2028/2029 end a line in older JavaScript.
+#: Each is written as its JSON escape (\u003c ...), which JSON.parse reads back unchanged.
+SCRIPT_UNSAFE = str.maketrans({c: f"\\u{ord(c):04x}" for c in "<>&\u2028\u2029"})
+
+
+def script_json(value: object) -> str:
+    """`value` as JSON text to embed in a <script> element: no name in it can end the element
+    or open another (SCRIPT_UNSAFE)."""
+    return json.dumps(value, default=str).translate(SCRIPT_UNSAFE)
 
 
 def _caption(unit: str, ms: Iterable[Measurement], note: str, extra: Iterable[str] = ()) -> list[str]:
-    return [f"<b>Unit:</b> {h.escape(unit)}", f"<b>Cycle source:</b> {h.escape(cycle_sources(ms))}",
-            f"<b>{h.escape(note.split(':', 1)[0])}:</b>{h.escape(note.split(':', 1)[1])}",
+    """A plot's caption; `note` is a report text (a verification sentence: markup.py)."""
+    return [f"<b>Unit:</b> {h.escape(unit)}", f"<b>Cycle source:</b> {md_html(cycle_sources(ms))}",
+            f"<b>{md_html(note.split(':', 1)[0])}:</b>{md_html(note.split(':', 1)[1])}",
             *[h.escape(e) for e in extra]]
 
 
@@ -497,8 +507,8 @@ def then_and_now(p: Page) -> None:
                               barmode="group", yaxis=dict(type="log", title=chart.unit), height=420)
             p.plot(fig, [f"<b>Unit:</b> {h.escape(chart.unit)} (published: as the source states; today: "
                          "this run on this machine)",
-                         f"<b>Cycle source:</b> {h.escape(cycle_sources(sec.run.measurements))}",
-                         f"<b>Verification:</b> {h.escape(t.notes[-1].split(':', 1)[-1])} "
+                         f"<b>Cycle source:</b> {md_html(cycle_sources(sec.run.measurements))}",
+                         f"<b>Verification:</b> {md_html(t.notes[-1].split(':', 1)[-1])} "
                          "Hatched bars are not verified.",
                          *([h.escape(f"Not drawn ({len(rest)}; every figure in the table above): "
                                      + ", ".join(name for name, _ in rest))] if rest else [])])
@@ -608,7 +618,7 @@ def render(data: ReportData) -> tuple[str, int]:
     toc = " ".join(f'<a href="#{sid}">{h.escape(t)}</a>' for sid, t in body.toc)
     body.parts.insert(nav_at, f'<nav class="toc">{toc}</nav>')
     summary = [results_json.document(r, with_samples=False) for r in data.runs]
-    blob = json.dumps(summary, default=str).replace("</", "<\\/")
+    blob = script_json(summary)
     doc = f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">

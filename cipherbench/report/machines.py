@@ -16,6 +16,7 @@ from typing import Any
 
 from cipherbench.kinds import RunStatus
 from cipherbench.registry import NULL_PRIMITIVE
+from cipherbench.report.markup import md
 from cipherbench.report.tables import HtmlPage, Table, cycle_sources, num
 from cipherbench.results.rules import is_bulk_speed, size_text
 from cipherbench.results.run import Measurement, ReportData, Run
@@ -171,12 +172,12 @@ def robustness(values: CyclesByHost) -> tuple[str | None, list[tuple[str, str, d
 def robustness_table(hosts: dict[str, Run], values: CyclesByHost) -> Table:
     ref, rows = robustness(values)
     names = list(hosts)
-    t = Table("machines-robustness", f"Robustness across machines (normalised by {ref or 'no reference'})",
+    t = Table("machines-robustness", f"Robustness across machines (normalised by {md(ref or 'no reference')})",
               ["rank", "implementation", "primitive"] + names + ["spread"],
               align=["r", "l", "l"] + ["r"] * (len(names) + 1))
     for n, (impl, prim, norm, spread) in enumerate(rows, 1):
         t.add([str(n), impl, prim] + [num(norm.get(h)) for h in names] + [f"{100 * spread:.1f}%"])
-    t.notes = [f"Each primitive's cycles per byte divided by {ref}'s, same implementation and machine; spread "
+    t.notes = [f"Each primitive's cycles per byte divided by {md(ref)}'s, same implementation and machine; spread "
                "= largest over smallest of those ratios across machines, minus one. Rank 1 is the most "
                "robust (its cost relative to the reference changes least from CPU to CPU), the last the "
                "most fragile: Bingmann 2008's ranking (CAST5 most robust, Serpent most fragile) redone."]

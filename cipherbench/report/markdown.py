@@ -1,24 +1,23 @@
-"""report.md: the report's tables as Markdown, readable on a code host."""
+"""report.md: the report's tables as Markdown, readable on a code host. Every value from a
+run (a name, a cell, a warning) is written with markup.md; titles and notes are report
+texts, Markdown already (markup.py)."""
 from __future__ import annotations
 
 from pathlib import Path
 
 from cipherbench.analysis.recommend import recommend
 from cipherbench.report import answer, builds, experiments, history, machines, releases, tables
+from cipherbench.report.markup import md
 from cipherbench.report.tables import RowMark, Table
 from cipherbench.results.run import ReportData
 
 
-def _esc(s: str) -> str:
-    return str(s).replace("|", "\\|").replace("\n", " ")
-
-
 def table_md(t: Table, level: int = 3) -> str:
     lines = [f"{'#' * level} {t.title}", ""]
-    lines.append("| " + " | ".join(_esc(c) for c in t.columns) + " |")
+    lines.append("| " + " | ".join(md(c) for c in t.columns) + " |")
     lines.append("|" + "|".join("---:" if a == "r" else "---" for a in (t.align or ["l"] * len(t.columns))) + "|")
     for row, mark in zip(t.rows, t.row_marks or [RowMark.NONE] * len(t.rows)):
-        cells = [_esc(c) for c in row]
+        cells = [md(c) for c in row]
         if mark in (RowMark.UNVERIFIED, RowMark.FAILED) and cells:
             cells[0] = f"⚠ {cells[0]}"
         lines.append("| " + " | ".join(cells) + " |")
@@ -30,7 +29,7 @@ def table_md(t: Table, level: int = 3) -> str:
 
 
 def render(data: ReportData) -> str:
-    runs = ", ".join(f"run {r.id} ({r.profile or '–'}) on {r.meta.host}" for r in data.runs)
+    runs = ", ".join(f"run {r.id} ({md(r.profile or '–')}) on {md(r.meta.host)}" for r in data.runs)
     out = [f"# cipherbench report: {runs}", "",
            "Rows marked ⚠ are not verified (unverified, or failed verification and not timed); they are "
            "shown, never ranked silently. Interactive plots: `index.html` next to this file. Raw samples: "
@@ -43,10 +42,10 @@ def render(data: ReportData) -> str:
         out.append(f"## Machine and method{f' (run {r.id})' if data.multi else ''}")
         out.append("")
         for k, v in tables.context_items(r):
-            out.append(f"- **{k}**: {_esc(v)}")
+            out.append(f"- **{k}**: {md(v)}")
         out.append("")
         for w in r.meta.warnings or []:
-            out.append(f"> **warning:** {w}")
+            out.append(f"> **warning:** {md(w)}")
             out.append("")
     out.append(table_md(tables.libraries_table(data)))
     out.append(table_md(tables.verification_table(data)))
@@ -86,18 +85,18 @@ def render(data: ReportData) -> str:
         if then.findings:
             out += ["### Published findings: do they hold on this run?", "",
                     "| published | verdict | this run |", "|---|---|---|"]
-            out += [f"| {_esc(a)} | **{v.verdict.value}** | {_esc(v.figure)} |"
+            out += [f"| {md(a)} | **{v.verdict.value}** | {md(v.figure)} |"
                     for (a, _), v in zip(then.findings, then.verdicts)]
             out.append("")
     out += releases.markdown_lines(data, table_md)
     out += history.markdown_lines(data)  # library releases over time (cipherbench/releases)
-    out += builds.markdown(data, table_md, _esc)  # compilers x flags (cipherbench/builds)
+    out += builds.markdown(data, table_md, md)  # compilers x flags (cipherbench/builds)
     nt = tables.not_timed(data)
     if nt:
-        out += ["## Not timed", ""] + [f"- {x}" for x in nt] + [""]
+        out += ["## Not timed", ""] + [f"- {md(x)}" for x in nt] + [""]
     warns = tables.measurement_warnings(data)
     if warns:
-        out += [f"## Measurement warnings ({len(warns)})", ""] + [f"- {w}" for w in warns] + [""]
+        out += [f"## Measurement warnings ({len(warns)})", ""] + [f"- {md(w)}" for w in warns] + [""]
     return "\n".join(out)
 
 

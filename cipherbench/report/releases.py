@@ -21,6 +21,7 @@ from cipherbench.kinds import Operation, Verdict, Workload
 
 # the module, not its names: analysis.compare reads results.run, whose package imports this
 from cipherbench.registry import NULL_PRIMITIVE
+from cipherbench.report.markup import md
 from cipherbench.report.tables import HtmlPage, Table, mark_of, num
 from cipherbench.results.rules import size_text
 from cipherbench.results.run import Measurement, ReportData, Run, per_call_samples, usable
@@ -155,7 +156,7 @@ def tables(run: Run, data: ReportData) -> list[Table]:
         builds_ = sorted({c.build.impl: c.build for r in rs for c in r.cells}.values(), key=lambda b: b.order)
         cols = ["primitive", "size"] + [f"{b.label} MB/s" for b in builds_] + \
                [f"{b.release} vs host" for b in builds_ if not b.host]
-        t = Table(f"releases-{lib}", f"{lib} across Debian releases{f' (run {run.id})' if data.multi else ''}",
+        t = Table(f"releases-{lib}", f"{md(lib)} across Debian releases{f' (run {run.id})' if data.multi else ''}",
                   cols, align=["l", "r"] + ["r"] * (len(cols) - 2))
         for r in rs:
             by = {c.build.impl: c for c in r.cells}
@@ -167,8 +168,8 @@ def tables(run: Run, data: ReportData) -> list[Table]:
         t.notes = [f"MB/s = 10^6 bytes/s at the median; 'vs host': speed relative to the host's build of "
                    f"the same library, timed in the same rounds, with its {cmp.CONFIDENCE:.0%} bootstrap interval; "
                    f"▲/▼ = faster/slower at p < {cmp.ALPHA} (Mann-Whitney U over the per-call samples).",
-                   "Built in: " + "; ".join(f"{b.release}: {b.library} {short_version(b)} "
-                                            f"(package {b.package_version or '?'})" for b in builds_)]
+                   "Built in: " + "; ".join(md(f"{b.release}: {b.library} {short_version(b)} "
+                                               f"(package {b.package_version or '?'})") for b in builds_)]
         out.append(t)
     return out
 

@@ -17,6 +17,7 @@ from cipherbench.analysis.fit import fits
 from cipherbench.envs.describe import label as envs_label
 from cipherbench.kinds import CycleSource, Operation, PrimitiveKind, Verdict, Workload
 from cipherbench.registry import NULL_PRIMITIVE, Primitive
+from cipherbench.report.markup import md
 from cipherbench.results.rules import ranked_as_library, size_text
 from cipherbench.results.run import Measurement, ReportData, Run, primitive, usable
 
@@ -120,16 +121,18 @@ def cycles_interval(m: Measurement) -> tuple[float, float]:
 
 
 def cycle_sources(ms: Iterable[Measurement]) -> str:
-    srcs = sorted({m.cycle_source for m in ms if m.cycle_source})
+    """The cycle sources of these measurements, as a report text (markup.py)."""
+    srcs = sorted({md(m.cycle_source) for m in ms if m.cycle_source})
     return "; ".join(srcs) if srcs else "none recorded"
 
 
 def verification_note(data: ReportData, pairs: Iterable[Pair]) -> str:
-    """One sentence on the verification status of (run, impl, primitive) pairs."""
+    """One sentence on the verification status of (run, impl, primitive) pairs, as a report
+    text (markup.py)."""
     counts: dict[str, list[str]] = {}
     for run, impl, prim in sorted(set(pairs), key=lambda p: (p[0].id, p[1], p[2])):
         st = run.verification(impl, prim)
-        counts.setdefault(st, []).append(f"{data.series_name(run, impl)} {prim}")
+        counts.setdefault(st, []).append(md(f"{data.series_name(run, impl)} {prim}"))
     parts = []
     for st in (Verdict.PASSED, Verdict.NOT_APPLICABLE, Verdict.UNVERIFIED, Verdict.FAILED):
         if st in counts:

@@ -15,7 +15,6 @@ from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 
 from cipherbench.errors import CipherbenchError, UsageError
-from cipherbench.redact import redact_command
 from cipherbench.results.document import check_document
 from cipherbench.results.run import IMPLEMENTATION_FIELDS, MEASUREMENT_FIELDS, SAMPLE_FIELDS, VERIFICATION_FIELDS
 from cipherbench.results.schema import checked
@@ -27,6 +26,7 @@ from cipherbench.store.db import (
     ct_results,
     describe,
     diffusion,
+    hidden_run_fields,
     kind_of_old_run,
     measurements,
     run_implementations,
@@ -83,11 +83,12 @@ def import_document(store: Store, doc: dict[str, Any]) -> int:
             rid = c.execute(runs.insert().values(
                 uuid=uuid, started_at=_when(run.get("started_at")) or datetime.now().astimezone(),
                 finished_at=_when(run.get("finished_at")), status=run.get("status") or "complete",
-                profile=run.get("profile"), command=redact_command(run.get("command")), host=run.get("host"),
+                profile=run.get("profile"), host=run.get("host"),
                 kind=run.get("kind") or kind_of_old_run(run.get("profile")).value,
                 cipherbench_version=run.get("cipherbench_version"), git_revision=run.get("git_revision"),
-                context=doc.get("context") or {}, settings=run.get("settings") or {},
-                warnings=run.get("warnings") or [], schema_version=SCHEMA_VERSION)).inserted_primary_key[0]
+                context=doc.get("context") or {}, warnings=run.get("warnings") or [], schema_version=SCHEMA_VERSION,
+                **hidden_run_fields({"command": run.get("command"), "settings": run.get("settings") or {}}),
+                )).inserted_primary_key[0]
             impls = [dict({k: i.get(k) for k in IMPLEMENTATION_FIELDS}, run_id=rid)
                      for i in doc.get("implementations", [])]
             if impls:

@@ -29,8 +29,9 @@ Schema versions (runs.schema_version says which one wrote a run):
    for language runners). Added the same way. Also the table ct_results: the side-channel
    checks of a run (cipherbench/ct); opening an older store creates it, empty.
 7. stores commands with database passwords hidden (cipherbench/redact.py): opening a store
-   rewrites every command an earlier version stored with a password in it (Store.redact_rows,
-   which other tables' commands use too: fleet/records.py). SQLite overwrites what it frees
+   rewrites every command, and every run's settings (its runner commands), that an earlier
+   version stored with a secret in it (Store.redact_rows, which other tables' commands and
+   plans use too: fleet/records.py). SQLite overwrites what it frees
    (secure_delete) and folds its write-ahead log back into the file, so the old text leaves
    the file's bytes; PostgreSQL keeps the old row versions until VACUUM reclaims them.
 8. adds runs.kind (kinds.RunKind: speed, ct, builds, fleet), set by the command that
@@ -64,6 +65,7 @@ from sqlalchemy import (
     Table,
     Text,
     bindparam,
+    cast,
     create_engine,
     event,
     func,
@@ -76,7 +78,7 @@ from sqlalchemy.exc import ArgumentError, OperationalError, SQLAlchemyError
 
 from cipherbench.errors import CipherbenchError, UsageError
 from cipherbench.kinds import RunKind, RunStatus
-from cipherbench.redact import QUERY_PASSWORD, redact_command, redact_url
+from cipherbench.redact import SIGNS, redact, redact_command, redact_json
 from cipherbench.store import pgauth
 from cipherbench.store.records import MeasurementRecord, columns
 
@@ -261,7 +263,13 @@ def default_url() -> str:
 
 def describe(url: str) -> str:
     """The store as messages name it: a SQLite file's path, a server's host and database."""
-    return url.split("///", 1)[1] if url.startswith("sqlite:///") else redact_url(url).split("@")[-1]
+    return url.split("///", 1)[1] if url.startswith("sqlite:///") else redact(url).split("@")[-1]
+
+
+def hidden_run_fields(fields: dict[str, Any]) -> Row:
+    """A run's fields that may carry a secret, as the store keeps them (cipherbench/redact.py):
+    its command line, and its settings (the runner commands it was asked to start)."""
+    return {"command": redact_command(fields.get("command")), "settings": redact_json(fields.get("settings"))}
 
 
 #: URL schemes a store may have: SQLite (the default) and PostgreSQL (shared use).
@@ -324,6 +332,7 @@ class Store:
                 raise CipherbenchError(f"{describe(self.url)} is not a cipherbench result store (it has no runs)")
             self._add_missing_columns()
             self.redact_rows(runs, runs.c.command)
+            self.redact_rows(runs, runs.c.settings, how=redact_json)
         except ArgumentError:
             raise UsageError(f"--db is not a database URL: {describe(self.url)!r} "
                              "(use sqlite:///PATH or postgresql://USER@HOST/DB)") from None
@@ -386,18 +395,18 @@ class Store:
         for rid, profile in c.execute(select(runs.c.id, runs.c.profile).where(runs.c.kind.is_(None))).all():
             c.execute(runs.update().where(runs.c.id == rid).values(kind=kind_of_old_run(profile, rid in fleet).value))
 
-    def redact_rows(self, table: Table, *texts: Column[Any], how: Callable[[str], str | None] = redact_command) -> int:
-        """Hide the database passwords in these text columns of every row that has one
-        (schema 7): `how` is redact.redact_command for command lines, redact.redact_url
-        for addresses. Returns how many rows were rewritten."""
+    def redact_rows(self, table: Table, *columns: Column[Any], how: Callable[[Any], Any] = redact_command) -> int:
+        """Hide the secrets in these columns of every row that has one (schema 7; its
+        runners' commands in a run's settings too): `how` is redact.redact_command for
+        command lines, redact.redact for addresses, redact.redact_json for JSON. Returns
+        how many rows were rewritten."""
         key = list(table.primary_key.columns)
         changed = []
         with self.engine.begin() as c:
-            # a password is in a URL's userinfo (user:password@) or its query (password=)
-            maybe = or_(*(t.contains(mark) for t in texts for mark in ("@", QUERY_PASSWORD)))
-            for row in c.execute(select(*key, *texts).where(maybe)).mappings():
-                now = {t.name: how(row[t.name]) if row[t.name] else row[t.name] for t in texts}
-                if any(now[t.name] != row[t.name] for t in texts):
+            maybe = or_(*(cast(t, Text).icontains(sign) for t in columns for sign in SIGNS))
+            for row in c.execute(select(*key, *columns).where(maybe)).mappings():
+                now = {t.name: how(row[t.name]) if row[t.name] else row[t.name] for t in columns}
+                if any(now[t.name] != row[t.name] for t in columns):
                     changed.append(({k.name: row[k.name] for k in key}, now))
             if changed and self.engine.dialect.name == "sqlite":
                 c.exec_driver_sql("PRAGMA secure_delete = ON")  # the freed bytes zeroed, not left behind
@@ -414,7 +423,7 @@ class Store:
         fields.setdefault("status", "running")
         fields.setdefault("schema_version", SCHEMA_VERSION)
         fields.setdefault("kind", RunKind.SPEED.value)
-        fields["command"] = redact_command(fields.get("command"))  # whoever built it
+        fields.update(hidden_run_fields(fields))  # whoever built them
         with self.engine.begin() as c:
             return int(c.execute(runs.insert().values(**fields)).inserted_primary_key[0])
 
