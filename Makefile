@@ -22,7 +22,7 @@ test: engine runners vectors lint
 # The orchestrator's static checks: ruff (pyflakes, style, import order, bugbear) and mypy
 # (strict for the run pipeline, the store and the analysis layer; pyproject.toml).
 lint: deps
-	$(VENV)/bin/ruff check cipherbench tests scripts/sanitize benchmarks/fidelity benchmarks/candidates benchmarks/placement.py benchmarks/tools benchmarks/ab benchmarks/mutation benchmarks/noise benchmarks/repeat.py
+	$(VENV)/bin/ruff check cipherbench tests scripts/sanitize benchmarks/fidelity benchmarks/candidates benchmarks/placement.py benchmarks/tools benchmarks/ab benchmarks/mutation benchmarks/noise benchmarks/peers.py benchmarks/repeat.py
 	$(VENV)/bin/mypy
 
 deps: system-deps $(VENV)/.installed

@@ -11,6 +11,7 @@ import json
 import subprocess
 import sys
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import StrEnum
 from itertools import combinations
@@ -80,6 +81,22 @@ def profile_run(db: str, profile: str, extra: tuple[str, ...] = ()) -> ProfileRu
         return ProfileRun(wall, None, lines + ["no JSON on stdout"])
 
 
+def spread(values: Iterable[float]) -> float:
+    """How far apart one point's figures over the runs are: max/min - 1 (positive figures)."""
+    vals = list(values)
+    return max(vals) / min(vals) - 1
+
+
+def repeats(spread_: float) -> bool:
+    """Whether a point with this spread repeats: within REPEAT_TOLERANCE."""
+    return spread_ <= REPEAT_TOLERANCE
+
+
+def share(within: int, total: int) -> str:
+    """"3/20 = 15 %", or "none" of none."""
+    return f"{within}/{total} = {within / total:.0%}" if total else "none"
+
+
 def repeatability(datas: list[dict[str, Any]], min_size: int = 1024,
                   figure: str = "ns_per_call") -> tuple[int, int, dict[tuple, float]]:
     """Of the (impl, primitive, operation, workload, size >= min_size) points every run
@@ -95,8 +112,8 @@ def repeatability(datas: list[dict[str, Any]], min_size: int = 1024,
             key = (m["impl"], m["primitive"], m["operation"], m["workload"], m["size"])
             by.setdefault(key, []).append(m[figure])
     full = {k: v for k, v in by.items() if len(v) == len(datas)}
-    spreads = {k: max(v) / min(v) - 1 for k, v in full.items()}
-    within = sum(1 for x in spreads.values() if x <= REPEAT_TOLERANCE)
+    spreads = {k: spread(v) for k, v in full.items()}
+    within = sum(1 for x in spreads.values() if repeats(x))
     return within, len(spreads), spreads
 
 
@@ -141,7 +158,7 @@ def answer_repeat(datas: list[dict[str, Any]]) -> list[AnswerRepeat]:
         within = 0
         for a, b in combinations(top, 2):
             ratios = [f[a].mb_per_s / f[b].mb_per_s for f in figs if a in f and b in f]
-            if len(ratios) == len(runs) and max(ratios) / min(ratios) - 1 <= REPEAT_TOLERANCE:
+            if len(ratios) == len(runs) and repeats(spread(ratios)):
                 within += 1
         out.append(AnswerRepeat(case, within, len(top) * (len(top) - 1) // 2, winner_of(runs, case)))
     return out

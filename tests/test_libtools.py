@@ -22,7 +22,7 @@ def test_bench_slope_csv():
            "cipher,AES,GCM enc,,,0.180,ns/B,5292,MiB/s,,c/B\n"
            "cipher,AES,ECB enc,,,0.253,ns/B,3770,MiB/s,,c/B\n")
     got = libtools.parse_bench_slope(out)
-    assert got == {"ECB enc": 3770 * MIB / 1e6, "CTR enc": 19869 * MIB / 1e6, "GCM enc": 5292 * MIB / 1e6}
+    assert got == {"AES ECB enc": 3770 * MIB / 1e6, "AES CTR enc": 19869 * MIB / 1e6, "AES GCM enc": 5292 * MIB / 1e6}
 
 
 def test_nettle_benchmark_in_place_rows_follow_their_mode():
@@ -54,6 +54,13 @@ def test_ols_slope_is_bench_slopes_least_squares():
 def test_every_row_names_a_key_its_parser_reads():
     for tool in libtools.LIBRARY_TOOLS:
         assert len({r.pair for r in tool.rows}) == len(tool.rows), tool.name
+
+
+def test_bench_slopes_rows_name_what_it_prints():
+    # `bench-slope --csv cipher aes chacha20` as printed here (tests/data/peers): fidelity's rows read it
+    got = libtools.parse_bench_slope((REPO / "tests" / "data" / "peers" / "bench-slope-cipher.csv").read_text())
+    assert {r.tool_key for r in libtools.BENCH_SLOPE.rows} == {"AES ECB enc", "AES CBC enc", "AES CTR enc",
+                                                                "AES GCM enc"} <= set(got)
 
 
 def bench(req: dict) -> dict:

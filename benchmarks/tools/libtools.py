@@ -1,5 +1,7 @@
-"""The library benchmark programs built by benchmarks/tools/build.sh, for benchmarks/fidelity:
-what each one times (read in its source), how to run it and how to read its figures.
+"""The library benchmark programs built by benchmarks/tools/build.sh, and the two that come as
+Debian packages (`openssl speed`, `botan speed`), for benchmarks/fidelity and benchmarks/noise
+--peers: what each one times (read in its source), how to run it and how to read its figures
+(one parser per tool).
 
 Each `LibraryTool` names the rows it can be compared on. A row says which cipherbench work
 is the tool's work: the workload (`bulk`: one keyed context streaming calls; `message`: a
@@ -14,7 +16,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from pydantic import BaseModel, TypeAdapter, ValidationError
+
+from cipherbench.kinds import Operation, Workload
+from cipherbench.paths import BUILD
+
 MIB = 1024 * 1024
+#: Where build.sh puts the programs by default (`make tools`: $(BUILD)/tools/bin).
+TOOLS_BIN = BUILD / "tools" / "bin"
 
 
 @dataclass(frozen=True)
@@ -77,14 +86,16 @@ def ols_slope(sizes, ns_per_call) -> float:
 
 
 def parse_bench_slope(out: str) -> dict[str, float]:
-    """CSV lines `cipher,AES,CTR enc,,,0.048,ns/B,19869,MiB/s,,c/B` -> {"CTR enc": MB/s}; a
+    """CSV lines -> {name: MB/s}, the name being the algorithm and, for a cipher, its mode and
+    operation: `cipher,AES,CTR enc,,,0.048,ns/B,19869,MiB/s,,c/B` -> "AES CTR enc",
+    `hash,SHA256,,,,0.720,ns/B,1325,MiB/s,,c/B` -> "SHA256". The eighth field is MiB/s; a
     name printed twice (two passes) gives its last figure."""
-    got = {}
+    got: dict[str, float] = {}
     for line in out.splitlines():
         f = line.split(",")
-        if len(f) >= 9 and f[0] == "cipher" and f[8] == "MiB/s":
+        if len(f) >= 9 and f[0] in ("cipher", "hash") and f[8] == "MiB/s":
             try:
-                got[f[2]] = float(f[7]) * MIB / 1e6
+                got[" ".join(x for x in f[1:3] if x)] = float(f[7]) * MIB / 1e6
             except ValueError:
                 continue
     return got
@@ -92,7 +103,7 @@ def parse_bench_slope(out: str) -> dict[str, float]:
 
 def _slope(mode: str, primitive: str, workload: str, what: str = "", **kw) -> ToolRow:
     return ToolRow(f"bench-slope {primitive} ({workload}{what}, slope)", "gcrypt", primitive, workload, 4112,
-                   f"{mode} enc", slope_sizes=SLOPE_SIZES, **kw)
+                   f"AES {mode} enc", slope_sizes=SLOPE_SIZES, **kw)
 
 
 # Two passes, and the second read: bench-slope times its first figure (ECB) the moment the
@@ -218,3 +229,102 @@ WOLFCRYPT_BENCHMARK = LibraryTool(
     parse_wolfcrypt_benchmark, "wall")
 
 LIBRARY_TOOLS = (BENCH_SLOPE, NETTLE_BENCHMARK, MBEDTLS_BENCHMARK, WOLFCRYPT_BENCHMARK)
+
+
+def build_versions(bin_dir: Path) -> dict[str, str]:
+    """{binary: "<source dir> source, linked against <library> <version>"} from build.sh's VERSIONS."""
+    try:
+        lines = (bin_dir / "VERSIONS").read_text().splitlines()
+    except OSError:
+        return {}
+    return {f[0]: f"{f[1]} source, linked against {f[2]} {f[3]}" for f in (x.split() for x in lines) if len(f) == 4}
+
+
+# ---------------------------------------------------------------- openssl speed, botan speed
+@dataclass(frozen=True)
+class SpeedAlgo:
+    """One algorithm of `openssl speed -evp` or `botan speed`, and the cipherbench point that
+    does its work: `name` on the tool's command line, `printed` the start of the name it
+    prints (botan adds a tag length and its provider: "AES-128/GCM(16) [clmul]"), the
+    canonical primitive, and cipherbench's operation and workload of the same work."""
+
+    name: str
+    printed: str
+    primitive: str
+    operation: Operation
+    workload: Workload
+
+
+# openssl 3.0's speed (apps/speed.c): CBC, CTR and ChaCha20-Poly1305 stream EVP_EncryptUpdate
+# calls on one context (bulk); since PR 25823 GCM is timed per message, key and IV set every
+# call (rekey); `-evp sha256` calls EVP_Digest, a whole message hashed per call
+# (EVP_Digest_loop: message, where cipherbench's hash bulk updates one context). The quick
+# profile has no rekey and no hash message point. -mr prints the names below (any case).
+OPENSSL_SPEED = (
+    SpeedAlgo("aes-128-cbc", "aes-128-cbc", "aes-128-cbc", Operation.ENCRYPT, Workload.BULK),
+    SpeedAlgo("aes-128-ctr", "aes-128-ctr", "aes-128-ctr", Operation.ENCRYPT, Workload.BULK),
+    SpeedAlgo("aes-128-gcm", "aes-128-gcm", "aes-128-gcm", Operation.ENCRYPT, Workload.REKEY),
+    SpeedAlgo("chacha20-poly1305", "chacha20-poly1305", "chacha20-poly1305", Operation.ENCRYPT, Workload.BULK),
+    SpeedAlgo("sha256", "sha256", "sha-256", Operation.HASH, Workload.MESSAGE),
+)
+
+
+def parse_openssl_speed(out: str) -> dict[tuple[str, int], float]:
+    """`openssl speed -mr` output -> {(name as printed, lowercase; size): MB/s}. -mr prints the
+    sizes once (`+H:16:64:256`, or the one `-bytes` size) and a line per algorithm
+    `+F:<index>:<name>:<bytes per second at each size>`: bytes, not the table's thousands."""
+    sizes: list[int] = []
+    got: dict[tuple[str, int], float] = {}
+    for line in out.splitlines():
+        f = line.strip().split(":")
+        try:
+            if f[0] == "+H":
+                sizes = [int(x) for x in f[1:]]
+            elif f[0] == "+F" and len(f) >= 4:
+                got.update({(f[2].lower(), size): float(v) / 1e6 for size, v in zip(sizes, f[3:])})
+        except ValueError:
+            continue
+    return got
+
+
+# botan 2.19's speed (src/cli/speed.cpp): a cipher mode is started with its IV (timed apart)
+# and finishes a whole message per timed call (cipherbench's message workload), a stream
+# cipher (CTR-BE) streams on one keyed object and a hash updates one object (bulk).
+BOTAN_SPEED = (
+    SpeedAlgo("AES-128/CBC/NoPadding", "AES-128/CBC", "aes-128-cbc", Operation.ENCRYPT, Workload.MESSAGE),
+    SpeedAlgo("CTR-BE(AES-128)", "CTR-BE(AES-128)", "aes-128-ctr", Operation.ENCRYPT, Workload.BULK),
+    SpeedAlgo("AES-128/GCM", "AES-128/GCM", "aes-128-gcm", Operation.ENCRYPT, Workload.MESSAGE),
+    SpeedAlgo("ChaCha20Poly1305", "ChaCha20Poly1305", "chacha20-poly1305", Operation.ENCRYPT, Workload.MESSAGE),
+    SpeedAlgo("SHA-256", "SHA-256", "sha-256", Operation.HASH, Workload.BULK),
+)
+
+
+class BotanRecord(BaseModel):
+    """One object of `botan speed --format=json`'s list (its other fields are not read)."""
+
+    algo: str
+    op: str  # "encrypt", "decrypt", "hash", "key schedule", ...
+    events: int  # bytes processed, for the operations on a buffer
+    nanos: int
+    buf_size: int = 0  # 0: an operation on no buffer (key schedule)
+
+
+_BOTAN_JSON: TypeAdapter[list[BotanRecord]] = TypeAdapter(list[BotanRecord])
+
+
+def parse_botan_speed(out: str, algos: tuple[SpeedAlgo, ...] = BOTAN_SPEED) -> dict[tuple[str, int], float]:
+    """`botan speed --format=json` stdout -> {(algo.name, buffer size): MB/s} of each algorithm's
+    own operation (encrypt, or a hash's hash). Where several providers print the algorithm
+    (botan names them in brackets), the best counts, as cipherbench picks one. {} without a
+    JSON list (botan prints its errors alone)."""
+    try:
+        recs = _BOTAN_JSON.validate_json(out[out.index("["):])
+    except (ValueError, ValidationError):
+        return {}
+    got: dict[tuple[str, int], float] = {}
+    for a in algos:
+        for r in recs:
+            if r.algo.startswith(a.printed) and r.op == a.operation.value and r.nanos > 0 and r.buf_size > 0:
+                key = (a.name, r.buf_size)
+                got[key] = max(got.get(key, 0.0), r.events / r.nanos * 1e3)  # bytes/ns * 1e3 = MB/s
+    return got
