@@ -41,8 +41,8 @@ Schema versions (runs.schema_version says which one wrote a run):
    vouches for the same build timed in another (null in older runs: never matched).
 9. adds samples.request: the timed request a batch came in (a request asks for several
    batches back to back, measure/measurer.py's sub_batches; null in older runs, one batch a
-   request), and measurements.estimator, what the figures stand on (kinds.Estimator; null
-   in older runs: the median).
+   request), and measurements.quantile and ns_median: which quantile of its batches a figure
+   is, and their median beside it (null in older runs, whose figures are medians).
 """
 from __future__ import annotations
 
