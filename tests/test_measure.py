@@ -12,18 +12,24 @@ from cipherbench.measure.measurer import MAX_FACTOR, Measurer, Point
 
 class FakeSession:
     """Answers bench with a fixed ns per call per implementation: 'steady' always the
-    same, 'noisy' alternating 20 % apart, so its median stays uncertain."""
+    same, 'noisy' spread evenly over 1000-1200 ns batch by batch (the golden ratio's
+    fractions), so the interval of its low quantile narrows only with many batches:
+    about +-1.7 % at 40 batches, +-1.3 % at 80."""
 
     def __init__(self):
-        self.flip = itertools.cycle([1.0, 1.2])
+        self.k = itertools.count()
 
     def ask(self, impl, req, replica=None):
-        per_call = 1000.0 if impl == "steady" else 1000.0 * next(self.flip)
-        return {"status": "ok", "ns": [per_call * req["loops"]]}
+        if impl == "steady":
+            return {"status": "ok", "ns": [1000.0 * req["loops"]] * req.get("batches", 1)}
+        return {"status": "ok", "ns": [1000.0 * (1 + 0.2 * (next(self.k) * 0.6180339887 % 1)) * req["loops"]
+                                       for _ in range(req.get("batches", 1))]}
 
 
 def _timed(pt):
-    return sum(1 for s in pt.raw if not s["warmup"])
+    """Timed requests (rounds), each of Measurer.sub_batches batches."""
+    from cipherbench.measure.measurer import timed_batches
+    return timed_batches(pt)
 
 
 def test_only_uncertain_points_get_more_rounds_and_never_past_the_cap():
@@ -31,8 +37,9 @@ def test_only_uncertain_points_get_more_rounds_and_never_past_the_cap():
     steady, noisy = Point("steady", p, "encrypt", "bulk", 1024), Point("noisy", p, "encrypt", "bulk", 1024)
     Measurer(FakeSession(), batch_ms=1, batches=5, warmup_batches=1).run([steady, noisy])
     assert _timed(steady) == 5 and steady.extra_batches == 0
-    # the budget (half the planned 10 batches) allows 5 more rounds of the one uncertain point
-    assert noisy.extra_batches == 5 and _timed(noisy) == 10
+    # 'noisy''s low quantile is uncertain by +-1.7 % over its 5 x 8 batches: more rounds until
+    # it is within +-1.5 % (8 rounds, 64 batches), well inside the budget of 5
+    assert noisy.extra_batches == 3 and _timed(noisy) == 8
     assert _timed(noisy) <= 5 * MAX_FACTOR
 
 
@@ -53,7 +60,7 @@ class LinearSession:
 
     def ask(self, impl, req, replica=None):
         self.asked[req["size"]] = self.asked.get(req["size"], 0) + 1
-        return {"status": "ok", "ns": [(200 + 0.5 * req["size"]) * req["loops"]]}
+        return {"status": "ok", "ns": [(200 + 0.5 * req["size"]) * req["loops"]] * req.get("batches", 1)}
 
 
 def test_calibration_predicts_from_the_sizes_before_and_keeps_the_settling_batch_as_warm_up():
@@ -61,7 +68,7 @@ def test_calibration_predicts_from_the_sizes_before_and_keeps_the_settling_batch
     sizes = [16, 64, 256, 1024, 4096, 16384]
     pts = [Point("x", p, "encrypt", "bulk", n) for n in sizes]
     fake = LinearSession()
-    Measurer(fake, batch_ms=1, batches=3, warmup_batches=1).run(pts)
+    Measurer(fake, batch_ms=1, sub_batches=1, batches=3, warmup_batches=1, extra_share=0).run(pts)
     # after two sizes, the log-log line through the nearest two lands within 2x of the probe
     assert all(fake.asked[n] == 1 + 3 for n in sizes[2:]), fake.asked
     for i, pt in enumerate(pts):
@@ -99,7 +106,7 @@ class RecordingSession:
     def ask(self, impl, req, replica=None):
         self.requests.append(req)
         self.warmups.setdefault(req["size"], []).append(req.get("warmup_ms"))
-        return {"status": "ok", "ns": [(50 + self.k * req["size"]) * req["loops"]]}
+        return {"status": "ok", "ns": [(50 + self.k * req["size"]) * req["loops"]] * req.get("batches", 1)}
 
 
 def test_a_point_whose_one_call_outlasts_a_batch_gets_the_time_of_the_batches_in_fewer():
@@ -149,7 +156,7 @@ class DriftingMachine:
     def ask(self, impl, req, replica=None):
         # before the first reading (calibration, warm-up) the clock is the first reading's
         running_at = self.ghz() - 0.025 if self.reads else self.ghz()
-        return {"status": "ok", "ns": [self.cycles / running_at * req["loops"]]}
+        return {"status": "ok", "ns": [self.cycles / running_at * req["loops"]] * req.get("batches", 1)}
 
 
 def test_each_timed_batch_carries_the_clock_measured_around_it_and_cycles_come_batch_by_batch():
@@ -157,7 +164,7 @@ def test_each_timed_batch_carries_the_clock_measured_around_it_and_cycles_come_b
     p = registry.load()["aes-128-cbc"]
     pts = [Point("x", p, "encrypt", "bulk", 1024), Point("y", p, "encrypt", "bulk", 1024)]
     machine = DriftingMachine()
-    Measurer(machine, batch_ms=1, batches=6, warmup_batches=1, batch_clock=machine.batch_clock).run(pts)
+    Measurer(machine, batch_ms=1, sub_batches=1, extra_share=0, batches=6, warmup_batches=1, batch_clock=machine.batch_clock).run(pts)
     # 6 rounds of 2 batches, a clock reading before each round and after every batch; each
     # batch carries the mean of the readings either side of it
     assert machine.reads == 6 * 3
@@ -180,8 +187,13 @@ def test_each_timed_batch_carries_the_clock_measured_around_it_and_cycles_come_b
             and "3.025-3.825 GHz" in f.cycle_source
         clocks = [s["core_ghz"] for s in timed]
         assert abs(f.core_ghz - statistics.median(clocks)) < 1e-12
-        assert abs(f.summary.median - statistics.median(4000.0 / g for g in clocks)) < 1e-6
-        assert any("in time but 0.0% in cycles" in w for w in f.warnings)
+        # the time figure is those cycles at the run's clock (the median of every batch's): the
+        # same for every batch, so the climb leaves no spread in time either (the batches of
+        # about 1 ms ran a little faster than calibrated as the clock rose: the one warning)
+        assert clock.reference == statistics.median(s["core_ghz"] for q in pts for s in q.raw if not s["warmup"])
+        assert abs(f.summary.figure - 4000.0 / clock.reference) < 1e-6 and f.summary.mad < 1e-9
+        assert abs(f.mb_per_s - 1024 / (4000.0 / clock.reference) * 1e3) < 1e-6
+        assert f.warnings == ["requests under 1 ms: timer resolution matters; use a larger --batch-ms"]
 
 
 def test_without_a_clock_between_batches_cycles_are_time_times_the_runs_clock():
@@ -299,7 +311,7 @@ class SharedCoreMachine:
     def ask(self, impl, req, replica=None):
         # a batch runs between readings reads-1 and reads
         busy = self.reads and ({self.reads - 1, self.reads} & self.shared)
-        return {"status": "ok", "ns": [(5000 if busy else 4000) / 3.0 * req["loops"]]}
+        return {"status": "ok", "ns": [(5000 if busy else 4000) / 3.0 * req["loops"]] * req.get("batches", 1)}
 
 
 def test_batches_timed_on_a_shared_core_are_set_aside_when_enough_ran_alone():
@@ -309,7 +321,7 @@ def test_batches_timed_on_a_shared_core_are_set_aside_when_enough_ran_alone():
     # one point, a reading before and after each of 8 rounds (16 readings): those of rounds
     # 3 and 4 (readings 4-7) find the core shared
     machine = SharedCoreMachine(shared={4, 5, 6, 7})
-    Measurer(machine, batch_ms=1, batches=8, warmup_batches=1, extra_share=0,
+    Measurer(machine, batch_ms=1, sub_batches=1, batches=8, warmup_batches=1, extra_share=0,
              batch_clock=machine).run([pt])
     timed = [s for s in pt.raw if not s["warmup"]]
     assert [s["adds_per_cycle"] for s in timed] == [3.4, 3.4, 2.7, 2.7, 3.4, 3.4, 3.4, 3.4]
@@ -338,26 +350,30 @@ def test_a_point_mostly_on_a_shared_core_gets_more_rounds_then_keeps_all_and_war
     # readings 0-9 of 16 shared: rounds 0-4 ran on a shared core (the batch of round 5 sits
     # between readings 10 and 11, alone)
     machine = SharedCoreMachine(shared=set(range(10)))
-    m = Measurer(machine, batch_ms=1, batches=6, warmup_batches=1, extra_share=1.0, batch_clock=machine)
+    m = Measurer(machine, batch_ms=1, sub_batches=8, batches=6, warmup_batches=1, extra_share=1.0, batch_clock=machine)
     m.run([pt])
     timed = [s for s in pt.raw if not s["warmup"]]
-    # only round 5 ran alone after the six planned: more rounds until half of them are alone
-    # (readings go on from 12, alone: every extra batch ran alone)
-    assert pt.extra_batches == 4 and len(timed) == 10
-    assert sum(1 for s in timed if s["adds_per_cycle"] == 3.4) == 5
+    # only round 5 ran alone after the six planned: more rounds until three requests ran alone
+    # (ALONE_REQUESTS; readings go on from 12, alone: every extra request ran alone)
+    assert pt.extra_batches == 2 and _timed(pt) == 8 and len(timed) == 8 * 8
+    assert sum(1 for s in timed if s["adds_per_cycle"] == 3.4) == 3 * 8
     f = figures(pt, CoreClock.of_run(3.0, 3.0, [pt]))
-    assert f.shared_batches == 5 and f.summary.n == 5 and abs(f.cycles_per_call - 4000) < 1e-6
-    # without those rounds, one batch alone of six cannot stand for the point: all six count,
-    # with a warning that says why the figure may read slow
+    assert f.shared_batches == 5 * 8 and f.summary.n == 3 * 8 and abs(f.cycles_per_call - 4000) < 1e-6
+    # without those rounds, one request alone of six cannot stand for the point: all count,
+    # with a warning that says why the figure may read slow. Its low quantile is still the
+    # alone request's 4000 cycles: a tenth of its 48 batches is those 8
     pt2 = Point("x", p, "encrypt", "bulk", 1024)
     machine = SharedCoreMachine(shared=set(range(10)))
-    Measurer(machine, batch_ms=1, batches=6, warmup_batches=1, extra_share=0, batch_clock=machine).run([pt2])
+    Measurer(machine, batch_ms=1, sub_batches=8, batches=6, warmup_batches=1, extra_share=0, batch_clock=machine).run([pt2])
     f = figures(pt2, CoreClock.of_run(3.0, 3.0, [pt2]))
-    assert f.shared_batches == 0 and f.shared_kept == 5 and f.summary.n == 6
-    assert abs(f.cycles_per_call - 5000) < 1e-6
-    assert f.warnings == ["the core was shared during 5 of 6 batches (parallel adds 2.70 a cycle, 3.40 on a "
-                          "core alone), most likely by another guest on its other hardware thread, so it may "
-                          "read slow; rerun later"]
+    assert f.shared_batches == 0 and f.shared_kept == 5 * 8 and f.summary.n == 6 * 8
+    assert abs(f.cycles_per_call - 4000) < 1e-6 and abs(f.cycles.median - 5000) < 1e-6
+    # its interval spans both levels (x_0 to x_9 of 48: 4000 to 5000), and says so
+    assert f.warnings == ["its figure is uncertain by +-12.5% (48 batches, 97% confidence): give it more batches "
+                          "(--batches) or longer ones (--batch-ms)",
+                          "the core was shared during 40 of 48 batches (parallel adds 2.70 a cycle, 3.40 on a "
+                          "core alone), most likely by another guest on its other hardware thread; its figure "
+                          "stands on the fastest of them, which may still read slow"]
 
 
 def test_a_run_says_the_core_was_shared_when_more_than_a_twentieth_of_its_readings_found_it_so():
@@ -388,7 +404,7 @@ class CostSession(FakeSession):
 
     def ask(self, impl, req, replica=None):
         if impl == "slow":
-            return {"status": "ok", "ns": [50e6 * req["loops"]]}
+            return {"status": "ok", "ns": [50e6 * req["loops"]] * req.get("batches", 1)}
         return super().ask(impl, req, replica)
 
 
@@ -413,11 +429,13 @@ def test_progress_counts_expected_work_learned_from_calibration_and_grows_before
     m.run(pts)
     # calibration found 'slow' at 50 ms a batch: the estimate grew by its 6 batches' 49 ms
     # extra each, before any of them ran (the others' batches land within a loop of 1 ms);
-    # then one extra round of 'noisy' per grow
+    # then one grow per extra round, by the batches of the points it goes to: 'noisy' until its
+    # low quantile is within +-1.5 % (3 rounds), 'slow' (one call a batch: 5 batches give its
+    # low quantile no interval) until the budget (half the 15 planned batches) is spent
     first, *extra = seen["grows"]
     assert first[0] == pytest.approx(6 * 49.0, abs=0.1) and first[1] is None
-    assert extra and all(note == "extra rounds" for _, note in extra)
-    assert len(extra) == pts[1].extra_batches
+    assert [(round(ms), note) for ms, note in extra] == [(51, "extra rounds")] * 3 + [(50, "extra rounds")]
+    assert (pts[1].extra_batches, pts[2].extra_batches) == (3, 4)
     # the bar ends exactly full, and never ran past full on the way
     assert seen["done"] == pytest.approx(seen["total"])
     assert seen["most"] <= 1 + 1e-9
@@ -457,7 +475,7 @@ def test_jit_points_warm_up_elsewhere_during_the_others_calibration_and_are_cali
     sizes = (16, 1024, 16384)
     pts = [Point(i, p, "encrypt", "bulk", n) for i in ("jit", "aot") for n in sizes]
     fake = TwoCpuSession()
-    Measurer(fake, batch_ms=1, batches=2, warmup_batches=1, jit_warmup_ms=150,
+    Measurer(fake, batch_ms=1, sub_batches=1, extra_share=0, batches=2, warmup_batches=1, jit_warmup_ms=150,
              jit_size_warmup=size_warmup).run(pts)
     inside = [entry for entry in fake.log if entry[3]]
     # inside the block: one warm-up request for each size that gets a warm-up, and only the JIT's

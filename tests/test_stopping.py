@@ -35,17 +35,19 @@ def _point(per_call_ns: list[float], size: int = 1024) -> Point:
     return pt
 
 
-def test_the_half_width_is_the_median_interval_from_order_statistics_relative_to_the_median():
-    # five batches: the interval is the lowest to the highest (94 % confidence)
-    assert half_width(_point([1000, 1010, 990, 1005, 995])) == pytest.approx(0.01)
-    # seven batches: still the extremes (98 %): 1030 and 980 around a median of 1000
-    assert half_width(_point([1000, 1030, 980, 1001, 999, 1002, 998])) == pytest.approx(0.025)
+def test_the_half_width_is_the_low_quantile_interval_from_order_statistics_relative_to_it():
+    # forty batches of 1000-1039 ns: the figure is the tenth quantile, the 4th lowest (1003),
+    # its 95 % interval the 1st to the 9th lowest (1000-1008: stats.quantile_interval)
+    assert half_width(_point([1000 + i for i in range(40)][::-1])) == pytest.approx(4 / 1003)
+    # five batches cannot give a tenth quantile an interval of 90 %: not settled, whatever
+    # their spread (the point gets rounds while its cap allows)
+    assert half_width(_point([1000, 1010, 990, 1005, 995])) == math.inf
     # cycles where every batch has its clock: a clock that moved 10 % moves nothing in cycles
-    pt = _point([1000, 1100, 1000])
-    for s, ghz in zip(pt.raw[1:], (3.3, 3.0, 3.3)):
+    pt = _point([1000, 1100] * 20)
+    for s, ghz in zip(pt.raw[1:], (3.3, 3.0) * 20):
         s["core_ghz"] = ghz
     assert half_width(pt) == pytest.approx(0.0)
-    assert half_width(_point([1000, 1200])) == 0.0  # two batches: nothing to judge
+    assert half_width(_point([])) == 0.0  # nothing timed yet: nothing to judge
 
 
 def test_an_exact_line_puts_its_sizes_from_a_tenth_overhead_down_on_the_line():
@@ -77,19 +79,27 @@ def test_no_line_where_the_slope_is_not_known_to_a_percent_or_too_few_sizes():
 
 
 class ShakySession:
-    """ns per call = (200 + 0.5 x size) x a factor: 'steady' always 1; 'wobbly' 1.03 in every
-    odd timed batch k of a point (its stack offset, 16 x (97 k mod 256), says which), 1.00
-    otherwise, so every point's median is the same multiple of the line while each point's
-    interval stays about +-1.5 % wide."""
+    """ns per call = (200 + 0.5 x size) x a factor: 'steady' always 1; 'wobbly' spread evenly
+    over 1.00-1.15 batch by batch (the golden ratio's fractions), so every point's figure is
+    about the same multiple of the line while the interval of its tenth quantile stays wider
+    than +-1 % through seven requests of eight batches."""
+
+    def __init__(self):
+        self.k = 0
 
     def ask(self, impl, req, replica=None):
-        odd = req.get("stack_offset") is not None and req["stack_offset"] // 16 % 2 == 1
-        factor = 1.03 if impl == "wobbly" and odd else 1.0
-        return {"status": "ok", "ns": [(200 + 0.5 * req["size"]) * factor * req["loops"]]}
+        out = []
+        for _ in range(req.get("batches", 1)):
+            self.k += 1
+            factor = 1 + 0.15 * (self.k * 0.6180339887 % 1) if impl == "wobbly" else 1.0
+            out.append((200 + 0.5 * req["size"]) * factor * req["loops"])
+        return {"status": "ok", "ns": out}
 
 
 def _timed(pt):
-    return sum(1 for s in pt.raw if not s["warmup"])
+    """Timed requests (rounds), each of Measurer.sub_batches batches."""
+    from cipherbench.measure.measurer import timed_batches
+    return timed_batches(pt)
 
 
 def test_settled_points_stop_at_the_floor_and_the_saving_is_counted_by_primitive():
@@ -208,7 +218,7 @@ class KinkedSession:
 
     def ask(self, impl, req, replica=None):
         ns = (100 + 1.5 * req["size"]) * (1.10 if req["size"] == 1024 else 1.0)
-        return {"status": "ok", "ns": [ns * req["loops"]]}
+        return {"status": "ok", "ns": [ns * req["loops"]] * req.get("batches", 1)}
 
 
 def test_a_size_off_its_series_line_is_timed_on_its_own_and_flagged_among_its_warnings():

@@ -1,14 +1,23 @@
 """Compare two stored runs point by point, from their raw samples.
 
 Points are matched by (implementation, primitive, operation, workload, size).
-The figure is the speed ratio B/A = median ns per call of A / that of B
-(for data, exactly the ratio of MB/s; for key setup, of key setups per
-second). Its interval is a percentile bootstrap over the timed per-call
-samples of both runs. A point is called faster or slower only when a
-two-sided Mann-Whitney U test on those samples, with at least MIN_SAMPLES on
-each side, stays below alpha after the Benjamini-Hochberg correction over every
-tested point of the comparison (scipy.stats.false_discovery_control): among the
-points called different, the expected share of false calls is at most alpha.
+The figure is the speed ratio B/A = the figure of A / that of B, each the
+measure.stats.QUANTILE of its timed batches' time per call, at its run's clock
+where every batch has its cycles (results.run.per_call_samples): for data exactly
+the ratio of MB/s, for key setup of key setups per second. Its interval is a
+percentile bootstrap of that ratio over the timed batches of both runs.
+
+A point is called faster or slower only when both hold:
+- the bootstrap says the ratio is not 1 (its two-sided p: twice the share of
+  resampled ratios on the far side of 1) at a false-discovery rate of ALPHA
+  over every tested point of the comparison (Benjamini-Hochberg,
+  scipy.stats.false_discovery_control): among the points called different,
+  the expected share of false calls is at most ALPHA;
+- the ratio is more than MARGIN from 1. Two runs of the same code on the same
+  host differ by more than their batches' spread (each process draws its own
+  address layout, the neighbour's share differs from run to run), so a test
+  on the batches alone calls many such points different (benchmarks/ab
+  measures how often: docs/method.md, "Comparisons").
 Untested, two identical configurations compared at 49 points would call two or
 three of them different by chance alone.
 """
@@ -20,12 +29,15 @@ from typing import Any
 import numpy as np
 
 from cipherbench.kinds import Operation, Verdict, Workload
+from cipherbench.measure.stats import QUANTILE, quantile_index
 from cipherbench.results.run import Measurement, Run, per_call_samples, usable
 
 MIN_SAMPLES = 5
 ALPHA = 0.05
 BOOTSTRAP = 4000
 CONFIDENCE = 0.95
+#: A ratio within this share of 1 is never called a difference (module docstring).
+MARGIN = 0.02
 
 
 #: A point's identity within a run: implementation, primitive, operation, workload, size.
@@ -99,25 +111,61 @@ class Comparison:
         return out
 
 
-def bootstrap_ratio(a: Samples, b: Samples, rng: np.random.Generator,
-                    reps: int = BOOTSTRAP, confidence: float = CONFIDENCE) -> tuple[float, float]:
-    """Percentile interval of median(a*)/median(b*) over independent resamples of each side."""
-    ra = np.median(rng.choice(a, size=(reps, len(a)), replace=True), axis=1)
-    rb = np.median(rng.choice(b, size=(reps, len(b)), replace=True), axis=1)
-    r = ra / rb
+def bootstrap(a: Samples, b: Samples, rng: np.random.Generator, reps: int = BOOTSTRAP) -> Samples:
+    """figure(a*)/figure(b*) over independent resamples of each side (the speed ratio B/A)."""
+    return figure_of(rng.choice(a, size=(reps, len(a)), replace=True)) / \
+        figure_of(rng.choice(b, size=(reps, len(b)), replace=True))
+
+
+def figure_of(x: Samples) -> Samples:
+    """The figure (stats.QUANTILE, the same order statistic measure.stats.summarize takes)
+    along the last axis."""
+    n = x.shape[-1]
+    return np.sort(x, axis=-1)[..., quantile_index(n, QUANTILE)]
+
+
+def interval(ratios: Samples, confidence: float = CONFIDENCE) -> tuple[float, float]:
     tail = (1 - confidence) / 2
-    return float(np.quantile(r, tail)), float(np.quantile(r, 1 - tail))
+    return float(np.quantile(ratios, tail)), float(np.quantile(ratios, 1 - tail))
 
 
-def judge(a: Samples, b: Samples, ratio: float) -> tuple[float | None, str]:
-    """The test of one point on its own; `control_fdr` gives the verdict across points."""
-    if len(a) < MIN_SAMPLES or len(b) < MIN_SAMPLES:
+def judge(a: Samples, b: Samples, ratio: float, ratios: Samples | None) -> tuple[float | None, str]:
+    """The test of one point on its own (the bootstrap's two-sided p); `control_fdr` gives the
+    verdict across points."""
+    if len(a) < MIN_SAMPLES or len(b) < MIN_SAMPLES or ratios is None:
         return None, "too few samples"
-    from scipy.stats import mannwhitneyu  # scipy.stats costs most of a command's start; only here
-    p = float(mannwhitneyu(a, b, alternative="two-sided").pvalue)
-    if p >= ALPHA:
-        return p, "no significant difference"
-    return p, "faster" if ratio > 1 else "slower"
+    far = min(np.count_nonzero(ratios <= 1.0), np.count_nonzero(ratios >= 1.0))
+    p = min(1.0, 2 * (far + 1) / (len(ratios) + 1))
+    return p, called(ratio, p)
+
+
+@dataclass(frozen=True)
+class Ratio:
+    """The speed ratio B/A of one point from the two sides' samples, its interval, and the
+    point's own test (None with too few samples)."""
+
+    ratio: float
+    low: float | None
+    high: float | None
+    p_value: float | None
+    verdict: str
+
+
+def ratio_of(a: Samples, b: Samples, rng: np.random.Generator) -> Ratio:
+    """B/A = figure(a) / figure(b): a and b are per-call times of A and B (time, not speed)."""
+    ratio = float(figure_of(a) / figure_of(b))
+    ratios = bootstrap(a, b, rng) if len(a) > 1 and len(b) > 1 else None
+    lo, hi = interval(ratios) if ratios is not None else (None, None)
+    p, verdict = judge(a, b, ratio, ratios)
+    return Ratio(ratio, lo, hi, p, verdict)
+
+
+def called(ratio: float, q: float) -> str:
+    """The verdict of a point whose (adjusted) p is q: a difference only when significant and
+    more than MARGIN from 1."""
+    if q >= ALPHA or abs(ratio - 1) <= MARGIN:
+        return "no significant difference"
+    return "faster" if ratio > 1 else "slower"
 
 
 def control_fdr(points: list[Point]) -> None:
@@ -130,12 +178,12 @@ def control_fdr(points: list[Point]) -> None:
     qs = false_discovery_control([p.p_value for p in tested], method="bh")
     for p, q in zip(tested, qs):
         p.q_value = float(q)
-        p.verdict = ("no significant difference" if q >= ALPHA
-                     else "faster" if p.ratio > 1 else "slower")
+        p.verdict = called(p.ratio, float(q))
 
 
 def compare(a: Run, b: Run, seed: int = 0) -> Comparison:
     rng = np.random.default_rng(seed)  # a fixed seed: the same runs always print the same intervals
+    ref_a, ref_b = a.reference_ghz, b.reference_ghz
     ma = {m.key: m for m in a.measurements}
     mb = {m.key: m for m in b.measurements}
     points: list[Point] = []
@@ -145,15 +193,14 @@ def compare(a: Run, b: Run, seed: int = 0) -> Comparison:
         if not (usable(x) and usable(y)):
             broken.append(k + ((x.error or y.error or "no figures"),))
             continue
-        sa = np.asarray(per_call_samples(x), float)
-        sb = np.asarray(per_call_samples(y), float)
+        sa = np.asarray(per_call_samples(x, ref_a), float)
+        sb = np.asarray(per_call_samples(y, ref_b), float)
         if len(sa) and len(sb):
-            ratio = float(np.median(sa) / np.median(sb))
-            lo, hi = bootstrap_ratio(sa, sb, rng) if len(sa) > 1 and len(sb) > 1 else (None, None)
-        else:  # no raw samples stored: the stored medians, no interval
+            r = ratio_of(sa, sb, rng)
+        else:  # no raw samples stored: the stored figures, no interval
             assert x.ns_per_call is not None and y.ns_per_call is not None  # usable, both
-            ratio, lo, hi = x.ns_per_call / y.ns_per_call, None, None
-        p, verdict = judge(sa, sb, ratio)
+            r = Ratio(x.ns_per_call / y.ns_per_call, None, None, None, "too few samples")
+        ratio, lo, hi, p, verdict = r.ratio, r.low, r.high, r.p_value, r.verdict
         vs = {x.verified, y.verified}
         ver = Verdict.NOT_APPLICABLE if vs == {Verdict.NOT_APPLICABLE} else Verdict.of_all(vs)
         points.append(Point(*k, a=x, b=y, n_a=len(sa), n_b=len(sb), ratio=ratio, low=lo, high=hi, p_value=p,

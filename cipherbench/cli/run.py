@@ -99,6 +99,8 @@ class BarProgress(Progress):
 @click.option("--batch-ms", type=click.FloatRange(0.01, 10_000), default=None, callback=lambda ctx, p, v: finite(p, v),
               help="Target length of one timed batch, in ms.")
 @click.option("--batches", type=click.IntRange(1, 1000), default=None, help="Timed batches per point.")
+@click.option("--sub-batches", type=click.IntRange(1, 64), default=None,
+              help="Batches each timed request is split into, each timed and kept alone (default: the preset's).")
 @click.option("--no-verify", is_flag=True, help="Time without verifying first (results are marked unverified).")
 @click.option("--layout", type=click.Choice([x.value for x in Layout]), default="random", show_default=True,
               help="Runners' memory addresses: randomised per process, as programs run (and spread over "
@@ -126,7 +128,7 @@ class BarProgress(Progress):
               help="List the profiles and experiments with their titles and estimated times, and exit.")
 @click.pass_obj
 def run(c: Ctx, profile, experiment, impls, primitives, sizes, operations, workloads, batch_ms,
-        batches, no_verify, layout, processes, stopping, extra_rounds, parallel, resume, as_json):
+        batches, sub_batches, no_verify, layout, processes, stopping, extra_rounds, parallel, resume, as_json):
     """Verify, then measure, store every raw sample; end with the fastest per primitive and the answer.
     Exits 1 when a point could not be timed or a runner was lost (what was timed is stored)."""
     if profile and experiment:
@@ -140,12 +142,12 @@ def run(c: Ctx, profile, experiment, impls, primitives, sizes, operations, workl
     plan = RunPlan.from_preset(
         experiment or profile or DEFAULT_PRESET, implementations=list(impls), primitives=list(primitives),
         sizes=parse_sizes(sizes) if sizes else None, operations=list(operations), workloads=list(workloads),
-        batch_ms=batch_ms, batches=batches, verify=not no_verify, layout=layout, processes=processes,
+        batch_ms=batch_ms, batches=batches, sub_batches=sub_batches, verify=not no_verify, layout=layout, processes=processes,
         extra_rounds=extra_rounds, stopping=stopping, runners=list(c.runner_cmds), builtin=c.builtin,
         parallel=parallel, envs=list(c.envs) or None,  # --env replaces an experiment's environments
         releases=list(c.releases) or None)  # and --release its releases
-    narrowed = any((impls, primitives, sizes, operations, workloads, batch_ms, batches, processes, parallel,
-                    c.envs, c.releases, not stopping))
+    narrowed = any((impls, primitives, sizes, operations, workloads, batch_ms, batches, sub_batches, processes,
+                    parallel, c.envs, c.releases, not stopping))
     with announced(command_of(plan.preset) + (" (narrowed)" if narrowed else ""), rough_seconds(plan),
                    None if narrowed else past_seconds(c).get(plan.preset), later=True) as announcement:
         outcome = run_plan(plan, store, BarProgress(announcement))

@@ -76,6 +76,7 @@ BATCH_CLOCK_BEST_OF = 2  # ... run twice, the faster kept (an interrupt only slo
 SHARED = 0.05  # parallel adds per cycle this far below the run's usual level: the core was shared
 SHARED_RUN_WARNING = 0.05  # a run warns when more of its readings than this share found the core shared
 USUAL_QUANTILE = 90  # the run's usual level: this percentile of its batches' readings (most ran alone)
+SUB_BATCHES = 8  # batches a timed request is split into, unless a preset says otherwise (Measurer)
 
 
 # what a runner that did not echo a convention field failed to do
@@ -101,6 +102,7 @@ class Point:
     unsupported: bool = False  # the runner answered `unsupported`: not offered that way, not a fault
     note: str | None = None  # said with the point's warnings (e.g. why it is unverified at its size)
     off_line: str | None = None  # planned sizes: how its median departs from its series' line
+    requests: int = 0  # timed requests so far: each asks for its sub-batches at once (Measurer.sub_batches)
 
     @property
     def stored_name(self) -> str:
@@ -156,6 +158,9 @@ class CoreClock:
     every: int = 1  # batches between two of those measurements
     # the parallel adds per cycle of a core to itself in this run (usual_adds()); None: not read
     usual_adds: float | None = None
+    # the run's clock: the median of the clocks measured around its timed batches, at which
+    # every point's time figure is stated (figures(), time_per_call()); None: not measured
+    reference: float | None = None
 
     @property
     def drift(self) -> float | None:
@@ -171,7 +176,7 @@ class CoreClock:
         adds = [s["adds_per_cycle"] for pt in points for s in pt.raw if s.get("adds_per_cycle")]
         return cls(sum(known) / len(known) if known else None, "", before, after,
                    min(per_batch, default=None), max(per_batch, default=None), every,
-                   usual_adds(adds))
+                   usual_adds(adds), float(statistics.median(per_batch)) if per_batch else None)
 
 
 def usual_adds(readings) -> float | None:
@@ -218,10 +223,22 @@ def shared_core_warning(readings, usual: float | None) -> str | None:
             "ran alone (measurements' shared_batches)")
 
 
-def enough_alone(n_alone: int, n_timed: int) -> bool:
-    """Whether a point's batches on a core alone can stand for it: at least three, and at
-    least half of what was timed."""
-    return n_alone >= 3 and 2 * n_alone >= n_timed
+#: A point's batches on a core alone stand for it once they came in at least this many timed
+#: requests (rounds, spread over the run's time): its figure is their low quantile, which
+#: needs no majority, only enough of them at different moments.
+ALONE_REQUESTS = 3
+
+
+def enough_alone(alone_batches: list[dict]) -> bool:
+    """Whether a point's batches on a core alone can stand for it: from ALONE_REQUESTS timed
+    requests or more (a stored batch without its request counts as one)."""
+    return requests_of(alone_batches) >= ALONE_REQUESTS
+
+
+def requests_of(batches: list[dict]) -> int:
+    """The timed requests the batches came in (several batches a request, measure.split; a
+    batch without its request, from an older store, counts as one)."""
+    return len({s.get("request") for s in batches} - {None}) + sum(1 for s in batches if s.get("request") is None)
 
 
 def measure_core_ghz(native, repeats: int = 5) -> float | None:
@@ -316,8 +333,13 @@ class Measurer:
                  jit_warmup_ms: int | None = None, jit_size_warmup: bool = True,
                  long_call_batches: int | None = None, batch_clock=None, place_stack: bool = True,
                  clock_every: int = 1, runner_of: Callable[[str], str] | None = None,
-                 stop: StopRule | None = None, planned_sizes: bool = False):
+                 stop: StopRule | None = None, planned_sizes: bool = False, sub_batches: int = SUB_BATCHES):
         self.s = session
+        # timed batches per timed request (protocol `bench` field `batches`): a request of about
+        # batch_ms is split into this many back-to-back batches, each timed and stored alone, so
+        # that an interrupt or a neighbour's burst spoils one short batch, not the whole request
+        # (docs/method.md, "Statistics")
+        self.sub_batches = max(1, sub_batches)
         # sequential stopping (measure/stopping.py): None, every point gets its planned batches
         self.stop = stop
         # with `stop`: the large sizes of a series on a straight line stop at the line's floor
@@ -376,18 +398,20 @@ class Measurer:
             return None
         offset = None
         if not warmup and self.place_stack:
-            offset = stack_offset(sum(1 for s in pt.raw if not s["warmup"]))
+            offset = stack_offset(pt.requests)
+        loops, batches = (loops, 1) if warmup or pt.parallel > 1 else split(loops, self.sub_batches)
         try:
-            req = pt.request(loops, warmup_ms=self._warmup_ms(pt), stack_offset=offset)
+            req = pt.request(loops, batches=batches, warmup_ms=self._warmup_ms(pt), stack_offset=offset)
             answers = (self.s.ask_parallel(pt.impl, req) if pt.parallel > 1
                        else [self.s.ask(pt.impl, req, replica=replica)])
             try:
-                samples = [bench_sample(r, loops, warmup) for r in answers]
+                got = [bench_samples(r, loops, warmup, batches) for r in answers]
             except RunnerError as e:
                 raise RunnerError(f"runner {runner} {e}") from None
-            sample = next((s for s in samples if isinstance(s, str)), samples[0])
-            if len(samples) > 1 and not isinstance(sample, str):
-                sample["parallel_ns"] = [s["ns"] for s in samples]
+            refused = next((g for g in got if isinstance(g, str)), None)
+            sample = refused if refused is not None else got[0]
+            if len(got) > 1 and refused is None:
+                sample[0]["parallel_ns"] = [g[0]["ns"] for g in got]  # type: ignore[index]
         except RunnerError as e:  # crashed, hung, or answered garbage: none of its points go on...
             pt.error = str(e)
             if not self._restarted(runner):
@@ -401,8 +425,12 @@ class Measurer:
         if ignored:
             pt.error = f"runner {runner} does not time {' or '.join(IGNORED[k] for k in ignored)}"
             return None
-        pt.raw.append(sample)
-        return sample["ns"]
+        if not warmup:
+            for smp in sample:
+                smp["request"] = pt.requests
+            pt.requests += 1
+        pt.raw.extend(sample)
+        return sum(smp["ns"] for smp in sample)
 
     def _restarted(self, runner: str) -> bool:
         """...unless its process died and it can be started again, once a run: the point that
@@ -628,12 +656,15 @@ class Measurer:
         clocked = self.batch_clock is not None
         before = self.batch_clock() if clocked else None
         before_adds = self._adds()
-        pending, since = [], 0  # samples timed since the reading `before`; batches since it
+        # the samples of each request timed since the reading `before`; requests since it
+        pending: list[list[dict]] = []
+        since = 0
         for i, pt in enumerate(order):
+            had = len(pt.raw)
             ns = self._batch(pt, pt.loops, warmup=False, replica=r)
             since += 1
             if ns is not None and before:
-                pending.append(pt.raw[-1])
+                pending.append(pt.raw[had:])
             if clocked and (since >= self.clock_every or i == len(order) - 1):
                 after = self.batch_clock()
                 after_adds = self._adds()
@@ -641,9 +672,10 @@ class Measurer:
                     # the clock moves in steps seconds apart: interpolated; sharing comes and
                     # goes: a batch takes the lower of the two readings around it
                     adds = min(before_adds, after_adds) if before_adds and after_adds else None
-                    for j, s in enumerate(pending):
-                        s["core_ghz"] = before + (after - before) * (j + 0.5) / len(pending)
-                        s["adds_per_cycle"] = adds
+                    for j, request in enumerate(pending):
+                        for s in request:
+                            s["core_ghz"] = before + (after - before) * (j + 0.5) / len(pending)
+                            s["adds_per_cycle"] = adds
                 before, before_adds, pending, since = after, after_adds, [], 0
             if extra:
                 pt.extra_batches += 1
@@ -663,30 +695,41 @@ def first_loops(pt: Point) -> int:
     return 16 if Operation(pt.operation).is_keysetup else max(1, 65536 // max(pt.size, 1))
 
 
-def _first_number(value, name: str, positive: bool = False) -> float | None:
-    """The first element of a protocol list field (`ns`, `tsc`, `core_cycles`: one per
-    batch), or None where the field is absent or null. Anything else is a RunnerError."""
+def _numbers(value, name: str, batches: int, positive: bool = False) -> list[float] | None:
+    """A protocol list field (`ns`, `tsc`, `core_cycles`: one number per batch) of a request
+    for `batches` batches, or None where the field is absent or null. Anything else, a list of
+    another length among them, is a RunnerError."""
     if value is None:
         return None
-    if not isinstance(value, list) or not value or isinstance(value[0], bool) \
-            or not isinstance(value[0], (int, float)) or not math.isfinite(value[0]) \
-            or (positive and value[0] <= 0):
+    if not isinstance(value, list) or len(value) != batches or any(
+            isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or (positive and v <= 0)
+            for v in value):
         raise RunnerError(f"answered bench with a malformed '{name}': {str(value)[:60]!r} "
-                          f"(docs/protocol.md: a list of {'positive ' if positive else ''}numbers)")
-    return float(value[0])
+                          f"(docs/protocol.md: a list of {batches} {'positive ' if positive else ''}"
+                          f"number{'s' if batches > 1 else ''}, one per batch)")
+    return [float(v) for v in value]
 
 
-def bench_sample(r: dict, loops: int, warmup: bool) -> dict | str:
-    """One batch's sample from a `bench` answer; a string where the runner refused the point
-    (`unsupported`, `error`). RunnerError where the answer breaks the protocol."""
+def bench_samples(r: dict, loops: int, warmup: bool, batches: int = 1) -> list[dict] | str:
+    """The samples of a `bench` answer, one per batch asked for; a string where the runner
+    refused the point (`unsupported`, `error`). RunnerError where the answer breaks the protocol."""
     if r["status"] != "ok":
         return f"{r['status']}: {r.get('message', '')}"
-    ns = _first_number(r.get("ns"), "ns", positive=True)
+    ns = _numbers(r.get("ns"), "ns", batches, positive=True)
     if ns is None:
         raise RunnerError("answered bench without 'ns'")
-    return {"warmup": warmup, "loops": loops, "ns": ns, "tsc": _first_number(r.get("tsc"), "tsc"),
-            "core_cycles": _first_number(r.get("core_cycles"), "core_cycles"), "core_ghz": None,
-            "adds_per_cycle": None}
+    none: list[float | None] = [None] * batches
+    tsc: list[float | None] = list(_numbers(r.get("tsc"), "tsc", batches) or none)
+    cyc: list[float | None] = list(_numbers(r.get("core_cycles"), "core_cycles", batches) or none)
+    return [{"warmup": warmup, "loops": loops, "ns": n, "tsc": t, "core_cycles": c, "core_ghz": None,
+             "adds_per_cycle": None} for n, t, c in zip(ns, tsc, cyc)]
+
+
+def split(loops: int, sub_batches: int) -> tuple[int, int]:
+    """A timed request of `loops` calls as (calls per batch, batches): `sub_batches` batches of
+    an equal share, or fewer where there are fewer calls than that (a batch is at least one)."""
+    batches = max(1, min(sub_batches, loops))
+    return max(1, round(loops / batches)), batches
 
 
 def stack_offset(k: int) -> int:
@@ -701,26 +744,26 @@ def stack_offset(k: int) -> int:
     return (k * STACK_STRIDE) % 256 * 16
 
 
-def half_width(pt: Point, usual: float | None = None) -> float:
-    """How uncertain the point's figure still is: the half-width of its median's interval,
-    relative to the median, in cycles when every batch has its clock (frequency drift is not
-    what more rounds could settle), else in time; judged on its batches on a core alone
-    (alone()), and infinite while there are not enough of those. Below three batches there is
-    no interval to judge: 0."""
+def half_width(pt: Point, usual: float | None = None, clock: CoreClock | None = None) -> float:
+    """How uncertain the point's figure still is: the half-width of its figure's interval,
+    relative to the figure, in cycles when every batch has its own (frequency drift is not
+    what more rounds could settle), else in time; judged on the batches figures() would
+    stand on. Infinite while the interval cannot reach its confidence (stats.quantile_interval:
+    a low quantile needs more batches than a median), so that no point stops short of its own
+    interval; 0 before a point has any."""
     timed = [s for s in pt.raw if not s["warmup"]]
-    quiet = alone(timed, usual)
-    if len(quiet) < len(timed):
-        if not enough_alone(len(quiet), len(timed)):
-            return math.inf
-        timed = quiet
-    if timed and all(s.get("core_ghz") for s in timed):
-        per_call = [s["ns"] * s["core_ghz"] / s["loops"] for s in timed]
-    else:
-        per_call = [s["ns"] / s["loops"] for s in timed]
-    if len(per_call) < 3:
+    if not timed:
         return 0.0
-    sm = summarize(per_call)
-    return (sm.high - sm.low) / 2 / sm.median
+    timed, _, kept, _ = _standing(timed, clock or CoreClock(None, "", usual_adds=usual))
+    if kept:  # too few requests ran alone yet: more rounds, while the cap allows
+        return math.inf
+    cycles = all(s.get("core_cycles") or s.get("core_ghz") for s in timed)
+    sm = summarize([_cycles_of(s) for s in timed] if cycles else [s["ns"] / s["loops"] for s in timed])
+    return sm.half_width if sm.confidence >= INTERVAL_CONFIDENCE else math.inf
+
+
+#: The confidence a figure's interval must reach before its point may stop getting rounds.
+INTERVAL_CONFIDENCE = 0.9
 
 
 def extra_within(rule: StopRule | None) -> float:
@@ -733,7 +776,8 @@ def extra_within(rule: StopRule | None) -> float:
 
 
 def timed_batches(pt: Point) -> int:
-    return sum(1 for s in pt.raw if not s["warmup"])
+    """The point's timed requests: the rounds it has had (each asks for its sub-batches at once)."""
+    return requests_of([s for s in pt.raw if not s["warmup"]])
 
 
 def _median_ns(pt: Point) -> float:
@@ -780,68 +824,98 @@ class Figures:
 
 def figures(pt: Point, clock: CoreClock) -> Figures | None:
     """The point's figures from its timed batches, those on a shared core set aside where
-    enough ran alone. Marks each of pt.raw's samples `set_aside` (stored with them)."""
+    enough ran alone. Marks each of pt.raw's samples `set_aside` (stored with them).
+
+    The figure is stats.QUANTILE of the batches' per-call cycles where each batch has its
+    own (a counter, or its ns times the clock measured around it), and the time figure is
+    those cycles at the run's clock (CoreClock.reference): MB/s then ranks and compares
+    points as their cycles do, whichever step of the host's clock each batch met. Without
+    per-batch cycles, it is the quantile of the batches' ns."""
     timed = [s for s in pt.raw if not s["warmup"]]
     if not timed:
         return None
-    quiet = alone(timed, clock.usual_adds)
-    shared, shared_note, kept = len(timed) - len(quiet), None, 0
-    if shared and enough_alone(len(quiet), len(timed)):
-        timed = quiet
-    elif shared:
-        kept = shared
-        low = min(s["adds_per_cycle"] for s in timed if s.get("adds_per_cycle"))
-        shared_note = (f"the core was shared during {shared} of {len(timed)} batches (parallel adds "
-                       f"{low:.2f} a cycle, {clock.usual_adds:.2f} on a core alone), most likely by another "
-                       "guest on its other hardware thread, so it may read slow; rerun later")
-        shared = 0  # none set aside: all stand
+    timed, shared, kept, shared_note = _standing(timed, clock)
     used = {id(s) for s in timed}
     for s in pt.raw:  # stored with the samples, so what is read back can leave out what the figures did
         s["set_aside"] = not s["warmup"] and id(s) not in used
-    per_call = [s["ns"] / s["loops"] for s in timed]
-    sm = summarize(per_call)
+    cyc_sm, kind, source, ghz = _cycles(timed, clock)
+    sm = summarize(time_per_call(timed, clock.reference if cyc_sm else None))
     size = pt.size if not Operation(pt.operation).is_keysetup else 0
-    mbps = size / sm.median * 1e3 if size else None  # bytes/ns * 1e3 = 10^6 bytes/s
-    warnings = []
-    cyc_sm, ghz = None, clock.ghz
+    mbps = size / sm.figure * 1e3 if size else None  # bytes/ns * 1e3 = 10^6 bytes/s
+    cyc_call: float | None = cyc_sm.figure if cyc_sm else (sm.figure * clock.ghz if clock.ghz else None)
+    tscs = [s["tsc"] / s["loops"] for s in timed if s.get("tsc")]
+    tsc_pb = (sorted(tscs)[len(tscs) // 2] / size) if tscs and size else None
+    warnings = [w for w in (_wide(cyc_sm or sm), _short(timed), shared_note, pt.off_line) if w]
+    return Figures(sm, mbps, (cyc_call / size) if (cyc_call and size) else None, cyc_call, kind, source,
+                   tsc_pb, warnings, cyc_sm, ghz, shared, kept, total_mb_per_s(timed, size))
+
+
+#: A figure whose interval is wider than this either way gets a warning.
+WIDE = 0.03
+
+
+def time_per_call(timed: list[dict], reference_ghz: float | None) -> list[float]:
+    """Each batch's ns per call; with a reference clock, its cycles per call at that clock
+    (the time it would have taken at the run's clock: docs/method.md, "Statistics")."""
+    if reference_ghz:
+        return [_cycles_of(s) / reference_ghz for s in timed]
+    return [s["ns"] / s["loops"] for s in timed]
+
+
+def _cycles_of(s: dict) -> float:
+    """A batch's cycles per call: its counter's, else its ns times the clock around it."""
+    return s["core_cycles"] / s["loops"] if s.get("core_cycles") else s["ns"] * s["core_ghz"] / s["loops"]
+
+
+def _standing(timed: list[dict], clock: CoreClock) -> tuple[list[dict], int, int, str | None]:
+    """The batches the figures stand on, how many were set aside for a shared core, how many
+    shared ones stand because too few ran alone, and the note that says so."""
+    quiet = alone(timed, clock.usual_adds)
+    shared = len(timed) - len(quiet)
+    if not shared:
+        return timed, 0, 0, None
+    if enough_alone(quiet):
+        return quiet, shared, 0, None
+    low = min(s["adds_per_cycle"] for s in timed if s.get("adds_per_cycle"))
+    return timed, 0, shared, (
+        f"the core was shared during {shared} of {len(timed)} batches (parallel adds {low:.2f} a cycle, "
+        f"{clock.usual_adds:.2f} on a core alone), most likely by another guest on its other hardware "
+        "thread; its figure stands on the fastest of them, which may still read slow")
+
+
+def _cycles(timed: list[dict], clock: CoreClock) -> tuple[Summary | None, CycleSource, str, float | None]:
+    """The cycles per call of the batches (where each has its own), where they come from
+    (kind and words), and the core clock the point ran at."""
     if all(s.get("core_cycles") for s in timed):
-        cyc_sm = summarize([s["core_cycles"] / s["loops"] for s in timed])
-        kind, source = CycleSource.COUNTER, "core cycles (perf_event hardware counter)"
-    elif all(s.get("core_ghz") for s in timed):
-        cyc_sm = summarize([s["ns"] * s["core_ghz"] / s["loops"] for s in timed])
-        ghz = float(statistics.median(s["core_ghz"] for s in timed))
+        return (summarize([_cycles_of(s) for s in timed]), CycleSource.COUNTER,
+                "core cycles (perf_event hardware counter)", clock.ghz)
+    if all(s.get("core_ghz") for s in timed):
         span = (f" ({clock.batch_low:.3f}-{clock.batch_high:.3f} GHz in this run)"
                 if clock.batch_low and clock.batch_high else "")
         around = "just before and after it" if clock.every == 1 else \
             f"around it (interpolated between readings {clock.every} batches apart)"
-        kind = CycleSource.BATCH_CLOCK
-        source = f"estimated: each batch's ns x the core clock measured {around} by a dependent-add chain{span}"
-    elif clock.ghz:
-        kind = CycleSource.RUN_CLOCK
-        source = f"estimated: ns x core clock {clock.ghz:.3f} GHz measured by a dependent-add chain"
-    else:
-        kind, source = CycleSource.NONE, "none: no core counter and no clock estimate"
-    cyc_call: float | None = cyc_sm.median if cyc_sm else (sm.median * clock.ghz if clock.ghz else None)
-    tscs = [s["tsc"] / s["loops"] for s in timed if s.get("tsc")]
-    tsc_pb = (sorted(tscs)[len(tscs) // 2] / size) if tscs and size else None
-    if sm.rel_mad > 0.05 and cyc_sm and cyc_sm.rel_mad <= 0.05 and kind is not CycleSource.COUNTER:
-        lo, hi = min(s["core_ghz"] for s in timed), max(s["core_ghz"] for s in timed)
-        warnings.append(f"spread {100 * sm.rel_mad:.1f}% in time but {100 * cyc_sm.rel_mad:.1f}% in cycles: "
-                        f"the core clock moved ({lo:.2f}-{hi:.2f} GHz) while it ran; cycles/byte holds, "
-                        "MB/s is for the clock of the moment")
-    elif sm.rel_mad > 0.05:
-        warnings.append(f"spread {100 * sm.rel_mad:.1f}% (MAD/median) is wide: the machine was busy; "
-                        "rerun on a quiet machine or with longer batches (--batch-ms)")
-    if sm.maximum > 1.5 * sm.median:
-        warnings.append(f"slowest batch {sm.maximum / sm.median:.1f}x the median: interference during the run")
-    if min(s["ns"] for s in timed) < MIN_BATCH_NS:
-        warnings.append("batches under 1 ms: timer resolution matters; use a larger --batch-ms")
-    if shared_note:
-        warnings.append(shared_note)
-    if pt.off_line:
-        warnings.append(pt.off_line)
-    return Figures(sm, mbps, (cyc_call / size) if (cyc_call and size) else None, cyc_call, kind, source,
-                   tsc_pb, warnings, cyc_sm, ghz, shared, kept, total_mb_per_s(timed, size))
+        return (summarize([_cycles_of(s) for s in timed]), CycleSource.BATCH_CLOCK,
+                f"estimated: each batch's ns x the core clock measured {around} by a dependent-add chain{span}",
+                float(statistics.median(s["core_ghz"] for s in timed)))
+    if clock.ghz:
+        return (None, CycleSource.RUN_CLOCK,
+                f"estimated: ns x core clock {clock.ghz:.3f} GHz measured by a dependent-add chain", clock.ghz)
+    return None, CycleSource.NONE, "none: no core counter and no clock estimate", None
+
+
+def _wide(sm: Summary) -> str | None:
+    """The warning of a figure whose interval is still wider than WIDE either way."""
+    if sm.half_width <= WIDE:
+        return None
+    return (f"its figure is uncertain by +-{sm.half_width:.1%} ({sm.n} batches, {sm.confidence:.0%} "
+            "confidence): give it more batches (--batches) or longer ones (--batch-ms)")
+
+
+def _short(timed: list[dict]) -> str | None:
+    """The warning of a point whose timed requests last under MIN_BATCH_NS in all."""
+    if min(s["ns"] for s in timed) * len(timed) / requests_of(timed) < MIN_BATCH_NS:
+        return "requests under 1 ms: timer resolution matters; use a larger --batch-ms"
+    return None
 
 
 def total_mb_per_s(timed: list[dict], size: int) -> float | None:

@@ -231,7 +231,8 @@ def measurer_for(s: Session, plan: RunPlan, seed: int = 1) -> Measurer:
                     long_call_batches=plan.long_call_batches,
                     batch_clock=BatchClock(native) if native else None, clock_every=plan.clock_every_batches,
                     runner_of=lambda impl: s.impls[impl].runner,
-                    stop=plan.stop_rule, planned_sizes=plan.planned_sizes and plan.stop_rule is not None)
+                    stop=plan.stop_rule, planned_sizes=plan.planned_sizes and plan.stop_rule is not None,
+                    sub_batches=plan.sub_batches)
 
 
 def time_points(s: Session, plan: RunPlan, points: list[Point], seed: int = 1) -> list[Figures | None]:

@@ -58,6 +58,9 @@ class Knobs(BaseModel):
     batch_ms: float = Field(10.0, gt=0, le=10_000, allow_inf_nan=False)  # target length of a timed batch
     batches: int = Field(5, ge=1, le=1000)  # timed batches per point
     warmup_batches: int = Field(1, ge=1, le=100)
+    # each timed request of about batch_ms asks for this many batches back to back, each timed
+    # and stored alone (measure/measurer.py's sub_batches)
+    sub_batches: int = Field(8, ge=1, le=64)
     # extra rounds for uncertain points: at most this share of the planned batches (0: none)
     extra_share: float = Field(0.5, ge=0, le=10, allow_inf_nan=False)
     jit_warmup_ms: int | None = Field(None, ge=0, le=600_000)  # None: the runner's default

@@ -23,6 +23,7 @@ def record_of(pt: Point, f: Figures | None) -> MeasurementRecord:
     rec.cycle_kind, rec.cycle_source, rec.core_ghz = f.cycle_kind, f.cycle_source, f.core_ghz
     rec.tsc_per_byte, rec.shared_batches, rec.warnings = f.tsc_per_byte, f.shared_batches, list(f.warnings)
     rec.mb_per_s_total = f.mb_per_s_total
+    rec.quantile, rec.ns_median = f.summary.q, f.summary.median
     if pt.note:
         rec.warnings.append(pt.note)
     return rec

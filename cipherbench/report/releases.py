@@ -5,7 +5,7 @@ several releases' builds in the same interleaved rounds. Per library, primitive
 and size this section gives each release's figure and its speed relative to the
 host's build of the same library, with the interval and test of
 cipherbench/analysis/compare.py (bootstrap of the ratio of medians over the per-call
-samples of both; Mann-Whitney U at ALPHA), and plots speed across the versions.
+samples of both, tested as compare tests a point: analysis/compare.py), and plots speed across the versions.
 """
 from __future__ import annotations
 
@@ -125,14 +125,12 @@ def cell(b: Build, m: Measurement, host: Measurement | None, rng: np.random.Gene
     if b.host or host is None or not usable(m) or not usable(host):
         return c
     a, x = np.asarray(per_call_samples(host), float), np.asarray(per_call_samples(m), float)
-    if len(a) and len(x):
-        c.ratio = float(np.median(a) / np.median(x))  # host ns / this ns = this speed / host speed
-        if len(a) > 1 and len(x) > 1:
-            c.low, c.high = cmp.bootstrap_ratio(a, x, rng)
+    if len(a) and len(x):  # host time / this time = this speed / host speed
+        r = cmp.ratio_of(a, x, rng)
+        c.ratio, c.low, c.high, c.p_value, c.verdict = r.ratio, r.low, r.high, r.p_value, r.verdict
     elif host.ns_per_call and m.ns_per_call:
         c.ratio = host.ns_per_call / m.ns_per_call
-    if c.ratio is not None:
-        c.p_value, c.verdict = cmp.judge(a, x, c.ratio)
+        c.p_value, c.verdict = None, "too few samples"
     return c
 
 
@@ -165,9 +163,9 @@ def tables(run: Run, data: ReportData) -> list[Table]:
             worst = next((c.verified for c in r.cells if mark_of(c.verified)), Verdict.PASSED)
             t.add([r.primitive + (f" {r.operation}" if r.operation not in (Operation.ENCRYPT, Operation.HASH) else ""),
                    size_text(r.size)] + figs + ratios, mark_of(worst))
-        t.notes = [f"MB/s = 10^6 bytes/s at the median; 'vs host': speed relative to the host's build of "
+        t.notes = [f"MB/s = 10^6 bytes/s at the figure (the tenth quantile of the batches); 'vs host': speed relative to the host's build of "
                    f"the same library, timed in the same rounds, with its {cmp.CONFIDENCE:.0%} bootstrap interval; "
-                   f"▲/▼ = faster/slower at p < {cmp.ALPHA} (Mann-Whitney U over the per-call samples).",
+                   f"▲/▼ = faster/slower at p < {cmp.ALPHA} and by more than {cmp.MARGIN:.0%} (bootstrap over the per-call samples).",
                    "Built in: " + "; ".join(md(f"{b.release}: {b.library} {short_version(b)} "
                                                f"(package {b.package_version or '?'})") for b in builds_)]
         out.append(t)

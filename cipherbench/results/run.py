@@ -6,6 +6,7 @@ Everything downstream (analysis, HTML, Markdown, CSV, JSON, compare, export) rea
 """
 from __future__ import annotations
 
+import statistics
 import tomllib
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, fields
@@ -55,6 +56,7 @@ class Sample:
     core_ghz: float | None = None
     adds_per_cycle: float | None = None
     set_aside: bool | None = None  # left out of the figures: timed on a shared core
+    request: int | None = None  # the timed request it came in (several batches a request; null: one)
 
     @classmethod
     def of(cls, row: Mapping[str, Any]) -> Sample:
@@ -282,6 +284,13 @@ class Run:
         return self.meta.uuid
 
     @property
+    def reference_ghz(self) -> float | None:
+        """The run's clock, at which its time figures are stated: the median of the clocks
+        measured around its timed batches (measure.CoreClock.reference); None without them."""
+        ghz = [s.core_ghz for m in self.measurements for s in m.samples if not s.warmup and s.core_ghz]
+        return float(statistics.median(ghz)) if ghz else None
+
+    @property
     def profile(self) -> str:
         """The run's label: its preset's name, or "custom (PRESET with ...)" for a plan the
         user narrowed (pipeline/plan.py, RunPlan.label)."""
@@ -385,10 +394,16 @@ def primitive(name: str) -> registry.Primitive | None:
     return registry.load().get(name)
 
 
-def per_call_samples(m: Measurement) -> list[float]:
+def per_call_samples(m: Measurement, reference_ghz: float | None = None) -> list[float]:
     """Nanoseconds per call of the timed batches the measurement's figures stand on: not
-    warm-ups, nor batches set aside because the core was shared (measure.figures)."""
-    return [s.ns / s.loops for s in m.samples if not s.warmup and s.loops and not s.set_aside]
+    warm-ups, nor batches set aside because the core was shared (measure.figures). With the
+    run's clock (Run.reference_ghz) and every batch's own cycles, each batch's time at that
+    clock, as the measurement's time figure is stated (measure.time_per_call)."""
+    timed = [s for s in m.samples if not s.warmup and s.loops and not s.set_aside]
+    if reference_ghz and timed and all(s.core_cycles or s.core_ghz for s in timed):
+        return [(s.core_cycles if s.core_cycles else s.ns * (s.core_ghz or 0.0)) / s.loops / reference_ghz
+                for s in timed]
+    return [s.ns / s.loops for s in timed]
 
 
 def mb_interval(m: Measurement) -> tuple[float | None, float | None]:

@@ -40,6 +40,10 @@ Schema versions (runs.schema_version says which one wrote a run):
    experiments) builds, a run named in fleet_hosts fleet, any other speed. Also
    run_implementations.build, the runner's identity, so that a ct verdict of one run
    vouches for the same build timed in another (null in older runs: never matched).
+9. adds samples.request: the timed request a batch came in (a request asks for several
+   batches back to back, measure/measurer.py's sub_batches; null in older runs, one batch a
+   request), and measurements.quantile and ns_median: which quantile of its batches a figure
+   is, and their median beside it (null in older runs, whose figures are medians).
 """
 from __future__ import annotations
 
@@ -82,7 +86,7 @@ from cipherbench.redact import SIGNS, redact, redact_command, redact_json
 from cipherbench.store import pgauth
 from cipherbench.store.records import MeasurementRecord, columns
 
-SCHEMA_VERSION = 8
+SCHEMA_VERSION = 9
 #: A row as the store reads and writes it: column name -> value.
 Row = dict[str, Any]
 meta = MetaData()
@@ -159,6 +163,7 @@ samples = Table(
     Column("adds_per_cycle", Float),  # parallel adds per cycle around the batch (measure.BatchClock)
     Column("set_aside", Boolean),  # left out of the measurement's figures: timed on a shared core
     Column("parallel_ns", JSON),  # run --parallel: this batch's ns on every CPU, the measuring CPU's first
+    Column("request", Integer),  # the point's timed request this batch came in (null: one batch a request)
 )
 
 

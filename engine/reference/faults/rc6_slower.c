@@ -1,0 +1,60 @@
+/*
+ * rc6_slower.c: a planted slowdown, for tests only. It stands in for cbref cipher
+ * `rc6` (symbol cbref_rc6_slower, listed in FAULTS) and gives exactly rc6.c's answers
+ * about one twentieth slower.
+ *
+ * Each block is encrypted (decrypted) by rc6.c's own code, and then once more by a
+ * one-round RC6 (RC6-32/1/b under the same key) into a scratch block that is kept
+ * where the compiler cannot drop it. RC6 is 20 rounds, so the extra work is one
+ * round's worth plus a second load, whitening and store: about 5 % of the block on
+ * any CPU, whatever its clock, because it is the cipher's own work that grows.
+ * benchmarks/ab --planted and tests/test_noise_ab.py time it against rc6.c, as a
+ * change of known size that `compare` must call slower and nothing else.
+ *
+ * Compiled only with -DCB_TEST_FAULTS=ON (CMakeLists.txt here), and used in place of
+ * rc6 only while the engine runs with CIPHERBENCH_TEST_FAULTS naming it (registry.c):
+ * an ordinary build or run never contains or sees it.
+ */
+#include <stdint.h>
+#include <string.h>
+#include "cbref.h"
+
+/* rc6.c under other symbols: its cipher value and its static functions stay its own. */
+#define cbref_rc6 cbref_rc6_within_slower
+#include "../rc6/rc6.c"
+#undef cbref_rc6
+
+typedef struct {
+    rc6_ctx full;  /* the schedule of the rounds asked for */
+    rc6_ctx one;   /* a one-round schedule of the same key: the extra work */
+} rc6_slower_ctx;
+
+/* Written after every block: a volatile store keeps the extra round alive. */
+static volatile uint8_t rc6_slower_sink;
+
+static int rc6_slower_set_key(void *vctx, const uint8_t *key, size_t key_len, unsigned rounds, int dir) {
+    rc6_slower_ctx *ctx = (rc6_slower_ctx *)vctx;
+    int err = rc6_set_key(&ctx->full, key, key_len, rounds, dir);
+    return err ? err : rc6_set_key(&ctx->one, key, key_len, 1, dir);
+}
+
+static void rc6_slower_encrypt(const void *vctx, const uint8_t *in, uint8_t *out) {
+    const rc6_slower_ctx *ctx = (const rc6_slower_ctx *)vctx;
+    uint8_t scratch[16];
+    rc6_encrypt(&ctx->one, in, scratch);
+    rc6_encrypt(&ctx->full, in, out);
+    rc6_slower_sink = scratch[0];
+}
+
+static void rc6_slower_decrypt(const void *vctx, const uint8_t *in, uint8_t *out) {
+    const rc6_slower_ctx *ctx = (const rc6_slower_ctx *)vctx;
+    uint8_t scratch[16];
+    rc6_decrypt(&ctx->one, in, scratch);
+    rc6_decrypt(&ctx->full, in, out);
+    rc6_slower_sink = scratch[0];
+}
+
+const cbref_cipher cbref_rc6_slower = {
+    "rc6", "RC6-32/20/b", 16, rc6_keys, 20, RC6_MAXR,
+    "RC6 round (RC6-32/R/b: the key schedule makes 2R+4 subkeys)",
+    sizeof(rc6_slower_ctx), rc6_slower_set_key, rc6_slower_encrypt, rc6_slower_decrypt, 1};
