@@ -110,7 +110,9 @@ def test_json_is_versioned_self_describing_and_keeps_raw_samples(stored):
     assert flat == sorted((r["impl"], r["primitive"], r["operation"], r["workload"], r["size"], r["seq"],
                            bool(r["warmup"]), r["loops"], r["ns"]) for r in db)
     timed = [m for m in doc["measurements"] if m["ns_per_call"]]
-    assert all(len(m["samples"]) == 4 and sum(s["warmup"] for s in m["samples"]) == 1 for m in timed)
+    # one warm-up and three timed requests of eight batches each
+    assert all(len(m["samples"]) == 1 + 3 * 8 and sum(s["warmup"] for s in m["samples"]) == 1 for m in timed)
+    assert all(sorted({s["request"] for s in m["samples"] if not s["warmup"]}) == [0, 1, 2] for m in timed)
 
 
 def test_markdown_tables_carry_units_sources_and_marks(stored):

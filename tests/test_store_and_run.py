@@ -42,8 +42,10 @@ def test_run_measures_verifies_and_keeps_raw_samples(cb, db):
                        ("openssl", "sha-256", 16), ("openssl", "sha-256", 1024),
                        ("null", "null", 16), ("null", "null", 1024)}
     cbc = ms[("openssl", "aes-128-cbc", 1024)]
-    # three timed batches, and up to six more if the machine made the median uncertain
-    assert cbc["verified"] == "passed" and 3 <= cbc["n"] <= 9 and cbc["mb_per_s"] > 0
+    # three timed requests of eight batches, up to six more requests if the machine made the
+    # figure uncertain, less those set aside for a shared core (at least three requests stand)
+    assert cbc["verified"] == "passed" and 3 * 8 <= cbc["n"] + cbc["shared_batches"] <= 9 * 8
+    assert cbc["n"] >= 3 * 8 and cbc["mb_per_s"] > 0
     assert cbc["cycles_per_byte"] is None or cbc["cycles_per_byte"] > 0
     assert cbc["cycle_source"]  # labelled, whatever it is
     assert abs(cbc["mb_per_s"] - 1024 / cbc["ns_per_call"] * 1e3) < 1e-6 * cbc["mb_per_s"]
@@ -52,7 +54,7 @@ def test_run_measures_verifies_and_keeps_raw_samples(cb, db):
     n_raw = con.execute("select count(*) from samples where measurement_id = ?", (cbc["id"],)).fetchone()[0]
     # calibration's settling batch, a warm-up, + the timed ones (those set aside included)
     assert n_raw == cbc["n"] + cbc["shared_batches"] + 1
-    timed = con.execute("select ns, loops, core_cycles, core_ghz, adds_per_cycle from samples "
+    timed = con.execute("select ns, loops, core_cycles, core_ghz, adds_per_cycle, request from samples "
                         "where measurement_id = ? and not warmup", (cbc["id"],)).fetchall()
     # batches on a shared core set aside, by the rule of docs/results-format.md: more than 5 %
     # below the 90th percentile (a real value) of the run's batches' parallel adds
@@ -61,7 +63,7 @@ def test_run_measures_verifies_and_keeps_raw_samples(cb, db):
     if adds:
         usual = adds[min(len(adds) - 1, math.ceil(0.9 * (len(adds) - 1)))]
         alone = [t for t in timed if not t[4] or t[4] >= 0.95 * usual]
-        if len(alone) < len(timed) and len(alone) >= 3 and 2 * len(alone) >= len(timed):
+        if len(alone) < len(timed) and len({t[5] for t in alone}) >= 3:  # from three requests or more
             assert cbc["shared_batches"] == len(timed) - len(alone)
             timed = alone
         else:
@@ -72,10 +74,10 @@ def test_run_measures_verifies_and_keeps_raw_samples(cb, db):
         assert all(t[3] and 0.2 < t[3] < 8 for t in timed)
         assert cbc["cycle_kind"] == "batch-clock" and cbc["cycle_source"].startswith("estimated: each batch")
         per_call = sorted(t[0] * t[3] / t[1] for t in timed)
-    median = per_call[len(per_call) // 2] if len(per_call) % 2 else sum(per_call[len(per_call) // 2 - 1:][:2]) / 2
-    assert abs(cbc["cycles_per_call"] - median) < 1e-9 * median
+    tenth = per_call[math.ceil(0.1 * len(per_call)) - 1]  # the figure: the batches' tenth quantile
+    assert abs(cbc["cycles_per_call"] - tenth) < 1e-9 * tenth
     assert cbc["cycles_low"] <= cbc["cycles_per_call"] <= cbc["cycles_high"]
-    assert abs(cbc["cycles_per_byte"] - median / 1024) < 1e-9 * median
+    assert abs(cbc["cycles_per_byte"] - tenth / 1024) < 1e-9 * tenth
     ctx = run["context"]
     assert ctx["cpu"]["model"] and ctx["runners"]["native"]["runtime"]
     assert set(ctx["runners"]) == {"native"}  # only native implementations were named: no other runner ran
@@ -180,7 +182,7 @@ def test_a_store_of_schema_1_gains_the_later_columns_and_keeps_its_runs(tmp_path
     assert (old["ns_per_call"], old["cycles_per_call"], old["cycles_low"]) == (12.5, 40.0, None)
     assert s.samples_of(1) == [{"measurement_id": 1, "seq": 0, "warmup": False, "loops": 10, "ns": 125.0,
                                 "tsc": None, "core_cycles": None, "core_ghz": None, "adds_per_cycle": None,
-                                "set_aside": None, "parallel_ns": None}]
+                                "set_aside": None, "parallel_ns": None, "request": None}]
     assert {"cycles_low", "shared_batches"} <= {r[1] for r in sqlite3.connect(path).execute(
         "pragma table_info(measurements)")}
     rid = s.begin_run(uuid="new")

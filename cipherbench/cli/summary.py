@@ -75,10 +75,24 @@ def show_summary(store: Store, run_id: int) -> None:
                   highlight=False, soft_wrap=True)
     if any(len(w) > out.width for w in ws):
         out.print(f"warnings in full: cipherbench show {run_id}", style="yellow", markup=False)
+    print_condition(store, run_id)
     print_short(store, run_id)
     timed = len(r["measurements"]) - failed
     out.print(f"stored as run {run_id} in {describe(store.url)} ({timed} points)", markup=False)
     out.print(f"every point: cipherbench show {run_id} --long; report: cipherbench report --out DIR", markup=False)
+
+
+def print_condition(store: Store, run_id: int) -> None:
+    """What the run was measured in, and how it repeats the run before it of the same plan
+    (analysis/condition.py): stated beside every answer, so that a reader of a busy host's
+    figures knows it was busy and how much that moved them."""
+    from cipherbench.analysis.condition import condition, repeat
+    from cipherbench.results.run import load_run
+    run = load_run(store, run_id)
+    out.print(f"condition: {condition(run).words()}", markup=False, highlight=False)
+    earlier = store.earlier_run(run_id)
+    if earlier is not None:
+        out.print(f"repeats: {repeat(run, load_run(store, earlier)).words()}", markup=False, highlight=False)
 
 
 #: A then-and-now row with no figure today, in the terminal's few columns (the reason in

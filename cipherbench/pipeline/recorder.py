@@ -15,7 +15,7 @@ def record_of(pt: Point, f: Figures | None) -> MeasurementRecord:
                             loops=pt.loops, verified=Verdict(pt.verified), error=pt.error, parallel=pt.parallel)
     if f is None:
         return rec
-    rec.n, rec.ns_per_call, rec.ns_low, rec.ns_high = f.summary.n, f.summary.median, f.summary.low, f.summary.high
+    rec.n, rec.ns_per_call, rec.ns_low, rec.ns_high = f.summary.n, f.summary.figure, f.summary.low, f.summary.high
     rec.confidence, rec.rel_mad, rec.mb_per_s = f.summary.confidence, f.summary.rel_mad, f.mb_per_s
     rec.cycles_per_byte, rec.cycles_per_call = f.cycles_per_byte, f.cycles_per_call
     rec.cycles_low = f.cycles.low if f.cycles else None

@@ -539,7 +539,7 @@ def header(p: Page) -> None:
     for r in data.runs:
         p.add(f"<h3>Run {r.id}: machine and method</h3>" if data.multi else "")
         p.add('<dl class="ctx">' + "".join(f"<dt>{h.escape(k)}</dt><dd>{h.escape(str(v))}</dd>"
-                                           for k, v in tables.context_items(r)) + "</dl>")
+                                           for k, v in tables.context_items(r, data)) + "</dl>")
         for w in r.meta.warnings or []:
             p.add(f'<div class="warn">⚠ warning: {h.escape(w)}</div>')
     bad = [(run, v) for run in data.runs for v in run.verifications if v.status != Verdict.PASSED]

@@ -41,7 +41,7 @@ def render(data: ReportData) -> str:
     for r in data.runs:
         out.append(f"## Machine and method{f' (run {r.id})' if data.multi else ''}")
         out.append("")
-        for k, v in tables.context_items(r):
+        for k, v in tables.context_items(r, data):
             out.append(f"- **{k}**: {md(v)}")
         out.append("")
         for w in r.meta.warnings or []:

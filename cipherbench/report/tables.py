@@ -13,13 +13,14 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any, Protocol
 
+from cipherbench.analysis.condition import condition, repeat
 from cipherbench.analysis.fit import fits
 from cipherbench.envs.describe import label as envs_label
 from cipherbench.kinds import CycleSource, Operation, PrimitiveKind, Verdict, Workload
 from cipherbench.registry import NULL_PRIMITIVE, Primitive
 from cipherbench.report.markup import md
 from cipherbench.results.rules import ranked_as_library, size_text
-from cipherbench.results.run import Measurement, ReportData, Run, primitive, usable
+from cipherbench.results.run import Measurement, ReportData, Run, load_run, primitive, usable
 
 if TYPE_CHECKING:
     import plotly.graph_objects as go
@@ -535,7 +536,9 @@ def verification_table(data: ReportData) -> Table:
 
 
 # ---------------------------------------------------------------------------- context
-def context_items(run: Run) -> list[tuple[str, str]]:
+def context_items(run: Run, data: ReportData | None = None) -> list[tuple[str, str]]:
+    """The run's machine and method, and the condition it was measured in (with how it repeats
+    the run before it of the same plan, where `data`'s store holds one)."""
     c = run.context or {}
     cpu = c.get("cpu") or {}
     power = c.get("power") or {}
@@ -563,12 +566,26 @@ def context_items(run: Run) -> list[tuple[str, str]]:
         ("how measured", f"sizes {st.get('sizes')}, operations {st.get('operations')}, workloads "
                          f"{st.get('workloads')}; each point calibrated to batches of about "
                          f"{st.get('batch_ms')} ms, {st.get('warmup_batches')} warm-up and "
-                         f"{st.get('batches')} timed batches, interleaved in random order; figure = median "
-                         f"per call, interval = order-statistics confidence interval of the median; "
+                         f"{st.get('batches')} timed requests of {st.get('sub_batches') or 1} batches, interleaved "
+                         f"in random order; figure = {figure_words(run)}, interval = its order-statistics "
+                         "confidence interval; "
                          f"{'verified before timing' if st.get('verify', True) else 'NOT verified (--no-verify)'}"),
         ("command", run.meta.command or "–"),
+        ("condition", condition(run).words()),
     ]
+    earlier = data.store.earlier_run(run.id) if data is not None and data.store is not None else None
+    if earlier is not None:
+        assert data is not None and data.store is not None
+        items.append(("repeats", repeat(run, load_run(data.store, earlier)).words()))
     return items
+
+
+def figure_words(run: Run) -> str:
+    """What a point's figure is, as the run stored it (older runs: the median)."""
+    q = next((m.quantile for m in run.measurements if m.quantile is not None), None)
+    if q is None or q == 0.5:
+        return "median per call"
+    return f"the {q:.0%} quantile of the batches' time per call (at the run's clock, in cycles where each batch has them)"
 
 
 def libraries_table(data: ReportData) -> Table:

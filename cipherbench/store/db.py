@@ -580,6 +580,18 @@ class Store:
         with self.engine.connect() as c:
             return c.execute(q).scalar()
 
+    def earlier_run(self, run_id: int, within: int = 200) -> int | None:
+        """The newest complete speed run before `run_id` on the same host with the same plan
+        (its stored settings), among the `within` runs before it; None when there is none."""
+        with self.engine.connect() as c:
+            this = c.execute(select(runs.c.host, runs.c.settings).where(runs.c.id == run_id)).first()
+            if this is None:
+                return None
+            earlier = c.execute(select(runs.c.id, runs.c.settings).where(
+                runs.c.id < run_id, runs.c.kind == RunKind.SPEED.value, runs.c.status == RunStatus.COMPLETE,
+                runs.c.host == this.host).order_by(runs.c.id.desc()).limit(within)).all()
+        return next((r.id for r in earlier if r.settings == this.settings), None)
+
     def timed_run(self, run_id: int | None, command: str, complete_only: bool = False) -> int | None:
         """The run a reading command answers about: `run_id`, which must hold timed points,
         or the latest speed run (None when there is none). A run of the wrong kind is a
