@@ -7,10 +7,15 @@ notes) and the primitive's code path. That is the verification cache's pair iden
 (kat/cache.py, pair_key) without the known-answer and gate fingerprints, so new vectors do
 not void a ct verdict, while a rebuilt library or another code path does.
 
-The rule, in one place (`mark_of`):
+The rule, in one place (`mark_of`), and what each mark means and lets through
+`recommend --constant-time`, in one table (`FACTS`):
 - secret taint (valgrind, native code) decides where it ran on the timed code path: any
   secret-dependent branch or memory index is a leak, none is clean;
-- a statistical leak (Welch's t over timings) is a leak wherever it is seen;
+- a statistical leak (records.Standing.LEAK: well above the host's noise floor in every
+  batch) is a leak wherever it is seen;
+- a statistical suspect (above the bar, short of a leak; or an earlier version's one-batch
+  leak) is "suspect", never a leak: taint clean or not run, the mark says to repeat the test
+  on a quiet core;
 - the statistical test's "no leak detected" is never "constant-time" for native code that
   taint can check: there it leaves the mark at "not checked"; for the language runners,
   which taint cannot check, it is the best evidence there is and is shown as such.
@@ -24,7 +29,7 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Any
 
-from cipherbench.ct.records import Method, Secret, StatVerdict, TaintVerdict
+from cipherbench.ct.records import Method, Secret, Standing, TaintVerdict, stat_standing
 from cipherbench.kat.cache import pair_key
 from cipherbench.results.run import CtRow, Implementation
 from cipherbench.store.db import Store
@@ -36,8 +41,28 @@ KEYSETUP_PHASES = frozenset({"keysetup"})
 class CtStatus(StrEnum):
     CLEAN = "clean"  # taint saw nothing secret-dependent on the timed code path
     NO_LEAK_DETECTED = "no leak detected"  # statistics only, where taint cannot check
+    SUSPECT = "suspect"  # a timing difference short of a leak: repeat on a quiet core
     LEAKS = "leaks"
     NOT_CHECKED = "not checked"
+
+
+@dataclass(frozen=True)
+class StatusFacts:
+    """What a mark shows and what it lets through: the marks and the `--constant-time`
+    filter read both here, never anything else."""
+
+    symbol: str
+    vouched: bool  # counts as constant-time for `recommend --constant-time`
+    legend: str
+
+
+FACTS = {
+    CtStatus.CLEAN: StatusFacts("ct✓", True, "constant-time (taint: no secret-dependent branch or table index)"),
+    CtStatus.NO_LEAK_DETECTED: StatusFacts("ct~", True, "no timing leak detected (statistics)"),
+    CtStatus.SUSPECT: StatusFacts("ct!", False, "suspect timing (not confirmed on repeat: repeat on a quiet core)"),
+    CtStatus.LEAKS: StatusFacts("ct✗", False, "leaks"),
+    CtStatus.NOT_CHECKED: StatusFacts("ct?", False, "not checked (cipherbench ct)"),
+}
 
 
 class Where(StrEnum):
@@ -65,6 +90,12 @@ class Leak:
         return f"the time taken depends on {what}: an attacker who can time many calls may learn it"
 
 
+#: What a suspect mark means, for someone who has to decide whether to use the build.
+SUSPECT_ADVICE = ("not confirmed well above this host's noise in every batch, so not a verdict either way: "
+                  "repeat cipherbench ct on a quiet core (nothing on its sibling hyperthread) or with more "
+                  "--samples")
+
+
 @dataclass(frozen=True)
 class CtMark:
     status: CtStatus
@@ -76,29 +107,44 @@ class CtMark:
 
     @property
     def vouched(self) -> bool:
-        """Counts as constant-time for `recommend --constant-time`."""
-        return self.status in (CtStatus.CLEAN, CtStatus.NO_LEAK_DETECTED)
+        """Counts as constant-time for `recommend --constant-time` (FACTS)."""
+        return FACTS[self.status].vouched
 
     def symbol(self) -> str:
-        """The mark beside a name in the answer box (LEGEND says what each means)."""
-        return SYMBOLS[self.status]
+        """The mark beside a name in the answer box (FACTS; LEGEND says what each means)."""
+        return FACTS[self.status].symbol
+
+    def advice(self) -> list[str]:
+        """What the mark means for someone choosing a build: one line per leak, or the
+        suspect's one line."""
+        if self.status is CtStatus.LEAKS:
+            return [f"{leak.text()}: {leak.advice()}" for leak in self.leaks]
+        if self.status is CtStatus.SUSPECT:
+            return [f"suspect {self.detail}: {SUSPECT_ADVICE}"]
+        return []
+
+    def labelled(self) -> str:
+        """The symbol, then the few words: 'ct! suspect: timing in data; repeat on a quiet core
+        (stat, run 5)', as a build left out by `--constant-time` is told."""
+        return f"{self.symbol()} {self.short().removeprefix('ct ')}"
 
     def short(self) -> str:
         """A few words for the answer box: 'ct clean (taint, run 3)'."""
         if self.status is CtStatus.NOT_CHECKED:
             return "ct not checked" + (f" ({self.detail})" if self.detail else "")
-        what = self.detail if self.status is CtStatus.LEAKS and self.detail else self.status.value
-        head = "ct LEAKS: " + what if self.status is CtStatus.LEAKS else f"ct {what}"
+        if self.status is CtStatus.LEAKS:
+            head = "ct LEAKS" + (f": {self.detail}" if self.detail else "")
+        elif self.status is CtStatus.SUSPECT:
+            head = "ct suspect" + (f": {self.detail}" if self.detail else "") + "; repeat on a quiet core"
+        else:
+            head = f"ct {self.status.value}"
         return f"{head} ({self.method.value if self.method else '?'}, run {self.run_id})"
 
 
 NOT_CHECKED = CtMark(CtStatus.NOT_CHECKED)
 
-SYMBOLS = {CtStatus.CLEAN: "ct✓", CtStatus.NO_LEAK_DETECTED: "ct~", CtStatus.LEAKS: "ct✗",
-           CtStatus.NOT_CHECKED: "ct?"}
 #: What the marks mean, one line under the answer.
-LEGEND = ("ct✓ constant-time (taint: no secret-dependent branch or table index), ct~ no timing leak "
-          "detected (statistics), ct✗ leaks, ct? not checked (cipherbench ct)")
+LEGEND = ", ".join(f"{f.symbol} {f.legend}" for f in FACTS.values())
 
 
 def _leaks(rows: Sequence[CtRow]) -> tuple[Leak, ...]:
@@ -126,13 +172,16 @@ def mark_of(rows: Sequence[CtRow], native: bool, run_id: int | None = None,
     """The mark one run's ct results give a (build, primitive), by the rule above."""
     ok = [r for r in rows if not r.error]
     taint = [r for r in ok if r.method == Method.TAINT and not r.path_differs and r.verdict != TaintVerdict.NOT_RUN]
-    stat = [r for r in ok if r.method == Method.STAT and r.verdict not in (StatVerdict.NOT_RUN, StatVerdict.UNSUPPORTED)]
+    stat = [r for r in ok if r.method == Method.STAT and stat_standing(r.verdict) is not Standing.NOT_CHECKED]
     taint_leaks = [r for r in taint if r.verdict != TaintVerdict.CLEAN]
-    stat_leaks = [r for r in stat if r.verdict != StatVerdict.NO_LEAK_DETECTED]
+    stat_leaks = [r for r in stat if stat_standing(r.verdict) is Standing.LEAK]
+    suspects = [r for r in stat if stat_standing(r.verdict) is Standing.SUSPECT]
     if taint_leaks:
         return CtMark(CtStatus.LEAKS, Method.TAINT, run_id, when, _leak_detail(taint_leaks), _leaks(taint_leaks))
     if stat_leaks:
         return CtMark(CtStatus.LEAKS, Method.STAT, run_id, when, _leak_detail(stat_leaks), _leaks(stat_leaks))
+    if suspects:
+        return CtMark(CtStatus.SUSPECT, Method.STAT, run_id, when, _leak_detail(suspects), _leaks(suspects))
     if taint:
         return CtMark(CtStatus.CLEAN, Method.TAINT, run_id, when)
     if stat and not native:

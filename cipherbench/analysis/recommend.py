@@ -258,8 +258,8 @@ def _gate(pair: _Pair, point: Measurement | None, size: int, filters: Filters,
         return Excluded(pair.impl, name, Exclusion.NOT_TIMED, str(point.error or ""))  # whole: shown clipped
     if point.verified != Verdict.PASSED:
         return Excluded(pair.impl, name, Exclusion.UNVERIFIED)
-    if filters.constant_time and not ct.vouched:
-        return Excluded(pair.impl, name, Exclusion.NOT_CONSTANT_TIME, ct.short())
+    if filters.constant_time and not ct.vouched:  # the mark's own rule (constant_time.FACTS), and its words
+        return Excluded(pair.impl, name, Exclusion.NOT_CONSTANT_TIME, ct.labelled())
     return None
 
 

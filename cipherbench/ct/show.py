@@ -3,18 +3,34 @@
 are the command's (cli/ct.py) and the report's (report/ct.py)."""
 from __future__ import annotations
 
-from cipherbench.ct.records import DUDECT_T, TVLA_T, Method, StatVerdict, TaintVerdict
+from cipherbench.ct.records import (
+    LEAK_OVER_FLOOR,
+    REPEATS,
+    TVLA_T,
+    Method,
+    Standing,
+    TaintVerdict,
+    stat_standing,
+)
 
 #: A taint verdict in a few characters (legend in the tables' captions).
 TAINT_SHORT = {TaintVerdict.CLEAN.value: "clean", TaintVerdict.INDEX.value: "index",
                TaintVerdict.BRANCH.value: "branch", TaintVerdict.BRANCH_AND_INDEX.value: "branch+index",
                TaintVerdict.NOT_RUN.value: "not run"}
 
+#: What a stat cell says (stat_cell), in the command's, show's and the report's legends.
+STAT_LEGEND = (f"stat (dudect): |t| of Welch's test, largest over the crops and {REPEATS} batches, with the host's "
+               f"noise floor measured alongside and the measurements; LEAK = over {LEAK_OVER_FLOOR:g} times the "
+               f"larger of TVLA's {TVLA_T} and the floor in every batch at one crop, suspect = over that larger "
+               f"one short of a LEAK (repeat on a quiet core); 'no leak' = no leak detected after that many "
+               f"measurements, never a proof of constant time")
+
 LEGEND = (f"taint (valgrind memcheck, secret marked undefined): clean = nothing secret-dependent seen, "
           f"index = secret-dependent memory index, branch = secret-dependent branch; * = valgrind's CPU made the "
-          f"library take another code path than the one timed. stat (dudect): |t| of Welch's test, largest over "
-          f"the crops, with the measurements; thresholds TVLA {TVLA_T}, dudect {DUDECT_T:g}; 'no leak' = no leak "
-          f"detected after that many measurements, never a proof of constant time")
+          f"library take another code path than the one timed. {STAT_LEGEND}")
+
+#: A statistical standing in a word (STAT_WORDS[Standing]).
+STAT_WORDS = {Standing.NONE: "no leak", Standing.SUSPECT: "suspect", Standing.LEAK: "LEAK"}
 
 
 def taint_cell(row: dict) -> str:
@@ -24,11 +40,14 @@ def taint_cell(row: dict) -> str:
 
 
 def stat_cell(row: dict) -> str:
-    """A statistical verdict with its largest |t| and the measurements, or n/a."""
-    if row["verdict"] in (StatVerdict.UNSUPPORTED.value, StatVerdict.NOT_RUN.value) or row.get("max_t") is None:
+    """A statistical verdict's standing (records.stat_standing) with its largest |t|, the
+    noise floor where one was measured, and the measurements; or n/a."""
+    standing = stat_standing(row["verdict"])
+    if standing is Standing.NOT_CHECKED or row.get("max_t") is None:
         return "n/a"
-    mark = "no leak" if row["verdict"] == StatVerdict.NO_LEAK_DETECTED.value else "LEAK"
-    return f"{mark} |t|={row['max_t']:.1f} n={row['measurements']:,}"
+    floor = (row.get("details") or {}).get("floor")
+    return (f"{STAT_WORDS[standing]} |t|={row['max_t']:.1f}" + (f" floor={floor:.1f}" if floor is not None else "")
+            + f" n={row['measurements']:,}")
 
 
 def cells(rows: list[dict]) -> dict[tuple[str, str], str]:

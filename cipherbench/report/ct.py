@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from cipherbench.ct.records import DUDECT_T, TVLA_T
-from cipherbench.ct.show import TAINT_SHORT, stat_cell, taint_cell
+from cipherbench.ct.show import STAT_LEGEND, TAINT_SHORT, stat_cell, taint_cell
 from cipherbench.report.tables import Table
 from cipherbench.results.run import CtRow, ReportData
 
@@ -38,9 +37,6 @@ def ct_tables(data: ReportData) -> list[Table]:
         t.notes.append(
             f"taint: valgrind memcheck over the engine with the secret marked undefined; "
             f"{', '.join(f'{v} = {k}' for k, v in TAINT_SHORT.items())}; * = valgrind's CPUID made the library take "
-            f"another code path than the one timed. stat: dudect's fixed-against-random test, the largest |t| of "
-            f"Welch's test over the crops and the number of measurements; thresholds TVLA {TVLA_T}, dudect "
-            f"{DUDECT_T:g}. 'no leak' means no leak detected after that many measurements, not constant time; "
-            f"timing verdicts vary with the machine's load.")
+            f"another code path than the one timed. {STAT_LEGEND}; timing verdicts vary with the machine's load.")
         out.append(t)
     return out

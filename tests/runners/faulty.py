@@ -31,10 +31,14 @@ except where MODE breaks it:
   jit         correct, but says in hello that it compiles as it runs (`jit`), and appends one
               line to the file named by $FAULTY_MARKER per bench request: the request's
               `warmup_ms` and the CPUs the runner may run on as it answers
+  ct-coarse   answers ct-sample with a coarse timer's times, drawn from the seed: the fixed
+              class 100 or 120 ticks, the random class 100, 105 or 120; a crop below 120 then
+              holds one value for the fixed class and two for the random one
   correct     nothing broken
 """
 import json
 import os
+import random
 import subprocess
 import sys
 import time
@@ -152,6 +156,12 @@ def answer(req):
             b = b"".join(b[i:i + 4][::-1] for i in range(0, len(b), 4))
             r["output"] = b.hex()
         return r
+    if op == "ct-sample" and MODE == "ct-coarse":
+        rng = random.Random(req["seed"])
+        classes = [rng.getrandbits(1) for _ in range(req["samples"])]
+        times = [120 if rng.random() < 0.1 else 100 + 5 * c * rng.getrandbits(1) for c in classes]
+        return {"status": "ok", "vary": req["vary"], "samples": req["samples"], "timer": "coarse ticks",
+                "classes": classes, "times": times}
     if op == "bench":
         if MODE == "bench-fields-ignored":
             req = {k: v for k, v in req.items() if k not in ("inplace", "repeat_iv")}
