@@ -2,7 +2,7 @@
 it sits where the library's own benchmark program has it.
 
 Why: Crypto++'s AES-NI block loop runs AES/CTR a tenth slower or faster depending only on
-where it starts within a 64-byte line (benchmarks/README.md, run set 6). cryptest, the
+where it starts within a 64-byte line (benchmarks/HISTORY.md, run set 6). cryptest, the
 tool `benchmarks/fidelity` compares against, has one placement by the luck of its link,
 the engine another (its archive members start on lines: engine/adapters/cryptopp). To ask
 whether cipherbench's harness reproduces the tool, the fidelity run also measures an engine

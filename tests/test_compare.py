@@ -75,12 +75,12 @@ def two_runs(tmp_path_factory):
 
 def samples_per_call(path, run_id):
     """Each point's timed per-call times as its figures take them: at the run's clock (the
-    median of every timed batch's), from each batch's ns and the clock measured around it."""
+    highest of every timed batch's), from each batch's ns and the clock measured around it."""
     con = sqlite3.connect(path)
     ghz = sorted(g for (g,) in con.execute(
         "select s.core_ghz from samples s join measurements m on m.id = s.measurement_id "
         "where m.run_id = ? and not s.warmup and s.core_ghz is not null", (run_id,)))
-    ref = (ghz[(len(ghz) - 1) // 2] + ghz[len(ghz) // 2]) / 2
+    ref = ghz[-1]
     out = {}
     for impl, prim, op, size, ns, loops, g in con.execute(
             "select m.impl, m.primitive, m.operation, m.size, s.ns, s.loops, s.core_ghz from samples s join "
