@@ -152,3 +152,18 @@ def test_the_planted_slowdown_exists_only_in_test_builds_and_changes_no_answer(t
         r = subprocess.run([str(kat)], input=KAT_LINE, capture_output=True, text=True, check=True,
                            env=dict(os.environ, CIPHERBENCH_TEST_FAULTS=on))
         assert r.stdout.strip() == RC6_CT, on
+
+
+def test_a_batch_whose_clock_reading_failed_is_set_aside_and_the_point_keeps_its_cycles():
+    """A preempted chain can read below any real clock (none is kept): the batches around it
+    have no clock. The point's cycles stand on the others, batch by batch, and it stays a
+    batch-clock point rather than falling back to the run's clock."""
+    from cipherbench.kinds import CycleSource
+    pt = planted(random.Random(3), 4000.0, 6, 0.0, 1.0)
+    for s in pt.raw:
+        if s.get("request") == 2:
+            s["core_ghz"] = None
+    f = figures(pt, CoreClock(3.7, "", usual_adds=ALONE_ADDS, reference=3.7))
+    assert f.cycle_kind is CycleSource.BATCH_CLOCK and abs(f.cycles_per_call / 4000 - 1) < 0.01
+    assert [s["set_aside"] for s in pt.raw if not s["warmup"]] == [s["request"] == 2 for s in pt.raw if not s["warmup"]]
+    assert f.summary.n == 5 * 8

@@ -872,7 +872,13 @@ def _cycles_of(s: dict) -> float:
 
 def _standing(timed: list[dict], clock: CoreClock) -> tuple[list[dict], int, int, str | None]:
     """The batches the figures stand on, how many were set aside for a shared core, how many
-    shared ones stand because too few ran alone, and the note that says so."""
+    shared ones stand because too few ran alone, and the note that says so. A batch whose
+    clock reading failed (a chain preempted below any real clock reads as none) is set aside
+    too, where the batches with one came in enough requests: its cycles are not known, and
+    one such batch would turn the point's cycles into the run's clock times its time."""
+    clocked = [s for s in timed if s.get("core_ghz") or s.get("core_cycles")]
+    if 0 < len(clocked) < len(timed) and enough_alone(clocked):
+        timed = clocked
     quiet = alone(timed, clock.usual_adds)
     shared = len(timed) - len(quiet)
     if not shared:
