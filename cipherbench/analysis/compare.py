@@ -28,6 +28,7 @@ from typing import Any
 
 import numpy as np
 
+from cipherbench.analysis.condition import REPEAT_TOLERANCE
 from cipherbench.kinds import Operation, Verdict, Workload
 from cipherbench.measure.stats import QUANTILE, quantile_index
 from cipherbench.results.run import Measurement, Run, per_call_samples, usable
@@ -36,8 +37,9 @@ MIN_SAMPLES = 5
 ALPHA = 0.05
 BOOTSTRAP = 4000
 CONFIDENCE = 0.95
-#: A ratio within this share of 1 is never called a difference (module docstring).
-MARGIN = 0.02
+#: A ratio within this share of 1 is never called a difference (module docstring): the share
+#: within which two runs of the same plan on one host count as repeating.
+MARGIN = REPEAT_TOLERANCE
 
 
 #: A point's identity within a run: implementation, primitive, operation, workload, size.
