@@ -124,7 +124,7 @@ def test_a_release_that_will_not_install_says_why_and_leaves_nothing(tmp_path, m
 # ------------------------------------------------------------------ steps
 def fig(version: str, mb: float, low: float, high: float, openssl: str) -> Point:
     rel = Release(PYCA, version, f"pyca-cryptography=={version}", Code("openssl", openssl), f"OpenSSL {openssl}")
-    return Point(rel, VersionFigure(rel.code, rel.impl, "python", "python", 1, mb, low, high, None))
+    return Point(rel, VersionFigure(rel.code, rel.impl, "python", "python", 1, mb, low, high))
 
 
 SHA256_16 = Series("pyca-cryptography", "sha-256", Operation.HASH, Workload.BULK, 16)

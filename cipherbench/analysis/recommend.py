@@ -4,8 +4,9 @@ For each use case (bulk AEAD, small messages, a hash, disk-style XTS, legacy-com
 ciphers) at the message size that use case is about, the candidates are every
 (implementation, primitive) the run timed that fits it. A candidate is ranked only when
 it passed verification, was timed at that size and clears the user's floors; every other
-one is listed with the reason it was left out. Two candidates tie when their medians'
-confidence intervals (the stored ns_low/ns_high) overlap: the run cannot tell them apart.
+one is listed with the reason it was left out. A candidate ties with the fastest when their
+medians' confidence intervals (the stored ns_low/ns_high) overlap: the run cannot tell them
+apart; the ties are listed right after the fastest (ranked_with_ties).
 The project's own reference code is never ranked among the libraries: it is shown
 beside them, marked.
 
@@ -272,6 +273,19 @@ def _figure(pair: _Pair, m: Measurement, ct: CtMark = NOT_CHECKED) -> Figure:
                   runner=pair.runner, reference=is_reference(pair.impl, pair.library), ct=ct)
 
 
+def ranked_with_ties(figures: Iterable[Figure]) -> list[Figure]:
+    """The fastest median first; then every candidate whose interval overlaps the fastest's
+    (the run cannot tell them apart: marked `ties_best`), by median; then the others, by
+    median. A tie is with the fastest, so no tie is listed below a candidate that does not
+    tie: a wide interval that reaches the fastest's ranks above a narrow one that does not."""
+    by_median = sorted(figures, key=lambda f: -f.mb_per_s)
+    if not by_median:
+        return []
+    best, others = by_median[0], by_median[1:]
+    return ([best] + [replace(f, ties_best=True) for f in others if f.overlaps(best)]
+            + [replace(f, ties_best=False) for f in others if not f.overlaps(best)])
+
+
 def _chosen(pair: _Pair, filters: Filters) -> bool:
     lang_ok = not filters.languages or pair.runner in filters.languages
     lib_ok = not filters.libraries or pair.impl in filters.libraries or pair.library in filters.libraries
@@ -306,9 +320,7 @@ def answer(spec: UseCaseSpec, measurements: Sequence[Measurement],
             excluded.append(why)
         elif point is not None:
             (ranked if ranked_as_library(point, library=pair.library) else reference).append(_figure(pair, point, mark))
-    ranked.sort(key=lambda f: -f.mb_per_s)
-    if ranked:
-        ranked = [ranked[0]] + [replace(f, ties_best=f.overlaps(ranked[0])) for f in ranked[1:]]
+    ranked = ranked_with_ties(ranked)
     excluded.sort(key=lambda e: (list(Exclusion).index(e.reason), e.impl, e.primitive))
     return Answer(spec, size, tuple(ranked), tuple(sorted(reference, key=lambda f: -f.mb_per_s)),
                   tuple(excluded), filtered=len(every) - len(pairs), workload=workload)

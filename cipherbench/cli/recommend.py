@@ -178,7 +178,7 @@ def recommend_cmd(c: Ctx, run_id, cases, languages, libraries, min_key_bits, min
     _print(answers, long_)
     host = store.run(rid)["host"]
     for a in answers:  # what another version of a library measured at the same point here
-        gaps = version_gaps(store, a, rid, host)
+        gaps = version_gaps(store, a, rid, host, across_runners=long_)  # another runner's: said so
         shown = gaps if long_ else headlines(gaps)  # one per library: its most telling change
         for g in shown:
             out.print(f"version, {a.spec.case.value}: {g.text()}", markup=False, highlight=False)
