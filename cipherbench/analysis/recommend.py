@@ -24,7 +24,15 @@ from cipherbench.analysis import margins
 from cipherbench.analysis.constant_time import NOT_CHECKED, CtMark
 from cipherbench.analysis.plausibility import flagged
 from cipherbench.kinds import Operation, PrimitiveKind, Verdict, Workload
-from cipherbench.results.rules import NEAR_SIZE, is_parallel, is_reference, nominal_size, ranked_as_library, size_text
+from cipherbench.results.rules import (
+    NEAR_SIZE,
+    is_parallel,
+    is_reference,
+    nominal_size,
+    ranked_as_library,
+    size_text,
+    standing_workload,
+)
 from cipherbench.results.run import Implementation, Measurement
 
 #: The ciphers kept for compatibility with old systems and formats.
@@ -153,9 +161,11 @@ class Answer:
         return self.ranked[0] if self.ranked else None
 
     def where(self) -> str:
-        """The size the answer ranks at, and how it was timed where that is not a stream."""
-        at = f"at {size_text(self.size)}" if self.size is not None else f"({self.spec.window()})"
-        return f"{at} per message" if self.workload is Workload.MESSAGE else at
+        """The size the answer ranks at and the workload its figures are of, named beside them
+        (the run's summary and the report's overview show the same figure, named the same)."""
+        if self.size is None:
+            return f"({self.spec.window()})"
+        return f"at {size_text(self.size)}, {self.workload.value} workload"
 
 
 @dataclass
@@ -170,12 +180,8 @@ class _Pair:
 
 
 def _workload(spec: UseCaseSpec, points: Iterable[Measurement]) -> Workload:
-    """AEADs are ranked on whole messages, each sealed with its own nonce, where the run
-    timed them so (that is how they are used); everything else, and AEADs timed only as a
-    stream, on the bulk stream."""
-    if PrimitiveKind.AEAD in spec.kinds and any(m.workload == Workload.MESSAGE for m in points):
-        return Workload.MESSAGE
-    return Workload.BULK
+    """The one workload every figure of the answer is of (results/rules.standing_workload)."""
+    return standing_workload(spec.kinds, (m.workload for m in points))
 
 
 def _pairs(spec: UseCaseSpec, measurements: Iterable[Measurement],
