@@ -23,7 +23,8 @@ from cipherbench import registry
 from cipherbench.analysis import margins
 from cipherbench.analysis.constant_time import NOT_CHECKED, CtMark
 from cipherbench.analysis.plausibility import flagged
-from cipherbench.kinds import Operation, PrimitiveKind, Verdict, Workload
+from cipherbench.codepath import code_label
+from cipherbench.kinds import CodeFeature, Operation, PrimitiveKind, Verdict, Workload
 from cipherbench.results.rules import (
     NEAR_SIZE,
     is_parallel,
@@ -126,11 +127,17 @@ class Figure:
     mb_low: float | None  # MB/s at the ends of the median's confidence interval
     mb_high: float | None
     ns_per_call: float
-    provider: str
+    provider: str  # the code path in the implementation's words
     runner: str
     reference: bool = False
     ties_best: bool = False  # its interval overlaps the fastest one's
     ct: CtMark = NOT_CHECKED  # the latest constant-time verdict of this build (analysis/constant_time.py)
+    features: tuple[CodeFeature, ...] | None = None  # the code path as data; None: not announced
+
+    @property
+    def path_label(self) -> str:
+        """The code path in a label, from the announced features alone (codepath.code_label)."""
+        return code_label(self.features)
 
     def overlaps(self, other: Figure) -> bool:
         if None in (self.mb_low, self.mb_high, other.mb_low, other.mb_high):
@@ -276,6 +283,7 @@ def _figure(pair: _Pair, m: Measurement, ct: CtMark = NOT_CHECKED) -> Figure:
     return Figure(impl=pair.impl, primitive=pair.primitive.name, size=size, mb_per_s=float(m.mb_per_s),
                   mb_low=size / hi * 1e3 if hi else None, mb_high=size / lo * 1e3 if lo else None,
                   ns_per_call=float(m.ns_per_call), provider=str(m.provider or ""),
+                  features=tuple(m.features) if m.features is not None else None,
                   runner=pair.runner, reference=is_reference(pair.impl, pair.library), ct=ct)
 
 

@@ -40,33 +40,6 @@ def print_short(store: Store, run_id: int) -> None:
     out.print(f"details: cipherbench recommend {run_id}", markup=False)
 
 
-#: CPU features as the implementations announce them (libgcrypt's hwf names, OpenSSL's and
-#: Nettle's words) -> one short name each.
-FEATURES = (("vaes", "VAES"), ("aesni", "AES-NI"), ("aes-ni", "AES-NI"), ("shaext", "SHA-NI"),
-            ("sha-ni", "SHA-NI"), ("pclmul", "PCLMUL"), ("avx512", "AVX512"), ("avx2", "AVX2"),
-            ("ssse3", "SSSE3"), ("neon", "NEON"))
-
-
-def short_provider(text: str) -> str:
-    """The code path in a word or two: "default provider, AES-NI" -> "AES-NI",
-    "libgcrypt hwf intel-aesni intel-vaes-vpclmul" -> "VAES+AES-NI", "Nettle, one
-    implementation (not CPU-dispatched)" -> "portable". The full text: --long or --json."""
-    if not text:
-        return ""
-    head = text.split(";", 1)[0].lower()
-    found: list[str] = []
-    for token, name in FEATURES:
-        if token in head and name not in found:
-            found.append(name)
-    if found:
-        return "+".join(found[:2])
-    for word, name in (("generic", "portable"), ("portable", "portable"), ("one implementation", "portable"),
-                       ("legacy provider", "legacy prov."), ("default provider", "default prov.")):
-        if word in head:
-            return name
-    return text.split(",", 1)[0].split("(", 1)[0].strip()[:16]
-
-
 #: Below this many columns, recommend --long prints each candidate's words (its ct verdict
 #: and code path) under the table instead of in columns squeezed to a few letters.
 WORDS_BESIDE_AT = 150
@@ -75,7 +48,7 @@ WORDS_BESIDE_AT = 150
 def _rows(a: Answer, long: bool) -> list[tuple[str, str, str, str, str, str, str]]:
     shown = a.ranked if long else a.ranked[:5]
     rows = [("=" if f.ties_best else str(n), f.impl, f.primitive, mbps(f.mb_per_s), interval(f),
-             f.ct.short() if long else f.ct.symbol(), f.provider if long else short_provider(f.provider))
+             f.ct.short() if long else f.ct.symbol(), f"{f.path_label}: {f.provider}" if long else f.path_label)
             for n, f in enumerate(shown, 1)]
     return rows + [("ref", f.impl, f.primitive, mbps(f.mb_per_s), interval(f), f.ct.short() if long else f.ct.symbol(),
                     "not ranked") for f in a.reference]
@@ -187,4 +160,4 @@ def recommend_cmd(c: Ctx, run_id, cases, languages, libraries, min_key_bits, min
     out.print(LEGEND, markup=False, highlight=False)
 
 
-__all__ = ["USE_CASES", "recommend_cmd", "print_short", "short_provider"]
+__all__ = ["USE_CASES", "recommend_cmd", "print_short"]

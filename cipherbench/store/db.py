@@ -39,6 +39,10 @@ Schema versions (runs.schema_version says which one wrote a run):
    experiments) builds, a run named in fleet_hosts fleet, any other speed. Also
    run_implementations.build, the runner's identity, so that a ct verdict of one run
    vouches for the same build timed in another (null in older runs: never matched).
+9. adds measurements.features and run_implementations.features: the code path as data, the
+   list of kinds.CodeFeature an implementation announced for the primitive (docs/protocol.md
+   `features`); `provider` keeps its words. Added the same way; null in older runs and for
+   runners that announce no list, which every view labels "unknown" (codepath.code_label).
 """
 from __future__ import annotations
 
@@ -79,7 +83,7 @@ from cipherbench.kinds import RunKind, RunStatus
 from cipherbench.redact import QUERY_PASSWORD, redact_command, redact_url
 from cipherbench.store.records import MeasurementRecord, columns
 
-SCHEMA_VERSION = 8
+SCHEMA_VERSION = 9
 #: A row as the store reads and writes it: column name -> value.
 Row = dict[str, Any]
 meta = MetaData()
@@ -113,7 +117,8 @@ run_implementations = Table(
     Column("version", String(255)),
     Column("available", Boolean),
     Column("reason", Text),
-    Column("primitives", JSON),  # primitive -> provider
+    Column("primitives", JSON),  # primitive -> provider (its code path in words)
+    Column("features", JSON),  # primitive -> its code path's features (kinds.CodeFeature), null: not announced
     Column("notes", JSON),
     Column("environment", JSON),  # release, package, package_version, compiler (envs/describe.py)
     # the runner's identity (kat/cache.py, runner_identity: its program's bytes and how it was
@@ -427,7 +432,7 @@ class Store:
         """The run's implementations; `builds`: runner name -> its identity (run_implementations.build)."""
         rows = [dict(run_id=run_id, impl=i.name, runner=i.runner, library=i.library,
                      version=i.version, available=i.available, reason=i.reason,
-                     primitives=i.primitives, notes=i.notes,
+                     primitives=i.primitives, features=getattr(i, "features", None) or None, notes=i.notes,
                      environment=getattr(i, "environment", None), build=(builds or {}).get(i.runner))
                 for i in impls]
         if rows:
