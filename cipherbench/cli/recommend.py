@@ -13,6 +13,7 @@ from cipherbench.analysis.constant_time import LEGEND, ct_marks
 from cipherbench.analysis.recommend import USE_CASES, Answer, Filters, UseCase, recommend
 from cipherbench.analysis.versions import headlines, version_gaps
 from cipherbench.cli.app import Ctx
+from cipherbench.codepath import label_lines
 from cipherbench.console import clip, out
 from cipherbench.errors import CipherbenchError, UsageError
 from cipherbench.report.answer import interval, mbps, short_lines
@@ -40,6 +41,10 @@ def print_short(store: Store, run_id: int) -> None:
     out.print(f"details: cipherbench recommend {run_id}", markup=False)
 
 
+#: The code path column's width in the short table: a longer label goes on over lines, broken
+#: after a '+', never cut.
+PATH_WIDTH = 14
+
 #: Below this many columns, recommend --long prints each candidate's words (its ct verdict
 #: and code path) under the table instead of in columns squeezed to a few letters.
 WORDS_BESIDE_AT = 150
@@ -48,7 +53,8 @@ WORDS_BESIDE_AT = 150
 def _rows(a: Answer, long: bool) -> list[tuple[str, str, str, str, str, str, str]]:
     shown = a.ranked if long else a.ranked[:5]
     rows = [("=" if f.ties_best else str(n), f.impl, f.primitive, mbps(f.mb_per_s), interval(f),
-             f.ct.short() if long else f.ct.symbol(), f"{f.path_label}: {f.provider}" if long else f.path_label)
+             f.ct.short() if long else f.ct.symbol(),
+             f"{f.path_label}: {f.provider}" if long else label_lines(f.path_label, PATH_WIDTH))
             for n, f in enumerate(shown, 1)]
     return rows + [("ref", f.impl, f.primitive, mbps(f.mb_per_s), interval(f), f.ct.short() if long else f.ct.symbol(),
                     "not ranked") for f in a.reference]

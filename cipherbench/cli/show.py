@@ -12,7 +12,7 @@ from cipherbench.analysis.fit import fits
 from cipherbench.analysis.plausibility import flagged
 from cipherbench.arch.verified import show_lines as verified_lines
 from cipherbench.cli.app import Ctx
-from cipherbench.codepath import code_label
+from cipherbench.codepath import code_label, label_lines
 from cipherbench.console import clip, lit, out
 from cipherbench.envs.describe import show_lines
 from cipherbench.errors import CipherbenchError
@@ -145,7 +145,7 @@ def narrow_tables(run_id, r) -> set:
                 continue
             t.add_row(lit(m["impl"]), str(m["size"]), fmt(m["mb_per_s"]) + (" [yellow]![/]" if m["warnings"] else ""),
                       _half_interval(m["ns_low"], m["ns_high"], m["ns_per_call"]), fmt(m["cycles_per_byte"], 2),
-                      compact(m["ns_per_call"]), lit(path_label(m)),
+                      compact(m["ns_per_call"]), lit(label_lines(path_label(m), 20)),
                       SHORT_VERDICT.get(m["verified"], m["verified"] or ""))
             if m["cycle_source"]:
                 sources.add(m["cycle_source"])
@@ -232,7 +232,7 @@ def _narrow_wide_row(key: tuple, ms_list: list, error: str | None, f, sizes: tup
         near_zero = f.overhead_se is not None and abs(f.overhead_ns) < 2 * f.overhead_se
         ov, marg = ("~0" if near_zero else compact(f.overhead_ns)), compact(f.marginal_mb_per_s)
     return (lit(key[0]), *_wide_cells(ms, compact, "[yellow]![/]", sizes), ov, marg,
-            lit(path_label(any_m)), SHORT_VERDICT.get(any_m["verified"], any_m["verified"] or ""))
+            lit(label_lines(path_label(any_m), 10)), SHORT_VERDICT.get(any_m["verified"], any_m["verified"] or ""))
 
 
 
