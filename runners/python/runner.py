@@ -193,7 +193,6 @@ def add_pycryptodome(impls):
         from Crypto.Hash import (BLAKE2b, BLAKE2s, MD4, MD5, RIPEMD160, SHA1, SHA224, SHA256, SHA384, SHA512, keccak,
                                  SHA3_224, SHA3_256, SHA3_384, SHA3_512, SHAKE128, SHAKE256)
         from Crypto.Cipher import _mode_gcm
-        from Crypto.Hash import keccak as keccak_module
     except Exception as e:  # noqa: BLE001
         im = Impl("pycryptodome", "pycryptodome", "")
         im.reason = f"cannot import pycryptodome: {e}"
@@ -356,7 +355,7 @@ def add_pycryptodome(impls):
             alternatives = {f"_raw_{n}_armv8_lib": ("armv8-ce",)} | ({shani: ("sha-ni",)} if shani else {})
             features = loaded(mod, f"_raw_{n}_lib", alternatives, f"_raw_{n}_portable_lib")
         elif name.startswith(("sha3-", "keccak-", "shake")):
-            features = loaded(keccak_module, "_raw_keccak_lib", {"_raw_keccak_avx2_bmi2_lib": ("avx2", "bmi2")},
+            features = loaded(keccak, "_raw_keccak_lib", {"_raw_keccak_avx2_bmi2_lib": ("avx2", "bmi2")},
                               "_raw_keccak_portable_lib")
         else:
             features = PORTABLE
