@@ -47,6 +47,33 @@ class Workload(StrEnum):
     REKEY = "rekey"  # `message` plus key setup every time
 
 
+class CodeFeature(StrEnum):
+    """What a code path uses: the instruction sets and the kind of code that do the work, as
+    an implementation announces them per primitive (docs/protocol.md, `hello`, `features`).
+    PORTABLE is the explicit none: compiled from a portable language (C, Rust, Go, Java,
+    Python's C extensions, ...) for the baseline CPU, no hand-written assembly, no intrinsics.
+    Declared in the order a label names them (codepath.code_label): the crypto instructions
+    first, then the vector sets, then the kind of code."""
+
+    VAES = "vaes"  # AES rounds on 256/512-bit vectors
+    AES_NI = "aes-ni"
+    VPCLMUL = "vpclmul"  # carry-less multiplication on 256/512-bit vectors
+    PCLMUL = "pclmul"  # carry-less multiplication (GHASH, POLYVAL)
+    SHA_NI = "sha-ni"  # x86's SHA-1/SHA-256 instructions
+    GFNI = "gfni"
+    ARMV8_CE = "armv8-ce"  # the ARMv8 cryptography extensions: AES, PMULL, SHA-1/SHA-2
+    AVX512 = "avx512"
+    AVX2 = "avx2"
+    AVX = "avx"
+    SSE41 = "sse4.1"
+    SSSE3 = "ssse3"
+    SSE2 = "sse2"
+    BMI2 = "bmi2"
+    NEON = "neon"
+    ASM = "asm"  # hand-written assembly using none of the sets above (integer registers, tables)
+    PORTABLE = "portable"  # none of the above: the explicit "nothing CPU-specific"
+
+
 class CycleSource(StrEnum):
     """Where a measurement's cycles come from. The free-text detail (which clock
     range, how often it was read) is stored beside it, for people only."""

@@ -50,12 +50,18 @@ def figures(html):
     return out
 
 
-def fastest(rows, prim, size):
+def fastest(rows, prim, size, workload="bulk"):
     """The stored point of the fastest verified library (the reference code is not one)."""
     ok = [r for r in rows if r["primitive"] == prim and nominal_size(r["size"]) == size and r["mb_per_s"]
-          and r["workload"] == "bulk" and r["operation"] in ("encrypt", "hash") and r["verified"] == "passed"
+          and r["workload"] == workload and r["operation"] in ("encrypt", "hash") and r["verified"] == "passed"
           and r["impl"] != registry.REFERENCE_IMPL]
     return max(ok, key=lambda r: r["mb_per_s"])
+
+
+def standing(rows, prim):
+    """The workload of the figure the answer ranks: an AEAD's messages where the run timed them."""
+    aead = registry.load()[prim].kind == PrimitiveKind.AEAD
+    return "message" if aead and any(r["primitive"] == prim and r["workload"] == "message" for r in rows) else "bulk"
 
 
 def test_tick_labels_are_read_as_numbers():
@@ -78,8 +84,9 @@ def test_the_first_plot_has_a_panel_per_kind_and_the_library_on_each_bar(report)
         size = {"16 B": 16, "16 KiB": 16384}[t["name"]]
         for prim, x, text in zip(t["y"], t["x"], t["text"]):
             assert PrimitiveKind(reg[prim].kind) in kinds
-            best = fastest(rows, prim, size)
-            assert x == best["mb_per_s"] and text == f"{best['impl']} {short_number(best['mb_per_s'])}"
+            wl = standing(rows, prim)
+            best = fastest(rows, prim, size, wl)
+            assert x == best["mb_per_s"] and text == f"{best['impl']} {short_number(best['mb_per_s'])} ({wl})"
     assert {p for t in traces for p in t["y"]} == {"aes-128-gcm", "aes-128-ctr", CROWDED}
     assert len(traces) == 6  # three primitives at two sizes
 

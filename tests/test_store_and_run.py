@@ -180,6 +180,7 @@ def test_a_store_of_schema_1_gains_the_later_columns_and_keeps_its_runs(tmp_path
     assert "core_ghz" in cols
     old = s.run(1)["measurements"][0]
     assert (old["ns_per_call"], old["cycles_per_call"], old["cycles_low"]) == (12.5, 40.0, None)
+    assert old["features"] is None  # schema 9: not announced then, so unknown (codepath.code_label)
     assert s.samples_of(1) == [{"measurement_id": 1, "seq": 0, "warmup": False, "loops": 10, "ns": 125.0,
                                 "tsc": None, "core_cycles": None, "core_ghz": None, "adds_per_cycle": None,
                                 "set_aside": None, "parallel_ns": None, "request": None}]
@@ -199,7 +200,8 @@ def test_a_store_of_schema_1_gains_the_later_columns_and_keeps_its_runs(tmp_path
     assert (new["measurements"][0]["cycles_low"], new["measurements"][0]["shared_batches"],
             new["schema_version"]) == (39.0, 1, SCHEMA_VERSION)
     assert [(r.id, r.kind) for r in s.run_summaries()] == [(1, RunKind.SPEED), (rid, RunKind.SPEED)]
-    assert "environment" in {r[1] for r in sqlite3.connect(path).execute("pragma table_info(run_implementations)")}
+    assert {"environment", "features"} <= {r[1] for r in sqlite3.connect(path).execute(
+        "pragma table_info(run_implementations)")}
     Store(s.url)  # opening it again finds nothing to add
 
 

@@ -76,20 +76,22 @@ def test_the_answer_says_what_another_version_would_buy(tmp_path):
     ms = [Measurement.of(dict(m, error=None)) for m, _ in (point("openssl", 5000), point("pyca-cryptography", 10000))]
     a = recommend(ms, impls, cases=[UseCase.BULK_AEAD])[0]
     assert a.best.impl == "pyca-cryptography"
-    gaps = version_gaps(store, a, quick, "here")
-    assert [(g.other.impl, g.other.code.version, g.base.code.version, g.base.run_id) for g in gaps] == [
-        ("trixie:openssl", "3.5.9", "3.0.19", quick), ("pyca-cryptography", "4.0.3", "3.0.19", quick)]
-    trixie, pyca = gaps
+    # like with like: the engine's OpenSSL against the engine's; Python's bundled copy is another runner
+    [trixie] = version_gaps(store, a, quick, "here")
+    assert (trixie.other.impl, trixie.other.code.version, trixie.base.code.version, trixie.base.run_id) == \
+        ("trixie:openssl", "3.5.9", "3.0.19", quick)
     assert trixie.ratio == pytest.approx(9800 / 5000) and not trixie.runners_differ
     lo, hi = trixie.interval
     assert lo == pytest.approx(9800 / 1.01 / (5000 / 0.99)) and hi == pytest.approx(9800 / 0.99 / (5000 / 1.01))
+    _, pyca = version_gaps(store, a, quick, "here", across_runners=True)
     assert pyca.ratio == pytest.approx(2.0) and pyca.runners_differ
-    assert pyca.text().endswith("through the python runner, not the native one: a 16 B call takes 2,000 ns there "
-                                "against 160 ns")
-    lines = short_lines([a], width=100, versions={UseCase.BULK_AEAD: gaps})
+    assert pyca.text() == ("openssl 4.0.3 (pyca-cryptography, run 3) x2.00 [1.96-2.04] of 3.0.19 (openssl); "
+                           "not like with like: through the python runner against the native one, so the ratio "
+                           "holds both runners' own costs, not only the versions'")
+    lines = short_lines([a], width=100, versions={UseCase.BULK_AEAD: [trixie]})
     at = next(i for i, x in enumerate(lines) if x.startswith("  versions: "))
-    assert lines[at:at + 2] == ["  versions: openssl 3.5.9 (trixie) x1.96 [1.92-2.00] of 3.0.19;",
-                                "            openssl 4.0.3 (python, python runner) x2.00 [1.96-2.04] of 3.0.19"], lines
+    assert lines[at:at + 2] == ["  versions: openssl 3.5.9 (trixie) x1.96 [1.92-2.00] of 3.0.19", lines[at + 1]]
+    assert not lines[at + 1].startswith(" "), lines
 
 
 #: A release run as `run --experiment debian-releases` stores it: the host's libraries and
@@ -186,25 +188,3 @@ def test_an_earlier_run_s_answer_is_set_beside_a_later_release_run(tmp_path):
     assert (gap.base.run_id, gap.base.mb_per_s, gap.other.run_id, gap.other.impl) == (quick, 5000, releases,
                                                                                      "trixie:openssl")
     assert gap.ratio == pytest.approx(9800 / 5000)
-
-
-def test_the_runner_caveat_takes_a_call_from_the_run_that_timed_one(tmp_path):
-    """A release run times no 16-byte call: beside its answer, the bundled copy's caveat takes
-    the host engine's call from the newest run that timed one, and says which."""
-    store = Store(f"sqlite:///{tmp_path / 'r.sqlite'}")
-    quick = store.begin_run(uuid="quick", kind=RunKind.SPEED.value, host="here", status="complete")
-    store.add_implementations(quick, [Impl("openssl", "native", "OpenSSL", "OpenSSL 3.0.19 27 Jan 2026", env={"name": "host"}),
-                                      Impl("pyca-cryptography", "python", "cryptography", "46.0.3",
-                                           notes={"openssl": "OpenSSL 4.0.3 1 Oct 2026"})])
-    store.add_measurements(quick, [point("openssl", 5000), point("pyca-cryptography", 10000),
-                                   point("openssl", 100, size=16), point("pyca-cryptography", 8, size=16)])
-    releases = store.begin_run(uuid="releases", kind=RunKind.SPEED.value, host="here", status="complete")
-    store.add_implementations(releases, [Impl("openssl", "native", "OpenSSL", "OpenSSL 3.0.19 27 Jan 2026",
-                                              env={"name": "host"})])
-    store.add_measurements(releases, [point("openssl", 4000)])
-    ms = [Measurement.of(dict(point("openssl", 4000)[0], error=None))]
-    a = recommend(ms, [Implementation("openssl", runner="native", library="OpenSSL")], cases=[UseCase.BULK_AEAD])[0]
-    [pyca] = version_gaps(store, a, releases, "here")
-    assert (pyca.base.run_id, pyca.other.run_id, pyca.ratio) == (releases, quick, pytest.approx(2.5))
-    assert pyca.text().endswith("through the python runner, not the native one: a 16 B call takes 2,000 ns there "
-                                f"against 160 ns (run {quick})")

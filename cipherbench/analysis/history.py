@@ -139,7 +139,7 @@ def release_of(impl: Implementation) -> Release | None:
 def figure(run: Run, rel: Release, m: Measurement) -> VersionFigure:
     low, high = mb_interval(m)
     return VersionFigure(rel.code, rel.impl, rel.package.runner, rel.package.runner, run.id,
-                         float(m.mb_per_s or 0), low, high, None)
+                         float(m.mb_per_s or 0), low, high)
 
 
 def timelines(run: Run) -> list[Timeline]:

@@ -5,6 +5,11 @@ A longer key of the same cipher and mode does at least the same work per block (
 128-bit point of the same implementation, operation, workload and size, beyond both
 medians' confidence intervals, says the measurement is off (a shared core, a clock
 step), not the cipher. The fit's negative per-call overhead is analysis/fit.py's.
+
+A path announced as portable (kinds.CodeFeature.PORTABLE: nothing CPU-specific) that runs
+several times faster than every other portable path of the same primitive at the same point
+is not believed either: either its label is wrong (pycryptodome's SHA-256 announced portable
+ran 2.5 cycles per byte, its SHA-NI build, where portable C sits at 13-18) or the figure is.
 """
 from __future__ import annotations
 
@@ -13,7 +18,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from cipherbench import registry
-from cipherbench.results.run import Measurement
+from cipherbench.kinds import CodeFeature
+from cipherbench.results.run import Measurement, usable
 
 #: (longer key, shorter key) pairs a cipher's speed must not invert.
 KEY_ORDER = ((192, 128),)
@@ -57,7 +63,66 @@ def key_inversions(measurements: Iterable[Measurement]) -> list[Inversion]:
     return out
 
 
+#: A portable path more than this many times faster than the fastest other portable path of
+#: its primitive at the same point is flagged: portable builds of one primitive lie within
+#: about 1.5x of each other (SHA-256 in C: 13-18 cycles per byte), while the instruction sets a
+#: mislabelled path hides gain 4x and more (SHA-NI: 2-3 cycles per byte; AES-NI: 10x).
+PORTABLE_OUTLIER = 3.0
+#: Judged from this size up, where a runner's own cost per call (a Python or PHP call: about a
+#: microsecond) is small beside the work, so that paths behind different runners compare.
+PORTABLE_FROM = 4096
+#: Other implementations' portable points a point is judged against, at least: against one
+#: alone, a managed runtime's slow path would make the one portable C build look implausible.
+PORTABLE_PEERS = 2
+
+
+@dataclass(frozen=True)
+class PortableOutlier:
+    impl: str
+    primitive: str
+    operation: str
+    workload: str
+    size: int
+    mb_per_s: float  # the flagged point's median, MB/s
+    other: str  # the fastest other portable implementation at the point
+    other_mb_per_s: float  # its median, MB/s
+
+    @property
+    def ratio(self) -> float:
+        return self.mb_per_s / self.other_mb_per_s
+
+    @property
+    def reason(self) -> str:
+        return (f"implausible: announced portable, yet {self.ratio:.1f}x the fastest other portable path "
+                f"({self.other}, {self.other_mb_per_s:,.0f} MB/s)")
+
+
+def _portable(m: Measurement) -> bool:
+    return m.features == [CodeFeature.PORTABLE]
+
+
+def portable_outliers(measurements: Iterable[Measurement]) -> list[PortableOutlier]:
+    """Portable points whose median is more than PORTABLE_OUTLIER times every other
+    implementation's portable median of the same primitive, operation, workload and size (the
+    factor is the margin: medians, not their intervals, which a shared host widens to 2x)."""
+    groups: dict[tuple[str, str, str, int], list[Measurement]] = {}
+    for m in measurements:
+        if _portable(m) and usable(m) and m.size >= PORTABLE_FROM and m.mb_per_s:
+            groups.setdefault((m.primitive, m.operation, m.workload, m.size), []).append(m)
+    out: list[PortableOutlier] = []
+    for (prim, op, wl, size), points in groups.items():
+        for m in points:
+            others = [(float(o.mb_per_s or 0), o.impl) for o in points if o.impl != m.impl]
+            if len(others) < PORTABLE_PEERS:
+                continue
+            fastest, impl = max(others)
+            if float(m.mb_per_s or 0) > PORTABLE_OUTLIER * fastest:
+                out.append(PortableOutlier(m.impl, prim, op, wl, size, float(m.mb_per_s or 0), impl, fastest))
+    return out
+
+
 def flagged(measurements: Iterable[Measurement]) -> dict[tuple[str, str, str, str, int], str]:
     """(impl, primitive, operation, workload, size) -> why that point is not a result."""
-    return {(i.impl, i.primitive, i.operation, i.workload, i.size): i.reason
-            for i in key_inversions(measurements)}
+    ms = list(measurements)
+    found: list[Inversion | PortableOutlier] = [*key_inversions(ms), *portable_outliers(ms)]
+    return {(i.impl, i.primitive, i.operation, i.workload, i.size): i.reason for i in found}

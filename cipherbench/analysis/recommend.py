@@ -4,8 +4,9 @@ For each use case (bulk AEAD, small messages, a hash, disk-style XTS, legacy-com
 ciphers) at the message size that use case is about, the candidates are every
 (implementation, primitive) the run timed that fits it. A candidate is ranked only when
 it passed verification, was timed at that size and clears the user's floors; every other
-one is listed with the reason it was left out. Two candidates tie when their medians'
-confidence intervals (the stored ns_low/ns_high) overlap: the run cannot tell them apart.
+one is listed with the reason it was left out. A candidate ties with the fastest when their
+medians' confidence intervals (the stored ns_low/ns_high) overlap: the run cannot tell them
+apart; the ties are listed right after the fastest (ranked_with_ties).
 The project's own reference code is never ranked among the libraries: it is shown
 beside them, marked.
 
@@ -22,8 +23,17 @@ from cipherbench import registry
 from cipherbench.analysis import margins
 from cipherbench.analysis.constant_time import NOT_CHECKED, CtMark
 from cipherbench.analysis.plausibility import flagged
-from cipherbench.kinds import Operation, PrimitiveKind, Verdict, Workload
-from cipherbench.results.rules import NEAR_SIZE, is_parallel, is_reference, nominal_size, ranked_as_library, size_text
+from cipherbench.codepath import code_label
+from cipherbench.kinds import CodeFeature, Operation, PrimitiveKind, Verdict, Workload
+from cipherbench.results.rules import (
+    NEAR_SIZE,
+    is_parallel,
+    is_reference,
+    nominal_size,
+    ranked_as_library,
+    size_text,
+    standing_workload,
+)
 from cipherbench.results.run import Implementation, Measurement
 
 #: The ciphers kept for compatibility with old systems and formats.
@@ -117,11 +127,17 @@ class Figure:
     mb_low: float | None  # MB/s at the ends of the median's confidence interval
     mb_high: float | None
     ns_per_call: float
-    provider: str
+    provider: str  # the code path in the implementation's words
     runner: str
     reference: bool = False
     ties_best: bool = False  # its interval overlaps the fastest one's
     ct: CtMark = NOT_CHECKED  # the latest constant-time verdict of this build (analysis/constant_time.py)
+    features: tuple[CodeFeature, ...] | None = None  # the code path as data; None: not announced
+
+    @property
+    def path_label(self) -> str:
+        """The code path in a label, from the announced features alone (codepath.code_label)."""
+        return code_label(self.features)
 
     def overlaps(self, other: Figure) -> bool:
         if None in (self.mb_low, self.mb_high, other.mb_low, other.mb_high):
@@ -152,9 +168,11 @@ class Answer:
         return self.ranked[0] if self.ranked else None
 
     def where(self) -> str:
-        """The size the answer ranks at, and how it was timed where that is not a stream."""
-        at = f"at {size_text(self.size)}" if self.size is not None else f"({self.spec.window()})"
-        return f"{at} per message" if self.workload is Workload.MESSAGE else at
+        """The size the answer ranks at and the workload its figures are of, named beside them
+        (the run's summary and the report's overview show the same figure, named the same)."""
+        if self.size is None:
+            return f"({self.spec.window()})"
+        return f"at {size_text(self.size)}, {self.workload.value} workload"
 
 
 @dataclass
@@ -169,12 +187,8 @@ class _Pair:
 
 
 def _workload(spec: UseCaseSpec, points: Iterable[Measurement]) -> Workload:
-    """AEADs are ranked on whole messages, each sealed with its own nonce, where the run
-    timed them so (that is how they are used); everything else, and AEADs timed only as a
-    stream, on the bulk stream."""
-    if PrimitiveKind.AEAD in spec.kinds and any(m.workload == Workload.MESSAGE for m in points):
-        return Workload.MESSAGE
-    return Workload.BULK
+    """The one workload every figure of the answer is of (results/rules.standing_workload)."""
+    return standing_workload(spec.kinds, (m.workload for m in points))
 
 
 def _pairs(spec: UseCaseSpec, measurements: Iterable[Measurement],
@@ -269,7 +283,21 @@ def _figure(pair: _Pair, m: Measurement, ct: CtMark = NOT_CHECKED) -> Figure:
     return Figure(impl=pair.impl, primitive=pair.primitive.name, size=size, mb_per_s=float(m.mb_per_s),
                   mb_low=size / hi * 1e3 if hi else None, mb_high=size / lo * 1e3 if lo else None,
                   ns_per_call=float(m.ns_per_call), provider=str(m.provider or ""),
+                  features=tuple(m.features) if m.features is not None else None,
                   runner=pair.runner, reference=is_reference(pair.impl, pair.library), ct=ct)
+
+
+def ranked_with_ties(figures: Iterable[Figure]) -> list[Figure]:
+    """The fastest median first; then every candidate whose interval overlaps the fastest's
+    (the run cannot tell them apart: marked `ties_best`), by median; then the others, by
+    median. A tie is with the fastest, so no tie is listed below a candidate that does not
+    tie: a wide interval that reaches the fastest's ranks above a narrow one that does not."""
+    by_median = sorted(figures, key=lambda f: -f.mb_per_s)
+    if not by_median:
+        return []
+    best, others = by_median[0], by_median[1:]
+    return ([best] + [replace(f, ties_best=True) for f in others if f.overlaps(best)]
+            + [replace(f, ties_best=False) for f in others if not f.overlaps(best)])
 
 
 def _chosen(pair: _Pair, filters: Filters) -> bool:
@@ -306,9 +334,7 @@ def answer(spec: UseCaseSpec, measurements: Sequence[Measurement],
             excluded.append(why)
         elif point is not None:
             (ranked if ranked_as_library(point, library=pair.library) else reference).append(_figure(pair, point, mark))
-    ranked.sort(key=lambda f: -f.mb_per_s)
-    if ranked:
-        ranked = [ranked[0]] + [replace(f, ties_best=f.overlaps(ranked[0])) for f in ranked[1:]]
+    ranked = ranked_with_ties(ranked)
     excluded.sort(key=lambda e: (list(Exclusion).index(e.reason), e.impl, e.primitive))
     return Answer(spec, size, tuple(ranked), tuple(sorted(reference, key=lambda f: -f.mb_per_s)),
                   tuple(excluded), filtered=len(every) - len(pairs), workload=workload)

@@ -8,9 +8,12 @@ two workloads. The versions come from wherever the store has them: release envir
 Node's), and the host's own engine. Build variants (`openssl@gcc-12:O2`) are builds of one
 version, not versions, and builds runs are not read.
 
+Like with like: a gap is stated between two calls through the same kind of runner (the
+engine, wherever it was built, or one language's runner), and only for a library the
+answer ranks (its filters applied: `--language go` shows no gap of the engine's OpenSSL).
 Where the two figures come through different runners (a bundled copy reached through
-Python against the native engine), the ratio includes the runners' own costs, so each
-side's measured time for a 16-byte call of the same primitive is given beside it.
+Python against the native engine), the ratio holds both runners' own costs as well as the
+versions'; such a gap is given only when asked for (`recommend --long`), saying so.
 
 A store with a release run holds several versions of many libraries (a dozen libraries,
 three releases each): the gaps come grouped by library, each library's most telling one
@@ -38,8 +41,6 @@ from cipherbench.store.db import Store
 BUNDLED_NOTES = ("openssl",)
 #: Implementations of the project itself: never a library's version.
 OWN = frozenset({"reference", "null"})
-#: The size whose call time stands for a runner's per-call cost.
-CALL_SIZE = 16
 #: A version as libraries write it inside their version text ("OpenSSL 3.0.19 27 Jan 2026",
 #: "3.0.15+quic", "1.1.1w"): the first dotted number, with OpenSSL 1.x's letter.
 VERSION = re.compile(r"\d+(?:\.\d+)+[a-z]?")
@@ -93,8 +94,6 @@ class VersionFigure:
     mb_per_s: float
     mb_low: float | None
     mb_high: float | None
-    call_ns: float | None  # the same implementation's 16-byte call: in the same run where it has one
-    call_run: int | None = None  # the run that timed that call (the newest that did, when not the same)
 
     def label(self) -> str:
         return f"{self.code.library} {self.code.version} ({self.impl}, run {self.run_id})"
@@ -143,62 +142,48 @@ class VersionGap:
     def text(self) -> str:
         """'openssl 3.5.9 (trixie:openssl, run 2) x2.45 [2.40-2.50] of 3.0.19 (openssl)'."""
         out = f"{self.other.label()} x{self.ratio:.2f}{self.span()} of {self.base.code.version} ({self.base.impl})"
-        if self.runners_differ:
-            def call(f: VersionFigure) -> str:
-                if not f.call_ns:
-                    return f"not timed at {CALL_SIZE} B on this host"
-                return f"{f.call_ns:,.0f} ns" + (f" (run {f.call_run})" if f.call_run != f.run_id else "")
-            out += (f"; through the {self.other.runner} runner, not the {self.base.runner} one: a "
-                    f"{CALL_SIZE} B call takes {call(self.other)} there against {call(self.base)}")
+        if self.runners_differ:  # not like with like: said before anything else is read into it
+            out += (f"; not like with like: through the {self.other.runner} runner against the "
+                    f"{self.base.runner} one, so the ratio holds both runners' own costs, not only the versions'")
         return out
 
 
-#: (run id, implementation) -> its 16-byte call's ns, newest run first.
-Calls = dict[tuple[int, str], float]
-
-
-def call_of(calls: Calls, run_id: int, impl: str) -> tuple[float | None, int | None]:
-    """An implementation's 16-byte call and the run that timed it: in `run_id` where that run
-    timed one (a release experiment times no 16 B call), else in the newest run that did."""
-    if (run_id, impl) in calls:
-        return calls[(run_id, impl)], run_id
-    return next(((ns, rid) for (rid, name), ns in calls.items() if name == impl), (None, None))
-
-
-def _figure(run_id: int, impl: Implementation, m: Measurement, code: Code, calls: Calls) -> VersionFigure:
+def _figure(run_id: int, impl: Implementation, m: Measurement, code: Code) -> VersionFigure:
     size, lo, hi = m.size, m.ns_low, m.ns_high
     env = impl.environment if isinstance(impl.environment, dict) else None
     return VersionFigure(code, impl.impl, runner_of(impl), str(env.get("name")) if env else impl.runner or "",
                          run_id, float(m.mb_per_s or 0), size / hi * 1e3 if hi else None,
-                         size / lo * 1e3 if lo else None, *call_of(calls, run_id, impl.impl))
+                         size / lo * 1e3 if lo else None)
 
 
-def version_gaps(store: Store, answer: Answer, run_id: int, host: str | None) -> list[VersionGap]:
-    """Every other version of a library timed at the answer's winning point on this host,
-    against the version the answer's run timed natively: by library, those through the same
-    runner first, then the largest change first."""
+def version_gaps(store: Store, answer: Answer, run_id: int, host: str | None,
+                 across_runners: bool = False) -> list[VersionGap]:
+    """Every other version of a library the answer ranks, timed at the answer's winning point
+    (its primitive, workload and size) on this host, against the version the answer's run
+    timed natively: by library, the largest change first. `across_runners`: also the versions
+    reached through another runner (a bundled copy through Python), whose text says so."""
     best = answer.best
     if best is None:
         return []
     p = registry.load().get(best.primitive)
     op = Operation.HASH if p is not None and p.kind == PrimitiveKind.HASH else Operation.ENCRYPT
     rows = [(rid, Implementation.of(impl), Measurement.of(m))
-            for rid, impl, m in store.points_at(best.primitive, op.value, answer.workload.value,
-                                                {best.size, CALL_SIZE}, host)]
-    calls = {(rid, im.impl): m.ns_per_call for rid, im, m in rows if m.size == CALL_SIZE and m.ns_per_call}
+            for rid, impl, m in store.points_at(best.primitive, op.value, answer.workload.value, {best.size}, host)]
     # (code, impl) -> its figure in the answer's run, else its newest: the answer's own figures
     # are the base even when a later run (a release run after the quick one) timed them again
     newest: dict[tuple[Code, str], VersionFigure] = {}
     for rid, im, m in sorted(rows, key=lambda row: row[0] != run_id):  # the answer's run, then newest first
         code = code_of(im)
-        if code is None or m.size != best.size or m.verified != Verdict.PASSED or is_parallel(m) or not m.mb_per_s:
+        if code is None or m.verified != Verdict.PASSED or is_parallel(m) or not m.mb_per_s:
             continue
-        newest.setdefault((code, im.impl), _figure(rid, im, m, code, calls))
+        newest.setdefault((code, im.impl), _figure(rid, im, m, code))
+    ranked = {f.impl for f in answer.ranked}  # what the answer, filtered as asked, is about
     base = {f.code.library: f for f in newest.values() if f.run_id == run_id and f.runner == ENGINE
-            and f.where in ("host", ENGINE)}
+            and f.where in ("host", ENGINE) and f.impl in ranked}
     gaps = [VersionGap(base[f.code.library], f) for f in newest.values()
-            if f.code.library in base and f.code.version != base[f.code.library].code.version]
-    upgrade = release_gap(rows, best.impl, best.size, run_id, calls)
+            if f.code.library in base and f.code.version != base[f.code.library].code.version
+            and (across_runners or f.runner == base[f.code.library].runner)]
+    upgrade = release_gap(rows, best.impl, run_id)
     return ([upgrade] if upgrade else []) + by_library(gaps)
 
 
@@ -233,8 +218,7 @@ def headlines_first(gaps: Sequence[VersionGap]) -> list[VersionGap]:
     return heads + [g for g in gaps if g not in heads]
 
 
-def release_gap(rows: list[tuple[int, Implementation, Measurement]], impl: str, size: int, run_id: int,
-                calls: Calls) -> VersionGap | None:
+def release_gap(rows: list[tuple[int, Implementation, Measurement]], impl: str, run_id: int) -> VersionGap | None:
     """What the newest release of the winner's package (cipherbench/releases) measured at the
     answer's point on this host, against the winner as the answer's run timed it: what an
     upgrade would buy. None when the winner is no such package or is its newest release timed.
@@ -246,11 +230,11 @@ def release_gap(rows: list[tuple[int, Implementation, Measurement]], impl: str, 
     winner = None
     for rid, im, m in rows:  # newest run first
         base, release = split_name(im.impl)
-        if base != package.impl or m.size != size or m.verified != Verdict.PASSED or is_parallel(m) or not m.mb_per_s:
+        if base != package.impl or m.verified != Verdict.PASSED or is_parallel(m) or not m.mb_per_s:
             continue
         version = release or str(im.version or "")
         # one runner's code either way: a release runs in the runner its package's build runs in
-        f = replace(_figure(rid, im, m, Code(package.impl, version), calls),
+        f = replace(_figure(rid, im, m, Code(package.impl, version)),
                     runner=package.runner, where=package.runner)
         if rid == run_id and im.impl == impl:
             winner = f

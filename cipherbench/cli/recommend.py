@@ -13,6 +13,7 @@ from cipherbench.analysis.constant_time import LEGEND, ct_marks
 from cipherbench.analysis.recommend import USE_CASES, Answer, Filters, UseCase, recommend
 from cipherbench.analysis.versions import headlines, version_gaps
 from cipherbench.cli.app import Ctx
+from cipherbench.codepath import label_lines
 from cipherbench.console import clip, out
 from cipherbench.errors import CipherbenchError, UsageError
 from cipherbench.report.answer import interval, mbps, short_lines
@@ -40,32 +41,9 @@ def print_short(store: Store, run_id: int) -> None:
     out.print(f"details: cipherbench recommend {run_id}", markup=False)
 
 
-#: CPU features as the implementations announce them (libgcrypt's hwf names, OpenSSL's and
-#: Nettle's words) -> one short name each.
-FEATURES = (("vaes", "VAES"), ("aesni", "AES-NI"), ("aes-ni", "AES-NI"), ("shaext", "SHA-NI"),
-            ("sha-ni", "SHA-NI"), ("pclmul", "PCLMUL"), ("avx512", "AVX512"), ("avx2", "AVX2"),
-            ("ssse3", "SSSE3"), ("neon", "NEON"))
-
-
-def short_provider(text: str) -> str:
-    """The code path in a word or two: "default provider, AES-NI" -> "AES-NI",
-    "libgcrypt hwf intel-aesni intel-vaes-vpclmul" -> "VAES+AES-NI", "Nettle, one
-    implementation (not CPU-dispatched)" -> "portable". The full text: --long or --json."""
-    if not text:
-        return ""
-    head = text.split(";", 1)[0].lower()
-    found: list[str] = []
-    for token, name in FEATURES:
-        if token in head and name not in found:
-            found.append(name)
-    if found:
-        return "+".join(found[:2])
-    for word, name in (("generic", "portable"), ("portable", "portable"), ("one implementation", "portable"),
-                       ("legacy provider", "legacy prov."), ("default provider", "default prov.")):
-        if word in head:
-            return name
-    return text.split(",", 1)[0].split("(", 1)[0].strip()[:16]
-
+#: The code path column's width in the short table: a longer label goes on over lines, broken
+#: after a '+', never cut.
+PATH_WIDTH = 14
 
 #: Below this many columns, recommend --long prints each candidate's words (its ct verdict
 #: and code path) under the table instead of in columns squeezed to a few letters.
@@ -75,7 +53,8 @@ WORDS_BESIDE_AT = 150
 def _rows(a: Answer, long: bool) -> list[tuple[str, str, str, str, str, str, str]]:
     shown = a.ranked if long else a.ranked[:5]
     rows = [("=" if f.ties_best else str(n), f.impl, f.primitive, mbps(f.mb_per_s), interval(f),
-             f.ct.short() if long else f.ct.symbol(), f.provider if long else short_provider(f.provider))
+             f.ct.short() if long else f.ct.symbol(),
+             f"{f.path_label}: {f.provider}" if long else label_lines(f.path_label, PATH_WIDTH))
             for n, f in enumerate(shown, 1)]
     return rows + [("ref", f.impl, f.primitive, mbps(f.mb_per_s), interval(f), f.ct.short() if long else f.ct.symbol(),
                     "not ranked") for f in a.reference]
@@ -178,7 +157,7 @@ def recommend_cmd(c: Ctx, run_id, cases, languages, libraries, min_key_bits, min
     _print(answers, long_)
     host = store.run(rid)["host"]
     for a in answers:  # what another version of a library measured at the same point here
-        gaps = version_gaps(store, a, rid, host)
+        gaps = version_gaps(store, a, rid, host, across_runners=long_)  # another runner's: said so
         shown = gaps if long_ else headlines(gaps)  # one per library: its most telling change
         for g in shown:
             out.print(f"version, {a.spec.case.value}: {g.text()}", markup=False, highlight=False)
@@ -187,4 +166,4 @@ def recommend_cmd(c: Ctx, run_id, cases, languages, libraries, min_key_bits, min
     out.print(LEGEND, markup=False, highlight=False)
 
 
-__all__ = ["USE_CASES", "recommend_cmd", "print_short", "short_provider"]
+__all__ = ["USE_CASES", "recommend_cmd", "print_short"]

@@ -6,11 +6,13 @@ import json
 import click
 from rich.table import Table
 
+from cipherbench import codepath
 from cipherbench.analysis.constant_time import ct_checks, rows_beside
 from cipherbench.analysis.fit import fits
 from cipherbench.analysis.plausibility import flagged
 from cipherbench.arch.verified import show_lines as verified_lines
 from cipherbench.cli.app import Ctx
+from cipherbench.codepath import code_label, label_lines
 from cipherbench.console import clip, lit, out
 from cipherbench.envs.describe import show_lines
 from cipherbench.errors import CipherbenchError
@@ -119,10 +121,9 @@ SHORT_VERDICT = {"passed": "ok", "failed": "[red]FAIL[/]", "unverified": "[yello
 
 def narrow_tables(run_id, r) -> set:
     """One table per (primitive, operation/workload): implementation, size, figures, the
-    code path in a word (short_provider) and the verdict in one; full names: --json."""
+    code path's label (path_label) and the verdict in one; full names: --json."""
     from rich import box
 
-    from cipherbench.cli.recommend import short_provider
     groups: dict[tuple[str, str], list] = {}
     for m in r["measurements"]:
         groups.setdefault((m["primitive"], f"{m['operation']}/{m['workload']}"), []).append(m)
@@ -144,7 +145,7 @@ def narrow_tables(run_id, r) -> set:
                 continue
             t.add_row(lit(m["impl"]), str(m["size"]), fmt(m["mb_per_s"]) + (" [yellow]![/]" if m["warnings"] else ""),
                       _half_interval(m["ns_low"], m["ns_high"], m["ns_per_call"]), fmt(m["cycles_per_byte"], 2),
-                      compact(m["ns_per_call"]), lit(short_provider(m["provider"] or "")),
+                      compact(m["ns_per_call"]), lit(label_lines(path_label(m), 20)),
                       SHORT_VERDICT.get(m["verified"], m["verified"] or ""))
             if m["cycle_source"]:
                 sources.add(m["cycle_source"])
@@ -173,7 +174,7 @@ def wide_table(run_id, r) -> set:
         t.add_column(f"{size:,} B MB/s", justify="right")
     for col in ("overhead ns/call", "marginal MB/s", "marginal c/B"):
         t.add_column(col, justify="right")
-    t.add_column("provider")
+    t.add_column("code path")
     t.add_column("verified")
     side = _side_channel_column(t, r)
     for key in sorted(set(series) | set(errors)):
@@ -181,7 +182,7 @@ def wide_table(run_id, r) -> set:
         any_m = next(iter(ms.values()), None)
         fit = fits.get(key, ("", "", ""))
         last = (("", f"[red]{lit(errors[key][:60])}[/]") if any_m is None
-                else (lit(any_m["provider"] or ""), _verified_cell(any_m["verified"])))
+                else (lit(path_words(any_m)), _verified_cell(any_m["verified"])))
         t.add_row(*map(lit, key), *_wide_cells(ms), *fit, *last, *side(key[0], key[1]))
     out.print(t)
     return sources
@@ -219,7 +220,6 @@ def narrow_wide_tables(run_id, r) -> set:
 
 
 def _narrow_wide_row(key: tuple, ms_list: list, error: str | None, f, sizes: tuple[int, ...]) -> tuple[str, ...]:
-    from cipherbench.cli.recommend import short_provider
     if not ms_list:
         return lit(key[0]), f"[red]{lit(clip(error or '', 40))}[/]", *[""] * (len(sizes) + 2), "", "[red]-[/]"
     ms = {m["size"]: m for m in ms_list}
@@ -232,7 +232,7 @@ def _narrow_wide_row(key: tuple, ms_list: list, error: str | None, f, sizes: tup
         near_zero = f.overhead_se is not None and abs(f.overhead_ns) < 2 * f.overhead_se
         ov, marg = ("~0" if near_zero else compact(f.overhead_ns)), compact(f.marginal_mb_per_s)
     return (lit(key[0]), *_wide_cells(ms, compact, "[yellow]![/]", sizes), ov, marg,
-            lit(short_provider(any_m["provider"] or "")), SHORT_VERDICT.get(any_m["verified"], any_m["verified"] or ""))
+            lit(label_lines(path_label(any_m), 10)), SHORT_VERDICT.get(any_m["verified"], any_m["verified"] or ""))
 
 
 
@@ -268,14 +268,14 @@ def long_table(run_id, r) -> set:
                       "relative (of the time, then of the cycles); c/B = cycles per byte", caption_justify="left")
     for col, just in (("implementation", "left"), ("primitive", "left"), ("operation", "left"),
                       ("size", "right"), ("MB/s", "right"), ("±", "right"), ("c/B", "right"), ("c ±", "right"),
-                      ("ns/call", "right"), ("provider", "left"), ("verified", "left")):
+                      ("ns/call", "right"), ("code path", "left"), ("verified", "left")):
         t.add_column(col, justify=just)
     side = _side_channel_column(t, r)
     sources = set()
     for m in r["measurements"]:
         if m["error"]:
             t.add_row(lit(m["impl"]), lit(m["primitive"]), lit(f"{m['operation']}/{m['workload']}"), str(m["size"]),
-                      "-", "", "", "", "", lit(m["provider"] or ""), f"[red]{lit(clip(m['error'], 60, '--json'))}[/]",
+                      "-", "", "", "", "", lit(path_words(m)), f"[red]{lit(clip(m['error'], 60, '--json'))}[/]",
                       *side(m["impl"], m["primitive"]))
             continue
         ver = _verified_cell(m["verified"])
@@ -284,7 +284,7 @@ def long_table(run_id, r) -> set:
                   fmt(m["mb_per_s"]) + flag, _half_interval(m["ns_low"], m["ns_high"], m["ns_per_call"]),
                   fmt(m["cycles_per_byte"], 2),
                   _half_interval(m.get("cycles_low"), m.get("cycles_high"), m["cycles_per_call"]),
-                  fmt(m["ns_per_call"], 2), lit(m["provider"] or ""), ver, *side(m["impl"], m["primitive"]))
+                  fmt(m["ns_per_call"], 2), lit(path_words(m)), ver, *side(m["impl"], m["primitive"]))
         if m["cycle_source"]:
             sources.add(m["cycle_source"])
     out.print(t)
@@ -296,6 +296,16 @@ def long_table(run_id, r) -> set:
             t.add_row(*map(lit, row))
         out.print(t)
     return sources
+
+
+def path_label(m: dict) -> str:
+    """A stored point's code path in a label, from its announced features alone."""
+    return code_label(codepath.stored(m.get("features")))
+
+
+def path_words(m: dict) -> str:
+    """The label, then the implementation's own words for the path."""
+    return f"{path_label(m)}: {m['provider']}" if m.get("provider") else path_label(m)
 
 
 def _half_interval(low, high, median) -> str:

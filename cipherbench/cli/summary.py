@@ -15,7 +15,7 @@ from cipherbench.console import out
 from cipherbench.pipeline.notes import WarningKind
 from cipherbench.report.answer import mbps
 from cipherbench.report.tables import RowMark
-from cipherbench.results.rules import is_bulk_speed, ranked_as_library, size_text
+from cipherbench.results.rules import ranked_as_library, size_text, standing_points
 from cipherbench.results.run import Measurement, load_run
 from cipherbench.store.db import Store, describe
 from cipherbench.store.records import message_of
@@ -33,25 +33,26 @@ def _best(ms: list[Measurement], size: int) -> tuple[str, str]:
 
 
 def best_table(run_id: int, measurements: Iterable[Measurement]) -> Table | None:
-    """Per primitive (bulk encryption or hashing): the fastest verified library at the
-    smallest and the largest size each implementation was timed at."""
+    """Per primitive (encryption or hashing): the fastest verified library at the smallest and
+    the largest size each implementation was timed at, in the workload whose figure stands for
+    a point (results/rules.standing_workload: an AEAD's whole messages where timed, as the
+    answer ranks them), named in its column."""
     by_prim: dict[str, list[Measurement]] = {}
-    for m in measurements:
-        if not (is_bulk_speed(m) and ranked_as_library(m)):
-            continue
-        by_prim.setdefault(m.primitive, []).append(m)
+    for m in standing_points(measurements):
+        if ranked_as_library(m):
+            by_prim.setdefault(m.primitive, []).append(m)
     if not by_prim:
         return None
-    t = Table(title=f"run {run_id}: fastest verified library per primitive (bulk encryption, MB/s)",
+    t = Table(title=f"run {run_id}: fastest verified library per primitive (MB/s)",
               title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
-    for col, just in (("primitive", "left"), ("small", "right"), ("fastest", "left"), ("MB/s", "right"),
-                      ("large", "right"), ("fastest", "left"), ("MB/s", "right")):
+    for col, just in (("primitive", "left"), ("workload", "left"), ("small", "right"), ("fastest", "left"),
+                      ("MB/s", "right"), ("large", "right"), ("fastest", "left"), ("MB/s", "right")):
         t.add_column(col, justify=just, no_wrap=True, overflow="ellipsis",
                      min_width=6 if col in ("small", "large") else None, max_width=19)
     for prim in sorted(by_prim)[:SUMMARY_ROWS]:
         ms = by_prim[prim]
         lo, hi = min(m.size for m in ms), max(m.size for m in ms)
-        t.add_row(prim, size_text(lo), *_best(ms, lo), size_text(hi), *_best(ms, hi))
+        t.add_row(prim, ms[0].workload.value, size_text(lo), *_best(ms, lo), size_text(hi), *_best(ms, hi))
     if len(by_prim) > SUMMARY_ROWS:
         t.caption = f"{len(by_prim) - SUMMARY_ROWS} more primitives: cipherbench show {run_id} --wide"
     return t

@@ -58,6 +58,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from cipherbench.codepath import Features
 from cipherbench.errors import RunnerError
 from cipherbench.kinds import CycleSource, Operation, PrimitiveKind
 from cipherbench.measure.stats import Summary, summarize
@@ -91,6 +92,7 @@ class Point:
     workload: str
     size: int
     provider: str = ""
+    features: Features | None = None  # the code path as data (codepath.py); None: not announced
     loops: int = 0
     raw: list = field(default_factory=list)  # dicts: warmup, loops, ns, tsc, core_cycles, core_ghz
     error: str | None = None

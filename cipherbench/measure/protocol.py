@@ -13,7 +13,9 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from cipherbench.codepath import read_features
 from cipherbench.errors import RunnerError
+from cipherbench.kinds import CodeFeature
 
 #: a count from a runner: a JSON integer, not a string, float or boolean
 Count = Annotated[int, Field(strict=True, ge=0)]
@@ -72,8 +74,17 @@ class Rounds(_Model):
 
 class PrimitiveOffer(_Model):
     name: Annotated[str, Field(strict=True, min_length=1)]
-    provider: str = ""
+    provider: str = ""  # the code path in words, for people
+    features: list[CodeFeature] | None = None  # the code path as data; absent: unknown
     rounds: Rounds | None = None
+
+    @field_validator("features", mode="before")
+    @classmethod
+    def _protocol_features(cls, v: Any):
+        _, problem = read_features(v)
+        if problem:
+            raise ValueError(problem)
+        return v
 
 
 class ImplementationInfo(_Model):

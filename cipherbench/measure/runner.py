@@ -20,6 +20,7 @@ from pathlib import Path
 
 import orjson
 
+from cipherbench.codepath import Features
 from cipherbench.envs.model import EnvRecord
 from cipherbench.errors import RunnerError, UsageError
 from cipherbench.paths import BUILD, REPO
@@ -315,7 +316,9 @@ class Implementation:
     version: str = ""
     available: bool = True
     reason: str = ""
-    primitives: dict[str, str] = field(default_factory=dict)  # primitive -> provider
+    primitives: dict[str, str] = field(default_factory=dict)  # primitive -> provider (words, for people)
+    # primitive -> its code path's features (codepath.read_features); None: not announced
+    features: dict[str, Features | None] = field(default_factory=dict)
     notes: dict = field(default_factory=dict)
     native_name: str = ""  # the name inside its runner (differs only on clashes)
     # primitive -> {"full", "max", "unit"}: reduced-round variants it can run (protocol `rounds`)
@@ -326,7 +329,8 @@ class Implementation:
     def as_dict(self) -> dict:
         d = {"name": self.name, "runner": self.runner, "library": self.library,
              "version": self.version, "available": self.available, "reason": self.reason,
-             "primitives": self.primitives, "notes": self.notes}
+             "primitives": self.primitives, "features": {p: self.features.get(p) for p in self.primitives},
+             "notes": self.notes}
         if self.rounds:
             d["rounds"] = self.rounds
         if self.environment:

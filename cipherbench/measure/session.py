@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from cipherbench import registry
+from cipherbench.codepath import Features, read_features
 from cipherbench.envs.describe import environment_of
 from cipherbench.errors import CipherbenchError, RunnerError, UsageError, did_you_mean
 from cipherbench.measure.runner import (
@@ -202,12 +203,16 @@ class Session:
             name = f"{r.spec.prefix}:{native}" if r.spec.prefix else f"{native}{r.spec.suffix}" if r.spec.suffix else (
                 native if native not in self.impls else f"{r.spec.name}:{native}")
             prims: dict[str, str] = {}
+            features: dict[str, Features | None] = {}
             rounds: dict[str, dict] = {}
             problems = list(im.get("problems", []))
             for p in im.get("primitives", []):
                 pname = p.get("name") if isinstance(p, dict) else str(p)
                 if isinstance(pname, str) and pname in self.reg:
                     prims[pname] = (p.get("provider", "") if isinstance(p, dict) else "") or ""
+                    features[pname], problem = read_features(p.get("features") if isinstance(p, dict) else None)
+                    if problem:  # the path is then unknown, never guessed from the words
+                        problems.append(f"{pname}: {problem}")
                     rd = p.get("rounds") if isinstance(p, dict) else None
                     if (isinstance(rd, dict) and isinstance(rd.get("full"), int) and isinstance(rd.get("max"), int)
                             and 0 < rd["full"] <= rd["max"]):
@@ -217,7 +222,7 @@ class Session:
             impl = Implementation(
                 name=name, runner=r.spec.name, library=im.get("library", ""),
                 version=im.get("version", ""), available=bool(im.get("available", True)),
-                reason=im.get("reason", ""), primitives=prims, notes=dict(im.get("notes", {})),
+                reason=im.get("reason", ""), primitives=prims, features=features, notes=dict(im.get("notes", {})),
                 native_name=native, rounds=rounds,
                 environment=environment_of(r.spec, native, str(im.get("version", ""))))
             if problems:

@@ -42,7 +42,8 @@ def plan_points(s: Session, plan: RunPlan) -> list[Point]:
                 if p.kind == PrimitiveKind.HASH and wl is Workload.REKEY:
                     continue
                 for size in ([0] if op.is_keysetup else whole_block_sizes(p, plan.sizes)):
-                    points.append(Point(im.name, p, op, wl, size, provider=im.primitives.get(p.name, "")))
+                    points.append(Point(im.name, p, op, wl, size, provider=im.primitives.get(p.name, ""),
+                                        features=im.features.get(p.name)))
     if plan.parallel > 1:  # each point also on parallel CPUs at once, beside itself on one
         points += [replace(pt, parallel=plan.parallel, raw=[]) for pt in points
                    if s.parallel_of(pt.impl) == plan.parallel]
@@ -51,5 +52,6 @@ def plan_points(s: Session, plan: RunPlan) -> list[Point]:
                                                                  or NULL_IMPL in plan.implementations):
             for size in plan.sizes:
                 points.append(Point(im.name, s.reg["null"], Operation.ENCRYPT, Workload.BULK, size,
-                                    provider=im.primitives["null"], verified=Verdict.NOT_APPLICABLE))
+                                    provider=im.primitives["null"], features=im.features.get("null"),
+                                    verified=Verdict.NOT_APPLICABLE))
     return points

@@ -11,6 +11,7 @@ from cipherbench.store.records import MeasurementRecord
 def record_of(pt: Point, f: Figures | None) -> MeasurementRecord:
     """The stored row of a point: what was timed, and its figures where it has them."""
     rec = MeasurementRecord(impl=pt.stored_name, primitive=pt.primitive.name, provider=pt.provider,
+                            features=list(pt.features) if pt.features is not None else None,
                             operation=Operation(pt.operation), workload=Workload(pt.workload), size=pt.size,
                             loops=pt.loops, verified=Verdict(pt.verified), error=pt.error, parallel=pt.parallel)
     if f is None:

@@ -6,7 +6,7 @@ import os
 import socket
 from collections.abc import Callable, Sequence
 
-from cipherbench import registry
+from cipherbench import codepath, registry
 from cipherbench.errors import UsageError
 from cipherbench.kinds import RunStatus
 from cipherbench.measure.measurer import CoreClock, Point
@@ -43,6 +43,7 @@ def points_from_store(store: Store, run: Row, unsettled: list[Row]) -> list[tupl
         if p is None:
             continue
         pt = Point(m["impl"], p, m["operation"], m["workload"], m["size"], provider=m["provider"] or "",
+                   features=codepath.stored(m.get("features")),
                    loops=m["loops"], raw=[dict(s) for s in store.samples_of(m["id"])], verified=m["verified"] or "")
         out.append((m["id"], pt))
     return out

@@ -20,6 +20,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from cipherbench.codepath import code_label, read_features
 from cipherbench.errors import RunnerError
 from cipherbench.measure.runner import RunnerProcess
 from cipherbench.paths import BUILD, REPO
@@ -209,12 +210,13 @@ def announce(r: Release, seconds: float, artifact: str) -> ReleaseRecord:
     notes = impl.get("notes")
     notes = notes if isinstance(notes, dict) else {}
     code = " ".join(str(notes.get(r.package.code_note, "")).split()) if r.package.code_note else ""
+    features = {str(p.get("name")): read_features(p.get("features"))[0] for p in impl["primitives"] if isinstance(p, dict)}
     path_prim = next((p for p in PATH_PRIMITIVES if p in prims), next(iter(prims)))
     return ReleaseRecord(
         package=r.package.impl, version=r.version, ecosystem=r.package.ecosystem.value,
         coordinate=maven_artifact(r.package, r.version) if r.package.ecosystem is Ecosystem.MAVEN
         else r.package.coordinate, announced_version=version, code=code or f"{r.package.library} {version}",
-        path=f"{path_prim}: {prims[path_prim]}", primitives=len(prims), source_build=r.package.source_build,
+        path=f"{path_prim}: {code_label(features.get(path_prim))}", path_words=prims[path_prim], primitives=len(prims), source_build=r.package.source_build,
         seconds=round(seconds, 1), installed_at=datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
         artifact=artifact)
 

@@ -141,12 +141,13 @@ class ReleaseRecord:
     coordinate: str  # the registry's name of what was installed (bcprov-jdk15on for BC <= 1.70)
     announced_version: str  # the version the runner's hello gave for it
     code: str  # the code it really runs: a bundled library's version text, else its own
-    path: str  # its code path: the provider its runner names for the first primitive of interest
+    path: str  # its code path: the first primitive of interest and its label (codepath.code_label)
     primitives: int  # how many registry primitives it offers
     source_build: bool
     seconds: float
     installed_at: str
     artifact: str = ""  # the installed thing inside the folder: venv, jar, binary
+    path_words: str = ""  # the same path in the runner's words (empty in records written before)
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), indent=1)

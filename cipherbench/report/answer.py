@@ -13,6 +13,7 @@ from cipherbench.analysis.constant_time import LEGEND
 from cipherbench.analysis.recommend import Answer, Excluded, Figure, UseCase
 from cipherbench.analysis.versions import VersionGap, headlines_first
 from cipherbench.report.markup import md
+from cipherbench.results.rules import size_text
 
 #: Runners-up named in the short form, beside any that tie with the fastest.
 RUNNERS_UP = 2
@@ -99,9 +100,10 @@ def short_lines(answers: Sequence[Answer], width: int = 80,
         if best is None:
             lines.append(f"{a.spec.title} {a.where()}: no verified candidate"[:width])
         else:
-            forms = (f"{a.spec.title} {a.where()}: {label(best)} {mbps(best.mb_per_s)} {interval(best)}",
-                     f"{a.spec.title} {a.where()}: {label(best)} {mbps(best.mb_per_s)}",
-                     f"{a.spec.title}: {label(best)} {mbps(best.mb_per_s)}")  # the longest that fits
+            fig = f"{mbps(best.mb_per_s)} ({a.workload.value})"  # the workload named beside the figure
+            forms = (f"{a.spec.title} at {size_text(a.size)}: {label(best)} {fig} {interval(best)}",
+                     f"{a.spec.title} at {size_text(a.size)}: {label(best)} {fig}",
+                     f"{a.spec.title}: {label(best)} {fig}")  # the longest that fits
             lines.append(next((h for h in forms if len(h) <= width), forms[-1])[:width])
             n_ties = sum(f.ties_best for f in a.ranked)
             shown = [f for i, f in enumerate(a.ranked[1:]) if f.ties_best or i < RUNNERS_UP + n_ties][:8]

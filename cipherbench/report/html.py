@@ -166,12 +166,13 @@ def _yscale_buttons() -> list[dict[str, object]]:
 
 
 def _hover(m: Measurement) -> list[str | int]:
-    return [num(m.ns_per_call), num(m.cycles_per_byte), m.n, m.provider or "",
+    return [num(m.ns_per_call), num(m.cycles_per_byte), m.n,
+            m.path_label + (f" ({m.provider})" if m.provider else ""),
             "; ".join(m.warnings or []) or "none", m.verified or ""]
 
 
 HOVER = ("%{fullData.name}<br>%{x} B: <b>%{y:,.1f} MB/s</b><br>ns/call %{customdata[0]}, "
-         "cycles/byte %{customdata[1]}, %{customdata[2]} batches<br>provider: %{customdata[3]}"
+         "cycles/byte %{customdata[1]}, %{customdata[2]} batches<br>code path: %{customdata[3]}"
          "<br>verified: %{customdata[5]}<br>warnings: %{customdata[4]}<extra></extra>")
 
 

@@ -15,7 +15,7 @@ from plotly.colors import qualitative
 from plotly.subplots import make_subplots
 
 from cipherbench.kinds import PrimitiveKind
-from cipherbench.results.rules import is_bulk_speed, nominal_size, ranked_as_library, size_text
+from cipherbench.results.rules import nominal_size, ranked_as_library, size_text, standing_points
 from cipherbench.results.run import Measurement, ReportData, mb_interval, primitive
 
 #: Series a plot draws at most; ten colours that a reader tells apart (Tableau 10).
@@ -106,11 +106,12 @@ class Best:
 
 
 def best_per_size(data: ReportData) -> dict[str, dict[int, Best]]:
-    """primitive -> nominal size -> the fastest verified library's point (bulk encryption or
-    hashing; the reference code is not a library)."""
+    """primitive -> nominal size -> the fastest verified library's point (encryption or
+    hashing, in the workload whose figure stands for a point: results/rules.standing_workload,
+    as the answer above the plot ranks; the reference code is not a library)."""
     best: dict[str, dict[int, Best]] = {}
-    for _run, m in data.measurements():
-        if not (is_bulk_speed(m) and ranked_as_library(m)) or m.mb_per_s is None:
+    for m in standing_points(m for _run, m in data.measurements()):
+        if not ranked_as_library(m) or m.mb_per_s is None:
             continue
         size = nominal_size(m.size)
         cur = best.setdefault(m.primitive, {}).get(size)
@@ -155,8 +156,9 @@ def best_per_size_figure(data: ReportData) -> go.Figure | None:
                      range=[math.floor(lo), hi + 0.9])  # room beyond the longest bar for its label
     fig.update_xaxes(title_text="MB/s", row=len(panels), col=1)
     fig.update_layout(title="<b>Fastest verified library per primitive</b><br><sup>MB/s (10⁶ bytes/s, log "
-                            f"scale), bulk encryption or hashing at {' and '.join(size_text(s) for s in shown_sizes)}"
-                            " per call; the library on each bar</sup>",
+                            f"scale), encryption or hashing at {' and '.join(size_text(s) for s in shown_sizes)}"
+                            " per call (AEADs: whole messages where timed, as the answer ranks them); the library "
+                            "and the workload on each bar</sup>",
                       barmode="group", height=height,
                       legend=dict(title_text="bytes per call", traceorder="normal"))
     return fig
@@ -170,11 +172,12 @@ def _size_bars(fig: go.Figure, row: int, colour: str, size: int, points: list[tu
     fig.add_trace(go.Bar(
         y=[p for p, _ in points], x=[b.mb_per_s for _, b in points], orientation="h",
         name=size_text(size), legendgroup=size_text(size), showlegend=row == 1, marker=dict(color=colour),
-        text=[f"{b.impl} {short_number(b.mb_per_s)}" for _, b in points], textposition="outside",
+        text=[f"{b.impl} {short_number(b.mb_per_s)} ({b.m.workload.value})" for _, b in points], textposition="outside",
         cliponaxis=False,
         error_x=dict(type="data", array=[(hi - b.mb_per_s) if hi else 0 for (_, hi), (_, b) in zip(lo_hi, points)],
                      arrayminus=[(b.mb_per_s - lo) if lo else 0 for (lo, _), (_, b) in zip(lo_hi, points)],
                      thickness=1),
-        customdata=[[b.impl, size_text(size)] for _, b in points],
-        hovertemplate="%{y} at %{customdata[1]}: <b>%{x:,.1f} MB/s</b> (%{customdata[0]})<extra></extra>"),
+        customdata=[[b.impl, size_text(size), b.m.workload.value] for _, b in points],
+        hovertemplate="%{y} at %{customdata[1]}, %{customdata[2]} workload: <b>%{x:,.1f} MB/s</b> "
+                      "(%{customdata[0]})<extra></extra>"),
         row=row, col=1)

@@ -39,6 +39,7 @@ def csv_rows(data: ReportData) -> Iterator[list[Any]]:
         row.update(run_uuid=run.uuid, run_id=run.id, profile=run.profile, host=run.meta.host,
                    library=info.library, version=info.version,
                    warnings="; ".join(m.warnings or []),
+                   features=" ".join(m.features) if m.features is not None else None,
                    side_channel=side.get(run, {}).get((m.impl, m.primitive)) or None)
         yield [row[c] for c in CSV_COLUMNS]
 

@@ -4,8 +4,10 @@ size a whole-block size stands for. Reports, analysis and the commands ask here.
 from __future__ import annotations
 
 import math
+from collections.abc import Collection, Iterable
 
-from cipherbench.kinds import Operation, Verdict, Workload
+from cipherbench import registry
+from cipherbench.kinds import Operation, PrimitiveKind, Verdict, Workload
 from cipherbench.registry import REFERENCE_IMPL
 from cipherbench.results.run import Measurement, usable
 
@@ -29,6 +31,34 @@ def is_bulk_speed(m: Measurement) -> bool:
     """A timed point of bulk encryption or hashing with a size: what speed rankings compare."""
     return (usable(m) and m.size > 0 and m.workload is Workload.BULK
             and m.operation in (Operation.ENCRYPT, Operation.HASH))
+
+
+def standing_workload(kinds: Collection[PrimitiveKind], timed: Iterable[Workload]) -> Workload:
+    """Which workload's figure stands for a point (implementation, primitive, size) wherever
+    one figure is shown for it (the answer, the run's summary, the report's overview): an
+    AEAD's whole messages, each sealed with its own nonce, where they were timed (how AEADs
+    are used; libsodium offers nothing else); else the bulk stream. `kinds`: the primitives'
+    kinds the figures compare; `timed`: the workloads timed for them."""
+    if PrimitiveKind.AEAD in kinds and Workload.MESSAGE in set(timed):
+        return Workload.MESSAGE
+    return Workload.BULK
+
+
+def standing_points(measurements: Iterable[Measurement]) -> list[Measurement]:
+    """The timed points of encryption or hashing with a size that stand for their point: per
+    primitive, those of the workload standing_workload picks for what was timed of it."""
+    by_primitive: dict[str, list[Measurement]] = {}
+    for m in measurements:
+        if usable(m) and m.size > 0 and m.operation in (Operation.ENCRYPT, Operation.HASH):
+            by_primitive.setdefault(m.primitive, []).append(m)
+    reg = registry.load()
+    out: list[Measurement] = []
+    for name, points in by_primitive.items():
+        p = reg.get(name)
+        kinds = {PrimitiveKind(p.kind)} if p is not None else set()
+        workload = standing_workload(kinds, (m.workload for m in points))
+        out += [m for m in points if m.workload is workload]
+    return out
 
 
 def ranked_as_library(m: Measurement, verdict: Verdict | None = None, library: str = "") -> bool:

@@ -16,7 +16,7 @@ from typing import Any, TypeVar
 
 from sqlalchemy import select
 
-from cipherbench import registry
+from cipherbench import codepath, registry
 from cipherbench.errors import CipherbenchError
 from cipherbench.kinds import CycleSource, Operation, RunKind, RunStatus, Verdict, Workload
 from cipherbench.paths import REPO
@@ -83,7 +83,14 @@ class Measurement(MeasurementRecord):
         d["verified"] = _enum(Verdict, d.get("verified"))
         d["cycle_kind"] = _enum(CycleSource, d.get("cycle_kind"))
         d["warnings"] = list(d.get("warnings") or [])
+        found = codepath.stored(d.get("features"))
+        d["features"] = list(found) if found is not None else None
         return cls(**d, id=row.get("id") or 0, samples=[Sample.of(s) for s in row.get("samples") or []])
+
+    @property
+    def path_label(self) -> str:
+        """The code path in a label (codepath.code_label; "unknown" where none was announced)."""
+        return codepath.code_label(self.features)
 
     @property
     def key(self) -> tuple[str, str, Operation, Workload, int]:
@@ -106,6 +113,7 @@ class Implementation:
     available: bool | None = None
     reason: str | None = None
     primitives: Any = None  # primitive -> provider
+    features: Any = None  # primitive -> its code path's features (a list of words, or null)
     notes: Any = None
     environment: Any = None  # release, package, package_version, compiler (envs/describe.py)
     build: str | None = None  # the runner's identity (kat/cache.py): the build a ct verdict vouches for

@@ -28,7 +28,7 @@ from pydantic import (
 from sqlalchemy import JSON, Boolean, Column, DateTime, Float, Integer, String, Table, Text
 
 from cipherbench.errors import UsageError
-from cipherbench.kinds import CycleSource, Operation, RunKind, RunStatus, Verdict, Workload
+from cipherbench.kinds import CodeFeature, CycleSource, Operation, RunKind, RunStatus, Verdict, Workload
 from cipherbench.store.db import ct_results, diffusion, measurements, run_implementations, runs, samples, verifications
 
 #: PostgreSQL's INTEGER range.
@@ -44,10 +44,11 @@ ASSIGNED = {"id", "run_id", "measurement_id", "schema_version", "pid"}
 REFINED: dict[str, dict[str, Any]] = {
     "runs": {"status": RunStatus, "kind": RunKind, "warnings": list[StrictStr | dict[StrictStr, Any]],
              "settings": dict[StrictStr, Any], "context": dict[StrictStr, Any]},
-    "run_implementations": {"primitives": dict[StrictStr, StrictStr | None], "notes": dict[StrictStr, Any] | list[Any]},
+    "run_implementations": {"primitives": dict[StrictStr, StrictStr | None], "notes": dict[StrictStr, Any] | list[Any],
+                            "features": dict[StrictStr, list[CodeFeature] | None]},
     "verifications": {"status": Verdict, "failures": list[Any], "checks": dict[StrictStr, Any]},
     "measurements": {"operation": Operation, "workload": Workload, "verified": Verdict, "cycle_kind": CycleSource,
-                     "warnings": list[StrictStr]},
+                     "warnings": list[StrictStr], "features": list[CodeFeature]},
     "samples": {"parallel_ns": list[Finite]},
 }
 

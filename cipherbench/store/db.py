@@ -44,6 +44,10 @@ Schema versions (runs.schema_version says which one wrote a run):
    batches back to back, measure/measurer.py's sub_batches; null in older runs, one batch a
    request), and measurements.quantile and ns_median: which quantile of its batches a figure
    is, and their median beside it (null in older runs, whose figures are medians).
+   Also measurements.features and run_implementations.features: the code path as data, the
+   list of kinds.CodeFeature an implementation announced for the primitive (docs/protocol.md
+   `features`); `provider` keeps its words. Added the same way; null in older runs and for
+   runners that announce no list, which every view labels "unknown" (codepath.code_label).
 """
 from __future__ import annotations
 
@@ -120,7 +124,8 @@ run_implementations = Table(
     Column("version", String(255)),
     Column("available", Boolean),
     Column("reason", Text),
-    Column("primitives", JSON),  # primitive -> provider
+    Column("primitives", JSON),  # primitive -> provider (its code path in words)
+    Column("features", JSON),  # primitive -> its code path's features (kinds.CodeFeature), null: not announced
     Column("notes", JSON),
     Column("environment", JSON),  # release, package, package_version, compiler (envs/describe.py)
     # the runner's identity (kat/cache.py, runner_identity: its program's bytes and how it was
@@ -447,7 +452,7 @@ class Store:
         """The run's implementations; `builds`: runner name -> its identity (run_implementations.build)."""
         rows = [dict(run_id=run_id, impl=i.name, runner=i.runner, library=i.library,
                      version=i.version, available=i.available, reason=i.reason,
-                     primitives=i.primitives, notes=i.notes,
+                     primitives=i.primitives, features=getattr(i, "features", None) or None, notes=i.notes,
                      environment=getattr(i, "environment", None), build=(builds or {}).get(i.runner))
                 for i in impls]
         if rows:

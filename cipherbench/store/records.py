@@ -11,7 +11,7 @@ from typing import Any
 from sqlalchemy import JSON, Column, Float, Integer, String, Text
 from sqlalchemy.types import TypeEngine
 
-from cipherbench.kinds import CycleSource, Operation, Verdict, Workload
+from cipherbench.kinds import CodeFeature, CycleSource, Operation, Verdict, Workload
 
 
 def col(kind: TypeEngine[Any] | type[TypeEngine[Any]], doc: str, nullable: bool = True, **kw: Any) -> dict[str, Any]:
@@ -31,7 +31,9 @@ class MeasurementRecord:
 
     impl: str = _f(String(128), "implementation name (environment-prefixed where it ran in one)", "", False)
     primitive: str = _f(String(128), "canonical primitive name (registry/primitives.toml)", "", False)
-    provider: str | None = _f(String(255), "the code path the implementation announced (AES-NI, portable C, ...)")
+    provider: str | None = _f(String(255), "the code path in the implementation's words (for people)")
+    features: list[CodeFeature] | None = _f(JSON, "the code path as data: the kinds.CodeFeature list announced; "
+                                                   "null: none announced (unknown)")
     operation: Operation = _f(String(32), "kinds.Operation", Operation.ENCRYPT, False)
     workload: Workload = _f(String(16), "kinds.Workload", Workload.BULK, False)
     size: int = _f(Integer, "bytes per call (0 for key setup)", 0, False)

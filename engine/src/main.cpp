@@ -42,7 +42,8 @@ constexpr uint64_t kMaxFill = 64ull << 20;  // the largest `fill` (docs/protocol
 struct Impl {
     std::string name, library, version, reason;
     std::unique_ptr<Adapter> adapter;
-    std::map<std::string, std::string> offers;  // primitive -> provider
+    std::map<std::string, std::string> offers;  // primitive -> provider (the path in words)
+    std::map<std::string, Features> features;   // primitive -> the same path as data
     std::map<std::string, RoundsOffer> rounds;  // primitive -> reduced rounds offered
     std::vector<std::string> problems;
     std::vector<std::pair<std::string, std::string>> notes;
@@ -172,14 +173,17 @@ private:
                 for (const auto& o : im.adapter->offers()) {
                     if (!find_primitive(o.primitive))
                         im.problems.push_back("offers '" + o.primitive + "', which is not in the registry");
-                    else
-                        im.offers[o.primitive] = o.provider;
+                    else {
+                        im.offers[o.primitive] = o.path.text;
+                        im.features[o.primitive] = o.path.features;
+                    }
                     if (o.rounds.full && find_primitive(o.primitive)) im.rounds[o.primitive] = o.rounds;
                 }
             }
         } catch (const std::exception& e) {
             im.reason = std::string("failed to initialise: ") + e.what();
             im.offers.clear();
+            im.features.clear();
             im.rounds.clear();
         }
         impls_.push_back(std::move(im));
@@ -224,6 +228,8 @@ private:
             json prims = json::array();
             for (const auto& [p, prov] : im.offers) {
                 json e = {{"name", p}, {"provider", prov}};
+                auto f = im.features.find(p);
+                if (f != im.features.end() && !f->second.unknown()) e["features"] = feature_words(f->second);
                 auto r = im.rounds.find(p);
                 if (r != im.rounds.end())
                     e["rounds"] = {{"full", r->second.full}, {"max", r->second.max}, {"unit", r->second.unit}};

@@ -213,7 +213,7 @@ int cb_taint_main(int argc, char** argv) {
         std::string provider;
         bool offered = false;
         for (const auto& o : a->offers())
-            if (o.primitive == prim) { offered = true; provider = o.provider; }
+            if (o.primitive == prim) { offered = true; provider = o.path.text; }
         if (!offered) return usage(impl + " does not offer " + prim);
         json r = p->kind == cb::Kind::Hash ? run_hash(*a, *p) : run(*a, *p, secret == "key");
         r.update({{"impl", impl}, {"primitive", prim}, {"secret", secret}, {"library", a->library()},

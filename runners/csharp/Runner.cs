@@ -321,7 +321,8 @@ class Runner {
             Entry e = table[n];
             string prov = e.Class + " (Mono " + MonoVersionShort() + " managed code"
                 + (e.Sym != null ? ", no AES-NI; message/rekey: CreateEncryptor per message" : "") + ")";
-            prims.Add("{\"name\":" + Out.Q(n) + ",\"provider\":" + Out.Q(prov) + "}");
+            // Mono's classes are managed code on every CPU: nothing CPU-specific (docs/protocol.md, features)
+            prims.Add("{\"name\":" + Out.Q(n) + ",\"provider\":" + Out.Q(prov) + ",\"features\":[\"portable\"]}");
         }
         string impl = "{\"name\":\"mono\",\"library\":" + Out.Q("Mono class library (mscorlib, System.Core) " + typeof(object).Assembly.ImageRuntimeVersion)
             + ",\"version\":" + Out.Q(MonoVersion()) + ",\"available\":" + (prims.Count > 0 ? "true" : "false")

@@ -51,6 +51,7 @@ type hasher interface {
 type entry struct {
 	prim       *prim
 	provider   string
+	features   []string // the code path as data (docs/protocol.md, features); nil: unknown
 	newKey     func(key []byte) (any, error)
 	start      func(ctx any, iv []byte, enc bool) (xform, error)
 	noKeySetup string // non-empty: keysetup is answered unsupported with this reason
@@ -79,25 +80,25 @@ const (
 type blockCipher struct {
 	impl     string // which implementation offers the cipher in its plain modes
 	newBlock func(key []byte) (cipher.Block, error)
-	provider string
+	pure     bool // the package is Go alone (every platform); false: AES, told by aesPath
 }
 
 // Block ciphers: registry family -> Go package. Modes come from the registry
 // (ecb, cbc, cfb, ofb, ctr for all; gcm and xts where noted in buildImplementations).
 var blockCiphers = map[string]blockCipher{
-	"aes": {std, aes.NewCipher, ""},
-	"des": {std, des.NewCipher, "pure Go"},
+	"aes": {std, aes.NewCipher, false},
+	"des": {std, des.NewCipher, true},
 	"3des": {std, func(k []byte) (cipher.Block, error) {
 		if len(k) == 16 { // two-key EDE: K1, K2, K1
 			k = append(append([]byte{}, k...), k[:8]...)
 		}
 		return des.NewTripleDESCipher(k)
-	}, "pure Go"},
-	"blowfish": {xcrypt, func(k []byte) (cipher.Block, error) { return blowfish.NewCipher(k) }, "pure Go"},
-	"cast5":    {xcrypt, func(k []byte) (cipher.Block, error) { return cast5.NewCipher(k) }, "pure Go"},
-	"twofish":  {xcrypt, func(k []byte) (cipher.Block, error) { return twofish.NewCipher(k) }, "pure Go"},
-	"xtea":     {xcrypt, func(k []byte) (cipher.Block, error) { return xtea.NewCipher(k) }, "pure Go"},
-	"tea":      {xcrypt, tea.NewCipher, "pure Go"},
+	}, true},
+	"blowfish": {xcrypt, func(k []byte) (cipher.Block, error) { return blowfish.NewCipher(k) }, true},
+	"cast5":    {xcrypt, func(k []byte) (cipher.Block, error) { return cast5.NewCipher(k) }, true},
+	"twofish":  {xcrypt, func(k []byte) (cipher.Block, error) { return twofish.NewCipher(k) }, true},
+	"xtea":     {xcrypt, func(k []byte) (cipher.Block, error) { return xtea.NewCipher(k) }, true},
+	"tea":      {xcrypt, tea.NewCipher, true},
 }
 
 var plainModes = map[string]bool{"ecb": true, "cbc": true, "cfb": true, "ofb": true, "ctr": true}
@@ -122,10 +123,19 @@ func (s shake) Final(b []byte) []byte {
 }
 
 type hashDef struct {
-	impl     string
-	newHash  func() hasher
-	provider string
+	impl    string
+	newHash func() hasher
+	kind    hashCode // which code runs: Go alone, amd64 assembly, or chosen from the CPU (hashPath)
 }
+
+type hashCode int
+
+const (
+	pureGoHash hashCode = iota // Go alone, on every platform
+	keccakAsm                  // Keccak-f in amd64 assembly on amd64, Go elsewhere
+	md5Asm                     // amd64 assembly on amd64
+	dispatched                 // chosen from the CPU by Go: hashPath
+)
 
 func must(h hash.Hash, err error) hash.Hash {
 	if err != nil {
@@ -135,93 +145,139 @@ func must(h hash.Hash, err error) hash.Hash {
 }
 
 var hashes = map[string]hashDef{
-	"md5":         {std, hashEntry(md5.New), "amd64 assembly"},
-	"sha-1":       {std, hashEntry(sha1.New), ""},
-	"sha-224":     {std, hashEntry(sha256.New224), ""},
-	"sha-256":     {std, hashEntry(sha256.New), ""},
-	"sha-384":     {std, hashEntry(sha512.New384), ""},
-	"sha-512":     {std, hashEntry(sha512.New), ""},
-	"sha-512-256": {std, hashEntry(sha512.New512_256), ""},
-	"sha-512-224": {std, hashEntry(sha512.New512_224), ""},
-	"keccak-256":  {xcrypt, hashEntry(xsha3.NewLegacyKeccak256), "amd64 assembly (Keccak-f), original 0x01 padding"},
-	"keccak-512":  {xcrypt, hashEntry(xsha3.NewLegacyKeccak512), "amd64 assembly (Keccak-f), original 0x01 padding"},
-	"sha3-224":    {std, hashEntry(func() hash.Hash { return sha3.New224() }), "amd64 assembly (Keccak-f)"},
-	"sha3-256":    {std, hashEntry(func() hash.Hash { return sha3.New256() }), "amd64 assembly (Keccak-f)"},
-	"sha3-384":    {std, hashEntry(func() hash.Hash { return sha3.New384() }), "amd64 assembly (Keccak-f)"},
-	"sha3-512":    {std, hashEntry(func() hash.Hash { return sha3.New512() }), "amd64 assembly (Keccak-f)"},
-	"shake128":    {std, func() hasher { return shake{sha3.NewSHAKE128(), 32} }, "amd64 assembly (Keccak-f)"},
-	"shake256":    {std, func() hasher { return shake{sha3.NewSHAKE256(), 64} }, "amd64 assembly (Keccak-f)"},
-	"md4":         {xcrypt, hashEntry(md4.New), "pure Go"},
-	"ripemd-160":  {xcrypt, hashEntry(ripemd160.New), "pure Go"},
-	"blake2b-512": {xcrypt, hashEntry(func() hash.Hash { return must(blake2b.New512(nil)) }), ""},
-	"blake2b-256": {xcrypt, hashEntry(func() hash.Hash { return must(blake2b.New256(nil)) }), ""},
-	"blake2s-256": {xcrypt, hashEntry(func() hash.Hash { return must(blake2s.New256(nil)) }), ""},
+	"md5":         {std, hashEntry(md5.New), md5Asm},
+	"sha-1":       {std, hashEntry(sha1.New), dispatched},
+	"sha-224":     {std, hashEntry(sha256.New224), dispatched},
+	"sha-256":     {std, hashEntry(sha256.New), dispatched},
+	"sha-384":     {std, hashEntry(sha512.New384), dispatched},
+	"sha-512":     {std, hashEntry(sha512.New), dispatched},
+	"sha-512-256": {std, hashEntry(sha512.New512_256), dispatched},
+	"sha-512-224": {std, hashEntry(sha512.New512_224), dispatched},
+	"keccak-256":  {xcrypt, hashEntry(xsha3.NewLegacyKeccak256), keccakAsm},
+	"keccak-512":  {xcrypt, hashEntry(xsha3.NewLegacyKeccak512), keccakAsm},
+	"sha3-224":    {std, hashEntry(func() hash.Hash { return sha3.New224() }), keccakAsm},
+	"sha3-256":    {std, hashEntry(func() hash.Hash { return sha3.New256() }), keccakAsm},
+	"sha3-384":    {std, hashEntry(func() hash.Hash { return sha3.New384() }), keccakAsm},
+	"sha3-512":    {std, hashEntry(func() hash.Hash { return sha3.New512() }), keccakAsm},
+	"shake128":    {std, func() hasher { return shake{sha3.NewSHAKE128(), 32} }, keccakAsm},
+	"shake256":    {std, func() hasher { return shake{sha3.NewSHAKE256(), 64} }, keccakAsm},
+	"md4":         {xcrypt, hashEntry(md4.New), pureGoHash},
+	"ripemd-160":  {xcrypt, hashEntry(ripemd160.New), pureGoHash},
+	"blake2b-512": {xcrypt, hashEntry(func() hash.Hash { return must(blake2b.New512(nil)) }), dispatched},
+	"blake2b-256": {xcrypt, hashEntry(func() hash.Hash { return must(blake2b.New256(nil)) }), dispatched},
+	"blake2s-256": {xcrypt, hashEntry(func() hash.Hash { return must(blake2s.New256(nil)) }), dispatched},
 }
 
-// ------------------------------------------------------------------ providers
+// ------------------------------------------------------------------ code paths
+// Each path in words, for people, and its features (docs/protocol.md, features), both from
+// the CPU checks Go's own packages make on amd64. Off amd64 the runner does not follow
+// Go's choices: a path that is not Go alone is then unknown (nil features).
+
+type path struct {
+	words    string
+	features []string
+}
+
+var portable = []string{"portable"}
+
+func pureGo(words string) path { return path{words, portable} }
 
 func amd64() bool { return runtime.GOARCH == "amd64" }
 
-func aesProvider(mode string) string {
-	if !(amd64() && cpu.X86.HasAES) {
-		return "constant-time pure Go (no AES-NI)"
+func onAmd64(words string, features ...string) path {
+	if !amd64() {
+		return path{"Go, or its assembly for " + runtime.GOARCH, nil}
+	}
+	return path{words, features}
+}
+
+func aesPath(mode string) path {
+	if !amd64() {
+		return path{"Go's AES for " + runtime.GOARCH, nil}
+	}
+	if !cpu.X86.HasAES {
+		return pureGo("constant-time pure Go (no AES-NI)")
 	}
 	switch mode {
 	case "gcm":
 		if cpu.X86.HasPCLMULQDQ {
-			return "AES-NI + PCLMULQDQ (Go assembly)"
+			return path{"AES-NI + PCLMULQDQ (Go assembly)", []string{"aes-ni", "pclmul"}}
 		}
 	case "ctr":
-		return "AES-NI (Go assembly, 8 blocks at a time)"
+		return path{"AES-NI (Go assembly, 8 blocks at a time)", []string{"aes-ni"}}
 	}
-	return "AES-NI (Go assembly, one block per call)"
+	return path{"AES-NI (Go assembly, one block per call)", []string{"aes-ni"}}
 }
 
-func shaProvider(name string) string {
+func hashPath(name string) path {
 	if !amd64() {
-		return "Go"
+		return path{"Go, or its assembly for " + runtime.GOARCH, nil}
 	}
 	switch name {
 	case "sha-1", "sha-224", "sha-256":
 		if cpu.X86.HasAVX && hasSHANI() && cpu.X86.HasSSE41 && cpu.X86.HasSSSE3 {
-			return "SHA-NI (Go assembly)"
+			return path{"SHA-NI (Go assembly)", []string{"sha-ni"}}
 		}
 		if cpu.X86.HasAVX2 && cpu.X86.HasBMI2 {
-			return "AVX2 (Go assembly)"
+			return path{"AVX2 + BMI2 (Go assembly)", []string{"avx2", "bmi2"}}
 		}
-		return "amd64 assembly"
+		return path{"amd64 assembly", []string{"asm"}}
 	case "sha-384", "sha-512", "sha-512-256", "sha-512-224":
 		if cpu.X86.HasAVX2 && cpu.X86.HasBMI2 {
-			return "AVX2 (Go assembly)"
+			return path{"AVX2 + BMI2 (Go assembly)", []string{"avx2", "bmi2"}}
 		}
-		return "amd64 assembly"
+		return path{"amd64 assembly", []string{"asm"}}
 	case "blake2b-512", "blake2b-256":
 		switch {
 		case cpu.X86.HasAVX2:
-			return "AVX2 (Go assembly)"
+			return path{"AVX2 (Go assembly)", []string{"avx2"}}
 		case cpu.X86.HasAVX:
-			return "AVX (Go assembly)"
+			return path{"AVX (Go assembly)", []string{"avx"}}
 		case cpu.X86.HasSSE41:
-			return "SSE4.1 (Go assembly)"
+			return path{"SSE4.1 (Go assembly)", []string{"sse4.1"}}
 		}
-		return "pure Go"
+		return pureGo("pure Go")
 	case "blake2s-256":
 		switch {
 		case cpu.X86.HasSSE41:
-			return "SSE4.1 (Go assembly)"
+			return path{"SSE4.1 (Go assembly)", []string{"sse4.1"}}
 		case cpu.X86.HasSSSE3:
-			return "SSSE3 (Go assembly)"
+			return path{"SSSE3 (Go assembly)", []string{"ssse3"}}
 		}
-		return "SSE2 (Go assembly)"
+		return path{"SSE2 (Go assembly)", []string{"sse2"}}
 	}
-	return "Go"
+	return path{"Go", nil}
 }
 
-func chachaPolyProvider() string {
-	if amd64() && cpu.X86.HasSSSE3 && cpu.X86.HasAVX2 && cpu.X86.HasBMI2 {
-		return "AVX2 (Go assembly)"
+func chachaPolyPath() path {
+	if !amd64() {
+		return path{"Go, or its assembly for " + runtime.GOARCH, nil}
 	}
-	return "pure Go"
+	// x/crypto's chacha20poly1305_amd64.go: its assembly needs SSSE3 and takes the AVX2 body
+	// where the CPU also has AVX2 and BMI2
+	switch {
+	case cpu.X86.HasSSSE3 && cpu.X86.HasAVX2 && cpu.X86.HasBMI2:
+		return path{"AVX2 + BMI2 (Go assembly)", []string{"avx2", "bmi2"}}
+	case cpu.X86.HasSSSE3:
+		return path{"SSSE3 (Go assembly)", []string{"ssse3"}}
+	}
+	return pureGo("pure Go")
+}
+
+func hashDefPath(name string, h hashDef) path {
+	switch h.kind {
+	case pureGoHash:
+		return pureGo("pure Go")
+	case md5Asm:
+		return onAmd64("amd64 assembly", "asm")
+	case keccakAsm:
+		p := onAmd64("amd64 assembly (Keccak-f)", "asm")
+		if h.impl == xcrypt {
+			p.words += ", original 0x01 padding"
+		}
+		return p
+	}
+	return hashPath(name)
 }
 
 // ------------------------------------------------------------------ modes
@@ -299,19 +355,19 @@ func buildImplementations() {
 			if !ok {
 				break
 			}
-			prov := bc.provider
-			if fam == "aes" {
-				prov = aesProvider(mode)
+			prov := pureGo("pure Go")
+			if !bc.pure {
+				prov = aesPath(mode)
 			}
 			newKey := func(k []byte) (any, error) { return bc.newBlock(k) }
 			switch {
 			case plainModes[mode]:
-				add(bc.impl, &entry{prim: p, provider: prov, newKey: newKey, start: blockStart(mode)})
+				add(bc.impl, &entry{prim: p, provider: prov.words, features: prov.features, newKey: newKey, start: blockStart(mode)})
 			case mode == "gcm" && (fam == "aes" || fam == "twofish"):
 				if fam == "twofish" {
-					prov = "crypto/cipher generic GCM (pure Go) over x/crypto/twofish"
+					prov = pureGo("crypto/cipher generic GCM (pure Go) over x/crypto/twofish")
 				}
-				add(bc.impl, &entry{prim: p, provider: prov, newAEAD: func(k []byte) (cipher.AEAD, error) {
+				add(bc.impl, &entry{prim: p, provider: prov.words, features: prov.features, newAEAD: func(k []byte) (cipher.AEAD, error) {
 					b, err := bc.newBlock(k)
 					if err != nil {
 						return nil, err
@@ -323,7 +379,7 @@ func buildImplementations() {
 			switch p.Name {
 			case "chacha20", "xchacha20":
 				add(xcrypt, &entry{prim: p, provider: "pure Go (x/crypto/chacha20 has no amd64 assembly)",
-					newKey: keyCopy,
+					features: portable, newKey: keyCopy,
 					start: func(ctx any, iv []byte, enc bool) (xform, error) {
 						c, err := chacha20.NewUnauthenticatedCipher(ctx.([]byte), iv)
 						if err != nil {
@@ -333,12 +389,13 @@ func buildImplementations() {
 					},
 					noKeySetup: "x/crypto/chacha20 sets key and nonce together (NewUnauthenticatedCipher); the message workload times it"})
 			case "salsa20", "xsalsa20":
-				prov := "amd64 assembly (Salsa20 core)"
+				prov := onAmd64("amd64 assembly (Salsa20 core)", "asm")
 				if p.Name == "xsalsa20" {
-					prov = "HSalsa20 in Go + amd64 assembly (Salsa20 core)"
+					prov.words = "HSalsa20 in Go + " + prov.words
 				}
-				add(xcrypt, &entry{prim: p, provider: prov + "; each call is one XORKeyStream from counter 0",
-					newKey: func(k []byte) (any, error) { var a [32]byte; copy(a[:], k); return &a, nil },
+				add(xcrypt, &entry{prim: p, provider: prov.words + "; each call is one XORKeyStream from counter 0",
+					features: prov.features,
+					newKey:   func(k []byte) (any, error) { var a [32]byte; copy(a[:], k); return &a, nil },
 					start: func(ctx any, iv []byte, enc bool) (xform, error) {
 						k, nonce := ctx.(*[32]byte), append([]byte{}, iv...)
 						return func(dst, src []byte) { salsa20.XORKeyStream(dst, src, nonce, k) }, nil
@@ -346,7 +403,7 @@ func buildImplementations() {
 					noKeySetup: "x/crypto/salsa20 has no key setup step: the key is passed to every XORKeyStream call",
 					oneShot:    "x/crypto/salsa20.XORKeyStream keeps no stream state between calls"})
 			case "rc4":
-				add(std, &entry{prim: p, provider: "pure Go",
+				add(std, &entry{prim: p, provider: "pure Go", features: portable,
 					newKey: func(k []byte) (any, error) { return rc4.NewCipher(k) },
 					start: func(ctx any, iv []byte, enc bool) (xform, error) {
 						c := *ctx.(*rc4.Cipher) // a fresh copy of the keyed state per message
@@ -356,17 +413,17 @@ func buildImplementations() {
 		}
 		switch p.Name {
 		case "chacha20-poly1305":
-			add(xcrypt, &entry{prim: p, provider: chachaPolyProvider(), newAEAD: chacha20poly1305.New})
+			cp := chachaPolyPath()
+			add(xcrypt, &entry{prim: p, provider: cp.words, features: cp.features, newAEAD: chacha20poly1305.New})
 		case "xchacha20-poly1305":
-			add(xcrypt, &entry{prim: p, provider: "HChaCha20 in Go + " + chachaPolyProvider(), newAEAD: chacha20poly1305.NewX})
+			cp := chachaPolyPath()
+			add(xcrypt, &entry{prim: p, provider: "HChaCha20 in Go + " + cp.words, features: cp.features,
+				newAEAD: chacha20poly1305.NewX})
 		}
 		if p.Kind == "hash" {
 			if h, ok := hashes[p.Name]; ok {
-				prov := h.provider
-				if prov == "" {
-					prov = shaProvider(p.Name)
-				}
-				add(h.impl, &entry{prim: p, provider: prov, newHash: h.newHash})
+				hp := hashDefPath(p.Name, h)
+				add(h.impl, &entry{prim: p, provider: hp.words, features: hp.features, newHash: h.newHash})
 			}
 		}
 	}

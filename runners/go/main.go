@@ -239,7 +239,11 @@ func hello() map[string]any {
 	for _, im := range implementations {
 		prims := []any{}
 		for _, e := range im.entries {
-			prims = append(prims, map[string]any{"name": e.prim.Name, "provider": e.provider})
+			pr := map[string]any{"name": e.prim.Name, "provider": e.provider}
+			if e.features != nil {
+				pr["features"] = e.features
+			}
+			prims = append(prims, pr)
 		}
 		j := map[string]any{"name": im.name, "library": im.library, "version": im.version,
 			"available": true, "primitives": prims}

@@ -83,6 +83,43 @@ function cpuHas(flag) {
   } catch { return false; }
 }
 
+// The features of a path through the bundled OpenSSL (docs/protocol.md, `features`), by
+// OpenSSL's own x86-64 rules as the engine's OpenSSL adapter reads them
+// (engine/adapters/openssl/adapter.cpp, features_of): AES-NI for AES; for GCM its AVX-512
+// VAES body from 3.1 on where the CPU has AVX512F, DQ, BW, VL, VAES and VPCLMULQDQ, else
+// AES-NI + PCLMUL; XTS's VAES bodies from 3.4 on are not followed (unknown); SHA-NI for
+// SHA-1/SHA-224/SHA-256; C for the legacy ciphers OpenSSL has no assembly for. null
+// (unknown) elsewhere, off x86-64, and where OPENSSL_ia32cap masks what CPUID says.
+const C_FAMILIES = new Set(['blowfish', 'cast5', 'des', '3des', 'desx', 'idea', 'seed', 'rc2']);
+function opensslFeatures(p, fam) {
+  if (process.arch !== 'x64' || process.env.OPENSSL_ia32cap !== undefined) return null;
+  const [major, minor] = process.versions.openssl.split('.').map(Number);
+  const at = (a, b) => major > a || (major === a && minor >= b);
+  if (fam === 'aes') {
+    if (!cpuHas('aes')) return null;
+    if (p.mode === 'gcm') {
+      const vaes = at(3, 1) && ['avx512f', 'avx512dq', 'avx512bw', 'avx512vl', 'vaes', 'vpclmulqdq'].every(cpuHas);
+      return vaes ? ['vaes', 'vpclmul', 'avx512'] : cpuHas('pclmulqdq') ? ['aes-ni', 'pclmul'] : null;
+    }
+    if (p.mode === 'xts' && at(3, 4)) return null;
+    if (['gcmsiv', 'siv'].includes(p.mode)) return null;
+    return ['aes-ni'];
+  }
+  if (['sha-1', 'sha-224', 'sha-256'].includes(p.name)) return cpuHas('sha_ni') ? ['sha-ni'] : null;
+  return C_FAMILIES.has(fam) ? ['portable'] : null;
+}
+
+// The words for people beside those features.
+function opensslWords(f) {
+  if (f === null) return '';
+  if (f.includes('vaes')) return ', AES-GCM with VAES + VPCLMULQDQ (AVX-512)';
+  if (f.includes('pclmul')) return ', AES-NI + PCLMUL';
+  if (f.includes('aes-ni')) return ', AES-NI';
+  if (f.includes('sha-ni')) return ', SHA-NI';
+  if (f.includes('portable')) return ', portable C';
+  return '';
+}
+
 function buildImplementations(reg) {
   const ossl = `bundled OpenSSL ${process.versions.openssl}`;
   const aesni = cpuHas('aes');
@@ -99,10 +136,12 @@ function buildImplementations(reg) {
     if (!name) continue;
     if (p.kind === 'hash' ? !hashes.has(name) : !ciphers.has(name)) continue;
     const fam = p.kind === 'hash' || p.kind === 'stream' ? p.name : p.name.split('-')[0];
-    let provider = `${ossl} (EVP)`;
-    if (fam === 'aes') provider = `${aesni ? 'AES-NI' : 'no AES-NI'} via ${ossl} (EVP)`;
+    const features = opensslFeatures(p, fam);
+    let provider = `${ossl} (EVP)${opensslWords(features)}`;
+    if (fam === 'aes' && !aesni) provider += ', no AES-NI';
     if (legacy.has(fam)) provider += ', legacy provider';
     const e = nodeEntry(p, name, provider);
+    e.features = features;
     if (probe(e)) nc.entries.set(p.name, e);
   }
   const wc = { name: 'webcrypto', library: `WebCrypto (crypto.webcrypto.subtle, Node ${process.version})`,
@@ -111,13 +150,15 @@ function buildImplementations(reg) {
       api: 'one awaited promise per call; importKey is the key setup; AES-CBC always pads (see provider)' } };
   for (const p of reg.values()) {
     if (p.kind === 'hash' && WEB_HASHES[p.name]) {
-      wc.entries.set(p.name, { prim: p, web: WEB_HASHES[p.name],
-        provider: `${ossl} via WebCrypto digest(); one-shot: each call is a whole digest` });
+      const features = opensslFeatures(p, p.name);
+      wc.entries.set(p.name, { prim: p, web: WEB_HASHES[p.name], features,
+        provider: `${ossl}${opensslWords(features)} via WebCrypto digest(); one-shot: each call is a whole digest` });
     } else if (p.name.startsWith('aes-') && WEB_MODES[p.mode]) {
-      let provider = `${aesni ? 'AES-NI' : 'no AES-NI'} via ${ossl}, WebCrypto ${WEB_MODES[p.mode]}; one promise per call`;
+      const features = opensslFeatures(p, 'aes');
+      let provider = `${ossl}${opensslWords(features)}${aesni ? '' : ', no AES-NI'}, WebCrypto ${WEB_MODES[p.mode]}; one promise per call`;
       if (p.mode === 'cbc') provider += '; PKCS#7 always added: every encrypt call processes size+16 bytes and the pad block is dropped, every decrypt call gets a prepared pad block appended (size+16 bytes)';
       if (p.mode === 'ctr') provider += '; counter length 128 bits';
-      wc.entries.set(p.name, { prim: p, web: WEB_MODES[p.mode], provider });
+      wc.entries.set(p.name, { prim: p, web: WEB_MODES[p.mode], provider, features });
     }
   }
   return [nc, wc];
@@ -220,7 +261,8 @@ function hello() {
     runtime: `Node.js ${process.version} (V8 ${process.versions.v8})`,
     clocks: { monotonic: 'process.hrtime.bigint() (CLOCK_MONOTONIC)', tsc: null, core_cycles: null },
     implementations: IMPLS.map((im) => ({ name: im.name, library: im.library, version: im.version, available: true,
-      primitives: [...im.entries.values()].map((e) => ({ name: e.prim.name, provider: e.provider })), notes: im.notes })) };
+      primitives: [...im.entries.values()].map((e) => ({ name: e.prim.name, provider: e.provider,
+        ...(e.features ? { features: e.features } : {}) })), notes: im.notes })) };
 }
 
 function target(req) {

@@ -121,6 +121,33 @@ function cpu_flag(string $flag): bool {  // x86 /proc/cpuinfo flag, for provider
     return isset($flags[$flag]);
 }
 
+// The features of a path through the system's OpenSSL (docs/protocol.md, `features`), by
+// OpenSSL's own x86-64 rules as the engine's OpenSSL adapter reads them
+// (engine/adapters/openssl/adapter.cpp, features_of): AES-NI for AES; for GCM its AVX-512
+// VAES body from 3.1 on where the CPU has AVX512F, DQ, BW, VL, VAES and VPCLMULQDQ, else
+// AES-NI + PCLMUL; XTS's VAES bodies from 3.4 on, GCM-SIV and SIV are not followed; SHA-NI
+// for SHA-1/SHA-224/SHA-256; C for the legacy ciphers OpenSSL has no assembly for. null
+// (unknown) elsewhere, off x86-64, and where OPENSSL_ia32cap masks what CPUID says.
+function openssl_features(array $p, string $runtime): ?array {
+    if (php_uname('m') !== 'x86_64' || getenv('OPENSSL_ia32cap') !== false) return null;
+    $v = preg_match('/(\d+)\.(\d+)/', $runtime, $m) ? [(int)$m[1], (int)$m[2]] : [0, 0];
+    $at = fn(int $a, int $b) => $v[0] > $a || ($v[0] === $a && $v[1] >= $b);
+    $family = $p['family'] ?? '';
+    $mode = $p['mode'] ?? '';
+    if ($family === 'aes') {
+        if (!cpu_flag('aes')) return null;
+        if ($mode === 'gcm') {
+            $vaes = $at(3, 1);
+            foreach (['avx512f', 'avx512dq', 'avx512bw', 'avx512vl', 'vaes', 'vpclmulqdq'] as $f) $vaes = $vaes && cpu_flag($f);
+            return $vaes ? ['vaes', 'vpclmul', 'avx512'] : (cpu_flag('pclmulqdq') ? ['aes-ni', 'pclmul'] : null);
+        }
+        if (($mode === 'xts' && $at(3, 4)) || in_array($mode, ['gcmsiv', 'siv'], true)) return null;
+        return ['aes-ni'];
+    }
+    if (in_array($p['name'], ['sha-1', 'sha-224', 'sha-256'], true)) return cpu_flag('sha_ni') ? ['sha-ni'] : null;
+    return in_array($family, ['blowfish', 'cast5', 'des', '3des', 'desx', 'idea', 'seed', 'rc2'], true) ? ['portable'] : null;
+}
+
 function bump(string $iv): string {  // next nonce: big-endian increment
     for ($j = strlen($iv) - 1; $j >= 0; $j--) {
         $b = (ord($iv[$j]) + 1) & 0xff;
@@ -138,7 +165,8 @@ function buffer(int $n): string {  // byte i = i mod 256
 
 // ------------------------------------------------------------------ implementations
 abstract class Impl {
-    public array $offers = [];  // canonical name => provider
+    public array $offers = [];  // canonical name => provider (the code path in words)
+    public array $features = [];  // canonical name => the same path's features; absent: unknown
     public array $notes = [];
     public string $reason = '';
     abstract public function name(): string;
@@ -168,6 +196,15 @@ class OpenSSLImpl extends Impl {
             }
         }
         foreach (OPENSSL_OTHER as $name => $on) $this->candidate($reg, $ciphers, $name, $on);
+        $info = modules_info();
+        $this->runtime = preg_match('/^OpenSSL Library Version => (.*)$/m', $info, $mm) ? trim($mm[1]) : OPENSSL_VERSION_TEXT;
+        foreach (array_keys($this->offers) as $name) {
+            $f = openssl_features($reg[$name], $this->runtime);
+            if ($f !== null) $this->features[$name] = $f;
+            if ($f === ['portable']) $this->offers[$name] = str_replace('(OpenSSL assembly or C;', '(C;', $this->offers[$name]);
+            if (($reg[$name]['mode'] ?? '') === 'gcm' && $f !== null) $this->offers[$name] = str_replace('(AES-NI;',
+                in_array('vaes', $f, true) ? '(AES-GCM with VAES + VPCLMULQDQ, AVX-512;' : '(AES-NI + PCLMUL;', $this->offers[$name]);
+        }
         $mds = array_flip(openssl_get_md_methods());
         foreach (OPENSSL_HASH as $name => $on) {
             if (!isset($reg[$name]) || !isset($mds[$on])) continue;
@@ -175,11 +212,11 @@ class OpenSSLImpl extends Impl {
             $this->lib[$name] = $on;
             $hw = in_array($name, ['sha-1', 'sha-224', 'sha-256'], true) && cpu_flag('sha_ni') ? 'SHA-NI' : 'OpenSSL assembly or C';
             $this->offers[$name] = "OpenSSL $on ($hw; one-shot openssl_digest per call)";
+            $f = openssl_features($reg[$name], $this->runtime);
+            if ($f !== null) $this->features[$name] = $f;
         }
-        $info = modules_info();
         $this->notes['openssl_header_version'] = OPENSSL_VERSION_TEXT;
         $this->notes['openssl_conf'] = getenv('OPENSSL_CONF') ?: '(default)';
-        $this->runtime = preg_match('/^OpenSSL Library Version => (.*)$/m', $info, $mm) ? trim($mm[1]) : OPENSSL_VERSION_TEXT;
     }
     public string $runtime = '';
 
@@ -320,6 +357,7 @@ class McryptImpl extends Impl {
         $this->tds["$alg/$mode"] = $td;
         $this->lib[$name] = [$alg, $mode];
         $this->offers[$name] = "libmcrypt $alg/$mode (portable C" . (str_starts_with($alg, 'rijndael') ? ', no AES-NI' : '') . ')';
+        $this->features[$name] = ['portable'];
     }
 
     // libmcrypt 2.5.8 ncfb.c (xor_stuff_en/de with s_register_pos != 0) copies the wrong bytes
@@ -435,6 +473,8 @@ class SodiumImpl extends Impl {
             }
             $this->offers[$name] = 'libsodium ' . SODIUM_LIBRARY_VERSION . ' (one-shot call per message; '
                 . ($name === 'aes-256-gcm' ? 'AES-NI + PCLMUL' : 'portable C or SIMD chosen at run time') . ')';
+            // libsodium says which of its builds runs only for AES-256-GCM: the rest is unknown here
+            if ($name === 'aes-256-gcm') $this->features[$name] = ['aes-ni', 'pclmul'];
         }
     }
     public function name(): string { return 'php-sodium'; }
@@ -521,7 +561,10 @@ class HashImpl extends Impl {
     public function __construct(array $reg) {
         $algos = array_flip(hash_algos());
         foreach (PHPHASH as $name => $hn)
-            if (isset($reg[$name]) && isset($algos[$hn])) $this->offers[$name] = "ext-hash $hn (PHP's own C code)";
+            if (isset($reg[$name]) && isset($algos[$hn])) {
+                $this->offers[$name] = "ext-hash $hn (PHP's own C code)";
+                $this->features[$name] = ['portable'];  // no SHA or vector code in PHP 8.2's ext-hash
+            }
     }
     public function name(): string { return 'php-hash'; }
     public function library(): string { return 'ext-hash (bundled with PHP)'; }
@@ -591,7 +634,8 @@ final class Runner {
         foreach ($this->impls as $im) {
             $prims = [];
             ksort($im->offers);
-            foreach ($im->offers as $n => $prov) $prims[] = ['name' => $n, 'provider' => $prov];
+            foreach ($im->offers as $n => $prov)
+                $prims[] = ['name' => $n, 'provider' => $prov] + (isset($im->features[$n]) ? ['features' => $im->features[$n]] : []);
             $j = ['name' => $im->name(), 'library' => $im->library(), 'version' => $im->version(),
                   'available' => count($prims) > 0, 'primitives' => $prims];
             if (!$prims) $j['reason'] = 'no primitive could be loaded';

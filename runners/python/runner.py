@@ -111,8 +111,8 @@ class Unsupported(Exception):
 # A hash entry has new() -> object with update(data) and final() -> digest.
 
 class Entry:
-    def __init__(self, prim, provider, **fns):
-        self.prim, self.provider = prim, provider
+    def __init__(self, prim, provider, features, **fns):
+        self.prim, self.provider, self.features = prim, provider, features
         self.__dict__.update(fns)
 
 
@@ -123,9 +123,11 @@ class Impl:
         self.entries: dict[str, Entry] = {}
         self.reason = ""
 
-    def add(self, pname, provider, **fns):
+    def add(self, pname, path, **fns):
+        """`path`: (the code path in words, its features: a tuple of the protocol's words, or
+        None where the runner cannot tell which code runs)."""
         if pname in REG and pname not in self.entries:
-            self.entries[pname] = Entry(REG[pname], provider, **fns)
+            self.entries[pname] = Entry(REG[pname], path[0], path[1], **fns)
 
 
 class Xf:
@@ -137,6 +139,52 @@ class Xf:
         self.run, self.bulk, self.scratch = run, bulk, scratch
 
 
+# ---------------------------------------------------------------------- code paths
+# The features of each path (docs/protocol.md, `features`), found the way the library finds
+# them: which module it loaded, or its own CPUID rules on the CPU's flags. None: unknown.
+PORTABLE = ("portable",)
+X86 = platform.machine().lower() in ("x86_64", "amd64", "i386", "i686")
+ARM64 = platform.machine().lower() in ("aarch64", "arm64")
+
+
+def cpu_flags():
+    """The CPU's flags as Linux lists them (features the kernel does not enable are left out)."""
+    try:
+        with open("/proc/cpuinfo") as f:
+            line = next((x for x in f if x.startswith(("flags", "Features"))), "")
+    except OSError:
+        return frozenset()
+    return frozenset(line.partition(":")[2].split())
+
+
+CPU = cpu_flags()
+
+
+def joined(*parts):
+    """The features of a path made of parts: every CPU-specific one; portable only when nothing
+    else is left; unknown when any part is."""
+    if any(p is None for p in parts):
+        return None
+    found = {f for p in parts for f in p}
+    return tuple(sorted(found - {"portable"})) if found - {"portable"} else PORTABLE
+
+
+def loaded(module, used, alternatives, portable):
+    """Which of a pycryptodome module's raw libraries it loaded: the features of the
+    alternative object that `used` is, portable when it is the `portable` one or the module
+    has no alternatives at all (releases before they existed load one C library), else None."""
+    lib = getattr(module, used, None)
+    if lib is None:
+        return None
+    for attr, features in alternatives.items():
+        alt = getattr(module, attr, None)
+        if alt is not None and lib is alt:
+            return features
+    if lib is getattr(module, portable, object()) or not any(hasattr(module, a) for a in (*alternatives, portable)):
+        return PORTABLE
+    return None
+
+
 # ---------------------------------------------------------------------- pycryptodome
 def add_pycryptodome(impls):
     try:
@@ -144,7 +192,7 @@ def add_pycryptodome(impls):
         from Crypto.Cipher import AES, ARC2, ARC4, CAST, DES, DES3, Blowfish, ChaCha20, ChaCha20_Poly1305, Salsa20
         from Crypto.Hash import (BLAKE2b, BLAKE2s, MD4, MD5, RIPEMD160, SHA1, SHA224, SHA256, SHA384, SHA512, keccak,
                                  SHA3_224, SHA3_256, SHA3_384, SHA3_512, SHAKE128, SHAKE256)
-        from Crypto.Util import _cpu_features
+        from Crypto.Cipher import _mode_gcm
     except Exception as e:  # noqa: BLE001
         im = Impl("pycryptodome", "pycryptodome", "")
         im.reason = f"cannot import pycryptodome: {e}"
@@ -152,9 +200,14 @@ def add_pycryptodome(impls):
         return
     im = Impl("pycryptodome", "pycryptodome", Crypto.__version__,
               {"note": "its own C code; a cipher object is created per message (key and IV are set together)"})
-    aesni = _cpu_features.have_aes_ni()
-    clmul = _cpu_features.have_clmul()
-    aes_prov = "AES-NI (pycryptodome C)" if aesni else "portable C (pycryptodome, no AES-NI)"
+    # AES.new takes the module _raw_aes_hw holds (AES-NI on x86, the ARMv8 extensions on
+    # AArch64) where it loaded one; releases before 3.21 kept an AES-NI module in _raw_aesni_lib
+    aes_hw = AES._raw_aes_hw is not None if hasattr(AES, "_raw_aes_hw") else \
+        getattr(AES, "_raw_aesni_lib", None) is not None
+    aes_path = (("AES-NI (pycryptodome C)", ("aes-ni",)) if X86 else ("ARMv8 AES (pycryptodome C)", ("armv8-ce",))
+                if ARM64 else ("AES instructions (pycryptodome C)", None)) if aes_hw else \
+        ("portable C (pycryptodome, no AES instructions)", PORTABLE)
+    portable = ("portable C (pycryptodome)", PORTABLE)
 
     def block_modes(mod, extra=None):
         bits = mod.block_size * 8
@@ -173,11 +226,9 @@ def add_pycryptodome(impls):
             return Xf(f, lambda buf: f(buf, output=buf))
         return make
 
-    ciphers = [("aes", AES, None, aes_prov), ("des", DES, None, "portable C (pycryptodome)"),
-               ("3des", DES3, None, "portable C (pycryptodome)"),
-               ("blowfish", Blowfish, None, "portable C (pycryptodome)"),
-               ("cast5", CAST, None, "portable C (pycryptodome)"),
-               ("rc2", ARC2, {"effective_keylen": 128}, "portable C (pycryptodome), effective key bits = 128")]
+    ciphers = [("aes", AES, None, aes_path), ("des", DES, None, portable), ("3des", DES3, None, portable),
+               ("blowfish", Blowfish, None, portable), ("cast5", CAST, None, portable),
+               ("rc2", ARC2, {"effective_keylen": 128}, ("portable C (pycryptodome), effective key bits = 128", PORTABLE))]
     for fam, mod, extra, prov in ciphers:
         for mode, new in block_modes(mod, extra).items():
             for p in REG:
@@ -239,34 +290,47 @@ def add_pycryptodome(impls):
         return dict(keyed=lambda key: None, seal=seal, open=open_, stream=stream if streams else None,
                     seal_parts=seal_parts if streams else None, open_parts=open_parts if streams else None)
 
-    gcm_prov = aes_prov + (" + CLMUL GHASH" if clmul else " + portable GHASH") + "; AES.new per message rebuilds GHASH tables"
+    # GCM multiplies in GHASH with the carry-less module _ghash_clmul holds where it loaded one
+    clmul = getattr(_mode_gcm, "_ghash_clmul", None) is not None
+    ghash = ((" + CLMUL GHASH", ("pclmul",)) if X86 else (" + PMULL GHASH", ("armv8-ce",)) if ARM64
+             else (" + carry-less GHASH", None)) if clmul else (" + portable GHASH", PORTABLE)
+    aes = aes_path[0]
     for p in REG:
         if p.family != "aes":
             continue
         if p.mode == "gcm":
-            im.add(p.name, gcm_prov, **pcd_aead(aes_aead(AES.MODE_GCM)))
+            im.add(p.name, (aes + ghash[0] + "; AES.new per message rebuilds GHASH tables", joined(aes_path[1], ghash[1])),
+                   **pcd_aead(aes_aead(AES.MODE_GCM)))
         elif p.mode == "ccm":
-            im.add(p.name, aes_prov + " (CCM in pycryptodome C/Python)", **pcd_aead(aes_aead(AES.MODE_CCM)))
+            im.add(p.name, (aes + " (CCM in pycryptodome C/Python)", aes_path[1]), **pcd_aead(aes_aead(AES.MODE_CCM)))
         elif p.mode == "eax":
-            im.add(p.name, aes_prov + " (EAX: CTR + CMAC)", **pcd_aead(aes_aead(AES.MODE_EAX)))
+            im.add(p.name, (aes + " (EAX: CTR + CMAC)", aes_path[1]), **pcd_aead(aes_aead(AES.MODE_EAX)))
         elif p.mode == "ocb":
-            im.add(p.name, aes_prov + " (OCB3 in pycryptodome C)", **pcd_aead(aes_aead(AES.MODE_OCB), output=False, flush=True))
+            im.add(p.name, (aes + " (OCB3 in pycryptodome C)", aes_path[1]),
+                   **pcd_aead(aes_aead(AES.MODE_OCB), output=False, flush=True))
         elif p.mode == "siv":
-            im.add(p.name, aes_prov + " (SIV: S2V-CMAC + CTR); one-shot", **pcd_aead(aes_aead(AES.MODE_SIV), streams=False, siv=True))
+            im.add(p.name, (aes + " (SIV: S2V-CMAC + CTR); one-shot", aes_path[1]),
+                   **pcd_aead(aes_aead(AES.MODE_SIV), streams=False, siv=True))
 
-    chacha_prov = "portable C (pycryptodome)"
-    im.add("chacha20", chacha_prov, make=with_output(lambda k, iv: ChaCha20.new(key=k, nonce=iv)))
-    im.add("xchacha20", chacha_prov + ", HChaCha20 subkey", make=with_output(lambda k, iv: ChaCha20.new(key=k, nonce=iv)))
-    im.add("salsa20", "portable C (pycryptodome)", make=with_output(lambda k, iv: Salsa20.new(key=k, nonce=iv)))
+    # ChaCha20's key stream eight blocks at a time where the AVX2 + BMI2 module loaded (4.x)
+    chacha = loaded(ChaCha20, "_raw_chacha20_lib", {"_raw_chacha20_avx2_bmi2_lib": ("avx2", "bmi2")},
+                    "_raw_chacha20_portable_lib")
+    chacha_words = {None: "pycryptodome C, module not known", PORTABLE: "portable C (pycryptodome)",
+                    ("avx2", "bmi2"): "AVX2 + BMI2 build of pycryptodome's C"}[chacha]
+    im.add("chacha20", (chacha_words, chacha), make=with_output(lambda k, iv: ChaCha20.new(key=k, nonce=iv)))
+    im.add("xchacha20", (chacha_words + ", HChaCha20 subkey", chacha),
+           make=with_output(lambda k, iv: ChaCha20.new(key=k, nonce=iv)))
+    im.add("salsa20", portable, make=with_output(lambda k, iv: Salsa20.new(key=k, nonce=iv)))
 
     def rc4_make(key, iv, enc):
         c = ARC4.new(key)
         return Xf(c.encrypt, c.encrypt)
-    im.add("rc4", "portable C (pycryptodome); returns a new bytes object per call", make=rc4_make)
+    im.add("rc4", ("portable C (pycryptodome); returns a new bytes object per call", PORTABLE), make=rc4_make)
 
     ccp = lambda k, iv, total=None, aad_len=0: ChaCha20_Poly1305.new(key=k, nonce=iv)  # noqa: E731
-    im.add("chacha20-poly1305", "portable C (pycryptodome ChaCha20 + Poly1305)", **pcd_aead(ccp))
-    im.add("xchacha20-poly1305", "portable C (pycryptodome XChaCha20 + Poly1305)", **pcd_aead(ccp))
+    poly = " + Poly1305 in portable C"
+    im.add("chacha20-poly1305", (chacha_words + " ChaCha20" + poly, joined(chacha, PORTABLE)), **pcd_aead(ccp))
+    im.add("xchacha20-poly1305", (chacha_words + " XChaCha20" + poly, joined(chacha, PORTABLE)), **pcd_aead(ccp))
 
     hashes = {"md4": MD4.new, "md5": MD5.new, "sha-1": SHA1.new, "sha-224": SHA224.new, "sha-256": SHA256.new,
               "sha-384": SHA384.new, "sha-512": SHA512.new,
@@ -276,10 +340,30 @@ def add_pycryptodome(impls):
               "sha3-224": SHA3_224.new, "sha3-256": SHA3_256.new, "sha3-384": SHA3_384.new, "sha3-512": SHA3_512.new,
               "blake2b-512": lambda: BLAKE2b.new(digest_bits=512), "blake2b-256": lambda: BLAKE2b.new(digest_bits=256),
               "blake2s-256": lambda: BLAKE2s.new(digest_bits=256), "ripemd-160": RIPEMD160.new}
+    # the modules that load a CPU-specific build where the CPU has it (pycryptodome 4.x); the
+    # other hashes are one C module each
+    sha2 = {"sha-224": (SHA224, "sha224", "_raw_sha224_shani_lib"), "sha-256": (SHA256, "sha256", "_raw_sha256_shani_lib"),
+            "sha-384": (SHA384, "sha384", None), "sha-512": (SHA512, "sha512", None),
+            "sha-512-256": (SHA512, "sha512", None), "sha-512-224": (SHA512, "sha512", None)}
+    words = {None: "pycryptodome C, module not known", PORTABLE: "portable C (pycryptodome)",
+             ("sha-ni",): "SHA-NI build of pycryptodome's C", ("armv8-ce",): "ARMv8 SHA build of pycryptodome's C",
+             ("avx2", "bmi2"): "AVX2 + BMI2 build of pycryptodome's Keccak"}
+
+    def hash_path(name):
+        if name in sha2:
+            mod, n, shani = sha2[name]
+            alternatives = {f"_raw_{n}_armv8_lib": ("armv8-ce",)} | ({shani: ("sha-ni",)} if shani else {})
+            features = loaded(mod, f"_raw_{n}_lib", alternatives, f"_raw_{n}_portable_lib")
+        elif name.startswith(("sha3-", "keccak-", "shake")):
+            features = loaded(keccak, "_raw_keccak_lib", {"_raw_keccak_avx2_bmi2_lib": ("avx2", "bmi2")},
+                              "_raw_keccak_portable_lib")
+        else:
+            features = PORTABLE
+        return words[features], features
     for name, new in hashes.items():
-        im.add(name, "portable C (pycryptodome)", new=lambda new=new: HashObj(new(), None))
-    im.add("shake128", "portable C (pycryptodome)", new=lambda: HashObj(SHAKE128.new(), 32))
-    im.add("shake256", "portable C (pycryptodome)", new=lambda: HashObj(SHAKE256.new(), 64))
+        im.add(name, hash_path(name), new=lambda new=new: HashObj(new(), None))
+    im.add("shake128", hash_path("shake128"), new=lambda: HashObj(SHAKE128.new(), 32))
+    im.add("shake256", hash_path("shake256"), new=lambda: HashObj(SHAKE256.new(), 64))
     impls.append(im)
 
 
@@ -296,6 +380,49 @@ class HashObj:
 
 
 # ---------------------------------------------------------------------- pyca/cryptography
+class OpenSslPaths:
+    """The code a bundled OpenSSL takes on this CPU, by OpenSSL's own x86-64 rules, as the
+    engine's OpenSSL adapter reads them (engine/adapters/openssl/adapter.cpp, features_of):
+    AES-NI for AES; for GCM its AVX-512 VAES body from 3.1 on where the CPU has AVX512F, DQ,
+    BW, VL, VAES and VPCLMULQDQ, else AES-NI + PCLMUL; SHA-NI for SHA-1/SHA-224/SHA-256;
+    C for the legacy ciphers OpenSSL has no assembly for. Unknown (None) elsewhere, on other
+    CPUs, and whenever OPENSSL_ia32cap masks what CPUID says."""
+
+    C_FAMILIES = frozenset({"blowfish", "cast5", "des", "3des", "desx", "idea", "seed", "rc2"})
+
+    def __init__(self, version_text):
+        digits = [int(x) for x in (version_text.split() + ["0"])[1].split(".")[:2] if x.isdigit()]
+        self.version = tuple(digits + [0, 0])[:2]
+        known = X86 and "OPENSSL_ia32cap" not in os.environ
+        self.aes_ni = known and "aes" in CPU
+        self.pclmul = known and "pclmulqdq" in CPU
+        self.sha_ni = known and "sha_ni" in CPU
+        self.vaes_gcm = known and self.version >= (3, 1) and \
+            {"avx512f", "avx512dq", "avx512bw", "avx512vl", "vaes", "vpclmulqdq"} <= CPU
+        self.known = known
+        self.aes = ("aes-ni",) if self.aes_ni else None
+        self.aes_words = ", AES-NI" if self.aes_ni else ""
+        self.gcm = (("vaes", "vpclmul", "avx512") if self.vaes_gcm else ("aes-ni", "pclmul")
+                    if self.aes_ni and self.pclmul else None)
+        self.gcm_words = (", AES-GCM with VAES + VPCLMULQDQ (AVX-512)" if self.vaes_gcm
+                          else ", AES-NI + PCLMUL" if self.gcm else "")
+        self.other_unknown = None
+        # from 3.4 on, XTS has VAES bodies this runner does not model
+        self.xts = self.aes if self.version < (3, 4) else None
+
+    def xts_words(self, words):
+        return words + (self.aes_words if self.xts else "")
+
+    def c_cipher(self, family):
+        return PORTABLE if self.known and family in self.C_FAMILIES else None
+
+    def sha(self, name):
+        return ("sha-ni",) if self.sha_ni and name in ("sha-1", "sha-224", "sha-256") else None
+
+    def sha_words(self, name):
+        return ", SHA-NI" if self.sha(name) else ""
+
+
 def add_pyca(impls):
     try:
         import cryptography
@@ -329,15 +456,9 @@ def add_pyca(impls):
     ossl = backend.openssl_version_text()
     im = Impl("pyca-cryptography", "cryptography", cryptography.__version__,
               {"openssl": ossl, "note": "the wheel's bundled OpenSSL, not the system libssl"})
-    prov = f"bundled {ossl} (EVP)"
-    # OpenSSL takes its AES-NI path whenever CPUID reports AES (unless OPENSSL_ia32cap masks
-    # it), so say so: the provider label is what ran.
-    try:
-        with open("/proc/cpuinfo") as f:
-            cpu_aes = any(line.startswith("flags") and " aes " in line + " " for line in f)
-    except OSError:
-        cpu_aes = False
-    aes_prov = prov + (", AES-NI" if cpu_aes and "OPENSSL_ia32cap" not in os.environ else ", no AES-NI")
+    words = f"bundled {ossl} (EVP)"
+    paths = OpenSslPaths(ossl)
+    prov, aes_prov = (words, paths.other_unknown), (words + paths.aes_words, paths.aes)
 
     # Older releases (cipherbench versions add) lack later classes: AESOCB3 came in 36, AESSIV
     # in 37, AESGCMSIV in 42, SM4 and SM3 in 35; what a release lacks it does not offer.
@@ -386,7 +507,10 @@ def add_pyca(impls):
         alg, mode = algs[p.family], modes[p.mode]
         if probe(alg, mode, p):
             extra = {"one_call": "OpenSSL's XTS treats every update as a whole data unit"} if p.mode == "xts" else {}
-            im.add(p.name, aes_prov if p.family == "aes" else prov, make=make_for(alg, mode), **extra)
+            path = (paths.xts_words(words), paths.xts) if p.family == "aes" and p.mode == "xts" else aes_prov \
+                if p.family == "aes" else (words + (", portable C" if paths.c_cipher(p.family) else ""),
+                                           paths.c_cipher(p.family))
+            im.add(p.name, path, make=make_for(alg, mode), **extra)
 
     # ChaCha20: cryptography's 16-byte nonce is a 32-bit little-endian counter (0) || the 12-byte IETF nonce.
     def chacha_make(key, iv, enc):
@@ -397,7 +521,7 @@ def add_pyca(impls):
         return started(Cipher(alg("ARC4")(key), None).encryptor())
     try:
         rc4_make(bytes(16), b"", True).run(b"x")
-        im.add("rc4", prov + " (legacy provider)", make=rc4_make)
+        im.add("rc4", (words + " (legacy provider)", None), make=rc4_make)
     except Exception:  # noqa: BLE001
         pass
 
@@ -451,7 +575,7 @@ def add_pyca(impls):
                 return lambda buf: c.update_into(buf, scratch)
             d["stream"] = gcm_stream
             d.update(gcm_parts(A.AES))
-            im.add(p.name, prov + "; message workload: AESGCM one-shot", **d)
+            im.add(p.name, (words + paths.gcm_words + "; message workload: AESGCM one-shot", paths.gcm), **d)
         elif p.family == "aes" and p.mode in ("ccm", "ocb", "siv", "gcmsiv"):
             cls = {"ccm": lambda k: AESCCM(k, tag_length=16), "ocb": AESOCB3, "siv": AESSIV,
                    "gcmsiv": AESGCMSIV}[p.mode]
@@ -461,7 +585,8 @@ def add_pyca(impls):
                 d = one_shot(cls, siv=p.mode == "siv")
                 ctx = cls(bytes(range(1, p.key_bytes + 1)))
                 d["seal"](ctx, None, bytes(p.iv_bytes), b"", b"probe")
-                im.add(p.name, prov + "; one-shot AEAD API", **d)
+                im.add(p.name, (words + paths.aes_words + "; one-shot AEAD API",
+                                paths.aes if p.mode in ("ccm", "ocb", "siv") else None), **d)
             except Exception:  # noqa: BLE001
                 pass
         elif p.family == "sm4" and p.mode == "gcm" and algs["sm4"] is not None:
@@ -490,11 +615,11 @@ def add_pyca(impls):
                 return lambda buf: c.update_into(buf, scratch)
             try:
                 if probe(A.SM4, lambda iv: M.GCM(bytes(12)), p):
-                    im.add(p.name, prov + "; Cipher(SM4, GCM) per message",
+                    im.add(p.name, (words + "; Cipher(SM4, GCM) per message", None),
                            keyed=lambda k: None, seal=sm4_seal, open=sm4_open, stream=sm4_stream, **gcm_parts(A.SM4))
             except Exception:  # noqa: BLE001
                 pass
-    im.add("chacha20-poly1305", prov + "; one-shot AEAD API", **one_shot(ChaCha20Poly1305))
+    im.add("chacha20-poly1305", (words + "; one-shot AEAD API", None), **one_shot(ChaCha20Poly1305))
 
     hashes = {"md5": H.MD5, "sha-1": H.SHA1, "sha-224": H.SHA224, "sha-256": H.SHA256, "sha-384": H.SHA384,
               "sha-512": H.SHA512, "sha-512-256": H.SHA512_256, "sha-512-224": H.SHA512_224, "sha3-224": H.SHA3_224, "sha3-256": H.SHA3_256,
@@ -507,7 +632,7 @@ def add_pyca(impls):
                 continue
         except Exception:  # noqa: BLE001
             continue
-        im.add(name, prov, new=lambda alg=alg: HashObj(H.Hash(alg()), None))
+        im.add(name, (words + paths.sha_words(name), paths.sha(name)), new=lambda alg=alg: HashObj(H.Hash(alg()), None))
     impls.append(im)
 
 
@@ -536,14 +661,21 @@ def add_pynacl(impls):
                 return None
         return dict(keyed=lambda key: None, seal=seal, open=open_, stream=None)
 
-    im.add("chacha20-poly1305", f"{sodium}; one-shot, key passed per call",
+    # libsodium's run-time choice on x86-64, as engine/adapters/sodium reads it: ChaCha20 in
+    # AVX2, else SSSE3, else C; Poly1305 in SSE2; BLAKE2b in AVX2, SSE4.1, SSSE3 or C
+    chacha = (("AVX2", ("avx2",)) if "avx2" in CPU else ("SSSE3", ("ssse3",)) if "ssse3" in CPU
+              else ("portable C", PORTABLE)) if X86 else ("", None)
+    poly = (("SSE2", ("sse2",)) if "sse2" in CPU else ("portable C", PORTABLE)) if X86 else ("", None)
+    aead_words = f"ChaCha20 {chacha[0]}, Poly1305 {poly[0]}" if X86 else "libsodium's choice"
+    im.add("chacha20-poly1305", (f"{sodium} ({aead_words}); one-shot, key passed per call", joined(chacha[1], poly[1])),
            **aead(b.crypto_aead_chacha20poly1305_ietf_encrypt, b.crypto_aead_chacha20poly1305_ietf_decrypt))
-    im.add("xchacha20-poly1305", f"{sodium}; one-shot, key passed per call",
+    im.add("xchacha20-poly1305", (f"{sodium} (HChaCha20 portable C, {aead_words}); one-shot, key passed per call",
+                                  joined(chacha[1], poly[1])),
            **aead(b.crypto_aead_xchacha20poly1305_ietf_encrypt, b.crypto_aead_xchacha20poly1305_ietf_decrypt))
     if hasattr(b, "crypto_aead_aes256gcm_encrypt"):
         try:  # libsodium's AES-256-GCM exists only on CPUs with AES-NI + PCLMUL
             b.crypto_aead_aes256gcm_encrypt(b"x", None, bytes(12), bytes(32))
-            im.add("aes-256-gcm", f"{sodium} AES-NI + PCLMUL; one-shot, key passed per call",
+            im.add("aes-256-gcm", (f"{sodium} AES-NI + PCLMUL; one-shot, key passed per call", ("aes-ni", "pclmul")),
                    **aead(b.crypto_aead_aes256gcm_encrypt, b.crypto_aead_aes256gcm_decrypt))
         except Exception:  # noqa: BLE001
             pass
@@ -571,10 +703,14 @@ def add_pynacl(impls):
         def final(self):
             return self.data
 
-    im.add("blake2b-512", sodium + " (crypto_generichash, streaming)", new=lambda: Blake2b(64))
-    im.add("blake2b-256", sodium + " (crypto_generichash, streaming)", new=lambda: Blake2b(32))
-    im.add("sha-256", sodium + "; one-shot API: each update is a whole digest", new=lambda: OneShot(b.crypto_hash_sha256), oneshot=True)
-    im.add("sha-512", sodium + "; one-shot API: each update is a whole digest", new=lambda: OneShot(b.crypto_hash_sha512), oneshot=True)
+    blake = next(((w, (f,)) for f, w in (("avx2", "AVX2"), ("sse4_1", "SSE4.1"), ("ssse3", "SSSE3")) if f in CPU),
+                 ("portable C", PORTABLE)) if X86 else ("libsodium's choice", None)
+    blake = (blake[0], blake[1] if blake[1] != ("sse4_1",) else ("sse4.1",))
+    for name, n in (("blake2b-512", 64), ("blake2b-256", 32)):
+        im.add(name, (f"{sodium} (crypto_generichash, streaming; {blake[0]})", blake[1]), new=lambda n=n: Blake2b(n))
+    one_shot_words = sodium + " (portable C); one-shot API: each update is a whole digest"
+    im.add("sha-256", (one_shot_words, PORTABLE), new=lambda: OneShot(b.crypto_hash_sha256), oneshot=True)
+    im.add("sha-512", (one_shot_words, PORTABLE), new=lambda: OneShot(b.crypto_hash_sha512), oneshot=True)
     impls.append(im)
 
 
@@ -628,7 +764,9 @@ def hello():
     impls = []
     for im in IMPLS:
         j = {"name": im.name, "library": im.library, "version": im.version, "available": not im.reason,
-             "primitives": [{"name": n, "provider": e.provider} for n, e in im.entries.items()]}
+             "primitives": [dict({"name": n, "provider": e.provider},
+                                 **({"features": list(e.features)} if e.features is not None else {}))
+                            for n, e in im.entries.items()]}
         if im.reason:
             j["reason"] = im.reason
         if im.notes:

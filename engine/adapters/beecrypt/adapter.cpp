@@ -160,9 +160,10 @@ private:
         if (!h || (h->digestsize != p.digest_bytes && !wrong_digest_size(*h))) return nullptr;
         return std::make_unique<BeeHash>(h);
     }
-    std::string provider(const cb::Primitive& p) const override {
-        if (std::strcmp(p.family, "aes") == 0) return "portable C (32-bit tables; no AES-NI)";
-        return "portable C";
+    cb::Path provider(const cb::Primitive& p) const override {
+        // BeeCrypt 4.2's x86-64 build has no assembly: every cipher and hash is its C code
+        if (std::strcmp(p.family, "aes") == 0) return {"portable C (32-bit tables; no AES-NI)", cb::Feature::Portable};
+        return {"portable C", cb::Feature::Portable};
     }
 };
 

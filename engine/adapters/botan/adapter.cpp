@@ -424,12 +424,48 @@ private:
 #elif defined(__x86_64__) || defined(__i386__)  // has_aes_ni exists on x86 only
         if (prov == "cpu" && algo.rfind("AES", 0) == 0 && Botan::CPUID::has_aes_ni()) return "AES-NI (Botan provider cpu)";
 #endif
+        // SIMD_4x32's and vperm's instruction set depends on the target: said for people
+#if defined(__x86_64__) || defined(__i386__)
+        if (prov == "simd") return "Botan provider simd (SSE2)";
+        if (prov == "vperm") return "Botan provider vperm (SSSE3)";
+#elif defined(__aarch64__) || defined(__arm__)
+        if (prov == "simd" || prov == "vperm") return "Botan provider " + prov + " (NEON)";
+#endif
         return "Botan provider " + prov;
     }
 
-    static std::string block_provider(const std::string& cipher) {
+    // A Botan provider name -> the protocol's features, for the architecture this engine was
+    // built for ("simd" and "vperm" are SSE2/SSSE3 on x86, NEON on ARM); a name not listed
+    // here is unknown.
+    static cb::Features features_of(const std::string& algo, const std::string& prov) {
+        using cb::Feature;
+        if (prov == "base") return Feature::Portable;
+        if (prov == "aesni" || prov == "vaes") return prov == "vaes" ? Feature::Vaes : Feature::AesNi;
+        if (prov == "shani") return Feature::ShaNi;
+        if (prov == "avx2") return Feature::Avx2;
+        if (prov == "avx512") return Feature::Avx512;
+        if (prov == "bmi2") return Feature::Bmi2;
+        if (prov == "armv8") return Feature::Armv8Ce;
+        if (prov == "neon") return Feature::Neon;
+#if defined(__x86_64__) || defined(__i386__)
+        if (prov == "clmul") return Feature::Pclmul;
+        if (prov == "sse2" || prov == "simd") return Feature::Sse2;
+        if (prov == "ssse3" || prov == "vperm") return Feature::Ssse3;
+#if BOTAN_VERSION_MAJOR < 3
+        if (prov == "cpu" && algo.rfind("AES", 0) == 0 && Botan::CPUID::has_aes_ni()) return Feature::AesNi;
+#endif
+#elif defined(__aarch64__) || defined(__arm__)
+        if (prov == "simd" || prov == "vperm") return Feature::Neon;
+        if (prov == "pmull" || prov == "cpu") return Feature::Armv8Ce;
+#endif
+        (void)algo;
+        return {};
+    }
+
+    static cb::Path block_provider(const std::string& cipher) {
         auto bc = Botan::BlockCipher::create(cipher);
-        return bc ? label(cipher, bc->provider()) : "unknown";
+        return bc ? cb::Path{label(cipher, bc->provider()), features_of(cipher, bc->provider())}
+                  : cb::Path{"unknown", cb::Features{}};
     }
 
     // A hash's recipe is its Botan name in spec, of the registry's length.
@@ -472,10 +508,33 @@ private:
         return false;
     }
 
-    std::string provider_of(const cb::Primitive& p, const Recipe& r) const {
-        if (p.kind == cb::Kind::Hash) return label(r.spec, Botan::HashFunction::create(r.spec)->provider());
+    // The path of each part (block cipher, mode, the ChaCha inside ChaCha20Poly1305), and
+    // their features joined (cb::Features' operator|).
+    cb::Path provider_of(const cb::Primitive& p, const Recipe& r) const {
+        if (p.kind == cb::Kind::Hash) {
+            const std::string hp = Botan::HashFunction::create(r.spec)->provider();
+            return {label(r.spec, hp), features_of(r.spec, hp)};
+        }
         std::string s;
-        if (!r.cipher.empty()) s = r.cipher + ": " + block_provider(r.cipher);
+        cb::Features used = cb::Feature::Portable;
+        if (!r.cipher.empty()) {
+            const cb::Path bp = block_provider(r.cipher);
+            s = r.cipher + ": " + bp.text;
+            used = bp.features;
+            // A multi-block provider runs only where Botan hands it several blocks at once
+            // (README): OFB and CFB8 go one block at a time, CBC and CFB encryption too while
+            // their decryption goes wide, so those paths are the base code, or one per direction.
+            const bool wide = bp.features.has(cb::Feature::Avx2) || bp.features.has(cb::Feature::Sse2) ||
+                              bp.features.has(cb::Feature::Avx512) || bp.features.has(cb::Feature::Neon);
+            const std::string mode = p.mode;
+            if (wide && (mode == "ofb" || mode == "cfb8")) {
+                s += " (one block at a time here: its base code runs)";
+                used = cb::Feature::Portable;
+            } else if (wide && (mode == "cbc" || mode == "cfb")) {
+                s += " (decryption only: encryption goes one block at a time in its base code)";
+                used = cb::Features{};
+            }
+        }
         if (r.drive == Drive::Mode || r.drive == Drive::Aead || r.drive == Drive::OneShotAead) {
             auto m = Botan::Cipher_Mode::create(r.spec, kEncrypt);
             if (m) {
@@ -484,18 +543,23 @@ private:
                     // ChaCha20Poly1305 reports "base"; the ChaCha inside has its own provider.
                     auto chacha = Botan::StreamCipher::create("ChaCha(20)");
                     s = r.spec + ": " + label(r.spec, mp) + (chacha ? "; ChaCha(20): Botan provider " + chacha->provider() : "");
+                    used = features_of(r.spec, mp) | (chacha ? features_of("ChaCha(20)", chacha->provider()) : cb::Features{});
                 } else if (mp != "base") {
                     s += std::string("; ") + (std::strcmp(p.mode, "gcm") == 0 ? "GHASH" : p.mode) + ": Botan provider " + mp;
+                    used |= features_of(r.spec, mp);
                 }
+            } else {
+                used = cb::Features{};
             }
         } else if (r.cipher.empty()) {
             auto sc = Botan::StreamCipher::create(r.spec);
             if (sc) s = r.spec + ": " + label(r.spec, sc->provider());
+            used = sc ? features_of(r.spec, sc->provider()) : cb::Features{};
         }
         if (r.drive == Drive::Ecb) s += "; ECB = BlockCipher::encrypt_n";
         if (r.drive == Drive::OneShotAead) s += "; one-shot in Botan: one update per message";
         if (r.desx_key) s += "; key reordered to Botan's K1||K||K2";
-        return s;
+        return {s, used};
     }
 
     cb::Offered<Recipe> offered_;

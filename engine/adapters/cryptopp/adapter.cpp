@@ -404,15 +404,36 @@ private:
         return bool(f->make(p.mode, true));
     }
 
-    std::string provider(const cb::Primitive& p, const Recipe& r) const {
-        if (p.kind == cb::Kind::Hash) return std::unique_ptr<CryptoPP::HashTransformation>(r.make_hash())->AlgorithmProvider();
+    // Crypto++'s AlgorithmProvider() names the code an object runs ("C++" for its generic
+    // code): each name -> the protocol's features; a name not listed here is unknown.
+    static cb::Features features_of(const std::string& name) {
+        using cb::Feature;
+        static const std::pair<const char*, cb::Features> kNamed[] = {
+            {"C++", Feature::Portable}, {"AESNI", Feature::AesNi}, {"SHANI", Feature::ShaNi},
+            {"CLMUL", Feature::Pclmul}, {"SSE2", Feature::Sse2}, {"SSSE3", Feature::Ssse3},
+            {"SSE4.1", Feature::Sse41}, {"AVX", Feature::Avx}, {"AVX2", Feature::Avx2},
+            {"ARMv8", Feature::Armv8Ce}, {"NEON", Feature::Neon}};
+        for (const auto& [n, f] : kNamed)
+            if (name == n) return f;
+        return {};
+    }
+
+    cb::Path provider(const cb::Primitive& p, const Recipe& r) const {
+        if (p.kind == cb::Kind::Hash) {
+            const std::string n = std::unique_ptr<CryptoPP::HashTransformation>(r.make_hash())->AlgorithmProvider();
+            return {n, features_of(n)};
+        }
         Made m = create(r, true);
-        std::string s = provider_of(m);
-        if (std::strcmp(p.mode, "gcm") == 0)
+        const std::string n = provider_of(m);
+        std::string s = n;
+        cb::Features used = features_of(n);
+        if (std::strcmp(p.mode, "gcm") == 0) {  // without CLMUL, GHASH's 2K tables may run Crypto++'s SSE2 code
             s += CryptoPP::HasCLMUL() ? "; GHASH: CLMUL" : "; GHASH: 2K tables";
+            used |= CryptoPP::HasCLMUL() ? cb::Features(cb::Feature::Pclmul) : cb::Features{};
+        }
         if (std::strcmp(p.mode, "ccm") == 0) s += "; one update per message (CCM needs the length first)";
         if (r.keying == Keying::DesxReorder) s += "; key reordered to Crypto++'s K1||K||K3";
-        return s;
+        return {s, used};
     }
 
     cb::Offered<Recipe> offered_;

@@ -360,11 +360,28 @@ private:
         return false;
     }
 
+    // A hwf flag of the adapter's tables -> the protocol's features; nullopt-like Unknown
+    // for a flag this table does not know.
+    static cb::Features feature_of(const std::string& f) {
+        using cb::Feature;
+        if (f == "intel-aesni") return Feature::AesNi;
+        if (f == "intel-vaes-vpclmul") return Feature::Vaes | Feature::Vpclmul;
+        if (f == "intel-pclmul") return Feature::Pclmul;
+        if (f == "intel-shaext") return Feature::ShaNi;
+        if (f == "intel-avx") return Feature::Avx;
+        if (f == "intel-avx2") return Feature::Avx2;
+        if (f == "intel-ssse3") return Feature::Ssse3;
+        if (f == "intel-bmi2") return Feature::Bmi2;
+        return {};
+    }
+
     // The hardware features libgcrypt reports as enabled that its 1.10 code
     // has paths for in this algorithm (libgcrypt does not report which path
-    // a handle picked).
-    std::string provider(const char* hw, const cb::Primitive& p) const {
+    // a handle picked): the features announced are those. With none, libgcrypt's
+    // generic code runs, C or plain amd64 assembly (twofish-amd64.S): unknown.
+    cb::Path provider(const char* hw, const cb::Primitive& p) const {
         std::string used;
+        cb::Features features = cb::Feature::Portable;
         std::string list = hw;
         if (std::strcmp(p.mode, "gcm") == 0 || std::strcmp(p.mode, "gcmsiv") == 0) list += " intel-pclmul";
         size_t at = 0;
@@ -372,9 +389,13 @@ private:
             size_t end = list.find(' ', at);
             if (end == std::string::npos) end = list.size();
             std::string f = list.substr(at, end - at);
-            if (!f.empty() && has(f) && used.find(f) == std::string::npos) used += (used.empty() ? "" : " ") + f;
+            if (!f.empty() && has(f) && used.find(f) == std::string::npos) {
+                used += (used.empty() ? "" : " ") + f;
+                features |= feature_of(f);
+            }
             at = end + 1;
         }
+        if (used.empty()) features = cb::Features{};
         std::string s = used.empty() ? "libgcrypt generic code (no CPU-feature dispatch)" : "libgcrypt hwf " + used;
         if (std::strcmp(p.mode, "ecb") == 0 && std::strcmp(p.family, "aes") == 0)
             s += " (ECB: one block per call, no bulk path in 1.10)";
@@ -383,7 +404,7 @@ private:
         if (std::strcmp(p.mode, "siv") == 0 || std::strcmp(p.mode, "gcmsiv") == 0)
             s += "; one-call API: one update per message, decryption output written at finish";
         if (std::strcmp(p.family, "3des") == 0 && p.key_bytes == 16) s += "; 3DES keyed K1||K2||K1";
-        return s;
+        return {s, features};
     }
 
     // What libgcrypt would run for p, if it has p at all (gcry_*_test_algo).

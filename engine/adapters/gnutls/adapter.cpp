@@ -320,8 +320,11 @@ public:
 private:
     // GnuTLS registers its x86-64 code (AES-NI, PCLMUL, CRYPTOGAMS SHA) from
     // CPUID at load time unless GNUTLS_CPUID_OVERRIDE says otherwise;
-    // everything else is Nettle.
-    static std::string provider(const cb::Primitive& p, const GnutlsName& n) {
+    // everything else is Nettle. Features are announced where that choice alone fixes the
+    // code: Nettle's own dispatch and CRYPTOGAMS' choice among its SSSE3, AVX and AVX2
+    // bodies are not followed here, so those paths are unknown.
+    static cb::Path provider(const cb::Primitive& p, const GnutlsName& n) {
+        using cb::Feature;
         const bool overridden = std::getenv("GNUTLS_CPUID_OVERRIDE") != nullptr;
         const bool aesni = cpu_has(1, 2, 25) && cpu_has(1, 2, 9) && !overridden;  // AES-NI + SSSE3
         const bool pclmul = cpu_has(1, 2, 1) && !overridden;
@@ -329,20 +332,25 @@ private:
         const bool shani = cpu_has(7, 1, 29);
         const std::string fam = p.family, mode = p.mode;
         std::string s;
-        if (fam == "aes" && (mode == "cbc" || mode == "xts" || mode == "ccm"))
+        cb::Features used{};  // unknown unless GnuTLS's own code is known to run
+        if (fam == "aes" && (mode == "cbc" || mode == "xts" || mode == "ccm")) {
             s = aesni ? "GnuTLS x86-64 AES-NI" : "Nettle AES";
-        else if (fam == "aes" && mode == "gcm")
+            if (aesni) used = Feature::AesNi;
+        } else if (fam == "aes" && mode == "gcm") {
             s = aesni && pclmul ? "GnuTLS x86-64 AES-NI + PCLMUL" : aesni ? "GnuTLS x86-64 AES-NI, GHASH without PCLMUL" : "Nettle GCM";
-        else if (fam == "aes" && mode == "cfb8")
+            if (aesni && pclmul) used = Feature::AesNi | Feature::Pclmul;
+        } else if (fam == "aes" && mode == "cfb8") {
             s = "Nettle CFB8 (byte-serial) over Nettle AES";
-        else if (n.api == Api::Hash && (fam == "sha-1" || fam == "sha-224" || fam == "sha-256"))
+        } else if (n.api == Api::Hash && (fam == "sha-1" || fam == "sha-224" || fam == "sha-256")) {
             s = ssse3 ? (shani ? "GnuTLS x86-64 CRYPTOGAMS asm, SHA-NI" : "GnuTLS x86-64 CRYPTOGAMS asm") : "Nettle";
-        else if (n.api == Api::Hash && (fam == "sha-384" || fam == "sha-512"))
+            if (ssse3 && shani) used = Feature::ShaNi;
+        } else if (n.api == Api::Hash && (fam == "sha-384" || fam == "sha-512")) {
             s = ssse3 ? "GnuTLS x86-64 CRYPTOGAMS asm" : "Nettle";
-        else
+        } else {
             s = "Nettle";
+        }
         if (n.api == Api::Aead) s += ", one-shot";
-        return s;
+        return {s, used};
     }
 
     // The shared start-up check (cipherbench/probe.h), after one of GnuTLS's

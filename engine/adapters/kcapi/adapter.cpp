@@ -358,9 +358,11 @@ public:
                 skipped_ += (skipped_.empty() ? "" : "; ") + std::string(n.primitive) + ": " + why;
                 continue;
             }
+            // The kernel picks the driver (/proc/crypto names it, for people): which instructions
+            // it uses is not announced as data, so its features are unknown.
             const std::string drv = kernel_driver(n.kernel);
-            offers_.push_back({n.primitive, "kernel " + (drv.empty() ? std::string(n.kernel) + " (driver not listed in /proc/crypto)" : drv) +
-                                                (n.type == Type::Aead ? ", AF_ALG one-shot" : ", AF_ALG")});
+            offers_.push_back({n.primitive, {"kernel " + (drv.empty() ? std::string(n.kernel) + " (driver not listed in /proc/crypto)" : drv) +
+                                                 (n.type == Type::Aead ? ", AF_ALG one-shot" : ", AF_ALG"), cb::Features{}}});
         }
         if (offers_.empty())
             reason_ = "AF_ALG exists, but none of the algorithms could be used: " + skipped_;

@@ -57,7 +57,7 @@ public:
     std::string name() const override { return "leaky"; }
     std::string library() const override { return "cipherbench test-only leaky RC4"; }
     std::string version() const override { return "1"; }
-    std::vector<cb::Offer> offers() const override { return {{"rc4", "test-only: leaks its key on purpose"}}; }
+    std::vector<cb::Offer> offers() const override { return {{"rc4", {"test-only: leaks its key on purpose", cb::Feature::Portable}}}; }
     std::unique_ptr<cb::Cipher> cipher(const cb::Primitive& p, cb::Direction) const override {
         if (std::strcmp(p.name, "rc4") != 0) throw cb::Unsupported(std::string(p.name) + " is not offered by leaky");
         return std::make_unique<LeakyRc4>();

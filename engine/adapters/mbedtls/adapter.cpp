@@ -454,14 +454,19 @@ private:
         if (m == "xts") return std::make_unique<XtsCipher>(enc);
         return std::make_unique<ModeCipher>(p, enc);
     }
-    std::string provider(const cb::Primitive& p) const override {
+    // mbedTLS's only x86 code for these primitives is MBEDTLS_AESNI_C (AES rounds, GHASH's
+    // multiplication), used where mbedtls_aesni_has_support says so; the rest is C.
+    cb::Path provider(const cb::Primitive& p) const override {
         const std::string f = p.family, m = p.mode;
-        std::string s;
-        if (f == "aes") s = aesni_ ? "AES-NI (MBEDTLS_AESNI_C, one block per call)" : "portable C tables";
-        else if (f == "chacha20" || f == "chacha20-poly1305" || f == "rc4") s = "portable C";
-        else s = "portable C";
-        if (m == "gcm") s += clmul_ ? ", GHASH with PCLMULQDQ" : ", GHASH 4-bit tables";
-        return s;
+        const bool hw_aes = f == "aes" && aesni_;
+        std::string s = f == "aes" ? (aesni_ ? "AES-NI (MBEDTLS_AESNI_C, one block per call)" : "portable C tables")
+                                   : "portable C";
+        cb::Features used = cb::if_else_portable(hw_aes, cb::Feature::AesNi);
+        if (m == "gcm") {
+            s += clmul_ ? ", GHASH with PCLMULQDQ" : ", GHASH 4-bit tables";
+            used |= cb::if_else_portable(clmul_, cb::Feature::Pclmul);
+        }
+        return {s, used};
     }
     bool aesni_ = false, clmul_ = false;
 };

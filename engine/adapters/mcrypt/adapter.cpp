@@ -147,7 +147,7 @@ private:
             mcrypt_module_close(td);
             if (!fits) continue;
             auto make = [&](cb::Direction d) { return std::make_unique<McryptCipher>(p, n, d == cb::Direction::Encrypt); };
-            if (cb::probe_cipher(p, make).empty()) offers_.push_back({p.name, "portable C"});
+            if (cb::probe_cipher(p, make).empty()) offers_.push_back({p.name, {"portable C", cb::Feature::Portable}});
         }
     }
 

@@ -550,26 +550,37 @@ private:
         return false;
     }
 
-    std::string provider(const cb::Primitive& p, const Recipe& r) const {
+    // Features where the fat build's choice fixes the code: its AES-NI, SHA-NI and PCLMUL
+    // variants, or the x86_64 assembly it falls back to. A plain build, and the primitives
+    // Nettle does not dispatch (some x86_64 assembly, some C), are unknown.
+    cb::Path provider(const cb::Primitive& p, const Recipe& r) const {
+        using cb::Feature;
         const std::string mode = p.mode;
         const std::string fat = " (" + fat_.how + ")";
+        const cb::Features fat_asm = fat_.fat ? cb::Features(Feature::Asm) : cb::Features{};
         std::string s;
+        cb::Features used{};
         if (r.block && r.block->aes) {
             s = (fat_.aesni ? "AES-NI" : "AES x86_64 tables") + fat;
+            used = fat_.aesni ? cb::Features(Feature::AesNi) : fat_asm;
             if (mode == "cbc" && r.block->fused.cbc_encrypt)
                 s += "; encryption through fused cbc_aes" + std::to_string(p.key_bytes * 8) + "_encrypt";
         } else if (p.kind == cb::Kind::Hash && (std::strcmp(p.name, "sha-1") == 0 || std::strcmp(p.name, "sha-224") == 0 ||
                                                 std::strcmp(p.name, "sha-256") == 0)) {
             s = (fat_.sha_ni ? "SHA-NI" : "x86_64 assembly") + fat;
+            used = fat_.sha_ni ? cb::Features(Feature::ShaNi) : fat_asm;
         } else {
             s = "Nettle, one implementation (not CPU-dispatched)";
         }
-        if (mode == "gcm") s += fat_.pclmul ? "; GHASH: PCLMUL" + fat : "; GHASH: tables";
+        if (mode == "gcm") {
+            s += fat_.pclmul ? "; GHASH: PCLMUL" + fat : "; GHASH: tables";
+            used |= fat_.pclmul ? cb::Features(Feature::Pclmul) : fat_asm;
+        }
         if (mode == "ccm") s += "; one update per message (CCM needs the length first)";
         if (mode == "xts") s += "; one-shot xts_*_message: one update per message";
         if (mode == "siv") s += "; one-shot siv_cmac_*_message: one update per message, decryption output written at finish";
         if (std::strcmp(p.family, "3des") == 0 && p.key_bytes == 16) s += "; des3 keyed K1||K2||K1";
-        return s;
+        return {s, used};
     }
 
     Fat fat_;

@@ -366,25 +366,36 @@ private:
     void note_skip(const std::string& s) { skipped_ += (skipped_.empty() ? "" : "; ") + s; }
 
     // freebl picks its code paths from CPUID, overridable with NSS_DISABLE_*.
-    static std::string provider(const cb::Primitive& p, const NssName& n) {
+    // What freebl runs without these is its C code (rijndael.c's tables, gcm.c, sha512.c);
+    // HACL*'s ChaCha20 picks a 32-bit, 128-bit or 256-bit vector build by rules this
+    // adapter does not follow, so its features are unknown.
+    static cb::Path provider(const cb::Primitive& p, const NssName& n) {
+        using cb::Feature;
         const std::string fam = p.family;
         const bool aesni = cpu_has(1, 2, 25) && !env_set("NSS_DISABLE_HW_AES");
         const bool pclmul = cpu_has(1, 2, 1) && !env_set("NSS_DISABLE_PCLMUL");
         const bool shani = cpu_has(7, 1, 29) && !env_set("NSS_DISABLE_HW_SHA");
         std::string s = "softoken/freebl";
+        cb::Features used = Feature::Portable;
         if (fam == "aes") {
             s += aesni ? ", AES-NI" : ", AES without AES-NI";
-            if (n.param == Param::Message) s += pclmul ? " + PCLMUL" : ", GHASH without PCLMUL";
+            used = cb::if_else_portable(aesni, Feature::AesNi);
+            if (n.param == Param::Message) {
+                s += pclmul ? " + PCLMUL" : ", GHASH without PCLMUL";
+                used |= cb::if_else_portable(pclmul, Feature::Pclmul);
+            }
         } else if (fam == "sha-256" || fam == "sha-224") {
             s += shani ? ", SHA-NI" : ", portable C";
+            used = cb::if_else_portable(shani, Feature::ShaNi);
         } else if (fam == "chacha20" || fam == "chacha20-poly1305") {
             s += ", HACL*";
+            used = cb::Features{};
         } else {
             s += ", portable C";
         }
         if (n.param == Param::Message) s += ", one-shot message API";
         if (n.param == Param::ChaCha20) s += ", single-part C_Encrypt per update()";
-        return s;
+        return {s, used};
     }
 
     PK11SlotInfo* slot_ = nullptr;

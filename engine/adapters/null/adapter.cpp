@@ -39,7 +39,7 @@ public:
     std::string name() const override { return "null"; }
     std::string library() const override { return "cipherbench"; }
     std::string version() const override { return "2"; }
-    std::vector<cb::Offer> offers() const override { return {{"null", "inline copy"}}; }
+    std::vector<cb::Offer> offers() const override { return {{"null", {"inline copy", cb::Feature::Portable}}}; }
     std::unique_ptr<cb::Cipher> cipher(const cb::Primitive&, cb::Direction) const override {
         return std::make_unique<NullCipher>();
     }

@@ -44,6 +44,19 @@ bool cpu_has(unsigned leaf, int reg, unsigned bit) {
     return r[reg] >> bit & 1;
 }
 
+// The OS saves the AVX-512 state (XCR0 bits 1, 2, 5, 6, 7): OpenSSL's CPUID code clears
+// its AVX-512 bits otherwise.
+bool zmm_state_enabled() {
+#if defined(__x86_64__) || defined(__i386__)
+    if (!cpu_has(1, 2, 27)) return false;  // OSXSAVE
+    unsigned lo = 0, hi = 0;
+    __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+    return (lo & 0xe6) == 0xe6;
+#else
+    return false;
+#endif
+}
+
 [[noreturn]] void fail(const char* what) { throw cb::Error(last_error(what)); }
 
 class EvpCipher final : public cb::Cipher {
@@ -180,6 +193,10 @@ public:
         if (!default_) throw cb::Error(last_error("default provider"));
         aesni_ = cpu_has(1, 2, 25);
         shani_ = cpu_has(7, 1, 29);
+        pclmul_ = cpu_has(1, 2, 1);
+        // leaf 7 EBX: AVX512F 16, DQ 17, BW 30, VL 31; ECX: VAES 9, VPCLMULQDQ 10
+        avx512_vaes_ = zmm_state_enabled() && cpu_has(7, 1, 16) && cpu_has(7, 1, 17) && cpu_has(7, 1, 30) &&
+                       cpu_has(7, 1, 31) && cpu_has(7, 2, 9) && cpu_has(7, 2, 10);
         probe();
     }
     ~OpenSslAdapter() override {
@@ -228,13 +245,44 @@ private:
         return std::string(f) + "-" + m;
     }
 
-    std::string provider_of(const cb::Primitive& p, const std::string& prov) const {
+    cb::Path provider_of(const cb::Primitive& p, const std::string& prov) const {
         std::string s = prov;
         const std::string fam = p.family;
-        if (fam == "aes") s += aesni_ && !std::getenv("OPENSSL_ia32cap") ? ", AES-NI" : ", AES without AES-NI";
-        if ((fam == "sha-1" || fam == "sha-224" || fam == "sha-256") && shani_ && !std::getenv("OPENSSL_ia32cap"))
-            s += ", SHA-NI";
-        return s;
+        const bool masked = std::getenv("OPENSSL_ia32cap") != nullptr;
+        if (fam == "aes") s += aesni_ && !masked ? ", AES-NI" : ", AES without AES-NI";
+        if ((fam == "sha-1" || fam == "sha-224" || fam == "sha-256") && shani_ && !masked) s += ", SHA-NI";
+        if (fam == "aes" && std::strcmp(p.mode, "gcm") == 0 && !masked) s += gcm_words();
+        const cb::Features f = masked ? cb::Features{} : features_of(p);
+        if (f == cb::Features(cb::Feature::Portable)) s += ", portable C";
+        return {s, f};
+    }
+
+    // What OpenSSL's x86-64 code takes, from its own CPUID rules (crypto/*/asm/*-x86_64.pl,
+    // providers/implementations/ciphers/cipher_aes_*_hw_aesni.inc); unknown where this
+    // adapter does not follow them (vpaes/bsaes without AES-NI, ChaCha20's and SHA-512's
+    // choice of SIMD bodies, the assembly of MD5, RC4, Camellia, Keccak, ...).
+    cb::Features features_of(const cb::Primitive& p) const {
+        using cb::Feature;
+        const std::string fam = p.family, mode = p.mode;
+        if (fam == "aes") {
+            if (!aesni_) return {};
+            if (mode == "gcm") return vaes_gcm() ? Feature::Vaes | Feature::Vpclmul | Feature::Avx512
+                                      : pclmul_ ? Feature::AesNi | Feature::Pclmul : cb::Features{};
+            if (mode == "xts" && OPENSSL_VERSION_NUMBER >= 0x30400000L) return {};  // VAES bodies from 3.4/3.5
+            return Feature::AesNi;
+        }
+        if (fam == "sha-1" || fam == "sha-224" || fam == "sha-256") return shani_ ? cb::Features(Feature::ShaNi) : cb::Features{};
+        // ciphers OpenSSL builds from C on every target it has assembly for
+        for (const char* c : {"blowfish", "cast5", "des", "3des", "desx", "idea", "seed", "rc2"})
+            if (fam == c) return Feature::Portable;
+        return {};
+    }
+
+    // AES-GCM's AVX-512 body (aes-gcm-avx512.pl, OpenSSL 3.1 and later): taken where the CPU
+    // has AVX512F, DQ, BW, VL, VAES and VPCLMULQDQ (ossl_vaes_vpclmulqdq_capable).
+    bool vaes_gcm() const { return OPENSSL_VERSION_NUMBER >= 0x30100000L && avx512_vaes_; }
+    std::string gcm_words() const {
+        return vaes_gcm() ? " (GCM: VAES + VPCLMULQDQ, AVX-512)" : pclmul_ ? " + PCLMUL" : "";
     }
 
     // Offers what fetches and survives one encryption of a block on this machine.
@@ -283,7 +331,7 @@ private:
     Provider* legacy_ = nullptr;
     Provider* default_ = nullptr;
     std::string legacy_error_;
-    bool aesni_ = false, shani_ = false;
+    bool aesni_ = false, shani_ = false, pclmul_ = false, avx512_vaes_ = false;
     std::map<std::string, EVP_CIPHER*> ciphers_;
     std::map<std::string, EVP_MD*> mds_;
     std::vector<cb::Offer> offers_;

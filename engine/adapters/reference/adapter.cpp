@@ -53,6 +53,18 @@ private:
     unsigned rounds_ = 0;  // 0 = the full cipher (cbref.h)
 };
 
+// The instruction sets the project's C was compiled for: the baseline in the ordinary
+// build, wider where a variant build (registry/builds.toml) passes -march flags.
+constexpr cb::Features compiled_for() {
+#if defined(__AVX512F__)
+    return cb::Feature::Avx512;
+#elif defined(__AVX2__)
+    return cb::Feature::Avx2;
+#else
+    return cb::Feature::Portable;
+#endif
+}
+
 class ReferenceAdapter : public cb::Adapter {
 public:
     std::string name() const override { return "reference"; }
@@ -69,7 +81,9 @@ public:
             // Only ECB takes the multi-block path; say which build of it runs where that varies.
             const bool multi = c->encrypt_blocks && std::strcmp(p.mode, "ecb") == 0;
             std::string path = multi && c->code_path ? ", " + std::string(c->code_path()) : "";
-            out.push_back({p.name, "portable C (" + std::string(c->full_name) + ")" + path + ", cipherbench modes",
+            const bool avx2 = multi && c->code_isa && (c->code_isa() & CBREF_ISA_AVX2);
+            out.push_back({p.name, {"portable C (" + std::string(c->full_name) + ")" + path + ", cipherbench modes",
+                                    avx2 ? compiled_for() | cb::Feature::Avx2 : compiled_for()},
                            {p.rounds / per_unit, c->max_rounds, c->rounds_unit}});
         }
         return out;

@@ -265,25 +265,37 @@ public:
 private:
     // What libsodium's run-time dispatch picks (its *_pick_best_implementation
     // order for 1.0.18 on x86-64).
-    static std::string provider(Algo a) {
-        const std::string chacha = sodium_runtime_has_avx2() ? "AVX2" : sodium_runtime_has_ssse3() ? "SSSE3" : "portable C";
-        const std::string salsa = sodium_runtime_has_avx2() ? "AVX2" : sodium_runtime_has_sse2() ? "SSE2" : "x86-64 asm or portable C";
-        const std::string poly = sodium_runtime_has_sse2() ? "Poly1305 SSE2" : "Poly1305 portable C";
+    static cb::Path provider(Algo a) {
+        using cb::Feature;
+        const cb::Path chacha = sodium_runtime_has_avx2() ? cb::Path{"AVX2", Feature::Avx2}
+                              : sodium_runtime_has_ssse3() ? cb::Path{"SSSE3", Feature::Ssse3}
+                                                           : cb::Path{"portable C", Feature::Portable};
+        const cb::Path salsa = sodium_runtime_has_avx2() ? cb::Path{"AVX2", Feature::Avx2}
+                             : sodium_runtime_has_sse2() ? cb::Path{"SSE2", Feature::Sse2}
+                                                         : cb::Path{"x86-64 asm or portable C", cb::Features{}};
+        const cb::Path poly = sodium_runtime_has_sse2() ? cb::Path{"Poly1305 SSE2", Feature::Sse2}
+                                                        : cb::Path{"Poly1305 portable C", Feature::Portable};
+        const cb::Features portable = Feature::Portable;
         switch (a) {
-        case Algo::ChaCha20Ietf: return "ChaCha20 " + chacha;
-        case Algo::XChaCha20: return "HChaCha20 portable C + ChaCha20 " + chacha;
-        case Algo::Salsa20: return "Salsa20 " + salsa;
-        case Algo::XSalsa20: return "HSalsa20 portable C + Salsa20 " + salsa;
-        case Algo::ChaCha20Poly1305Ietf: return "ChaCha20 " + chacha + ", " + poly + ", one-shot";
-        case Algo::XChaCha20Poly1305Ietf: return "HChaCha20 + ChaCha20 " + chacha + ", " + poly + ", one-shot";
-        case Algo::Aes256Gcm: return "AES-NI + PCLMUL, one-shot";
+        case Algo::ChaCha20Ietf: return {"ChaCha20 " + chacha.text, chacha.features};
+        case Algo::XChaCha20: return {"HChaCha20 portable C + ChaCha20 " + chacha.text, portable | chacha.features};
+        case Algo::Salsa20: return {"Salsa20 " + salsa.text, salsa.features};
+        case Algo::XSalsa20: return {"HSalsa20 portable C + Salsa20 " + salsa.text, portable | salsa.features};
+        case Algo::ChaCha20Poly1305Ietf:
+            return {"ChaCha20 " + chacha.text + ", " + poly.text + ", one-shot", chacha.features | poly.features};
+        case Algo::XChaCha20Poly1305Ietf:
+            return {"HChaCha20 + ChaCha20 " + chacha.text + ", " + poly.text + ", one-shot",
+                    chacha.features | poly.features};
+        case Algo::Aes256Gcm: return {"AES-NI + PCLMUL, one-shot", Feature::AesNi | Feature::Pclmul};
         case Algo::Sha256:
-        case Algo::Sha512: return "portable C";
+        case Algo::Sha512: return {"portable C", portable};
         case Algo::Blake2b:
-            return sodium_runtime_has_avx2() ? "AVX2" : sodium_runtime_has_sse41() ? "SSE4.1"
-                 : sodium_runtime_has_ssse3() ? "SSSE3" : "portable C";
+            return sodium_runtime_has_avx2() ? cb::Path{"AVX2", Feature::Avx2}
+                 : sodium_runtime_has_sse41() ? cb::Path{"SSE4.1", Feature::Sse41}
+                 : sodium_runtime_has_ssse3() ? cb::Path{"SSSE3", Feature::Ssse3}
+                                              : cb::Path{"portable C", portable};
         }
-        return "";
+        return {"", cb::Features{}};
     }
 
     std::vector<cb::Offer> offers_;

@@ -474,16 +474,19 @@ private:
         return std::make_unique<DescHash>(idx);
     }
 
-    std::string provider(const cb::Primitive& p) const override {
+    // libtomcrypt 1.18 is C throughout: no AES-NI, no PCLMUL, no assembly (its inline
+    // rotates are baseline x86-64 instructions).
+    cb::Path provider(const cb::Primitive& p) const override {
         const std::string f = p.family;
+        const cb::Features portable = cb::Feature::Portable;
         if (f == "aes") {
             std::string m = p.mode;
-            return m == "gcm" ? "portable C tables (no AES-NI), GHASH 8-bit tables (no PCLMUL)"
-                              : "portable C tables (no AES-NI)";
+            return {m == "gcm" ? "portable C tables (no AES-NI), GHASH 8-bit tables (no PCLMUL)"
+                               : "portable C tables (no AES-NI)", portable};
         }
-        if (*p.mode && std::strcmp(p.mode, "gcm") == 0) return "portable C, GHASH 8-bit tables";
-        if (f == "twofish") return "portable C (LTC_TWOFISH_TABLES)";
-        return "portable C";
+        if (*p.mode && std::strcmp(p.mode, "gcm") == 0) return {"portable C, GHASH 8-bit tables", portable};
+        if (f == "twofish") return {"portable C (LTC_TWOFISH_TABLES)", portable};
+        return {"portable C", portable};
     }
 
 

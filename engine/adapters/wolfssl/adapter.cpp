@@ -466,15 +466,23 @@ private:
         if (f == "camellia") return std::make_unique<CamelliaCipher>(m == "cbc", enc);
         return std::make_unique<DesCipher>(f == "3des", m == "cbc", enc);
     }
-    std::string provider(const cb::Primitive& p) const override {
+    // Debian's build defines neither WOLFSSL_AESNI nor USE_INTEL_SPEEDUP (options.h): every
+    // symmetric primitive is wolfCrypt's C. A build with either picks AES-NI, PCLMUL or AVX
+    // code at run time by rules this adapter does not follow: its features are then unknown.
+    cb::Path provider(const cb::Primitive& p) const override {
         const std::string f = p.family, m = p.mode;
-#ifdef WOLFSSL_AESNI
-        std::string aes = "AES-NI";
+#if defined(USE_INTEL_SPEEDUP)
+        const cb::Features other{};
 #else
-        std::string aes = "portable C tables (no AES-NI in this wolfSSL build)";
+        const cb::Features other = cb::Feature::Portable;
 #endif
-        if (f == "aes") return m == "gcm" ? aes + ", GHASH 4-bit tables" : aes;
-        return "portable C";
+#ifdef WOLFSSL_AESNI
+        const cb::Path aes{"AES-NI where the CPU has it (WOLFSSL_AESNI)", cb::Features{}};
+#else
+        const cb::Path aes{"portable C tables (no AES-NI in this wolfSSL build)", other};
+#endif
+        if (f == "aes") return m == "gcm" ? cb::Path{aes.text + ", GHASH 4-bit tables", aes.features} : aes;
+        return {"portable C", other};
     }
     std::unique_ptr<cb::Hash> make_hash(const cb::Primitive& p) const override {
         if (!CB_WC_SHA512_256 && std::strcmp(p.name, "sha-512-256") == 0) return nullptr;

@@ -25,6 +25,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace cb {
@@ -55,10 +56,68 @@ struct RoundsOffer {
     std::string unit;   // what one round is, e.g. "quad-round (4 of the 48 rounds)"
 };
 
+// What a code path uses (docs/protocol.md, `features`), one bit each, in the order the
+// protocol's words are written (feature_words). Portable is the explicit "nothing
+// CPU-specific"; Unknown says the adapter cannot tell, and is what a default Features holds.
+enum class Feature : uint32_t {
+    Vaes = 1u << 0, AesNi = 1u << 1, Vpclmul = 1u << 2, Pclmul = 1u << 3, ShaNi = 1u << 4,
+    Gfni = 1u << 5, Armv8Ce = 1u << 6, Avx512 = 1u << 7, Avx2 = 1u << 8, Avx = 1u << 9,
+    Sse41 = 1u << 10, Ssse3 = 1u << 11, Sse2 = 1u << 12, Bmi2 = 1u << 13, Neon = 1u << 14,
+    Asm = 1u << 15, Portable = 1u << 16, Unknown = 1u << 31,
+};
+
+// A path's features. Joining two parts' features (a cipher's and its mode's) keeps every
+// CPU-specific one; Portable stays only when nothing else is left (AES-NI blocks with
+// table-driven GHASH are AES-NI alone); Unknown in any part makes the whole unknown.
+class Features {
+public:
+    constexpr Features() = default;  // unknown
+    constexpr Features(Feature f) : bits_(uint32_t(f)) {}  // NOLINT: a feature is a set of one
+    constexpr bool unknown() const { return bits_ == 0 || (bits_ & uint32_t(Feature::Unknown)); }
+    constexpr bool has(Feature f) const { return !unknown() && (bits_ & uint32_t(f)); }
+    constexpr uint32_t bits() const { return unknown() ? 0 : bits_; }
+    constexpr Features operator|(Features o) const {
+        if (unknown() || o.unknown()) return Features(Feature::Unknown);
+        uint32_t b = bits_ | o.bits_;
+        if (b != uint32_t(Feature::Portable)) b &= ~uint32_t(Feature::Portable);
+        return Features(b);
+    }
+    Features& operator|=(Features o) { return *this = *this | o; }
+    constexpr bool operator==(Features o) const { return bits() == o.bits() && unknown() == o.unknown(); }
+
+private:
+    constexpr explicit Features(uint32_t b) : bits_(b) {}
+    uint32_t bits_ = 0;
+};
+constexpr Features operator|(Feature a, Feature b) { return Features(a) | Features(b); }
+// The protocol's words for a path's features, in order; empty when unknown.
+inline std::vector<const char*> feature_words(Features f) {
+    static constexpr std::pair<Feature, const char*> kWords[] = {
+        {Feature::Vaes, "vaes"}, {Feature::AesNi, "aes-ni"}, {Feature::Vpclmul, "vpclmul"},
+        {Feature::Pclmul, "pclmul"}, {Feature::ShaNi, "sha-ni"}, {Feature::Gfni, "gfni"},
+        {Feature::Armv8Ce, "armv8-ce"}, {Feature::Avx512, "avx512"}, {Feature::Avx2, "avx2"},
+        {Feature::Avx, "avx"}, {Feature::Sse41, "sse4.1"}, {Feature::Ssse3, "ssse3"}, {Feature::Sse2, "sse2"},
+        {Feature::Bmi2, "bmi2"}, {Feature::Neon, "neon"}, {Feature::Asm, "asm"}, {Feature::Portable, "portable"}};
+    std::vector<const char*> out;
+    for (const auto& [bit, word] : kWords)
+        if (f.has(bit)) out.push_back(word);
+    return out;
+}
+// `when` ? f : Portable. For "this instruction set if the CPU has it, else portable C".
+constexpr Features if_else_portable(bool when, Features f) { return when ? f : Features(Feature::Portable); }
+
+// A code path: the words people read (`provider`) and the features it uses (`features`),
+// given together so that neither is ever derived from the other.
+struct Path {
+    Path(std::string t, Features f) : text(std::move(t)), features(f) {}
+    std::string text;   // what actually runs, in words: "AES-NI (one block per call)", "portable C"
+    Features features;  // the same path as data
+};
+
 // What an adapter offers for one primitive.
 struct Offer {
     std::string primitive;  // canonical name
-    std::string provider;   // what actually runs: "AES-NI", "portable C", "SHA-NI", ...
+    Path path;              // what actually runs
     RoundsOffer rounds{};   // only implementations that can run reduced rounds fill it
 };
 

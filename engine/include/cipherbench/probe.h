@@ -135,7 +135,7 @@ public:
     // has nothing for p). r is kept while p is probed through the adapter's
     // own cipher() or hash() (which look it up with find()); p is offered
     // only if the probe passes, otherwise r is forgotten. provider(p, r)
-    // names what runs (the Offer's provider); it is asked only for what passed.
+    // names what runs (the Offer's Path); it is asked only for what passed.
     template <class RecipeFor, class Provider>
     void probe_registry(const Adapter& a, RecipeFor recipe_for, Provider provider) {
         for (const auto& p : all_primitives()) {
@@ -180,7 +180,7 @@ public:
 protected:
     virtual std::unique_ptr<Cipher> make(const Primitive& p, Direction d) const = 0;
     virtual std::unique_ptr<Hash> make_hash(const Primitive& p) const = 0;
-    virtual std::string provider(const Primitive& p) const = 0;
+    virtual Path provider(const Primitive& p) const = 0;
 
     void probe_registry() {
         for (const auto& p : all_primitives())

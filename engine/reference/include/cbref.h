@@ -65,7 +65,13 @@ typedef struct cbref_cipher {
      * time (e.g. "16-block ECB loop, AVX2 build"); NULL when there is one build.
      * The engine puts it in the implementation's provider label. */
     const char *(*code_path)(void);
+    /* Optional, beside code_path: the instruction sets the build chosen at load
+     * was compiled for, as CBREF_ISA_* bits (0: the baseline). The engine
+     * announces them as the path's features; the words above are for people. */
+    unsigned (*code_isa)(void);
 } cbref_cipher;
+
+enum { CBREF_ISA_AVX2 = 1u };
 
 /* Every reference cipher, in the order of ciphers.inc; NULL-terminated. */
 extern const cbref_cipher *const cbref_all[];

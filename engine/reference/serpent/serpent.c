@@ -223,6 +223,15 @@ static void sp_decrypt_words(const sp_ctx *ctx, uint32_t *w) {
 /* The build of the lane loops this machine runs (for the provider label). The
  * target_clones resolver picks "avx2" exactly when the CPU reports it, which is
  * what __builtin_cpu_supports asks. */
+static unsigned sp_code_isa(void) {
+#ifdef SP_NO_CLONES
+    return 0;
+#else
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx2") ? CBREF_ISA_AVX2 : 0;
+#endif
+}
+
 static const char *sp_code_path(void) {
 #ifdef SP_NO_CLONES
     return "16-block ECB loop, one build";
@@ -363,10 +372,10 @@ const cbref_cipher cbref_serpent = {
     "serpent", "Serpent (NESSIE/library byte order)", 16, sp_keys, 32, 32,
     "Serpent round (key mixing, S-box, LT; the last round adds K_R instead of LT)",
     sizeof(sp_ctx), serpent_set_key, serpent_encrypt, serpent_decrypt, 1,
-    serpent_encrypt_blocks, serpent_decrypt_blocks, sp_code_path};
+    serpent_encrypt_blocks, serpent_decrypt_blocks, sp_code_path, sp_code_isa};
 
 const cbref_cipher cbref_tnepres = {
     "tnepres", "Serpent, AES-submission byte order (Tnepres)", 16, sp_keys, 32, 32,
     "Serpent round (key mixing, S-box, LT; the last round adds K_R instead of LT)",
     sizeof(sp_ctx), tnepres_set_key, tnepres_encrypt, tnepres_decrypt, 1,
-    tnepres_encrypt_blocks, tnepres_decrypt_blocks, sp_code_path};
+    tnepres_encrypt_blocks, tnepres_decrypt_blocks, sp_code_path, sp_code_isa};

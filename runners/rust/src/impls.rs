@@ -124,6 +124,7 @@ where
     Some(Entry {
         prim: p.clone(),
         provider: provider.into(),
+        features: None,
         kind: Kind::Cipher(Box::new(move |key, enc| Ok(Box::new(Rc { c: ctor(key)?, enc, mode, ctr }) as Box<dyn Keyed>))),
         no_keysetup: None,
         one_call: None,
@@ -154,6 +155,7 @@ fn aead_entry<G: AeadInOut + KeyInit + 'static>(p: &Prim, provider: &str) -> Ent
     Entry {
         prim: p.clone(),
         provider: provider.into(),
+        features: None,
         kind: Kind::Aead(Box::new(|key| Ok(Box::new(RcAead(G::new_from_slice(key).map_err(err)?)) as Box<dyn AeadKeyed>))),
         no_keysetup: None,
         one_call: None,
@@ -170,6 +172,7 @@ where
     Entry {
         prim: p.clone(),
         provider: provider.into(),
+        features: None,
         kind: Kind::Aead(Box::new(|key| {
             let c = C::new_from_slice(key).map_err(err)?;
             Ok(Box::new(RcAead(aes_gcm::AesGcm::<C, U12>::from(c))) as Box<dyn AeadKeyed>)
@@ -197,6 +200,7 @@ fn stream_entry<S: KeyIvInit + StreamCipher + 'static>(p: &Prim, provider: &str)
     Entry {
         prim: p.clone(),
         provider: provider.into(),
+        features: None,
         kind: Kind::Cipher(Box::new(|key, _| Ok(Box::new(Stream::<S> { key: key.to_vec(), _s: PhantomData }) as Box<dyn Keyed>))),
         one_call: None,
         no_keysetup: Some(format!(
@@ -229,11 +233,11 @@ impl<X: Update + ExtendableOutputReset> HashCtx for Xof<X> {
     }
 }
 fn hash_entry<D: Digest + digest::FixedOutputReset + Default + 'static>(p: &Prim, provider: &str) -> Entry {
-    Entry { prim: p.clone(), provider: provider.into(), kind: Kind::Hash(Box::new(|| Box::new(Dg(D::default())))), no_keysetup: None, one_call: None }
+    Entry { prim: p.clone(), provider: provider.into(), features: None, kind: Kind::Hash(Box::new(|| Box::new(Dg(D::default())))), no_keysetup: None, one_call: None }
 }
 fn xof_entry<X: Update + ExtendableOutputReset + Default + 'static>(p: &Prim, provider: &str) -> Entry {
     let n = p.digest_bytes;
-    Entry { prim: p.clone(), provider: provider.into(), kind: Kind::Hash(Box::new(move || Box::new(Xof(X::default(), n)))), no_keysetup: None, one_call: None }
+    Entry { prim: p.clone(), provider: provider.into(), features: None, kind: Kind::Hash(Box::new(move || Box::new(Xof(X::default(), n)))), no_keysetup: None, one_call: None }
 }
 
 // ====================================================================== the RustCrypto table
@@ -242,12 +246,70 @@ fn new_from<C: KeyInit>(k: &[u8]) -> Result<C, String> {
     C::new_from_slice(k).map_err(err)
 }
 
+/// The crates' own run-time choices (cpufeatures checks in aes 0.9, polyval 0.7, chacha20
+/// 0.10, poly1305 0.9, sha1 0.11, sha2 0.11), read from the CPU's flags on x86-64.
+struct CpuChoice {
+    x86: bool,
+    aes: bool,
+    clmul: bool, // polyval's carry-less backend: AVX + PCLMULQDQ
+    avx2: bool,
+    sha: bool, // sha1/sha2's SHA-NI backends: SHA + SSE4.1 (+ SSSE3 for sha1)
+}
+
+impl CpuChoice {
+    fn new() -> CpuChoice {
+        let x86 = cfg!(target_arch = "x86_64");
+        CpuChoice {
+            x86,
+            aes: x86 && cpu_has("aes"),
+            clmul: x86 && cpu_has("avx") && cpu_has("pclmulqdq"),
+            avx2: x86 && cpu_has("avx2"),
+            sha: x86 && cpu_has("sha_ni") && cpu_has("sse4_1") && cpu_has("ssse3"),
+        }
+    }
+}
+
+/// The features of a RustCrypto path (docs/protocol.md, features); None off x86-64 for the
+/// crates that choose a backend there (this runner does not follow their ARM choices).
+fn rustcrypto_features(p: &Prim, rc: &CpuChoice) -> Option<Vec<&'static str>> {
+    let fam = p.name.split('-').next().unwrap_or("");
+    let one = |on: bool, f: &'static str| if on { vec![f] } else { vec!["portable"] };
+    let dispatched = matches!(fam, "aes" | "chacha20" | "xchacha20" | "sha" | "sha1")
+        || p.mode == "gcm"
+        || p.name.starts_with("sha-");
+    if dispatched && !rc.x86 {
+        return None;
+    }
+    if p.mode == "gcm" {
+        let mut f = if fam == "aes" && rc.aes { vec!["aes-ni"] } else { vec![] };
+        if rc.clmul {
+            f.push("pclmul");
+        }
+        return Some(if f.is_empty() { vec!["portable"] } else { f });
+    }
+    Some(match p.name.as_str() {
+        _ if fam == "aes" => one(rc.aes, "aes-ni"),
+        "chacha20" | "xchacha20" | "chacha20-poly1305" | "xchacha20-poly1305" => vec![if rc.avx2 { "avx2" } else { "sse2" }],
+        "sha-1" | "sha-224" | "sha-256" => one(rc.sha, "sha-ni"),
+        "sha-384" | "sha-512" | "sha-512-256" | "sha-512-224" => one(rc.avx2, "avx2"),
+        _ => vec!["portable"],
+    })
+}
+
 fn rustcrypto_entry(p: &Prim) -> Option<Entry> {
-    let aesni = cpu_has("aes");
+    let rc = CpuChoice::new();
+    let mut e = rustcrypto_words(p, &rc)?;
+    e.features = rustcrypto_features(p, &rc);
+    Some(e)
+}
+
+fn rustcrypto_words(p: &Prim, rc: &CpuChoice) -> Option<Entry> {
+    let aesni = rc.aes;
     let aes_prov = if aesni { "AES-NI (aes crate, detected at run time)" } else { "bitsliced software AES (aes crate fixslice)" };
-    let gcm_prov = if aesni && cpu_has("pclmulqdq") { "AES-NI + CLMUL GHASH (aes + ghash crates)" } else { "software AES + GHASH" };
+    let ghash = if rc.clmul { "CLMUL GHASH (polyval crate)" } else { "software GHASH" };
+    let gcm_prov = format!("{} + {ghash}", if aesni { "AES-NI" } else { "software AES" });
     let soft = "portable Rust";
-    let shani = cpu_has("sha_ni");
+    let shani = rc.sha;
     let fam = p.name.split('-').next().unwrap_or("");
     let kb: usize = p.name.split('-').nth(1).and_then(|b| b.parse().ok()).unwrap_or(0); // the number in the name
 
@@ -255,7 +317,7 @@ fn rustcrypto_entry(p: &Prim) -> Option<Entry> {
     macro_rules! b128 {
         ($ty:ty, $prov:expr) => {{
             if p.mode == "gcm" {
-                let prov = if fam == "aes" { gcm_prov.to_string() } else { format!("aes-gcm crate's generic GCM over {}", $prov) };
+                let prov = if fam == "aes" { gcm_prov.clone() } else { format!("aes-gcm crate's GCM over {}, {ghash}", $prov) };
                 return Some(gcm_entry::<$ty>(p, &prov));
             }
             return block_entry::<$ty>(p, new_from::<$ty>, Some(ctr128::<$ty>), $prov);
@@ -309,13 +371,14 @@ fn rustcrypto_entry(p: &Prim) -> Option<Entry> {
             _ => return None,
         }
     }
-    let simd = if cpu_has("avx2") { "AVX2 (detected at run time)" } else { "SSE2" };
+    let simd = if rc.avx2 { "AVX2 (detected at run time)" } else { "SSE2" };
+    let sha512 = if rc.avx2 { "AVX2 (sha2 crate, detected at run time)" } else { soft };
     let e = match p.name.as_str() {
         "chacha20" => stream_entry::<chacha20::ChaCha20>(p, &format!("chacha20 crate, {simd}")),
         "xchacha20" => stream_entry::<chacha20::XChaCha20>(p, &format!("chacha20 crate, {simd}")),
-        "salsa20" => stream_entry::<salsa20::Salsa20>(p, "salsa20 crate"),
-        "salsa20r12" => stream_entry::<salsa20::Salsa12>(p, "salsa20 crate (Salsa20/12)"),
-        "xsalsa20" => stream_entry::<salsa20::XSalsa20>(p, "salsa20 crate"),
+        "salsa20" => stream_entry::<salsa20::Salsa20>(p, "salsa20 crate, portable Rust"),
+        "salsa20r12" => stream_entry::<salsa20::Salsa12>(p, "salsa20 crate (Salsa20/12), portable Rust"),
+        "xsalsa20" => stream_entry::<salsa20::XSalsa20>(p, "salsa20 crate, portable Rust"),
         "chacha20-poly1305" => aead_entry::<chacha20poly1305::ChaCha20Poly1305>(p, &format!("chacha20 ({simd}) + poly1305 crates")),
         "xchacha20-poly1305" => aead_entry::<chacha20poly1305::XChaCha20Poly1305>(p, &format!("chacha20 ({simd}) + poly1305 crates")),
         "md4" => hash_entry::<md4::Md4>(p, soft),
@@ -323,10 +386,10 @@ fn rustcrypto_entry(p: &Prim) -> Option<Entry> {
         "sha-1" => hash_entry::<sha1::Sha1>(p, if shani { "SHA-NI (sha1 crate, detected at run time)" } else { soft }),
         "sha-224" => hash_entry::<sha2::Sha224>(p, if shani { "SHA-NI (sha2 crate, detected at run time)" } else { soft }),
         "sha-256" => hash_entry::<sha2::Sha256>(p, if shani { "SHA-NI (sha2 crate, detected at run time)" } else { soft }),
-        "sha-384" => hash_entry::<sha2::Sha384>(p, soft),
-        "sha-512" => hash_entry::<sha2::Sha512>(p, soft),
-        "sha-512-256" => hash_entry::<sha2::Sha512_256>(p, soft),
-        "sha-512-224" => hash_entry::<sha2::Sha512_224>(p, soft),
+        "sha-384" => hash_entry::<sha2::Sha384>(p, sha512),
+        "sha-512" => hash_entry::<sha2::Sha512>(p, sha512),
+        "sha-512-256" => hash_entry::<sha2::Sha512_256>(p, sha512),
+        "sha-512-224" => hash_entry::<sha2::Sha512_224>(p, sha512),
         "keccak-224" => hash_entry::<sha3::Keccak224>(p, "portable Rust, original 0x01 padding"),
         "keccak-256" => hash_entry::<sha3::Keccak256>(p, "portable Rust, original 0x01 padding"),
         "keccak-384" => hash_entry::<sha3::Keccak384>(p, "portable Rust, original 0x01 padding"),
@@ -391,6 +454,7 @@ fn ring_entry(p: &Prim) -> Option<Entry> {
         return Some(Entry {
             prim: p.clone(),
             provider: prov.into(),
+            features: None,
             kind: Kind::Aead(Box::new(move |key| {
                 let k = aead::UnboundKey::new(alg, key).map_err(err)?;
                 Ok(Box::new(RingAead(aead::LessSafeKey::new(k))) as Box<dyn AeadKeyed>)
@@ -410,6 +474,7 @@ fn ring_entry(p: &Prim) -> Option<Entry> {
     Some(Entry {
         prim: p.clone(),
         provider: "ring (assembly, CPU features detected at run time)".into(),
+        features: None,
         kind: Kind::Hash(Box::new(move || Box::new(RingHash(alg, Some(digest::Context::new(alg)))))),
         no_keysetup: None,
         one_call: None,
@@ -474,6 +539,13 @@ impl Keyed for AwsCipher {
     }
 }
 
+/// AWS-LC's AES-NI path for AES outside GCM and GCM-SIV (whose VAES and AVX-512 bodies this
+/// runner does not follow); other primitives: unknown.
+fn aws_features(p: &Prim) -> Option<Vec<&'static str>> {
+    let aes = cfg!(target_arch = "x86_64") && p.name.starts_with("aes-") && cpu_has("aes");
+    (aes && p.mode != "gcm" && p.mode != "gcmsiv").then(|| vec!["aes-ni"])
+}
+
 fn awslc_entry(p: &Prim) -> Option<Entry> {
     use aws_lc_rs::{aead, cipher, digest};
     let base = format!("AWS-LC (aws-lc-sys {}), assembly with run-time CPU dispatch", crate_version("aws-lc-sys"));
@@ -491,7 +563,8 @@ fn awslc_entry(p: &Prim) -> Option<Entry> {
     if let Some(alg) = aead_alg {
         return Some(Entry {
             prim: p.clone(),
-            provider: prov,
+            provider: prov.clone(),
+            features: aws_features(p),
             kind: Kind::Aead(Box::new(move |key| {
                 let k = aead::UnboundKey::new(alg, key).map_err(err)?;
                 Ok(Box::new(AwsAead(aead::LessSafeKey::new(k))) as Box<dyn AeadKeyed>)
@@ -515,7 +588,8 @@ fn awslc_entry(p: &Prim) -> Option<Entry> {
     if let Some(alg) = halg {
         return Some(Entry {
             prim: p.clone(),
-            provider: prov,
+            provider: prov.clone(),
+            features: aws_features(p),
             kind: Kind::Hash(Box::new(move || Box::new(AwsHash(alg, Some(digest::Context::new(alg)))))),
             no_keysetup: None,
         one_call: None,
@@ -560,6 +634,7 @@ fn awslc_entry(p: &Prim) -> Option<Entry> {
     Some(Entry {
         prim: p.clone(),
         provider: format!("{prov}; one-shot API: every call is a whole message from the IV"),
+        features: aws_features(p),
         kind: Kind::Cipher(Box::new(new)),
         no_keysetup: None,
         one_call: Some("aws-lc-rs EncryptingKey/DecryptingKey are one call per message".into()),

@@ -69,6 +69,8 @@ pub enum Kind {
 pub struct Entry {
     pub prim: Prim,
     pub provider: String,
+    /// the code path as data (docs/protocol.md, features); None: unknown
+    pub features: Option<Vec<&'static str>>,
     pub kind: Kind,
     /// Some(reason): keysetup is answered unsupported (no key-setup step in the API).
     pub no_keysetup: Option<String>,
@@ -343,7 +345,10 @@ impl Runner {
             .iter()
             .map(|im| {
                 let prims: Vec<Value> =
-                    im.entries.iter().map(|e| json!({"name": e.prim.name, "provider": e.provider})).collect();
+                    im.entries.iter().map(|e| match &e.features {
+                        Some(f) => json!({"name": e.prim.name, "provider": e.provider, "features": f}),
+                        None => json!({"name": e.prim.name, "provider": e.provider}),
+                    }).collect();
                 json!({"name": im.name, "library": im.library, "version": im.version, "available": true,
                        "primitives": prims, "notes": im.notes})
             })

@@ -2,6 +2,7 @@
 // engines, mode classes and digests used directly, without the JCA provider.
 package cipherbench;
 
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.jar.JarFile;
@@ -168,6 +169,7 @@ final class BcImpl extends Main.Impl {
                 continue;
             }
             offers.put(p.name, "BC " + what + " (pure Java)");
+            features.put(p.name, List.of("portable"));
         }
     }
 

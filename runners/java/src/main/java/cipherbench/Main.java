@@ -85,7 +85,9 @@ public final class Main {
     }
 
     abstract static class Impl {
-        final Map<String, String> offers = new TreeMap<>();  // canonical name -> provider
+        final Map<String, String> offers = new TreeMap<>();  // canonical name -> provider (the path in words)
+        // canonical name -> the same path's features (docs/protocol.md, features); absent: unknown
+        final Map<String, List<String>> features = new TreeMap<>();
         final Map<String, String> notes = new TreeMap<>();
 
         abstract String name();
@@ -191,6 +193,7 @@ public final class Main {
                 Map<String, Object> p = new LinkedHashMap<>();
                 p.put("name", e.getKey());
                 p.put("provider", e.getValue());
+                if (im.features.containsKey(e.getKey())) p.put("features", im.features.get(e.getKey()));
                 prims.add(p);
             }
             j.put("name", im.name());

@@ -7,6 +7,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.security.spec.AlgorithmParameterSpec;
+import java.util.List;
 import java.util.Map;
 import javax.crypto.AEADBadTagException;
 import javax.crypto.Cipher;
@@ -59,6 +60,8 @@ final class SunJceImpl extends Main.Impl {
                 MessageDigest.getInstance(d[1], "SUN").digest(new byte[3]);
                 jca.put(d[0], d[1]);
                 offers.put(d[0], "SUN MessageDigest " + d[1] + " (" + digestEngine(d[0]) + ")");
+                List<String> f = digestFeatures(d[0]);
+                if (f != null) features.put(d[0], f);
             } catch (Exception e) {
                 System.err.println("sunjce: " + d[0] + " left out: " + e);
             }
@@ -86,13 +89,38 @@ final class SunJceImpl extends Main.Impl {
             return;
         }
         String what;
+        boolean aesIntrinsic = flag("UseAESIntrinsics").equals("true") && cpu("aes");
         if (p.family.equals("aes"))
-            what = flag("UseAESIntrinsics").equals("true") && cpu("aes") ? "AES-NI via HotSpot intrinsics" : "Java code, no AES intrinsic";
+            what = aesIntrinsic ? "AES-NI via HotSpot intrinsics" : "Java code, no AES intrinsic";
         else what = "Java code";
-        if (p.mode.equals("gcm"))
-            what += flag("UseGHASHIntrinsics").equals("true") ? ", GHASH intrinsic (PCLMULQDQ)" : "";
+        boolean ghash = p.mode.equals("gcm") && flag("UseGHASHIntrinsics").equals("true");
+        if (ghash) what += ", GHASH intrinsic (PCLMULQDQ)";
+        List<String> f;
+        if (!p.family.equals("aes")) f = List.of("portable");
+        else if (!aesIntrinsic) f = p.mode.equals("gcm") && ghash ? List.of("pclmul") : List.of("portable");
+        else if (vectorAes()) {  // JDK 17's VAES stubs serve CTR, ECB, CBC decryption and GCM: not one list per primitive
+            what += "; AVX-512 VAES stubs where HotSpot has them for the mode and direction";
+            f = null;
+        } else f = ghash ? List.of("aes-ni", "pclmul") : List.of("aes-ni");
         if (p.aead()) what += "; message/rekey: Cipher.init per message (SunJCE refuses a repeated key and nonce)";
         offers.put(name, "SunJCE " + transformation + " (" + what + ")");
+        if (f != null) features.put(name, f);
+    }
+
+    /** HotSpot generates its AVX-512 VAES AES stubs (JDK 17 stubGenerator_x86_64) where it uses
+     * AVX-512 (UseAVX=3) on a CPU with VAES, AVX512BW and AVX512VL. */
+    private static boolean vectorAes() {
+        return flag("UseAVX").equals("3") && cpu("vaes") && cpu("avx512bw") && cpu("avx512vl");
+    }
+
+    /** The features of a digest's path (docs/protocol.md, features), as digestEngine words it; null: unknown. */
+    private static List<String> digestFeatures(String name) {
+        String e = digestEngine(name);
+        if (e.equals("Java code")) return List.of("portable");
+        if (e.endsWith("SHA-NI")) return List.of("sha-ni");
+        if (e.endsWith("AVX2")) return List.of("avx2");
+        if (e.endsWith("(assembly)")) return List.of("asm");
+        return null;
     }
 
     private static String digestEngine(String name) {
@@ -107,6 +135,8 @@ final class SunJceImpl extends Main.Impl {
         if (!flag(f).equals("true")) return "Java code";
         if (name.equals("sha-1") || name.equals("sha-224") || name.equals("sha-256"))
             return cpu("sha_ni") ? "HotSpot intrinsic, SHA-NI" : "HotSpot intrinsic, AVX2";
+        if (f.equals("UseSHA512Intrinsics") && cpu("avx2")) return "HotSpot intrinsic, AVX2";  // x86-64's only SHA-512 stub
+        if (f.equals("UseMD5Intrinsics") && System.getProperty("os.arch").equals("amd64")) return "HotSpot intrinsic (assembly)";
         return "HotSpot intrinsic";
     }
 
