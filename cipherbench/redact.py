@@ -156,17 +156,25 @@ def _words(words: Sequence[str]) -> tuple[list[str], list[str]]:
 
 def _command(text: str) -> tuple[str, list[str]]:
     """A command line in one text, split as a shell would; the same text when nothing in it
-    is hidden. Unbalanced quotes: each run of non-space where it stands."""
+    is hidden. Unbalanced quotes: each run of non-space where it stands, and everything after
+    the first one that held a secret hidden too (the quoting that would say where that secret
+    ends is broken, so it may run on past a space)."""
     try:
         words = shlex.split(text)
     except ValueError:
         found: list[str] = []
-
-        def one(m: re.Match[str]) -> str:
-            shown, more = _redact(m[0])
+        parts: list[str] = []
+        for m in re.finditer(r"\S+|\s+", text):
+            shown, more = _redact(m[0]) if not m[0].isspace() else (m[0], [])
+            parts.append(shown)
             found.extend(more)
-            return shown
-        return re.sub(r"\S+", one, text), found
+            if more:
+                rest = text[m.end():]
+                if rest.strip():
+                    parts.append(" " + HIDDEN)
+                    found.append(rest.strip())
+                break
+        return "".join(parts), found
     if words == [text]:
         return text, []
     shown, found = _words(words)

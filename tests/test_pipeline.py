@@ -68,7 +68,9 @@ def test_a_runner_that_breaks_mid_run_is_lost_alone_and_run_exits_1(cb, db, mode
     runs, ms = _stored(db)
     assert runs[-1][1] == RunStatus.INCOMPLETE
     openssl = [m for m in ms if m[0] == "openssl"]
-    assert len(openssl) == 2 and all(n == 3 and err is None for _, n, err, _ in openssl)
+    # three requests of eight batches each (measure.SUB_BATCHES); none is set aside, since
+    # fewer than three requests would be left to stand (measure.ALONE_REQUESTS)
+    assert len(openssl) == 2 and all(n == 3 * 8 and err is None for _, n, err, _ in openssl)
     broken = [m for m in ms if m[0] == "faulty"]
     assert broken and any(err and "faulty" in err for _, _, err, _ in broken)
     doc = json.loads(cb("show", str(runs[-1][0]), "--json").stdout)
@@ -132,8 +134,9 @@ def test_kill_9_keeps_every_round_stored_then_the_run_is_settled_and_resumed(cb,
     con = sqlite3.connect(db[len("sqlite:///"):])
     rows = con.execute("select primitive, size, n + coalesce(shared_batches, 0) from measurements "
                        "where run_id = 1").fetchall()
-    # every point of the plan once, each on the 60 batches asked for
-    assert sorted(rows) == sorted((p, s, 60) for p in ("aes-128-cbc", "aes-128-ctr") for s in (16, 256, 1024, 4096, 16384))
+    # every point of the plan once, each on the 60 requests asked for, of eight batches each
+    assert sorted(rows) == sorted((p, s, 60 * 8) for p in ("aes-128-cbc", "aes-128-ctr")
+                                  for s in (16, 256, 1024, 4096, 16384))
     assert cb("run", "--resume", "1").returncode == 2  # complete: nothing to resume
 
 

@@ -283,6 +283,7 @@ def test_a_generated_secret_is_hidden_in_every_carrier_form(secret):
 @settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(secret=secrets())
 @example(secret="p@" + "@".join(MARKS))
+@example(secret="Qz7Kw'Vx3Jp Hn8Rt")  # a quote and a space: once left "Hn8Rt" in an error
 def test_a_generated_secret_is_in_no_output_no_file_and_no_row(secret, tmp_path_factory, capsys):
     """Every carrier through the command line in this process (cli.main): each error path,
     a store whose run was stored with them (its command and runners), and every command and

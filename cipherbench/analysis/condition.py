@@ -7,6 +7,7 @@ from itertools import combinations
 
 from cipherbench.analysis.recommend import Answer, recommend
 from cipherbench.measure.measurer import SHARED, usual_adds
+from cipherbench.registry import NULL_IMPL
 from cipherbench.results.run import Measurement, Run, usable
 
 #: Two figures of one point repeat when the larger is at most this much above the smaller.
@@ -77,7 +78,7 @@ def _figure(m: Measurement) -> float | None:
 
 
 def repeat(run: Run, earlier: Run) -> Repeat:
-    before = {m.key: m for m in earlier.measurements if usable(m) and m.impl != "null"}
+    before = {m.key: m for m in earlier.measurements if usable(m) and m.impl != NULL_IMPL}
     pairs = [(m, before[m.key]) for m in run.measurements if usable(m) and m.key in before]
     figs = [(_figure(a), _figure(b)) for a, b in pairs]
     within = sum(1 for a, b in figs if a and b and spread([a, b]) <= REPEAT_TOLERANCE)

@@ -223,9 +223,16 @@ def announce(r: Release, seconds: float, artifact: str) -> ReleaseRecord:
 
 def install(r: Release) -> tuple[ReleaseRecord, bool]:
     """The release installed and announced, and whether this call installed it (False: it
-    already was). ReleaseError says in one line why it cannot be; its folder is then removed."""
+    already was). ReleaseError says in one line why it cannot be; its folder is then removed.
+    A release recorded before records said their code path's words (and features) is
+    announced again, not installed again: its record then says what the runner now reads."""
     if r.exists():
-        return r.record(), False
+        old = r.record()
+        if old.path_words:
+            return old, False
+        rec = announce(r, old.seconds, old.artifact)
+        r.write(rec)
+        return rec, False
     t0 = time.monotonic()
     r.root.mkdir(parents=True, exist_ok=True)
     try:
