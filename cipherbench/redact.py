@@ -165,8 +165,8 @@ def _command(text: str) -> tuple[str, list[str]]:
         found: list[str] = []
         parts: list[str] = []
         for m in re.finditer(r"\S+|\s+", text):
-            shown, more = _redact(m[0]) if not m[0].isspace() else (m[0], [])
-            parts.append(shown)
+            part, more = _redact(m[0]) if not m[0].isspace() else (m[0], [])
+            parts.append(part)
             found.extend(more)
             if more:
                 rest = text[m.end():]
@@ -177,8 +177,8 @@ def _command(text: str) -> tuple[str, list[str]]:
         return "".join(parts), found
     if words == [text]:
         return text, []
-    shown, found = _words(words)
-    return (text if shown == words else shlex.join(shown)), found
+    shown_words, secrets = _words(words)
+    return (text if shown_words == words else shlex.join(shown_words)), secrets
 
 
 def redact(text: str) -> str:
