@@ -7,10 +7,10 @@
  * more by a one-round RC6 (RC6-32/1/b under the same key) into a scratch block, which
  * is folded back into the output under a mask read from a volatile zero: the output is
  * unchanged, but it waits for the extra round. RC6 is 20 rounds, so the extra work is
- * one round's worth plus a second load, whitening and store, in series with the block:
- * about 5 % on any CPU, whatever its clock, in a chained mode (CBC) as in the parallel
- * ones. (Computed beside the block instead, from its input, the extra round ran in the
- * CBC chain's shadow: CBC was 1-3 % slower where ECB was 6-7 %.)
+ * one round's worth plus a second load, whitening, store and the fold, in series with the
+ * block, on any CPU whatever its clock. Measured here (benchmarks/README.md): CTR 4-6 %
+ * slower, ECB and CBC 8-12 %. (Computed beside the block instead, from its input, the
+ * extra round ran in the CBC chain's shadow: CBC 1-3 % slower where ECB was 6-7 %.)
  * benchmarks/ab --planted and tests/test_noise_ab.py time it against rc6.c, as a
  * change of known size that `compare` must call slower and nothing else.
  *
