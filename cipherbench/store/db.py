@@ -39,6 +39,10 @@ Schema versions (runs.schema_version says which one wrote a run):
    experiments) builds, a run named in fleet_hosts fleet, any other speed. Also
    run_implementations.build, the runner's identity, so that a ct verdict of one run
    vouches for the same build timed in another (null in older runs: never matched).
+9. adds measurements.untimed (kinds.Untimed: a point without figures failed verification,
+   was unsupported by its runner by design, or could not be timed). Added the same way;
+   Store.run reads an older row's from `error`, `verified` and its run's status: a run
+   that completed had no point that could not be timed (pipeline/execute.py, final_status).
 """
 from __future__ import annotations
 
@@ -75,11 +79,11 @@ from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import ArgumentError, OperationalError, SQLAlchemyError
 
 from cipherbench.errors import CipherbenchError, UsageError
-from cipherbench.kinds import RunKind, RunStatus
+from cipherbench.kinds import RunKind, RunStatus, Untimed
 from cipherbench.redact import QUERY_PASSWORD, redact_command, redact_url
 from cipherbench.store.records import MeasurementRecord, columns
 
-SCHEMA_VERSION = 8
+SCHEMA_VERSION = 9
 #: A row as the store reads and writes it: column name -> value.
 Row = dict[str, Any]
 meta = MetaData()
@@ -592,6 +596,9 @@ class Store:
             out["measurements"] = [dict(x) for x in c.execute(
                 select(measurements).where(measurements.c.run_id == run_id)
                 .order_by(measurements.c.id)).mappings()]
+            for m in out["measurements"]:  # stored before schema 9: a complete run had no fault
+                if m["untimed"] is None:
+                    m["untimed"] = Untimed.of(m["error"], m["verified"], out["status"] == RunStatus.COMPLETE)
             out["diffusion"] = [dict(x) for x in c.execute(
                 select(diffusion).where(diffusion.c.run_id == run_id).order_by(diffusion.c.id)).mappings()]
             out["ct"] = [dict(x) for x in c.execute(
