@@ -1,0 +1,72 @@
+"""Every estimate a command prints comes from one rule (durations.Planned.estimate) over one
+rough figure per kind of work (cli/estimates.py): the same work has the same estimate in
+`run --list-experiments`, `reproduce --dry-run` and the command that does it."""
+from __future__ import annotations
+
+import ast
+import os
+import re
+import subprocess
+import sys
+
+from conftest import REPO
+
+from cipherbench.paths import REPO as PACKAGE_ROOT
+
+
+def cli(db: str, *args: str, **env: str) -> list[str]:
+    r = subprocess.run([sys.executable, "-m", "cipherbench", "--db", db, *args], capture_output=True, text=True,
+                       cwd=REPO, timeout=120, env=dict(os.environ, COLUMNS="200", **env))
+    assert r.returncode == 0, r.stderr
+    return r.stdout.splitlines()
+
+
+def test_a_matrix_s_experiment_has_the_estimate_of_the_command_that_runs_it(tmp_path):
+    db = f"sqlite:///{tmp_path / 'empty.sqlite'}"
+    rows = [re.match(r"([a-z0-9-]+)\s+(~?[\d.]+ (?:min \d+ s|min|s|h))  ", x) for x in cli(db, "run", "--list-experiments")]
+    listed = {m.group(1): m.group(2) for m in rows if m}
+    plan = cli(db, "reproduce", "bingmann2008", "--dry-run")
+    steps = {m.group(1): m.group(2) for x in plan if (m := re.search(r": cipherbench (.+?)  \[(.+?)\]", x))}
+    quick = steps["builds run --matrix quick"]
+    study = steps["run --experiment bingmann2008"]
+    assert quick.startswith("~") and listed["compilers-quick"].startswith("~")
+
+    def time_of(name: str) -> str:
+        return listed[name]
+
+    assert time_of("compilers-quick") == quick  # its variants' builds with it, as `builds run` says
+    assert time_of("bingmann2008") == study
+    assert any("compilers-quick: cipherbench builds run --matrix quick" in x for x in
+               cli(db, "run", "--list-experiments"))
+
+
+def test_the_same_work_has_one_plan_in_every_maker():
+    from cipherbench.builds import matrix as matrix_mod
+    from cipherbench.cli import estimates
+    quick = matrix_mod.load().matrix("quick")
+    assert estimates.of_preset(quick.experiment, {}) == estimates.of_matrix(quick)
+    assert estimates.of_preset("quick", {"quick": 91.0}).estimate().short() == "1 min 31 s"
+    assert estimates.of_preset("quick", {}).command == "cipherbench run --profile quick"
+
+
+def calls(tree: ast.AST, name: str) -> list[ast.Call]:
+    return [n for n in ast.walk(tree) if isinstance(n, ast.Call)
+            and (getattr(n.func, "id", None) == name or getattr(n.func, "attr", None) == name)]
+
+
+def test_every_estimate_goes_through_the_one_rule():
+    """Only durations.py applies the rule (its `estimate`), and every announcement takes a
+    Planned from cli/estimates.py, whose makers hold every rough figure."""
+    makers = {f.name for f in ast.parse((PACKAGE_ROOT / "cipherbench" / "cli" / "estimates.py").read_text()).body
+              if isinstance(f, ast.FunctionDef) and f.name.startswith("of_")}
+    assert {"of_preset", "of_plan", "of_matrix", "of_checks", "of_installs"} <= makers
+    announced = []
+    for path in (PACKAGE_ROOT / "cipherbench").rglob("*.py"):
+        tree = ast.parse(path.read_text())
+        if path.name != "durations.py":
+            assert [c.lineno for c in calls(tree, "estimate") if not isinstance(c.func, ast.Attribute)] == [], path
+        for c in calls(tree, "announced"):
+            arg = c.args[0]
+            assert isinstance(arg, ast.Call) and getattr(arg.func, "id", None) in makers, (path, c.lineno)
+            announced.append(arg.func.id)  # type: ignore[union-attr]
+    assert sorted(set(announced)) == ["of_checks", "of_matrix", "of_plan"]  # ct, builds run, run
