@@ -100,6 +100,7 @@ class Col:
     short: str = ""  # the header where room is short ("impl" for "implementation"), said under the table
     fold: int = 0  # 0: always a column; 1, 2, ...: leaves the table, highest first, where the row does not fit
     key: bool | None = None  # names its row in the lines under the table (None: a NAME column that stays)
+    lines: int = WORDS_LINES  # a words column: the lines a cell may take before the column leaves the table
 
     @property
     def names_row(self) -> bool:
@@ -122,7 +123,7 @@ def _span(col: Col, header: str, cells: Sequence[Text]) -> _Span:
     head = max((len(w) for w in header.split()), default=0)  # a header wraps between its words
     if col.cell is Cell.WORDS:
         word = min(LONGEST_WORD, max((len(w) for p in plain for w in p.split()), default=0))
-        least = max(word, math.ceil(widest / WORDS_LINES), head, 1)
+        least = max(word, math.ceil(widest / col.lines), head, 1)
     else:
         least = max(widest, head, 1)
     return _Span(least, max(least, widest, len(header)))

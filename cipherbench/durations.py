@@ -97,9 +97,12 @@ class Planned:
     command: str
     rough_seconds: float
     last_seconds: float | None = None
+    # what its time is remembered under, where the command says less than the work: a plan
+    # narrowed by options is remembered with what it does, not as every narrowed plan at once
+    key: str = ""
 
     def estimate(self) -> Estimate:
-        return estimate(self.command, self.rough_seconds, self.last_seconds)
+        return estimate(self.key or self.command, self.rough_seconds, self.last_seconds)
 
 
 class Announcement:
@@ -133,4 +136,4 @@ def announced(planned: Planned, later: bool = False) -> Iterator[Announcement]:
             err.print(f"{command}: took {duration(took)} (expected {duration(a.estimate.seconds)})"
                       + ("" if completed else ", did not complete"), markup=False, highlight=False)
         if completed:
-            remember(command, took)
+            remember(planned.key or command, took)

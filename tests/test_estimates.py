@@ -4,6 +4,7 @@ rough figure per kind of work (cli/estimates.py): the same work has the same est
 from __future__ import annotations
 
 import ast
+import json
 import os
 import re
 import subprocess
@@ -70,3 +71,28 @@ def test_every_estimate_goes_through_the_one_rule():
             assert isinstance(arg, ast.Call) and getattr(arg.func, "id", None) in makers, (path, c.lineno)
             announced.append(arg.func.id)  # type: ignore[union-attr]
     assert sorted(set(announced)) == ["of_checks", "of_matrix", "of_plan"]  # ct, builds run, run
+
+
+def test_a_narrowed_plan_is_remembered_as_itself_not_as_every_narrowed_plan(tmp_path, monkeypatch):
+    """One narrowed ct or run took 7 s: another narrowed one is not expected to take 7 s (ct
+    was once estimated at 24 s from a wider check's time and took 2.5 s); the same one is."""
+    from cipherbench import durations
+    from cipherbench.cli import estimates
+    from cipherbench.ct.records import Method
+    from cipherbench.pipeline import RunPlan
+    monkeypatch.setattr(durations, "DURATIONS", tmp_path / "durations.json")
+    small = RunPlan.from_preset("quick", implementations=["openssl"], primitives=["sha-256"], sizes=[16])
+    other = RunPlan.from_preset("quick", implementations=["nettle"], primitives=["sha-256"], sizes=[16])
+    a, b = estimates.of_plan(small, {}, narrowed=True), estimates.of_plan(other, {}, narrowed=True)
+    assert a.command == b.command == "cipherbench run --profile quick (narrowed)" and a.key != b.key
+    with durations.announced(a):
+        pass
+    assert list(json.loads((tmp_path / "durations.json").read_text())) == [a.key]  # remembered as itself
+    durations.remember(a.key, 9.0)
+    assert estimates.of_plan(small, {}, narrowed=True).estimate() == durations.Estimate(9.0, True)
+    assert not b.estimate().measured and b.estimate().seconds == estimates.run_seconds(other)
+    stat = [Method.STAT] * 2
+    one = estimates.of_checks("cipherbench ct (narrowed)", stat, 1000, None, "openssl aes-128-gcm 1000")
+    two = estimates.of_checks("cipherbench ct (narrowed)", stat, 1000, None, "leaky rc4 1000")
+    durations.remember(one.key, 7.0)
+    assert one.estimate().seconds == 7.0 and two.estimate() == durations.Estimate(2 * 1000 / 1000 * 0.08, False)

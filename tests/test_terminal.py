@@ -134,7 +134,7 @@ def home(tmp_path_factory, engine) -> Home:
     where = tmp_path_factory.mktemp("terminal")
     db = f"sqlite:///{where / 'r.sqlite'}"
     env = {"CIPHERBENCH_DB": db, "CIPHERBENCH_VERIFY_CACHE": str(where / "verify-cache.json"),
-           "CIPHERBENCH_DURATIONS": str(where / "durations.json")}
+           "CIPHERBENCH_DURATIONS": str(where / "durations.json"), "CIPHERBENCH_TEST_LEAKY": "1"}
     r = subprocess.run([sys.executable, "-m", "cipherbench", "run", "--impl", "openssl", "--impl", "nettle",
                         "--primitive", "aes-128-gcm", "--primitive", "chacha20-poly1305", "--primitive", "sha-256",
                         "--sizes", "16,1k,16k", "--batch-ms", "1", "--batches", "2"],
@@ -151,6 +151,8 @@ def home(tmp_path_factory, engine) -> Home:
     return Home(db, env, names, names | {p.family for p in reg} | {"bookworm", "s390x"})
 
 
+#: ct's taint check of the test-only RC4 that leaks its key (CIPHERBENCH_TEST_LEAKY=1 announces it).
+LEAKY = ("ct", "--impl", "leaky", "--primitive", "rc4", "--method", "taint")
 #: The screens, by command path: the arguments of each (run 1 is the engine's, run 2 the same
 #: with the names above; the fleet run, the releases, environment and architecture are
 #: records made by `home`). `run` comes last: its run would be the latest.
@@ -166,7 +168,7 @@ SCREENS: dict[str, list[tuple[str, ...]]] = {
     "conformance": [("conformance", "native")],
     "ct": [("ct", "--impl", "openssl", "--primitive", "aes-128-gcm", "--method", "stat", "--samples", "1000"),
            ("ct", "--impl", "openssl", "--primitive", "aes-128-gcm", "--method", "stat", "--samples", "1000",
-            "--long")],
+            "--long")] + ([LEAKY] if shutil.which("valgrind") else []),
     "env list": [("env", "list")],
     "arch list": [("arch", "list")],
     "builds list": [("builds", "list")],
@@ -319,3 +321,9 @@ def test_a_table_that_does_not_fit_folds_its_columns_under_it_whole(screens, hom
     same = ", ".join(f"{rank} {re.escape(n)} aes-128-gcm" for n in
                      ("openssl", "openssl==3.0.19", "bookworm:openssl", "openssl%s390x", "openssl@gcc:O3"))
     assert len(re.findall(same + ": code path ", text)) == 2, text  # bulk and small messages
+
+
+@pytest.mark.skipif(shutil.which("valgrind") is None, reason="valgrind is not installed")
+def test_ct_says_what_a_leak_means_at_80_columns(screens):
+    text = " ".join(" ".join(screens[LEAKY].lines).split())
+    assert "LEAKS" in text and "index: an address computed from the secret" in text

@@ -7,6 +7,7 @@ printed: `run --list-experiments` names a matrix's experiment by `builds run --m
 as `reproduce --dry-run` and `builds run` do."""
 from __future__ import annotations
 
+import hashlib
 import tomllib
 from collections.abc import Sequence
 from functools import lru_cache
@@ -104,7 +105,13 @@ def of_plan(plan: RunPlan, past: dict[str, float], narrowed: bool = False, prefi
     `prefix`): a narrowed plan's time says nothing of its preset's last run."""
     command = (f"cipherbench {prefix}" + command_of(plan.preset).removeprefix("cipherbench ")
                + (" (narrowed)" if narrowed else ""))
-    return Planned(command, run_seconds(plan), None if narrowed else past.get(plan.preset))
+    return Planned(command, run_seconds(plan), None if narrowed else past.get(plan.preset),
+                   narrowed_key(command, plan.model_dump_json()) if narrowed else "")
+
+
+def narrowed_key(command: str, what: str) -> str:
+    """What a narrowed plan's time is remembered under: its command and a digest of what it does."""
+    return f"{command} {hashlib.sha256(what.encode()).hexdigest()[:12]}"
 
 
 # ---------------------------------------------------------------------------- a compiler matrix
@@ -152,8 +159,11 @@ def checks_seconds(methods: Sequence[Method], samples: int) -> float:
             + (len(methods) - taints) * samples / 1000 * STAT_S_PER_1000)
 
 
-def of_checks(command: str, methods: Sequence[Method], samples: int, last_seconds: float | None) -> Planned:
-    return Planned(command, checks_seconds(methods, samples), last_seconds)
+def of_checks(command: str, methods: Sequence[Method], samples: int, last_seconds: float | None,
+              narrowed: str = "") -> Planned:
+    """`narrowed`: what a narrowed plan checks (its checks and samples), remembered with it."""
+    return Planned(command, checks_seconds(methods, samples), last_seconds,
+                   narrowed_key(command, narrowed) if narrowed else "")
 
 
 # ---------------------------------------------------------------------------- releases installed

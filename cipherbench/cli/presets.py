@@ -17,7 +17,7 @@ def list_presets(ctx: click.Context, _param: click.Parameter, value: bool) -> No
         return
     c = ctx.find_object(Ctx)
     past = past_seconds(c)
-    t = Grid([Col("name", Cell.NAME), Col("time", Cell.FIGURE), Col("what it times")],
+    t = Grid([Col("name", Cell.NAME), Col("time", Cell.FIGURE), Col("what it times", lines=4)],
              title="profiles and experiments (cipherbench run --profile NAME / --experiment NAME)")
     by_matrix = []
     for name, p in load_presets().items():

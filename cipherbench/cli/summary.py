@@ -9,7 +9,7 @@ from rich.markup import escape
 
 from cipherbench.analysis.history import REPEATS, found_in
 from cipherbench.cli.recommend import print_short
-from cipherbench.console import Cell, Col, Grid, clip, lit, out
+from cipherbench.console import Cell, Col, Grid, Paragraph, clip, lit, out
 from cipherbench.pipeline.notes import WarningKind
 from cipherbench.report.answer import mbps
 from cipherbench.report.tables import RowMark
@@ -63,14 +63,14 @@ def show_summary(store: Store, run_id: int) -> None:
     if warned:
         out.print(f"[yellow]! {warned} points carry warnings[/] (cipherbench show {run_id} --long)")
     if count.untimed:  # each kind apart, with its reason: only a fault makes the run incomplete
-        out.print(count.text(), style="yellow" if count.faults else "", markup=False, highlight=False)
+        out.print(Paragraph(count.text()), style="yellow" if count.faults else "")
     # the points that failed are `run`'s last line, on stderr: said once
     ws = [f"warning: {message_of(w)}" for w in r.get("warnings") or []
           if not (isinstance(w, dict) and w.get("kind") == WarningKind.POINTS_FAILED)]
     for w in ws:  # one line each here, cut between words; in full: `show`
         out.print(clip(w, out.width, f"cipherbench show {run_id}"), style="yellow", markup=False, highlight=False)
     print_short(store, run_id)
-    out.print(f"stored as run {run_id} in {describe(store.url)} ({count.short()})", markup=False)
+    out.print(Paragraph(f"stored as run {run_id} in {describe(store.url)} ({count.short()})"))
     out.print(f"every point: cipherbench show {run_id} --long; report: cipherbench report --out DIR", markup=False)
 
 
@@ -133,15 +133,15 @@ def print_steps(store: Store, run_id: int) -> None:
         return
     if found.enough_runs:
         runs = f"run {found.runs[0]} and again in " + ", ".join(f"run {r}" for r in found.runs[1:])
-        out.print(escape(f"Releases: {len(found.repeated)} steps beyond both figures' intervals in {runs}"
-                         + (":" if found.repeated else "")))
+        out.print(Paragraph(f"Releases: {len(found.repeated)} steps beyond both figures' intervals in {runs}"
+                            + (":" if found.repeated else "")))
         for st in found.repeated:
-            out.print(escape(f"  {st.text()}"))
+            out.print(Paragraph(f"  {st.text()}", 4))
     else:
-        out.print(escape(f"Releases: no step is named until it repeats in {REPEATS} runs of the experiment "
-                         "on this host: run it again."))
+        out.print(Paragraph(f"Releases: no step is named until it repeats in {REPEATS} runs of the experiment "
+                            "on this host: run it again."))
     if found.candidates:
-        out.print(escape(f"Candidate steps, seen in run {run_id} alone: {len(found.candidates)}"
-                         + (f", the largest {CANDIDATES_SHOWN}:" if len(found.candidates) > CANDIDATES_SHOWN else ":")))
+        out.print(Paragraph(f"Candidate steps, seen in run {run_id} alone: {len(found.candidates)}"
+                            + (f", the largest {CANDIDATES_SHOWN}:" if len(found.candidates) > CANDIDATES_SHOWN else ":")))
         for cand in found.candidates[:CANDIDATES_SHOWN]:
-            out.print(escape(f"  candidate: {cand.text()}"))
+            out.print(Paragraph(f"  candidate: {cand.text()}", 4))
