@@ -146,8 +146,11 @@ def home(tmp_path_factory, engine) -> Home:
                        cwd=REPO, timeout=120, env=dict(os.environ, **env))
     assert r.returncode == 0 and "as run 2" in r.stdout, r.stdout + r.stderr
     env.update(_records(where, db))
+    from cipherbench.cli.recommend import short_provider
+    from cipherbench.store.db import Store
     reg = registry.load()
-    names = NAMES | {p.name for p in reg}
+    paths = {short_provider(m["provider"] or "") for m in Store(db).run(2)["measurements"]}  # code paths in a word
+    names = NAMES | {p.name for p in reg} | paths
     return Home(db, env, names, names | {p.family for p in reg} | {"bookworm", "s390x"})
 
 
@@ -327,3 +330,23 @@ def test_a_table_that_does_not_fit_folds_its_columns_under_it_whole(screens, hom
 def test_ct_says_what_a_leak_means_at_80_columns(screens):
     text = " ".join(" ".join(screens[LEAKY].lines).split())
     assert "LEAKS" in text and "index: an address computed from the secret" in text
+
+
+def test_recommend_shows_every_ranked_row_whole_with_its_mark_and_code_path(screens, home):
+    """Each row the short answer shows: its rank, names, MB/s and interval on one line, its ct
+    mark and code path whole beside them or under the table (not squeezed out of it)."""
+    import json
+
+    from cipherbench.cli.recommend import short_provider
+    from cipherbench.report.answer import interval, mbps
+    r = subprocess.run([sys.executable, "-m", "cipherbench", "recommend", "2", "--json"], capture_output=True,
+                       text=True, cwd=REPO, timeout=120, env=dict(os.environ, **home.env))
+    lines = screens[("recommend", "2")].lines
+    text = " ".join(" ".join(lines).split())
+    for a in json.loads(r.stdout):
+        for f in a["ranked"][:5]:
+            cells = [f["impl"], f["primitive"], mbps(f["mb_per_s"])]
+            span = interval(type("F", (), {"mb_low": f["mb_low"], "mb_high": f["mb_high"]})())
+            assert any(all(re.search(rf"(?<!\S){re.escape(c)}(?!\S)", x) for c in [*cells, span]) for x in lines), f
+            for word in (short_provider(f["provider"]), "ct?"):
+                assert re.search(rf"(?<!\S){re.escape(word)}(?![\w+-])", text), (word, f["impl"])
