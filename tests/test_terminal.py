@@ -187,7 +187,8 @@ SCREENS: dict[str, list[tuple[str, ...]]] = {
 RUN_END = ("python", "-c", "from cipherbench.cli.summary import print_steps, show_summary; "
            "from cipherbench.store.db import Store; s = Store(); show_summary(s, 2); print_steps(s, 2)")
 #: Commands whose tables are another command's, printed by the same code: the screen that shows it.
-SAME_TABLES = {"arch verify": "verify", "builds run": "show", "fleet run": "show", "mutate": "mutate (in-process)"}
+SAME_TABLES = {"arch verify": "verify", "builds run": "show", "fleet run": "show",
+               "mutate": "test_mutate_s_score_table_at_80_columns (a real mutant takes half a minute)"}
 #: Commands that print no table.
 NO_TABLE = {"encrypt", "decrypt", "hash", "report", "export", "import", "env create", "env remove", "arch add",
             "arch remove", "builds make", "fleet init", "fleet scheduler", "fleet worker", "fleet report",
@@ -350,3 +351,20 @@ def test_recommend_shows_every_ranked_row_whole_with_its_mark_and_code_path(scre
             assert any(all(re.search(rf"(?<!\S){re.escape(c)}(?!\S)", x) for c in [*cells, span]) for x in lines), f
             for word in (short_provider(f["provider"]), "ct?"):
                 assert re.search(rf"(?<!\S){re.escape(word)}(?![\w+-])", text), (word, f["impl"])
+
+
+def test_mutate_s_score_table_at_80_columns(home):
+    """mutate's tables, by operator and by family, as it prints them, in 80 columns."""
+    from rich.console import Console
+
+    from cipherbench.cli.mutate import score_table
+    from cipherbench.mutate.score import Tally
+    rows = {"authenticated encryption (AEAD) modes": Tally(1000, 120, 3, 870, 7), "stream ciphers": Tally(96, 2, 0, 94, 0)}
+    console = Console(width=WIDTH, color_system=None)
+    with console.capture() as cap:
+        console.print(score_table("family", rows, Tally(1096, 122, 3, 964, 7)))
+    lines = cap.get().splitlines()
+    assert lines[2].split() == ["authenticated", "encryption", "1000", "120", "3", "870", "7", "99.2", "%"]
+    assert lines[3].split() == ["(AEAD)", "modes"] and lines[-1].split() == ["all", "1096", "122", "3", "964", "7",
+                                                                            "99.3", "%"]
+    assert faults(Screen(("mutate",), lines, 0), home) == {}

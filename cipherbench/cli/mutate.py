@@ -99,7 +99,8 @@ def _percent(t: Tally) -> str:
 
 
 def score_table(title: str, rows: dict[str, Tally], total: Tally) -> Grid:
-    t = Grid([Col(title, Cell.NAME), Col("mutants", Cell.FIGURE), Col("equivalent", Cell.FIGURE, short="equiv"),
+    # an operator's or a family's name is words ("authenticated encryption (AEAD) modes")
+    t = Grid([Col(title, Cell.WORDS, key=True), Col("mutants", Cell.FIGURE), Col("equivalent", Cell.FIGURE, short="equiv"),
               Col("broken", Cell.FIGURE), Col("caught", Cell.FIGURE), Col("survived", Cell.FIGURE),
               Col("score", Cell.FIGURE)])
     for name, x in [*rows.items(), ("all", total)]:
