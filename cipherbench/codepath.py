@@ -63,17 +63,3 @@ def stored(value: object) -> Features | None:
     """Features as a store or a results document holds them (a list of words, or null):
     a value that breaks the protocol's rules reads as unknown."""
     return read_features(value)[0]
-
-
-def label_lines(label: str, width: int) -> str:
-    """A label over as many lines of at most `width` characters as it needs, broken only after
-    a '+': a narrow column shows every feature whole instead of cutting the label."""
-    parts = label.split("+")
-    tokens = [p + "+" for p in parts[:-1]] + parts[-1:]
-    lines: list[str] = []
-    for t in tokens:
-        if lines and len(lines[-1]) + len(t) <= width:
-            lines[-1] += t
-        else:
-            lines.append(t)
-    return "\n".join(lines)

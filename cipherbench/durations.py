@@ -1,11 +1,13 @@
 """How long a long command takes: its estimate up front, its actual time at the end.
 
-One rule for every estimate (`estimate`): the last time the same command completed on this
-machine, else a rough figure from what it is about to do. Where the store has the last run
-(a profile or an experiment: `run --list-experiments` shows the same figure), the caller
-passes it; commands that store no run of their own (`make sanitize`, building a matrix)
-are remembered in DURATIONS, one entry per command. The actual time is printed at the end
-whether the command completed or not, and remembered only when it completed.
+One rule for every estimate (`estimate`, through `Planned.estimate`): the last time the same
+command completed on this machine, else a rough figure from what it is about to do. Where
+the store has the last run (a profile or an experiment: `run --list-experiments` shows the
+same figure), the caller passes it; commands that store no run of their own (`make
+sanitize`, building a matrix) are remembered in DURATIONS, one entry per command. The
+rough figures are cipherbench/cli/estimates.py's, one per kind of work. The actual time is
+printed at the end whether the command completed or not, and remembered only when it
+completed.
 """
 from __future__ import annotations
 
@@ -85,6 +87,24 @@ def estimate(command: str, rough_seconds: float, last_seconds: float | None = No
     return Estimate(last, True) if last else Estimate(rough_seconds, False)
 
 
+@dataclass(frozen=True)
+class Planned:
+    """A long command before it starts: the command as its time is remembered, a rough figure
+    from its plan, and its last complete run's time where the store keeps its runs. Every
+    estimate a command prints is a Planned's `estimate()` (cipherbench/cli/estimates.py
+    makes them: one per kind of work, so the same work has the same estimate everywhere)."""
+
+    command: str
+    rough_seconds: float
+    last_seconds: float | None = None
+    # what its time is remembered under, where the command says less than the work: a plan
+    # narrowed by options is remembered with what it does, not as every narrowed plan at once
+    key: str = ""
+
+    def estimate(self) -> Estimate:
+        return estimate(self.key or self.command, self.rough_seconds, self.last_seconds)
+
+
 class Announcement:
     """A long command's estimate, said once (`say`): at once, or where the command knows
     its input was good (a bad name then stays one line, as every bad input's error)."""
@@ -99,11 +119,11 @@ class Announcement:
 
 
 @contextmanager
-def announced(command: str, rough_seconds: float, last_seconds: float | None = None,
-              later: bool = False) -> Iterator[Announcement]:
+def announced(planned: Planned, later: bool = False) -> Iterator[Announcement]:
     """Around a long command: its estimate on stderr before (`later`: when the caller calls
     `say()`), its actual time after, once the estimate was said."""
-    a = Announcement(command, estimate(command, rough_seconds, last_seconds))
+    command = planned.command
+    a = Announcement(command, planned.estimate())
     if not later:
         a.say()
     start, completed = time.monotonic(), False
@@ -116,4 +136,4 @@ def announced(command: str, rough_seconds: float, last_seconds: float | None = N
             err.print(f"{command}: took {duration(took)} (expected {duration(a.estimate.seconds)})"
                       + ("" if completed else ", did not complete"), markup=False, highlight=False)
         if completed:
-            remember(command, took)
+            remember(planned.key or command, took)

@@ -122,6 +122,27 @@ class RunKind(StrEnum):
         return self is not RunKind.CT
 
 
+class Untimed(StrEnum):
+    """Why a planned point has no figures. Only a FAULT counts against a run (it could have
+    been timed: its run is incomplete and `run` exits 1); the others are said apart, with
+    their reason: the gate working, and a limit a runner states."""
+
+    FAILED_VERIFICATION = "failed verification"  # the pair failed the gate: never timed
+    UNSUPPORTED = "unsupported by design"  # the runner answered `unsupported`: not offered that way
+    FAULT = "could not be timed"  # a runner's error, a lost runner, an interruption
+
+    @classmethod
+    def of(cls, error: str | None, verified: str | None, unsupported: bool | None = None) -> Untimed | None:
+        """The one rule: a point with an error failed verification, was unsupported by its
+        runner, or is a fault; None: it has figures. `unsupported` None: not known (a
+        document written before it was recorded): a fault unless it failed verification."""
+        if error is None:
+            return None
+        if verified == Verdict.FAILED:
+            return cls.FAILED_VERIFICATION
+        return cls.UNSUPPORTED if unsupported else cls.FAULT
+
+
 class RunStatus(StrEnum):
     RUNNING = "running"
     COMPLETE = "complete"

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import tomllib
@@ -102,6 +103,29 @@ def test_a_variant_of_an_environment_not_created_here_is_left_out_with_the_reaso
     assert set(away) == {f"gcc-{n}:{f}" for n in (10, 14, 16) for f in ("O2", "O3", "O3-native")}
     assert "cipherbench env create trixie" in away["gcc-14:O3"]
     assert make.unavailable(bf.matrix("quick")) == {}
+
+
+def test_builds_list_says_which_release_environment_builds_a_variant(monkeypatch, tmp_path):
+    """A variant of a release environment's compiler is not built here until that environment
+    is: `builds list` says so beside it, instead of a bare 'not built'."""
+    monkeypatch.setenv("CIPHERBENCH_ENVS", str(tmp_path))  # no environment at all
+    r = subprocess.run([sys.executable, "-m", "cipherbench", "builds", "list", "--matrix", "full"], capture_output=True,
+                       text=True, env=dict(os.environ, COLUMNS="200"), cwd=REPO, timeout=120)
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    notes = {m.group(1): m.group(2) for x in lines if (m := re.fullmatch(r"\((\d+)\) (.*)", x))}
+    m = matrix_mod.load().matrix("full")
+    by_env = [v for v in m.variants if v.compiler.env]
+    assert {v.compiler.env for v in by_env} == {"bullseye", "trixie", "sid"}
+    for v in by_env:
+        row = next(x for x in lines if x.split()[:1] == [v.label])
+        mark = re.search(r"not built \((\d+)\)", row)
+        assert mark, row
+        assert notes[mark.group(1)] == (f"its compiler is release environment {v.compiler.env}'s, which builds it "
+                                        f"inside; environment '{v.compiler.env}' is not created here ('cipherbench "
+                                        f"env create {v.compiler.env}' makes it)")
+    assert all("(" not in x.split("  ")[-1] for x in lines if x.split()[:1] and x.split()[0] in
+               {v.label for v in m.variants if not v.compiler.env})
 
 
 @pytest.mark.skipif(not ENGINE.exists(), reason="the ordinary engine is not built (make engine)")

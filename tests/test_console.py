@@ -38,7 +38,7 @@ def test_ct_and_show_print_a_runners_names_literally(db):
     r = cb(*runner, "ct", "--primitive", "aes-128-ctr", "--method", "stat", "--secret", "key",
            "--samples", "1000", db=db)
     printed_literally(r)
-    assert "│ " + SHOWN + " │ aes-128-ctr │" in r.stdout  # its row of the table, as the runner named it
+    assert any(line.startswith(SHOWN + "  ") and " aes-128-ctr " in line for line in r.stdout.splitlines())  # its row
     printed_literally(cb("show", "1", db=db))  # the ct run, named: show reads a speed run by default
     printed_literally(cb(*runner, "list", db=db), times=2)  # the implementation and its library
 

@@ -33,24 +33,24 @@ def test_the_estimate_is_the_last_run_here_else_the_one_remembered_else_the_roug
 
 
 def test_a_command_that_did_not_complete_is_timed_but_not_remembered(remembered_in, capsys):
-    with pytest.raises(KeyboardInterrupt), durations.announced("cipherbench ct --experiment x", 120.0):
+    with pytest.raises(KeyboardInterrupt), durations.announced(durations.Planned("cipherbench ct --experiment x", 120.0)):
         raise KeyboardInterrupt
     lines = capsys.readouterr().err.splitlines()
     assert lines[0] == "cipherbench ct --experiment x: expected ~2 min (a rough figure from its plan)"
     assert lines[1].startswith("cipherbench ct --experiment x: took ") and \
         lines[1].endswith(" (expected 2 min), did not complete")
     assert not remembered_in.exists()
-    with durations.announced("cipherbench ct --experiment x", 120.0):
+    with durations.announced(durations.Planned("cipherbench ct --experiment x", 120.0)):
         pass
     assert capsys.readouterr().err.splitlines()[1].endswith(" (expected 2 min)")
     assert "cipherbench ct --experiment x" in json.loads(remembered_in.read_text())
 
 
 def test_an_estimate_said_later_is_never_said_when_the_command_fails_first(remembered_in, capsys):
-    with pytest.raises(ValueError), durations.announced("cipherbench run --profile quick", 80.0, later=True):
+    with pytest.raises(ValueError), durations.announced(durations.Planned("cipherbench run --profile quick", 80.0), later=True):
         raise ValueError("unknown implementation")  # the input was bad: its error stays one line
     assert capsys.readouterr().err == ""
-    with durations.announced("cipherbench run --profile quick", 80.0, later=True) as a:
+    with durations.announced(durations.Planned("cipherbench run --profile quick", 80.0), later=True) as a:
         assert capsys.readouterr().err == ""
         a.say()
         a.say()

@@ -2,6 +2,7 @@
 user types are never cut; the words (ct verdict, code path) wrap beside the table or under it."""
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -61,26 +62,29 @@ def test_show_opens_with_a_summary_and_never_says_stored_as(small_store):
     assert lines[0].startswith("run 2: speed, profile custom (quick with --impl, ")  # a narrowed plan
     # the opening line wraps at 80 columns where the label is long
     assert any("The answer" in x for x in lines[1:5]) and "Hashing at 16 KiB: " in text
-    assert "stored as" not in text and "measurements with raw samples" in " ".join(" ".join(lines[-3:]).split())
+    assert "stored as" not in text and "points timed" in " ".join(" ".join(lines[-3:]).split())
     assert all(len(x) <= 80 for x in lines), max(lines, key=len)
 
 
 @pytest.mark.parametrize("columns", [80, 200])
 def test_list_keeps_names_counts_and_libraries_whole(engine, tmp_path, columns):
-    """`list` at any width: every name a user types on one line, its primitive count beside it,
-    each library's words whole, and reasons under the table instead of down a column."""
+    """`list` at any width: every name a user types on one line, its runner and primitive count
+    beside it, each library's words whole (in its column, or under the table where it does
+    not fit), and reasons under the table instead of down a column."""
     db = f"sqlite:///{tmp_path / 'none.sqlite'}"
     text = cb(db, columns, "list")
     lines = text.splitlines()
     assert all(len(line) <= columns for line in lines), max(lines, key=len)
     listed = json.loads(cb(db, columns, "list", "--json"))["implementations"]
-    rows = {line.split("│")[1].strip(): line for line in lines if line.startswith("│") and line.split("│")[1].strip()}
+    rows = {line.split()[0]: line for line in lines if line.split() and line.split()[0] in {i["name"] for i in listed}
+            and not line.startswith(" ")}
+    joined = " ".join(text.split())
     for impl in listed:
-        row = rows[impl["name"]]  # the first line of its row names it whole
-        assert row.split("│")[4].strip() == str(len(impl["primitives"])), row
+        row = rows[impl["name"]]  # its row names it whole, then its runner and its count of primitives
+        cells = re.split(r"\s{2,}", row.strip())
+        assert cells[:2] == [impl["name"], impl["runner"]] and str(len(impl["primitives"])) in cells, row
         assert "…" not in row
-        cells = " ".join(line.split("│")[3].strip() for line in lines[lines.index(row):] if line.startswith("│"))
-        assert cells.startswith(impl["library"].split()[0]), (impl["name"], cells)
+        assert " ".join(impl["library"].split()) in joined, impl["library"]
         if not impl["available"]:  # the status points at its reason, numbered under the table
-            n = row.split("│")[6].split("(")[1].split(")")[0]
+            n = row.split("(")[-1].split(")")[0]
             assert any(line.startswith(f"{n}. {impl['name']}: ") for line in lines), n

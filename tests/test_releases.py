@@ -146,7 +146,7 @@ def test_steps_are_changes_beyond_both_intervals():
     s = steps[0]
     assert s.ratio == pytest.approx(6.093893827664495 / 3.9618311390264527)
     assert s.gap.interval == pytest.approx((5.732956924097916 / 4.224844144469061, 6.405197811447811 / 2.889282348070435))
-    assert s.text() == "cryptography 42.0.0: bundled OpenSSL 3.1.4 → 3.2.0; sha-256 16 B ×1.54 [1.36, 2.22]"
+    assert s.text() == "cryptography 42.0.0: bundled OpenSSL 3.1.4 → 3.2.0; sha-256 16 B ×1.54 [1.36-2.22]"
 
 
 def test_a_step_is_named_only_when_it_repeats_in_the_same_direction():
@@ -163,8 +163,8 @@ def test_a_step_is_named_only_when_it_repeats_in_the_same_direction():
     assert [(r.step.before.version, r.step.after.version) for r in found.repeated] == [("41.0.7", "42.0.0")]
     r = found.repeated[0]
     assert (r.ratio, r.steps[1].ratio) == (pytest.approx(7.7 / 5.0), pytest.approx(4.5 / 3.0))
-    assert r.text() == ("cryptography 42.0.0: bundled OpenSSL 3.1.4 → 3.2.0; sha-256 16 B ×1.54 [1.49, 1.59] "
-                        "(run 7; again in run 6 ×1.50 [1.42, 1.59])")
+    assert r.text() == ("cryptography 42.0.0: bundled OpenSSL 3.1.4 → 3.2.0; sha-256 16 B ×1.54 [1.49-1.59] "
+                        "(run 7; again in run 6 ×1.50 [1.42-1.59])")
     assert sorted((s.before.version, s.after.version) for s in found.candidates) == [("3.4.8", "35.0.0"), ("35.0.0", "41.0.7")]
     alone = repeated([newest], [7])  # one run: nothing named, every step a candidate
     assert not alone.enough_runs and alone.repeated == () and len(alone.candidates) == 3

@@ -94,34 +94,38 @@ def test_show_prints_the_latest_run(cb):
     assert r.returncode == 0 and "aes-128-ctr" in r.stdout and "MB/s" in r.stdout
 
 
-def test_show_wide_is_one_row_per_series_with_the_stored_figures(cb, db):
-    """The form a run too large for one row per point is printed in (cli.LONG_FORM_AT_MOST):
-    MB/s at 16 B, 1 KiB, 16 KiB and 1 MiB as stored, the fit's columns, nothing invented."""
+def test_show_is_a_row_per_series_and_long_a_row_per_point_with_the_stored_figures(cb, db):
+    """`show`: a row per series, MB/s at each size timed as stored and the fit's columns;
+    `show --long`: a row per point, its MB/s, interval and batches as stored, nothing invented."""
     assert cb("run", "--impl", "openssl", "--primitive", "aes-128-ctr", "--primitive", "sha-256",
               "--sizes", "16,1024,4096,16384", "--batch-ms", "1", "--batches", "2").returncode == 0
-    r = cb("show", "--wide", env={"COLUMNS": "250"})
-    assert r.returncode == 0, r.stderr
     con = sqlite3.connect(db[len("sqlite:///"):])
-    stored = dict(((p, n), v) for p, n, v in con.execute(
-        "select primitive, size, mb_per_s from measurements where impl = 'openssl'"))
-    rows = [line for line in r.stdout.splitlines() if "openssl" in line and "encrypt/bulk" in line]
-    assert len(rows) == 1  # aes-128-ctr's series; SHA-256 is a hash series of its own
-    ctr = next(line for line in rows if "aes-128-ctr" in line)
+    stored = {(p, n): (v, lo, hi, b) for p, n, v, lo, hi, b in con.execute(
+        "select primitive, size, mb_per_s, ns_low, ns_high, n from measurements where impl = 'openssl'")}
     from cipherbench.cli.show import fmt
-    for size in (16, 1024, 16384):
-        assert fmt(stored[("aes-128-ctr", size)]) in ctr
-    assert any("sha-256" in line and "hash/bulk" in line for line in r.stdout.splitlines())
-    assert "one row per series" in r.stdout and "marginal" in r.stdout
-    # at 80 columns: a table per series kind, no line past 80, the same figures in short form
-    r = cb("show", "--wide", env={"COLUMNS": "80"})
-    assert r.returncode == 0, r.stderr
+    for columns in ("250", "80"):
+        r = cb("show", env={"COLUMNS": columns})
+        assert r.returncode == 0, r.stderr
+        lines = r.stdout.splitlines()
+        assert max(len(line) for line in lines) <= int(columns)
+        at = lines.index("aes-128-ctr encrypt/bulk: MB/s by size")
+        assert lines[at + 1].split()[:5] == ["implementation" if columns == "250" else "impl", "16", "B", "1", "KiB"]
+        ctr = next(line for line in lines[at:] if line.split()[:1] == ["openssl"])
+        # a "!" marks a point with a warning
+        assert [c for c in ctr.split()[1:] if c != "!"][:4] == [fmt(stored[("aes-128-ctr", n)][0])
+                                                                for n in (16, 1024, 4096, 16384)]
+        assert any(line.startswith("sha-256 hash/bulk") for line in lines)
+        assert "one row per series" in r.stdout
+    r = cb("show", "--long", env={"COLUMNS": "250"})
     lines = r.stdout.splitlines()
-    assert max(len(line) for line in lines) <= 80
-    from cipherbench.cli.show import compact
-    at = lines.index(next(line for line in lines if line.startswith("aes-128-ctr encrypt/bulk")))
-    ctr = next(line for line in lines[at:] if line.split()[:1] == ["openssl"])
-    # (a "!" marks a point with a warning)
-    assert [c.rstrip("!") for c in ctr.split()[1:4]] == [compact(stored[("aes-128-ctr", n)]) for n in (16, 1024, 16384)]
+    at = lines.index("aes-128-ctr encrypt/bulk")
+    assert lines[at + 1].split()[:6] == ["implementation", "size", "MB/s", "interval", "MB/s", "batches"]
+    rows = [line.split() for line in lines[at:] if line.split()[:1] == ["openssl"]][:4]
+    for row, n in zip(rows, (16, 1024, 4096, 16384)):
+        mb, lo, hi, batches = stored[("aes-128-ctr", n)]
+        assert " ".join(row[1:3]) == ("16 B" if n == 16 else f"{n // 1024} KiB")
+        cells = [c for c in row[3:] if c != "!"]
+        assert cells[:3] == [fmt(mb), f"{fmt(n / hi * 1e3)}–{fmt(n / lo * 1e3)}", str(batches)], row
 
 
 def test_a_bad_db_url_is_one_line_and_loses_nothing(cb, db):

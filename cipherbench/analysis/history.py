@@ -86,7 +86,7 @@ class Step:
         return self.gap.ratio
 
     def text(self) -> str:
-        """'cryptography 42.0.0: bundled OpenSSL 3.1.4 → 3.2.0; aes-128-gcm 16 KiB ×1.90 [1.80, 2.00]'."""
+        """'cryptography 42.0.0: bundled OpenSSL 3.1.4 → 3.2.0; aes-128-gcm 16 KiB ×1.90 [1.80-2.00]'."""
         b, a = self.before, self.after
         if a.code.library != self.series.package and a.package.code_note:
             lib = a.code_text.split(" ", 1)[0]
@@ -95,7 +95,7 @@ class Step:
         else:
             code = f"after {b.version}"
         iv = self.gap.interval
-        span = f" [{iv[0]:.2f}, {iv[1]:.2f}]" if iv else ""
+        span = f" [{iv[0]:.2f}-{iv[1]:.2f}]" if iv else ""  # one figure, as VersionGap writes it
         return f"{a.label}: {code}; {self.series.label()} ×{self.ratio:.2f}{span}"
 
 
@@ -199,7 +199,7 @@ class Repeated:
 
 def _span(s: Step) -> str:
     iv = s.gap.interval
-    return f" [{iv[0]:.2f}, {iv[1]:.2f}]" if iv else ""
+    return f" [{iv[0]:.2f}-{iv[1]:.2f}]" if iv else ""
 
 
 @dataclass(frozen=True)

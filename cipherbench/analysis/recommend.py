@@ -100,6 +100,33 @@ class Exclusion(StrEnum):
     IMPLAUSIBLE = "implausible figure"
 
 
+class Emptier(StrEnum):
+    """What left a use case with nothing to rank: the filters are applied one at a time, in
+    this order, and the first after which no candidate is left is named."""
+
+    KIND = "kind"  # the run timed nothing this use case is about
+    LANGUAGE = "--language"
+    LIBRARY = "--library"
+    SIZE = "--size"  # not timed at the size asked for
+    WINDOW = "window"  # nothing timed at the sizes the use case is about
+
+
+@dataclass(frozen=True)
+class Empty:
+    """Why a use case has no answer, and what would give it one."""
+
+    by: Emptier
+    detail: str
+
+    def text(self) -> str:
+        return self.detail if self.by in (Emptier.KIND, Emptier.WINDOW) else f"{self.by.value} {self.detail}"
+
+    @property
+    def filtered(self) -> bool:
+        """An option the user gave emptied the answer (not the run itself)."""
+        return self.by in (Emptier.LANGUAGE, Emptier.LIBRARY, Emptier.SIZE)
+
+
 @dataclass(frozen=True)
 class Filters:
     """What the user asked for. Empty tuples and zeros mean no restriction."""
@@ -162,6 +189,7 @@ class Answer:
     excluded: tuple[Excluded, ...] = ()
     filtered: int = 0  # candidates left out by --language/--library
     workload: Workload = Workload.BULK  # what every figure of the answer was timed as
+    empty: Empty | None = None  # with size None: which filter left nothing to rank
 
     @property
     def best(self) -> Figure | None:
@@ -300,10 +328,40 @@ def ranked_with_ties(figures: Iterable[Figure]) -> list[Figure]:
             + [replace(f, ties_best=False) for f in others if not f.overlaps(best)])
 
 
-def _chosen(pair: _Pair, filters: Filters) -> bool:
-    lang_ok = not filters.languages or pair.runner in filters.languages
-    lib_ok = not filters.libraries or pair.impl in filters.libraries or pair.library in filters.libraries
-    return lang_ok and lib_ok
+def _by_language(pair: _Pair, filters: Filters) -> bool:
+    return not filters.languages or pair.runner in filters.languages
+
+
+def _by_library(pair: _Pair, filters: Filters) -> bool:
+    return not filters.libraries or pair.impl in filters.libraries or pair.library in filters.libraries
+
+
+def _sizes_text(pairs: Sequence[_Pair]) -> str:
+    sizes = sorted({nominal_size(m.size) for p in pairs for m in p.points if m.size and not m.error})
+    return ", ".join(size_text(s) for s in sizes) or "no size"
+
+
+def _chosen(spec: UseCaseSpec, every: Sequence[_Pair], filters: Filters) -> tuple[list[_Pair], Empty | None]:
+    """The candidates the filters leave, each filter applied in turn (Emptier's order); where
+    none is left, the filter after which none was."""
+    if not every:
+        what = ("/".join(sorted(k.value for k in spec.kinds)) + (f" in {'/'.join(sorted(spec.modes))} mode"
+                if spec.modes else "") + (f" of {', '.join(sorted(spec.families))}" if spec.families else ""))
+        return [], Empty(Emptier.KIND, f"the run timed no {what}")
+    pairs = [p for p in every if _by_language(p, filters)]
+    if not pairs:
+        runners = ", ".join(sorted({p.runner for p in every}))
+        return [], Empty(Emptier.LANGUAGE, f"{', '.join(filters.languages)}: none of its {len(every)} candidates "
+                                           f"(their runners: {runners})")
+    chosen = [p for p in pairs if _by_library(p, filters)]
+    if not chosen:
+        return [], Empty(Emptier.LIBRARY, f"{', '.join(filters.libraries)}: none of its {len(pairs)} candidates")
+    if _size_for(spec, chosen, filters) is None:
+        if filters.size is not None:
+            return chosen, Empty(Emptier.SIZE, f"{size_text(filters.size)} was not timed (timed: {_sizes_text(chosen)})")
+        return chosen, Empty(Emptier.WINDOW, f"nothing timed at {spec.window()} (timed: {_sizes_text(chosen)}; "
+                                             "recommend --size ranks there)")
+    return chosen, None
 
 
 def _point_key(m: Measurement) -> tuple[str, str, str, str, int]:
@@ -315,10 +373,10 @@ def answer(spec: UseCaseSpec, measurements: Sequence[Measurement],
            ct: Mapping[tuple[str, str], CtMark] | None = None) -> Answer:
     """`ct`: (implementation, primitive) -> its constant-time mark (constant_time.ct_marks)."""
     every = _pairs(spec, measurements, implementations)
-    pairs = [p for p in every if _chosen(p, filters)]
+    pairs, empty = _chosen(spec, every, filters)
     size = _size_for(spec, pairs, filters)
     if size is None:
-        return Answer(spec, None, filtered=len(every) - len(pairs))
+        return Answer(spec, None, filtered=len(every) - len(pairs), empty=empty)
     bad = flagged(measurements)
     ranked: list[Figure] = []
     reference: list[Figure] = []

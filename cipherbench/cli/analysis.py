@@ -7,11 +7,10 @@ import re
 from dataclasses import asdict
 
 import click
-from rich.table import Table
 
 from cipherbench.analysis import diffusion as dif
 from cipherbench.cli.app import Ctx
-from cipherbench.console import err, out
+from cipherbench.console import Cell, Col, Grid, err, lit, out
 from cipherbench.errors import UsageError
 from cipherbench.report.tables import num
 
@@ -47,13 +46,14 @@ def _p(x) -> str:
     return "–" if x is None else f"{x:.3g}"
 
 
-def _rows_table(rows: list[dict], title: str) -> Table:
-    t = Table(title=title, caption="bits changed: output bits that change per flipped input bit (ideal: half "
-                                   "the block); per input/output bit: min-max over bits; SAC/BIC p: "
-                                   f"consistent at p >= {dif.ALPHA}", caption_justify="left")
-    for col in ("rounds", "bits changed", "per input bit", "per output bit", "all pairs depend",
-                "SAC max |P-1/2|", "SAC p", "SAC worst p", "BIC max |r|", "BIC p"):
-        t.add_column(col, justify="left" if col == "all pairs depend" else "right")
+def _rows_table(rows: list[dict], title: str) -> Grid:
+    t = Grid([Col("rounds", Cell.FIGURE, key=True), Col("bits changed", Cell.FIGURE, short="bits"),
+              Col("per input bit", Cell.FIGURE, short="per in"), Col("per output bit", Cell.FIGURE, short="per out"),
+              Col("all pairs depend", fold=1, short="all depend"), Col("SAC max |P-1/2|", Cell.FIGURE, short="SAC dev"),
+              Col("SAC p", Cell.FIGURE), Col("SAC worst p", Cell.FIGURE, short="SAC worst", fold=2),
+              Col("BIC max |r|", Cell.FIGURE, short="BIC r"), Col("BIC p", Cell.FIGURE)], title=lit(title),
+             caption="bits changed: output bits that change per flipped input bit (ideal: half the block); per "
+                     "input/output bit: min-max over bits; SAC/BIC p: consistent at p >= " + str(dif.ALPHA))
     for r in rows:
         t.add_row("full" if r["rounds"] is None else str(r["rounds"]), num(r["mean_bits"], 4),
                   f"{num(r['input_min'])}-{num(r['input_max'])}", f"{num(r['output_min'])}-{num(r['output_max'])}",

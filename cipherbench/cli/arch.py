@@ -12,14 +12,14 @@ import time
 from dataclasses import asdict
 
 import click
-from rich.table import Table
 
 from cipherbench.arch import build
 from cipherbench.arch.model import Arch, BuildOptions, all_builds, arch_build, arch_dir, arch_named
 from cipherbench.arch.verified import failure_line, record
 from cipherbench.cli.app import Ctx
+from cipherbench.cli.options import Size
 from cipherbench.cli.verify import gate_depth, print_verification, run_verification
-from cipherbench.console import err, lit, out
+from cipherbench.console import Cell, Col, Grid, err, lit, out
 from cipherbench.envs.model import DEFAULT_MIRROR
 from cipherbench.errors import UsageError
 from cipherbench.kat.vectors import MAX_FILL
@@ -62,7 +62,7 @@ def add_cmd(arches, adapters, mirror):
 @click.option("--impl", "impls", multiple=True, help="Only this implementation, by its host name (repeatable).")
 @click.option("--primitive", "primitives", multiple=True, help="Only this primitive (repeatable).")
 @click.option("--reverify", is_flag=True, help="Check every pair again, even one remembered as verified.")
-@click.option("--up-to", "up_to", type=click.IntRange(1, MAX_FILL), default=None, metavar="BYTES",
+@click.option("--up-to", "up_to", type=Size(1, MAX_FILL), default=None, metavar="BYTES",
               help="Long answers up to this length (default: as deep as --profile times).")
 @click.option("--profile", default=None, help="Check as deep as this preset times (default: quick).")
 @click.pass_obj
@@ -119,15 +119,17 @@ def list_cmd(as_json):
     if not builds:
         say(f"no architectures in {arch_dir()} ('cipherbench arch add s390x' builds one)")
         return
-    t = Table("arch", "compiler", "emulator", "implementations", "built", "build s", "verified", "pairs passed/failed",
-              "verify s")
+    t = Grid([Col("arch", Cell.NAME), Col("compiler", fold=3), Col("emulator", fold=3), Col("implementations", fold=4),
+              Col("built", Cell.NAME, key=False, fold=2), Col("build s", Cell.FIGURE),
+              Col("verified", Cell.NAME, key=False, fold=1), Col("pairs passed/failed", Cell.FIGURE, short="passed/failed"),
+              Col("verify s", Cell.FIGURE)])
     for b in builds:
         r = b.record()
         impls = ", ".join(i.name for i in r.implementations if i.available and not i.name.startswith("null"))
         v = r.verification
         passed = sum(x.passed for x in v.implementations.values()) if v else 0
         failed = sum(x.failed for x in v.implementations.values()) if v else 0
-        t.add_row(f"{r.arch} ({b.arch.describe})", lit(r.compiler), lit(r.qemu), lit(impls), r.built_at,
+        t.add_row(lit(f"{r.arch} ({b.arch.describe})"), lit(r.compiler), lit(r.qemu), lit(impls), r.built_at,
                   f"{r.sysroot_seconds + r.engine_seconds:.0f}", v.verified_at if v else "never",
                   f"{passed}/{failed}" if v else "", f"{v.seconds:.0f}" if v else "")
     out.print(t)

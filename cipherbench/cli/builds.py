@@ -6,36 +6,19 @@ import sys
 import time
 
 import click
-from rich.table import Table
 
 from cipherbench.builds import make, runners
 from cipherbench.builds import matrix as matrix_mod
 from cipherbench.builds.make import BuildRecord, BuildStatus
-from cipherbench.cli.presets import ASSUMED_IMPLEMENTATIONS
-from cipherbench.cli.presets import rough_seconds as run_seconds
+from cipherbench.cli.estimates import of_matrix
 from cipherbench.cli.run import BarProgress
 from cipherbench.cli.show import show_run
-from cipherbench.console import lit, out
+from cipherbench.console import Cell, Col, Grid, lit, out
 from cipherbench.durations import announced
 from cipherbench.errors import CipherbenchError
 from cipherbench.kinds import RunStatus
 from cipherbench.pipeline import RunOutcome
-from cipherbench.pipeline.plan import load_presets
 from cipherbench.store.db import Store
-
-#: A variant's build, wall time, where nothing is cached: 58-89 s of CPU a variant on this
-#: project's 2-core hosts (benchmarks/README.md), two compiling at once.
-BUILD_S_PER_VARIANT = 40.0
-
-
-def rough_seconds(m: matrix_mod.Matrix, rebuild: bool) -> float:
-    """Building the variants not built before (a variant built before may still be stale:
-    rough), then verifying and timing them: the matrix's experiment as `run` estimates it,
-    for every variant and the baselines."""
-    fresh = sum(1 for v in m.variants if rebuild or BuildRecord.read(make.variant_home(v) / "manifest.json") is None)
-    preset = load_presets()[m.experiment]
-    return fresh * BUILD_S_PER_VARIANT + (len(m.variants) + len(m.targets)) / ASSUMED_IMPLEMENTATIONS * \
-        run_seconds(preset)
 
 
 def _show(rec: BuildRecord):
@@ -91,21 +74,31 @@ def make_cmd(name, rebuild):
 @builds_group.command("list")
 @click.option("--matrix", "name", default=None, help="Only this matrix's variants.")
 def list_cmd(name):
-    """The matrices, and each variant with its build status, compile time and code size."""
+    """The matrices, and each variant with its build status, compile time and code size; a
+    variant of a release environment's compiler says which environment builds it."""
     bf = matrix_mod.load()
     # the study's matrices by size, the test-only one last
     names = [name] if name else sorted(bf.matrices, key=lambda n: (bf.matrices[n].test_only, len(bf.matrices[n].variants)))
     for n in names:
         m = bf.matrix(n)
-        t = Table("variant", "flags", "status", "CPU s", "cipher .text B", "engine .text B", title=lit(f"{n}: {m.title}"))
-        t.columns[0].no_wrap = True  # a name to type: whole, however narrow the terminal
+        t = Grid([Col("variant", Cell.NAME), Col("flags", fold=2), Col("status"), Col("CPU s", Cell.FIGURE),
+                  Col("cipher .text B", Cell.FIGURE, short="cipher B", fold=1),
+                  Col("engine .text B", Cell.FIGURE, short="engine B", fold=1)], title=lit(f"{n}: {m.title}"))
+        away = make.unavailable(m)
+        notes: dict[str, int] = {}  # why a variant is not built here -> its number under the table
         for v in m.variants:
             rec = BuildRecord.read(make.variant_home(v) / "manifest.json")
-            status = "not built" if rec is None else rec.status.value
+            status = rec.status.value if rec is not None else "not built"
+            if rec is None and v.compiler.env:  # a release environment's compiler builds it, inside it
+                why = f"its compiler is release environment {v.compiler.env}'s, which builds it inside" + \
+                    (f"; {away[v.label]}" if v.label in away else "")
+                status += f" ({notes.setdefault(why, len(notes) + 1)})"
             t.add_row(lit(v.label), lit(" ".join(v.flagset.flags) + (" +PGO" if v.flagset.pgo else "")), status,
                       f"{rec.cpu_seconds:.0f}" if rec else "", f"{rec.objects_text or '–'}" if rec else "",
                       f"{rec.engine_text or '–'}" if rec else "")
         out.print(t)
+        for why, k in notes.items():
+            out.print(f"({k}) {why}", markup=False, highlight=False)
     out.print("next: cipherbench builds run --matrix quick (builds, verifies and times the variants; "
               "then cipherbench report)", markup=False)
 
@@ -119,8 +112,7 @@ def run_cmd(c, name, rebuild, no_baseline):
     """Build a matrix, then verify every variant with all its known answers and time the
     correct ones interleaved in one run, beside the ordinary build (the baseline)."""
     store = c.store()  # open it first: a bad --db fails before any build
-    label = f"cipherbench builds run --matrix {name}" + (" --rebuild" if rebuild else "")
-    with announced(label, rough_seconds(matrix_mod.load().matrix(name), rebuild)):
+    with announced(of_matrix(matrix_mod.load().matrix(name), rebuild)):
         outcome = run_matrix(store, name, rebuild, baseline=not no_baseline)
     show_run(store, outcome.run_id)
     if outcome.status is not RunStatus.COMPLETE:

@@ -4,10 +4,9 @@ from __future__ import annotations
 import sys
 
 import click
-from rich.table import Table
 
 from cipherbench.cli.app import Ctx
-from cipherbench.console import out
+from cipherbench.console import Cell, Col, Grid, lit, out
 from cipherbench.errors import UsageError
 from cipherbench.measure.conformance import run_suite
 from cipherbench.measure.runner import builtin_runners, external_runner
@@ -28,13 +27,14 @@ def conformance(c: Ctx, runners):
             raise UsageError(f"unknown or unbuilt runner(s): {', '.join(unknown)}; built: {', '.join(sorted(known))}")
         specs = [s for s in specs if s.name in runners]
     failed = 0
-    t = Table("runner", "cases passed", "failed", "first failure")
+    t = Grid([Col("runner", Cell.NAME), Col("cases passed", Cell.FIGURE, short="passed"), Col("failed", Cell.FIGURE),
+              Col("first failure")])
     for spec in specs:
         results = run_suite(spec)
         bad = [r for r in results if not r.passed]
         failed += len(bad)
         first = f"{bad[0].case} [{bad[0].impl}]: {bad[0].detail}" if bad else ""
-        t.add_row(spec.name, str(len(results) - len(bad)), str(len(bad)), first)
+        t.add_row(lit(spec.name), str(len(results) - len(bad)), str(len(bad)), lit(first))
         for r in bad:
             click.echo(f"FAIL {spec.name} {r.impl}: {r.case}: {r.detail}", err=True)
     out.print(t)

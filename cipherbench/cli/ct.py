@@ -11,12 +11,11 @@ from pathlib import Path
 from typing import Any
 
 import click
-from rich.table import Table
 
 from cipherbench import __version__, registry
 from cipherbench.analysis.constant_time import mark_of
-from cipherbench.cli.presets import past_seconds
-from cipherbench.console import bars, lit, out
+from cipherbench.cli.estimates import TAINT_WORKERS, of_checks, past_seconds
+from cipherbench.console import Cell, Col, Grid, Paragraph, bars, clip, lit, out
 from cipherbench.ct import dudect, taint
 from cipherbench.ct.records import REPEATS, Method, Secret, StatResult, TaintResult, as_row
 from cipherbench.ct.show import LEGEND, stat_cell, taint_cell
@@ -24,7 +23,6 @@ from cipherbench.durations import announced
 from cipherbench.errors import CipherbenchError, UsageError, did_you_mean
 from cipherbench.kat.cache import runner_ids
 from cipherbench.kinds import PrimitiveKind, RunKind, RunStatus
-from cipherbench.measure.context import usable_cpus
 from cipherbench.measure.session import primitive_named
 from cipherbench.pipeline.plan import SideChannelSettings, load_presets
 from cipherbench.redact import command_line
@@ -85,29 +83,6 @@ def _checks(session, plan: Plan):
                 continue
             checks += [(method, s, im, p) for s in plan.secrets]
     return checks
-
-
-#: Taint checks at once: valgrind runs are independent and time nothing, so they take every
-#: CPU; the statistical checks, which time calls, run after them one at a time.
-TAINT_WORKERS = usable_cpus()
-
-
-#: A taint check's wall time (valgrind's start-up with the library, then the three phases;
-#: 12 checks of a custom run here: 20 s on average, 29 s at most), and a statistical check's
-#: per thousand timed calls, the candidate's and the noise floor's reference's (round trips and
-#: the t-tests over them; AES-128-GCM in 7 runners here, 80,000 calls a check: 0.05 s for ring
-#: to 2.3 s for SunJCE, 0.6 s on average).
-TAINT_CHECK_S = 20.0
-STAT_S_PER_1000 = 0.01
-
-
-def rough_seconds(checks: list[tuple[Method, Any, Any, Any]], samples: int) -> float:
-    """The checks' rough time: the taint checks over TAINT_WORKERS at once, then the
-    statistical ones one after another (run_checks), each REPEATS batches of `samples` calls
-    and as many of the noise floor's reference (ct/dudect.py)."""
-    taints = sum(1 for m, *_ in checks if m == Method.TAINT)
-    return (taints * TAINT_CHECK_S / max(1, TAINT_WORKERS)
-            + (len(checks) - taints) * 2 * REPEATS * samples / 1000 * STAT_S_PER_1000)
 
 
 def run_checks(session, plan: Plan, progress=None, on_result=None) -> list[TaintResult | StatResult]:
@@ -198,10 +173,7 @@ def print_verdicts(title: str, rows: list[dict], natives: set[str]) -> None:
     by_pair: dict[tuple[str, str], list[dict]] = {}
     for r in rows:
         by_pair.setdefault((r["impl"], r["primitive"]), []).append(r)
-    t = Table(title=title, title_justify="left")
-    t.add_column("implementation", no_wrap=True)
-    t.add_column("primitive", no_wrap=True)
-    t.add_column("verdict", overflow="fold", ratio=1)
+    t = Grid([Col("implementation", Cell.NAME), Col("primitive", Cell.NAME), Col("verdict")], title=lit(title))
     advice = []
     for (impl, prim), got in sorted(by_pair.items()):
         mark = mark_of([CtRow.of(x) for x in got], impl in natives)
@@ -210,16 +182,16 @@ def print_verdicts(title: str, rows: list[dict], natives: set[str]) -> None:
         advice += [f"{impl} {prim}: {line}" for line in mark.advice()]
     out.print(t)
     for line in advice:
-        out.print(line, markup=False, highlight=False)
-    out.print(VERDICT_LEGEND, markup=False, highlight=False)
+        out.print(Paragraph(line))
+    out.print(Paragraph(VERDICT_LEGEND))
 
 
-def table(title: str, rows: list[dict]) -> Table:
+def table(title: str, rows: list[dict]) -> Grid:
     """One row per (implementation, primitive): both checks, both secrets, the first finding."""
-    t = Table(title=title, caption=LEGEND, caption_justify="left")
-    for col in ("implementation", "primitive", "taint key", "taint plaintext", "first finding (key)",
-                "path under valgrind", "stat key", "stat plaintext"):
-        t.add_column(col)
+    t = Grid([Col("implementation", Cell.NAME), Col("primitive", Cell.NAME), Col("taint key", Cell.NAME, key=False),
+              Col("taint plaintext", Cell.NAME, key=False), Col("first finding (key)", fold=2),
+              Col("path under valgrind", fold=1), Col("stat key"), Col("stat plaintext")],
+             title=lit(title), caption=lit(LEGEND))
     by_pair: dict[tuple[str, str], dict] = {}
     for r in rows:
         by_pair.setdefault((r["impl"], r["primitive"]), {})[(r["method"], r["secret"])] = r
@@ -230,7 +202,7 @@ def table(title: str, rows: list[dict]) -> Table:
         if tk and tk.get("first_where"):
             where = lit(f"{tk['first_kind']} in {tk['first_phase']}: {tk['first_where']}")
         elif tk and tk.get("error"):
-            where = f"[red]{lit(tk['error'][:70])}[/]"
+            where = f"[red]{lit(clip(tk['error'], 70, 'ct --json'))}[/]"
         path = (first.get("provider") or "") if first else ""
         if first and first.get("path_differs"):
             path += f" (timed: {first.get('native_provider')})"
@@ -290,7 +262,9 @@ def ct_command(c, impls, primitives, method, secret, experiment, samples, seed, 
         results, status = [], RunStatus.FAILED
         label, past = _announcement(c, plan, of, narrowed)
         try:
-            with announced(label, rough_seconds(checks, plan.samples), past), bars() as progress:
+            what = repr(sorted((m.value, s.value, im.name, p.name) for m, s, im, p in checks)) + f" {plan.samples}"
+            with announced(of_checks(label, [m for m, *_ in checks], plan.samples, past,
+                                     what if narrowed else "")), bars() as progress:
                 # each result is stored as soon as it is known: an interrupted preset keeps them
                 results = run_checks(s, plan, progress, lambda r: store.add_ct_results(run_id, [as_row(r)]))
             status = RunStatus.COMPLETE
@@ -303,7 +277,13 @@ def ct_command(c, impls, primitives, method, secret, experiment, samples, seed, 
     if as_json:
         click.echo(json.dumps({"run": run_id, "results": rows}, indent=1, default=str))
         return
-    natives = {im.name for im in s.impls.values() if im.runner == "native"}
+    print_results(run_id, results, {im.name for im in s.impls.values() if im.runner == "native"}, long_)
+
+
+def print_results(run_id: int, results: list[TaintResult | StatResult], natives: set[str], long_) -> None:
+    """The checks just run: every finding (--long, or a wide terminal), else a verdict per
+    (implementation, primitive); then what they took and where they are stored."""
+    rows = [as_row(r) for r in results]
     if long_ if long_ is not None else out.width >= CT_TABLE_AT:
         out.print(table(f"side-channel checks, run {run_id}", rows))
     else:

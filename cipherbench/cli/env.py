@@ -6,9 +6,8 @@ import time
 from dataclasses import asdict
 
 import click
-from rich.table import Table
 
-from cipherbench.console import lit, out
+from cipherbench.console import Cell, Col, Grid, lit, out
 from cipherbench.envs import build
 from cipherbench.envs.model import DEFAULT_MIRROR, all_envs, envs_dir
 from cipherbench.registry import NULL_IMPL, REFERENCE_IMPL
@@ -53,7 +52,9 @@ def list_cmd(as_json):
     if not envs:
         out.print(f"no environments in {envs_dir()} ('cipherbench env create RELEASE' builds one)", markup=False)
         return
-    t = Table("name", "release", "debian", "compiler", "implementations", "built", "engine")
+    t = Grid([Col("name", Cell.NAME), Col("release", Cell.NAME, key=False), Col("debian", Cell.FIGURE),
+              Col("compiler", fold=2), Col("implementations", fold=3), Col("built", Cell.NAME, key=False, fold=1),
+              Col("engine")])
     for e in envs:
         r = e.record()
         impls = ", ".join(f"{i.name} {i.version.split()[1] if i.version.startswith('OpenSSL ') else i.version}"

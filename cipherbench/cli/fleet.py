@@ -7,11 +7,10 @@ import sys
 from pathlib import Path
 
 import click
-from rich.table import Table
 
 from cipherbench.cli.app import Ctx
-from cipherbench.cli.run import parse_sizes
-from cipherbench.console import err, lit, out
+from cipherbench.cli.options import Sizes
+from cipherbench.console import Cell, Col, Grid, err, lit, out
 from cipherbench.errors import CipherbenchError, UsageError
 from cipherbench.fleet import cluster, dispatch, exposure, names, security
 from cipherbench.fleet.records import FleetRecords, FleetStatus, HostState, fleet_key
@@ -94,7 +93,7 @@ def _plan(c: Ctx, profile, experiment, impls, primitives, sizes, operations, bat
         raise UsageError("give --profile or --experiment, not both")
     return RunPlan.from_preset(
         experiment or profile or DEFAULT_PRESET, implementations=list(impls), primitives=list(primitives),
-        sizes=parse_sizes(sizes) if sizes else None, operations=list(operations), batch_ms=batch_ms,
+        sizes=sizes, operations=list(operations), batch_ms=batch_ms,
         batches=batches, processes=processes, extra_rounds=extra_rounds, runners=list(c.runner_cmds),
         builtin=c.builtin)
 
@@ -134,8 +133,9 @@ def _targets(conn: cluster.Connection, records: FleetRecords, key: str, plan: Ru
     return fleet_id, targets, list(targets)
 
 
-def _summary(records: FleetRecords, fleet_id: int) -> Table:
-    t = Table("machine", "state", "run", "seconds", "detail", title=f"fleet run {fleet_id}")
+def _summary(records: FleetRecords, fleet_id: int) -> Grid:
+    t = Grid([Col("machine", Cell.NAME), Col("state", Cell.NAME, key=False), Col("run", Cell.FIGURE),
+              Col("seconds", Cell.FIGURE), Col("detail")], title=f"fleet run {fleet_id}")
     for h, r in records.hosts(fleet_id).items():
         t.add_row(lit(h), r.state.value, str(r.run_id or ""), f"{r.seconds:.1f}" if r.seconds else "",
                   lit(r.detail or ""))
@@ -151,7 +151,7 @@ def _summary(records: FleetRecords, fleet_id: int) -> Table:
 @click.option("--experiment", default=None, help="A named experiment from registry/experiments.toml.")
 @click.option("--impl", "impls", multiple=True, help="Only this implementation (repeatable).")
 @click.option("--primitive", "primitives", multiple=True, help="Only this primitive (repeatable).")
-@click.option("--sizes", default=None, help="Bytes per call, e.g. 16,1024,16k.")
+@click.option("--sizes", type=Sizes(), default=None, help="Bytes per call, e.g. 16,1024,16k,16KiB,1M.")
 @click.option("--operation", "operations", multiple=True,
               type=click.Choice([o.value for o in Operation.timed()]))
 @click.option("--batches", type=click.IntRange(1, 1000), default=None, help="Timed batches per point.")

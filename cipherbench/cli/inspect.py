@@ -4,13 +4,12 @@ from __future__ import annotations
 import json
 
 import click
-from rich.table import Table
 
 from cipherbench import manifest, registry
 from cipherbench.arch.verified import line as verified_line
 from cipherbench.arch.verified import passed_on, verified_on
 from cipherbench.cli.app import Ctx
-from cipherbench.console import clip, lit, out
+from cipherbench.console import Cell, Col, Grid, clip, lit, out
 from cipherbench.store.db import default_url, describe
 
 
@@ -43,7 +42,9 @@ def list_cmd(c: Ctx, as_json, primitives, long_):
         if as_json:
             click.echo(json.dumps([p.as_dict() for p in reg], indent=1))
             return
-        t = Table("primitive", "kind", "key", "block", "iv", "tag/digest", "input")
+        t = Grid([Col("primitive", Cell.NAME), Col("kind", Cell.NAME, key=False), Col("key", Cell.FIGURE),
+                  Col("block", Cell.FIGURE), Col("iv", Cell.FIGURE), Col("tag/digest", Cell.FIGURE, short="tag"),
+                  Col("input", fold=1)])
         for p in reg:
             t.add_row(p.name, p.kind, str(p.key_bytes or ""), str(p.block_bytes or ""),
                       str(p.iv_bytes or ""), str(p.tag_bytes or p.digest_bytes or ""), p.input_rule())
@@ -76,10 +77,8 @@ def _implementations_table(s, on, long_: bool) -> None:
     """One row per implementation, every cell whole at 80 columns: names never wrap, the
     library and its version share a cell, and the long texts (reasons, architecture lists)
     are footnotes below the table."""
-    t = Table("implementation", "runner", "library", "prims", "CPUs", "status")
-    t.columns[0].no_wrap = True  # names a user types stay whole
-    for col in t.columns[1:]:
-        col.overflow = "fold"  # never an ellipsis: a figure folds onto the next line whole
+    t = Grid([Col("implementation", Cell.NAME), Col("runner", Cell.NAME, key=False), Col("library", fold=1),
+              Col("prims", Cell.FIGURE), Col("CPUs", Cell.NAME, key=False), Col("status", Cell.NAME, key=False)])
     archs: dict[str, str] = {}  # a long 'verified on' list -> its mark
     notes: list[str] = []
     def verified(impl: str) -> str:

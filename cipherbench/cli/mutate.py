@@ -6,12 +6,12 @@ import re
 import time
 
 import click
-from rich.table import Table
 
 from cipherbench import registry
 from cipherbench.cli.app import Ctx
+from cipherbench.cli.options import Size
 from cipherbench.cli.verify import gate_depth
-from cipherbench.console import bars, lit, out
+from cipherbench.console import Cell, Col, Grid, Paragraph, bars, lit, out
 from cipherbench.errors import UsageError
 from cipherbench.kat.vectors import MAX_FILL
 from cipherbench.mutate.draw import draw
@@ -39,7 +39,7 @@ def parse_target(text: str) -> tuple[str, str]:
 @click.option("--wrap", "wrapped", multiple=True, metavar="RUNNER/IMPL",
               help="Wrap this implementation (repeatable; default: " + ", ".join(f"{r}/{i}" for r, i in DEFAULT_TARGETS)
               + "). The native engine's openssl is always wrapped.")
-@click.option("--up-to", "up_to", type=click.IntRange(1, MAX_FILL), default=None, metavar="BYTES",
+@click.option("--up-to", "up_to", type=Size(1, MAX_FILL), default=None, metavar="BYTES",
               help="The largest size timed: the gate's long answers reach it, and a fault above it is equivalent.")
 @click.option("--profile", default=None, help=f"Take the largest size this preset times (default: {PROFILE}).")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable: every mutant and its outcome.")
@@ -98,10 +98,13 @@ def _percent(t: Tally) -> str:
     return "n/a" if t.score is None else f"{100 * t.score:.1f} %"
 
 
-def score_table(title: str, rows: dict[str, Tally], total: Tally) -> Table:
-    t = Table(title, "mutants", "equivalent", "broken", "caught", "survived", "score", title_justify="left")
+def score_table(title: str, rows: dict[str, Tally], total: Tally) -> Grid:
+    # an operator's or a family's name is words ("authenticated encryption (AEAD) modes")
+    t = Grid([Col(title, Cell.WORDS, key=True), Col("mutants", Cell.FIGURE), Col("equivalent", Cell.FIGURE, short="equiv"),
+              Col("broken", Cell.FIGURE), Col("caught", Cell.FIGURE), Col("survived", Cell.FIGURE),
+              Col("score", Cell.FIGURE)])
     for name, x in [*rows.items(), ("all", total)]:
-        t.add_row(name, str(x.mutants), str(x.equivalent), str(x.broken), str(x.caught),
+        t.add_row(lit(name), str(x.mutants), str(x.equivalent), str(x.broken), str(x.caught),
                   f"[red]{x.survived}[/]" if x.survived else "0", _percent(x))
     return t
 
@@ -118,7 +121,7 @@ def print_score(results: list[Result], seed: int, depth: int, took: float, missi
         if listed:
             out.print(f"[bold]{len(listed)} {head}[/]")
             for r in listed:
-                out.print(f"  {lit(r.fault.describe())} [dim]({lit(r.detail)})[/]", soft_wrap=True)
+                out.print(Paragraph(f"  {lit(r.fault.describe())} [dim]({lit(r.detail)})[/]", 4, markup=True))
     out.print(f"{total.mutants} mutants (seed {seed}), checked up to {depth:,} B: {total.caught} caught of "
               f"{total.scored} scored ({_percent(total)}), {total.equivalent} equivalent, {total.broken} broken; "
               f"{took:.0f} s")

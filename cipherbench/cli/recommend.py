@@ -7,14 +7,13 @@ from dataclasses import asdict
 from typing import Any
 
 import click
-from rich.table import Table
 
 from cipherbench.analysis.constant_time import LEGEND, ct_marks
 from cipherbench.analysis.recommend import USE_CASES, Answer, Filters, UseCase, recommend
 from cipherbench.analysis.versions import headlines, version_gaps
 from cipherbench.cli.app import Ctx
-from cipherbench.codepath import label_lines
-from cipherbench.console import clip, out
+from cipherbench.cli.options import Size
+from cipherbench.console import Cell, Col, Grid, Paragraph, clip, lit, out
 from cipherbench.errors import CipherbenchError, UsageError
 from cipherbench.report.answer import interval, mbps, short_lines
 from cipherbench.results.run import load_run
@@ -37,58 +36,41 @@ def print_short(store: Store, run_id: int) -> None:
     host = store.run(run_id)["host"]
     versions = {a.spec.case: version_gaps(store, a, run_id, host) for a in answers}
     for line in short_lines(answers, width=min(out.width, 100), versions=versions):
-        out.print(line, markup=False, highlight=False, soft_wrap=True)
+        out.print(Paragraph(line))
     out.print(f"details: cipherbench recommend {run_id}", markup=False)
-
-
-#: The code path column's width in the short table: a longer label goes on over lines, broken
-#: after a '+', never cut.
-PATH_WIDTH = 14
-
-#: Below this many columns, recommend --long prints each candidate's words (its ct verdict
-#: and code path) under the table instead of in columns squeezed to a few letters.
-WORDS_BESIDE_AT = 150
 
 
 def _rows(a: Answer, long: bool) -> list[tuple[str, str, str, str, str, str, str]]:
     shown = a.ranked if long else a.ranked[:5]
     rows = [("=" if f.ties_best else str(n), f.impl, f.primitive, mbps(f.mb_per_s), interval(f),
              f.ct.short() if long else f.ct.symbol(),
-             f"{f.path_label}: {f.provider}" if long else label_lines(f.path_label, PATH_WIDTH))
+             f"{f.path_label}: {f.provider}" if long and f.provider else f.path_label)
             for n, f in enumerate(shown, 1)]
     return rows + [("ref", f.impl, f.primitive, mbps(f.mb_per_s), interval(f), f.ct.short() if long else f.ct.symbol(),
                     "not ranked") for f in a.reference]
 
 
-def _table(a: Answer, long: bool, width: int) -> tuple[Table, list[str]]:
-    """The use case's table, and (long, on a narrow terminal) the lines under it. Figures and
-    names a user types are never cut; the words wrap, beside or under the table."""
-    t = Table(title=f"{a.spec.title} {a.where()}", title_justify="left", min_width=40)
-    rows = _rows(a, long)
-    under = long and width < WORDS_BESIDE_AT
-    cols = (("#", "right"), ("implementation", "left"), ("primitive", "left"), ("MB/s", "right"),
-            ("interval", "left"), ("ct", "left"), ("code path", "left"))
-    for i, (col, just) in enumerate(cols[:5] if under else cols):
-        whole = i < 5
-        t.add_column(col, justify=just, no_wrap=whole, overflow="fold",
-                     min_width=max([len(col)] + [len(r[i]) for r in rows]) if whole else None,
-                     ratio=None if whole else 1)
-    for row in rows:
-        t.add_row(*(row[:5] if under else row))
-    lines = [f"  {r[0]} {r[1]} {r[2]}: {r[5]}; code path: {r[6]}" for r in rows] if under else []
-    return t, lines
+def _table(a: Answer, long: bool) -> Grid:
+    """The use case's table: the rank, names and figures whole; the ct mark and the code
+    path beside them, or under the table where the terminal is too narrow (console.Grid)."""
+    words = Cell.WORDS if long else Cell.NAME  # --long: the verdict and the code path in words
+    t = Grid([Col("#", Cell.FIGURE, key=True), Col("implementation", Cell.NAME, short="impl"),
+              Col("primitive", Cell.NAME, short="prim"), Col("MB/s", Cell.FIGURE), Col("interval", Cell.FIGURE),
+              Col("ct", words, fold=1), Col("code path", words, fold=2)],
+             title=f"[bold]{lit(a.spec.title)}[/] {lit(a.where())}")
+    for row in _rows(a, long):
+        t.add_row(*map(lit, row))
+    return t
 
 
 def _print(answers: list[Answer], long: bool) -> None:
     for a in answers:
         if a.size is None:
-            out.print(f"[bold]{a.spec.title}[/] ({a.spec.window()}): nothing of this kind was timed at these sizes")
+            why = a.empty.text() if a.empty else "nothing to rank"
+            out.print(f"[bold]{a.spec.title}[/] ({a.spec.window()}): {lit(why)}")
             continue
         if a.ranked or a.reference:
-            table, under = _table(a, long, out.width)
-            out.print(table)
-            for line in under:
-                out.print(line, markup=False, highlight=False)
+            out.print(_table(a, long))
         else:
             out.print(f"[bold]{a.spec.title}[/] {a.where()}: no verified candidate")
         if a.best is not None and a.best.ct.run_id is not None:  # which check vouched, and when
@@ -101,7 +83,7 @@ def _print(answers: list[Answer], long: bool) -> None:
             out.print(f"  {len(a.ranked) - 5} more ranked: --long")
         for e in a.excluded if long else a.excluded[:6]:
             line = f"  left out: {e.impl} {e.primitive}: {e.reason.value}" + (f" ({e.detail})" if e.detail else "")
-            out.print(line if long else clip(line, out.width, "--long"), markup=False, highlight=False, soft_wrap=long)
+            out.print(Paragraph(line, 4) if long else Paragraph(clip(line, out.width, "--long")))
         if len(a.excluded) > 6 and not long:
             out.print(f"  {len(a.excluded) - 6} more left out: --long")
         if a.filtered:
@@ -131,7 +113,8 @@ def _as_json(answers: list[Answer]) -> str:
 @click.option("--constant-time", is_flag=True,
               help="Only builds a stored side-channel check vouches for (`cipherbench ct`, any run: the "
                    "latest verdict for the same build and code path; taint for native code).")
-@click.option("--size", type=click.IntRange(1, 1 << 30), default=None, help="Rank every use case at this size (bytes).")
+@click.option("--size", type=Size(), default=None,
+              help="Rank every use case at this size: bytes, e.g. 1000, 1k, 16KiB, 1M.")
 @click.option("--long", "long_", is_flag=True, help="Every ranked and left-out candidate, full code-path names.")
 @click.option("--json", "as_json", is_flag=True, help="The answer as JSON.")
 @click.pass_obj
@@ -146,9 +129,10 @@ def recommend_cmd(c: Ctx, run_id, cases, languages, libraries, min_key_bits, min
     filters = Filters(tuple(RUNNER_ALIASES.get(x.lower(), x.lower()) for x in languages), tuple(libraries), min_key_bits, min_block_bits, min_margin,
                       constant_time, size)
     answers = answers_of(store, rid, filters, tuple(UseCase(x) for x in cases))
-    if (languages or libraries) and not any(a.ranked or a.excluded or a.reference for a in answers):
-        known = sorted({str(i["runner"]) for i in store.run(rid)["implementations"]})
-        raise UsageError(f"nothing in run {rid} matches --language/--library (runners: {', '.join(known)})")
+    emptied = [a.empty for a in answers if a.empty is not None]
+    if answers and len(emptied) == len(answers) and any(e.filtered for e in emptied):  # an option emptied them
+        said = dict.fromkeys(f"{a.spec.case.value}: {e.text()}" for a, e in zip(answers, emptied) if e.filtered)
+        raise UsageError(f"nothing in run {rid} to rank: " + "; ".join(said))
     if as_json:
         click.echo(_as_json(answers))
         return

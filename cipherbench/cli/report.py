@@ -8,14 +8,12 @@ import json
 from pathlib import Path
 
 import click
-from rich import box
-from rich.table import Table
-from rich.text import Text
 
 from cipherbench.cli.app import Ctx
-from cipherbench.console import lit, out
+from cipherbench.console import Cell, Col, Grid, Paragraph, lit, out
 from cipherbench.errors import CipherbenchError, UsageError
 from cipherbench.kinds import Operation, Verdict
+from cipherbench.results.rules import point_count
 from cipherbench.store.db import Store, describe
 
 DB_HELP = "Result store for this command (overrides the global --db)."
@@ -52,9 +50,8 @@ def report(c: Ctx, db, run_ids, out_dir: Path):
         written = rep.write_all(data, out_dir)
     except OSError as e:
         raise CipherbenchError(f"cannot write the report to {out_dir}: {e.strerror or e}") from None
-    runs = ", ".join(f"run {r.id} ({r.profile or '-'}, {sum(1 for m in r.measurements if not m.error)} "
-                     f"measurements, {len({m.impl for m in r.measurements})} implementations)"
-                     for r in data.runs)
+    runs = ", ".join(f"run {r.id} ({r.profile or '-'}, {point_count(r.measurements).short()}, "
+                     f"{len({m.impl for m in r.measurements})} implementations)" for r in data.runs)
     out.print(f"report of {runs} from {describe(store.url)} written to {out_dir}/:")
     for path, what in written:
         out.print(f"  {path.name:<22} {_size(path.stat().st_size):>9}  {what}")
@@ -134,51 +131,28 @@ def print_comparison(res, run_a, run_b, a, b, where_b: str) -> None:
                f"two-sided p with at least {cmp.MIN_SAMPLES} samples on each side, q < {cmp.ALPHA} after the "
                "Benjamini-Hochberg correction across all points (false-discovery rate controlled; q = adjusted "
                f"p), and only beyond {cmp.MARGIN:.0%} of 1 (runs of the same code on one host differ by about that)")
-    t = Table(title=f"B = run {run_b}{where_b} ({b.profile}, {lit(b.meta.host)}) against "
-                    f"A = run {run_a} ({a.profile}, {lit(a.meta.host)})",
-              caption=caption, caption_justify="left")
-    if out.width < COMPARE_NARROW_BELOW:
-        t.caption = None
-        out.print(t.title, markup=False, highlight=False)
-        for table in narrow_comparison(res):
-            out.print(table)
-        out.print(caption, markup=False, highlight=False)
-        print_comparison_notes(res)
-        return
-    for col, just in (("implementation", "left"), ("primitive", "left"), ("operation", "left"),
-                      ("size", "right"), ("A MB/s", "right"), ("B MB/s", "right"), ("B/A", "right"),
-                      (f"{int(cmp.CONFIDENCE * 100)}% interval", "right"), ("n A/B", "right"),
-                      ("q", "right"), ("verdict", "left"), ("verified", "left")):
-        t.add_column(col, justify=just)
-    for p in res.points:
-        t.add_row(*comparison_cells(p))
-    out.print(t)
+    out.print(Paragraph(f"B = run {run_b}{where_b} ({b.profile}, {lit(b.meta.host)}) against "
+                        f"A = run {run_a} ({a.profile}, {lit(a.meta.host)})", markup=True))
+    for table in comparison_tables(res):
+        out.print(table)
+    out.print(Paragraph(caption))
     print_comparison_notes(res)
 
 
-#: Below this many columns, compare prints one table per (implementation, primitive,
-#: operation), those three in its title, so that every figure fits whole.
-COMPARE_NARROW_BELOW = 150
-
-
-def narrow_comparison(res) -> list[Table]:
-    """The comparison as one compact table per (implementation, primitive, operation)."""
+def comparison_tables(res) -> list[Grid]:
+    """The comparison as a table per (implementation, primitive, operation), those three in its
+    title, a row per size."""
     groups: dict[tuple[str, str, str, str], list] = {}
     for p in res.points:
         groups.setdefault((p.impl, p.primitive, f"{p.operation}/{p.workload}", p.verified), []).append(p)
     tables = []
     for (impl, prim, op, verified), points in groups.items():
-        cells = [comparison_cells(p) for p in points]
-        t = Table(title=f"{lit(impl)} {lit(prim)} {op} ({verified})", title_justify="left", box=box.SIMPLE_HEAD,
-                  pad_edge=False)
-        for i, (col, just) in enumerate((("size", "right"), ("A MB/s", "right"), ("B MB/s", "right"),
-                                         ("B/A", "right"), ("interval", "right"), ("n A/B", "right"),
-                                         ("q", "right"), ("verdict", "left")), start=3):
-            whole = i < 10
-            t.add_column(col, justify=just, no_wrap=whole, overflow="fold",
-                         min_width=max(len(col), *(len(Text.from_markup(c[i]).plain) for c in cells)) if whole else None)
-        for c in cells:
-            t.add_row(*c[3:11])
+        t = Grid([Col("size", Cell.FIGURE, key=True), Col("A MB/s", Cell.FIGURE), Col("B MB/s", Cell.FIGURE),
+                  Col("B/A", Cell.FIGURE), Col("interval", Cell.FIGURE), Col("n A/B", Cell.FIGURE, fold=1),
+                  Col("q", Cell.FIGURE, fold=2), Col("verdict", Cell.NAME, key=False)],
+                 title=f"[bold]{lit(impl)} {lit(prim)}[/] {op} ({verified})")
+        for p in points:
+            t.add_row(*comparison_cells(p)[3:11])
         tables.append(t)
     return tables
 
@@ -231,7 +205,7 @@ def export_cmd(c: Ctx, db, run_id, out_file: Path):
     rid = run_id or resolve_runs(store, [])[0]  # a run named may be of any kind: a ct run moves too
     if suffix == ".csv":
         n = export_csv(store, rid, out_file)
-        out.print(f"exported run {rid} to {out_file}: {n} measurements, one row each (raw samples: export to .json)")
+        out.print(f"exported run {rid} to {out_file}: {n} points, a row each, timed or not (raw samples: export to .json)")
         return
     doc = results_json.document(load_run(store, rid))
     transfer.write_document(doc, out_file)

@@ -16,13 +16,12 @@ import click
 from cipherbench.builds import make
 from cipherbench.builds import matrix as matrix_mod
 from cipherbench.cli.app import Ctx
-from cipherbench.cli.builds import rough_seconds as matrix_seconds
 from cipherbench.cli.builds import run_matrix
-from cipherbench.cli.presets import past_seconds, run_estimate
+from cipherbench.cli.estimates import of_matrix, of_plan, of_preset, past_seconds
 from cipherbench.cli.run import BarProgress
 from cipherbench.cli.summary import show_summary
-from cipherbench.console import err, out
-from cipherbench.durations import Estimate, duration, estimate
+from cipherbench.console import Paragraph, err, out
+from cipherbench.durations import Estimate, duration
 from cipherbench.envs import Env, all_envs
 from cipherbench.errors import CipherbenchError, UsageError, did_you_mean
 from cipherbench.kinds import RunKind, RunStatus
@@ -50,7 +49,7 @@ def experiment_step(study: str, past: dict[str, float]) -> Step:
     if study not in presets:
         raise UsageError(f"study '{study}' has published figures but no experiment in registry/experiments.toml")
     return Step("the study's experiment", f"cipherbench run --experiment {study}",
-                run_estimate(past, study, presets[study]),
+                of_preset(study, past).estimate(),
                 lambda store: run_plan(RunPlan.from_preset(study), store, BarProgress()))
 
 
@@ -61,8 +60,8 @@ def matrix_step(source: Source, past: dict[str, float]) -> Step:
     to_build = [v for v in m.variants if v.label not in away
             and make.BuildRecord.read(make.variant_home(v) / "manifest.json") is None]
     note = f"{len(to_build)} of {len(m.variants) - len(away)} variants to build" if to_build else "every variant built"
-    command = f"cipherbench builds run --matrix {m.id}"  # as `builds run` announces and remembers it
-    return Step(source.what, command, estimate(command, matrix_seconds(m, False)),
+    planned = of_matrix(m)  # as `builds run` announces and remembers it
+    return Step(source.what, planned.command, planned.estimate(),
                 lambda store: run_matrix(store, m.id), note)
 
 
@@ -92,7 +91,8 @@ def releases_step(source: Source, past: dict[str, float]) -> Step:
                     "not run: no release environment is created here (cipherbench env create RELEASE)")
     plan = in_environments(preset, envs) if envs else RunPlan.from_preset(preset)
     prefix = "".join(f"--env {e.name} " for e in envs)
-    return Step(source.what, f"cipherbench {prefix}run --experiment {preset}", run_estimate(past, preset, plan),
+    planned = of_plan(plan, past, prefix=prefix)
+    return Step(source.what, planned.command, planned.estimate(),
                 lambda store: run_plan(plan, store, BarProgress()),
                 f"environments: {', '.join(e.name for e in envs)}" if envs else "")
 
@@ -122,8 +122,7 @@ def print_plan(study: str, title: str, steps: list[Step]) -> None:
     out.print(f"cipherbench reproduce {study}: {title}", markup=False, highlight=False)
     for i, s in enumerate(steps, 1):
         est = s.estimate.short() if s.run else "–"
-        out.print(f"  {i}. {s.title}: {s.command}  [{est}]" + (f" ({s.note})" if s.note else ""),
-                  markup=False, highlight=False, soft_wrap=True)
+        out.print(Paragraph(f"  {i}. {s.title}: {s.command}  [{est}]" + (f" ({s.note})" if s.note else ""), 5))
     total = sum(s.estimate.seconds for s in steps if s.run)
     rough = any(not s.estimate.measured for s in steps if s.run)
     out.print(f"estimated time: {'~' if rough else ''}{duration(total)} (~: a rough estimate from the plan; "
@@ -138,7 +137,7 @@ def run_steps(store: Store, steps: list[Step]) -> tuple[int | None, int]:
     for i, s in enumerate(steps, 1):
         if s.run is None:
             continue
-        out.print(f"step {i} of {len(steps)}: {s.title}: {s.command}", markup=False, highlight=False, soft_wrap=True)
+        out.print(Paragraph(f"step {i} of {len(steps)}: {s.title}: {s.command}"))
         t0 = time.monotonic()
         try:
             outcome = s.run(store)
@@ -165,8 +164,8 @@ def print_verdicts(store: Store, study: str, run_id: int | None) -> None:
     out.print(f"The study's findings, judged on run {rid} and the store's other runs:", markup=False)
     for sec in experiments.sections(load(store, [rid], with_samples=False)):
         for claim, today in sec.findings:
-            out.print(f"published: {claim}", markup=False, highlight=False, soft_wrap=True)
-            out.print(f"  today: {today}", markup=False, highlight=False, soft_wrap=True)
+            out.print(Paragraph(f"published: {claim}"))
+            out.print(Paragraph(f"  today: {today}", 4))
 
 
 @click.command("reproduce")

@@ -11,7 +11,9 @@ import click
 
 from cipherbench.arch.model import is_emulated
 from cipherbench.cli.app import Ctx
-from cipherbench.cli.presets import command_of, list_presets, past_seconds, rough_seconds
+from cipherbench.cli.estimates import of_plan, past_seconds
+from cipherbench.cli.options import Sizes
+from cipherbench.cli.presets import list_presets
 from cipherbench.cli.show import show_run
 from cipherbench.cli.summary import print_steps, print_then_now, show_summary
 from cipherbench.cli.verify import print_failures
@@ -26,25 +28,8 @@ from cipherbench.pipeline.resume import resumable
 from cipherbench.results.run import load_published as published_experiments
 from cipherbench.store.db import Store
 
-#: --sizes suffixes: binary multiples, as the registry's sizes are.
-SIZE_SUFFIXES = {"k": 1024, "m": 1024 * 1024}
 #: Primitives named in the line of what sequential stopping saved, the most saved first.
 SAVED_SHOWN = 8
-
-
-def parse_sizes(text: str) -> list[int]:
-    sizes = []
-    for part in text.replace(" ", "").split(","):
-        if not part:
-            continue
-        mult = SIZE_SUFFIXES.get(part[-1].lower(), 1)
-        digits = part[:-1] if mult > 1 else part
-        if not digits.isdigit() or not 0 < int(digits) * mult <= 1 << 30:
-            raise UsageError(f"--sizes takes byte counts from 1 to 1g like 16,1024,16k,1m; got {text!r}")
-        sizes.append(int(digits) * mult)
-    if not sizes:
-        raise UsageError("--sizes needs at least one size")
-    return sizes
 
 
 def finite(param: click.Parameter, value: float | None) -> float | None:
@@ -93,7 +78,7 @@ class BarProgress(Progress):
 @click.option("--experiment", default=None, help="A named experiment from registry/experiments.toml.")
 @click.option("--impl", "impls", multiple=True, help="Only this implementation (repeatable).")
 @click.option("--primitive", "primitives", multiple=True, help="Only this primitive (repeatable).")
-@click.option("--sizes", default=None, help="Bytes per call, e.g. 16,1024,16k,1m.")
+@click.option("--sizes", type=Sizes(), default=None, help="Bytes per call, e.g. 16,1024,16k,16KiB,1M.")
 @click.option("--operation", "operations", multiple=True, type=click.Choice([o.value for o in Operation.timed()]))
 @click.option("--workload", "workloads", multiple=True, type=click.Choice([w.value for w in Workload]))
 @click.option("--batch-ms", type=click.FloatRange(0.01, 10_000), default=None, callback=lambda ctx, p, v: finite(p, v),
@@ -141,15 +126,14 @@ def run(c: Ctx, profile, experiment, impls, primitives, sizes, operations, workl
         return finish(store, outcome, plan, as_json)
     plan = RunPlan.from_preset(
         experiment or profile or DEFAULT_PRESET, implementations=list(impls), primitives=list(primitives),
-        sizes=parse_sizes(sizes) if sizes else None, operations=list(operations), workloads=list(workloads),
-        batch_ms=batch_ms, batches=batches, sub_batches=sub_batches, verify=not no_verify, layout=layout, processes=processes,
-        extra_rounds=extra_rounds, stopping=stopping, runners=list(c.runner_cmds), builtin=c.builtin,
-        parallel=parallel, envs=list(c.envs) or None,  # --env replaces an experiment's environments
+        sizes=sizes, operations=list(operations), workloads=list(workloads),
+        batch_ms=batch_ms, batches=batches, sub_batches=sub_batches, verify=not no_verify, layout=layout,
+        processes=processes, extra_rounds=extra_rounds, stopping=stopping, runners=list(c.runner_cmds),
+        builtin=c.builtin, parallel=parallel, envs=list(c.envs) or None,  # --env replaces an experiment's environments
         releases=list(c.releases) or None)  # and --release its releases
     narrowed = any((impls, primitives, sizes, operations, workloads, batch_ms, batches, sub_batches, processes,
                     parallel, c.envs, c.releases, not stopping))
-    with announced(command_of(plan.preset) + (" (narrowed)" if narrowed else ""), rough_seconds(plan),
-                   None if narrowed else past_seconds(c).get(plan.preset), later=True) as announcement:
+    with announced(of_plan(plan, past_seconds(c), narrowed), later=True) as announcement:
         outcome = run_plan(plan, store, BarProgress(announcement))
     finish(store, outcome, plan, as_json)
 

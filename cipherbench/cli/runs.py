@@ -4,10 +4,9 @@ from __future__ import annotations
 from datetime import UTC
 
 import click
-from rich.table import Table
 
 from cipherbench.cli.app import Ctx
-from cipherbench.console import out
+from cipherbench.console import Cell, Col, Grid, lit, out
 from cipherbench.store.db import describe
 
 
@@ -23,16 +22,16 @@ def runs_cmd(c: Ctx, last):
     if not rows:
         out.print(f"no runs stored in {describe(store.url)} yet (run 'cipherbench run')", markup=False)
         return
-    t = Table(title=f"runs in {describe(store.url)}", title_justify="left")
-    for col, just in (("id", "right"), ("started (UTC)", "left"), ("minutes", "right"), ("kind", "left"), ("profile", "left"),
-                      ("status", "left"), ("host", "left"), ("points", "right")):
-        t.add_column(col, justify=just, overflow="ellipsis", no_wrap=True)
+    t = Grid([Col("id", Cell.FIGURE), Col("started (UTC)", Cell.NAME, key=True), Col("minutes", Cell.FIGURE, short="min"),
+              Col("kind", Cell.NAME, key=False, fold=2), Col("profile", Cell.NAME, key=False),
+              Col("status", Cell.NAME, key=False), Col("host", Cell.NAME, key=False, fold=1),
+              Col("points", Cell.FIGURE)], title=lit(f"runs in {describe(store.url)}"))
     for r in rows:
         started = r.started_at.replace(tzinfo=r.started_at.tzinfo or UTC).astimezone(UTC)
         minutes = ""
         if r.finished_at is not None:
             finished = r.finished_at.replace(tzinfo=r.finished_at.tzinfo or UTC)
             minutes = f"{(finished - started).total_seconds() / 60:.1f}"
-        t.add_row(str(r.id), started.strftime("%Y-%m-%d %H:%M"), minutes, r.kind.value, r.profile or "", r.status,
-                  (r.host or "")[:20], f"{r.points:,}")
+        t.add_row(str(r.id), started.strftime("%Y-%m-%d %H:%M"), minutes, r.kind.value, lit(r.profile or ""), r.status,
+                  lit(r.host or ""), f"{r.points:,}")
     out.print(t)

@@ -5,10 +5,10 @@ import json
 import sys
 
 import click
-from rich.table import Table
 
 from cipherbench.cli.app import Ctx
-from cipherbench.console import bars, err, lit, out
+from cipherbench.cli.options import Size
+from cipherbench.console import Cell, Col, Grid, bars, err, lit, out
 from cipherbench.errors import UsageError
 from cipherbench.kat.cache import Verified
 from cipherbench.kat.cache import verify as cached_verify
@@ -57,7 +57,7 @@ def verify_summary(results) -> dict:
 @click.option("--primitive", "primitives", multiple=True, help="Only this primitive (repeatable).")
 @click.option("--reverify", is_flag=True, help="Check every pair again, even one whose runner, library and "
               "known answers are unchanged since it was last verified.")
-@click.option("--up-to", "up_to", type=click.IntRange(1, MAX_FILL), default=None, metavar="BYTES",
+@click.option("--up-to", "up_to", type=Size(1, MAX_FILL), default=None, metavar="BYTES",
               help="Check messages up to this length with long answers: the largest size a run would time. "
               "A pair checked to a shorter length is checked again. Default: as deep as --profile times.")
 @click.option("--profile", default=None, help=f"Check as deep as this preset times (default: {DEFAULT_PRESET}; "
@@ -100,7 +100,9 @@ def gate_depth(up_to: int | None, profile: str | None) -> int:
 
 def print_verification(got: Verified) -> None:
     results = got.results
-    t = Table("implementation", "passed", "failed", "unverified", "known answers run", "known answers skipped")
+    t = Grid([Col("implementation", Cell.NAME), Col("passed", Cell.FIGURE), Col("failed", Cell.FIGURE),
+              Col("unverified", Cell.FIGURE, short="unv"), Col("known answers run", Cell.FIGURE, short="KAT run"),
+              Col("known answers skipped", Cell.FIGURE, short="KAT skipped")])
     by: dict[str, list[int]] = {}
     for r in results:
         b = by.setdefault(r.impl, [0, 0, 0, 0, 0])

@@ -13,11 +13,11 @@ import time
 from dataclasses import asdict
 
 import click
-from rich.table import Table
 
-from cipherbench.console import lit, out
+from cipherbench.cli.estimates import of_installs
+from cipherbench.console import Cell, Col, Grid, lit, out
 from cipherbench.errors import UsageError
-from cipherbench.releases.install import estimate, install, registry_versions, remove
+from cipherbench.releases.install import install, registry_versions, remove
 from cipherbench.releases.model import (
     PACKAGES,
     Release,
@@ -66,10 +66,11 @@ def add_cmd(package, versions, every, since, no_source_builds):
     if no_source_builds and pkg.source_build:
         say(f"{pkg.impl}: every release builds from source (--no-source-builds): nothing installed")
         return
-    seconds, builds = estimate(releases)
-    missing = sum(1 for r in releases if not r.exists())
-    say(f"{pkg.impl}: {len(releases)} releases, {len(releases) - missing} installed already, {missing} to install: "
-        f"about {seconds:.0f} s" + (f" ({builds} build from source)" if builds else ""))
+    missing = [r for r in releases if not r.exists()]
+    builds = sum(1 for r in missing if r.package.source_build)
+    say(f"{pkg.impl}: {len(releases)} releases, {len(releases) - len(missing)} installed already, {len(missing)} "
+        f"to install: expected {of_installs(releases).estimate().text()}"
+        + (f" ({builds} build from source)" if builds else ""))
     failed: list[tuple[Release, str]] = []
     t0 = time.monotonic()
     for r in releases:
@@ -104,7 +105,9 @@ def list_cmd(package, as_json):
         say(f"no releases in {releases_dir()} ('cipherbench versions add pyca-cryptography 41.0.7' installs one; "
             f"packages: {', '.join(PACKAGES)})")
         return
-    t = Table("implementation", "runs", "code path", "primitives", "install s", "installed")
+    t = Grid([Col("implementation", Cell.NAME), Col("runs", fold=3), Col("code path", fold=4),
+              Col("primitives", Cell.FIGURE, short="prims"), Col("install s", Cell.FIGURE),
+              Col("installed", Cell.NAME, key=False, fold=2)])
     for r in rels:
         rec = r.record()
         t.add_row(lit(r.name), lit(rec.code), lit(rec.path), str(rec.primitives),

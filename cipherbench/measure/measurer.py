@@ -60,7 +60,7 @@ import numpy as np
 
 from cipherbench.codepath import Features
 from cipherbench.errors import RunnerError
-from cipherbench.kinds import CycleSource, Operation, PrimitiveKind
+from cipherbench.kinds import CycleSource, Operation, PrimitiveKind, Untimed
 from cipherbench.measure.stats import Summary, summarize
 from cipherbench.measure.stopping import SizeTime, Skipped, Standing, StopRule, line_of, next_round
 from cipherbench.measure.warmup import warmed_elsewhere
@@ -109,6 +109,11 @@ class Point:
     @property
     def stored_name(self) -> str:
         return self.impl if self.parallel == 1 else f"{self.impl}*{self.parallel}"
+
+    @property
+    def untimed(self) -> Untimed | None:
+        """Why the point has no figures (kinds.Untimed), or None."""
+        return Untimed.of(self.error, self.verified, self.unsupported)
     # encryption written to a second buffer (protocol `bench` field `inplace: false`); a
     # runner that does not echo it timed in place, and the point is refused (_batch)
     separate_output: bool = False

@@ -17,7 +17,7 @@ from cipherbench import __version__
 from cipherbench.errors import RunnerError, UsageError
 from cipherbench.kat.cache import runner_ids
 from cipherbench.kat.cache import verify as cached_verify
-from cipherbench.kinds import PrimitiveKind, RunStatus, Verdict
+from cipherbench.kinds import PrimitiveKind, RunStatus, Untimed, Verdict
 from cipherbench.measure.context import (
     busy_shares,
     cpu_times,
@@ -114,8 +114,7 @@ class RunOutcome:
     def failed(self) -> list[Point]:
         """Points that should have been timed and were not (failed verification and a runner's
         `unsupported` excepted: that is the gate working, and a limit the runner states)."""
-        return [pt for pt in self.points
-                if pt.error is not None and pt.verified != Verdict.FAILED and not pt.unsupported]
+        return [pt for pt in self.points if pt.untimed is Untimed.FAULT]
 
 
 def session_for(plan: RunPlan, extra_specs: tuple[Any, ...] = ()) -> Session:
@@ -282,8 +281,7 @@ def measure_points(s: Session, plan: RunPlan, timed: list[Point], recorder: Reco
 def final_status(interrupted: bool, outcome_points: list[Point], lost: bool) -> RunStatus:
     if interrupted:
         return RunStatus.INTERRUPTED
-    failed = [pt for pt in outcome_points
-              if pt.error is not None and pt.verified != Verdict.FAILED and not pt.unsupported]
+    failed = [pt for pt in outcome_points if pt.untimed is Untimed.FAULT]
     return RunStatus.INCOMPLETE if failed or lost else RunStatus.COMPLETE
 
 

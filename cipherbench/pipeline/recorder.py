@@ -13,7 +13,8 @@ def record_of(pt: Point, f: Figures | None) -> MeasurementRecord:
     rec = MeasurementRecord(impl=pt.stored_name, primitive=pt.primitive.name, provider=pt.provider,
                             features=list(pt.features) if pt.features is not None else None,
                             operation=Operation(pt.operation), workload=Workload(pt.workload), size=pt.size,
-                            loops=pt.loops, verified=Verdict(pt.verified), error=pt.error, parallel=pt.parallel)
+                            loops=pt.loops, verified=Verdict(pt.verified), error=pt.error, untimed=pt.untimed,
+                            parallel=pt.parallel)
     if f is None:
         return rec
     rec.n, rec.ns_per_call, rec.ns_low, rec.ns_high = f.summary.n, f.summary.figure, f.summary.low, f.summary.high

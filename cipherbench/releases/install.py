@@ -178,12 +178,6 @@ def registry_versions(package: Package) -> list[str]:
 
 
 # ---------------------------------------------------------------------------- install and announce
-def estimate(releases: list[Release]) -> tuple[float, int]:
-    """Seconds the installs not yet done should take, and how many of them build from source."""
-    todo = [r for r in releases if not r.exists()]
-    return sum(r.package.seconds for r in todo), sum(1 for r in todo if r.package.source_build)
-
-
 def announce(r: Release, seconds: float, artifact: str) -> ReleaseRecord:
     """Start the release's runner, read its hello, and check it runs the release asked for."""
     spec = spec_of(r)
@@ -253,4 +247,4 @@ def remove(r: Release) -> Path | None:
     return r.root
 
 
-__all__ = ["announce", "estimate", "install", "registry_versions", "remove", "same_version"]
+__all__ = ["announce", "install", "registry_versions", "remove", "same_version"]

@@ -10,7 +10,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 
 from cipherbench.analysis.constant_time import LEGEND
-from cipherbench.analysis.recommend import Answer, Excluded, Figure, UseCase
+from cipherbench.analysis.recommend import Answer, Emptier, Excluded, Figure, UseCase
 from cipherbench.analysis.versions import VersionGap, headlines_first
 from cipherbench.report.markup import md
 from cipherbench.results.rules import size_text
@@ -57,7 +57,7 @@ def _fit(items: list[str], lead: str, width: int) -> str:
         sep = "; " if i else ""
         rest_needed = len(more) if i + 1 < len(items) else 0
         if len(line) + len(sep) + len(item) + rest_needed > width:
-            return (line + more)[:width]
+            return line + more
         line += sep + item
     return line
 
@@ -84,7 +84,7 @@ def _fit_lines(items: list[str], lead: str, width: int, lines: int) -> list[str]
                 break
             line, n = line + step, n + 1
         items = items[n:]
-        out.append((line + (";" if items else ""))[:width])
+        out.append(line + (";" if items else ""))
     return out
 
 
@@ -98,13 +98,13 @@ def short_lines(answers: Sequence[Answer], width: int = 80,
             continue
         best = a.best
         if best is None:
-            lines.append(f"{a.spec.title} {a.where()}: no verified candidate"[:width])
+            lines.append(f"{a.spec.title} {a.where()}: no verified candidate")
         else:
             fig = f"{mbps(best.mb_per_s)} ({a.workload.value})"  # the workload named beside the figure
             forms = (f"{a.spec.title} at {size_text(a.size)}: {label(best)} {fig} {interval(best)}",
                      f"{a.spec.title} at {size_text(a.size)}: {label(best)} {fig}",
-                     f"{a.spec.title}: {label(best)} {fig}")  # the longest that fits
-            lines.append(next((h for h in forms if len(h) <= width), forms[-1])[:width])
+                     f"{a.spec.title}: {label(best)} {fig}")  # the longest that fits; never cut
+            lines.append(next((h for h in forms if len(h) <= width), forms[-1]))
             n_ties = sum(f.ties_best for f in a.ranked)
             shown = [f for i, f in enumerate(a.ranked[1:]) if f.ties_best or i < RUNNERS_UP + n_ties][:8]
             if shown:  # in rank order; "=" marks a tie with the fastest (the intervals overlap)
@@ -113,18 +113,31 @@ def short_lines(answers: Sequence[Answer], width: int = 80,
                                   "  then: ", width))
         if a.reference:
             r = a.reference[0]
-            lines.append(f"  reference code (not ranked): {label(r)} {mbps(r.mb_per_s)}"[:width])
+            lines.append(f"  reference code (not ranked): {label(r)} {mbps(r.mb_per_s)}")
         if a.excluded:
-            lines.append(f"  left out: {exclusion_counts(a.excluded)}"[:width])
+            lines.append(f"  left out: {exclusion_counts(a.excluded)}")
         gaps = (versions or {}).get(a.spec.case) or ()
         if gaps:  # one change per library first, then the others as they fit
             lines += _fit_lines([_gap_short(g) for g in headlines_first(gaps)], "  versions: ", width, VERSION_LINES)
-    missing = [a.spec.case.value for a in answers if a.size is None]  # the names recommend --case takes
+    # the names recommend --case takes: nothing of their kind in the run
+    missing = [a.spec.case.value for a in answers if a.size is None and (a.empty is None or a.empty.by is Emptier.KIND)]
     if missing:
         lines.append(_fit(missing, "Nothing timed for: ", width).replace("; ", ", "))
+    for a in answers:  # timed, but not where the use case (or the option given) ranks: said why
+        if a.size is None and a.empty is not None and a.empty.by is not Emptier.KIND:
+            lines.append(f"{a.spec.case.value}: {a.empty.text()}")
     if any(a.ranked for a in answers):
-        lines += textwrap.wrap(LEGEND, width)
-    return lines
+        lines.append(LEGEND)
+    return [w for line in lines for w in _wrapped(line, width)]
+
+
+def _wrapped(line: str, width: int) -> list[str]:
+    """A line of the short form within `width`: broken between words, never inside a name
+    (implementation names hold hyphens) or a figure, the rest indented past its own indent."""
+    if len(line) <= width:
+        return [line]
+    indent = " " * (len(line) - len(line.lstrip(" ")) + 2)
+    return textwrap.wrap(line, width, subsequent_indent=indent, break_long_words=False, break_on_hyphens=False)
 
 
 # ---------------------------------------------------------------------------- HTML

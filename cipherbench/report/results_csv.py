@@ -10,13 +10,16 @@ from typing import Any
 from cipherbench.analysis.fit import SeriesFit, fits
 from cipherbench.ct.show import cells
 from cipherbench.results.document import CSV_COLUMNS
+from cipherbench.results.rules import point_count
 from cipherbench.results.run import MEASUREMENT_FIELDS, ReportData, fields_of
 
 
 def write(data: ReportData, out: Path) -> list[tuple[Path, str]]:
     path = out / "results.csv"
     n = write_measurements(data, path)
-    return [(path, f"{n} measurements"), write_fits(data, out)]
+    count = point_count(m for _, m in data.measurements())
+    assert n == count.rows  # a row per point, timed or not
+    return [(path, f"a row per point: {count.short()}"), write_fits(data, out)]
 
 
 def write_measurements(data: ReportData, path: Path) -> int:

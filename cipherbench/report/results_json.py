@@ -7,6 +7,7 @@ from typing import Any
 
 from cipherbench.analysis.fit import fit_fields
 from cipherbench.results.document import results_document
+from cipherbench.results.rules import point_count
 from cipherbench.results.run import ReportData, Run
 
 
@@ -26,5 +27,5 @@ def write(data: ReportData, out: Path) -> list[tuple[Path, str]]:
         path = out / ("results.json" if not data.multi else f"results-run{run.id}.json")
         dump(document(run), path)
         n = sum(len(m.samples) for m in run.measurements)
-        written.append((path, f"{len(run.measurements)} measurements, {n} raw samples"))
+        written.append((path, f"a measurement per point ({point_count(run.measurements).short()}), {n} raw samples"))
     return written

@@ -4,10 +4,13 @@ size a whole-block size stands for. Reports, analysis and the commands ask here.
 from __future__ import annotations
 
 import math
+import re
+from collections import Counter
 from collections.abc import Collection, Iterable
+from dataclasses import dataclass, field
 
 from cipherbench import registry
-from cipherbench.kinds import Operation, PrimitiveKind, Verdict, Workload
+from cipherbench.kinds import Operation, PrimitiveKind, Untimed, Verdict, Workload
 from cipherbench.registry import REFERENCE_IMPL
 from cipherbench.results.run import Measurement, usable
 
@@ -77,7 +80,75 @@ def size_text(n: int) -> str:
     return f"{n} B"
 
 
+#: The units a size may be given in, read case-insensitively: binary multiples, as
+#: size_text writes them and the registry's sizes are. "kB" and "MB" are refused: they are
+#: read as 1000 by some and 1024 by others.
+SIZE_UNITS = {"": 1, "b": 1, "k": 1 << 10, "kib": 1 << 10, "m": 1 << 20, "mib": 1 << 20, "g": 1 << 30, "gib": 1 << 30}
+_SIZE = re.compile(r"\s*(\d+)\s*([a-z]*)\s*", re.IGNORECASE)
+
+
+def parse_size(text: str) -> int:
+    """"16", "16B", "1k", "16KiB", "1M", "1 MiB" -> bytes. ValueError, with what is taken,
+    for anything else: the one reader of every option that takes a size."""
+    m = _SIZE.fullmatch(text)
+    unit = m.group(2).lower() if m else ""
+    if m is None or unit not in SIZE_UNITS:
+        hint = " (kB and MB are ambiguous: write 16k or 16KiB for 16384, 16000 for 16000)" \
+            if unit in ("kb", "mb", "gb") else ""
+        raise ValueError(f"{text.strip()!r} is not a size: bytes as 16, 16B, 1k, 16KiB, 1M or 1MiB{hint}")
+    return int(m.group(1)) * SIZE_UNITS[unit]
+
+
 def nominal_size(size: int) -> int:
     """The power of two a whole-block size stands for (16368 -> 16384); other sizes as they are."""
     up = 1 << max(0, math.ceil(math.log2(size)))
     return up if size >= NEAR_SIZE * up else size
+
+
+@dataclass(frozen=True)
+class PointCount:
+    """A run's points: how many have figures, and how many do not, by kind (kinds.Untimed)
+    with an example of each. What every count of a run's measurements says: `run`'s end,
+    `show`, `report` and results.csv, whose rows are all the points."""
+
+    timed: int = 0
+    untimed: Counter[Untimed] = field(default_factory=Counter)
+    example: dict[Untimed, str] = field(default_factory=dict)  # kind -> "impl primitive op/workload size: error"
+
+    @property
+    def rows(self) -> int:
+        return self.timed + sum(self.untimed.values())
+
+    @property
+    def faults(self) -> int:
+        """Points that could have been timed and were not: the ones that make a run incomplete."""
+        return self.untimed[Untimed.FAULT]
+
+    def text(self) -> str:
+        """'792 points timed; 18 not timed: 18 unsupported by design (e.g. ...)'."""
+        timed = f"{self.timed:,} points timed"
+        if not self.untimed:
+            return timed
+        kinds = ", ".join(f"{n:,} {kind.value} (e.g. {self.example[kind]})" for kind, n in
+                          sorted(self.untimed.items(), key=lambda kv: list(Untimed).index(kv[0])))
+        return f"{timed}; {sum(self.untimed.values()):,} not timed: {kinds}"
+
+    def short(self) -> str:
+        """'792 points timed, 18 not timed (18 unsupported by design)': no examples."""
+        if not self.untimed:
+            return f"{self.timed:,} points timed"
+        kinds = ", ".join(f"{n:,} {kind.value}" for kind, n in self.untimed.items())
+        return f"{self.timed:,} points timed, {sum(self.untimed.values()):,} not timed ({kinds})"
+
+
+def point_count(measurements: Iterable[Measurement]) -> PointCount:
+    timed, untimed, example = 0, Counter[Untimed](), dict[Untimed, str]()
+    for m in measurements:
+        if m.untimed is None:
+            timed += 1
+            continue
+        untimed[m.untimed] += 1
+        where = " ".join(str(x) for x in (m.impl, m.primitive, f"{m.operation}/{m.workload}",
+                                          size_text(m.size) if m.size else "") if x)
+        example.setdefault(m.untimed, f"{where}: {m.error}")
+    return PointCount(timed, untimed, example)

@@ -18,7 +18,7 @@ from sqlalchemy import select
 
 from cipherbench import codepath, registry
 from cipherbench.errors import CipherbenchError
-from cipherbench.kinds import CycleSource, Operation, RunKind, RunStatus, Verdict, Workload
+from cipherbench.kinds import CycleSource, Operation, RunKind, RunStatus, Untimed, Verdict, Workload
 from cipherbench.paths import REPO
 from cipherbench.store.db import (
     CT_FIELDS,
@@ -82,6 +82,8 @@ class Measurement(MeasurementRecord):
         d["workload"] = Workload(d.get("workload", Workload.BULK))
         d["verified"] = _enum(Verdict, d.get("verified"))
         d["cycle_kind"] = _enum(CycleSource, d.get("cycle_kind"))
+        # rows stored before `untimed` was: read by the same rule, without the runner's word
+        d["untimed"] = _enum(Untimed, d.get("untimed")) or Untimed.of(d.get("error"), d["verified"])
         d["warnings"] = list(d.get("warnings") or [])
         found = codepath.stored(d.get("features"))
         d["features"] = list(found) if found is not None else None

@@ -48,6 +48,10 @@ Schema versions (runs.schema_version says which one wrote a run):
    list of kinds.CodeFeature an implementation announced for the primitive (docs/protocol.md
    `features`); `provider` keeps its words. Added the same way; null in older runs and for
    runners that announce no list, which every view labels "unknown" (codepath.code_label).
+   Also measurements.untimed (kinds.Untimed: a point without figures failed verification,
+   was unsupported by its runner by design, or could not be timed). Added the same way;
+   Store.run reads an older row's from `error`, `verified` and its run's status: a run
+   that completed had no point that could not be timed (pipeline/execute.py, final_status).
 """
 from __future__ import annotations
 
@@ -85,7 +89,7 @@ from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import ArgumentError, OperationalError, SQLAlchemyError
 
 from cipherbench.errors import CipherbenchError, UsageError
-from cipherbench.kinds import RunKind, RunStatus
+from cipherbench.kinds import RunKind, RunStatus, Untimed
 from cipherbench.redact import SIGNS, redact, redact_command, redact_json
 from cipherbench.store import pgauth
 from cipherbench.store.records import MeasurementRecord, columns
@@ -629,6 +633,9 @@ class Store:
             out["measurements"] = [dict(x) for x in c.execute(
                 select(measurements).where(measurements.c.run_id == run_id)
                 .order_by(measurements.c.id)).mappings()]
+            for m in out["measurements"]:  # stored before schema 9: a complete run had no fault
+                if m["untimed"] is None:
+                    m["untimed"] = Untimed.of(m["error"], m["verified"], out["status"] == RunStatus.COMPLETE)
             out["diffusion"] = [dict(x) for x in c.execute(
                 select(diffusion).where(diffusion.c.run_id == run_id).order_by(diffusion.c.id)).mappings()]
             out["ct"] = [dict(x) for x in c.execute(

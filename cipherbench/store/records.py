@@ -11,7 +11,7 @@ from typing import Any
 from sqlalchemy import JSON, Column, Float, Integer, String, Text
 from sqlalchemy.types import TypeEngine
 
-from cipherbench.kinds import CodeFeature, CycleSource, Operation, Verdict, Workload
+from cipherbench.kinds import CodeFeature, CycleSource, Operation, Untimed, Verdict, Workload
 
 
 def col(kind: TypeEngine[Any] | type[TypeEngine[Any]], doc: str, nullable: bool = True, **kw: Any) -> dict[str, Any]:
@@ -58,6 +58,7 @@ class MeasurementRecord:
     verified: Verdict | None = _f(String(16), "kinds.Verdict of the pair before it was timed")
     warnings: list[str] = _f(JSON, "sentences on what may be off about this point", [])
     error: str | None = _f(Text, "why the point has no figures")
+    untimed: Untimed | None = _f(String(32), "kinds.Untimed: which kind of reason `error` is; null with figures")
     parallel: int | None = _f(Integer, "CPUs that timed the point at once (run --parallel); null or 1: one")
     mb_per_s_total: float | None = _f(Float, "with parallel > 1: the sum over CPUs of each CPU's MB/s")
     parallel_efficiency: float | None = _f(Float, "mb_per_s_total / (parallel x the same point's MB/s on one CPU)")
