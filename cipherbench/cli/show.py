@@ -197,7 +197,7 @@ def point_tables(run_id: int, r: dict) -> set:
     bad = flagged(Measurement.of(m) for m in r["measurements"])
     sources = set()
     out.print(f"run {run_id} ({r['profile']}, {r['status']}) on {lit(r['host'])}: a row per point. MB/s = 10^6 "
-              "bytes/s at the median; interval: MB/s at the ends of the median's confidence interval; ± = half "
+              "bytes/s at the figure; interval: MB/s at the ends of the figure's confidence interval; ± = half "
               "that interval, of the time, then of the cycles; c/B = cycles per byte; batches: the timed batches "
               "the figures stand on (set aside: shared core)")
     for (prim, op), ms in _groups(r["measurements"]).items():

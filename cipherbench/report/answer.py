@@ -20,7 +20,7 @@ RUNNERS_UP = 2
 #: Runners-up on the report's first screen; the rest one click away.
 HTML_SHOWN = 4
 HEADLINE = ("The answer: the fastest verified implementation per use case "
-            "(MB/s = 10^6 bytes/s; [ ] = the median's confidence interval; = a tie)")
+            "(MB/s = 10^6 bytes/s; [ ] = the figure's confidence interval; = a tie)")
 
 
 def mbps(x: float | None) -> str:
@@ -92,7 +92,7 @@ def short_lines(answers: Sequence[Answer], width: int = 80,
                 versions: Mapping[UseCase, Sequence[VersionGap]] | None = None) -> list[str]:
     """At most seven lines per use case, none longer than width. `versions`: what other
     versions of a library measured at each use case's winning point (analysis/versions.py)."""
-    lines = [HEADLINE if len(HEADLINE) <= width else "The answer (MB/s; [ ] = the median's interval; = a tie with it)"]
+    lines = [HEADLINE if len(HEADLINE) <= width else "The answer (MB/s; [ ] = the figure's interval; = a tie with it)"]
     for a in answers:
         if a.size is None:
             continue

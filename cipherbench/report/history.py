@@ -62,7 +62,7 @@ def timeline_figure(package: str, lines: list[Timeline], named: list[Repeated]) 
             name=f"steps ({len(found)})", marker=dict(symbol="star", size=14, color="crimson"),
             hovertext=[s.text() for s in found]))
     library = PACKAGES[package].library
-    fig.update_layout(title=f"{h.escape(library)}: speed along its releases<br><sup>MB/s at the median, "
+    fig.update_layout(title=f"{h.escape(library)}: speed along its releases<br><sup>MB/s at the figure, "
                             f"encryption (hashing); stars: steps beyond both figures' intervals in {REPEATS} runs</sup>",
                       xaxis=dict(title="release", type="category", categoryorder="array", categoryarray=versions),
                       yaxis=dict(title="MB/s", type="log"), height=460)
@@ -103,7 +103,7 @@ def html_section(page: Page) -> None:
         for package, lines in packages.items():
             releases = {p.release.label: p.release.code_text for t in lines for p in t.points}
             page.plot(timeline_figure(package, lines, of_package(found, package)[0]), [
-                "<b>Unit:</b> MB/s = 10⁶ bytes/s at the median per-call time; bars: its confidence interval",
+                "<b>Unit:</b> MB/s = 10⁶ bytes/s at the figure (the tenth quantile of the per-call times); bars: its confidence interval",
                 f"<b>Run {run.id}:</b> every release timed in the same interleaved rounds, verified first; "
                 f"steps compared with runs {', '.join(map(str, found.runs))}",
                 "<b>Code run:</b> " + h.escape("; ".join(f"{k}: {v}" for k, v in releases.items()))])

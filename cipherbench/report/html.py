@@ -187,7 +187,7 @@ def throughput_plots(p: Page) -> None:
           "hashing) with one keyed context, as <code>openssl speed -evp</code> and the 2008 library "
           f"comparison timed. The {overview.MAX_SERIES} fastest verified implementations are drawn, the "
           "others named under the figure (every one: the tables). Error bars: the confidence interval of "
-          "the median. Switch the y axis between linear and log with the buttons.</p>")
+          "the figure (the tenth quantile of its batches). Switch the y axis between linear and log with the buttons.</p>")
     for prim in sorted(by, key=lambda x: (x == NULL_PRIMITIVE, x)):
         drawn, rest = overview.first_ten(by[prim], lambda s: Verdict.shown(s.status), series_peak)
         fig = go.Figure()
@@ -201,8 +201,8 @@ def throughput_plots(p: Page) -> None:
                                           + "<br><sup>MB/s (10⁶ bytes/s) against buffer size</sup>"),
                           xaxis=_size_axis([m.size for m in ms]), yaxis=dict(title="MB/s", rangemode="tozero"),
                           updatemenus=_yscale_buttons(), height=430)
-        p.plot(fig, _caption("MB/s = 10⁶ bytes/s at the median per-call time; error bars = "
-                             "confidence interval of the median", ms, verification_note(data, pairs),
+        p.plot(fig, _caption("MB/s = 10⁶ bytes/s at the figure (the tenth quantile of the per-call times); error bars = "
+                             "confidence interval of the figure", ms, verification_note(data, pairs),
                              not_drawn(rest) + failed_pairs(data, prim)
                              + [f"Not timed: {x}" for x in not_timed(data, prim)]))
 
@@ -326,7 +326,7 @@ def keysetup_plot(p: Page, fam: str, bars: KeyBars) -> None:
                      for run, m in data.measurements()
                      if m.operation.is_keysetup and m.error and family(m.primitive) == fam})
     p.plot(fig, _caption("cycles per key setup (ns per call × core clock, or the core counter); "
-                         "error bars = confidence interval of the median; dotted bars = decryption "
+                         "error bars = confidence interval of the figure; dotted bars = decryption "
                          "schedule, hatched = not verified", ms, verification_note(data, pairs),
                          ([f"Not drawn ({len(left_out)}, costlier or not verified): {'; '.join(left_out)}"]
                           if left_out else []) + [f"Not timed: {x}" for x in failed]))
@@ -425,7 +425,7 @@ def encrypt_decrypt_plot(p: Page) -> None:
                                "the tables</sup>" if shown > ENCDEC_MAX else ""),
                       barmode="group", yaxis=dict(title="MB/s (10⁶ bytes/s)"), height=430,
                       updatemenus=_yscale_buttons())
-    p.plot(fig, _caption("MB/s = 10⁶ bytes/s at the median; error bars = confidence interval of the median; "
+    p.plot(fig, _caption("MB/s = 10⁶ bytes/s at the figure; error bars = confidence interval of the figure; "
                          "hatched bars are not verified", ms, verification_note(data, pairs)))
 
 
@@ -457,7 +457,7 @@ def workload_plots(p: Page) -> None:
                                 "<br><sup>MB/s (10⁶ bytes/s) against buffer size</sup>",
                           xaxis=_size_axis([m.size for m in ms]), yaxis=dict(title="MB/s", rangemode="tozero"),
                           updatemenus=_yscale_buttons(), height=430)
-        p.plot(fig, _caption("MB/s = 10⁶ bytes/s at the median per-call time; line style = workload "
+        p.plot(fig, _caption("MB/s = 10⁶ bytes/s at the figure (the tenth quantile of the per-call times); line style = workload "
                              "(solid bulk, dotted message, dash-dot rekey); open markers and thin lines = not verified; "
                              "encryption (hashing)", ms, verification_note(data, pairs),
                              not_drawn([s for g in rest for s in g])))
@@ -579,7 +579,7 @@ def answer_first(body: Page) -> None:
     if fig is not None:
         body.section("overview", "Which primitive at my message size")
         ms = [m for _, m in body.data.measurements() if usable(m)]
-        body.plot(fig, _caption("MB/s = 10⁶ bytes/s at the median; error bars = confidence interval of the median",
+        body.plot(fig, _caption("MB/s = 10⁶ bytes/s at the figure; error bars = confidence interval of the figure",
                                 ms, "Verification: verified libraries only (the reference code is not ranked)"))
     heatmap_plot(body)
 

@@ -144,7 +144,7 @@ def cycles_table(hosts: dict[str, Run], values: CyclesByHost, sizes: dict[PairKe
               + [f"{ratio:.2f}×" if ratio else "–"])
         ms += [m for r in hosts.values() for m in r.measurements
                if (m.impl, m.primitive, m.size) == (impl, prim, sizes[(impl, prim)])]
-    t.notes = ["Unit: cycles per byte at the median, bulk encryption (or hashing) at the largest size every "
+    t.notes = ["Unit: cycles per byte at the figure (the tenth quantile), bulk encryption (or hashing) at the largest size every "
                "machine measured; – = not measured on that machine. Cycles compare across clock speeds, "
                "MB/s do not.", f"Cycle source: {cycle_sources(ms) if ms else '–'}."]
     return t

@@ -4,7 +4,7 @@ A run with `--env` (or the debian-releases experiment) times one library in
 several releases' builds in the same interleaved rounds. Per library, primitive
 and size this section gives each release's figure and its speed relative to the
 host's build of the same library, with the interval and test of
-cipherbench/analysis/compare.py (bootstrap of the ratio of medians over the per-call
+cipherbench/analysis/compare.py (bootstrap of the ratio of figures over the per-call
 samples of both, tested as compare tests a point: analysis/compare.py), and plots speed across the versions.
 """
 from __future__ import annotations
@@ -223,7 +223,7 @@ def html_section(p: HtmlPage) -> None:
             fig.update_layout(title=f"{h.escape(lib)}: speed across Debian releases<br><sup>MB/s at the "
                                     "largest size measured, encryption (hashing)</sup>",
                               yaxis=dict(title="MB/s", rangemode="tozero"), height=420)
-            p.plot(fig, ["<b>Unit:</b> MB/s = 10⁶ bytes/s at the median per-call time",
+            p.plot(fig, ["<b>Unit:</b> MB/s = 10⁶ bytes/s at the figure (the tenth quantile of the per-call times)",
                          "<b>Releases:</b> " + h.escape(", ".join(d.labels[o] for o in order)) +
                          "; each build timed in the same rounds as the host's"])
 
