@@ -10,7 +10,7 @@ import time
 import uuid
 
 import pytest
-from conftest import REPO
+from conftest import REPO, small_store_copy
 
 pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed (packages.txt)")
 
@@ -44,15 +44,9 @@ def screen(db: str, *args: str, env: dict[str, str] | None = None) -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def store(tmp_path_factory, engine):
-    db = f"sqlite:///{tmp_path_factory.mktemp('terminal') / 'r.sqlite'}"
-    for _ in range(2):
-        r = subprocess.run([sys.executable, "-m", "cipherbench", "--db", db, "run", "--impl", "openssl", "--impl",
-                            "nettle", "--impl", "gcrypt", "--impl", "sodium", "--primitive", "aes-128-gcm",
-                            "--primitive", "chacha20-poly1305", "--primitive", "sha-256", "--sizes", "16,16k",
-                            "--batch-ms", "1", "--batches", "2"], capture_output=True, text=True, cwd=REPO, timeout=600)
-        assert r.returncode == 0, r.stderr
-    return db
+def store(two_small_runs, tmp_path_factory):
+    """Runs 1 and 2 (for compare), made once a run (tests/conftest.py, two_small_runs)."""
+    return small_store_copy(two_small_runs, tmp_path_factory.mktemp("terminal"))
 
 
 @pytest.mark.parametrize("args", [("recommend",), ("recommend", "--long"), ("show",), ("compare", "1", "2")],
