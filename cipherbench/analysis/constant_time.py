@@ -25,7 +25,7 @@ from enum import StrEnum
 from typing import Any
 
 from cipherbench.ct.records import Method, Secret, StatVerdict, TaintVerdict
-from cipherbench.kat.cache import pair_key
+from cipherbench.kat.identity import pair_key
 from cipherbench.results.run import CtRow, Implementation
 from cipherbench.store.db import Store
 

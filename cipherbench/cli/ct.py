@@ -23,7 +23,7 @@ from cipherbench.ct.records import Method, Secret, StatResult, TaintResult, as_r
 from cipherbench.ct.show import LEGEND, stat_cell, taint_cell
 from cipherbench.durations import announced
 from cipherbench.errors import CipherbenchError, UsageError, did_you_mean
-from cipherbench.kat.cache import runner_ids
+from cipherbench.kat.identity import runner_ids
 from cipherbench.kinds import PrimitiveKind, RunKind, RunStatus
 from cipherbench.measure.context import usable_cpus
 from cipherbench.measure.session import primitive_named
