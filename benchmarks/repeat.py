@@ -11,13 +11,13 @@ import json
 import subprocess
 import sys
 import time
-from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import StrEnum
 from itertools import combinations
 from pathlib import Path
 from typing import Any
 
+from cipherbench.analysis.condition import REPEAT_TOLERANCE, TOP, spread  # the one repeat rule
 from cipherbench.analysis.recommend import Answer, recommend
 from cipherbench.kinds import CycleSource
 from cipherbench.measure.measurer import SHARED_RUN_WARNING
@@ -25,10 +25,6 @@ from cipherbench.pipeline.notes import WarningKind
 from cipherbench.results.run import Implementation, Measurement
 
 REPO = Path(__file__).resolve().parent.parent
-#: Two medians repeat when max/min - 1 is at most this.
-REPEAT_TOLERANCE = 0.03
-#: The answer's candidates whose ratios are compared: each use case's first five.
-TOP = 5
 
 
 @dataclass
@@ -79,12 +75,6 @@ def profile_run(db: str, profile: str, extra: tuple[str, ...] = ()) -> ProfileRu
         return ProfileRun(wall, json.loads(p.stdout), lines)
     except ValueError:
         return ProfileRun(wall, None, lines + ["no JSON on stdout"])
-
-
-def spread(values: Iterable[float]) -> float:
-    """How far apart one point's figures over the runs are: max/min - 1 (positive figures)."""
-    vals = list(values)
-    return max(vals) / min(vals) - 1
 
 
 def repeats(spread_: float) -> bool:

@@ -2,6 +2,7 @@
 it of the same plan on the same host: what every run states beside its answer."""
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from itertools import combinations
 
@@ -47,9 +48,10 @@ def condition(run: Run) -> Condition:
     return Condition(len(adds), shared, run.reference_ghz)
 
 
-def spread(values: list[float]) -> float:
-    """How far apart repeated figures of one thing are: max / min - 1."""
-    return max(values) / min(values) - 1
+def spread(values: Iterable[float]) -> float:
+    """How far apart repeated figures of one thing are: max / min - 1 (positive figures)."""
+    vals = list(values)
+    return max(vals) / min(vals) - 1
 
 
 @dataclass(frozen=True)

@@ -170,8 +170,8 @@ def of_checks(command: str, methods: Sequence[Method], samples: int, last_second
 # ---------------------------------------------------------------------------- releases installed
 def of_installs(releases: Sequence[Release]) -> Planned:
     """`versions add`: the installs not done yet, each its package's time (releases/model.py)."""
-    todo = [r for r in releases if not r.exists()]
-    names = " ".join(r.version for r in todo)
+    missing = [r for r in releases if not r.exists()]
+    names = " ".join(r.version for r in missing)
     pkg = releases[0].package.impl if releases else ""
-    return Planned(f"cipherbench versions add {pkg} {names}".strip(), sum(r.package.seconds for r in todo))
+    return Planned(f"cipherbench versions add {pkg} {names}".strip(), sum(r.package.seconds for r in missing))
 

@@ -120,11 +120,11 @@ def _targets(conn: cluster.Connection, records: FleetRecords, key: str, plan: Ru
     fleet_id = None if fresh else records.resumable(key)
     recorded = records.hosts(fleet_id) if fleet_id else {}
     if fleet_id and recorded:
-        todo = [h for h, r in recorded.items() if r.state is not HostState.COMPLETE]
-        if todo:
-            cluster.wait_for_hosts(conn.client, todo, None, wait)
+        pending = [h for h, r in recorded.items() if r.state is not HostState.COMPLETE]
+        if pending:
+            cluster.wait_for_hosts(conn.client, pending, None, wait)
             records.reopen(fleet_id)
-        return fleet_id, list(recorded), todo
+        return fleet_id, list(recorded), pending
     targets = cluster.wait_for_hosts(conn.client, hosts, machines, wait)
     command = command_line(sys.argv)
     fleet_id = fleet_id or records.begin(key, plan, command, conn.scheduler)
@@ -192,24 +192,24 @@ def fleet_run(c: Ctx, scheduler, machines, hosts, profile, experiment, impls, pr
         if conn.note:
             err.print(f"fleet: local worker: {conn.note}", markup=False)
         key = fleet_key(plan, wanted, machines)
-        fleet_id, targets, todo = _targets(conn, records, key, plan, wanted, machines, wait, fresh)
-        done = len(targets) - len(todo)
+        fleet_id, targets, pending = _targets(conn, records, key, plan, wanted, machines, wait, fresh)
+        done = len(targets) - len(pending)
         err.print(f"fleet run {fleet_id}: {describe_plan(plan)} on {len(targets)} machine(s) via {conn.scheduler}"
-                  + (f"; {done} already complete, measuring {', '.join(todo)}" if done else ""), markup=False)
-        if todo:
-            _dispatch(conn, records, plan, store, fleet_id, todo, lost_after)
+                  + (f"; {done} already complete, measuring {', '.join(pending)}" if done else ""), markup=False)
+        if pending:
+            _dispatch(conn, records, plan, store, fleet_id, pending, lost_after)
     finally:
         conn.close()
     _finish(records, fleet_id, store)
 
 
 def _dispatch(conn: cluster.Connection, records: FleetRecords, plan: RunPlan, store: Store, fleet_id: int,
-              todo: list[str], lost_after: float) -> None:
+              pending: list[str], lost_after: float) -> None:
     """Submit and watch; losing the scheduler itself ends the command in one line, and
     the fleet run stays for the same command to complete."""
     try:
-        futures = dispatch.submit(conn.client, plan, store.url, fleet_id, todo)
-        with dispatch.HostBoard(err, todo) as board:
+        futures = dispatch.submit(conn.client, plan, store.url, fleet_id, pending)
+        with dispatch.HostBoard(err, pending) as board:
             dispatch.watch(conn.client, futures, records, board, fleet_id, lost_after)
     except OSError as e:  # distributed's CommClosedError is one
         records.finish(fleet_id, FleetStatus.INCOMPLETE)
