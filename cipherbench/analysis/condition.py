@@ -80,6 +80,8 @@ def _figure(m: Measurement) -> float | None:
 
 
 def repeat(run: Run, earlier: Run) -> Repeat:
+    """How `run` repeats `earlier`, from their stored figures alone (`earlier` may be loaded
+    without its samples: a standard run holds a million of them)."""
     before = {m.key: m for m in earlier.measurements if usable(m) and m.impl != NULL_IMPL}
     pairs = [(m, before[m.key]) for m in run.measurements if usable(m) and m.key in before]
     figs = [(_figure(a), _figure(b)) for a, b in pairs]

@@ -86,7 +86,7 @@ def print_condition(store: Store, run_id: int) -> None:
     out.print(Paragraph(f"condition: {condition(run).words()}"))
     earlier = store.earlier_run(run_id)
     if earlier is not None:
-        out.print(Paragraph(f"repeats: {repeat(run, load_run(store, earlier)).words()}"))
+        out.print(Paragraph(f"repeats: {repeat(run, load_run(store, earlier, with_samples=False)).words()}"))
 
 
 #: A then-and-now row with no figure today, in the terminal's few columns (the reason in

@@ -576,7 +576,7 @@ def context_items(run: Run, data: ReportData | None = None) -> list[tuple[str, s
     earlier = data.store.earlier_run(run.id) if data is not None and data.store is not None else None
     if earlier is not None:
         assert data is not None and data.store is not None
-        items.append(("repeats", repeat(run, load_run(data.store, earlier)).words()))
+        items.append(("repeats", repeat(run, load_run(data.store, earlier, with_samples=False)).words()))
     return items
 
 
