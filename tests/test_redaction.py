@@ -280,6 +280,19 @@ def test_a_generated_secret_is_hidden_in_every_carrier_form(secret):
             assert not leaked(secret, hide(message, [c])), (name, message, hide(message, [c]))
 
 
+@settings(max_examples=300, deadline=None)
+@given(secrets())
+@example("Qz7KwVx3Jp@Hn8Rt:")  # once read as a host "Hn8Rt:@127.0.0.1" and refused
+@example("@Qz7Kw@Vx3Jp@Hn8Rt@")
+def test_a_password_typed_with_its_at_signs_reaches_the_host_named_and_only_it(secret):
+    from sqlalchemy.engine import make_url
+
+    from cipherbench.store.db import escaped_userinfo
+    for name in ("url", "url as typed"):
+        url = make_url(escaped_userinfo(carriers(secret)[name]))
+        assert (url.username, url.password, url.host, url.port, url.database) == ("cb", secret, "127.0.0.1", 1, "cb")
+
+
 @settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(secret=secrets())
 @example(secret="p@" + "@".join(MARKS))

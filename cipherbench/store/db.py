@@ -280,6 +280,20 @@ def describe(url: str) -> str:
     return url.split("///", 1)[1] if url.startswith("sqlite:///") else redact(url).split("@")[-1]
 
 
+def escaped_userinfo(url: str) -> str:
+    """The URL with an '@' typed in its user name or password percent-encoded. RFC 3986 wants
+    it encoded; typed as is, the last '@' before the host ends the user info (as the WHATWG URL
+    parser reads it), where SQLAlchemy's parser stops at the first and takes the rest of the
+    password for a host name to look up."""
+    scheme, sep, rest = url.partition("://")
+    end = min((i for i in (rest.find(c) for c in "/?#") if i >= 0), default=len(rest))
+    userinfo, at, host = rest[:end].rpartition("@")
+    if not sep or not at or scheme == "sqlite":
+        return url
+    user, colon, password = userinfo.partition(":")
+    return f"{scheme}://{user.replace('@', '%40')}{colon}{password.replace('@', '%40')}@{host}{rest[end:]}"
+
+
 def hidden_run_fields(fields: dict[str, Any]) -> Row:
     """A run's fields that may carry a secret, as the store keeps them (cipherbench/redact.py):
     its command line, and its settings (the runner commands it was asked to start)."""
@@ -325,6 +339,7 @@ class Store:
         self.url = url or default_url()
         if self.url.startswith("postgresql://"):
             self.url = "postgresql+psycopg://" + self.url[len("postgresql://"):]
+        self.url = escaped_userinfo(self.url)
         scheme = self.url.split("://", 1)[0] if "://" in self.url else ""
         if scheme not in SCHEMES:
             raise UsageError(f"--db is not a store cipherbench can use: {describe(self.url)!r} "
