@@ -151,7 +151,7 @@ class Figure:
     primitive: str
     size: int  # the size actually timed (a whole number of blocks)
     mb_per_s: float
-    mb_low: float | None  # MB/s at the ends of the median's confidence interval
+    mb_low: float | None  # MB/s at the ends of the figure's confidence interval
     mb_high: float | None
     ns_per_call: float
     provider: str  # the code path in the implementation's words

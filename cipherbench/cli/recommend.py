@@ -67,16 +67,15 @@ def _print(answers: list[Answer], long: bool) -> None:
     for a in answers:
         if a.size is None:
             why = a.empty.text() if a.empty else "nothing to rank"
-            out.print(f"[bold]{a.spec.title}[/] ({a.spec.window()}): {lit(why)}")
+            out.print(Paragraph(f"[bold]{a.spec.title}[/] ({a.spec.window()}): {lit(why)}", markup=True))
             continue
         if a.ranked or a.reference:
             out.print(_table(a, long))
         else:
-            out.print(f"[bold]{a.spec.title}[/] {a.where()}: no verified candidate")
+            out.print(Paragraph(f"[bold]{a.spec.title}[/] {a.where()}: no verified candidate", markup=True))
         if a.best is not None and a.best.ct.run_id is not None:  # which check vouched, and when
             when = a.best.ct.when.strftime("%Y-%m-%d %H:%M") if a.best.ct.when else "?"
-            out.print(f"  {a.best.impl} {a.best.primitive}: {a.best.ct.short()}, checked {when}",
-                      markup=False, highlight=False)
+            out.print(Paragraph(f"  {a.best.impl} {a.best.primitive}: {a.best.ct.short()}, checked {when}"))
         if any(f.ties_best for f in a.ranked):
             out.print("  = ties with the fastest: the intervals overlap (within noise)")
         if len(a.ranked) > 5 and not long:
@@ -136,18 +135,18 @@ def recommend_cmd(c: Ctx, run_id, cases, languages, libraries, min_key_bits, min
     if as_json:
         click.echo(_as_json(answers))
         return
-    out.print(f"run {rid}: fastest verified per use case (MB/s = 10^6 bytes/s; interval = the median's "
-              "confidence interval)", markup=False)
+    out.print(Paragraph(f"run {rid}: fastest verified per use case (MB/s = 10^6 bytes/s; interval = the "
+                        "figure's confidence interval)"))
     _print(answers, long_)
     host = store.run(rid)["host"]
     for a in answers:  # what another version of a library measured at the same point here
         gaps = version_gaps(store, a, rid, host, across_runners=long_)  # another runner's: said so
         shown = gaps if long_ else headlines(gaps)  # one per library: its most telling change
         for g in shown:
-            out.print(f"version, {a.spec.case.value}: {g.text()}", markup=False, highlight=False)
+            out.print(Paragraph(f"version, {a.spec.case.value}: {g.text()}"))
         if len(gaps) > len(shown):
             out.print(f"  {len(gaps) - len(shown)} more versions of these libraries: --long", markup=False)
-    out.print(LEGEND, markup=False, highlight=False)
+    out.print(Paragraph(LEGEND))
 
 
 __all__ = ["USE_CASES", "recommend_cmd", "print_short"]

@@ -67,7 +67,7 @@ from cipherbench.measure.warmup import warmed_elsewhere
 from cipherbench.registry import Primitive
 
 MIN_BATCH_NS = 1_000_000  # below 1 ms a batch says more about the timer than the cipher
-UNSURE = 0.015  # half-width of the median's interval, relative, above which a point gets more rounds
+UNSURE = 0.015  # half-width of the figure's interval, relative, above which a point gets more rounds
 MAX_FACTOR = 3  # at most this many times the batches asked for, per point
 EXTRA_SHARE = 0.5  # extra batches in all, at most this share of the planned timed batches
 PROBE_SHARE = 0.25  # a calibration probe whose loop count was predicted lasts this share of a batch

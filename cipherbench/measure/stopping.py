@@ -36,7 +36,7 @@ DEPART = 0.05
 
 @dataclass(frozen=True)
 class StopRule:
-    """A profile's stopping target: `within` the relative half-width of the median's interval
+    """A profile's stopping target: `within` the relative half-width of the figure's interval
     at which a point has had enough, after no fewer than `floor` timed batches; with planned
     sizes, the large sizes of a series on its line stop at `line_floor` (at most `floor`),
     which is also when the lines are judged."""

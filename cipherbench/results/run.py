@@ -416,7 +416,7 @@ def per_call_samples(m: Measurement, reference_ghz: float | None = None) -> list
 
 
 def mb_interval(m: Measurement) -> tuple[float | None, float | None]:
-    """MB/s at the ends of the median's confidence interval (low MB/s = high ns)."""
+    """MB/s at the ends of the figure's confidence interval (low MB/s = high ns)."""
     if not m.size or not m.ns_low or not m.ns_high:
         return None, None
     return m.size / m.ns_high * 1e3, m.size / m.ns_low * 1e3

@@ -575,7 +575,9 @@ function ctSample(req) {
   const next = splitmix64(seed);
   const classes = Array.from({ length: samples }, () => Number(next() >> 63n));
   const fixed = vary === 'key' ? key : msg;
-  const inputs = classes.map((c) => (c ? Buffer.from(Array.from({ length: fixed.length }, () => Number(next() >> 56n))) : fixed));
+  // every call its own buffer, the fixed class a copy: the classes differ in their values, never
+  // in where they lie (one shared fixed buffer, always cached, reads as a leak)
+  const inputs = classes.map((c) => (c ? Buffer.from(Array.from({ length: fixed.length }, () => Number(next() >> 56n))) : Buffer.from(fixed)));
   const call = vary === 'key'
     ? (x) => { const c = e.start(x, iv, true, aad, msg.length); c.update(msg); c.final(); }
     : (x) => { const c = e.start(key, iv, true, aad, x.length); c.update(x); c.final(); };

@@ -760,7 +760,9 @@ final class Runner {
         $classes = []; $inputs = [];
         for ($i = 0; $i < $samples; $i++) $classes[] = mt_rand(0, 1);
         foreach ($classes as $c) {
-            if (!$c) { $inputs[] = $fixed; continue; }
+            // every call its own string, the fixed class a copy (a concatenation allocates;
+            // an assignment shares): the classes differ in their values, never in where they lie
+            if (!$c) { $inputs[] = substr($fixed, 0, 1) . substr($fixed, 1); continue; }
             $x = '';
             for ($j = 0, $n = strlen($fixed); $j < $n; $j++) $x .= chr(mt_rand(0, 255));
             $inputs[] = $x;
