@@ -263,8 +263,10 @@ def ct_command(c, impls, primitives, method, secret, experiment, samples, seed, 
         label, past = _announcement(c, plan, of, narrowed)
         try:
             what = repr(sorted((m.value, s.value, im.name, p.name) for m, s, im, p in checks)) + f" {plan.samples}"
-            with announced(of_checks(label, [m for m, *_ in checks], plan.samples, past,
-                                     what if narrowed else "")), bars() as progress:
+            # remembered under what it checks, never its words alone: "ct --run 1" of one store
+            # and of another (or of one narrowed) check different pairs
+            with announced(of_checks(label, [m for m, *_ in checks], plan.samples, past, what)), \
+                    bars() as progress:
                 # each result is stored as soon as it is known: an interrupted preset keeps them
                 results = run_checks(s, plan, progress, lambda r: store.add_ct_results(run_id, [as_row(r)]))
             status = RunStatus.COMPLETE

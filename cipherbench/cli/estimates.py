@@ -162,7 +162,7 @@ def checks_seconds(methods: Sequence[Method], samples: int) -> float:
 
 def of_checks(command: str, methods: Sequence[Method], samples: int, last_seconds: float | None,
               narrowed: str = "") -> Planned:
-    """`narrowed`: what a narrowed plan checks (its checks and samples), remembered with it."""
+    """`narrowed`: what the plan checks (its checks and samples), remembered with it."""
     return Planned(command, checks_seconds(methods, samples), last_seconds,
                    narrowed_key(command, narrowed) if narrowed else "")
 
