@@ -14,7 +14,7 @@ STEP  := scripts/step
 #: otherwise): make test installs them, so no test goes without
 TEST_AXES := builds env arch fleet test
 
-.PHONY: bench test test-deps lint lint-checks venv engine-build deps system-deps engine runners vectors tools fidelity noise sanitize compilers clean
+.PHONY: bench test test-deps lint lint-checks venv engine-build deps engine-deps runner-deps system-deps engine runners vectors tools fidelity noise sanitize compilers clean
 
 # As many make jobs as CPUs, and one more: the venv's downloads, the engine's compile and the
 # runners' builds go side by side (each compile itself uses every CPU: Ninja, cargo)
@@ -36,12 +36,12 @@ test:
 	@status=0; $(STEP) "the tests" $(PY) -m pytest -q -n 2 --dist loadfile --durations=15 || status=$$?; \
 	$(STEP) --since $(START) "make test"; exit $$status
 
-test-deps: system-deps
+test-deps: runner-deps
 	@$(STEP) "the axes' Debian packages the tests use" scripts/install-system-deps $(TEST_AXES:%=--axis %)
 
 # The orchestrator's static checks: ruff (pyflakes, style, import order, bugbear) and mypy
 # (strict for the run pipeline, the store and the analysis layer; pyproject.toml).
-lint: deps
+lint: $(VENV)/.installed
 	@$(STEP) "lint" $(MAKE) -s --no-print-directory lint-checks
 
 lint-checks:
@@ -50,10 +50,18 @@ lint-checks:
 
 deps: system-deps $(VENV)/.installed
 
-system-deps:
-	@$(STEP) "Debian packages" scripts/install-system-deps
+# The Debian packages of the default path in two parts, one apt at a time: the core's and the
+# adapters' (the engine's build and the venv need only those), then the runners', which
+# install while the engine compiles.
+system-deps: engine-deps runner-deps
 
-$(VENV)/.installed: pyproject.toml | system-deps
+engine-deps:
+	@$(STEP) "Debian packages: the core's and the adapters'" scripts/install-system-deps --engine
+
+runner-deps: engine-deps
+	@$(STEP) "Debian packages: the runners'" scripts/install-system-deps --runners
+
+$(VENV)/.installed: pyproject.toml | engine-deps
 	@$(STEP) "Python environment" $(MAKE) -s --no-print-directory venv
 
 venv:
@@ -64,7 +72,7 @@ venv:
 
 # The engine's and the runners' builds run the system's python3 (cipherbench.registry and
 # .manifest: the standard library only), so they need the Debian packages alone, not the venv.
-engine: system-deps
+engine: engine-deps
 	@$(STEP) "engine" $(MAKE) -s --no-print-directory engine-build
 
 engine-build:
@@ -74,14 +82,14 @@ engine-build:
 	@grep -h "adapter .*:" $(BUILD)/engine-configure.log | sed 's/^-- /  /' || true
 	cmake --build $(BUILD)/engine
 
-runners: system-deps
+runners: runner-deps
 	@$(STEP) "runners" scripts/build-runners
 
 # Known-answer corpora fetched rather than installed by pip: Project Wycheproof, pinned in
 # cipherbench/kat/corpus_wycheproof.py, through the Go module proxy into go's module cache; the
 # path goes to build/wycheproof.json. Never fails the build: without go, or when the download
 # fails, that file says why and verify reports the corpus missing.
-vectors: deps
+vectors: $(VENV)/.installed
 	@$(STEP) "vectors" $(PY) -m cipherbench.kat.corpus_wycheproof install
 
 # The library benchmark programs fidelity compares with (botan, bench-slope, nettle-benchmark,

@@ -79,6 +79,9 @@ def test_the_installer_reads_the_default_path_and_each_section_apart(tmp_path):
     # the default path: the lines before the first section (and the manifests' packages, which
     # make test has installed), not a section's
     assert listed(installer) == ["cipherbench-test-core-a", "cipherbench-test-core-b"]
+    # its two parts: the core's and the adapters' (the engine's build), then the runners'
+    assert listed(installer, "--engine") == ["cipherbench-test-core-a", "cipherbench-test-core-b"]
+    assert listed(installer, "--runners") == []
     assert listed(installer, "--axis", "builds") == ["cipherbench-test-builds"]
     assert listed(installer, "--axis", "test", "--axis", "builds", "cipherbench-test-extra") == [
         "cipherbench-test-builds", "cipherbench-test-extra", "cipherbench-test-only"]
@@ -93,6 +96,15 @@ def test_the_axis_packages_are_not_the_default_paths():
 def manifest_packages() -> set[str]:
     from cipherbench import manifest
     return {p for m in manifest.adapters() + manifest.runners() for p in m.packages.default}
+
+
+@pytest.mark.parametrize("kind", ["adapters", "runners"])
+def test_the_manifests_packages_come_by_kind(kind):
+    from cipherbench import manifest
+    r = subprocess.run([system_python(), "-m", "cipherbench.manifest", "--packages", kind], capture_output=True,
+                       text=True, cwd=REPO, check=True)
+    folders = manifest.adapters() if kind == "adapters" else manifest.runners()
+    assert r.stdout.split() == sorted({p for m in folders for p in m.packages.default})
 
 
 def test_an_unknown_section_or_option_is_one_line():
