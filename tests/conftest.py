@@ -15,6 +15,25 @@ if os.environ.get("PYTEST_XDIST_WORKER"):
 BUILD = Path(os.environ.get("CIPHERBENCH_BUILD", REPO / "build"))
 ENGINE = Path(os.environ.get("CIPHERBENCH_ENGINE", BUILD / "engine" / "cipherbench-engine"))
 FAULTY = REPO / "tests" / "runners" / "faulty.py"
+#: The gate's computed records (kat/cache.py, PreparedCache), shared by every test and every
+#: command a test starts, kept by their content: each set is computed once a run (seconds to
+#: tens of seconds: model and carry answers asked of the ECB oracles), a second run computes
+#: none. Only computed known answers are shared: each test keeps its own verification results.
+#: (CIPHERBENCH_PREPARED_DIR set empty: each results file's records beside it, as for a user.)
+os.environ.setdefault("CIPHERBENCH_PREPARED_DIR", str(BUILD / "test-cache" / "prepared"))
+
+
+def pytest_sessionstart(session):
+    """The shared records of other corpora (kat/cache.py names each file by the fingerprint
+    of the corpora it was computed against) are of no use any more: removed."""
+    from cipherbench.kat.cache import corpus_fingerprint, shared_prepared
+    shared = shared_prepared()
+    if shared is None or not shared.is_dir():
+        return
+    today = corpus_fingerprint()[:16]
+    for old in shared.glob("*.pickle"):
+        if not old.name.startswith(today):
+            old.unlink(missing_ok=True)
 
 
 @pytest.fixture(scope="session")

@@ -204,19 +204,32 @@ def _oracle_identity(s: Any, impl: str) -> str | None:
     return pair_key(runner_identity(r.spec.argv, r.hello) if r else "", im.as_dict(), "oracle")
 
 
+def shared_prepared() -> Path | None:
+    """$CIPHERBENCH_PREPARED_DIR: a folder of computed records shared by every results file
+    (the test suite's, so that its commands compute each set once a run and a second run none);
+    None, or the variable empty: each results file's records sit next to it."""
+    folder = os.environ.get("CIPHERBENCH_PREPARED_DIR", "")
+    return Path(folder) if folder else None
+
+
 class PreparedCache:
     """The computed records of the gate (verify.Prepared) kept between runs, next to the
     results file: computing them asks the ECB oracles for tens of megabytes and takes about
     a minute. They are kept under the corpus fingerprint, the primitives and the
     implementations available (the oracle chosen depends on them), and used only while every
     oracle they came from is the same program with the same library. One file per depth
-    (a quick run's and a full gate's do not replace each other)."""
+    (a quick run's and a full gate's do not replace each other); in a shared folder
+    (shared_prepared), one file per key, named by the corpus fingerprint and the key, so that
+    sets of different primitives do not replace each other either."""
 
-    def __init__(self, results: Path):
-        """results: the results file (VerifyCache.path) these records sit next to."""
-        self.results = results
+    def __init__(self, results: Path, shared: Path | None = None):
+        """results: the results file (VerifyCache.path) these records sit next to, unless
+        `shared` names a folder they are kept in by their key."""
+        self.results, self.shared = results, shared
 
-    def path(self, depth: int) -> Path:
+    def path(self, depth: int, key: str = "") -> Path:
+        if self.shared is not None:
+            return self.shared / f"{corpus_fingerprint()[:16]}-{key[:32]}.pickle"
         return self.results.with_name(f"{self.results.stem}-prepared-{long_size(depth)}.pickle")
 
     @staticmethod
@@ -226,12 +239,13 @@ class PreparedCache:
                                           long_size(depth)]).encode()).hexdigest()
 
     def load(self, s: Any, prims: list[Any], depth: int) -> Prepared | None:
+        key = self.key(s, prims, depth)
         try:
-            with open(self.path(depth), "rb") as f:
+            with open(self.path(depth, key), "rb") as f:
                 kept = pickle.load(f)  # a file of this project's own build folder, written below
         except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ImportError, TypeError):
             return None
-        if not isinstance(kept, dict) or kept.get("key") != self.key(s, prims, depth):
+        if not isinstance(kept, dict) or kept.get("key") != key:
             return None
         oracles = kept.get("oracles", {})
         if any(_oracle_identity(s, impl) != was for impl, was in oracles.items()):
@@ -240,10 +254,11 @@ class PreparedCache:
         return prepared if isinstance(prepared, Prepared) else None
 
     def save(self, s: Any, prims: list[Any], prepared: Prepared) -> None:
-        kept = {"key": self.key(s, prims, prepared.depth), "prepared": prepared,
+        key = self.key(s, prims, prepared.depth)
+        kept = {"key": key, "prepared": prepared,
                 "oracles": {impl: _oracle_identity(s, impl) for impl in prepared.oracles}}
         try:
-            path = self.path(prepared.depth)
+            path = self.path(prepared.depth, key)
             path.parent.mkdir(parents=True, exist_ok=True)
             fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".verify-prepared")
             with os.fdopen(fd, "wb") as f:
@@ -282,7 +297,7 @@ def verify(s: Any, pairs: list[tuple[Any, Any]], progress: Any = None, reverify:
     `reverify` checks every pair again, against the same records while their oracles are
     unchanged. progress: callable(label) per pair, as Verifier's."""
     cache = cache or VerifyCache()
-    keep_prepared = keep_prepared or PreparedCache(cache.path)
+    keep_prepared = keep_prepared or PreparedCache(cache.path, shared_prepared())
     ids = runner_ids(s)
     found: dict[tuple[str, str], PairResult] = {}
     cached: dict[tuple[str, str], str] = {}
