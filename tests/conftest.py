@@ -1,6 +1,12 @@
+import contextlib
+import fcntl
+import json
 import os
+import shutil
 import subprocess
 import sys
+import time
+import urllib.request
 from pathlib import Path
 
 import pytest
@@ -131,3 +137,113 @@ def results_document(uuid: str, impls: list[str], prims: list[str], host: str = 
                     "status": "complete", "profile": profile, "kind": "speed", "command": command, "host": host,
                     "cipherbench_version": "0.1.0", "settings": settings or {}, "warnings": []},
             "context": {"host": host}, "implementations": imps, "verifications": vers, "measurements": ms}
+
+
+# ---------------------------------------------------------------------------- made once a run
+# The suite runs on two workers (pytest-xdist, make test); what several test files need and
+# takes seconds to make is made once a run, by whichever worker asks first, under a lock the
+# other waits on, in the folder every worker's temporary folders sit in.
+@contextlib.contextmanager
+def locked(path: Path):
+    """An exclusive lock on `path` (made if missing) while the block runs, across processes."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "a") as f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(f, fcntl.LOCK_UN)
+
+
+def run_root(tmp_path_factory) -> Path:
+    """The folder this run's workers share: the parent of each worker's temporary folder
+    (without xdist, the run's own)."""
+    base = tmp_path_factory.getbasetemp()
+    return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+
+
+def made_once(tmp_path_factory, name: str, make) -> Path:
+    """The folder `name`, made by `make(folder)` once a run, whichever worker asks first; a
+    make that failed leaves nothing, and the next asker tries again."""
+    root = run_root(tmp_path_factory)
+    done = root / name
+    with locked(root / f"{name}.lock"):
+        if not done.is_dir():
+            partial = root / f"{name}.partial"
+            shutil.rmtree(partial, ignore_errors=True)
+            partial.mkdir()
+            make(partial)
+            partial.rename(done)
+    return done
+
+
+def cipherbench(db: str, *args: str, timeout: int = 600) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "cipherbench", "--db", db, *args], capture_output=True, text=True,
+                          cwd=REPO, timeout=timeout)
+
+
+#: The two small runs the narrow-terminal tests read (tests/test_narrow.py; tests/test_terminal.py
+#: makes a run and a renamed copy of its own): three libraries, an AEAD and a hash, at 16 B and
+#: 16 KiB, runs 1 and 2 (for compare).
+SMALL_RUN = ("run", "--impl", "openssl", "--impl", "nettle", "--impl", "gcrypt", "--primitive", "aes-128-gcm",
+             "--primitive", "sha-256", "--sizes", "16,16k", "--batch-ms", "1", "--batches", "2")
+
+
+@pytest.fixture(scope="session")
+def two_small_runs(tmp_path_factory, engine) -> Path:
+    """A store holding SMALL_RUN twice, made once a run; copy it (small_store_copy) before
+    writing to it."""
+    def make(folder: Path) -> None:
+        for _ in range(2):
+            r = cipherbench(f"sqlite:///{folder / 'r.sqlite'}", *SMALL_RUN)
+            assert r.returncode == 0, r.stderr
+    return made_once(tmp_path_factory, "two-small-runs", make) / "r.sqlite"
+
+
+def small_store_copy(two_small_runs: Path, folder: Path) -> str:
+    """A copy of the two small runs' store of the caller's own (a test may add runs to it)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    shutil.copy(two_small_runs, folder / "r.sqlite")
+    return f"sqlite:///{folder / 'r.sqlite'}"
+
+
+# ---------------------------------------------------------------------------- a Debian release
+#: The release environment of the tests (tests/test_envs.py, tests/test_seed_axes.py): bullseye
+#: with OpenSSL's adapter only, the smallest environment that says something.
+ENV_RELEASE, ENV_NAME = "bullseye", "bullseye-openssl"
+
+
+def archive_reachable(release: str) -> bool:
+    try:
+        with urllib.request.urlopen(f"http://deb.debian.org/debian/dists/{release}/Release", timeout=20):
+            return True
+    except OSError:
+        return False
+
+
+@pytest.fixture(scope="session")
+def release_env(tmp_path_factory, pytestconfig) -> list[dict]:
+    """bullseye-openssl created (once a machine: the environments' cache, about 3 to 6 minutes,
+    most of it mmdebstrap) or found up to date, once a run, under a lock the other worker
+    waits on; `env list --json`. Skipped, saying why, without root or Debian's archive."""
+    from cipherbench.envs import env_named
+    if not env_named(ENV_NAME).exists():
+        if os.geteuid() != 0:
+            pytest.skip("building an environment needs root (mmdebstrap)")
+        if not archive_reachable(ENV_RELEASE):
+            pytest.skip("Debian's archive (deb.debian.org) cannot be reached")
+
+    def make(folder: Path) -> None:
+        t0 = time.monotonic()
+        r = subprocess.run([sys.executable, "-m", "cipherbench", "env", "create", ENV_RELEASE, "--name", ENV_NAME,
+                            "--adapter", "openssl"], capture_output=True, text=True, cwd=REPO, timeout=1800)
+        assert r.returncode == 0, r.stdout + r.stderr
+        reporter = pytestconfig.pluginmanager.get_plugin("terminalreporter")
+        if reporter:
+            reporter.write_line(f"\n[release_env] env create {ENV_RELEASE} --name {ENV_NAME}: "
+                                f"{time.monotonic() - t0:.0f} s ({'reused' if 'up to date' in r.stdout else 'built'})")
+    made_once(tmp_path_factory, "release-env", make)
+    r = subprocess.run([sys.executable, "-m", "cipherbench", "env", "list", "--json"], capture_output=True, text=True,
+                       cwd=REPO, timeout=300)
+    assert r.returncode == 0, r.stderr
+    return json.loads(r.stdout)
