@@ -247,3 +247,56 @@ def release_env(tmp_path_factory, pytestconfig) -> list[dict]:
                        cwd=REPO, timeout=300)
     assert r.returncode == 0, r.stderr
     return json.loads(r.stdout)
+
+
+# ---------------------------------------------------------------------------- kept in build/
+@contextlib.contextmanager
+def environ(name: str, value: str):
+    """os.environ[name] = value while the block runs (the commands and modules that read it
+    then), as it was after."""
+    saved = os.environ.get(name)
+    os.environ[name] = value
+    try:
+        yield
+    finally:
+        if saved is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = saved
+
+
+#: Where the tests keep their other CPUs' engines and their libraries' releases: made once a
+#: machine, rebuilt when what they are made from changes (cipherbench/arch, cipherbench/releases).
+ARCH_DIR, RELEASES_DIR = BUILD / "arch-test", BUILD / "releases-test"
+#: The releases of pyca/cryptography the tests install (tests/test_releases.py): 41.0.7 and
+#: 42.0.0, whose bundled OpenSSL moved from 3.1.4 to 3.2.0.
+PYCA_RELEASES = ("41.0.7", "42.0.0")
+
+
+@pytest.fixture(scope="session")
+def s390x_fault_engine():
+    """The s390x engine with the planted faults (tests/test_arch.py's FAULT_BUILD: the reference
+    RC6 alone), cross-built once a machine under ARCH_DIR (again when the engine's sources
+    change) and checked up to date once a run, under a lock on that folder: two workers, or
+    two runs, never build it at once. (ArchBuild, ArchRecord); CIPHERBENCH_ARCH_DIR names the
+    folder while the build's users run (arch_dir)."""
+    from cipherbench.arch.build import add
+    from cipherbench.arch.model import Arch, BuildOptions, arch_build
+    options = BuildOptions(adapters=("null", "reference"), reference_ciphers=("rc6",), test_faults=True)
+    with locked(ARCH_DIR / ".lock"), environ("CIPHERBENCH_ARCH_DIR", str(ARCH_DIR)):
+        rec = add(Arch.S390X, options, say=lambda s: None, install=False)
+        return arch_build(Arch.S390X, options), rec
+
+
+@pytest.fixture(scope="session")
+def pyca_releases():
+    """PYCA_RELEASES installed (or found installed) under RELEASES_DIR, once a machine, under a
+    lock on that folder; version -> (Release, newly installed). CIPHERBENCH_RELEASES_DIR names
+    the folder while their users run."""
+    if not (BUILD / "runners" / "python.ok").exists():
+        pytest.skip("needs the Python runner (make runners)")
+    from cipherbench.releases.install import install
+    from cipherbench.releases.model import PACKAGES
+    from cipherbench.releases.model import Release as Installed
+    with locked(RELEASES_DIR / ".lock"), environ("CIPHERBENCH_RELEASES_DIR", str(RELEASES_DIR)):
+        return {v: install(Installed(PACKAGES["pyca-cryptography"], v)) for v in PYCA_RELEASES}
