@@ -26,7 +26,8 @@ from enum import StrEnum
 from pathlib import Path
 
 from cipherbench.errors import CipherbenchError, RunnerError, UsageError
-from cipherbench.kat.cache import PreparedCache, cache_file, prepare, shared_prepared
+from cipherbench.kat.cache import PreparedCache, prepare, shared_prepared
+from cipherbench.kat.identity import cache_file
 from cipherbench.kat.verify import Prepared, Verifier
 from cipherbench.kinds import PrimitiveKind, Verdict
 from cipherbench.measure.conformance import not_refused
