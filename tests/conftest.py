@@ -58,12 +58,47 @@ NEEDS_RUNNERS = {"test_compare", "test_report", "test_conformance", "test_model_
 
 
 def pytest_collection_modifyitems(config, items):
+    longest_first(config, items)
     if ENGINE.exists():
         return
     skip = pytest.mark.skip(reason=f"needs the built engine and runners: {ENGINE} is missing (make engine runners)")
     for item in items:
         if item.module.__name__ in NEEDS_RUNNERS:
             item.add_marker(skip)
+
+
+# ---------------------------------------------------------------------------- longest first
+#: pytest's cache entry: seconds per test file in the last run that ran it
+FILE_SECONDS = "cipherbench/file-seconds"
+_took: dict[str, float] = {}
+
+
+def longest_first(config, items) -> None:
+    """Test files in the order of their last run's time here, longest first (files never run
+    here first of all, in their own order): the two workers take files in this order
+    (--dist loadfile), and the last one to start is then a short one, not a three-minute one.
+    Every worker reads the same cache, so they agree on the order, as xdist needs."""
+    cache = getattr(config, "cache", None)  # None with -p no:cacheprovider
+    if cache is None:
+        return
+    seconds = cache.get(FILE_SECONDS, {})
+    items.sort(key=lambda item: -seconds.get(item.nodeid.split("::")[0], float("inf")))
+
+
+def pytest_runtest_logreport(report):
+    """Each test's setup, call and teardown, added to its file's time (in the process that
+    runs pytest: with xdist, the one that hears every worker's reports)."""
+    if not os.environ.get("PYTEST_XDIST_WORKER"):
+        path = report.nodeid.split("::")[0]
+        _took[path] = _took.get(path, 0.0) + report.duration
+
+
+def pytest_sessionfinish(session):
+    cache = getattr(session.config, "cache", None)
+    if cache is not None and _took and not os.environ.get("PYTEST_XDIST_WORKER"):
+        seconds = dict(cache.get(FILE_SECONDS, {}))
+        seconds.update({path: round(took, 1) for path, took in _took.items()})
+        cache.set(FILE_SECONDS, seconds)
 
 
 @pytest.fixture(autouse=True)
