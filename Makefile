@@ -1,57 +1,97 @@
 # The two commands: `make bench` and `make test`. Both install what is missing
 # (Debian packages, a Python virtual environment), build what changed, and are
-# quick when nothing did.
+# quick when nothing did. Each step says how long it took (scripts/step), and the
+# command its total at the end.
 SHELL := /bin/bash
 VENV  := .venv
 PY    := $(VENV)/bin/python
 CB    := $(VENV)/bin/cipherbench
 BUILD := build
+#: When make started (read as it reads this file), for the total at the end
+START := $(shell date +%s.%N)
+STEP  := scripts/step
+#: packages.txt's sections the tests use (the axes' packages, installed on an axis's first use
+#: otherwise): make test installs them, so no test goes without
+TEST_AXES := builds env arch fleet test
 
-.PHONY: bench test lint deps system-deps engine runners vectors tools fidelity noise sanitize compilers clean
+.PHONY: bench test test-deps lint lint-checks venv engine-build deps engine-deps runner-deps system-deps engine runners vectors tools fidelity noise sanitize compilers clean
 
-bench: engine runners vectors
-	@status=0; $(CB) verify || status=$$?; \
-	$(CB) run --profile quick || exit $$?; \
-	exit $$status
+# As many make jobs as CPUs, and one more: the venv's downloads, the engine's compile and the
+# runners' builds go side by side (each compile itself uses every CPU: Ninja, cargo)
+JOBS  := $(shell echo $$(( $$(nproc) + 1 )))
+#: A sub-make that builds its goals side by side, each goal's output printed whole when it ends
+SIDE_BY_SIDE := $(MAKE) --no-print-directory -j$(JOBS) --output-sync=target
 
-# Two workers, one test file each at a time (files share fixtures and built variants); the
-# fifteen slowest tests are listed at the end, for keeping the suite under 20 minutes
-test: engine runners vectors lint
-	$(PY) -m pytest -q -n 2 --dist loadfile --durations=15
+# The answer first, the whole gate after (cipherbench/cli/bench.py): the quick profile's pairs
+# through every check of the gate, timed, the answer printed; then every other pair verified.
+bench:
+	@$(SIDE_BY_SIDE) engine runners vectors
+	@status=0; $(CB) bench --since $(START) || status=$$?; \
+	$(STEP) --since $(START) "make bench"; exit $$status
+
+# Two workers, one test file each at a time (files share fixtures and built variants), the
+# files that took longest last time first (tests/conftest.py); the fifteen slowest tests are
+# listed at the end, for keeping the suite under 10 minutes
+test:
+	@$(SIDE_BY_SIDE) engine runners vectors lint test-deps
+	@status=0; $(STEP) "the tests" $(PY) -m pytest -q -n 2 --dist loadfile --durations=15 || status=$$?; \
+	$(STEP) --since $(START) "make test"; exit $$status
+
+test-deps: runner-deps
+	@$(STEP) "the axes' Debian packages the tests use" scripts/install-system-deps $(TEST_AXES:%=--axis %)
 
 # The orchestrator's static checks: ruff (pyflakes, style, import order, bugbear) and mypy
 # (strict for the run pipeline, the store and the analysis layer; pyproject.toml).
-lint: deps
+lint: $(VENV)/.installed
+	@$(STEP) "lint" $(MAKE) -s --no-print-directory lint-checks
+
+lint-checks:
 	$(VENV)/bin/ruff check cipherbench tests scripts/sanitize benchmarks/fidelity benchmarks/candidates benchmarks/placement.py benchmarks/tools benchmarks/ab benchmarks/mutation benchmarks/noise benchmarks/peers.py benchmarks/repeat.py
 	$(VENV)/bin/mypy
 
 deps: system-deps $(VENV)/.installed
 
-system-deps:
-	@scripts/install-system-deps
+# The Debian packages of the default path in two parts, one apt at a time: the core's and the
+# adapters' (the engine's build and the venv need only those), then the runners', which
+# install while the engine compiles.
+system-deps: engine-deps runner-deps
 
-$(VENV)/.installed: pyproject.toml | system-deps
+engine-deps:
+	@$(STEP) "Debian packages: the core's and the adapters'" scripts/install-system-deps --engine
+
+runner-deps: engine-deps
+	@$(STEP) "Debian packages: the runners'" scripts/install-system-deps --runners
+
+$(VENV)/.installed: pyproject.toml | engine-deps
+	@$(STEP) "Python environment" $(MAKE) -s --no-print-directory venv
+
+venv:
 	python3 -m venv $(VENV)
 	$(VENV)/bin/pip install -q --upgrade pip
 	$(VENV)/bin/pip install -q -e '.[test,vectors,fleet]'
-	touch $@
+	touch $(VENV)/.installed
 
-engine: deps
+# The engine's and the runners' builds run the system's python3 (cipherbench.registry and
+# .manifest: the standard library only), so they need the Debian packages alone, not the venv.
+engine: engine-deps
+	@$(STEP) "engine" $(MAKE) -s --no-print-directory engine-build
+
+engine-build:
 	@mkdir -p $(BUILD)
 	@cmake -S engine -B $(BUILD)/engine -G Ninja -DCMAKE_BUILD_TYPE=Release -Wno-dev >$(BUILD)/engine-configure.log 2>&1 \
 	  || { cat $(BUILD)/engine-configure.log; exit 1; }
 	@grep -h "adapter .*:" $(BUILD)/engine-configure.log | sed 's/^-- /  /' || true
 	cmake --build $(BUILD)/engine
 
-runners: deps
-	@scripts/build-runners
+runners: runner-deps
+	@$(STEP) "runners" scripts/build-runners
 
 # Known-answer corpora fetched rather than installed by pip: Project Wycheproof, pinned in
 # cipherbench/kat/corpus_wycheproof.py, through the Go module proxy into go's module cache; the
 # path goes to build/wycheproof.json. Never fails the build: without go, or when the download
 # fails, that file says why and verify reports the corpus missing.
-vectors: deps
-	@$(PY) -m cipherbench.kat.corpus_wycheproof install
+vectors: $(VENV)/.installed
+	@$(STEP) "vectors" $(PY) -m cipherbench.kat.corpus_wycheproof install
 
 # The library benchmark programs fidelity compares with (botan, bench-slope, nettle-benchmark,
 # mbedTLS's and wolfCrypt's benchmark), built from Debian source packages into build/tools.
@@ -67,15 +107,16 @@ fidelity: engine tools
 	$(PY) benchmarks/fidelity
 
 # The quick profile's repeatability quiet, under a time-sliced CPU hog and under a
-# memory-bandwidth hog (benchmarks/noise; stress-ng from packages.txt)
+# memory-bandwidth hog (benchmarks/noise; stress-ng, packages.txt's [noise], installed here)
 noise: engine runners vectors
+	@scripts/install-system-deps --axis noise
 	$(PY) benchmarks/noise
 
 # The compilers x flags study's quick matrix (registry/builds.toml): build the variants,
 # verify each with all its known answers, time the correct ones beside the ordinary build.
 # MATRIX=full for seed 001's 36 combinations.
 MATRIX ?= quick
-compilers: engine
+compilers: deps engine
 	$(CB) builds run --matrix $(MATRIX)
 
 clean:

@@ -8,18 +8,26 @@ sanitize`, building a matrix) are remembered in DURATIONS, one entry per command
 rough figures are cipherbench/cli/estimates.py's, one per kind of work. The actual time is
 printed at the end whether the command completed or not, and remembered only when it
 completed.
+
+Standard library only at import (the console is imported where a line is printed):
+scripts/step runs `python3 -m cipherbench.durations --step LABEL SECONDS` with the system's python3 to
+write each step of `make bench` and `make test` as every duration is written here, before
+the project's virtual environment exists.
 """
 from __future__ import annotations
 
+import argparse
 import json
+import math
 import os
+import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from enum import StrEnum
 from pathlib import Path
 
-from cipherbench.console import err
 from cipherbench.paths import BUILD
 
 #: The last wall time of each command that completed here, in seconds (a JSON object);
@@ -114,6 +122,7 @@ class Announcement:
 
     def say(self) -> None:
         if not self.said:
+            from cipherbench.console import err
             self.said = True
             err.print(f"{self.command}: expected {self.estimate.text()}", markup=False, highlight=False)
 
@@ -133,7 +142,43 @@ def announced(planned: Planned, later: bool = False) -> Iterator[Announcement]:
     finally:
         took = time.monotonic() - start
         if a.said:
+            from cipherbench.console import err
             err.print(f"{command}: took {duration(took)} (expected {duration(a.estimate.seconds)})"
                       + ("" if completed else ", did not complete"), markup=False, highlight=False)
         if completed:
             remember(planned.key or command, took)
+
+
+class StepEnd(StrEnum):
+    """How a step of `make bench` or `make test` ended, or the line of their total."""
+
+    DONE = "done"
+    FAILED = "failed"
+    TOTAL = "total"
+
+
+def step_line(label: str, seconds: float, end: StepEnd = StepEnd.DONE) -> str:
+    """The line each step of `make bench` and `make test` ends with (scripts/step, `cipherbench
+    bench`): "== engine: 52 s", "== engine: failed after 52 s", "== make bench: 5 min 41 s in all"."""
+    took = duration(seconds)
+    return f"== {label}: " + {StepEnd.DONE: took, StepEnd.FAILED: f"failed after {took}",
+                              StepEnd.TOTAL: f"{took} in all"}[end]
+
+
+def main(argv: list[str] | None = None) -> int:
+    """`python3 -m cipherbench.durations [--step LABEL [--end failed|total]] SECONDS`: the
+    duration as this module writes it, or a step's line (step_line)."""
+    ap = argparse.ArgumentParser(prog="python3 -m cipherbench.durations")
+    ap.add_argument("seconds", type=float)
+    ap.add_argument("--step", metavar="LABEL", help="print the step's line (step_line)")
+    ap.add_argument("--end", choices=[e.value for e in StepEnd], default=StepEnd.DONE.value)
+    args = ap.parse_args(argv)
+    if not math.isfinite(args.seconds):
+        ap.error(f"not a number of seconds: {args.seconds}")
+    seconds = max(args.seconds, 0.0)
+    sys.stdout.write((step_line(args.step, seconds, StepEnd(args.end)) if args.step else duration(seconds)) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -323,14 +323,16 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description="Read the adapters' and runners' manifests.")
     ap.add_argument("--cmake", metavar="DIR", type=Path,
                     help="write each adapter's facts for CMake and its names.inc under DIR")
-    ap.add_argument("--packages", action="store_true",
-                    help="print the Debian packages of every adapter and runner (Debian 12's), one a line")
+    ap.add_argument("--packages", nargs="?", const="all", choices=("all", "adapters", "runners"),
+                    help="print the Debian packages (Debian 12's) of every adapter and runner, or of the "
+                         "adapters or the runners alone, one a line")
     args = ap.parse_args(argv)
     try:
         if args.cmake:
             render(args.cmake)
         if args.packages:
-            for p in sorted({p for m in adapters() + runners() for p in m.packages.default}):
+            folders = {"all": adapters() + runners(), "adapters": adapters(), "runners": runners()}[args.packages]
+            for p in sorted({p for m in folders for p in m.packages.default}):
                 print(p)
     except CipherbenchError as e:
         print(f"cipherbench.manifest: {e}", file=sys.stderr)

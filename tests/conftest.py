@@ -1,6 +1,12 @@
+import contextlib
+import fcntl
+import json
 import os
+import shutil
 import subprocess
 import sys
+import time
+import urllib.request
 from pathlib import Path
 
 import pytest
@@ -15,6 +21,25 @@ if os.environ.get("PYTEST_XDIST_WORKER"):
 BUILD = Path(os.environ.get("CIPHERBENCH_BUILD", REPO / "build"))
 ENGINE = Path(os.environ.get("CIPHERBENCH_ENGINE", BUILD / "engine" / "cipherbench-engine"))
 FAULTY = REPO / "tests" / "runners" / "faulty.py"
+#: The gate's computed records (kat/cache.py, PreparedCache), shared by every test and every
+#: command a test starts, kept by their content: each set is computed once a run (seconds to
+#: tens of seconds: model and carry answers asked of the ECB oracles), a second run computes
+#: none. Only computed known answers are shared: each test keeps its own verification results.
+#: (CIPHERBENCH_PREPARED_DIR set empty: each results file's records beside it, as for a user.)
+os.environ.setdefault("CIPHERBENCH_PREPARED_DIR", str(BUILD / "test-cache" / "prepared"))
+
+
+def pytest_sessionstart(session):
+    """The shared records of other corpora (kat/cache.py names each file by the fingerprint
+    of the corpora it was computed against) are of no use any more: removed."""
+    from cipherbench.kat.cache import corpus_fingerprint, shared_prepared
+    shared = shared_prepared()
+    if shared is None or not shared.is_dir():
+        return
+    today = corpus_fingerprint()[:16]
+    for old in shared.glob("*.pickle"):
+        if not old.name.startswith(today):
+            old.unlink(missing_ok=True)
 
 
 @pytest.fixture(scope="session")
@@ -33,12 +58,47 @@ NEEDS_RUNNERS = {"test_compare", "test_report", "test_conformance", "test_model_
 
 
 def pytest_collection_modifyitems(config, items):
+    longest_first(config, items)
     if ENGINE.exists():
         return
     skip = pytest.mark.skip(reason=f"needs the built engine and runners: {ENGINE} is missing (make engine runners)")
     for item in items:
         if item.module.__name__ in NEEDS_RUNNERS:
             item.add_marker(skip)
+
+
+# ---------------------------------------------------------------------------- longest first
+#: pytest's cache entry: seconds per test file in the last run that ran it
+FILE_SECONDS = "cipherbench/file-seconds"
+_took: dict[str, float] = {}
+
+
+def longest_first(config, items) -> None:
+    """Test files in the order of their last run's time here, longest first (files never run
+    here first of all, in their own order): the two workers take files in this order
+    (--dist loadfile), and the last one to start is then a short one, not a three-minute one.
+    Every worker reads the same cache, so they agree on the order, as xdist needs."""
+    cache = getattr(config, "cache", None)  # None with -p no:cacheprovider
+    if cache is None:
+        return
+    seconds = cache.get(FILE_SECONDS, {})
+    items.sort(key=lambda item: -seconds.get(item.nodeid.split("::")[0], float("inf")))
+
+
+def pytest_runtest_logreport(report):
+    """Each test's setup, call and teardown, added to its file's time (in the process that
+    runs pytest: with xdist, the one that hears every worker's reports)."""
+    if not os.environ.get("PYTEST_XDIST_WORKER"):
+        path = report.nodeid.split("::")[0]
+        _took[path] = _took.get(path, 0.0) + report.duration
+
+
+def pytest_sessionfinish(session):
+    cache = getattr(session.config, "cache", None)
+    if cache is not None and _took and not os.environ.get("PYTEST_XDIST_WORKER"):
+        seconds = dict(cache.get(FILE_SECONDS, {}))
+        seconds.update({path: round(took, 1) for path, took in _took.items()})
+        cache.set(FILE_SECONDS, seconds)
 
 
 @pytest.fixture(autouse=True)
@@ -112,3 +172,166 @@ def results_document(uuid: str, impls: list[str], prims: list[str], host: str = 
                     "status": "complete", "profile": profile, "kind": "speed", "command": command, "host": host,
                     "cipherbench_version": "0.1.0", "settings": settings or {}, "warnings": []},
             "context": {"host": host}, "implementations": imps, "verifications": vers, "measurements": ms}
+
+
+# ---------------------------------------------------------------------------- made once a run
+# The suite runs on two workers (pytest-xdist, make test); what several test files need and
+# takes seconds to make is made once a run, by whichever worker asks first, under a lock the
+# other waits on, in the folder every worker's temporary folders sit in.
+@contextlib.contextmanager
+def locked(path: Path):
+    """An exclusive lock on `path` (made if missing) while the block runs, across processes."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "a") as f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(f, fcntl.LOCK_UN)
+
+
+def run_root(tmp_path_factory) -> Path:
+    """The folder this run's workers share: the parent of each worker's temporary folder
+    (without xdist, the run's own)."""
+    base = tmp_path_factory.getbasetemp()
+    return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+
+
+def made_once(tmp_path_factory, name: str, make) -> Path:
+    """The folder `name`, made by `make(folder)` once a run, whichever worker asks first; a
+    make that failed leaves nothing, and the next asker tries again."""
+    root = run_root(tmp_path_factory)
+    done = root / name
+    with locked(root / f"{name}.lock"):
+        if not done.is_dir():
+            partial = root / f"{name}.partial"
+            shutil.rmtree(partial, ignore_errors=True)
+            partial.mkdir()
+            make(partial)
+            partial.rename(done)
+    return done
+
+
+def cipherbench(db: str, *args: str, timeout: int = 600) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "cipherbench", "--db", db, *args], capture_output=True, text=True,
+                          cwd=REPO, timeout=timeout)
+
+
+#: The two small runs the narrow-terminal tests read (tests/test_narrow.py; tests/test_terminal.py
+#: makes a run and a renamed copy of its own): three libraries, an AEAD and a hash, at 16 B and
+#: 16 KiB, runs 1 and 2 (for compare).
+SMALL_RUN = ("run", "--impl", "openssl", "--impl", "nettle", "--impl", "gcrypt", "--primitive", "aes-128-gcm",
+             "--primitive", "sha-256", "--sizes", "16,16k", "--batch-ms", "1", "--batches", "2")
+
+
+@pytest.fixture(scope="session")
+def two_small_runs(tmp_path_factory, engine) -> Path:
+    """A store holding SMALL_RUN twice, made once a run; copy it (small_store_copy) before
+    writing to it."""
+    def make(folder: Path) -> None:
+        for _ in range(2):
+            r = cipherbench(f"sqlite:///{folder / 'r.sqlite'}", *SMALL_RUN)
+            assert r.returncode == 0, r.stderr
+    return made_once(tmp_path_factory, "two-small-runs", make) / "r.sqlite"
+
+
+def small_store_copy(two_small_runs: Path, folder: Path) -> str:
+    """A copy of the two small runs' store of the caller's own (a test may add runs to it)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    shutil.copy(two_small_runs, folder / "r.sqlite")
+    return f"sqlite:///{folder / 'r.sqlite'}"
+
+
+# ---------------------------------------------------------------------------- a Debian release
+#: The release environment of the tests (tests/test_envs.py, tests/test_seed_axes.py): bullseye
+#: with OpenSSL's adapter only, the smallest environment that says something.
+ENV_RELEASE, ENV_NAME = "bullseye", "bullseye-openssl"
+
+
+def archive_reachable(release: str) -> bool:
+    try:
+        with urllib.request.urlopen(f"http://deb.debian.org/debian/dists/{release}/Release", timeout=20):
+            return True
+    except OSError:
+        return False
+
+
+@pytest.fixture(scope="session")
+def release_env(tmp_path_factory, pytestconfig) -> list[dict]:
+    """bullseye-openssl created (once a machine: the environments' cache, about 3 to 6 minutes,
+    most of it mmdebstrap) or found up to date, once a run, under a lock the other worker
+    waits on; `env list --json`. Skipped, saying why, without root or Debian's archive."""
+    from cipherbench.envs import env_named
+    if not env_named(ENV_NAME).exists():
+        if os.geteuid() != 0:
+            pytest.skip("building an environment needs root (mmdebstrap)")
+        if not archive_reachable(ENV_RELEASE):
+            pytest.skip("Debian's archive (deb.debian.org) cannot be reached")
+
+    def make(folder: Path) -> None:
+        t0 = time.monotonic()
+        r = subprocess.run([sys.executable, "-m", "cipherbench", "env", "create", ENV_RELEASE, "--name", ENV_NAME,
+                            "--adapter", "openssl"], capture_output=True, text=True, cwd=REPO, timeout=1800)
+        assert r.returncode == 0, r.stdout + r.stderr
+        reporter = pytestconfig.pluginmanager.get_plugin("terminalreporter")
+        if reporter:
+            reporter.write_line(f"\n[release_env] env create {ENV_RELEASE} --name {ENV_NAME}: "
+                                f"{time.monotonic() - t0:.0f} s ({'reused' if 'up to date' in r.stdout else 'built'})")
+    made_once(tmp_path_factory, "release-env", make)
+    r = subprocess.run([sys.executable, "-m", "cipherbench", "env", "list", "--json"], capture_output=True, text=True,
+                       cwd=REPO, timeout=300)
+    assert r.returncode == 0, r.stderr
+    return json.loads(r.stdout)
+
+
+# ---------------------------------------------------------------------------- kept in build/
+@contextlib.contextmanager
+def environ(name: str, value: str):
+    """os.environ[name] = value while the block runs (the commands and modules that read it
+    then), as it was after."""
+    saved = os.environ.get(name)
+    os.environ[name] = value
+    try:
+        yield
+    finally:
+        if saved is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = saved
+
+
+#: Where the tests keep their other CPUs' engines and their libraries' releases: made once a
+#: machine, rebuilt when what they are made from changes (cipherbench/arch, cipherbench/releases).
+ARCH_DIR, RELEASES_DIR = BUILD / "arch-test", BUILD / "releases-test"
+#: The releases of pyca/cryptography the tests install (tests/test_releases.py): 41.0.7 and
+#: 42.0.0, whose bundled OpenSSL moved from 3.1.4 to 3.2.0.
+PYCA_RELEASES = ("41.0.7", "42.0.0")
+
+
+@pytest.fixture(scope="session")
+def s390x_fault_engine():
+    """The s390x engine with the planted faults (tests/test_arch.py's FAULT_BUILD: the reference
+    RC6 alone), cross-built once a machine under ARCH_DIR (again when the engine's sources
+    change) and checked up to date once a run, under a lock on that folder: two workers, or
+    two runs, never build it at once. (ArchBuild, ArchRecord); CIPHERBENCH_ARCH_DIR names the
+    folder while the build's users run (arch_dir)."""
+    from cipherbench.arch.build import add
+    from cipherbench.arch.model import Arch, BuildOptions, arch_build
+    options = BuildOptions(adapters=("null", "reference"), reference_ciphers=("rc6",), test_faults=True)
+    with locked(ARCH_DIR / ".lock"), environ("CIPHERBENCH_ARCH_DIR", str(ARCH_DIR)):
+        rec = add(Arch.S390X, options, say=lambda s: None, install=False)
+        return arch_build(Arch.S390X, options), rec
+
+
+@pytest.fixture(scope="session")
+def pyca_releases():
+    """PYCA_RELEASES installed (or found installed) under RELEASES_DIR, once a machine, under a
+    lock on that folder; version -> (Release, newly installed). CIPHERBENCH_RELEASES_DIR names
+    the folder while their users run."""
+    if not (BUILD / "runners" / "python.ok").exists():
+        pytest.skip("needs the Python runner (make runners)")
+    from cipherbench.releases.install import install
+    from cipherbench.releases.model import PACKAGES
+    from cipherbench.releases.model import Release as Installed
+    with locked(RELEASES_DIR / ".lock"), environ("CIPHERBENCH_RELEASES_DIR", str(RELEASES_DIR)):
+        return {v: install(Installed(PACKAGES["pyca-cryptography"], v)) for v in PYCA_RELEASES}

@@ -13,7 +13,7 @@ import subprocess
 import sys
 
 import pytest
-from conftest import BUILD, REPO
+from conftest import ARCH_DIR, REPO, environ
 
 from cipherbench.arch.model import Arch, BuildOptions, arch_build, arch_named, is_emulated, split_name
 from cipherbench.errors import UsageError
@@ -80,19 +80,13 @@ def test_planted_fault_passes_on_the_host(tmp_path):
 
 
 @pytest.fixture(scope="module")
-def s390x_engine():
-    """The s390x engine with the planted fault, cross-built (cached under build/arch-test)."""
-    from cipherbench.arch.build import add
-    saved = os.environ.get("CIPHERBENCH_ARCH_DIR")
-    os.environ["CIPHERBENCH_ARCH_DIR"] = str(BUILD / "arch-test")
-    try:
-        rec = add(Arch.S390X, FAULT_BUILD, say=lambda s: None, install=False)
-        yield arch_build(Arch.S390X, FAULT_BUILD), rec
-    finally:
-        if saved is None:
-            os.environ.pop("CIPHERBENCH_ARCH_DIR", None)
-        else:
-            os.environ["CIPHERBENCH_ARCH_DIR"] = saved
+def s390x_engine(s390x_fault_engine):
+    """The s390x engine with the planted fault, cross-built once a machine under build/arch-test
+    (tests/conftest.py, s390x_fault_engine), that folder named while this file's tests run."""
+    b, rec = s390x_fault_engine
+    assert b.options == FAULT_BUILD
+    with environ("CIPHERBENCH_ARCH_DIR", str(ARCH_DIR)):
+        yield b, rec
 
 
 def verify_rc6(b, faults: bool):

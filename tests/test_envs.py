@@ -3,21 +3,19 @@ by mmdebstrap with OpenSSL 1.1.1w, the engine built inside with gcc 10, started 
 
 The environment is created once per machine and reused from the cache directory
 ($CIPHERBENCH_ENVS or ~/.cache/cipherbench/envs): the first `make test` builds it
-(about 3 to 6 minutes, most of it mmdebstrap; the time is printed), later ones find it.
+(about 3 to 6 minutes, most of it mmdebstrap; the time is printed), later ones find it;
+tests/conftest.py's release_env makes it once a run for this file and tests/test_seed_axes.py.
 Without root or Debian's archive these tests are skipped, saying why.
 """
 import json
 import os
 import subprocess
 import sys
-import time
-import urllib.request
 
 import pytest
-from conftest import REPO
+from conftest import ENV_NAME, ENV_RELEASE, REPO
 
-RELEASE = "bullseye"
-ENV = "bullseye-openssl"  # OpenSSL's adapter only: the smallest environment that says something
+RELEASE, ENV = ENV_RELEASE, ENV_NAME  # OpenSSL's adapter only: the smallest environment that says something
 IMPL = f"{ENV}:openssl"
 
 #: FIPS-197 appendix C.1: AES-128 of 00112233...ff under key 00010203...0f.
@@ -36,32 +34,11 @@ def cli(*args, db=None, timeout=900):
                           timeout=timeout, env=env, cwd=REPO)
 
 
-def archive_reachable() -> bool:
-    try:
-        with urllib.request.urlopen(f"http://deb.debian.org/debian/dists/{RELEASE}/Release", timeout=20):
-            return True
-    except OSError:
-        return False
-
-
 @pytest.fixture(scope="module")
-def environment(pytestconfig):
-    """Creates the environment (or finds it up to date) and reports how long that took."""
-    from cipherbench.envs import env_named
-    if not env_named(ENV).exists():
-        if os.geteuid() != 0:
-            pytest.skip("building an environment needs root (mmdebstrap)")
-        if not archive_reachable():
-            pytest.skip("Debian's archive (deb.debian.org) cannot be reached")
-    t0 = time.monotonic()
-    r = cli("env", "create", RELEASE, "--name", ENV, "--adapter", "openssl", timeout=1800)
-    took = time.monotonic() - t0
-    assert r.returncode == 0, r.stdout + r.stderr
-    reporter = pytestconfig.pluginmanager.get_plugin("terminalreporter")
-    if reporter:
-        reporter.write_line(f"\n[test_envs] env create {RELEASE} --name {ENV}: {took:.0f} s "
-                            f"({'built' if 'ready in' in r.stdout and 'up to date' not in r.stdout else 'reused'})")
-    return json.loads(cli("env", "list", "--json").stdout)
+def environment(release_env):
+    """The environment, created once a machine and found up to date once a run
+    (tests/conftest.py, release_env); `env list --json`."""
+    return release_env
 
 
 def test_the_record_names_the_release_its_openssl_and_its_compiler(environment):

@@ -8,6 +8,8 @@ import ast
 import re
 from pathlib import Path
 
+import pytest
+
 import cipherbench
 from cipherbench.paths import REPO
 
@@ -158,3 +160,22 @@ def test_the_checks_find_what_they_are_for(tmp_path):
 def test_the_layer_table_is_read_as_written():
     text = "# A\n\n## Layers\n\n| layer | packages |\n|---|---|\n| 0 | `kinds`, `paths` |\n| 1 | `cli` |\n\n## Next\n| 5 | `x` |\n"
     assert layer_order(text) == {"kinds": 0, "paths": 0, "cli": 1}
+
+
+#: what only a command that verifies or times needs: the gate and the runners
+GATE_AND_RUNNERS = ("cipherbench.kat.verify", "cipherbench.kat.corpora", "cipherbench.measure.session",
+                    "cipherbench.pipeline.execute")
+
+
+@pytest.mark.parametrize("command", ["show", "runs", "report", "recommend"])
+def test_a_command_that_reads_a_store_does_not_load_the_gate(command):
+    """Every command of the test suite starts a Python of its own, hundreds a run: one that
+    only reads a store must not import the gate and the runners (kat/identity.py, the
+    pipeline's names imported when asked for)."""
+    import subprocess
+    import sys
+    r = subprocess.run([sys.executable, "-c", f"import sys, cipherbench.cli.{command}; "
+                        "print(' '.join(m for m in sys.modules if m.startswith('cipherbench.')))"],
+                       capture_output=True, text=True, check=True, cwd=REPO)
+    loaded = set(r.stdout.split())
+    assert f"cipherbench.cli.{command}" in loaded and not loaded & set(GATE_AND_RUNNERS)

@@ -7,19 +7,13 @@ import subprocess
 import sys
 
 import pytest
-from conftest import REPO
+from conftest import REPO, small_store_copy
 
 
 @pytest.fixture(scope="module")
-def small_store(tmp_path_factory, engine):
-    db = f"sqlite:///{tmp_path_factory.mktemp('narrow') / 'r.sqlite'}"
-    for _ in range(2):  # runs 1 and 2, for compare
-        r = subprocess.run([sys.executable, "-m", "cipherbench", "--db", db, "run", "--impl", "openssl", "--impl",
-                            "nettle", "--impl", "gcrypt", "--primitive", "aes-128-gcm", "--primitive", "sha-256",
-                            "--sizes", "16,16k", "--batch-ms", "1", "--batches", "2"],
-                           capture_output=True, text=True, cwd=REPO, timeout=600)
-        assert r.returncode == 0, r.stderr
-    return db
+def small_store(two_small_runs, tmp_path_factory):
+    """Runs 1 and 2 (for compare), made once a run (tests/conftest.py, two_small_runs)."""
+    return small_store_copy(two_small_runs, tmp_path_factory.mktemp("narrow"))
 
 
 def cb(db, columns, *args):

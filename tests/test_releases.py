@@ -14,7 +14,7 @@ import subprocess
 import sys
 
 import pytest
-from conftest import BUILD, REPO
+from conftest import RELEASES_DIR, REPO, environ
 
 from cipherbench.analysis.history import REPEATS, STEP_AT_LEAST, Point, Release, Series, Timeline, is_step, repeated
 from cipherbench.analysis.versions import Code, VersionFigure, VersionGap
@@ -68,20 +68,12 @@ def test_unknown_package_is_one_line(tmp_path):
 
 
 @pytest.fixture(scope="module")
-def installed_pair():
-    """cryptography 41.0.7 and 42.0.0, installed (or found installed) under build/releases-test."""
-    if not (BUILD / "runners" / "python.ok").exists():
-        pytest.skip("needs the Python runner (make runners)")
-    from cipherbench.releases.install import install
-    saved = os.environ.get("CIPHERBENCH_RELEASES_DIR")
-    os.environ["CIPHERBENCH_RELEASES_DIR"] = str(BUILD / "releases-test")
-    try:
-        yield {v: install(Installed(PYCA, v)) for v in RELEASES}
-    finally:
-        if saved is None:
-            os.environ.pop("CIPHERBENCH_RELEASES_DIR", None)
-        else:
-            os.environ["CIPHERBENCH_RELEASES_DIR"] = saved
+def installed_pair(pyca_releases):
+    """cryptography 41.0.7 and 42.0.0, installed once a machine under build/releases-test
+    (tests/conftest.py, pyca_releases), that folder named while this file's tests run."""
+    assert tuple(pyca_releases) == tuple(RELEASES)
+    with environ("CIPHERBENCH_RELEASES_DIR", str(RELEASES_DIR)):
+        yield pyca_releases
 
 
 def test_each_release_announces_the_code_it_runs(installed_pair):

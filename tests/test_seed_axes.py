@@ -25,7 +25,7 @@ import tomllib
 from pathlib import Path
 
 import pytest
-from conftest import REPO
+from conftest import ENV_NAME, REPO
 
 from cipherbench.kinds import RunKind
 from cipherbench.report.verdicts import FindingVerdict, RunRef
@@ -201,11 +201,8 @@ def test_compiler_and_cpu_findings_are_judged_on_the_builds_and_fleet_runs(study
     assert sorted(p.split(" ")[0] for p in ranked.split(", ")) == sorted(PRIMITIVES[1:])
 
 
-def test_the_distribution_finding_is_judged_on_a_debian_releases_run(study, tmp_path):
-    env = created_env()
-    if env is None:
-        pytest.skip("no release environment with OpenSSL is created here (cipherbench env create bullseye; "
-                    "tests/test_envs.py creates bullseye-openssl)")
+def test_the_distribution_finding_is_judged_on_a_debian_releases_run(study, tmp_path, release_env):
+    env = ENV_NAME  # created once a run whichever test file asks first (tests/conftest.py, release_env)
     db = copy_of(study, tmp_path)
     rid = releases_run(db, env)
     [f] = [f for f in axis_findings() if f["from"] == "debian-releases"]

@@ -192,6 +192,7 @@ RUN_END = ("python", "-c", "from cipherbench.cli.summary import print_steps, sho
            "from cipherbench.store.db import Store; s = Store(); show_summary(s, 2); print_steps(s, 2)")
 #: Commands whose tables are another command's, printed by the same code: the screen that shows it.
 SAME_TABLES = {"arch verify": "verify", "builds run": "show", "fleet run": "show",
+               "bench": "run, then verify (the quick profile and the whole gate: minutes, not a screen's time)",
                "mutate": "test_mutate_s_score_table_at_80_columns (a real mutant takes half a minute)"}
 #: Commands that print no table.
 NO_TABLE = {"encrypt", "decrypt", "hash", "report", "export", "import", "env create", "env remove", "arch add",

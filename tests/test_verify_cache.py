@@ -7,12 +7,15 @@ import sys
 
 from conftest import FAULTY
 
-STANDARD = ("--profile", "standard")  # as deep as the standard profile times: 1 MiB
+#: deeper than the default profile's 16 KiB (what the standard profile's 1 MiB is to it, at a
+#: thirty-second of the cost through the faulty runner's Python)
+DEEPER = 32768
+DEEP = ("--up-to", str(DEEPER))
 
 
-def verify(cb, runner: str, *extra: str, version: str = "1", cache=None):
+def verify(cb, runner: str, *extra: str, version: str = "1", cache=None, env=None):
     r = cb("--runner", runner, "verify", "--impl", "faulty", "--json", *extra,
-           env={"FAULTY_VERSION": version, "CIPHERBENCH_VERIFY_CACHE": str(cache)})
+           env={"FAULTY_VERSION": version, "CIPHERBENCH_VERIFY_CACHE": str(cache), **(env or {})})
     assert r.returncode == 0, r.stderr
     doc = json.loads(r.stdout)
     assert doc["summary"]["passed"] == 3
@@ -47,28 +50,49 @@ def test_a_changed_runner_program_is_checked_again(cb, tmp_path):
 
 def test_the_computed_records_are_kept_while_their_oracle_is_unchanged(cb, tmp_path):
     """The carry and model records (verify.Prepared) are computed once and kept next to the
-    results; --reverify checks every pair again against them, and a changed oracle makes
-    them again."""
+    results (where no shared folder is named); --reverify checks every pair again against them,
+    and a changed oracle makes them again."""
     import pickle
 
+    from cipherbench import registry
+    from cipherbench.kat import corpus_carry
+
     cache = tmp_path / "verify-cache.json"
-    kept = tmp_path / f"verify-cache-prepared-{1 << 20}.pickle"
+    kept = tmp_path / f"verify-cache-prepared-{DEEPER}.pickle"
     runner = f"{sys.executable} {FAULTY} correct"
-    verify(cb, runner, *STANDARD, cache=cache)
+    alone = {"CIPHERBENCH_PREPARED_DIR": ""}
+    verify(cb, runner, *DEEP, cache=cache, env=alone)
     doc = pickle.loads(kept.read_bytes())
     assert doc["oracles"] and all(doc["oracles"].values())  # each oracle named with its identity
     long = doc["prepared"].long
-    assert {la.message_bytes for la in long["aes-128-ctr"]} == {1 << 20, (1 << 20) + 17}  # both shapes
+    ctr = registry.load()["aes-128-ctr"]  # both shapes
+    assert {la.message_bytes for la in long["aes-128-ctr"]} == set(
+        corpus_carry.shape_lengths(ctr, corpus_carry.record_size(ctr, DEEPER)))
     written = kept.stat().st_mtime_ns
-    assert verify(cb, runner, *STANDARD, "--reverify", cache=cache) == {}  # every pair checked again...
+    assert verify(cb, runner, *DEEP, "--reverify", cache=cache, env=alone) == {}  # every pair checked again...
     assert kept.stat().st_mtime_ns == written  # ...against the records kept
     doc["oracles"] = {impl: "another build" for impl in doc["oracles"]}
     kept.write_bytes(pickle.dumps(doc))
-    assert verify(cb, runner, *STANDARD, "--reverify", cache=cache) == {}
+    assert verify(cb, runner, *DEEP, "--reverify", cache=cache, env=alone) == {}
     again = pickle.loads(kept.read_bytes())
     assert again["oracles"] != doc["oracles"]  # made again, over the oracle as it is now
     assert {la.output_sha256 for la in again["prepared"].long["aes-128-ctr"]} == \
         {la.output_sha256 for la in long["aes-128-ctr"]}
+
+
+def test_a_shared_folder_keeps_records_by_their_content_for_every_results_file(cb, tmp_path):
+    """$CIPHERBENCH_PREPARED_DIR, as the test suite sets it: a second results file (a second
+    test's) is checked against the records the first one's check computed, and remembers
+    nothing of its outcomes."""
+    shared = tmp_path / "shared"
+    env = {"CIPHERBENCH_PREPARED_DIR": str(shared)}
+    runner = f"{sys.executable} {FAULTY} correct"
+    assert verify(cb, runner, "--up-to", "4096", cache=tmp_path / "a.json", env=env) == {}
+    [kept] = shared.glob("*.pickle")
+    written = kept.stat().st_mtime_ns
+    assert verify(cb, runner, "--up-to", "4096", cache=tmp_path / "b.json", env=env) == {}  # its own outcomes
+    assert kept.stat().st_mtime_ns == written and list(shared.glob("*.pickle")) == [kept]  # the same records
+    assert not list(tmp_path.glob("*prepared*"))  # none beside either results file
 
 
 def test_a_pair_checked_less_deep_than_asked_is_checked_again(cb, tmp_path):
@@ -76,9 +100,9 @@ def test_a_pair_checked_less_deep_than_asked_is_checked_again(cb, tmp_path):
     runner = f"{sys.executable} {FAULTY} correct"
     assert verify(cb, runner, "--up-to", "4096", cache=cache) == {}
     assert len(verify(cb, runner, "--up-to", "4096", cache=cache)) == 3
-    assert verify(cb, runner, *STANDARD, cache=cache) == {}  # 1 MiB: deeper than kept
+    assert verify(cb, runner, *DEEP, cache=cache) == {}  # deeper than kept
     assert len(verify(cb, runner, "--up-to", "4096", cache=cache)) == 3  # the deeper result serves
-    assert len(verify(cb, runner, *STANDARD, cache=cache)) == 3
+    assert len(verify(cb, runner, *DEEP, cache=cache)) == 3
     assert len(verify(cb, runner, cache=cache)) == 3  # the default profile's 16 KiB: served too
 
 

@@ -30,7 +30,7 @@ from enum import StrEnum
 from typing import Any
 
 from cipherbench.ct.records import Method, Secret, Standing, TaintVerdict, stat_standing
-from cipherbench.kat.cache import pair_key
+from cipherbench.kat.identity import pair_key
 from cipherbench.results.run import CtRow, Implementation
 from cipherbench.store.db import Store
 

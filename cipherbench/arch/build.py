@@ -25,6 +25,7 @@ from cipherbench.envs.build import newly_failed, now, sources_digest, tail
 from cipherbench.envs.model import DEFAULT_MIRROR, ImplementationRecord
 from cipherbench.envs.packages import adapter_packages
 from cipherbench.paths import REPO
+from cipherbench.system_packages import Axis, PackagesError, ensure, missing
 
 #: The Debian release of the host and of the foreign packages: the cross compilers are its.
 SUITE = "bookworm"
@@ -63,28 +64,24 @@ set(PACKAGE_VERSION_EXACT FALSE)
 """
 
 
-def check_toolchain(arch: Arch, install: bool = True) -> None:
-    """The cross compiler and qemu-user are there, else installed with apt-get (as the project's
-    install script does; root), else one line. Nothing else of the host changes."""
-    missing = [p for p in arch.toolchain_packages if not installed(p)]
-    if missing and install and os.geteuid() == 0:
-        env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
-        r = subprocess.run(["apt-get", "-o", "DPkg::Lock::Timeout=600", "install", "-y", "-q",
-                            "--no-install-recommends", *missing], capture_output=True, text=True, env=env)
-        if r.returncode != 0:
-            raise ArchError(f"installing {', '.join(missing)} failed: {(r.stderr or r.stdout).strip()[-240:]}")
-        missing = [p for p in missing if not installed(p)]
-    if missing:
-        raise ArchError(f"building for {arch.value} needs {', '.join(missing)}: install "
-                        f"{'them' if len(missing) > 1 else 'it'} with apt-get as root")
+def check_toolchain(arch: Arch, install: bool = True, say=print) -> None:
+    """The cross compiler, qemu-user and mmdebstrap are there, else installed on this first use
+    (system_packages.ensure: one line says so; root), else one line. Nothing else of the host
+    changes."""
+    if install:
+        try:
+            ensure(Axis.ARCH, arch.toolchain_packages, say)
+        except PackagesError as e:
+            raise ArchError(str(e)) from None
+    else:
+        need = missing(Axis.ARCH, arch.toolchain_packages)
+        if need:
+            raise ArchError(f"building for {arch.value} needs {', '.join(need)}: install "
+                            f"{'them' if len(need) > 1 else 'it'} with scripts/install-system-deps --axis arch "
+                            f"{' '.join(arch.toolchain_packages)}")
     for tool in (f"{arch.triplet}-g++", arch.qemu):
         if shutil.which(tool) is None:
             raise ArchError(f"{tool} is not on PATH although its package is installed")
-
-
-def installed(pkg: str) -> bool:
-    r = subprocess.run(["dpkg-query", "-W", "-f=${Status}", pkg], capture_output=True, text=True)
-    return r.returncode == 0 and "install ok installed" in r.stdout
 
 
 def tool_version(argv: list[str]) -> str:
@@ -117,7 +114,7 @@ def add(arch: Arch, options: BuildOptions | None = None, mirror: str = DEFAULT_M
     """Build the architecture's engine, or bring it up to date (quick when nothing changed);
     options: None for `arch add`'s (every adapter)."""
     options = options or BuildOptions()
-    check_toolchain(arch, install)
+    check_toolchain(arch, install, say)
     b = arch_build(arch, options)
     b.root.mkdir(parents=True, exist_ok=True)
     wanted = adapter_packages(list(options.adapters) or None, SUITE)

@@ -48,7 +48,8 @@ def extract(b: ArchBuild, suite: str, mirror: str, wanted: list[tuple[str, str]]
     """Extract `wanted` (adapter, package) into b.sysroot_dir; a package the suite lacks for the
     architecture is left out, said why, and the rest tried again."""
     if shutil.which("mmdebstrap") is None:
-        raise ArchError("mmdebstrap is not installed: run 'make deps' (it is in packages.txt)")
+        raise ArchError("mmdebstrap is not installed: 'cipherbench arch add' installs it, or "
+                        "scripts/install-system-deps --axis arch")
     t0 = time.monotonic()
     log = b.root / "sysroot.log"
     missing: set[str] = set()

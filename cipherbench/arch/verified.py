@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from cipherbench.arch.model import ARCH_SEP, ArchBuild, PairCounts, Verification, all_builds, host_arch, split_name
 from cipherbench.envs.build import now
-from cipherbench.kat.cache import cache_file
+from cipherbench.kat.identity import cache_file
 from cipherbench.kinds import Verdict
 
 

@@ -26,6 +26,7 @@ from cipherbench.builds.matrix import BuildsFile, Matrix, Target, Variant
 from cipherbench.errors import CipherbenchError
 from cipherbench.measure.context import usable_cpus
 from cipherbench.paths import BUILD, REPO
+from cipherbench.system_packages import Axis, ensure
 
 CACHE = Path(os.environ.get("CIPHERBENCH_VARIANTS", BUILD / "variants"))
 #: Inputs of every variant build besides its compiler and flags.
@@ -361,10 +362,13 @@ def env_missing(v: Variant) -> str | None:
 
 def make_matrix(matrix: Matrix, bf: BuildsFile, training, rebuild: bool = False, progress=None) -> list[BuildRecord]:
     """Every variant of the matrix, from the cache where its key matches, else built: as
-    many builds side by side as there are CPUs to use, Ninja's -j sharing them out."""
+    many builds side by side as there are CPUs to use, Ninja's -j sharing them out. The
+    compilers are installed on the axis's first use (system_packages.ensure, one line)."""
+    ensure(Axis.BUILDS)
     missing = check_compilers(matrix)
     if missing:
-        raise CipherbenchError(f"compiler(s) not installed: {', '.join(missing)} (run 'make deps')")
+        raise CipherbenchError(f"compiler(s) not installed: {', '.join(missing)} "
+                               "(scripts/install-system-deps --axis builds installs them)")
     away = unavailable(matrix)
     plans = [p for p in plans_for(matrix, bf, training) if p.variant.label not in away]
     sources = source_hash()

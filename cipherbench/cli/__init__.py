@@ -9,7 +9,7 @@ from cipherbench.cli.app import cli, main
 #: command name -> (its module under cipherbench.cli, the click command in it)
 COMMANDS = {
     "list": ("inspect", "list_cmd"), "encrypt": ("crypt", "encrypt"), "decrypt": ("crypt", "decrypt"),
-    "hash": ("crypt", "hash_cmd"), "verify": ("verify", "verify"), "run": ("run", "run"),
+    "hash": ("crypt", "hash_cmd"), "verify": ("verify", "verify"), "run": ("run", "run"), "bench": ("bench", "bench"),
     "show": ("show", "show"), "runs": ("runs", "runs_cmd"), "recommend": ("recommend", "recommend_cmd"),
     "report": ("report", "report"), "compare": ("report", "compare_cmd"), "export": ("report", "export_cmd"),
     "import": ("report", "import_cmd"), "diffusion": ("analysis", "diffusion_cmd"),

@@ -21,7 +21,7 @@ from cipherbench.ct.records import REPEATS, Method, Secret, StatResult, TaintRes
 from cipherbench.ct.show import LEGEND, stat_cell, taint_cell
 from cipherbench.durations import announced
 from cipherbench.errors import CipherbenchError, UsageError, did_you_mean
-from cipherbench.kat.cache import runner_ids
+from cipherbench.kat.identity import runner_ids
 from cipherbench.kinds import PrimitiveKind, RunKind, RunStatus
 from cipherbench.measure.session import primitive_named
 from cipherbench.pipeline.plan import SideChannelSettings, load_presets

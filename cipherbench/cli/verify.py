@@ -3,12 +3,15 @@ from __future__ import annotations
 
 import json
 import sys
+import threading
+import time
 
 import click
 
 from cipherbench.cli.app import Ctx
 from cipherbench.cli.options import Size
 from cipherbench.console import Cell, Col, Grid, bars, err, lit, out
+from cipherbench.durations import duration
 from cipherbench.errors import UsageError
 from cipherbench.kat.cache import Verified
 from cipherbench.kat.cache import verify as cached_verify
@@ -20,11 +23,42 @@ from cipherbench.pipeline.plan import DEFAULT_PRESET, RunPlan
 
 # ---------------------------------------------------------------------------- verify
 
-def run_verification(s: Session, pairs, reverify: bool = False, depth: int = LARGEST) -> Verified:
+def run_verification(s: Session, pairs, reverify: bool = False, depth: int = LARGEST,
+                     lines: bool = False) -> Verified:
+    """The gate over pairs, its progress in bars on a terminal; `lines`: also, where stderr is
+    no terminal (make's log, CI), a line at each tenth of the pairs (ProgressLines)."""
+    said = ProgressLines(len(pairs)) if lines and not err.is_terminal else None
     with bars() as prog:
         task = prog.add_task("verifying", total=len(pairs), item="")
-        return cached_verify(s, pairs, progress=lambda item: prog.update(task, advance=1, item=item),
-                             reverify=reverify, depth=depth)
+
+        def advance(item: str) -> None:
+            prog.update(task, advance=1, item=item)
+            if said is not None:
+                said.advance(item)
+        return cached_verify(s, pairs, progress=advance, reverify=reverify, depth=depth)
+
+
+class ProgressLines:
+    """The gate's progress as plain lines, for a log: one at each tenth of the pairs checked
+    (those remembered from an earlier check, kat/cache.py, come first), with the time so far.
+    Called from the gate's threads, one per runner process (Verifier.run)."""
+
+    STEPS = 10
+
+    def __init__(self, total: int):
+        self.total, self.done, self.shown = total, 0, 0
+        self.start = time.monotonic()
+        self.lock = threading.Lock()
+
+    def advance(self, item: str) -> None:
+        with self.lock:
+            self.done += 1
+            step = self.done * self.STEPS // max(self.total, 1)
+            if step <= self.shown:
+                return
+            self.shown = step
+            err.print(f"verifying: {self.done:,} of {self.total:,} pairs, {duration(time.monotonic() - self.start)}",
+                      markup=False, highlight=False)
 
 
 def print_failures(results):
@@ -68,7 +102,15 @@ def verify(c: Ctx, impls, primitives, reverify, up_to, profile, as_json):
     """Known answers, round trips, cross-implementation agreement and forgery rejection.
     A pair verified before, with the same runner build, library version and known answers,
     is not checked again (--reverify). Exits 0 only when everything passed."""
-    depth = gate_depth(up_to, profile)
+    sys.exit(whole_gate(c, impls, primitives, reverify, gate_depth(up_to, profile), as_json,
+                        (profile or DEFAULT_PRESET) if up_to is None else None))
+
+
+def whole_gate(c: Ctx, impls, primitives, reverify: bool, depth: int, as_json: bool = False,
+               profile: str | None = DEFAULT_PRESET, lines: bool = False) -> int:
+    """The gate over every pair offered (or those named), printed; its exit status: 1 when a
+    pair failed. profile: the preset whose depth it is, for the closing line (None: --up-to);
+    lines: progress lines where stderr is no terminal (run_verification)."""
     # two processes of each runner without a JIT (the native one holds half the
     # implementations): the gate checks them side by side (Verifier.run)
     with c.session(pin=False, replicas=2) as s:
@@ -76,7 +118,7 @@ def verify(c: Ctx, impls, primitives, reverify, up_to, profile, as_json):
         pairs = [(im, p) for im, p in s.pairs(impls, primitives) if p.kind != PrimitiveKind.NULL]
         if not pairs:
             raise UsageError("nothing to verify: no implementation offers what was asked")
-        got = run_verification(s, pairs, reverify, depth)
+        got = run_verification(s, pairs, reverify, depth, lines)
     results, missing = got.results, got.missing_corpora
     if as_json:
         click.echo(json.dumps({"corpora_missing": missing, "summary": verify_summary(results), "up_to_bytes": depth,
@@ -84,9 +126,9 @@ def verify(c: Ctx, impls, primitives, reverify, up_to, profile, as_json):
                                "results": [r.as_row() for r in results]}, indent=1))
     else:
         print_verification(got)
-        out.print(f"long answers up to {depth:,} bytes" + (f" (what profile {profile or DEFAULT_PRESET} times)"
-                  if up_to is None else "") + "; a run checks as deep as its largest size before timing it")
-    sys.exit(1 if any(r.status == Verdict.FAILED for r in results) else 0)
+        out.print(f"long answers up to {depth:,} bytes" + (f" (what profile {profile} times)"
+                  if profile is not None else "") + "; a run checks as deep as its largest size before timing it")
+    return 1 if any(r.status == Verdict.FAILED for r in results) else 0
 
 
 def gate_depth(up_to: int | None, profile: str | None) -> int:

@@ -37,6 +37,7 @@ from cipherbench.envs.model import (
 from cipherbench.envs.packages import INSTALL_AVAILABLE, TOOLCHAIN, adapter_packages
 from cipherbench.envs.probe import announce, compiler_of, installed_versions, suite_of
 from cipherbench.paths import REPO
+from cipherbench.system_packages import Axis, PackagesError, ensure
 
 #: The adapters' manifests rendered for CMake (cipherbench/manifest.py) inside the root filesystem.
 MANIFESTS = "/opt/cipherbench/manifests"
@@ -46,13 +47,18 @@ def now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
 
-def preflight(suite: str, mirror: str):
-    """Root, the tools, and the archive serving that suite: else one line, before any work."""
+def preflight(suite: str, mirror: str, say=print):
+    """Root, the tools (installed on this first use: system_packages.ensure), and the archive
+    serving that suite: else one line, before any work."""
     if os.geteuid() != 0:
         raise EnvError("env create needs root: mmdebstrap installs packages as root into the new tree "
                        "(run it as root, or with sudo)")
+    try:
+        ensure(Axis.ENV, say=say)
+    except PackagesError as e:
+        raise EnvError(str(e)) from None
     if shutil.which("mmdebstrap") is None:
-        raise EnvError("mmdebstrap is not installed: run 'make deps' (it is in packages.txt)")
+        raise EnvError("mmdebstrap is not on PATH although its package is installed")
     sandbox.bwrap()
     url = f"{mirror.rstrip('/')}/dists/{suite}/Release"
     try:
@@ -91,7 +97,7 @@ def create(release: str, name: str | None = None, adapters: list[str] | None = N
         raise EnvError(f"environment '{env.name}' exists, built for {rec.release} with adapters "
                        f"{', '.join(rec.adapters) or 'all'}; remove it first ('cipherbench env remove "
                        f"{env.name}') or give another --name")
-    preflight(release, mirror)
+    preflight(release, mirror, say)
     env.root.parent.mkdir(parents=True, exist_ok=True)
     for stale in env.root.parent.glob(f".{env.name}.partial-*"):
         shutil.rmtree(stale, ignore_errors=True)

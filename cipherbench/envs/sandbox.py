@@ -19,7 +19,8 @@ from cipherbench.envs.model import EnvError
 def bwrap() -> str:
     path = shutil.which("bwrap")
     if path is None:
-        raise EnvError("bubblewrap (bwrap) is not installed: run 'make deps' (it is in packages.txt)")
+        raise EnvError("bubblewrap (bwrap) is not installed: 'cipherbench env create' installs it, or "
+                       "scripts/install-system-deps --axis env")
     return path
 
 

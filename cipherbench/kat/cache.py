@@ -1,10 +1,10 @@
 """Verification kept between commands: a pair whose runner, library and known answers have
 not changed since it was verified is not verified again.
 
-A result is kept under the pair's identity: the implementation's name and everything its
-runner announced for it (library, version loaded at run time, the code path per primitive,
-the runtime), the bytes of the runner's program and build (`runner_identity`), and a
-fingerprint of every known answer the gate could use and of the gate's own code
+A result is kept under the pair's identity (kat/identity.py): the implementation's name and
+everything its runner announced for it (library, version loaded at run time, the code path
+per primitive, the runtime), the bytes of the runner's program and build (`runner_identity`),
+and a fingerprint of every known answer the gate could use and of the gate's own code
 (`corpus_fingerprint`). Any change to one of them is a different key, so the old result is
 simply not found. Each entry says when it was obtained and against what.
 """
@@ -18,7 +18,7 @@ import tempfile
 from collections import defaultdict
 from dataclasses import asdict, dataclass, fields
 from datetime import UTC, datetime
-from functools import cache, lru_cache
+from functools import lru_cache
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -26,13 +26,10 @@ from typing import Any
 from cipherbench.errors import CipherbenchError
 from cipherbench.kat import corpus_cavp, corpus_pycryptodome
 from cipherbench.kat.corpus_carry import LARGEST, long_size
+from cipherbench.kat.identity import cache_file, digest_file, files_under, pair_key, runner_identity, runner_ids
 from cipherbench.kat.verify import PairResult, Prepared, Verifier
 from cipherbench.paths import BUILD, REPO
 
-
-def cache_file() -> Path:
-    """build/verify-cache.json, or $CIPHERBENCH_VERIFY_CACHE (read when a cache is opened)."""
-    return Path(os.environ.get("CIPHERBENCH_VERIFY_CACHE", BUILD / "verify-cache.json"))
 #: Python distributions whose data the corpora read: each corpus names its own.
 CORPUS_PACKAGES = (corpus_cavp.PACKAGE, corpus_pycryptodome.PACKAGE)
 #: Environment variables that point a corpus at other files (kat/corpus_*.py).
@@ -41,28 +38,17 @@ CORPUS_LOCATIONS = ("CIPHERBENCH_WYCHEPROOF_DIR", "CIPHERBENCH_SHARED_VECTORS", 
 SHARED_VECTORS = REPO.parent / "shared" / "vectors"
 
 
-def _digest(h: Any, path: Path) -> None:
-    h.update(str(path).encode())
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-
-
-def _files(root: Path, pattern: str = "*") -> list[Path]:
-    return sorted(p for p in root.rglob(pattern) if p.is_file() and "__pycache__" not in p.parts)
-
-
 @lru_cache(maxsize=1)
 def corpus_fingerprint() -> str:
     """Every input of the gate but the runners: its code (kat/), the registry, the project's
     vector files, the shared vector files (by name, size and time: they are large), the
     corpus packages' versions and the fetched Wycheproof pin."""
     h = hashlib.sha256()
-    for p in _files(REPO / "cipherbench" / "kat", "*.py") + _files(REPO / "vectors") + [
+    for p in files_under(REPO / "cipherbench" / "kat", "*.py") + files_under(REPO / "vectors") + [
             REPO / "registry" / "primitives.toml"]:
-        _digest(h, p)
+        digest_file(h, p)
     if SHARED_VECTORS.is_dir():
-        for p in _files(SHARED_VECTORS):
+        for p in files_under(SHARED_VECTORS):
             st = p.stat()
             h.update(f"{p}:{st.st_size}:{st.st_mtime_ns}".encode())
     for dist in CORPUS_PACKAGES:
@@ -72,51 +58,10 @@ def corpus_fingerprint() -> str:
             h.update(f"{dist}=none".encode())
     wycheproof = BUILD / "wycheproof.json"
     if wycheproof.exists():
-        _digest(h, wycheproof)
+        digest_file(h, wycheproof)
     for var in CORPUS_LOCATIONS:  # a corpus read from elsewhere is another corpus
         h.update(f"{var}={os.environ.get(var, '')}".encode())
     return h.hexdigest()
-
-
-def runner_identity(argv: list[str], hello: dict[str, Any]) -> str:
-    """The runner's program and build as bytes: its command's files, and for a runner under
-    runners/ its sources and the top-level files of its build folder (binaries, generated
-    tables); plus what it announced. Read once a command, as corpus_fingerprint: the pairs'
-    keys and the computed records' oracles both ask for it."""
-    return _runner_identity(tuple(argv), json.dumps({k: hello.get(k) for k in ("runner", "runtime", "language", "jit")},
-                                                    sort_keys=True, default=str))
-
-
-@cache
-def _runner_identity(argv: tuple[str, ...], announced: str) -> str:
-    h = hashlib.sha256(json.dumps(list(argv)).encode())  # its arguments too: the same program run another way
-    for a in argv:
-        p = Path(a)
-        if p.is_file():
-            _digest(h, p)
-    lang_dir = next((Path(a).parent for a in argv if Path(a).parent.parent == REPO / "runners"), None)
-    if lang_dir is not None:
-        for p in _files(lang_dir):
-            _digest(h, p)
-        out = BUILD / "runners" / lang_dir.name
-        if out.is_dir():
-            for p in sorted(x for x in out.iterdir() if x.is_file()):
-                _digest(h, p)
-    h.update(announced.encode())
-    return h.hexdigest()
-
-
-def runner_ids(s: Any) -> dict[str, str]:
-    """Each started runner's identity (runner_identity), by runner name."""
-    return {r.spec.name: runner_identity(r.spec.argv, r.hello) for r in s.runners if r.hello}
-
-
-def pair_key(runner_id: str, impl: dict[str, Any], primitive: str) -> str:
-    """The pair's identity: its runner's, and what the runner announced for this implementation."""
-    announced = {k: impl.get(k) for k in ("name", "library", "version", "notes")}
-    announced["provider"] = (impl.get("primitives") or {}).get(primitive)
-    return hashlib.sha256(json.dumps([runner_id, announced, primitive], sort_keys=True, default=str)
-                          .encode()).hexdigest()
 
 
 def to_json(r: PairResult) -> dict[str, Any]:
@@ -204,19 +149,32 @@ def _oracle_identity(s: Any, impl: str) -> str | None:
     return pair_key(runner_identity(r.spec.argv, r.hello) if r else "", im.as_dict(), "oracle")
 
 
+def shared_prepared() -> Path | None:
+    """$CIPHERBENCH_PREPARED_DIR: a folder of computed records shared by every results file
+    (the test suite's, so that its commands compute each set once a run and a second run none);
+    None, or the variable empty: each results file's records sit next to it."""
+    folder = os.environ.get("CIPHERBENCH_PREPARED_DIR", "")
+    return Path(folder) if folder else None
+
+
 class PreparedCache:
     """The computed records of the gate (verify.Prepared) kept between runs, next to the
     results file: computing them asks the ECB oracles for tens of megabytes and takes about
     a minute. They are kept under the corpus fingerprint, the primitives and the
     implementations available (the oracle chosen depends on them), and used only while every
     oracle they came from is the same program with the same library. One file per depth
-    (a quick run's and a full gate's do not replace each other)."""
+    (a quick run's and a full gate's do not replace each other); in a shared folder
+    (shared_prepared), one file per key, named by the corpus fingerprint and the key, so that
+    sets of different primitives do not replace each other either."""
 
-    def __init__(self, results: Path):
-        """results: the results file (VerifyCache.path) these records sit next to."""
-        self.results = results
+    def __init__(self, results: Path, shared: Path | None = None):
+        """results: the results file (VerifyCache.path) these records sit next to, unless
+        `shared` names a folder they are kept in by their key."""
+        self.results, self.shared = results, shared
 
-    def path(self, depth: int) -> Path:
+    def path(self, depth: int, key: str = "") -> Path:
+        if self.shared is not None:
+            return self.shared / f"{corpus_fingerprint()[:16]}-{key[:32]}.pickle"
         return self.results.with_name(f"{self.results.stem}-prepared-{long_size(depth)}.pickle")
 
     @staticmethod
@@ -226,12 +184,13 @@ class PreparedCache:
                                           long_size(depth)]).encode()).hexdigest()
 
     def load(self, s: Any, prims: list[Any], depth: int) -> Prepared | None:
+        key = self.key(s, prims, depth)
         try:
-            with open(self.path(depth), "rb") as f:
+            with open(self.path(depth, key), "rb") as f:
                 kept = pickle.load(f)  # a file of this project's own build folder, written below
         except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ImportError, TypeError):
             return None
-        if not isinstance(kept, dict) or kept.get("key") != self.key(s, prims, depth):
+        if not isinstance(kept, dict) or kept.get("key") != key:
             return None
         oracles = kept.get("oracles", {})
         if any(_oracle_identity(s, impl) != was for impl, was in oracles.items()):
@@ -240,10 +199,11 @@ class PreparedCache:
         return prepared if isinstance(prepared, Prepared) else None
 
     def save(self, s: Any, prims: list[Any], prepared: Prepared) -> None:
-        kept = {"key": self.key(s, prims, prepared.depth), "prepared": prepared,
+        key = self.key(s, prims, prepared.depth)
+        kept = {"key": key, "prepared": prepared,
                 "oracles": {impl: _oracle_identity(s, impl) for impl in prepared.oracles}}
         try:
-            path = self.path(prepared.depth)
+            path = self.path(prepared.depth, key)
             path.parent.mkdir(parents=True, exist_ok=True)
             fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".verify-prepared")
             with os.fdopen(fd, "wb") as f:
@@ -282,7 +242,7 @@ def verify(s: Any, pairs: list[tuple[Any, Any]], progress: Any = None, reverify:
     `reverify` checks every pair again, against the same records while their oracles are
     unchanged. progress: callable(label) per pair, as Verifier's."""
     cache = cache or VerifyCache()
-    keep_prepared = keep_prepared or PreparedCache(cache.path)
+    keep_prepared = keep_prepared or PreparedCache(cache.path, shared_prepared())
     ids = runner_ids(s)
     found: dict[tuple[str, str], PairResult] = {}
     cached: dict[tuple[str, str], str] = {}

@@ -26,7 +26,8 @@ from enum import StrEnum
 from pathlib import Path
 
 from cipherbench.errors import CipherbenchError, RunnerError, UsageError
-from cipherbench.kat.cache import PreparedCache, cache_file, prepare
+from cipherbench.kat.cache import PreparedCache, prepare, shared_prepared
+from cipherbench.kat.identity import cache_file
 from cipherbench.kat.verify import Prepared, Verifier
 from cipherbench.kinds import PrimitiveKind, Verdict
 from cipherbench.measure.conformance import not_refused
@@ -99,7 +100,7 @@ def wrap(pairs: tuple[tuple[str, str], ...] = DEFAULT_TARGETS, depth: int = 1 <<
         if not any(t.runner == "native" for t in targets):
             raise UsageError("mutate: the native engine's OpenSSL is not available (run 'make engine')")
         prims = sorted({p for t in targets for p in t.primitives})
-        prepared = prepare(s, [s.reg[p] for p in prims], keep or PreparedCache(cache_file()), depth)
+        prepared = prepare(s, [s.reg[p] for p in prims], keep or PreparedCache(cache_file(), shared_prepared()), depth)
         no_bulk = bulk_refusals(s, targets)
     return Wrapped(targets, argv, prepared, [f"{r}/{i}" for r, i in missing], no_bulk)
 

@@ -15,8 +15,8 @@ from typing import Any
 
 from cipherbench import __version__
 from cipherbench.errors import RunnerError, UsageError
-from cipherbench.kat.cache import runner_ids
 from cipherbench.kat.cache import verify as cached_verify
+from cipherbench.kat.identity import runner_ids
 from cipherbench.kinds import PrimitiveKind, RunStatus, Untimed, Verdict
 from cipherbench.measure.context import (
     busy_shares,

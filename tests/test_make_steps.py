@@ -1,0 +1,238 @@
+"""The steps of `make bench` and `make test`: the Debian packages of the default path and of
+each axis (packages.txt's sections, scripts/install-system-deps, cipherbench/system_packages.py),
+the runners built side by side (scripts/build-runners), and each step's time (scripts/step)."""
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from conftest import REPO
+
+from cipherbench import durations, system_packages
+from cipherbench.durations import StepEnd, step_line
+from cipherbench.system_packages import Axis, PackagesError
+
+INSTALLER = REPO / "scripts" / "install-system-deps"
+NOT_A_PACKAGE = "cipherbench-test-no-such-package"
+
+
+def sections() -> dict[str, list[str]]:
+    """packages.txt's sections as the file reads: header -> its packages ("" before the first)."""
+    got: dict[str, list[str]] = {"": []}
+    name = ""
+    for line in (REPO / "packages.txt").read_text().splitlines():
+        if line.strip().startswith("["):
+            name = line.strip()[1:-1]
+            got[name] = []
+        elif line.split("#")[0].strip():
+            got[name].append(line.split("#")[0].strip())
+    return got
+
+
+def installed(pkg: str) -> bool:
+    r = subprocess.run(["dpkg-query", "-W", "-f=${Status}", pkg], capture_output=True, text=True)
+    return "install ok installed" in r.stdout
+
+
+def test_every_section_is_an_axis_and_the_tests_install_all_they_use():
+    assert set(sections()) - {""} == {a.value for a in Axis}
+    make = (REPO / "Makefile").read_text()
+    [axes] = re.findall(r"^TEST_AXES := (.*)$", make, re.M)
+    # benchmarks/noise is the one user of its section, and no test runs it
+    assert set(axes.split()) == {a.value for a in Axis} - {Axis.NOISE.value}
+
+
+#: packages.txt as the installer reads it: comments, blank lines, a package in two sections
+PACKAGES_TXT = """# the default path [not a section: a comment]
+bash
+cipherbench-test-core-b   # a comment after
+  cipherbench-test-core-a
+
+[builds]
+# what builds uses
+cipherbench-test-builds
+bash
+[test]
+cipherbench-test-builds
+cipherbench-test-only
+"""
+
+
+def installer_in(tmp_path: Path, text: str = PACKAGES_TXT) -> Path:
+    (tmp_path / "scripts").mkdir()
+    shutil.copy(INSTALLER, tmp_path / "scripts")
+    (tmp_path / "packages.txt").write_text(text)
+    return tmp_path / "scripts" / "install-system-deps"
+
+
+def listed(installer: Path, *args: str) -> list[str]:
+    """What the installer says is missing; the manifests read from this checkout."""
+    r = subprocess.run([str(installer), "--missing", *args], capture_output=True, text=True, check=True,
+                       env=dict(os.environ, PYTHONPATH=str(REPO)))
+    return r.stdout.split()
+
+
+def test_the_installer_reads_the_default_path_and_each_section_apart(tmp_path):
+    installer = installer_in(tmp_path)
+    # the default path: the lines before the first section (and the manifests' packages, which
+    # make test has installed), not a section's
+    assert listed(installer) == ["cipherbench-test-core-a", "cipherbench-test-core-b"]
+    # its two parts: the core's and the adapters' (the engine's build), then the runners'
+    assert listed(installer, "--engine") == ["cipherbench-test-core-a", "cipherbench-test-core-b"]
+    assert listed(installer, "--runners") == []
+    assert listed(installer, "--axis", "builds") == ["cipherbench-test-builds"]
+    assert listed(installer, "--axis", "test", "--axis", "builds", "cipherbench-test-extra") == [
+        "cipherbench-test-builds", "cipherbench-test-extra", "cipherbench-test-only"]
+    assert listed(installer, "bash") == []
+
+
+def test_the_axis_packages_are_not_the_default_paths():
+    core = set(sections()[""])
+    assert core and not core & {p for name, pkgs in sections().items() if name for p in pkgs}
+
+
+def manifest_packages() -> set[str]:
+    from cipherbench import manifest
+    return {p for m in manifest.adapters() + manifest.runners() for p in m.packages.default}
+
+
+@pytest.mark.parametrize("kind", ["adapters", "runners"])
+def test_the_manifests_packages_come_by_kind(kind):
+    from cipherbench import manifest
+    r = subprocess.run([system_python(), "-m", "cipherbench.manifest", "--packages", kind], capture_output=True,
+                       text=True, cwd=REPO, check=True)
+    folders = manifest.adapters() if kind == "adapters" else manifest.runners()
+    assert r.stdout.split() == sorted({p for m in folders for p in m.packages.default})
+
+
+def test_an_unknown_section_or_option_is_one_line():
+    for args, what in ((["--missing", "--axis", "nosuch"], "packages.txt has no section [nosuch]"),
+                       (["--nosuch"], "unknown option --nosuch")):
+        r = subprocess.run([str(INSTALLER), *args], capture_output=True, text=True)
+        assert r.returncode == 2 and r.stderr.strip().splitlines() == [r.stderr.strip()] and what in r.stderr
+
+
+def test_an_axis_whose_packages_are_there_installs_nothing_and_says_nothing():
+    for axis in set(Axis) - {Axis.NOISE}:
+        assert system_packages.missing(axis) == [], "make test installs every section the tests use"
+    said: list[str] = []
+    assert system_packages.ensure(Axis.BUILDS, say=said.append) == [] and said == []
+
+
+def test_a_missing_package_without_root_is_one_line_naming_the_command(monkeypatch):
+    monkeypatch.setattr(system_packages, "can_install", lambda: False)
+    with pytest.raises(PackagesError) as e:
+        system_packages.ensure(Axis.ARCH, [NOT_A_PACKAGE])
+    assert str(e.value) == (f"cipherbench arch needs Debian packages that are not installed: {NOT_A_PACKAGE}; install "
+                            f"them as root: scripts/install-system-deps --axis arch {NOT_A_PACKAGE}")
+
+
+def test_a_failed_installation_is_one_line(monkeypatch):
+    """The installer's failure (here: a stand-in that fails as apt-get would) ends in one line."""
+    said: list[str] = []
+    real = system_packages._installer
+
+    def failing(axis, extra, *options):
+        if "--missing" in options:
+            return real(axis, extra, *options)
+        return subprocess.CompletedProcess([], 100, "", "E: Unable to locate package\nE: stopped\n")
+    monkeypatch.setattr(system_packages, "_installer", failing)
+    monkeypatch.setattr(system_packages, "can_install", lambda: True)
+    with pytest.raises(PackagesError) as e:
+        system_packages.ensure(Axis.ARCH, [NOT_A_PACKAGE], say=said.append)
+    assert said == [f"cipherbench arch: first use here, installing its Debian packages {NOT_A_PACKAGE} "
+                    f"(scripts/install-system-deps --axis arch {NOT_A_PACKAGE})"]
+    assert str(e.value) == f"installing {NOT_A_PACKAGE} failed: E: Unable to locate package E: stopped"
+
+
+# ---------------------------------------------------------------------------- each step's time
+@pytest.mark.parametrize("seconds, end, line", [
+    (52.4, StepEnd.DONE, "== engine: 52 s"), (3.24, StepEnd.FAILED, "== engine: failed after 3.2 s"),
+    (341, StepEnd.TOTAL, "== engine: 5 min 41 s in all"), (3000, StepEnd.DONE, "== engine: 50 min")])
+def test_a_step_line_writes_its_time_as_every_duration_is_written(seconds, end, line):
+    assert step_line("engine", seconds, end) == line
+    assert line.endswith(durations.duration(seconds) + {StepEnd.DONE: "", StepEnd.FAILED: "",
+                                                         StepEnd.TOTAL: " in all"}[end])
+
+
+def system_python() -> str:
+    """The system's python3, as scripts/step finds it before the virtual environment exists."""
+    found = shutil.which("python3", path="/usr/bin:/bin")
+    assert found, "python3 is in packages.txt"
+    return found
+
+
+def test_the_step_line_needs_only_the_standard_library():
+    r = subprocess.run([system_python(), "-I", "-c", "import sys; sys.path.insert(0, sys.argv[1]); "
+                        "from cipherbench.durations import main; sys.exit(main(['--step', 'vectors', '75.2']))",
+                        str(REPO)], capture_output=True, text=True)
+    assert (r.returncode, r.stdout, r.stderr) == (0, "== vectors: 75 s\n", "")
+    assert "rich" not in subprocess.run([system_python(), "-I", "-c", "import sys; sys.path.insert(0, sys.argv[1]); "
+                                         "import cipherbench.durations; print(sorted(sys.modules))", str(REPO)],
+                                        capture_output=True, text=True, check=True).stdout
+
+
+def test_scripts_step_runs_the_command_and_says_how_long_it_took(tmp_path):
+    step = str(REPO / "scripts" / "step")
+    r = subprocess.run([step, "a step", "sh", "-c", "echo inside; exit 0"], capture_output=True, text=True)
+    assert r.returncode == 0 and r.stdout.splitlines()[0] == "inside"
+    assert re.fullmatch(r"== a step: \d\.\d s", r.stdout.splitlines()[1])
+    r = subprocess.run([step, "a step", "sh", "-c", "exit 7"], capture_output=True, text=True)
+    assert r.returncode == 7 and re.fullmatch(r"== a step: failed after \d\.\d s\n", r.stdout)
+    r = subprocess.run([step, "--since", "0", "make bench"], capture_output=True, text=True)
+    assert r.returncode == 0 and re.fullmatch(r"== make bench: \d+\.\d h in all\n", r.stdout)  # since 1970
+
+
+# ---------------------------------------------------------------------------- runners side by side
+def runner_tree(tmp_path: Path, scripts: dict[str, str]) -> Path:
+    """A checkout with scripts/build-runners and these runners' build.sh."""
+    (tmp_path / "scripts").mkdir(parents=True)
+    shutil.copy(REPO / "scripts" / "build-runners", tmp_path / "scripts")
+    for lang, body in scripts.items():
+        (tmp_path / "runners" / lang).mkdir(parents=True)
+        (tmp_path / "runners" / lang / "build.sh").write_text(body)
+    return tmp_path
+
+
+def meets(other: str, tmp_path: Path, within_s: int) -> str:
+    """A build that starts, then passes only if `other` starts while it waits."""
+    return (f'touch "{tmp_path}/$(basename "$(dirname "$0")").started"\n'
+            f'for i in $(seq {within_s * 10}); do [ -e "{tmp_path}/{other}.started" ] && exit 0; sleep 0.1; done\n'
+            'echo "never met"; exit 1\n')
+
+
+def build_runners(tree: Path, cpus: str) -> subprocess.CompletedProcess[str]:
+    """The script with the CPUs it may use (nproc counts those)."""
+    return subprocess.run(["taskset", "-c", cpus, str(tree / "scripts" / "build-runners")], capture_output=True,
+                          text=True, timeout=120)
+
+
+def test_runners_build_side_by_side_as_many_as_there_are_cpus(tmp_path):
+    if len(os.sched_getaffinity(0)) < 2:
+        pytest.fail("the suite runs on two CPUs or more (pytest -n 2)")
+    cpus = ",".join(str(c) for c in sorted(os.sched_getaffinity(0))[:2])
+    tree = runner_tree(tmp_path / "two", {"a": meets("b", tmp_path / "two", 60), "b": meets("a", tmp_path / "two", 60)})
+    r = build_runners(tree, cpus)
+    assert r.returncode == 0 and sorted(line.split(":")[0] for line in r.stdout.splitlines()) == [
+        "  runner a", "  runner b"] and r.stdout.count(": built (") == 2, r.stdout
+    assert sorted(p.stem for p in (tree / "build" / "runners").glob("*.ok")) == ["a", "b"]
+    # on one CPU one at a time: whichever goes first waits for the other in vain, and fails alone
+    tree = runner_tree(tmp_path / "one", {"a": meets("b", tmp_path / "one", 2), "b": meets("a", tmp_path / "one", 2)})
+    r = build_runners(tree, cpus.split(",")[0])
+    assert r.returncode == 0  # a runner's failure does not fail the build
+    ok = sorted(p.stem for p in (tree / "build" / "runners").glob("*.ok"))
+    [failed] = {"a", "b"} - set(ok)
+    assert len(ok) == 1 and f"  runner {failed}: BUILD FAILED after " in r.stdout
+    assert "    never met" in r.stdout and r.stdout.splitlines()[-1] == f"  runners not built: {failed} (their logs are above)"
+
+
+def test_the_longest_build_here_goes_first(tmp_path):
+    order = tmp_path / "order"
+    tree = runner_tree(tmp_path / "t", {lang: f'echo {lang} >> "{order}"\n' for lang in ("a", "b", "c")})
+    (tree / "build" / "runners").mkdir(parents=True)
+    for lang, seconds in (("a", 3), ("b", 90)):  # c was never built here: it goes first
+        (tree / "build" / "runners" / f"{lang}.seconds").write_text(f"{seconds}\n")
+    assert build_runners(tree, str(sorted(os.sched_getaffinity(0))[0])).returncode == 0
+    assert order.read_text().split() == ["c", "b", "a"]
