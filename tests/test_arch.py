@@ -15,9 +15,11 @@ import sys
 import pytest
 from conftest import ARCH_DIR, REPO, environ
 
-from cipherbench.arch.model import Arch, BuildOptions, arch_build, arch_named, is_emulated, split_name
+from cipherbench.arch.model import Arch, BuildOptions, arch_build, arch_named
+from cipherbench.arch.verified import host_name
 from cipherbench.errors import UsageError
 from cipherbench.kat.verify import first_difference
+from cipherbench.variant import VariantAxis, apart, parse
 
 #: The test build: RC6 alone, with the planted faults compiled in (engine/reference/faults).
 FAULT_BUILD = BuildOptions(adapters=("null", "reference"), reference_ciphers=("rc6",), test_faults=True)
@@ -28,10 +30,11 @@ RC6_KEY, RC6_PT, RC6_CT = bytes(16), bytes(16), bytes.fromhex("8fc3a53656b1f778c
 
 
 def test_names_carry_the_architecture():
-    assert split_name("openssl%s390x") == ("openssl", "s390x")
-    assert split_name("bullseye:openssl") == ("bullseye:openssl", None)
-    assert split_name("native@clang-16:O3") == ("native@clang-16:O3", None)
-    assert is_emulated("reference%arm64") and not is_emulated("reference")
+    assert apart("openssl%s390x", VariantAxis.ARCHITECTURE) == ("openssl", "s390x")
+    assert apart("bullseye:openssl", VariantAxis.ARCHITECTURE) == ("bullseye:openssl", None)
+    assert apart("native@clang-16:O3", VariantAxis.ARCHITECTURE) == ("native@clang-16:O3", None)
+    assert host_name("openssl%s390x") == "openssl" and host_name("bullseye:openssl") == "bullseye:openssl"
+    assert parse("reference%arm64").architecture == "arm64" and parse("reference").architecture is None
     assert arch_named("s390x") is Arch.S390X and Arch.S390X.big_endian and not Arch.ARM64.big_endian
 
 

@@ -23,13 +23,11 @@ from cipherbench.releases.install import reason_of, same_version
 from cipherbench.releases.model import (
     PACKAGES,
     ReleaseError,
-    is_release,
     package_named,
-    release_name,
-    split_name,
     version_key,
 )
 from cipherbench.releases.model import Release as Installed
+from cipherbench.variant import VariantAxis, apart, parse
 
 #: The two releases and what each announces (see the module's docstring).
 RELEASES = {"41.0.7": "OpenSSL 3.1.4 24 Oct 2023", "42.0.0": "OpenSSL 3.2.0 23 Nov 2023"}
@@ -37,10 +35,10 @@ PYCA = PACKAGES["pyca-cryptography"]
 
 
 def test_names_cannot_be_confused_with_variants_architectures_or_environments():
-    assert release_name("pyca-cryptography", "41.0.7") == "pyca-cryptography==41.0.7"
-    assert split_name("pyca-cryptography==41.0.7") == ("pyca-cryptography", "41.0.7")
+    assert Installed(PYCA, "41.0.7").name == "pyca-cryptography==41.0.7"
+    assert apart("pyca-cryptography==41.0.7", VariantAxis.RELEASE) == ("pyca-cryptography", "41.0.7")
     for other in ("openssl@gcc-12:O2", "openssl%s390x", "bullseye:openssl", "pyca-cryptography"):
-        assert split_name(other) == (other, None) and not is_release(other)
+        assert apart(other, VariantAxis.RELEASE) == (other, None) and parse(other).release is None
     assert package_named("cryptography") is PYCA and package_named("golang.org/x/crypto").impl == "go-xcrypto"
 
 
@@ -95,7 +93,7 @@ def test_releases_run_as_their_own_implementations_and_pass_the_gate(installed_p
     from cipherbench.kat.cache import verify
     from cipherbench.measure.session import Session
     from cipherbench.releases.runners import runner_specs
-    specs = runner_specs([release_name("pyca-cryptography", v) for v in RELEASES])
+    specs = runner_specs([Installed(PYCA, v).name for v in RELEASES])
     with Session(builtin=False, extra_specs=tuple(specs), pin=False, replicas=1) as s:
         assert sorted(s.impls) == ["pyca-cryptography==41.0.7", "pyca-cryptography==42.0.0"]
         for v, text in RELEASES.items():

@@ -23,10 +23,11 @@ from dataclasses import dataclass
 
 from cipherbench.analysis.versions import Code, VersionFigure, VersionGap, code_of
 from cipherbench.kinds import FINISHED, Operation, Verdict, Workload
-from cipherbench.releases.model import PACKAGES, Package, split_name, version_key
+from cipherbench.releases.model import PACKAGES, Package, version_key
 from cipherbench.results.rules import is_parallel, size_text
 from cipherbench.results.run import Implementation, Measurement, Run, load_run, mb_interval, usable
 from cipherbench.store.db import Store
+from cipherbench.variant import VariantAxis, apart
 
 #: The smallest change named a step: smaller ones beyond the noise are real, but a shared
 #: two-core machine moves a figure by a few per cent between processes (docs/method.md).
@@ -121,7 +122,7 @@ def is_step(gap: VersionGap) -> bool:
 def release_of(impl: Implementation) -> Release | None:
     """The release an implementation of a run is: `IMPL==VERSION`, or the runner's own build of
     a package releases are installed of (at the version it announced)."""
-    base, version = split_name(impl.impl)
+    base, version = apart(impl.impl, VariantAxis.RELEASE)
     pkg = PACKAGES.get(base)
     if pkg is None or (impl.runner or "") not in (pkg.runner, impl.impl):
         return None
@@ -155,7 +156,7 @@ def timelines(run: Run) -> list[Timeline]:
             continue
         s = Series(rel.package.impl, m.primitive, m.operation, m.workload, m.size)
         points = found.setdefault(s, {})
-        if rel.version not in points or split_name(rel.impl)[1] is not None:
+        if rel.version not in points or apart(rel.impl, VariantAxis.RELEASE)[1] is not None:
             points[rel.version] = Point(rel, figure(run, rel, m))
     out = [Timeline(s, tuple(sorted(p.values(), key=lambda x: version_key(x.release.version))))
            for s, p in found.items() if len(p) >= 2]

@@ -31,10 +31,11 @@ from dataclasses import dataclass, replace
 from cipherbench import registry
 from cipherbench.analysis.recommend import Answer
 from cipherbench.kinds import Operation, PrimitiveKind, Verdict
-from cipherbench.releases.model import PACKAGES, split_name, version_key
+from cipherbench.releases.model import PACKAGES, version_key
 from cipherbench.results.rules import is_parallel
 from cipherbench.results.run import Implementation, Measurement
 from cipherbench.store.db import Store
+from cipherbench.variant import VariantAxis, apart, try_parse
 
 #: notes keys by which a runner says which library's code a bundled copy runs, and its version
 #: (runners/python: pyca-cryptography's `openssl`; runners/node: `openssl`).
@@ -77,7 +78,8 @@ def code_of(impl: Implementation) -> Code | None:
     for lib in BUNDLED_NOTES:
         if notes.get(lib) and version_number(notes.get(lib)):
             return Code(lib, version_number(notes.get(lib)))
-    if runner_of(impl) != ENGINE or "@" in impl.impl or impl.impl.rpartition(":")[2] in OWN:
+    v = try_parse(impl.impl)
+    if runner_of(impl) != ENGINE or v is None or v.build is not None or v.base in OWN:
         return None
     library = (impl.library or "").split(" ", 1)[0].lower()
     version = version_number(impl.version)
@@ -223,13 +225,13 @@ def release_gap(rows: list[tuple[int, Implementation, Measurement]], impl: str, 
     answer's point on this host, against the winner as the answer's run timed it: what an
     upgrade would buy. None when the winner is no such package or is its newest release timed.
     Releases and the runner's own build are versions of one package: Code(package, version)."""
-    package = PACKAGES.get(split_name(impl)[0])
+    package = PACKAGES.get(apart(impl, VariantAxis.RELEASE)[0])
     if package is None:
         return None
     figures: dict[str, VersionFigure] = {}
     winner = None
     for rid, im, m in rows:  # newest run first
-        base, release = split_name(im.impl)
+        base, release = apart(im.impl, VariantAxis.RELEASE)
         if base != package.impl or m.verified != Verdict.PASSED or is_parallel(m) or not m.mb_per_s:
             continue
         version = release or str(im.version or "")

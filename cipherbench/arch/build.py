@@ -19,13 +19,14 @@ import time
 from dataclasses import asdict
 from pathlib import Path
 
-from cipherbench.arch.model import ARCH_SEP, Arch, ArchBuild, ArchError, ArchRecord, BuildOptions, arch_build
+from cipherbench.arch.model import Arch, ArchBuild, ArchError, ArchRecord, BuildOptions, arch_build
 from cipherbench.arch.sysroot import Sysroot, extract, toolchain_sysroot
 from cipherbench.envs.build import newly_failed, now, sources_digest, tail
 from cipherbench.envs.model import DEFAULT_MIRROR, ImplementationRecord
 from cipherbench.envs.packages import adapter_packages
 from cipherbench.paths import REPO
 from cipherbench.system_packages import Axis, PackagesError, ensure, missing
+from cipherbench.variant import engine_suffix
 
 #: The Debian release of the host and of the foreign packages: the cross compilers are its.
 SUITE = "bookworm"
@@ -210,7 +211,8 @@ def compile_engine(b: ArchBuild, sysroot: Path, say) -> list[str]:
                      f"-DCMAKE_C_FLAGS=-isystem {COMPAT}",
                      f"-DCMAKE_CXX_FLAGS=-isystem {COMPAT} -include {COMPAT / 'x86_queries.h'}",
                      f"-Dnlohmann_json_DIR={nlohmann}", f"-DCB_REGISTRY_INC={inc}",
-                     f"-DCB_IMPL_SUFFIX={ARCH_SEP}{b.arch.value}", "-DCB_ADAPTERS=" + ";".join(o.adapters),
+                     f"-DCB_IMPL_SUFFIX={engine_suffix(architecture=b.arch.value)}",
+                     "-DCB_ADAPTERS=" + ";".join(o.adapters),
                      "-DCB_REFERENCE_CIPHERS=" + ";".join(o.reference_ciphers),
                      f"-DCB_TEST_FAULTS={'ON' if o.test_faults else 'OFF'}",
                      "-DCB_SKIP_ADAPTERS=" + ";".join(skip),

@@ -4,9 +4,8 @@ An architecture's engine is cross-compiled on this host with Debian's cross tool
 (crossbuild-essential-ARCH) against a foreign sysroot (the adapters' -dev packages for
 that architecture, extracted by mmdebstrap without installing anything on the host), and
 run under qemu-user (`qemu-ARCH-static -L SYSROOT`). Its implementations are named
-`IMPL%ARCH` (`openssl%s390x`): '%' appears in no release environment's name
-(`bullseye:openssl`) nor in a build variant's (`native@clang-16:O3`), and the architecture is
-the Debian one (dpkg --print-architecture), as in the packages' names.
+`IMPL%ARCH` (`openssl%s390x`, cipherbench/variant.py: the one grammar of names), the
+architecture the Debian one (dpkg --print-architecture), as in the packages' names.
 """
 from __future__ import annotations
 
@@ -19,9 +18,6 @@ from pathlib import Path
 
 from cipherbench.envs.model import ImplementationRecord, PackageVersion, SkippedPackage
 from cipherbench.errors import CipherbenchError, UsageError
-
-#: Separates an implementation's name from its architecture: `openssl%s390x`.
-ARCH_SEP = "%"
 
 RECORD = "arch.json"
 
@@ -85,17 +81,6 @@ def host_arch() -> str:
     """This machine's architecture by its Debian name (amd64 for x86_64)."""
     m = platform.machine()
     return {"x86_64": "amd64", "aarch64": "arm64", "ppc64le": "ppc64el", "i686": "i386"}.get(m, m)
-
-
-def split_name(impl: str) -> tuple[str, str | None]:
-    """`openssl%s390x` -> ("openssl", "s390x"); a host implementation -> (name, None)."""
-    base, sep, arch = impl.rpartition(ARCH_SEP)
-    return (base, arch) if sep and base and arch else (impl, None)
-
-
-def is_emulated(impl: str) -> bool:
-    """Whether an implementation runs under emulation: the one rule, by its name."""
-    return split_name(impl)[1] is not None
 
 
 def arch_dir() -> Path:

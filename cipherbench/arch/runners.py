@@ -8,13 +8,14 @@ not mounted on every host. The environment passes through qemu to the engine unc
 from __future__ import annotations
 
 from cipherbench.arch.build import engine_argv
-from cipherbench.arch.model import ARCH_SEP, ArchBuild, arch_build, arch_dir, arch_named
+from cipherbench.arch.model import ArchBuild, arch_build, arch_dir, arch_named
 from cipherbench.measure.runner import RunnerSpec
+from cipherbench.variant import VariantName
 
 
 def spec_of(b: ArchBuild) -> RunnerSpec:
     """The runner of one architecture's build; unavailable, with the way to build it, when absent."""
-    name = f"native{ARCH_SEP}{b.arch.value}"
+    name = str(VariantName("native", architecture=b.arch.value))
     if not b.exists() or not b.engine.exists():
         return RunnerSpec(name, [str(b.engine)], builtin=False,
                           unavailable=f"no {b.arch.value} engine in {arch_dir()}: build it with "

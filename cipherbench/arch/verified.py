@@ -10,17 +10,23 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-from cipherbench.arch.model import ARCH_SEP, ArchBuild, PairCounts, Verification, all_builds, host_arch, split_name
+from cipherbench.arch.model import ArchBuild, PairCounts, Verification, all_builds, host_arch
 from cipherbench.envs.build import now
 from cipherbench.kat.identity import cache_file
 from cipherbench.kinds import Verdict
+from cipherbench.variant import VariantAxis, apart, try_parse
+
+
+def host_name(impl: str) -> str:
+    """The name with its architecture dropped: `openssl%s390x` -> `openssl`."""
+    return apart(impl, VariantAxis.ARCHITECTURE)[0]
 
 
 def counts(results) -> dict[str, PairCounts]:
     """kat.verify.PairResult list -> per implementation (its host name, the architecture dropped)."""
     out: dict[str, PairCounts] = {}
     for r in results:
-        c = out.setdefault(split_name(r.impl)[0], PairCounts())
+        c = out.setdefault(host_name(r.impl), PairCounts())
         setattr(c, r.status, getattr(c, r.status) + 1)
         if r.status == Verdict.FAILED and len(c.failures) < 5:
             c.failures.append(failure_line(r))
@@ -29,7 +35,7 @@ def counts(results) -> dict[str, PairCounts]:
 
 def failure_line(r) -> str:
     """One line naming the architecture, the primitive, the check and where the output parts."""
-    base, arch = split_name(r.impl)
+    base, arch = apart(r.impl, VariantAxis.ARCHITECTURE)
     f = r.failures[0]
     where = f"; first difference at {f['first_difference']}" if f.get("first_difference") else ""
     return f"{base} on {arch or host_arch()}: {r.primitive}: {f['check']}{where}"
@@ -66,7 +72,8 @@ def host_counts() -> dict[str, PairCounts]:
     for e in entries.values():
         res = e.get("result") or {}
         impl, prim = str(res.get("impl", "")), str(res.get("primitive", ""))
-        if not impl or ARCH_SEP in impl or ":" in impl or "@" in impl:
+        v = try_parse(impl)
+        if v is None or v.axes & {VariantAxis.ARCHITECTURE, VariantAxis.ENVIRONMENT, VariantAxis.BUILD}:
             continue  # the host's own engine and runners only
         status = "failed" if res.get("failures") else "passed" if res.get("vouched") else "unverified"
         when = str(e.get("obtained_at", ""))
@@ -93,19 +100,19 @@ def verified_on() -> dict[str, list[VerifiedOn]]:
 
 def line(impl: str, table: dict[str, list[VerifiedOn]]) -> str:
     """`list`'s cell: 'amd64, s390x, arm64 (1 of 50 pairs FAILED)'; '' when never verified."""
-    return ", ".join(str(v) for v in table.get(split_name(impl)[0], []))
+    return ", ".join(str(v) for v in table.get(host_name(impl), []))
 
 
 def passed_on(impl: str, table: dict[str, list[VerifiedOn]]) -> list[str]:
     """The architectures where every verified pair of the implementation passed."""
-    return [v.arch for v in table.get(split_name(impl)[0], []) if v.counts.passed and not v.counts.failed]
+    return [v.arch for v in table.get(host_name(impl), []) if v.counts.passed and not v.counts.failed]
 
 
 def show_lines(impls) -> list[str]:
     """For `show`: 'verified on: openssl: amd64, s390x, arm64' per implementation of the run, when
     any of them was verified on another architecture (a host-only history needs no line)."""
     table = verified_on()
-    names = sorted({split_name(i)[0] for i in impls})
+    names = sorted({host_name(i) for i in impls})
     if not any(v.arch != host_arch() for n in names for v in table.get(n, [])):
         return []
     return [f"verified on: {n}: {line(n, table)}" for n in names if table.get(n)]

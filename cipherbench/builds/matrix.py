@@ -12,6 +12,7 @@ from pathlib import Path
 
 from cipherbench.errors import UsageError, did_you_mean
 from cipherbench.paths import REPO
+from cipherbench.variant import Build, engine_suffix
 
 BUILDS_FILE = REPO / "registry" / "builds.toml"
 
@@ -63,13 +64,18 @@ class Variant:
     flagset: FlagSet
 
     @property
+    def build(self) -> Build:
+        return Build(self.compiler.id, self.flagset.id)
+
+    @property
     def label(self) -> str:
-        """"clang-16:O3-native": what follows the '@' of its implementations' names."""
-        return f"{self.compiler.id}:{self.flagset.id}"
+        """"clang-16:O3-native": the build its implementations' names carry (cipherbench/variant.py)."""
+        return str(self.build)
 
     @property
     def suffix(self) -> str:
-        return f"@{self.label}"
+        """"@clang-16:O3-native": what its engine appends to each implementation's name."""
+        return engine_suffix(build=self.build)
 
 
 @dataclass(frozen=True)

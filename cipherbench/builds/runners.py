@@ -17,6 +17,7 @@ from cipherbench.kinds import RunKind
 from cipherbench.measure.runner import RunnerSpec
 from cipherbench.pipeline import Progress, RunOutcome, RunPlan, load_presets, run_plan
 from cipherbench.store.db import Store
+from cipherbench.variant import Build, VariantName
 
 
 def runner_spec(rec: BuildRecord) -> RunnerSpec:
@@ -29,7 +30,8 @@ def runner_spec(rec: BuildRecord) -> RunnerSpec:
         from cipherbench.envs.model import env_named
         argv = sandbox.argv(env_named(rec.env).rootfs, argv, binds=((home, False),))
     why = None if Path(rec.engine).exists() else f"not built: {rec.engine} is missing"
-    return RunnerSpec(f"native@{rec.label}", argv, builtin=False, unavailable=why)
+    name = VariantName("native", build=Build.parse(rec.label))
+    return RunnerSpec(str(name), argv, builtin=False, unavailable=why)
 
 
 def built(records: list[BuildRecord]) -> list[BuildRecord]:
@@ -62,7 +64,8 @@ class VariantRun:
     def impls(self) -> list[str]:
         out = list(self.baselines)
         for r in self.records:
-            out += [f"{t}@{r.label}" for t in (r.targets or [t.value for t in self.matrix.targets])]
+            build = Build.parse(r.label)
+            out += [str(VariantName(t, build=build)) for t in (r.targets or [t.value for t in self.matrix.targets])]
         return out
 
     def plan(self) -> RunPlan:

@@ -24,6 +24,7 @@ from cipherbench.envs.model import DEFAULT_MIRROR
 from cipherbench.errors import UsageError
 from cipherbench.kat.vectors import MAX_FILL
 from cipherbench.kinds import PrimitiveKind, Verdict
+from cipherbench.variant import VariantName, try_parse
 
 
 def say(line: str) -> None:
@@ -86,9 +87,8 @@ def verify_arch(c: Ctx, a: Arch, impls, primitives, reverify: bool, depth: int) 
     # the host's engine starts too (it answers the gate's computed known answers as an oracle);
     # the language runners are not needed
     with Ctx(c.runner_cmds, c.db, c.builtin, c.envs, (a.value,)).session(pin=False, replicas=2) as s:
-        suffix = f"%{a.value}"
-        names = [f"{i}{suffix}" for i in impls] or [n for n, im in s.impls.items() if n.endswith(suffix)
-                                                       and im.available]
+        names = [str(VariantName(i, architecture=a.value)) for i in impls] or [
+            n for n, im in s.impls.items() if (v := try_parse(n)) and v.architecture == a.value and im.available]
         pairs = [(im, p) for im, p in s.pairs(names, primitives) if p.kind != PrimitiveKind.NULL]
         if not pairs:
             raise UsageError(f"nothing to verify on {a.value}: no implementation of its engine offers what was asked")

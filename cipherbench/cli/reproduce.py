@@ -31,6 +31,7 @@ from cipherbench.report import experiments
 from cipherbench.report.verdicts import Source, load_sources
 from cipherbench.results.run import load, load_published
 from cipherbench.store.db import Store
+from cipherbench.variant import VariantAxis, VariantName, parse
 
 
 @dataclass(frozen=True)
@@ -73,11 +74,13 @@ def created_envs() -> list[Env]:
 def in_environments(preset: str, envs: list[Env]) -> RunPlan:
     """The preset over every environment given instead of its own: its host libraries, and
     each of them in every environment whose engine offers it."""
-    host = [n for n in load_presets()[preset].implementations if ":" not in n]
+    # neither an environment's nor a compiler variant's (cipherbench/variant.py)
+    host = [n for n in load_presets()[preset].implementations
+            if not parse(n).axes & {VariantAxis.ENVIRONMENT, VariantAxis.BUILD}]
     impls = list(host)
     for e in envs:
         offered = {i.name for i in e.record().implementations if i.available}
-        impls += [f"{e.name}:{n}" for n in host if n in offered]
+        impls += [str(VariantName(n, environment=e.name)) for n in host if n in offered]
     return RunPlan.from_preset(preset, implementations=impls, envs=[e.name for e in envs])
 
 

@@ -9,7 +9,6 @@ from typing import Any
 
 import click
 
-from cipherbench.arch.model import is_emulated
 from cipherbench.cli.app import Ctx
 from cipherbench.cli.estimates import of_plan, past_seconds
 from cipherbench.cli.options import Sizes
@@ -27,6 +26,7 @@ from cipherbench.pipeline.plan import DEFAULT_PRESET
 from cipherbench.pipeline.resume import resumable
 from cipherbench.results.run import load_published as published_experiments
 from cipherbench.store.db import Store
+from cipherbench.variant import parse
 
 #: Primitives named in the line of what sequential stopping saved, the most saved first.
 SAVED_SHOWN = 8
@@ -140,7 +140,7 @@ def run(c: Ctx, profile, experiment, impls, primitives, sizes, operations, workl
 
 def refuse_emulated(arches, impls) -> None:
     """Nothing emulated is timed: qemu's speed says nothing about the CPU it emulates."""
-    emulated = [f"--arch {a}" for a in arches] + [n for n in impls if is_emulated(n)]
+    emulated = [f"--arch {a}" for a in arches] + [n for n in impls if parse(n).architecture is not None]
     if emulated:
         raise UsageError(f"run times nothing under emulation ({emulated[0]}): speed under qemu says nothing "
                          "about that CPU; check correctness with 'cipherbench arch verify ARCH'")

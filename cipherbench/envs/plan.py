@@ -4,6 +4,7 @@ from __future__ import annotations
 import logging
 
 from cipherbench.errors import CipherbenchError
+from cipherbench.variant import try_parse
 
 log = logging.getLogger(__name__)
 
@@ -16,8 +17,7 @@ def offered(session, names) -> list[str]:
     envs = {r.spec.prefix for r in session.runners if r.spec.prefix}
     out = []
     for n in names:
-        prefix = n.split(":", 1)[0] if ":" in n else ""
-        if prefix in envs:
+        if (v := try_parse(n)) and v.environment in envs:
             try:
                 session.implementation(n)
             except CipherbenchError as e:

@@ -65,6 +65,7 @@ from cipherbench.measure.stats import Summary, summarize
 from cipherbench.measure.stopping import SizeTime, Skipped, Standing, StopRule, line_of, next_round
 from cipherbench.measure.warmup import warmed_elsewhere
 from cipherbench.registry import Primitive
+from cipherbench.variant import with_parallel
 
 MIN_BATCH_NS = 1_000_000  # below 1 ms a batch says more about the timer than the cipher
 UNSURE = 0.015  # half-width of the figure's interval, relative, above which a point gets more rounds
@@ -108,7 +109,7 @@ class Point:
 
     @property
     def stored_name(self) -> str:
-        return self.impl if self.parallel == 1 else f"{self.impl}*{self.parallel}"
+        return with_parallel(self.impl, self.parallel)
 
     @property
     def untimed(self) -> Untimed | None:

@@ -69,9 +69,9 @@ class RunnerSpec:
     # (cipherbench/envs), whose openssl is never the host's. Such a runner is a native engine.
     prefix: str = ""
     environment: EnvRecord | None = None  # an environment's engine: the environment's record
-    # An installed release (cipherbench/releases): names its implementations "name+suffix"
-    # (`pyca-cryptography==41.0.7`), and only those of `only` are adopted.
-    suffix: str = ""
+    # An installed release (cipherbench/releases), its version: names its implementations
+    # `name==release` (`pyca-cryptography==41.0.7`), and only those of `only` are adopted.
+    release: str = ""
     only: tuple[str, ...] = ()
 
 

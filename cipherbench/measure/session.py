@@ -18,6 +18,7 @@ from cipherbench.measure.runner import (
     builtin_runners,
     external_runner,
 )
+from cipherbench.variant import VariantName
 
 
 def parallel_cpus(n: int) -> list[int]:
@@ -191,7 +192,7 @@ class Session:
             r.process = None
             return
         r.hello = hello
-        if not r.spec.builtin and not r.spec.prefix and not r.spec.suffix and isinstance(hello.get("runner"), str) and hello["runner"]:
+        if not r.spec.builtin and not r.spec.prefix and not r.spec.release and isinstance(hello.get("runner"), str) and hello["runner"]:
             r.spec.name = r.process.name = hello["runner"]  # its own name, not its interpreter's
         self._adopt(r, hello)
 
@@ -200,8 +201,7 @@ class Session:
             native = str(im.get("name", "?"))
             if r.spec.only and native not in r.spec.only:
                 continue  # an installed release's runner: the release's implementation alone
-            name = f"{r.spec.prefix}:{native}" if r.spec.prefix else f"{native}{r.spec.suffix}" if r.spec.suffix else (
-                native if native not in self.impls else f"{r.spec.name}:{native}")
+            name = self._name_of(r.spec, native)
             prims: dict[str, str] = {}
             features: dict[str, Features | None] = {}
             rounds: dict[str, dict] = {}
@@ -232,6 +232,16 @@ class Session:
                 self._proc_of[name] = r.process
                 self._replicas_of[name] = r.replicas
                 self._parallel_of[name] = r.parallel
+
+    def _name_of(self, spec: RunnerSpec, native: str) -> str:
+        """The session's name of an implementation a runner announced (cipherbench/variant.py):
+        an environment's `ENV:impl`, a release's `impl==VERSION`; else its own name, or on a
+        clash with an earlier runner's, `RUNNER:impl`."""
+        if spec.prefix:
+            return str(VariantName(native, environment=spec.prefix))
+        if spec.release:
+            return str(VariantName(native, release=spec.release))
+        return native if native not in self.impls else str(VariantName(native, environment=spec.name))
 
     def close(self):
         for proc in self._processes():

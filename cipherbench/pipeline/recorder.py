@@ -6,6 +6,7 @@ from cipherbench.measure.measurer import CoreClock, Figures, Point, figures
 from cipherbench.pipeline.interrupts import interrupts_deferred
 from cipherbench.store.db import Store
 from cipherbench.store.records import MeasurementRecord
+from cipherbench.variant import one_copy
 
 
 def record_of(pt: Point, f: Figures | None) -> MeasurementRecord:
@@ -38,7 +39,7 @@ def set_efficiency(recs: list[MeasurementRecord]) -> None:
               for r in recs if (r.parallel or 1) == 1}
     for r in recs:
         if r.parallel and r.parallel > 1 and r.mb_per_s_total:
-            base = single.get((r.impl.rsplit("*", 1)[0], r.primitive, r.operation, r.workload, r.size))
+            base = single.get((one_copy(r.impl), r.primitive, r.operation, r.workload, r.size))
             r.parallel_efficiency = r.mb_per_s_total / (r.parallel * base) if base else None
 
 

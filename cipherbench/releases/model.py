@@ -3,10 +3,8 @@
 A release is one more runner: the project's own runner for the library's language, pointed
 at that release (a venv per `cryptography` wheel for the Python runner, a Bouncy Castle jar
 on the Java runner's classpath, the Go runner built against one `golang.org/x/crypto`). Its
-implementation is named `IMPL==VERSION` (`pyca-cryptography==41.0.7`): `==` appears in no
-build variant's name (`openssl@gcc-12:O2`), no architecture's (`openssl%s390x`) and no
-environment's (`bullseye:openssl`), and it is how the registry of Python packages writes a
-pinned version.
+implementation is named `IMPL==VERSION` (`pyca-cryptography==41.0.7`, cipherbench/variant.py:
+the one grammar of names), as the registry of Python packages writes a pinned version.
 
 Where they live: $CIPHERBENCH_RELEASES_DIR, else $XDG_CACHE_HOME/cipherbench/releases, else
 ~/.cache/cipherbench/releases; then `<ecosystem>/<package>/<version>/` with its record
@@ -23,9 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from cipherbench.errors import CipherbenchError, UsageError
-
-#: Separates an implementation's name from its release: `pyca-cryptography==41.0.7`.
-RELEASE_SEP = "=="
+from cipherbench.variant import VariantAxis, VariantName, parse
 
 RECORD = "release.json"
 
@@ -98,21 +94,6 @@ def package_named(name: str) -> Package:
                      f"{', '.join(p.coordinate for p in PACKAGES.values())})")
 
 
-def release_name(impl: str, version: str) -> str:
-    return f"{impl}{RELEASE_SEP}{version}"
-
-
-def split_name(impl: str) -> tuple[str, str | None]:
-    """`pyca-cryptography==41.0.7` -> ("pyca-cryptography", "41.0.7"); another name -> (name, None)."""
-    base, sep, version = impl.partition(RELEASE_SEP)
-    return (base, version) if sep and base and version else (impl, None)
-
-
-def is_release(impl: str) -> bool:
-    """Whether an implementation is an installed release: the one rule, by its name."""
-    return split_name(impl)[1] is not None
-
-
 def releases_dir() -> Path:
     """$CIPHERBENCH_RELEASES_DIR, else $XDG_CACHE_HOME/cipherbench/releases, else ~/.cache/cipherbench/releases."""
     if os.environ.get("CIPHERBENCH_RELEASES_DIR"):
@@ -167,7 +148,7 @@ class Release:
 
     @property
     def name(self) -> str:
-        return release_name(self.package.impl, self.version)
+        return str(VariantName(self.package.impl, release=self.version))
 
     @property
     def root(self) -> Path:
@@ -205,9 +186,10 @@ def installed(package: Package | None = None) -> list[Release]:
 
 def release_named(name: str) -> Release:
     """The installed release of an implementation name `IMPL==VERSION`."""
-    base, version = split_name(name)
-    if version is None:
-        raise UsageError(f"{name!r} names no release (IMPL{RELEASE_SEP}VERSION, e.g. pyca-cryptography==41.0.7)")
+    v = parse(name)
+    if v.release is None:
+        raise UsageError(f"{name!r} names no release (IMPL==VERSION, e.g. pyca-cryptography==41.0.7)")
+    base, version = str(v.without(VariantAxis.RELEASE)), v.release
     r = Release(package_named(base), version)
     if not r.exists():
         raise UsageError(f"{name} is not installed: 'cipherbench versions add {base} {version}' installs it")

@@ -9,15 +9,8 @@ from __future__ import annotations
 
 from cipherbench.measure.runner import RunnerSpec
 from cipherbench.paths import BUILD, REPO
-from cipherbench.releases.model import (
-    RELEASE_SEP,
-    Ecosystem,
-    Release,
-    installed,
-    is_release,
-    release_named,
-    split_name,
-)
+from cipherbench.releases.model import Ecosystem, Release, installed, release_named
+from cipherbench.variant import VariantAxis, try_parse
 
 
 def _java_classpath(r: Release) -> tuple[str, str | None]:
@@ -52,7 +45,7 @@ def argv_of(r: Release) -> tuple[list[str], str | None]:
 
 def spec_of(r: Release) -> RunnerSpec:
     argv, why = argv_of(r)
-    return RunnerSpec(r.name, argv, builtin=False, unavailable=why, suffix=f"{RELEASE_SEP}{r.version}",
+    return RunnerSpec(r.name, argv, builtin=False, unavailable=why, release=r.version,
                       only=(r.package.impl,))
 
 
@@ -75,6 +68,6 @@ def with_baselines(impls) -> list[str]:
     """Of a session's implementation names, the releases and the implementation each release
     is a version of (the runner's own build: `pyca-cryptography` beside `pyca-cryptography==41.0.7`)."""
     names = list(impls)
-    rel = [n for n in names if is_release(n)]
-    bases = {split_name(n)[0] for n in rel}
-    return [n for n in names if n in bases] + rel
+    releases = [v for n in names if (v := try_parse(n)) and v.release is not None]  # a runner's odd name is none
+    bases = {str(v.without(VariantAxis.RELEASE)) for v in releases}
+    return [n for n in names if n in bases] + [str(v) for v in releases]

@@ -1,7 +1,7 @@
 """Compilers x flags (cipherbench/builds): seed 001's table and its conclusions, redone.
 
-A variant's implementations are named `<library>@<compiler>:<flag set>` and carry their
-build record in their notes (`build`: compiler, flags, compile CPU seconds, code size). The
+A variant's implementations are named `<library>@<compiler>:<flag set>` (cipherbench/variant.py)
+and carry their build record in their notes (`build`: compiler, flags, compile CPU seconds, code size). The
 baseline of each library is the ordinary build's implementation of the same name timed in
 the same run (`reference`: gcc-12 -O2 as `make engine` builds it; `cryptopp`: the
 distribution's archive). Speed is compared per call at the largest size the run measured,
@@ -21,6 +21,7 @@ from cipherbench.kinds import Operation, Verdict
 from cipherbench.report.markup import md
 from cipherbench.report.tables import RowMark, Table
 from cipherbench.results.run import Measurement, ReportData, Run, usable
+from cipherbench.variant import Build, VariantAxis, try_parse
 
 SEED = "Bingmann 2008"
 
@@ -67,26 +68,33 @@ def _per_call(ms: list[Measurement]) -> float | None:
 def libraries(run: Run) -> list[Library]:
     """The run's variant libraries, or [] when it timed no variant."""
     labels: dict[str, dict[str, dict[str, Any]]] = {}
+    named: dict[tuple[str, str], str] = {}  # (base, label) -> the variant's implementation
     for im in run.implementations:
-        name = im.impl
-        if "@" not in name or "build" not in (im.notes or {}):
+        v = try_parse(im.impl)
+        if v is None or v.build is None or "build" not in (im.notes or {}):
             continue
-        base, label = name.split("@", 1)
+        base, label = str(v.without(VariantAxis.BUILD)), str(v.build)
+        named[(base, label)] = im.impl
         try:
             labels.setdefault(base, {})[label] = json.loads(im.notes["build"])
         except ValueError:
             labels.setdefault(base, {})[label] = {}
     out = []
     for base, builds in sorted(labels.items()):
-        names = {base} | {f"{base}@{lb}" for lb in builds}
+        names = {base} | {named[(base, lb)] for lb in builds}
         prims = sorted({m.primitive for m in run.measurements if m.impl in names})
         lib = Library(base, prims, builds=builds)
         for p in prims:
             lib.baseline[p] = _cell(run, base, p)
             for lb in builds:
-                lib.variants.setdefault(lb, {})[p] = _cell(run, f"{base}@{lb}", p)
+                lib.variants.setdefault(lb, {})[p] = _cell(run, named[(base, lb)], p)
         out.append(lib)
     return out
+
+
+def compiler_of(label: str) -> str:
+    """`gcc-12:O3` -> `gcc-12`: the compiler of a variant's build label."""
+    return Build.parse(label).compiler
 
 
 def _cell(run: Run, impl: str, prim: str) -> Cell:
@@ -154,7 +162,7 @@ def best_table(libs: list[Library]) -> Table:
                 continue
             best, worst = max(sp, key=lambda lb: sp[lb]), min(sp, key=lambda lb: sp[lb])
             no0 = {lb: s for lb, s in sp.items() if not _is_o0(lib, lb)}
-            o3 = sp.get(best.split(":")[0] + ":O3")
+            o3 = sp.get(str(Build(compiler_of(best), "O3")))
             t.add([lib.name, p, best, sp[best], worst, sp[best] / sp[worst],
                    (max(no0.values()) / min(no0.values())) if no0 else None, (o3 / sp[best]) if o3 else None])
     return t
@@ -195,11 +203,11 @@ def compiler_scores(libs: list[Library], plain_only: bool = False) -> dict[str, 
 def _best_by_compiler(libs: list[Library], plain_only: bool) -> dict[str, dict[tuple[str, str], float]]:
     """compiler -> (library, cipher) -> its best correct flag set's speed-up; compilers with
     none left out."""
-    comps = sorted({lb.split(":")[0] for lib in libs for lb in lib.variants})
+    comps = sorted({compiler_of(lb) for lib in libs for lb in lib.variants})
     best: dict[str, dict[tuple[str, str], float]] = {}
     for c in comps:
         for lib, p in _pairs(libs):
-            xs = [x for lb, x in speedups(lib, p).items() if lb.split(":")[0] == c
+            xs = [x for lb, x in speedups(lib, p).items() if compiler_of(lb) == c
                   and not (plain_only and _special(lib, lb))]
             if xs:
                 best.setdefault(c, {})[(lib.name, p)] = max(xs)
@@ -226,8 +234,8 @@ def _o3_finding(libs: list[Library]) -> str:
     for c in compiler_scores(libs):
         ratios = []
         for lib, p in _pairs(libs):
-            xs = {lb: x for lb, x in speedups(lib, p).items() if lb.split(":")[0] == c}
-            o3 = xs.get(f"{c}:O3")
+            xs = {lb: x for lb, x in speedups(lib, p).items() if compiler_of(lb) == c}
+            o3 = xs.get(str(Build(c, "O3")))
             if o3 and xs:
                 ratios.append(o3 / max(xs.values()))
         if ratios:

@@ -25,6 +25,7 @@ from cipherbench.report.markup import md
 from cipherbench.report.tables import HtmlPage, Table, mark_of, num
 from cipherbench.results.rules import size_text
 from cipherbench.results.run import Measurement, ReportData, Run, per_call_samples, usable
+from cipherbench.variant import VariantAxis, apart
 
 
 @dataclass
@@ -89,7 +90,7 @@ def builds(run: Run) -> dict[str, Build]:
         env = i.environment
         if i.impl not in measured or not env:
             continue
-        lib = i.impl.split(":", 1)[1] if ":" in i.impl and not env.get("host") else i.impl
+        lib = i.impl if env.get("host") else apart(i.impl, VariantAxis.ENVIRONMENT)[0]
         out[i.impl] = Build(i.impl, lib, env.get("release") or "?", release_order(env), bool(env.get("host")),
                                env.get("package_version") or "", i.version or "")
     return out

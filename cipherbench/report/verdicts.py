@@ -449,7 +449,7 @@ class Variants:
         for lib in build_report.libraries(run):
             for label, cells in lib.variants.items():
                 rec = lib.builds.get(label) or {}
-                compiler[label] = str(rec.get("compiler") or label.split(":", 1)[0])
+                compiler[label] = str(rec.get("compiler") or build_report.compiler_of(label))
                 flags[label] = tuple(rec.get("flags") or ()) + (("+PGO",) if rec.get("pgo") else ())
                 got = per_call.setdefault(label, {})
                 for prim, cell in cells.items():
