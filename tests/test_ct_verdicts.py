@@ -37,6 +37,7 @@ from cipherbench.ct.records import (
     stat_standing,
 )
 from cipherbench.ct.show import stat_cell
+from cipherbench.kinds import PrimitiveKind
 from cipherbench.results.run import CtRow, Implementation, Measurement
 
 REG = registry.load()
@@ -263,6 +264,22 @@ def test_each_verdict_s_mark():
                    StatVerdict.UNSUPPORTED: "ct?", StatVerdict.NOT_RUN: "ct?"}
     assert {s: (f.symbol, f.vouched) for s, f in FACTS.items()} == {
         CtStatus.CLEAN: ("ct✓", True), CtStatus.NO_LEAK_DETECTED: ("ct~", True), CtStatus.SUSPECT: ("ct!", False),
-        CtStatus.LEAKS: ("ct✗", False), CtStatus.NOT_CHECKED: ("ct?", False)}
+        CtStatus.LEAKS: ("ct✗", False), CtStatus.NOT_CHECKED: ("ct?", False), CtStatus.NO_CHECK: ("ct-", False)}
     assert LEGEND.startswith("ct✓ constant-time") and "ct! suspect timing" in LEGEND
     assert stat_standing("a verdict no version wrote") is Standing.NOT_CHECKED
+
+
+@pytest.mark.parametrize("native", [True, False])
+@pytest.mark.parametrize("kind", sorted(set(PrimitiveKind) - {PrimitiveKind.NULL}))
+def test_an_unchecked_pair_is_sent_to_ct_only_where_ct_has_a_check_for_it(native, kind):
+    """"ct? not checked (cipherbench ct)" only where `ct` would check the pair: a language
+    runner's hash has no check (taint runs the engine; ct-sample times ciphers), and reads
+    "no check applies" instead of sending its user to a command that leaves it unchecked."""
+    from cipherbench.analysis.constant_time import unchecked
+    from cipherbench.cli.ct import _checks
+    pair = (SimpleNamespace(runner="native" if native else "go"), SimpleNamespace(kind=kind))
+    session = SimpleNamespace(pairs=lambda impls, primitives: [pair])
+    plan = SimpleNamespace(impls=[], primitives=[], methods=list(Method), secrets=list(Secret))
+    made = _checks(session, plan)
+    assert unchecked(native, kind).symbol() == ("ct?" if made else "ct-")
+    assert bool(made) == (native or kind != PrimitiveKind.HASH)

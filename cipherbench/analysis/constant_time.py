@@ -29,8 +29,9 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Any
 
-from cipherbench.ct.records import Method, Secret, Standing, TaintVerdict, stat_standing
+from cipherbench.ct.records import Method, Secret, Standing, TaintVerdict, checks_for, stat_standing
 from cipherbench.kat.identity import pair_key
+from cipherbench.kinds import PrimitiveKind
 from cipherbench.results.run import CtRow, Implementation
 from cipherbench.store.db import Store
 
@@ -44,6 +45,7 @@ class CtStatus(StrEnum):
     SUSPECT = "suspect"  # a timing difference short of a leak: repeat on a quiet core
     LEAKS = "leaks"
     NOT_CHECKED = "not checked"
+    NO_CHECK = "no check applies"  # cipherbench ct has none for it (ct.records.checks_for)
 
 
 @dataclass(frozen=True)
@@ -62,6 +64,7 @@ FACTS = {
     CtStatus.SUSPECT: StatusFacts("ct!", False, "suspect timing (not confirmed on repeat: repeat on a quiet core)"),
     CtStatus.LEAKS: StatusFacts("ct✗", False, "leaks"),
     CtStatus.NOT_CHECKED: StatusFacts("ct?", False, "not checked (cipherbench ct)"),
+    CtStatus.NO_CHECK: StatusFacts("ct-", False, "no check of ours applies (a hash in a language runner)"),
 }
 
 
@@ -132,6 +135,8 @@ class CtMark:
         """A few words for the answer box: 'ct clean (taint, run 3)'."""
         if self.status is CtStatus.NOT_CHECKED:
             return "ct not checked" + (f" ({self.detail})" if self.detail else "")
+        if self.status is CtStatus.NO_CHECK:
+            return "ct: no check applies"
         if self.status is CtStatus.LEAKS:
             head = "ct LEAKS" + (f": {self.detail}" if self.detail else "")
         elif self.status is CtStatus.SUSPECT:
@@ -142,6 +147,14 @@ class CtMark:
 
 
 NOT_CHECKED = CtMark(CtStatus.NOT_CHECKED)
+NO_CHECK = CtMark(CtStatus.NO_CHECK)
+
+
+def unchecked(native: bool, kind: PrimitiveKind) -> CtMark:
+    """The mark of a pair no stored check speaks for: "not checked" where `cipherbench ct` has a
+    check to make, else "no check applies" (the legend then never sends a user to a command
+    that cannot check it)."""
+    return NOT_CHECKED if checks_for(native, kind) else NO_CHECK
 
 #: What the marks mean, one line under the answer.
 LEGEND = ", ".join(f"{f.symbol} {f.legend}" for f in FACTS.values())

@@ -21,7 +21,7 @@ from enum import StrEnum
 
 from cipherbench import registry
 from cipherbench.analysis import margins
-from cipherbench.analysis.constant_time import NOT_CHECKED, CtMark
+from cipherbench.analysis.constant_time import NOT_CHECKED, CtMark, unchecked
 from cipherbench.analysis.plausibility import flagged
 from cipherbench.codepath import code_label
 from cipherbench.kinds import CodeFeature, Operation, PrimitiveKind, Verdict, Workload
@@ -384,7 +384,7 @@ def answer(spec: UseCaseSpec, measurements: Sequence[Measurement],
     workload = _workload(spec, [m for pair in pairs for m in pair.points])
     for pair in pairs:
         point = _point_at(pair, size, workload)
-        mark = (ct or {}).get((pair.impl, pair.primitive.name), NOT_CHECKED)
+        mark = (ct or {}).get((pair.impl, pair.primitive.name)) or unchecked(pair.runner == "native", PrimitiveKind(pair.primitive.kind))
         why = _gate(pair, point, size, filters, workload, mark)
         if why is None and point is not None and _point_key(point) in bad:
             why = Excluded(pair.impl, pair.primitive.name, Exclusion.IMPLAUSIBLE, bad[_point_key(point)])

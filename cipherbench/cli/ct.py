@@ -17,7 +17,7 @@ from cipherbench.analysis.constant_time import mark_of
 from cipherbench.cli.estimates import TAINT_WORKERS, of_checks, past_seconds
 from cipherbench.console import Cell, Col, Grid, Paragraph, bars, clip, lit, out
 from cipherbench.ct import dudect, taint
-from cipherbench.ct.records import REPEATS, Method, Secret, StatResult, TaintResult, as_row
+from cipherbench.ct.records import REPEATS, Method, Secret, StatResult, TaintResult, as_row, checks_for
 from cipherbench.ct.show import LEGEND, stat_cell, taint_cell
 from cipherbench.durations import announced
 from cipherbench.errors import CipherbenchError, UsageError, did_you_mean
@@ -75,13 +75,7 @@ def _checks(session, plan: Plan):
     checks: list[tuple[Method, Secret, Any, Any]] = []
     for method in plan.methods:
         for im, p in pairs:
-            if method == Method.TAINT and im.runner != "native":
-                continue
-            if p.kind == PrimitiveKind.HASH:
-                if method == Method.TAINT and Secret.PLAINTEXT in plan.secrets:
-                    checks.append((method, Secret.PLAINTEXT, im, p))
-                continue
-            checks += [(method, s, im, p) for s in plan.secrets]
+            checks += [(method, s, im, p) for _, s in checks_for(im.runner == "native", p.kind, [method], plan.secrets)]
     return checks
 
 

@@ -1,8 +1,11 @@
 """The typed results of the side-channel checks, as stored (store.ct_results) and shown."""
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from enum import StrEnum
+
+from cipherbench.kinds import PrimitiveKind
 
 #: Welch's t thresholds named in every statistical result: the TVLA convention (Goodwill et
 #: al., "A testing methodology for side-channel resistance validation", NIST NIAT 2011) and
@@ -38,6 +41,16 @@ class FindingKind(StrEnum):
     """memcheck's two uninitialised-value reports, read as TIMECOP reads them."""
     BRANCH = "branch"  # "Conditional jump or move depends on uninitialised value(s)"
     INDEX = "index"    # "Use of uninitialised value of size N": an address computed from it
+
+
+def checks_for(native: bool, kind: PrimitiveKind, methods: Iterable[Method] = tuple(Method),
+               secrets: Iterable[Secret] = tuple(Secret)) -> list[tuple[Method, Secret]]:
+    """The checks `cipherbench ct` can make of one pair, of those asked for: taint runs the native
+    engine only; a hash's one secret is its message, which taint alone follows (ct-sample times
+    ciphers). A language runner's hash has none: no check of ours applies to it."""
+    secrets = list(secrets)
+    return [(m, s) for m in methods if m != Method.TAINT or native
+            for s in secrets if kind != PrimitiveKind.HASH or (m == Method.TAINT and s == Secret.PLAINTEXT)]
 
 
 #: The taint phase of an AEAD's tag computation and comparison (engine/src/taint.cpp).
