@@ -75,6 +75,10 @@ PROBE_SHARE = 0.25  # a calibration probe whose loop count was predicted lasts t
 STACK_STRIDE = 97  # timed batch k of a point runs at stack offset 16 x (97 k mod 256): see stack_offset()
 BATCH_CLOCK_THOUSANDS = 350  # the chain between two batches: 350,000 adds, about 0.1 ms
 BATCH_CLOCK_BEST_OF = 2  # ... run twice, the faster kept (an interrupt only slows it)
+# the probe a runner that can (the engine) runs around each of its own batches (protocol
+# `bench` field `probe`): 30,000 adds serial and parallel, each the faster of two runs, about
+# 27 us, 2.7 % of a 1 ms batch
+PROBE_THOUSANDS = 30
 SHARED = 0.05  # parallel adds per cycle this far below the run's usual level: the core was shared
 SHARED_RUN_WARNING = 0.05  # a run warns when more of its readings than this share found the core shared
 USUAL_QUANTILE = 90  # the run's usual level: this percentile of its batches' readings (most ran alone)
@@ -413,6 +417,8 @@ class Measurer:
         loops, batches = (loops, 1) if warmup or pt.parallel > 1 else split(loops, self.sub_batches)
         try:
             req = pt.request(loops, batches=batches, warmup_ms=self._warmup_ms(pt), stack_offset=offset)
+            if not warmup and self.batch_clock is not None and pt.parallel == 1:
+                req["probe"] = PROBE_THOUSANDS
             answers = (self.s.ask_parallel(pt.impl, req) if pt.parallel > 1
                        else [self.s.ask(pt.impl, req, replica=replica)])
             try:
@@ -681,10 +687,13 @@ class Measurer:
                 after_adds = self._adds()
                 if before and after:
                     # the clock moves in steps seconds apart: interpolated; sharing comes and
-                    # goes: a batch takes the lower of the two readings around it
+                    # goes: a batch takes the lower of the two readings around it. A batch
+                    # its runner probed on both sides (bench_samples) keeps its own readings.
                     adds = min(before_adds, after_adds) if before_adds and after_adds else None
                     for j, request in enumerate(pending):
                         for s in request:
+                            if s.get("probed"):
+                                continue
                             s["core_ghz"] = before + (after - before) * (j + 0.5) / len(pending)
                             s["adds_per_cycle"] = adds
                 before, before_adds, pending, since = after, after_adds, [], 0
@@ -732,8 +741,32 @@ def bench_samples(r: dict, loops: int, warmup: bool, batches: int = 1) -> list[d
     none: list[float | None] = [None] * batches
     tsc: list[float | None] = list(_numbers(r.get("tsc"), "tsc", batches) or none)
     cyc: list[float | None] = list(_numbers(r.get("core_cycles"), "core_cycles", batches) or none)
-    return [{"warmup": warmup, "loops": loops, "ns": n, "tsc": t, "core_cycles": c, "core_ghz": None,
-             "adds_per_cycle": None} for n, t, c in zip(ns, tsc, cyc)]
+    samples = [{"warmup": warmup, "loops": loops, "ns": n, "tsc": t, "core_cycles": c, "core_ghz": None,
+                "adds_per_cycle": None} for n, t, c in zip(ns, tsc, cyc)]
+    for s, (ghz, adds) in zip(samples, probed(r, batches)):
+        s.update(core_ghz=ghz, adds_per_cycle=adds, probed=True)
+    return samples
+
+
+def probed(r: dict, batches: int) -> list[tuple[float, float]]:
+    """Each batch's core clock and parallel adds per cycle from the probes its runner ran on
+    both sides of it (protocol `bench` field `probe`: one reading before the first batch and
+    one after each): the mean of the serial chain's rate on its two sides, and the lower of
+    their two parallel readings (the shared-core rule of BatchClock readings, one batch
+    apart instead of one request). Empty where the runner ran no probe."""
+    if r.get("probe_ns") is None:
+        return []
+    cycles = r.get("probe_cycles")
+    if isinstance(cycles, bool) or not isinstance(cycles, int) or cycles <= 0:
+        raise RunnerError(f"answered bench with a malformed 'probe_cycles': {str(cycles)[:60]!r} "
+                          "(docs/protocol.md: a positive integer)")
+    serial = _numbers(r.get("probe_ns"), "probe_ns", batches + 1, positive=True) or []
+    parallel = _numbers(r.get("probe_parallel_ns"), "probe_parallel_ns", batches + 1, positive=True)
+    if parallel is None:
+        raise RunnerError("answered bench with 'probe_ns' but without 'probe_parallel_ns'")
+    ghz = [cycles / ns for ns in serial]
+    adds = [s / p for s, p in zip(serial, parallel)]
+    return [((ghz[b] + ghz[b + 1]) / 2, min(adds[b], adds[b + 1])) for b in range(batches)]
 
 
 def split(loops: int, sub_batches: int) -> tuple[int, int]:

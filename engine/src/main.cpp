@@ -487,10 +487,45 @@ private:
     // asked, the stack stays where it is (stack.h).
     mutable int stack_offset_ = -1;
 
+    // The bench request's `probe` (docs/protocol.md, "bench"): thousands of additions run as
+    // the serial chain and as four parallel chains before a request's first batch and after
+    // every batch, so each batch has the core's state measured on both sides of it, within
+    // microseconds; 0: none asked. A neighbour on the other hardware thread comes and goes
+    // within a millisecond here, and a reading a request away from a batch missed it.
+    mutable uint64_t probe_k_ = 0;
+    struct Probe { uint64_t serial_ns, parallel_ns; };
+    mutable std::vector<Probe> probes_;
+
+    // Each chain runs twice and the faster run counts: a preemption or an interrupt is one gap,
+    // which lands in one of the two (a probe preempted once read 0.1 GHz and lent that clock to
+    // the batches on both sides of it, halving their cycles).
+    Probe probe() const {
+        const auto fastest = [](auto chain) {
+            uint64_t best = UINT64_MAX;
+            for (int i = 0; i < 2; ++i) {
+                const uint64_t a = now_ns();
+                chain();
+                best = std::min(best, now_ns() - a);
+            }
+            return best;
+        };
+        const uint64_t serial = fastest([&] { dependent_add_chain(probe_k_); });
+        return {serial, fastest([&] { parallel_add_chains(probe_k_); })};
+    }
+
     template <class F>
     Sample timed(F&& body) const {
+        if (probe_k_ == 0) return timed_placed(body);
+        if (probes_.empty()) probes_.push_back(probe());
+        const Sample s = timed_placed(body);
+        probes_.push_back(probe());
+        return s;
+    }
+
+    template <class F>
+    Sample timed_placed(F&& body) const {
         if (stack_offset_ < 0) return timed_here(body);
-        struct Call { const Engine* self; F* body; Sample out; } call{this, &body, {}};
+        struct Call { const Engine* self; std::remove_reference_t<F>* body; Sample out; } call{this, &body, {}};
         cb_at_stack_offset(unsigned(stack_offset_), [](void* a) {
             auto* c = static_cast<Call*>(a);
             c->out = c->self->timed_here(*c->body);
@@ -594,6 +629,11 @@ private:
         if (offset > 4095) throw Fail("stack_offset must be in 0..4095");
         struct Reset { int& v; ~Reset() { v = -1; } } reset{stack_offset_};
         stack_offset_ = placed ? int(offset) : -1;
+        const uint64_t probe_k = req.contains("probe") && !req["probe"].is_null() ? count(req, "probe", 0) : 0;
+        if (probe_k > 100000) throw Fail("probe must be in 0..100000");
+        struct ResetProbe { uint64_t& k; std::vector<Probe>& p; ~ResetProbe() { k = 0; p.clear(); } }
+            reset_probe{probe_k_, probes_};
+        probe_k_ = probe_k;
         // Optional "inplace": false: encryption writes to a second buffer instead of over its
         // input (as nettle-benchmark's CTR and CBC rows and wolfCrypt's benchmark do).
         const bool separate = !flag(req, "inplace", true);
@@ -802,6 +842,13 @@ private:
         json r = {{"status", "ok"}, {"ns", ns}};
         r["tsc"] = has_tsc() ? ticks : json(nullptr);
         r["core_cycles"] = cycles_.available() ? cyc : json(nullptr);
+        if (!probes_.empty()) {  // one reading before the first batch and one after each
+            json serial = json::array(), parallel = json::array();
+            for (const auto& p : probes_) { serial.push_back(p.serial_ns); parallel.push_back(p.parallel_ns); }
+            r["probe_cycles"] = probe_k_ * 1000;
+            r["probe_ns"] = serial;
+            r["probe_parallel_ns"] = parallel;
+        }
         if (stack_offset_ >= 0) {  // honoured: echoed, with where the last batch's frame landed
             r["stack_offset"] = stack_offset_;
             r["stack_at"] = cb_stack_at();

@@ -1,0 +1,103 @@
+"""The probe around each batch (protocol `bench` field `probe`): the engine reads the core on
+both sides of every batch it times, and each batch carries its own clock and shared-core
+reading instead of its request's."""
+import itertools
+import json
+import subprocess
+
+import pytest
+
+from cipherbench import registry
+from cipherbench.errors import RunnerError
+from cipherbench.measure.measurer import PROBE_THOUSANDS, Measurer, Point, bench_samples, probed
+
+KEY, IV = bytes(range(1, 17)).hex(), bytes(range(0xA0, 0xB0)).hex()
+
+
+def ask_engine(engine, *requests: dict) -> list[dict]:
+    lines = "".join(json.dumps(r) + "\n" for r in requests)
+    out = subprocess.run([str(engine)], input=lines, capture_output=True, text=True, timeout=60, check=True)
+    return [json.loads(line) for line in out.stdout.splitlines()]
+
+
+def bench(batches: int, **extra) -> dict:
+    return {"op": "bench", "impl": "openssl", "primitive": "aes-128-ctr", "operation": "encrypt",
+            "size": 1024, "loops": 200, "batches": batches, "key": KEY, "iv": IV, **extra}
+
+
+def test_the_engine_probes_before_the_first_batch_and_after_each_and_each_batch_gets_its_two_sides(engine):
+    for batches, placed in itertools.product((1, 3, 8), (None, 1536)):
+        extra = {"probe": PROBE_THOUSANDS} | ({"stack_offset": placed} if placed is not None else {})
+        (r,) = ask_engine(engine, bench(batches, **extra))
+        assert r["status"] == "ok" and r["probe_cycles"] == PROBE_THOUSANDS * 1000
+        assert len(r["probe_ns"]) == len(r["probe_parallel_ns"]) == batches + 1
+        assert all(isinstance(v, int) and v > 0 for v in r["probe_ns"] + r["probe_parallel_ns"])
+        samples = bench_samples(r, 200, warmup=False, batches=batches)
+        assert isinstance(samples, list) and len(samples) == batches
+        rate = [r["probe_cycles"] / ns for ns in r["probe_ns"]]
+        adds = [s / p for s, p in zip(r["probe_ns"], r["probe_parallel_ns"])]
+        for b, s in enumerate(samples):
+            assert s["probed"] and s["core_ghz"] == (rate[b] + rate[b + 1]) / 2
+            assert s["adds_per_cycle"] == min(adds[b], adds[b + 1])
+
+
+def test_without_a_probe_asked_the_engine_answers_none_and_batches_wait_for_their_requests_readings(engine):
+    (r,) = ask_engine(engine, bench(4))
+    assert r["status"] == "ok" and not {"probe_ns", "probe_parallel_ns", "probe_cycles"} & set(r)
+    samples = bench_samples(r, 200, warmup=False, batches=4)
+    assert all(s["core_ghz"] is None and s["adds_per_cycle"] is None and "probed" not in s for s in samples)
+
+
+def test_a_probe_out_of_range_is_one_error_line_and_the_next_request_is_served(engine):
+    bad, good = ask_engine(engine, bench(2, probe=100001), bench(2, probe=0))
+    assert bad == {"id": None, "status": "error", "message": "probe must be in 0..100000"}
+    assert good["status"] == "ok" and "probe_ns" not in good  # 0: none
+
+
+def malformed_answers():
+    """Every way a probe field can break docs/protocol.md, for a request of two batches."""
+    ok = {"status": "ok", "ns": [1e6, 1e6], "probe_cycles": 30000, "probe_ns": [1e4, 1e4, 1e4],
+          "probe_parallel_ns": [3e3, 3e3, 3e3]}
+    for field in ("probe_ns", "probe_parallel_ns"):
+        for bad in ([1e4, 1e4], [1e4] * 4, [1e4, 0, 1e4], [1e4, -1, 1e4], [1e4, "x", 1e4], [1e4, True, 1e4],
+                    [1e4, float("nan"), 1e4], "1e4", 5):
+            yield ok | {field: bad}
+    yield {k: v for k, v in ok.items() if k != "probe_parallel_ns"}
+    for bad in (None, 0, -5, 1.5, "30000", True):
+        yield ok | {"probe_cycles": bad}
+
+
+@pytest.mark.parametrize("answer", list(malformed_answers()))
+def test_a_malformed_probe_is_the_runners_fault_never_a_clock(answer):
+    with pytest.raises(RunnerError):
+        probed(answer, 2)
+
+
+class ProbingSession:
+    """Answers bench as the engine does when asked for a probe: every batch 1000 ns a call,
+    the probes on its two sides reading 2.0 and 3.0 GHz alternately (so each batch's clock is
+    2.5 GHz), while the batch clock between requests always reads 4.0 GHz."""
+
+    def __init__(self):
+        self.asked: list[dict] = []
+
+    def ask(self, impl, req, replica=None):
+        self.asked.append(req)
+        n = req.get("batches", 1)
+        r = {"status": "ok", "ns": [1000.0 * req["loops"]] * n}
+        if req.get("probe"):
+            cycles = req["probe"] * 1000
+            serial = [cycles / (2.0 if k % 2 else 3.0) for k in range(n + 1)]
+            r |= {"probe_cycles": cycles, "probe_ns": serial, "probe_parallel_ns": [ns / 3.4 for ns in serial]}
+        return r
+
+
+def test_a_probed_batch_keeps_its_own_readings_and_only_timed_batches_ask_for_probes():
+    s = ProbingSession()
+    pt = Point("x", registry.load()["aes-128-cbc"], "encrypt", "bulk", 1024)
+    Measurer(s, batch_ms=1, sub_batches=4, extra_share=0, batches=3, warmup_batches=1,
+             batch_clock=lambda: 4.0).run([pt])
+    timed = [x for x in pt.raw if not x["warmup"]]
+    assert len(timed) == 12 and all(x["core_ghz"] == 2.5 and abs(x["adds_per_cycle"] - 3.4) < 1e-12 for x in timed)
+    assert all(x["core_ghz"] is None for x in pt.raw if x["warmup"])
+    assert [bool(r.get("probe")) for r in s.asked] == [False] * (len(s.asked) - 3) + [True] * 3
