@@ -2,56 +2,54 @@
 both sides of every batch it times, and each batch carries its own clock and shared-core
 reading instead of its request's."""
 import itertools
-import json
-import subprocess
 
 import pytest
 
 from cipherbench import registry
 from cipherbench.errors import RunnerError
 from cipherbench.measure.measurer import PROBE_THOUSANDS, Measurer, Point, bench_samples, probed
+from cipherbench.measure.runner import builtin_runners
+from cipherbench.measure.session import Session
 
 KEY, IV = bytes(range(1, 17)).hex(), bytes(range(0xA0, 0xB0)).hex()
+PROBING = {"native": "openssl", "rust": "rustcrypto"}  # the runners that honour `probe`
+BUILT = {s.name for s in builtin_runners() if not s.unavailable}
 
 
-def ask_engine(engine, *requests: dict) -> list[dict]:
-    lines = "".join(json.dumps(r) + "\n" for r in requests)
-    out = subprocess.run([str(engine)], input=lines, capture_output=True, text=True, timeout=60, check=True)
-    return [json.loads(line) for line in out.stdout.splitlines()]
-
-
-def bench(batches: int, **extra) -> dict:
-    return {"op": "bench", "impl": "openssl", "primitive": "aes-128-ctr", "operation": "encrypt",
+def bench(impl: str, batches: int, **extra) -> dict:
+    return {"op": "bench", "impl": impl, "primitive": "aes-128-ctr", "operation": "encrypt",
             "size": 1024, "loops": 200, "batches": batches, "key": KEY, "iv": IV, **extra}
 
 
-def test_the_engine_probes_before_the_first_batch_and_after_each_and_each_batch_gets_its_two_sides(engine):
-    for batches, placed in itertools.product((1, 3, 8), (None, 1536)):
-        extra = {"probe": PROBE_THOUSANDS} | ({"stack_offset": placed} if placed is not None else {})
-        (r,) = ask_engine(engine, bench(batches, **extra))
-        assert r["status"] == "ok" and r["probe_cycles"] == PROBE_THOUSANDS * 1000
-        assert len(r["probe_ns"]) == len(r["probe_parallel_ns"]) == batches + 1
-        assert all(isinstance(v, int) and v > 0 for v in r["probe_ns"] + r["probe_parallel_ns"])
-        samples = bench_samples(r, 200, warmup=False, batches=batches)
-        assert isinstance(samples, list) and len(samples) == batches
-        rate = [r["probe_cycles"] / ns for ns in r["probe_ns"]]
-        adds = [s / p for s, p in zip(r["probe_ns"], r["probe_parallel_ns"])]
-        for b, s in enumerate(samples):
-            assert s["probed"] and s["core_ghz"] == (rate[b] + rate[b + 1]) / 2
-            assert s["adds_per_cycle"] == min(adds[b], adds[b + 1])
-
-
-def test_without_a_probe_asked_the_engine_answers_none_and_batches_wait_for_their_requests_readings(engine):
-    (r,) = ask_engine(engine, bench(4))
-    assert r["status"] == "ok" and not {"probe_ns", "probe_parallel_ns", "probe_cycles"} & set(r)
-    samples = bench_samples(r, 200, warmup=False, batches=4)
-    assert all(s["core_ghz"] is None and s["adds_per_cycle"] is None and "probed" not in s for s in samples)
-
-
-def test_a_probe_out_of_range_is_one_error_line_and_the_next_request_is_served(engine):
-    bad, good = ask_engine(engine, bench(2, probe=100001), bench(2, probe=0))
-    assert bad == {"id": None, "status": "error", "message": "probe must be in 0..100000"}
-    assert good["status"] == "ok" and "probe_ns" not in good  # 0: none
+@pytest.mark.parametrize("runner", sorted(PROBING))
+def test_a_runner_probes_before_the_first_batch_and_after_each_and_each_batch_gets_its_two_sides(runner, engine):
+    if runner not in BUILT:
+        pytest.fail(f"the {runner} runner is not built: make runners")
+    impl = PROBING[runner]
+    with Session(only_runners={runner}, pin=False) as s:
+        for batches, placed in itertools.product((1, 3, 8), (None, 1536)):
+            extra = {"probe": PROBE_THOUSANDS} | ({"stack_offset": placed} if placed is not None else {})
+            r = s.ask(impl, bench(impl, batches, **extra))
+            assert r["status"] == "ok" and r["probe_cycles"] == PROBE_THOUSANDS * 1000
+            assert len(r["probe_ns"]) == len(r["probe_parallel_ns"]) == batches + 1
+            assert all(isinstance(v, int) and v > 0 for v in r["probe_ns"] + r["probe_parallel_ns"])
+            samples = bench_samples(r, 200, warmup=False, batches=batches)
+            assert isinstance(samples, list) and len(samples) == batches
+            rate = [r["probe_cycles"] / ns for ns in r["probe_ns"]]
+            adds = [a / b for a, b in zip(r["probe_ns"], r["probe_parallel_ns"])]
+            for b, smp in enumerate(samples):
+                assert smp["probed"] and smp["core_ghz"] == (rate[b] + rate[b + 1]) / 2
+                assert smp["adds_per_cycle"] == min(adds[b], adds[b + 1])
+        # without a probe asked: none answered, and batches wait for their requests' readings
+        r = s.ask(impl, bench(impl, 4))
+        assert r["status"] == "ok" and not {"probe_ns", "probe_parallel_ns", "probe_cycles"} & set(r)
+        smp = bench_samples(r, 200, warmup=False, batches=4)
+        assert all(x["core_ghz"] is None and x["adds_per_cycle"] is None and "probed" not in x for x in smp)
+        # out of range: one error line, and the next request is served (0: none)
+        r = s.ask(impl, bench(impl, 2, probe=100001))
+        assert (r["status"], r["message"]) == ("error", "probe must be in 0..100000")
+        r = s.ask(impl, bench(impl, 2, probe=0))
+        assert r["status"] == "ok" and "probe_ns" not in r
 
 
 def malformed_answers():

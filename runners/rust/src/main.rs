@@ -254,7 +254,75 @@ thread_local! {
     static STACK_AT: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
 }
 
+thread_local! {
+    // The bench request's probe (docs/protocol.md, "bench"): thousands of additions run as a
+    // serial chain and as four parallel chains on both sides of every batch; 0: none asked.
+    static PROBE_K: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+    // (serial ns, parallel ns) of each reading: one before the first batch, one after each.
+    static PROBES: std::cell::RefCell<Vec<(u64, u64)>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+// 1000 x k dependent register-register additions: one core cycle each.
+#[inline(never)]
+fn serial_adds(k: u64) {
+    let mut x: u64 = 0;
+    for _ in 0..k {
+        #[cfg(target_arch = "x86_64")]
+        unsafe {
+            std::arch::asm!(".rept 1000", "add {x}, {one}", ".endr", x = inout(reg) x, one = in(reg) 1u64,
+                            options(nomem, nostack));
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        for _ in 0..1000 {
+            x = std::hint::black_box(x + 1);
+        }
+    }
+    std::hint::black_box(x);
+}
+
+// The same additions as four independent chains, interleaved: how many the core runs at once.
+#[inline(never)]
+fn parallel_adds(k: u64) {
+    let (mut a, mut b, mut c, mut d): (u64, u64, u64, u64) = (0, 0, 0, 0);
+    for _ in 0..k {
+        #[cfg(target_arch = "x86_64")]
+        unsafe {
+            std::arch::asm!(".rept 250", "add {a}, {one}", "add {b}, {one}", "add {c}, {one}", "add {d}, {one}",
+                            ".endr", a = inout(reg) a, b = inout(reg) b, c = inout(reg) c, d = inout(reg) d,
+                            one = in(reg) 1u64, options(nomem, nostack));
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        for _ in 0..250 {
+            (a, b, c, d) = std::hint::black_box((a + 1, b + 1, c + 1, d + 1));
+        }
+    }
+    std::hint::black_box((a, b, c, d));
+}
+
+// One reading: each chain twice, the faster run kept (a preemption is one gap, in one of them).
+fn probe_reading(k: u64) -> (u64, u64) {
+    let fastest = |chain: fn(u64)| {
+        (0..2).map(|_| { let t0 = Instant::now(); chain(k); t0.elapsed().as_nanos() as u64 }).min().unwrap_or(0)
+    };
+    (fastest(serial_adds), fastest(parallel_adds))
+}
+
 fn timed(f: impl FnOnce()) -> u64 {
+    let k = PROBE_K.with(|c| c.get());
+    if k == 0 {
+        return timed_placed(f);
+    }
+    if PROBES.with(|p| p.borrow().is_empty()) {
+        let r = probe_reading(k);
+        PROBES.with(|p| p.borrow_mut().push(r));
+    }
+    let ns = timed_placed(f);
+    let r = probe_reading(k);
+    PROBES.with(|p| p.borrow_mut().push(r));
+    ns
+}
+
+fn timed_placed(f: impl FnOnce()) -> u64 {
     let mut f = Some(f);
     let mut ns = 0;
     let mut run = || {
@@ -308,6 +376,12 @@ fn gap_of<const N: usize>(f: &mut dyn FnMut()) {
 
 fn result(ns: Vec<u64>) -> Value {
     let mut r = json!({"status": "ok", "ns": ns, "tsc": null, "core_cycles": null});
+    let probes = PROBES.with(|p| std::mem::take(&mut *p.borrow_mut()));
+    if !probes.is_empty() {
+        r["probe_cycles"] = json!(PROBE_K.with(|c| c.get()) * 1000);
+        r["probe_ns"] = json!(probes.iter().map(|p| p.0).collect::<Vec<_>>());
+        r["probe_parallel_ns"] = json!(probes.iter().map(|p| p.1).collect::<Vec<_>>());
+    }
     if let Some(offset) = STACK_OFFSET.with(|c| c.get()) {
         r["stack_offset"] = json!(offset); // honoured: echoed, with where the last batch landed
         r["stack_at"] = json!(STACK_AT.with(|c| c.get()));
@@ -315,7 +389,8 @@ fn result(ns: Vec<u64>) -> Value {
     r
 }
 
-// Sets STACK_OFFSET for one bench request and clears it when dropped, however the request ends.
+// Sets STACK_OFFSET and PROBE_K for one bench request and clears them when dropped, however the
+// request ends.
 struct StackOffset;
 
 impl StackOffset {
@@ -327,7 +402,16 @@ impl StackOffset {
         if offset.is_some_and(|o| o > 4095) {
             return fail("stack_offset must be in 0..4095");
         }
+        let probe = match req.get("probe") {
+            None | Some(Value::Null) => 0,
+            Some(_) => count(req, "probe", 0, false)?,
+        };
+        if probe > 100_000 {
+            return fail("probe must be in 0..100000");
+        }
         STACK_OFFSET.with(|c| c.set(offset.map(|o| o as usize)));
+        PROBE_K.with(|c| c.set(probe));
+        PROBES.with(|p| p.borrow_mut().clear());
         Ok(StackOffset)
     }
 }
@@ -335,6 +419,8 @@ impl StackOffset {
 impl Drop for StackOffset {
     fn drop(&mut self) {
         STACK_OFFSET.with(|c| c.set(None));
+        PROBE_K.with(|c| c.set(0));
+        PROBES.with(|p| p.borrow_mut().clear());
     }
 }
 
