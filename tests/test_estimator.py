@@ -50,8 +50,8 @@ def planted(rng: random.Random, cycles: float, requests: int, shared_share: floa
 def test_a_planted_mixture_of_alone_and_shared_batches_gives_the_alone_figure():
     """Hundreds of mixtures: 4-12 requests, 0-70 % of them shared, the detector seeing
     30-100 % of those. Whenever at least a fifth of the batches ran alone, the figure is the
-    alone figure within 1 %; the median of the same batches, as figures stood before, is more
-    than 5 % off in over a tenth of them."""
+    alone figure within 1 %; the median of all its batches, as figures stood before the shared
+    ones were set aside, is more than 5 % off in over a tenth of them."""
     rng = random.Random(7)
     median_off = 0
     cases = 0
@@ -67,7 +67,8 @@ def test_a_planted_mixture_of_alone_and_shared_batches_gives_the_alone_figure():
         assert f is not None and f.cycles is not None
         assert abs(f.cycles_per_call / 4000 - 1) < 0.01, (requests, f.cycles_per_call)
         assert abs(f.summary.figure * 3.7 / 4000 - 1) < 0.01  # the time figure: those cycles at 3.7 GHz
-        median_off += abs(f.cycles.median / 4000 - 1) > 0.05
+        every = sorted(s["ns"] * s["core_ghz"] / s["loops"] for s in pt.raw if not s["warmup"])
+        median_off += abs(every[len(every) // 2] / 4000 - 1) > 0.05
     assert cases > 200 and median_off > cases // 10
 
 

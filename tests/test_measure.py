@@ -344,34 +344,35 @@ def test_batches_timed_on_a_shared_core_are_set_aside_when_enough_ran_alone():
 
 
 def test_a_point_mostly_on_a_shared_core_gets_more_rounds_then_keeps_all_and_warns():
-    from cipherbench.measure.measurer import CoreClock, figures
+    from cipherbench.measure.measurer import ALONE_BATCHES, CoreClock, figures
     p = registry.load()["aes-128-cbc"]
     pt = Point("x", p, "encrypt", "bulk", 1024)
-    # readings 0-9 of 16 shared: rounds 0-4 ran on a shared core (the batch of round 5 sits
-    # between readings 10 and 11, alone)
+    # readings 0-9 of 16 shared: rounds 0-4 ran on a shared core (the request of round 5 sits
+    # between readings 10 and 11, alone); three batches a request
     machine = SharedCoreMachine(shared=set(range(10)))
-    m = Measurer(machine, batch_ms=1, sub_batches=8, batches=6, warmup_batches=1, extra_share=1.0, batch_clock=machine)
+    m = Measurer(machine, batch_ms=1, sub_batches=3, batches=6, warmup_batches=1, extra_share=1.0, batch_clock=machine)
     m.run([pt])
     timed = [s for s in pt.raw if not s["warmup"]]
-    # only round 5 ran alone after the six planned: more rounds until three requests ran alone
-    # (ALONE_REQUESTS; readings go on from 12, alone: every extra request ran alone)
-    assert pt.extra_batches == 2 and _timed(pt) == 8 and len(timed) == 8 * 8
-    assert sum(1 for s in timed if s["adds_per_cycle"] == 3.4) == 3 * 8
+    # only round 5's three batches ran alone after the six planned, fewer than ALONE_BATCHES:
+    # more rounds (readings go on from 12, alone: every extra request ran alone), until the
+    # alone batches' tenth quantile has its interval or the cap (twice the planned) is reached
+    assert ALONE_BATCHES == 4 and pt.extra_batches == 6 and _timed(pt) == 12 and len(timed) == 12 * 3
+    assert sum(1 for s in timed if s["adds_per_cycle"] == 3.4) == 7 * 3
     f = figures(pt, CoreClock.of_run(3.0, 3.0, [pt]))
-    assert f.shared_batches == 5 * 8 and f.summary.n == 3 * 8 and abs(f.cycles_per_call - 4000) < 1e-6
-    # without those rounds, one request alone of six cannot stand for the point: all count,
-    # with a warning that says why the figure may read slow. Its low quantile is still the
-    # alone request's 4000 cycles: a tenth of its 48 batches is those 8
+    assert f.shared_batches == 5 * 3 and f.summary.n == 7 * 3 and abs(f.cycles_per_call - 4000) < 1e-6
+    # without those rounds, three batches alone of eighteen cannot stand for the point: all
+    # count, with a warning that says why the figure may read slow. Its low quantile is still
+    # the alone batches' 4000 cycles (the second lowest of 18: stats.quantile_index)
     pt2 = Point("x", p, "encrypt", "bulk", 1024)
     machine = SharedCoreMachine(shared=set(range(10)))
-    Measurer(machine, batch_ms=1, sub_batches=8, batches=6, warmup_batches=1, extra_share=0, batch_clock=machine).run([pt2])
+    Measurer(machine, batch_ms=1, sub_batches=3, batches=6, warmup_batches=1, extra_share=0, batch_clock=machine).run([pt2])
     f = figures(pt2, CoreClock.of_run(3.0, 3.0, [pt2]))
-    assert f.shared_batches == 0 and f.shared_kept == 5 * 8 and f.summary.n == 6 * 8
+    assert f.shared_batches == 0 and f.shared_kept == 5 * 3 and f.summary.n == 6 * 3
     assert abs(f.cycles_per_call - 4000) < 1e-6 and abs(f.cycles.median - 5000) < 1e-6
-    # its interval spans both levels (x_0 to x_9 of 48: 4000 to 5000), and says so
-    assert f.warnings == ["its figure is uncertain by +-12.5% (48 batches, 97% confidence): give it more batches "
+    # its interval spans both levels (4000 to 5000), and says so
+    assert f.warnings == ["its figure is uncertain by +-12.5% (18 batches, 85% confidence): give it more batches "
                           "(--batches) or longer ones (--batch-ms)",
-                          "the core was shared during 40 of 48 batches (parallel adds 2.70 a cycle, 3.40 on a "
+                          "the core was shared during 15 of 18 batches (parallel adds 2.70 a cycle, 3.40 on a "
                           "core alone), most likely by another guest on its other hardware thread; its figure "
                           "stands on the fastest of them, which may still read slow"]
 

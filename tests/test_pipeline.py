@@ -15,6 +15,7 @@ from conftest import REPO, faulty
 
 from cipherbench.errors import UsageError
 from cipherbench.kinds import Operation, RunStatus
+from cipherbench.measure.measurer import ALONE_BATCHES
 from cipherbench.pipeline import RunPlan, load_presets, run_plan
 from cipherbench.pipeline.recorder import Recorder
 from cipherbench.store.db import Store
@@ -68,9 +69,11 @@ def test_a_runner_that_breaks_mid_run_is_lost_alone_and_run_exits_1(cb, db, mode
     runs, ms = _stored(db)
     assert runs[-1][1] == RunStatus.INCOMPLETE
     openssl = [m for m in ms if m[0] == "openssl"]
-    # three requests of eight batches each (measure.SUB_BATCHES); none is set aside, since
-    # fewer than three requests would be left to stand (measure.ALONE_REQUESTS)
-    assert len(openssl) == 2 and all(n == 3 * 8 and err is None for _, n, err, _ in openssl)
+    # three requests of eight batches each (measure.SUB_BATCHES) and the warm-up are stored;
+    # the figure stands on all of them, or on those on a core alone where there were
+    # ALONE_BATCHES of them (measure.enough_alone)
+    assert len(openssl) == 2 and all(stored == 3 * 8 + 1 and err is None for _, _, err, stored in openssl)
+    assert all(n == 3 * 8 or ALONE_BATCHES <= n < 3 * 8 for _, n, _, _ in openssl)
     broken = [m for m in ms if m[0] == "faulty"]
     assert broken and any(err and "faulty" in err for _, _, err, _ in broken)
     doc = json.loads(cb("show", str(runs[-1][0]), "--json").stdout)
