@@ -483,7 +483,7 @@ def then_and_now(p: Page) -> None:
             p.add('<table class="t findings"><thead><tr><th>published</th><th>verdict</th><th>this run</th></tr>'
                   "</thead><tbody>" + "".join(
                       f"<tr><td style='white-space:normal'>{h.escape(claim)}</td>"
-                      f"<td class='verdict {v.verdict.name.lower()}'>{h.escape(v.verdict.value)}</td>"
+                      f"<td class='verdict {v.verdict.name.lower()}'>{h.escape(v.outcome())}</td>"
                       f"<td style='white-space:normal'>{h.escape(v.figure)}</td></tr>"
                       for (claim, _), v in zip(sec.findings, sec.verdicts)) + "</tbody></table>")
         p.add('<details><summary>the source, its machine and method</summary><dl class="ctx">' + "".join(
