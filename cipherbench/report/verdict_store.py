@@ -110,9 +110,7 @@ class Evidence:
 
     def _samples(self, measurement_id: int) -> list[Sample]:
         assert self.store is not None
-        q = select(samples).where(samples.c.measurement_id == measurement_id).order_by(samples.c.seq)
-        with self.store.engine.connect() as c:
-            return [Sample.of(dict(s)) for s in c.execute(q).mappings()]
+        return [Sample.of(s) for s in self.store.samples_of(measurement_id)]
 
     def _clock(self, run: Run) -> float | None:
         """The run's clock (Run.reference_ghz), from the store where the run has no samples loaded."""
