@@ -4,10 +4,13 @@ measured, each with the figure it stands on.
 
 A finding's `now` says what to compute, its `expect` what the claim says of that figure.
 From the experiment's own run:
-  ratio = [a, b]            MB/s of a over b, bulk encryption at the largest size both
-                            were timed, per implementation (`impl` = prefer that one);
-                            expect = { above = x } | { below = x } | { between = [lo, hi] }
-                            reversed: the ratio falls on the other side of 1 from the claim
+  ratio = [a, b]            MB/s of a over b per implementation (`impl` = prefer that one):
+                            encryption in `workload` at `size` where the finding names them
+                            (the study's convention), else bulk at the largest size both
+                            were timed; expect = { above = x } | { below = x } |
+                            { between = [lo, hi] }; reversed: the ratio falls on the other
+                            side of 1 from the claim; not resolved: the interval the two
+                            figures' intervals allow reaches both sides of the claim
   rank = "primitives"       expect = { first = "prefix", last = "prefix" } (primitive names)
   rank = "implementations"  expect = { last = "impl" }: the slowest by median relative speed
   rekey_cost = "primitive"  the key setup per message (rekey - bulk ns per call at `size`),
@@ -47,7 +50,7 @@ from sqlalchemy import inspect, select
 from cipherbench.builds import matrix as build_matrix
 from cipherbench.errors import UsageError
 from cipherbench.fleet.records import HostState, fleet_hosts
-from cipherbench.kinds import FINISHED, Operation, RunKind, Verdict
+from cipherbench.kinds import FINISHED, Operation, RunKind, Verdict, Workload
 from cipherbench.pipeline.plan import one_line
 from cipherbench.report import builds as build_report
 from cipherbench.report import machines, releases
@@ -65,6 +68,7 @@ class FindingVerdict(StrEnum):
     HOLDS = "holds"
     REVERSED = "reversed"
     CHANGED = "changed"
+    NOT_RESOLVED = "not resolved"  # measured, but the figures' intervals reach both sides of the claim
     NOT_MEASURED = "not measured"
 
 
@@ -111,14 +115,60 @@ def _bulk(run: Run, impl: str, prim: str) -> dict[int, float]:
             if m.impl == impl and m.primitive == prim and is_bulk_speed(m) and m.mb_per_s is not None}
 
 
-def _ratios(run: Run, a: str, b: str) -> dict[str, tuple[float, int]]:
+@dataclass(frozen=True)
+class RatioPoints:
+    """Which points a ratio finding compares (its `now`): encryption (or hashing) in
+    `workload` at `size`, the study's own convention where it names one (the PHP/mcrypt
+    timing called mcrypt_encrypt per 1 MiB message: rekey at 1 MiB); else bulk at the
+    largest size both primitives were timed."""
+
+    workload: Workload = Workload.BULK
+    size: int | None = None  # None: the largest size both were timed
+
+    @classmethod
+    def of(cls, now: Mapping[str, Any]) -> RatioPoints:
+        size = now.get("size")
+        return cls(Workload(now.get("workload", Workload.BULK)), int(size) if size is not None else None)
+
+    def words(self, size: int) -> str:
+        return size_text(size) if self.workload is Workload.BULK else f"{self.workload.value}, {size_text(size)}"
+
+
+@dataclass(frozen=True)
+class Ratio:
+    """Speed of a over b at one size, with the ends its two figures' intervals allow
+    (ns_low/ns_high: lo = b's fastest over a's slowest, hi the other way; None where a
+    figure has no interval)."""
+
+    x: float
+    size: int
+    lo: float | None = None
+    hi: float | None = None
+
+
+def _points(run: Run, impl: str, prim: str, sel: RatioPoints) -> dict[int, Measurement]:
+    if not Verdict.shown(run.verification(impl, prim)):
+        return {}
+    return {m.size: m for m in run.measurements
+            if m.impl == impl and m.primitive == prim and m.workload is sel.workload and usable(m) and m.size > 0
+            and m.operation in (Operation.ENCRYPT, Operation.HASH) and m.ns_per_call}
+
+
+def _ratio_of(a: Measurement, b: Measurement) -> Ratio:
+    x = float(b.ns_per_call or 0) / float(a.ns_per_call or 1)
+    if a.ns_low and a.ns_high and b.ns_low and b.ns_high:
+        return Ratio(x, a.size, b.ns_low / a.ns_high, b.ns_high / a.ns_low)
+    return Ratio(x, a.size)
+
+
+def _ratios(run: Run, a: str, b: str, sel: RatioPoints) -> dict[str, Ratio]:
     out = {}
     for impl in sorted({m.impl for m in run.measurements}):
-        x, y = _bulk(run, impl, a), _bulk(run, impl, b)
-        common = set(x) & set(y)
+        x, y = _points(run, impl, a, sel), _points(run, impl, b, sel)
+        common = set(x) & set(y) & ({sel.size} if sel.size is not None else set(x))
         if common:
             s = max(common)
-            out[impl] = (x[s] / y[s], s)
+            out[impl] = _ratio_of(x[s], y[s])
     return out
 
 
@@ -138,23 +188,48 @@ def _judge_value(x: float, expect: Mapping[str, Any]) -> FindingVerdict:
     return FindingVerdict.CHANGED
 
 
+def _judge_ratio(r: Ratio, expect: Mapping[str, Any]) -> FindingVerdict:
+    """The claim judged on the figure and on both ends of its interval: one verdict where they
+    agree; not resolved where the interval reaches both sides of the claim's bound (the two
+    figures cannot tell whether it holds); changed where it fails throughout but only the
+    figure, not the whole interval, lies on the other side of 1."""
+    ends = {_judge_value(v, expect) for v in (r.x, r.lo, r.hi) if v is not None}
+    if len(ends) == 1:
+        return ends.pop()
+    return FindingVerdict.NOT_RESOLVED if FindingVerdict.HOLDS in ends else FindingVerdict.CHANGED
+
+
+def _interval_words(r: Ratio) -> str:
+    return f"; interval {r.lo:.3g}–{r.hi:.3g}×" if r.lo is not None and r.hi is not None else ""
+
+
 def ratio_verdict(run: Run, now: Mapping[str, Any], expect: Mapping[str, Any]) -> FindingResult:
     a, b = now["ratio"]
-    rs = _ratios(run, a, b)
+    sel = RatioPoints.of(now)
+    rs = _ratios(run, a, b, sel)
     if not rs:
-        return FindingResult(FindingVerdict.NOT_MEASURED, f"needs verified bulk figures of {a} and {b} from one implementation")
+        at = f" at {size_text(sel.size)}" if sel.size is not None else ""
+        return FindingResult(FindingVerdict.NOT_MEASURED,
+                             f"needs verified {sel.workload.value} figures{at} of {a} and {b} from one implementation")
     prefer = now.get("impl") if now.get("impl") in rs else next(iter(rs)) if len(rs) == 1 else None
     if prefer is not None:
-        x, s = rs[prefer]
-        figure = f"{prefer}: {a} at {x:.3g}× the speed of {b} ({size_text(s)})"
+        r = rs[prefer]
+        figure = f"{prefer}: {a} at {r.x:.3g}× the speed of {b} ({sel.words(r.size)}{_interval_words(r)})"
     else:
-        x = statistics.median(r for r, _ in rs.values())
-        lo, hi = min(r for r, _ in rs.values()), max(r for r, _ in rs.values())
-        figure = (f"{a} at {x:.3g}× the speed of {b}, median of {len(rs)} implementations"
-                  + f" (range {lo:.3g}–{hi:.3g})")
+        xs = [v.x for v in rs.values()]
+        los, his = [v.lo for v in rs.values() if v.lo is not None], [v.hi for v in rs.values() if v.hi is not None]
+        r = Ratio(statistics.median(xs), max(v.size for v in rs.values()),
+                  statistics.median(los) if len(los) == len(xs) else None,
+                  statistics.median(his) if len(his) == len(xs) else None)
+        figure = (f"{a} at {r.x:.3g}× the speed of {b}, median of {len(rs)} implementations"
+                  + f" (range {min(xs):.3g}–{max(xs):.3g})")
     if not expect:
         return FindingResult(FindingVerdict.NOT_MEASURED, figure + "; the claim states no figure to hold it to")
-    return FindingResult(_judge_value(x, expect), figure)
+    v = _judge_ratio(r, expect)
+    if v is FindingVerdict.NOT_RESOLVED:
+        figure += ("; the figures' intervals allow it on both sides of the claim: time the points with more "
+                   "batches (--batches) or on a quieter machine")
+    return FindingResult(v, figure)
 
 
 def rank_verdict(data: ReportData, run: Run, now: Mapping[str, Any], expect: Mapping[str, Any]) -> FindingResult:
