@@ -1,6 +1,7 @@
 """A verdict for each published finding (registry/published-figures.toml), computed from
-the store's own data: holds, reversed, changed (same direction, another size), or not
-measured, each with the figure it stands on.
+the store's own data: holds, reversed, changed (same direction, another size), not resolved
+(a ratio whose interval reaches both sides of the claim), or not measured, each with the
+figure it stands on.
 
 A finding's `now` says what to compute, its `expect` what the claim says of that figure.
 From the experiment's own run:
