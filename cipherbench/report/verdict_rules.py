@@ -16,7 +16,7 @@ A figure built from several points (a median, a geometric mean, the least of sev
 ratios) is bounded conservatively: each part's interval is taken at joint_confidence(k) for
 its k parts (Bonferroni: all k hold together with at least CONFIDENCE), and the figure's
 interval is the same function of the parts' lower ends and of their upper ends (every
-function here is monotone in each part). docs/method.md, "Verdicts", says the same.
+function here is monotone in each part). docs/method.md, "Verdicts of published findings", says the same.
 """
 from __future__ import annotations
 

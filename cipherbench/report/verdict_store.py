@@ -1,11 +1,12 @@
-"""The store queries a finding's verdict stands on: the latest runs of its source, and the timed batches of its points."""
+"""The queries a finding's verdict stands on: the latest runs of its source, the points of a run a ratio compares (RatioPoints), and the timed batches of its points."""
 from __future__ import annotations
 
 import tomllib
 from collections.abc import Mapping
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -14,9 +15,10 @@ from sqlalchemy import func, inspect, select
 from cipherbench.analysis.compare import Samples
 from cipherbench.errors import UsageError
 from cipherbench.fleet.records import HostState, fleet_hosts
-from cipherbench.kinds import FINISHED, RunKind
+from cipherbench.kinds import FINISHED, Operation, RunKind, Verdict, Workload
 from cipherbench.pipeline.plan import one_line
-from cipherbench.results.run import PUBLISHED_FILE, Measurement, Run, Sample, load_run, per_call_samples
+from cipherbench.results.rules import size_text
+from cipherbench.results.run import PUBLISHED_FILE, Measurement, Run, Sample, load_run, per_call_samples, usable
 from cipherbench.store.db import Store, measurements, samples
 
 #: Per-call times of a point's timed batches, as numpy gives them.
@@ -48,6 +50,53 @@ def load_sources(path: Path = PUBLISHED_FILE) -> dict[str, Source]:
             raise UsageError(one_line(e, f"{path.name}: [sources.{name}]")) from None
     return out
 
+
+
+@dataclass(frozen=True)
+class RatioPoints:
+    """Which points of a run a ratio finding compares (its `now`): encryption (or hashing) in
+    `workload` at `size`, the study's own column where the finding names one (the PHP/mcrypt
+    study called mcrypt_encrypt once per 1 MiB message: rekey at 1 MiB); else bulk at the
+    largest size both primitives were timed."""
+
+    workload: Workload = Workload.BULK
+    size: int | None = None  # None: the largest size both were timed
+
+    @classmethod
+    def of(cls, now: Mapping[str, Any]) -> RatioPoints:
+        """From a finding's `now`; a workload kinds.Workload lacks is one line naming it."""
+        workload, size = now.get("workload", Workload.BULK.value), now.get("size")
+        if workload not in {w.value for w in Workload}:
+            raise UsageError(f"published-figures.toml: a ratio finding names workload {workload!r} (known: "
+                             f"{', '.join(w.value for w in Workload)})")
+        return cls(Workload(workload), None if size is None else int(size))
+
+    def points(self, run: Run, impl: str, prim: str) -> dict[int, Measurement]:
+        """Size -> the timed point of one implementation and primitive in this workload, where
+        the pair passed the gate (with BULK: results.rules.is_bulk_speed's points)."""
+        if not Verdict.shown(run.verification(impl, prim)):
+            return {}
+        return {m.size: m for m in run.measurements
+                if m.impl == impl and m.primitive == prim and m.workload is self.workload and usable(m)
+                and m.size > 0 and m.operation in (Operation.ENCRYPT, Operation.HASH) and m.mb_per_s is not None}
+
+    def pairs(self, run: Run, a: str, b: str) -> dict[str, tuple[Measurement, Measurement]]:
+        """Per implementation, its points of a and b at `size`, else at the largest size it timed both."""
+        out = {}
+        for impl in sorted({m.impl for m in run.measurements}):
+            x, y = self.points(run, impl, a), self.points(run, impl, b)
+            common = set(x) & set(y) & ({self.size} if self.size is not None else set(x))
+            if common:
+                out[impl] = (x[max(common)], y[max(common)])
+        return out
+
+    def words(self, size: int) -> str:
+        """'1 MiB' for bulk, 'rekey, 1 MiB' for another workload."""
+        return size_text(size) if self.workload is Workload.BULK else f"{self.workload.value}, {size_text(size)}"
+
+    def needs(self) -> str:
+        """'bulk figures', or 'rekey figures at 1 MiB': what a run lacks that has none."""
+        return f"{self.workload.value} figures" + (f" at {size_text(self.size)}" if self.size is not None else "")
 
 
 def latest_runs(store: Store, source: Source) -> list[Run]:

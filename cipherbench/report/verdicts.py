@@ -9,11 +9,13 @@ the axes' findings (`from`) are report/verdict_axes.py's.
 
 A finding's `now` says what to compute, its `expect` what the claim says of that figure.
 From the experiment's own run:
-  ratio = [a, b]            MB/s of a over b, bulk encryption at the largest size both
-                            were timed, per implementation (`impl` = prefer that one, else
-                            the median over implementations);
-                            expect = { above = x } | { below = x } | { between = [lo, hi] }
-                            reversed: the ratio's interval is on the other side of 1 from the claim
+  ratio = [a, b]            MB/s of a over b per implementation (`impl` = prefer that one,
+                            else the median over implementations): encryption in `workload`
+                            at `size` where the finding names them (the study's own column,
+                            verdict_store.RatioPoints), else bulk at the largest size both
+                            were timed; expect = { above = x } | { below = x } |
+                            { between = [lo, hi] }; reversed: the ratio's interval is on the
+                            other side of 1 from the claim
   rank = "primitives"       expect = { first = "prefix", last = "prefix" } (primitive names):
                             the claimed first's best point against each other primitive's
   rank = "implementations"  expect = { last = "impl" }: the slowest by median relative speed
@@ -69,8 +71,8 @@ from cipherbench.report.verdict_rules import (
 from cipherbench.report.verdict_rules import (
     RunRef as RunRef,
 )
-from cipherbench.report.verdict_store import Evidence, Source, latest_runs, load_sources
-from cipherbench.results.rules import is_bulk_speed, is_reference, size_text
+from cipherbench.report.verdict_store import Evidence, RatioPoints, Source, latest_runs, load_sources
+from cipherbench.results.rules import is_reference, size_text
 from cipherbench.results.run import Measurement, ReportData, Run, usable
 
 #: Re-exported: the store queries' names as callers knew them here.
@@ -90,10 +92,7 @@ def _ok(m: Measurement, run: Run | None = None) -> bool:
 
 def bulk(run: Run, impl: str, prim: str) -> dict[int, Measurement]:
     """Size -> the verified bulk point of one implementation and primitive."""
-    if not Verdict.shown(run.verification(impl, prim)):
-        return {}
-    return {m.size: m for m in run.measurements
-            if m.impl == impl and m.primitive == prim and is_bulk_speed(m) and m.mb_per_s is not None}
+    return RatioPoints().points(run, impl, prim)
 
 
 def speed(ev: Evidence, run: Run, x: Measurement, y: Measurement, confidence: float) -> Estimate:
@@ -101,29 +100,19 @@ def speed(ev: Evidence, run: Run, x: Measurement, y: Measurement, confidence: fl
     return point_ratio(y, x, ev.batches(run, y), ev.batches(run, x), confidence)
 
 
-def _pairs(run: Run, a: str, b: str) -> dict[str, tuple[Measurement, Measurement]]:
-    """Per implementation, its points of a and b at the largest size it timed both."""
-    out = {}
-    for impl in sorted({m.impl for m in run.measurements}):
-        x, y = bulk(run, impl, a), bulk(run, impl, b)
-        common = set(x) & set(y)
-        if common:
-            out[impl] = (x[max(common)], y[max(common)])
-    return out
-
-
 def ratio_verdict(run: Run, now: Mapping[str, Any], expect: Mapping[str, Any],
                   evidence: Evidence | None = None) -> FindingResult:
     ev = evidence or Evidence(None, {})
     a, b = now["ratio"]
-    pairs = _pairs(run, a, b)
+    sel = RatioPoints.of(now)
+    pairs = sel.pairs(run, a, b)
     if not pairs:
-        return FindingResult(FindingVerdict.NOT_MEASURED, f"needs verified bulk figures of {a} and {b} from one implementation")
+        return FindingResult(FindingVerdict.NOT_MEASURED, f"needs verified {sel.needs()} of {a} and {b} from one implementation")
     prefer = now.get("impl") if now.get("impl") in pairs else next(iter(pairs)) if len(pairs) == 1 else None
     if prefer is not None:
         x, y = pairs[prefer]
         e = speed(ev, run, x, y, joint_confidence(1))
-        figure = f"{prefer}: {a} at {e.text()} the speed of {b} ({size_text(x.size)})"
+        figure = f"{prefer}: {a} at {e.text()} the speed of {b} ({sel.words(x.size)})"
     else:
         each = [speed(ev, run, x, y, joint_confidence(len(pairs))) for x, y in pairs.values()]
         e = median(each)
@@ -248,7 +237,7 @@ def rekey_verdict(run: Run, now: Mapping[str, Any], prims: list[str], evidence: 
         if target not in cost or len(cost) < 2:
             continue
         if (top_end := cost[target].high) is not None and top_end <= 0:
-            parts.append(f"{impl}: not resolved (below the noise)")
+            parts.append(f"{impl}: key setup below the noise")
             continue
         e = least(difference(cost[target], c) for p, c in cost.items() if p != target)
         decisions.append(decide(e, Claim(low=0.0)))
