@@ -323,19 +323,23 @@ def test_published_quantities_are_computed_from_the_stored_measurements(stored):
 
 
 def test_a_published_ratio_keeps_three_significant_digits_however_small():
-    """A cipher 600 times slower than another is 0.00167x, not 0.00x; and the claim that it
-    is more than twice as fast is reversed by it."""
+    """A cipher 600 times slower than another is 0.00167x, not 0.00x, and so are the ends of
+    its interval; and the claim that it is more than twice as fast is reversed by it. The
+    points have no batches: the interval is the stored figures' (1 % either way), ends
+    against ends."""
     from cipherbench.report.verdicts import FindingVerdict, ratio_verdict
     from cipherbench.results.run import Run
 
     def m(prim, mb):
+        ns = (1 << 20) / mb * 1e3
         return {"impl": "x", "primitive": prim, "operation": "encrypt", "workload": "bulk", "size": 1 << 20,
-                "mb_per_s": mb, "ns_per_call": (1 << 20) / mb * 1e3, "error": None}
+                "mb_per_s": mb, "ns_per_call": ns, "ns_low": ns * 0.99, "ns_high": ns * 1.01, "error": None}
     run = Run.of(1, {}, {}, [], [{"impl": "x", "primitive": p, "status": "passed"}
                               for p in ("twofish-256-cbc", "aes-128-cbc")],
               [m("twofish-256-cbc", 1.0), m("aes-128-cbc", 600.0)])
     v = ratio_verdict(run, {"ratio": ["twofish-256-cbc", "aes-128-cbc"]}, {"above": 2})
-    assert v.figure == "x: twofish-256-cbc at 0.00167× the speed of aes-128-cbc (1 MiB)"
+    # 1/600 = 0.001667; its ends 0.99/1.01/600 = 0.001634 and 1.01/0.99/600 = 0.001700
+    assert v.figure == "x: twofish-256-cbc at 0.00167× [0.00163–0.0017] the speed of aes-128-cbc (1 MiB)"
     assert v.verdict is FindingVerdict.REVERSED
     assert ratio_verdict(run, {"ratio": ["aes-128-cbc", "twofish-256-cbc"]}, {"above": 2}).verdict \
         is FindingVerdict.HOLDS

@@ -190,9 +190,9 @@ def test_compiler_and_cpu_findings_are_judged_on_the_builds_and_fleet_runs(study
     # older compiler, clang 16 (2023) the newer, of another family; -O3 against gcc's -O2
     ciphers = "each with its best flags per cipher (geometric mean over the 1 cipher both built)"
     assert "gcc-12 (the fastest gcc) at " in figures["gcc/other"]
-    assert f"× the speed of clang-16 (the fastest other compiler), {ciphers}" in figures["gcc/other"]
+    assert f"] the speed of clang-16 (the fastest other compiler), {ciphers}" in figures["gcc/other"]
     assert "gcc-12 (2022, the older) at " in figures["older/newer"]
-    assert (f"× the speed of clang-16 (2023, the newer), {ciphers}; the run timed one version of each compiler, so "
+    assert (f"] the speed of clang-16 (2023, the newer), {ciphers}; the run timed one version of each compiler, so "
             "the older and the newer are of two families") in figures["older/newer"]
     assert "gcc -O3 alone at " in figures["o3_alone"]
     assert "the best other: gcc-12:O2 on 1)" in figures["o3_alone"]

@@ -27,6 +27,8 @@ ALLOWED = {
     ("report/experiments.py", "build_table", "row", "primitives"),
     ("report/experiments.py", "sections", "r", "primitives"),
     ("report/verdicts.py", "ratio_verdict", "now", "impl"),
+    ("report/verdict_store.py", "of", "now", "workload"),
+    ("report/verdict_store.py", "of", "now", "size"),
     # registry/margins.toml: an attack's rounds and status
     ("analysis/margins.py", "load", "a", "rounds"),
     ("analysis/margins.py", "load", "a", "status"),

@@ -30,7 +30,7 @@ import numpy as np
 
 from cipherbench.analysis.condition import REPEAT_TOLERANCE
 from cipherbench.kinds import Operation, Verdict, Workload
-from cipherbench.measure.stats import QUANTILE, quantile_index
+from cipherbench.measure.stats import QUANTILE, quantile_index, summarize
 from cipherbench.results.run import Measurement, Run, per_call_samples, usable
 
 MIN_SAMPLES = 5
@@ -127,6 +127,7 @@ def figure_of(x: Samples) -> Samples:
 
 
 def interval(ratios: Samples, confidence: float = CONFIDENCE) -> tuple[float, float]:
+    """The percentile interval of bootstrapped ratios at `confidence` (two-sided)."""
     tail = (1 - confidence) / 2
     return float(np.quantile(ratios, tail)), float(np.quantile(ratios, 1 - tail))
 
@@ -153,13 +154,46 @@ class Ratio:
     verdict: str
 
 
-def ratio_of(a: Samples, b: Samples, rng: np.random.Generator) -> Ratio:
+def ratio_of(a: Samples, b: Samples, rng: np.random.Generator, confidence: float = CONFIDENCE) -> Ratio:
     """B/A = figure(a) / figure(b): a and b are per-call times of A and B (time, not speed)."""
     ratio = float(figure_of(a) / figure_of(b))
     ratios = bootstrap(a, b, rng) if len(a) > 1 and len(b) > 1 else None
-    lo, hi = interval(ratios) if ratios is not None else (None, None)
+    lo, hi = interval(ratios, confidence) if ratios is not None else (None, None)
     p, verdict = judge(a, b, ratio, ratios)
     return Ratio(ratio, lo, hi, p, verdict)
+
+
+def speed_ratio(a: Measurement, b: Measurement, batches_a: Samples, batches_b: Samples,
+                confidence: float = CONFIDENCE, seed: int = 0) -> Ratio:
+    """The one rule for the speed of point B over point A with its interval (findings'
+    verdicts, report/verdict_rules.py): per call, times the sizes' ratio where both are sized
+    (MB/s over MB/s). From their timed batches (per-call times at one clock, results.run.
+    per_call_samples) where both have at least two: ratio_of's bootstrap, seeded, so the same
+    points always give the same interval. Else from the stored figures and their intervals,
+    ends against ends (A's slow end over B's fast end, and back): an interval at least as wide
+    as the two figures' own. No interval where a figure has none."""
+    scale = b.size / a.size if a.size > 0 and b.size > 0 else 1.0
+    if len(batches_a) > 1 and len(batches_b) > 1:
+        r = ratio_of(batches_a, batches_b, np.random.default_rng(seed), confidence)
+        return Ratio(r.ratio * scale, None if r.low is None else r.low * scale,
+                     None if r.high is None else r.high * scale, r.p_value, r.verdict)
+    assert a.ns_per_call and b.ns_per_call, "speed_ratio: both points need a figure (results.run.usable)"
+    lo = a.ns_low / b.ns_high * scale if a.ns_low and b.ns_high else None
+    hi = a.ns_high / b.ns_low * scale if a.ns_high and b.ns_low else None
+    return Ratio(a.ns_per_call / b.ns_per_call * scale, lo if hi else None, hi if lo else None, None,
+                 "too few samples")
+
+
+def point_bounds(m: Measurement, batches: Samples, confidence: float = CONFIDENCE) -> tuple[float, float | None,
+                                                                                            float | None]:
+    """One point's time per call and its interval: the order-statistics interval of its figure
+    (measure.stats.summarize) at `confidence` from its timed batches where it has at least
+    two (the widest the batches give where they cannot reach it), else the stored interval."""
+    if len(batches) > 1:
+        s = summarize(batches, want=confidence)
+        return s.figure, s.low, s.high
+    assert m.ns_per_call, "point_bounds: the point needs a figure (results.run.usable)"
+    return m.ns_per_call, m.ns_low, m.ns_high
 
 
 def called(ratio: float, q: float) -> str:

@@ -28,7 +28,7 @@ from cipherbench.kinds import RunKind, RunStatus
 from cipherbench.pipeline import RunOutcome, RunPlan, run_plan
 from cipherbench.pipeline.plan import load_presets
 from cipherbench.report import experiments
-from cipherbench.report.verdicts import Source, load_sources
+from cipherbench.report.verdict_store import Source, load_sources
 from cipherbench.results.run import load, load_published
 from cipherbench.store.db import Store
 from cipherbench.variant import VariantAxis, VariantName, parse

@@ -32,6 +32,7 @@ class Cell:
 
     per_call: float | None  # cycles or ns per call at the compared size; None: not timed
     status: Verdict | None  # the pair's verification; None: the run has no point of it
+    point: Measurement | None = None  # the point per_call is of (its interval: report/verdict_axes.py)
 
 
 @dataclass
@@ -56,13 +57,10 @@ class Library:
         return _geo(self.speedup(label, p) for p in self.ciphers)
 
 
-def _per_call(ms: list[Measurement]) -> float | None:
-    """The figure of the largest size: cycles per call where known, else ns."""
+def _compared(ms: list[Measurement]) -> Measurement | None:
+    """The point of the largest size timed."""
     ms = [m for m in ms if usable(m) and m.size > 0 and m.operation == Operation.ENCRYPT]
-    if not ms:
-        return None
-    m = max(ms, key=lambda m: m.size)
-    return m.cycles_per_call or m.ns_per_call
+    return max(ms, key=lambda m: m.size) if ms else None
 
 
 def libraries(run: Run) -> list[Library]:
@@ -99,7 +97,8 @@ def compiler_of(label: str) -> str:
 
 def _cell(run: Run, impl: str, prim: str) -> Cell:
     ms = [m for m in run.measurements if m.impl == impl and m.primitive == prim]
-    return Cell(_per_call(ms), run.verification(impl, prim) if ms else None)
+    m = _compared(ms)  # its figure: cycles per call where known, else ns
+    return Cell(m.cycles_per_call or m.ns_per_call if m else None, run.verification(impl, prim) if ms else None, m)
 
 
 def _short(prim: str) -> str:

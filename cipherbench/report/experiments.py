@@ -26,6 +26,7 @@ from cipherbench.report.tables import (
     num,
     security_value,
 )
+from cipherbench.report.verdict_rules import FindingResult
 from cipherbench.results.run import Measurement, ReportData, Run, primitive, usable
 
 
@@ -59,7 +60,7 @@ class Section:
     run: Run
     tables: list[Table] = field(default_factory=list)
     findings: list[tuple[str, str]] = field(default_factory=list)  # (published claim, today)
-    verdicts: list[verdicts.FindingResult] = field(default_factory=list)  # per finding, in order
+    verdicts: list[FindingResult] = field(default_factory=list)  # per finding, in order
     charts: list[Chart | None] = field(default_factory=list)  # per table
 
 
@@ -283,6 +284,6 @@ def sections(data: ReportData) -> list[Section]:
         for f in entry.get("findings", []):
             v = verdicts.verdict(data, run, f, prims, evidence)
             sec.verdicts.append(v)
-            sec.findings.append((f["text"], f"{v.verdict.value}: {v.figure}"))
+            sec.findings.append((f["text"], v.text()))
         out.append(sec)
     return out

@@ -81,7 +81,7 @@ table.answer td{vertical-align:top;padding:5px 8px;border-top:1px solid #eef1f4}
 .ci{color:#57606a;font-size:12px}.tie{background:#fff3bf;border-radius:3px;padding:0 4px;font-size:11.5px}.dim{color:#6a737d}
 details.part{background:#fff;border:1px solid #d8dee4;border-radius:6px;margin:10px 0;padding:4px 14px}
 details.part>summary{font-size:17px;font-weight:600;padding:6px 0}
-.verdict{font-weight:700;white-space:nowrap}.verdict.holds{color:#1a7f37}.verdict.reversed{color:#cf222e}.verdict.changed{color:#9a6700}
+.verdict{font-weight:700;white-space:nowrap}.verdict.holds{color:#1a7f37}.verdict.reversed{color:#cf222e}.verdict.changed{color:#9a6700}.verdict.not_decided{color:#57606a}
 """
 
 
@@ -483,7 +483,7 @@ def then_and_now(p: Page) -> None:
             p.add('<table class="t findings"><thead><tr><th>published</th><th>verdict</th><th>this run</th></tr>'
                   "</thead><tbody>" + "".join(
                       f"<tr><td style='white-space:normal'>{h.escape(claim)}</td>"
-                      f"<td class='verdict {v.verdict.name.lower()}'>{h.escape(v.verdict.value)}</td>"
+                      f"<td class='verdict {v.verdict.name.lower()}'>{h.escape(v.outcome())}</td>"
                       f"<td style='white-space:normal'>{h.escape(v.figure)}</td></tr>"
                       for (claim, _), v in zip(sec.findings, sec.verdicts)) + "</tbody></table>")
         p.add('<details><summary>the source, its machine and method</summary><dl class="ctx">' + "".join(

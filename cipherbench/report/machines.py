@@ -115,21 +115,26 @@ def _bulk(run: Run) -> dict[tuple[str, str], dict[int, Measurement]]:
     return out
 
 
+def points_per_host(hosts: dict[str, Run]) -> dict[PairKey, dict[str, Measurement]]:
+    """(impl, primitive) -> host -> its bulk point with cycles at the largest size every host
+    measured. Pairs measured on one host only are left out."""
+    per_host = {h: _bulk(r) for h, r in hosts.items()}
+    out: dict[PairKey, dict[str, Measurement]] = {}
+    for k in sorted({k for b in per_host.values() for k in b}):
+        having = {h: b[k] for h, b in per_host.items() if k in b}
+        common = set.intersection(*[set(s) for s in having.values()])
+        if len(having) >= 2 and common:
+            out[k] = {h: s[max(common)] for h, s in having.items()}
+    return out
+
+
 def cycles_per_byte(hosts: dict[str, Run]) -> tuple[CyclesByHost, dict[PairKey, int]]:
     """(impl, primitive) -> host -> cycles/byte at the largest size every host measured,
     and (impl, primitive) -> that size. Pairs measured on one host only are left out."""
-    per_host = {h: _bulk(r) for h, r in hosts.items()}
-    pairs = sorted({k for b in per_host.values() for k in b})
-    values: CyclesByHost = {}
-    sizes: dict[PairKey, int] = {}
-    for k in pairs:
-        having = {h: b[k] for h, b in per_host.items() if k in b}
-        common = set.intersection(*[set(s) for s in having.values()])
-        if len(having) < 2 or not common:
-            continue
-        sizes[k] = max(common)
-        values[k] = {h: s[sizes[k]].cycles_per_byte or 0.0 for h, s in having.items()}  # _bulk: all have one
-    return values, sizes
+    points = points_per_host(hosts)
+    values: CyclesByHost = {k: {h: m.cycles_per_byte or 0.0 for h, m in per.items()}  # _bulk: all have one
+                            for k, per in points.items()}
+    return values, {k: next(iter(per.values())).size for k, per in points.items()}
 
 
 def cycles_table(hosts: dict[str, Run], values: CyclesByHost, sizes: dict[PairKey, int]) -> Table:

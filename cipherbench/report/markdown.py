@@ -85,7 +85,7 @@ def render(data: ReportData) -> str:
         if then.findings:
             out += ["### Published findings: do they hold on this run?", "",
                     "| published | verdict | this run |", "|---|---|---|"]
-            out += [f"| {md(a)} | **{v.verdict.value}** | {md(v.figure)} |"
+            out += [f"| {md(a)} | **{v.outcome()}** | {md(v.figure)} |"
                     for (a, _), v in zip(then.findings, then.verdicts)]
             out.append("")
     out += releases.markdown_lines(data, table_md)

@@ -1,19 +1,28 @@
-"""A verdict for each published finding (registry/published-figures.toml), computed from
-the store's own data: holds, reversed, changed (same direction, another size), or not
-measured, each with the figure it stands on.
+"""A verdict for each published finding: the figure it names, with its interval, from its runs.
+
+Each finding (registry/published-figures.toml) gets holds, reversed, changed (same
+direction, another size), not decided at this noise (with what would decide it), or not
+measured, each with the figure and interval it stands on. The rule, and how a figure made
+of several points is bounded, are report/verdict_rules.py's; the ratio of two points is
+analysis/compare.py's (speed_ratio); the runs and batches come from report/verdict_store.py;
+the axes' findings (`from`) are report/verdict_axes.py's.
 
 A finding's `now` says what to compute, its `expect` what the claim says of that figure.
 From the experiment's own run:
-  ratio = [a, b]            MB/s of a over b, bulk encryption at the largest size both
-                            were timed, per implementation (`impl` = prefer that one);
-                            expect = { above = x } | { below = x } | { between = [lo, hi] }
-                            reversed: the ratio falls on the other side of 1 from the claim
-  rank = "primitives"       expect = { first = "prefix", last = "prefix" } (primitive names)
+  ratio = [a, b]            MB/s of a over b per implementation (`impl` = prefer that one,
+                            else the median over implementations): encryption in `workload`
+                            at `size` where the finding names them (the study's own column,
+                            verdict_store.RatioPoints), else bulk at the largest size both
+                            were timed; expect = { above = x } | { below = x } |
+                            { between = [lo, hi] }; reversed: the ratio's interval is on the
+                            other side of 1 from the claim
+  rank = "primitives"       expect = { first = "prefix", last = "prefix" } (primitive names):
+                            the claimed first's best point against each other primitive's
   rank = "implementations"  expect = { last = "impl" }: the slowest by median relative speed
-  rekey_cost = "primitive"  the key setup per message (rekey - bulk ns per call at `size`),
-                            per implementation; expect: that primitive's is the largest
+  rekey_cost = "primitive"  the key setup per message (rekey at a small against a large
+                            size), per implementation; expect: that primitive's is the largest
   keysetup_slowest = "impl" key-setup cycles of that implementation against the others on
-                            the primitives they share; expect: its are the largest
+                            the primitives they share; expect: its are the largest on most
 From the store's other runs, when the finding says `from = "SOURCE"` (the axes one run on
 one machine does not measure: releases, compilers, CPUs): the latest runs of
 [sources.SOURCE] (latest_runs, the one rule), with
@@ -31,67 +40,44 @@ and says what it needs.
 """
 from __future__ import annotations
 
-import math
-import statistics
-import tomllib
-from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
-from enum import StrEnum
-from functools import lru_cache
-from pathlib import Path
+from collections.abc import Callable, Mapping
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
-from sqlalchemy import inspect, select
-
-from cipherbench.builds import matrix as build_matrix
-from cipherbench.errors import UsageError
-from cipherbench.fleet.records import HostState, fleet_hosts
-from cipherbench.kinds import FINISHED, Operation, RunKind, Verdict
-from cipherbench.pipeline.plan import one_line
-from cipherbench.report import builds as build_report
-from cipherbench.report import machines, releases
+from cipherbench.kinds import Operation, Verdict
+from cipherbench.report import verdict_axes
 from cipherbench.report.tables import Relative, relative
-from cipherbench.results.rules import is_bulk_speed, is_reference, size_text
-from cipherbench.results.run import PUBLISHED_FILE, Measurement, ReportData, Run, load_run, usable
-from cipherbench.store.db import Store
+from cipherbench.report.verdict_rules import (
+    REVERSED_BEYOND as REVERSED_BEYOND,
+)
+from cipherbench.report.verdict_rules import (
+    Claim,
+    Decision,
+    Estimate,
+    FindingResult,
+    FindingVerdict,
+    decide,
+    difference,
+    every,
+    greatest,
+    joint_confidence,
+    least,
+    majority,
+    median,
+    point_ratio,
+    point_time,
+    quotient,
+    scaled,
+)
+from cipherbench.report.verdict_rules import (
+    RunRef as RunRef,
+)
+from cipherbench.report.verdict_store import Evidence, RatioPoints, Source, latest_runs, load_sources
+from cipherbench.results.rules import is_reference, size_text
+from cipherbench.results.run import Measurement, ReportData, Run, usable
 
-#: A ratio is on the other side of 1 from the claim only beyond this factor: 0.98 against a
-#: claim of "more than three times as fast" is a changed finding, not a reversed one.
-REVERSED_BEYOND = 1.05
-
-
-class FindingVerdict(StrEnum):
-    HOLDS = "holds"
-    REVERSED = "reversed"
-    CHANGED = "changed"
-    NOT_MEASURED = "not measured"
-
-
-@dataclass(frozen=True)
-class RunRef:
-    """A run a verdict stands on, as the verdict names it."""
-
-    id: int
-    kind: RunKind
-    started_at: str | None  # ISO 8601, UTC
-    host: str | None = None
-
-    @classmethod
-    def of(cls, run: Run) -> RunRef:
-        return cls(run.id, run.meta.kind or RunKind.SPEED, run.meta.started_at, run.meta.host)
-
-    def __str__(self) -> str:
-        when = f"{self.started_at[:16].replace('T', ' ')} UTC" if self.started_at else "time not recorded"
-        host = f", {self.host}" if self.kind is RunKind.FLEET and self.host else ""
-        return f"run {self.id} ({self.kind.value}{host}, {when})"
-
-
-@dataclass(frozen=True)
-class FindingResult:
-    verdict: FindingVerdict
-    figure: str  # what the run measured, in words and numbers
-    runs: tuple[RunRef, ...] = ()  # the store's other runs it was judged on (a `from` finding)
+#: Re-exported: the store queries' names as callers knew them here.
+__all__ = ["Evidence", "FindingResult", "FindingVerdict", "RunRef", "Source", "latest_runs", "load_sources",
+           "verdict"]
 
 
 def _ok(m: Measurement, run: Run | None = None) -> bool:
@@ -104,504 +90,214 @@ def _ok(m: Measurement, run: Run | None = None) -> bool:
     return run is not None and run.verification(m.impl, m.primitive) is Verdict.PASSED
 
 
-def _bulk(run: Run, impl: str, prim: str) -> dict[int, float]:
-    if not Verdict.shown(run.verification(impl, prim)):
-        return {}
-    return {m.size: m.mb_per_s for m in run.measurements
-            if m.impl == impl and m.primitive == prim and is_bulk_speed(m) and m.mb_per_s is not None}
+def bulk(run: Run, impl: str, prim: str) -> dict[int, Measurement]:
+    """Size -> the verified bulk point of one implementation and primitive."""
+    return RatioPoints().points(run, impl, prim)
 
 
-def _ratios(run: Run, a: str, b: str) -> dict[str, tuple[float, int]]:
-    out = {}
-    for impl in sorted({m.impl for m in run.measurements}):
-        x, y = _bulk(run, impl, a), _bulk(run, impl, b)
-        common = set(x) & set(y)
-        if common:
-            s = max(common)
-            out[impl] = (x[s] / y[s], s)
-    return out
+def speed(ev: Evidence, run: Run, x: Measurement, y: Measurement, confidence: float) -> Estimate:
+    """The speed of point x over point y of one run (MB/s over MB/s), with its interval."""
+    return point_ratio(y, x, ev.batches(run, y), ev.batches(run, x), confidence)
 
 
-def _judge_value(x: float, expect: Mapping[str, Any]) -> FindingVerdict:
-    if "above" in expect:
-        lo, hi = float(expect["above"]), float("inf")
-    elif "below" in expect:
-        lo, hi = 0.0, float(expect["below"])
-    else:
-        lo, hi = (float(v) for v in expect["between"])
-    if lo <= x <= hi:
-        return FindingVerdict.HOLDS
-    claim_faster = lo >= 1  # the claim puts a above b (or at least level)
-    claim_slower = hi <= 1
-    if (claim_faster and x < 1 / REVERSED_BEYOND) or (claim_slower and x > REVERSED_BEYOND):
-        return FindingVerdict.REVERSED
-    return FindingVerdict.CHANGED
-
-
-def ratio_verdict(run: Run, now: Mapping[str, Any], expect: Mapping[str, Any]) -> FindingResult:
+def ratio_verdict(run: Run, now: Mapping[str, Any], expect: Mapping[str, Any],
+                  evidence: Evidence | None = None) -> FindingResult:
+    ev = evidence or Evidence(None, {})
     a, b = now["ratio"]
-    rs = _ratios(run, a, b)
-    if not rs:
-        return FindingResult(FindingVerdict.NOT_MEASURED, f"needs verified bulk figures of {a} and {b} from one implementation")
-    prefer = now.get("impl") if now.get("impl") in rs else next(iter(rs)) if len(rs) == 1 else None
+    sel = RatioPoints.of(now)
+    pairs = sel.pairs(run, a, b)
+    if not pairs:
+        return FindingResult(FindingVerdict.NOT_MEASURED, f"needs verified {sel.needs()} of {a} and {b} from one implementation")
+    prefer = now.get("impl") if now.get("impl") in pairs else next(iter(pairs)) if len(pairs) == 1 else None
     if prefer is not None:
-        x, s = rs[prefer]
-        figure = f"{prefer}: {a} at {x:.3g}× the speed of {b} ({size_text(s)})"
+        x, y = pairs[prefer]
+        e = speed(ev, run, x, y, joint_confidence(1))
+        figure = f"{prefer}: {a} at {e.text()} the speed of {b} ({sel.words(x.size)})"
     else:
-        x = statistics.median(r for r, _ in rs.values())
-        lo, hi = min(r for r, _ in rs.values()), max(r for r, _ in rs.values())
-        figure = (f"{a} at {x:.3g}× the speed of {b}, median of {len(rs)} implementations"
-                  + f" (range {lo:.3g}–{hi:.3g})")
-    if not expect:
+        each = [speed(ev, run, x, y, joint_confidence(len(pairs))) for x, y in pairs.values()]
+        e = median(each)
+        figure = (f"{a} at {e.text()} the speed of {b}, median of {len(pairs)} implementations"
+                  + f" (range {min(x.value for x in each):.3g}–{max(x.value for x in each):.3g})")
+    claim = Claim.of(expect)
+    if claim is None:
         return FindingResult(FindingVerdict.NOT_MEASURED, figure + "; the claim states no figure to hold it to")
-    return FindingResult(_judge_value(x, expect), figure)
+    return FindingResult.of(decide(e, claim), figure)
 
 
-def rank_verdict(data: ReportData, run: Run, now: Mapping[str, Any], expect: Mapping[str, Any]) -> FindingResult:
+def rank_verdict(data: ReportData, run: Run, now: Mapping[str, Any], expect: Mapping[str, Any],
+                 evidence: Evidence | None = None) -> FindingResult:
+    ev = evidence or Evidence(None, {})
     rel = relative(ReportData([run], data.published))
     if rel is None:
         return FindingResult(FindingVerdict.NOT_MEASURED, "nothing verified was timed in bulk")
     if now["rank"] == "implementations":
-        return _rank_implementations(rel, expect)
-    best: dict[str, float] = {}
+        return _rank_implementations(ev, run, rel, expect)
+    best: dict[str, Measurement] = {}
     for m in rel.ms:
         if m.verified == Verdict.PASSED and m.operation == Operation.ENCRYPT and m.mb_per_s is not None:
-            best[m.primitive] = max(best.get(m.primitive, 0.0), m.mb_per_s)
+            if m.primitive not in best or m.mb_per_s > (best[m.primitive].mb_per_s or 0.0):
+                best[m.primitive] = m
     if not best:
         return FindingResult(FindingVerdict.NOT_MEASURED, "no verified cipher timed in bulk")
-    order = sorted(best, key=lambda p: -best[p])
-    figure = "fastest first (best verified MB/s): " + ", ".join(f"{p} {best[p]:,.0f}" for p in order[:6]) + \
-        (f" … slowest {order[-1]} {best[order[-1]]:,.3g}" if len(order) > 6 else "")
-    checks = [order[0].startswith(expect["first"])] if "first" in expect else []
-    checks += [order[-1].startswith(expect["last"])] if "last" in expect else []
-    if not checks:
+    mb = {p: m.mb_per_s or 0.0 for p, m in best.items()}
+    order = sorted(best, key=lambda p: -mb[p])
+    figure = "fastest first (best verified MB/s): " + ", ".join(f"{p} {mb[p]:,.0f}" for p in order[:6]) + \
+        (f" … slowest {order[-1]} {mb[order[-1]]:,.3g}" if len(order) > 6 else "")
+    ends = [(str(expect[k]), k == "first") for k in ("first", "last") if k in expect]
+    if not ends:
         return FindingResult(FindingVerdict.NOT_MEASURED, figure)
-    return FindingResult(FindingVerdict.HOLDS if all(checks) else FindingVerdict.CHANGED, figure)
+    missing = [p for p, _ in ends if not any(q.startswith(p) for q in best)]
+    if missing or len(best) < 2:
+        return FindingResult(FindingVerdict.NOT_MEASURED, figure + f"; {' or '.join(missing) or 'a second cipher'} "
+                             "not timed")
+    conf = joint_confidence(len(ends) * (len(best) - 1))
+    parts, said = [], []
+    for prefix, first in ends:
+        mine = max((p for p in best if p.startswith(prefix)), key=lambda p: mb[p] if first else -mb[p])
+        each = [speed(ev, run, best[mine], best[q], conf) for q in best if not q.startswith(prefix)]
+        e = least(each) if first else greatest(each)
+        parts.append(decide(e, Claim(low=1.0) if first else Claim(high=1.0)))
+        said.append(f"{mine} at {e.text()} the speed of the {'fastest' if first else 'slowest'} other")
+    return FindingResult.of(every(parts), figure + "; " + "; ".join(said))
 
 
-def _rank_implementations(rel: Relative, expect: Mapping[str, Any]) -> FindingResult:
+def _cell(run: Run, impl: str, prim: str, size: int | None) -> Measurement | None:
+    """The point a relative-speed cell stands on (report/tables.py relative)."""
+    pts = bulk(run, impl, prim)
+    return pts.get(size) if size else (pts[max(pts)] if pts else None)
+
+
+def _rank_implementations(ev: Evidence, run: Run, rel: Relative, expect: Mapping[str, Any]) -> FindingResult:
     """Libraries by median speed relative to the fastest, over the ciphers every one of them
     offers (else those at least two offer): a library is not ranked on ciphers only it has.
-    The project's reference code is not a library: it is left out of the ranking."""
+    The project's reference code is not a library: it is left out of the ranking. Each cell is
+    its point's speed over the fastest point of its cipher (one interval each, jointly); a
+    library's score is the median of its cells; the claimed slowest's score over each other's."""
     rows = [i for i, n in enumerate(rel.names) if not is_reference(n)]
     cols = [j for j in range(len(rel.primitives)) if all(rel.ratio[i][j] is not None for i in rows)]
     if not cols:
         cols = [j for j in range(len(rel.primitives)) if sum(rel.ratio[i][j] is not None for i in rows) >= 2]
-    scores = {rel.names[i]: statistics.median(v) for i in rows
-              if (v := [x for j in cols if (x := rel.ratio[i][j]) is not None])}
+    cells: dict[int, list[tuple[int, Measurement]]] = {}
+    for j in cols:
+        prim = rel.primitives[j]
+        got = [(i, m) for i in rows if rel.ratio[i][j] is not None
+               and (m := _cell(run, rel.rows[i][1], prim, rel.size[prim])) is not None]
+        if got:
+            cells[j] = got
+    conf = joint_confidence(sum(len(v) for v in cells.values()))
+    per_row: dict[int, list[Estimate]] = {}
+    for got in cells.values():
+        top = max(got, key=lambda im: im[1].mb_per_s or 0.0)[1]
+        for i, m in got:
+            per_row.setdefault(i, []).append(Estimate(1.0, 1.0, 1.0) if m is top else speed(ev, run, m, top, conf))
+    scores = {rel.names[i]: median(es) for i, es in per_row.items()}
     if not scores:
         return FindingResult(FindingVerdict.NOT_MEASURED, "no cipher that two libraries share was timed")
-    order = sorted(scores, key=lambda n: -scores[n])
+    order = sorted(scores, key=lambda n: -scores[n].value)
     figure = (f"median speed relative to the fastest, over {len(cols)} ciphers they share: "
-              + ", ".join(f"{n} {scores[n]:.2f}×" for n in order[:9]))
+              + ", ".join(f"{n} {scores[n].text()}" for n in order[:9]))
     want = expect.get("last")
-    if not want or want not in scores:
+    if not want or want not in scores or len(scores) < 2:
         return FindingResult(FindingVerdict.NOT_MEASURED, figure + (f"; {want} not timed" if want else ""))
-    return FindingResult(FindingVerdict.HOLDS if order[-1] == want else FindingVerdict.CHANGED,
-                   figure + f"; slowest: {order[-1]}")
+    e = greatest(quotient(scores[want], s) for n, s in scores.items() if n != want)
+    return FindingResult.of(decide(e, Claim(high=1.0)), figure + f"; slowest: {order[-1]}; {want} at {e.text()} "
+                            "the score of the slowest other")
 
 
-def _ns(run: Run, impl: str, prim: str, workload: str, size: int) -> float | None:
-    return next((m.ns_per_call for m in run.measurements if m.impl == impl and m.primitive == prim
-                 and m.workload == workload and m.size == size and m.operation == Operation.ENCRYPT and _ok(m, run)), None)
+def _rekey_point(run: Run, impl: str, prim: str, size: int) -> Measurement | None:
+    return next((m for m in run.measurements if m.impl == impl and m.primitive == prim and m.workload == "rekey"
+                 and m.size == size and m.operation == Operation.ENCRYPT and _ok(m, run)), None)
 
 
-def rekey_verdict(run: Run, now: Mapping[str, Any], prims: list[str]) -> FindingResult:
+def rekey_verdict(run: Run, now: Mapping[str, Any], prims: list[str], evidence: Evidence | None = None) -> FindingResult:
     """Key setup per message, the seed's way: the same data in small and in large messages,
     both with a key setup per message (rekey), so the time the small ones add is that of
     their extra key setups: (small x n_small - large x n_large) / (n_small - n_large), with
-    n = the messages in `total` bytes. A difference below zero is noise, not a cost."""
+    n = the messages in `total` bytes; its interval from the two points' (ends against ends).
+    Per implementation, the target's cost less each other's is held to above 0. A cost whose
+    whole interval is at or below zero is noise, not a cost."""
+    ev = evidence or Evidence(None, {})
     target = now["rekey_cost"]
     small, large = int(now.get("small", 16384)), int(now.get("large", 1 << 20))
     n_small, n_large = (int(now.get("total", 50 << 20)) // x for x in (small, large))
-    parts, holds = [], []
+    span = n_small - n_large
+    points: dict[str, dict[str, tuple[Measurement, Measurement]]] = {}
     for impl in sorted({m.impl for m in run.measurements}):
-        cost = {}
         for p in prims:
-            a, b = _ns(run, impl, p, "rekey", small), _ns(run, impl, p, "rekey", large)
+            a, b = _rekey_point(run, impl, p, small), _rekey_point(run, impl, p, large)
             if a is not None and b is not None:
-                cost[p] = (a * n_small - b * n_large) / (n_small - n_large)
+                points.setdefault(impl, {})[p] = (a, b)
+    conf = joint_confidence(2 * sum(len(v) for v in points.values()))
+    parts: list[str] = []
+    decisions: list[Decision] = []
+    for impl, per in points.items():
+        cost = {p: difference(scaled(point_time(a, ev.batches(run, a), conf), n_small / span, 0.0),
+                              scaled(point_time(b, ev.batches(run, b), conf), n_large / span, 0.0))
+                for p, (a, b) in per.items()}
         if target not in cost or len(cost) < 2:
             continue
-        if cost[target] <= 0:
-            parts.append(f"{impl}: not resolved (below the noise)")
+        if (top_end := cost[target].high) is not None and top_end <= 0:
+            parts.append(f"{impl}: key setup below the noise")
             continue
-        top = max(cost, key=lambda p: cost[p])
-        nxt = max((c for p, c in cost.items() if p != target), default=0.0)
-        holds.append(top == target)
-        if top != target:
-            rank = f" (largest: {top})"
-        else:
-            rank = f", {cost[target] / nxt:.3g}× the next" if nxt > 0 else ", the only one above the noise"
-        parts.append(f"{impl}: {cost[target] / 1e3:,.1f} µs per message{rank}")
-    if not holds:
-        return FindingResult(FindingVerdict.NOT_MEASURED, f"needs rekey figures at {size_text(small)} and {size_text(large)}"
-                       + (": " + "; ".join(parts) if parts else ""))
-    verdict = FindingVerdict.HOLDS if all(holds) else FindingVerdict.CHANGED if any(holds) else FindingVerdict.REVERSED
-    return FindingResult(verdict, f"{target}'s key setup per message (rekey at {size_text(small)} against "
-                   f"{size_text(large)}): " + "; ".join(parts[:5]))
+        e = least(difference(cost[target], c) for p, c in cost.items() if p != target)
+        decisions.append(decide(e, Claim(low=0.0)))
+        top = max(cost, key=lambda p: cost[p].value)
+        parts.append(f"{impl}: {cost[target].value / 1e3:,.1f} µs per message, {e.value / 1e3:+,.1f} µs "
+                     + (f"[{e.low / 1e3:+,.1f} to {e.high / 1e3:+,.1f}] " if e.low is not None and e.high is not None
+                        else "[no interval] ")
+                     + "over the next" + (f" (largest: {top})" if top != target else ""))
+    if not decisions:
+        return FindingResult(FindingVerdict.NOT_MEASURED, f"needs rekey figures at {size_text(small)} and "
+                             f"{size_text(large)}" + (": " + "; ".join(parts) if parts else ""))
+    d = every(decisions)
+    if all(x.verdict in (FindingVerdict.CHANGED, FindingVerdict.REVERSED) for x in decisions):
+        d = Decision(FindingVerdict.REVERSED)  # on no implementation is it the largest
+    return FindingResult.of(d, f"{target}'s key setup per message (rekey at {size_text(small)} against "
+                            f"{size_text(large)}): " + "; ".join(parts[:5]))
 
 
-def keysetup_verdict(run: Run, now: Mapping[str, Any]) -> FindingResult:
-    """The named implementation's key-setup cycles against the others', on shared primitives."""
+def keysetup_verdict(run: Run, now: Mapping[str, Any], evidence: Evidence | None = None) -> FindingResult:
+    """The named implementation's key-setup cycles against the others', on shared primitives:
+    per primitive, its time over the quickest other's held to above 1; the finding holds
+    where that is decided on more than half of them (verdict_rules.majority)."""
+    ev = evidence or Evidence(None, {})
     who = now["keysetup_slowest"]
-    cyc: dict[tuple[str, str], float] = {}
+    pts: dict[tuple[str, str], Measurement] = {}
     for m in run.measurements:
         if m.operation == Operation.KEYSETUP and _ok(m) and m.cycles_per_call:
-            cyc[(m.impl, m.primitive)] = m.cycles_per_call
-    prims = sorted({p for i, p in cyc if i == who})
-    shared = [(p, cyc[(who, p)], [c for (i, q), c in cyc.items() if q == p and i != who]) for p in prims]
+            pts[(m.impl, m.primitive)] = m
+    shared = [(p, pts[(who, p)], [m for (i, q), m in pts.items() if q == p and i != who])
+              for p in sorted({p for i, p in pts if i == who})]
     shared = [x for x in shared if x[2]]
     if not shared:
         return FindingResult(FindingVerdict.NOT_MEASURED, f"needs verified key-setup figures of {who} and another library")
-    slowest = [c > max(o) for _, c, o in shared]
-    p, c, o = max(shared, key=lambda x: x[1] / max(x[2]))
-    figure = (f"{who} slowest to set up a key on {sum(slowest)} of {len(shared)} shared ciphers; e.g. {p}: "
-              f"{c:,.0f} cycles against at most {max(o):,.0f} for the others")
-    share = sum(slowest) / len(slowest)
-    return FindingResult(FindingVerdict.HOLDS if share > 0.5 else FindingVerdict.CHANGED, figure)
+    conf = joint_confidence(sum(len(o) for _, _, o in shared))
+    # speed of each other over `who` = who's time over the other's
+    each = {p: least(speed(ev, run, o, mine, conf) for o in others) for p, mine, others in shared}
+    decisions = [decide(e, Claim(low=1.0)) for e in each.values()]
+    p, mine, others = max(shared, key=lambda x: (x[1].cycles_per_call or 0.0) / max(o.cycles_per_call or 0.0 for o in x[2]))
+    slowest = sum(d.verdict is FindingVerdict.HOLDS for d in decisions)
+    figure = (f"{who} decidedly slowest to set up a key on {slowest} of {len(shared)} shared ciphers; e.g. {p}: "
+              f"{mine.cycles_per_call or 0.0:,.0f} cycles against at most "
+              f"{max(o.cycles_per_call or 0.0 for o in others):,.0f} for the others ({each[p].text()})")
+    return FindingResult.of(majority(decisions), figure)
 
 
 def verdict(data: ReportData, run: Run, finding: Mapping[str, Any], prims: list[str],
             evidence: Evidence | None = None) -> FindingResult:
     """The finding's verdict: from the store's other runs where it names a source (`from`),
     else from the experiment's own run."""
+    ev = evidence or Evidence(data.store)
     if "from" in finding:
-        return axis_verdict(finding, evidence or Evidence(data.store))
+        return verdict_axes.axis_verdict(finding, ev)
     now, expect = finding.get("now") or {}, finding.get("expect") or {}
     handlers: dict[str, Callable[[], FindingResult]] = {
-        "ratio": lambda: ratio_verdict(run, now, expect),
-        "rank": lambda: rank_verdict(data, run, now, expect),
-        "rekey_cost": lambda: rekey_verdict(run, now, prims),
-        "keysetup_slowest": lambda: keysetup_verdict(run, now),
+        "ratio": lambda: ratio_verdict(run, now, expect, ev),
+        "rank": lambda: rank_verdict(data, run, now, expect, ev),
+        "rekey_cost": lambda: rekey_verdict(run, now, prims, ev),
+        "keysetup_slowest": lambda: keysetup_verdict(run, now, ev),
     }
     for key, fn in handlers.items():
         if key in now:
             return fn()
     return FindingResult(FindingVerdict.NOT_MEASURED, str(finding.get("needs") or "not something one run on one machine measures"))
-
-
-# ---------------------------------------------------------------------------- the axes' runs
-class Source(BaseModel):
-    """Where a finding's other runs come from: [sources.NAME] of published-figures.toml."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-    kind: RunKind
-    what: str  # the run in words: "compiler-matrix run"
-    measure: str  # the one command that makes such a run
-    profiles: tuple[str, ...] = ()  # the run's profile or experiment is one of these (() = any)
-    machines: int = Field(1, ge=1)  # a fleet run with at least this many machines complete
-    matrix: str | None = None  # builds: the matrix `cipherbench reproduce` builds and times
-
-
-@lru_cache(maxsize=4)
-def load_sources(path: Path = PUBLISHED_FILE) -> dict[str, Source]:
-    """Every [sources.NAME], validated: a misspelt key is one line naming it."""
-    with open(path, "rb") as f:
-        tables = tomllib.load(f).get("sources", {})
-    out = {}
-    for name, table in tables.items():
-        try:
-            out[name] = Source.model_validate(table)
-        except ValidationError as e:
-            raise UsageError(one_line(e, f"{path.name}: [sources.{name}]")) from None
-    return out
-
-
-#: Runs that ran to the end: complete, or incomplete (every point that did not fail is there).
-
-
-def latest_runs(store: Store, source: Source) -> list[Run]:
-    """The one rule for a finding's other runs: the newest run of the source's kind, and of
-    one of its profiles (the preset its plan came from, narrowed or not), that ran to the end; for a fleet source, the runs of the machines
-    that completed the newest fleet run with at least `machines` of them. [] when the store
-    has none."""
-    if source.kind is RunKind.FLEET:
-        ids = _fleet_machines(store, source.machines)
-    else:
-        latest = max((r.id for r in store.run_summaries() if r.kind is source.kind and r.status in FINISHED
-                      and (not source.profiles or r.preset in source.profiles)), default=None)
-        ids = [] if latest is None else [latest]
-    return [load_run(store, i, with_samples=False) for i in ids]
-
-
-def _fleet_machines(store: Store, machines: int) -> list[int]:
-    """The machines' runs of the newest fleet run (fleet/records.py) with `machines` complete."""
-    if not inspect(store.engine).has_table(fleet_hosts.name):  # no fleet ever wrote to this store
-        return []
-    q = (select(fleet_hosts.c.fleet_run_id, fleet_hosts.c.run_id)
-         .where(fleet_hosts.c.state == HostState.COMPLETE.value, fleet_hosts.c.run_id.is_not(None))
-         .order_by(fleet_hosts.c.fleet_run_id.desc(), fleet_hosts.c.host))
-    by_fleet: dict[int, list[int]] = {}
-    with store.engine.connect() as c:
-        for fleet_id, run_id in c.execute(q):
-            by_fleet.setdefault(int(fleet_id), []).append(int(run_id))
-    return next((ids for ids in by_fleet.values() if len(ids) >= machines), [])
-
-
-class Evidence:
-    """The sources' runs, each looked up once for a report. Without a store (a report read
-    from files) there are no other runs to look in."""
-
-    def __init__(self, store: Store | None, sources: Mapping[str, Source] | None = None):
-        self.store = store
-        self.sources = dict(load_sources() if sources is None else sources)
-        self._runs: dict[str, list[Run]] = {}
-
-    def source(self, name: str) -> Source:
-        if name not in self.sources:
-            raise UsageError(f"published-figures.toml: a finding draws on source '{name}', which [sources] "
-                             f"lacks (known: {', '.join(sorted(self.sources))})")
-        return self.sources[name]
-
-    def runs(self, name: str) -> list[Run]:
-        source = self.source(name)
-        if name not in self._runs:
-            self._runs[name] = [] if self.store is None else latest_runs(self.store, source)
-        return self._runs[name]
-
-
-def axis_verdict(finding: Mapping[str, Any], evidence: Evidence) -> FindingResult:
-    """A finding judged on the latest runs of its source, naming them; "not measured" and the
-    command that would measure it where the store has none, or they lack what it needs."""
-    source = evidence.source(str(finding["from"]))
-    runs = evidence.runs(str(finding["from"]))
-    if not runs:
-        where = "this store" if evidence.store is not None else "a report read from files"
-        return FindingResult(FindingVerdict.NOT_MEASURED, f"no {source.what} in {where}; measure it with: "
-                             f"{source.measure}")
-    now, expect = finding.get("now") or {}, finding.get("expect") or {}
-    result = _axis_handler(now)(runs, now, expect)
-    refs = tuple(RunRef.of(r) for r in runs)
-    parts = [str(finding.get("nearest") or ""), result.figure]
-    if result.verdict is FindingVerdict.NOT_MEASURED:
-        parts.append(f"measure it with: {source.measure}")
-    return FindingResult(result.verdict, "; ".join(p for p in parts if p) + f" (from {', '.join(map(str, refs))})",
-                         refs)
-
-
-AxisHandler = Callable[[list[Run], Mapping[str, Any], Mapping[str, Any]], FindingResult]
-
-
-def _axis_handler(now: Mapping[str, Any]) -> AxisHandler:
-    handlers: dict[str, AxisHandler] = {"releases": releases_verdict, "compilers": compilers_verdict,
-                                        "o3_alone": o3_verdict, "robustness": robustness_verdict}
-    key = next((k for k in handlers if k in now), None)
-    if key is None:
-        raise UsageError(f"published-figures.toml: a `from` finding's now = {dict(now)} asks for none of "
-                         f"{', '.join(handlers)}")
-    return handlers[key]
-
-
-def _geomean(xs: Iterable[float]) -> float:
-    vals = list(xs)
-    return math.exp(sum(map(math.log, vals)) / len(vals))
-
-
-# ---------------------------------------------------------------------------- releases
-def releases_verdict(runs: list[Run], now: Mapping[str, Any], expect: Mapping[str, Any]) -> FindingResult:
-    """Per library, its oldest Debian release against its newest (report/releases.py's
-    builds and order): MB/s of every verified bulk figure both timed, at the largest size
-    both timed; the geometric mean over libraries and primitives."""
-    run = runs[0]
-    by_lib: dict[str, list[releases.Build]] = {}
-    for b in releases.builds(run).values():
-        by_lib.setdefault(b.library, []).append(b)
-    per_lib: dict[str, tuple[releases.Build, releases.Build, list[float]]] = {}
-    for lib, bs in sorted(by_lib.items()):
-        old, new = min(bs, key=lambda b: b.order), max(bs, key=lambda b: b.order)
-        prims = sorted({m.primitive for m in run.measurements if m.impl == old.impl})
-        ratios = [r for p in prims if (r := _oldest_over_newest(run, old.impl, new.impl, p)) is not None]
-        if old.order < new.order and ratios:
-            per_lib[lib] = (old, new, ratios)
-    if not per_lib:
-        return FindingResult(FindingVerdict.NOT_MEASURED, f"run {run.id} timed no library in two Debian releases")
-    allr = [r for _, _, rs in per_lib.values() for r in rs]
-    x = _geomean(allr)
-    libs = "; ".join(f"{lib} {old.release} ({releases.short_version(old)}) against {new.release} "
-                     f"({releases.short_version(new)}): {_geomean(rs):.3g}×" for lib, (old, new, rs) in per_lib.items())
-    figure = (f"each library's oldest Debian release at {x:.3g}× the speed of its newest, geometric mean over "
-              f"{len(allr)} verified bulk figure{'s' if len(allr) != 1 else ''} ({libs})")
-    return FindingResult(_judge_value(x, expect), figure)
-
-
-def _oldest_over_newest(run: Run, old: str, new: str, prim: str) -> float | None:
-    a, b = _bulk(run, old, prim), _bulk(run, new, prim)
-    common = set(a) & set(b)
-    return a[max(common)] / b[max(common)] if common else None
-
-
-# ---------------------------------------------------------------------------- compilers
-@dataclass(frozen=True)
-class Variants:
-    """A builds run's variants (report/builds.py): cycles (else ns) per call of every verified
-    (library, cipher) at the largest size timed, and each variant's compiler and flags."""
-
-    per_call: dict[str, dict[tuple[str, str], float]]  # variant label -> (library, cipher) -> per call
-    compiler: dict[str, str]  # variant label -> compiler id
-    flags: dict[str, tuple[str, ...]]  # variant label -> its flags (PGO as "+PGO")
-
-    @classmethod
-    def of(cls, run: Run) -> Variants:
-        per_call: dict[str, dict[tuple[str, str], float]] = {}
-        compiler: dict[str, str] = {}
-        flags: dict[str, tuple[str, ...]] = {}
-        for lib in build_report.libraries(run):
-            for label, cells in lib.variants.items():
-                rec = lib.builds.get(label) or {}
-                compiler[label] = str(rec.get("compiler") or build_report.compiler_of(label))
-                flags[label] = tuple(rec.get("flags") or ()) + (("+PGO",) if rec.get("pgo") else ())
-                got = per_call.setdefault(label, {})
-                for prim, cell in cells.items():
-                    if cell.per_call and cell.status == Verdict.PASSED:
-                        got[(lib.name, prim)] = cell.per_call
-        return cls(per_call, compiler, flags)
-
-    def best(self) -> dict[str, dict[tuple[str, str], float]]:
-        """compiler -> (library, cipher) -> its best flag set's figure (the fewest per call)."""
-        out: dict[str, dict[tuple[str, str], float]] = {}
-        for label, figures in self.per_call.items():
-            b = out.setdefault(self.compiler[label], {})
-            for k, v in figures.items():
-                b[k] = min(v, b.get(k, v))
-        return {c: b for c, b in out.items() if b}
-
-
-def _speed(best: Mapping[str, Mapping[tuple[str, str], float]], a: str, b: str) -> tuple[float, int] | None:
-    """Compiler a's speed over b's, each with its best flags: the geometric mean over the
-    ciphers both built, and how many."""
-    common = set(best[a]) & set(best[b])
-    return (_geomean(best[b][k] / best[a][k] for k in common), len(common)) if common else None
-
-
-def _family(compiler: str) -> str:
-    """registry/builds.toml's family of a compiler ("gcc", "clang"), else the id's first word."""
-    known = build_matrix.load().compilers
-    return known[compiler].family.value if compiler in known else compiler.split("-", 1)[0]
-
-
-#: Two compilers a finding compares: (a, what a is, b, what b is, a note on the choice).
-Compared = tuple[str, str, str, str, str]
-
-
-def compilers_verdict(runs: list[Run], now: Mapping[str, Any], expect: Mapping[str, Any]) -> FindingResult:
-    """"FAMILY/other": that family's fastest compiler against the fastest of another family;
-    "older/newer": the oldest compiler of the run against the newest, within one family where
-    the run has two of it (by the finding's `released` years). Speed: each with its best
-    flags per cipher, the geometric mean over the ciphers both built."""
-    run, what = runs[0], str(now["compilers"])
-    best = Variants.of(run).best()
-    if len(best) < 2:
-        return FindingResult(FindingVerdict.NOT_MEASURED, f"run {run.id} timed {len(best)} compiler(s) with a "
-                             "verified figure: two are needed")
-    pair = (_older_and_newer(best, now.get("released") or {}) if what == "older/newer"
-            else _family_and_other(best, what.split("/", 1)[0]))
-    if isinstance(pair, str):
-        return FindingResult(FindingVerdict.NOT_MEASURED, f"run {run.id}: {pair}")
-    a, a_is, b, b_is, note = pair
-    sp = _speed(best, a, b)
-    if sp is None:
-        return FindingResult(FindingVerdict.NOT_MEASURED, f"run {run.id}: {a} and {b} built no cipher in common")
-    x, n = sp
-    figure = (f"{a} ({a_is}) at {x:.3g}× the speed of {b} ({b_is}), each with its best flags per cipher (geometric "
-              f"mean over the {n} cipher{'s' if n != 1 else ''} both built)" + (f"; {note}" if note else ""))
-    return FindingResult(_judge_value(x, expect), figure)
-
-
-def _family_and_other(best: Mapping[str, Mapping[tuple[str, str], float]], family: str) -> Compared | str:
-    mine = [c for c in best if _family(c) == family]
-    other = [c for c in best if _family(c) != family]
-    if not mine or not other:
-        return f"it timed {'no ' + family if not mine else family + ' only'}: the claim compares {family} with " \
-               "another compiler"
-    a = max(mine, key=lambda c: min((_speed(best, c, o) or (0.0, 0))[0] for o in other))
-    b = max(other, key=lambda c: (_speed(best, c, a) or (0.0, 0))[0])
-    return a, f"the fastest {family}", b, "the fastest other compiler", ""
-
-
-def _older_and_newer(best: Mapping[str, Mapping[tuple[str, str], float]], released: Mapping[str, int]) -> Compared | str:
-    dated = {c: int(released[c]) for c in best if c in released}
-    families: dict[str, list[str]] = {}
-    for c in sorted(dated, key=lambda c: dated[c]):
-        families.setdefault(_family(c), []).append(c)
-    spans = {f: cs for f, cs in families.items() if dated[cs[-1]] > dated[cs[0]]}
-    if spans:  # one family at two versions: the widest span, gcc first on a tie
-        fam = max(sorted(spans), key=lambda f: (dated[spans[f][-1]] - dated[spans[f][0]], f == "gcc"))
-        old, new = spans[fam][0], spans[fam][-1]
-        return old, f"{dated[old]}", new, f"{dated[new]}", ""
-    order = sorted(dated, key=lambda c: dated[c])
-    if len(order) < 2 or dated[order[0]] == dated[order[-1]]:
-        return "its compilers have no release years to tell the older from the newer (`released`)"
-    old, new = order[0], order[-1]
-    return (old, f"{dated[old]}, the older", new, f"{dated[new]}, the newer",
-            "the run timed one version of each compiler, so the older and the newer are of two families")
-
-
-def o3_verdict(runs: list[Run], now: Mapping[str, Any], expect: Mapping[str, Any]) -> FindingResult:
-    """Per compiler of the family and cipher: the -O3-only build's speed over the fastest of
-    that compiler's other flag sets; the geometric mean over all of them."""
-    run, family = runs[0], str(now["o3_alone"])
-    v = Variants.of(run)
-    ratios: list[float] = []
-    wins: dict[str, int] = {}
-    for c in sorted({c for c in v.compiler.values() if _family(c) == family}):
-        labels = [lb for lb in v.per_call if v.compiler[lb] == c]
-        o3 = next((lb for lb in labels if v.flags[lb] == ("-O3",)), None)
-        for k, t in (v.per_call[o3] if o3 else {}).items():
-            others = {lb: v.per_call[lb][k] for lb in labels if lb != o3 and k in v.per_call[lb]}
-            if others:
-                top = min(others, key=lambda lb: others[lb])
-                ratios.append(others[top] / t)
-                wins[top] = wins.get(top, 0) + 1
-    if not ratios:
-        return FindingResult(FindingVerdict.NOT_MEASURED, f"run {run.id} timed no {family} -O3 build beside "
-                             f"another {family} flag set")
-    x = _geomean(ratios)
-    within = sum(1 for r in ratios if r >= 0.97)
-    top = ", ".join(f"{lb} on {n}" for lb, n in sorted(wins.items(), key=lambda kv: -kv[1]))
-    figure = (f"{family} -O3 alone at {x:.3g}× the speed of the same compiler's best other flag set, per cipher "
-              f"(geometric mean over {len(ratios)}; within 3 % on {within}; the best other: {top})")
-    return FindingResult(_judge_value(x, expect), figure)
-
-
-# ---------------------------------------------------------------------------- CPUs
-def robustness_verdict(runs: list[Run], now: Mapping[str, Any], expect: Mapping[str, Any]) -> FindingResult:
-    """Each primitive's cycles per byte divided by a reference primitive's, same implementation
-    and machine (the first of the finding's `reference`, then report/machines.py's, that the
-    implementation timed); its spread = largest over smallest across machines, minus one; the
-    median over implementations ranks the primitives, most robust first."""
-    hosts = machines.host_runs(ReportData(runs))
-    if len(hosts) < 2:
-        return FindingResult(FindingVerdict.NOT_MEASURED, "its runs come from fewer than two machines")
-    values, _ = machines.cycles_per_byte(hosts)
-    refs = [*(now.get("reference") or []), *machines.REFERENCE_PRIMITIVES]
-    spreads: dict[str, list[float]] = {}
-    used: set[str] = set()
-    for (impl, prim), per in values.items():
-        ref = next((r for r in refs if (impl, r) in values), None)
-        if ref is None or prim == ref:
-            continue
-        norm = {h: c / values[(impl, ref)][h] for h, c in per.items() if values[(impl, ref)].get(h)}
-        if len(norm) >= 2 and min(norm.values()) > 0:
-            spreads.setdefault(prim, []).append(max(norm.values()) / min(norm.values()) - 1)
-            used.add(ref)
-    return _judge_rank({p: statistics.median(s) for p, s in spreads.items()}, expect,
-                       f"on {', '.join(hosts)}, cycles per byte relative to {', '.join(sorted(used)) or 'a reference'}")
-
-
-def _judge_rank(spread: Mapping[str, float], expect: Mapping[str, Any], where: str) -> FindingResult:
-    first, last = str(expect.get("first", "")), str(expect.get("last", ""))
-    order = sorted(spread, key=lambda p: (spread[p], p))
-    missing = [w for w in (first, last) if w and not any(p.startswith(w) for p in order)]
-    if missing:
-        return FindingResult(FindingVerdict.NOT_MEASURED, f"its machines timed no {' or '.join(missing)} beside "
-                             "a reference primitive")
-    if len(order) < 2:
-        return FindingResult(FindingVerdict.NOT_MEASURED, "its machines timed fewer than two ciphers beside a "
-                             "reference primitive")
-    figure = (f"most robust first ({where}; spread across the machines, median over implementations): "
-              + ", ".join(f"{p} {100 * spread[p]:.1f} %" for p in order))
-    holds = order[0].startswith(first) and order[-1].startswith(last)
-    flipped = order[0].startswith(last) and order[-1].startswith(first)
-    return FindingResult(FindingVerdict.HOLDS if holds else FindingVerdict.REVERSED if flipped
-                         else FindingVerdict.CHANGED, figure)
