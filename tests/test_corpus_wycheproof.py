@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from cipherbench.kat import corpora
-from cipherbench.kat import corpus_wycheproof as cw
 from cipherbench.kat.collect import CorpusMissing
+from cipherbench.kat.corpora import wycheproof as cw
 
 H = bytes.fromhex
 
@@ -119,7 +119,7 @@ def test_pycryptodomes_copies_are_the_pinned_files():
         vdir, _ = cw.vectors_dir()
     except CorpusMissing as e:
         pytest.skip(f"corpus wycheproof not installed: {e}")
-    from cipherbench.kat.corpus_pycryptodome import package_root
+    from cipherbench.kat.corpora.pycryptodome import package_root
     try:
         root, _ = package_root()
     except CorpusMissing as e:
@@ -240,7 +240,7 @@ def test_install_passes_on_gos_own_error(tmp_path, monkeypatch):
 
 def test_install_command_line_rejects_other_arguments(capsys):
     assert cw.main(["fetch"]) == 2
-    assert "usage: python -m cipherbench.kat.corpus_wycheproof install" in capsys.readouterr().err
+    assert "usage: python -m cipherbench.kat.corpora wycheproof install" in capsys.readouterr().err
 
 
 # ---------------------------------------------------------------------------- through verify

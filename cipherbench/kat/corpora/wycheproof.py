@@ -1,7 +1,7 @@
 """Corpus "wycheproof": Project Wycheproof's test vectors (C2SP/wycheproof, the continuation of
 google/wycheproof), read in place from the Go module cache.
 
-Where: `make vectors` runs `python -m cipherbench.kat.corpus_wycheproof install`, which asks
+Where: `make vectors` runs `python -m cipherbench.kat.corpora.wycheproof install`, which asks
 `go mod download -json` for the pinned module version below, checks the module hash go reports
 against the pinned one, and records where it landed in build/wycheproof.json (or, without go or
 when the download fails, why it is not there). The loader reads that record and never touches
@@ -269,13 +269,9 @@ def load(wanted: set[str]) -> list[KnownAnswer]:
 
 def main(argv: list[str]) -> int:
     if argv != ["install"]:
-        print("usage: python -m cipherbench.kat.corpus_wycheproof install", file=sys.stderr)
+        print("usage: python -m cipherbench.kat.corpora wycheproof install", file=sys.stderr)
         return 2
     line = install()
     if line:
         print(line)
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))

@@ -17,7 +17,7 @@ both directions, so a value misread in either direction fails.
 from __future__ import annotations
 
 from cipherbench.kat.collect import det_bytes
-from cipherbench.kat.corpus_carry import MODEL_AEADS, MODEL_STREAMS, modelled_stream
+from cipherbench.kat.corpora.streams import MODEL_AEADS, MODEL_STREAMS, modelled_stream
 from cipherbench.kat.vectors import KnownAnswer
 from cipherbench.kinds import PrimitiveKind
 from cipherbench.registry import Primitive

@@ -36,7 +36,7 @@ import json
 from pathlib import Path
 
 from cipherbench.kat.collect import Collector, distribution_root
-from cipherbench.kat.corpus_cavp import (
+from cipherbench.kat.corpora.cavp import (
     aes_block_files,
     aes_gcm,
     files_in,
