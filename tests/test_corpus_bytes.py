@@ -1,4 +1,4 @@
-"""Known answers whose keys and IVs take every byte value (cipherbench/kat/corpus_bytes.py)."""
+"""Known answers whose keys and IVs take every byte value (cipherbench/kat/corpora/every_byte.py)."""
 from __future__ import annotations
 
 import pytest

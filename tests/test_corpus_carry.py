@@ -1,4 +1,4 @@
-"""Corpus model-carry (cipherbench/kat/corpus_carry.py): the model it computes with is checked
+"""Corpus model-carry (cipherbench/kat/corpora/carry.py and its parts; model/gf128.py): the model it computes with is checked
 on a published counter-carry vector, its fast GHASH equals the model's, its counters sit
 where its labels say, and the gate records up to which size a pair was verified."""
 import dataclasses

@@ -1,4 +1,4 @@
-"""Corpus derived-pairs (cipherbench/kat/corpus_pairs.py): ECB, CBC and CFB answers of any
+"""Corpus derived-pairs (cipherbench/kat/corpora/pairs.py): ECB, CBC and CFB answers of any
 length built from ECB known answers alone, checked here against the modes' definitions with
 the pairs as the only cipher, for every such primitive of the registry."""
 import pytest

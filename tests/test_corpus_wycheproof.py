@@ -1,4 +1,4 @@
-"""The wycheproof corpus (cipherbench/kat/corpus_wycheproof.py): exact records from the pinned module
+"""The wycheproof corpus (cipherbench/kat/corpora/wycheproof.py): exact records from the pinned module
 (testvectors_v1/<file>, tcId as cited), what it maps and skips, and how it says it is missing.
 Tests that read the installed module skip when `make vectors` could not fetch it; the rules
 and the install step are also checked on files and a `go` made here, without network."""
@@ -114,7 +114,7 @@ def test_files_the_pycryptodome_corpus_runs_are_not_loaded_twice(wp):
 
 
 def test_pycryptodomes_copies_are_the_pinned_files():
-    # The dedup rule rests on this: the six files corpus_pycryptodome reads hold the same records.
+    # The dedup rule rests on this: the six files corpora/pycryptodome.py reads hold the same records.
     try:
         vdir, _ = cw.vectors_dir()
     except CorpusMissing as e:

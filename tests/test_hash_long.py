@@ -1,4 +1,4 @@
-"""Long answers of the hashes and RC4 (cipherbench/kat/corpus_carry.py): the models they come
+"""Long answers of the hashes and RC4 (cipherbench/kat/corpora/hashes.py, corpora/streams.py): the models they come
 from hold the published vectors, CPython's own modules are checked before they answer, and the
 gate then verifies a hash and RC4 at the largest size timed, catching a digest wrong only there."""
 import dataclasses

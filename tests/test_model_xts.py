@@ -1,6 +1,6 @@
 """The XTS model (cipherbench/kat/model/xts.py) against published vectors, both directions,
 with the native engine's ECB as the block cipher, and its long answers in the gate
-(cipherbench/kat/corpus_carry.py).
+(cipherbench/kat/corpora/xts.py).
 
 Every value compared here is read from an installed corpus: IEEE 1619-2007 appendix B as
 Crypto++ ships it (TestVectors/xts.txt, Source "P1619-2007, Appendix B") and as Botan ships it

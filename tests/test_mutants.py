@@ -15,11 +15,11 @@ MUTANT = Path(__file__).parent / "runners" / "mutant.py"
 
 #: mode -> (the primitives verified, the ones that must fail). A counter that wraps in its
 #: low 32 or 64 bits and a bulk path wrong above 8 KiB passed the gate before corpus
-#: model-carry (cipherbench/kat/corpus_carry.py) gave known answers at the carries and at
+#: model-carry (cipherbench/kat/corpora/carry.py) gave known answers at the carries and at
 #: 1 MiB (ChaCha20-Poly1305's from the RFC 8439 model, its published records ending at 576 B).
 #: A fault in one direction above the published lengths, at a 16-bit block counter, or in the
 #: tail after a 16-block batch passed before the long answers went both ways for every mode
-#: and stream cipher (corpus_pairs.py, the stream models), reached every carry of the
+#: and stream cipher (corpora/pairs.py, the stream models), reached every carry of the
 #: registry's counters (kat/carry.py) and the lengths after each batch width.
 ALL = ["aes-128-ecb", "aes-128-cbc", "aes-128-cfb", "aes-128-ctr", "aes-128-gcm", "chacha20", "chacha20-poly1305"]
 AEADS_AND_BLOCK = ["aes-128-ecb", "aes-128-cbc", "aes-128-ctr", "aes-128-gcm", "chacha20-poly1305"]

@@ -88,7 +88,7 @@ class Entry:
     corpus: str  # corpus_fingerprint() it was obtained against
     runner: str  # runner_identity() of the runner that answered
     result: dict[str, Any]
-    depth: int  # the message length its long answers reached (corpus_carry.long_size)
+    depth: int  # the message length its long answers reached (corpora/long_answers.py, long_size)
 
 
 class VerifyCache:
