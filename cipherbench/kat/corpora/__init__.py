@@ -1,4 +1,4 @@
-"""Known-answer corpora: where vectors come from, loaded at run time.
+"""The list of known-answer corpora (CORPORA, in the order they are read) and load_all over it.
 
 A corpus is a function returning KnownAnswer records for the primitives asked
 for, or raising CorpusMissing with the reason (a package not installed). The

@@ -22,6 +22,7 @@ from cipherbench.registry import Primitive
 # code package or HACL*, RFC 7693's reference BLAKE2, not OpenSSL's, which hashlib would
 # call first) or from a model in kat/model/.
 
+
 @dataclass(frozen=True)
 class HashSource:
     """What computes a hash's answers here: data -> digest, and what that is."""
