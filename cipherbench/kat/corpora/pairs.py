@@ -107,4 +107,4 @@ def long_records(p: Primitive, pairs: Pairs, size: int) -> list[LongAnswer]:
 
 def _source(p: Primitive, pairs: Pairs) -> str:
     return (f"derived: NIST SP 800-38A {p.mode.upper()} over {pairs.describe()}, "
-            "every cipher call one of those pairs (cipherbench/kat/corpus_pairs.py)")
+            "every cipher call one of those pairs (cipherbench/kat/corpora/pairs.py)")
