@@ -89,11 +89,11 @@ runners: runner-deps
 	@$(STEP) "runners" scripts/build-runners
 
 # Known-answer corpora fetched rather than installed by pip: Project Wycheproof, pinned in
-# cipherbench/kat/corpus_wycheproof.py, through the Go module proxy into go's module cache; the
+# cipherbench/kat/corpora/wycheproof.py, through the Go module proxy into go's module cache; the
 # path goes to build/wycheproof.json. Never fails the build: without go, or when the download
 # fails, that file says why and verify reports the corpus missing.
 vectors: $(VENV)/.installed
-	@$(STEP) "vectors" $(PY) -m cipherbench.kat.corpus_wycheproof install
+	@$(STEP) "vectors" $(PY) -m cipherbench.kat.corpora wycheproof install
 
 # The library benchmark programs fidelity compares with (botan, bench-slope, nettle-benchmark,
 # mbedTLS's and wolfCrypt's benchmark), built from Debian source packages into build/tools.

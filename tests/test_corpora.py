@@ -102,7 +102,7 @@ def test_cavp_hashes_byte_aligned_and_shake_truncated_to_the_registry_length(cav
 
 # ---------------------------------------------------------------------------- cryptopp
 def test_cryptopp_value_grammar():
-    from cipherbench.kat.corpus_cryptopp import Unsupported, decode
+    from cipherbench.kat.corpora.cryptopp import Unsupported, decode
     assert decode('r2 "ab" 0x0102 0304') == b"abab\x01\x02\x03\x04"
     assert decode("word64 0706050403020100  0F0E0D0C0B0A0908") == bytes(range(16))
     assert decode("76 b8 e0") == H("76b8e0") and decode("") == b""
@@ -173,7 +173,7 @@ def test_shared_serpent_byte_orders_and_mars_rounds(shared):
 def test_shared_submission_botan_and_libtomcrypt_formats(shared):
     # Rijndael ecb_vk.txt KEYSIZE=128 I=1, and ecb_iv.txt's final KEY/PT/CT (its decryption half
     # repeats the same vector). Botan's aes.vec carries the same values, so test the parser itself.
-    from cipherbench.kat.corpus_shared import aes_submission_records, shared_dir
+    from cipherbench.kat.corpora.shared import aes_submission_records, shared_dir
     d = shared_dir() / "aes-submission-rijndael"
     vk = aes_submission_records(d / "ecb_vk.txt")
     assert len(vk) == 576 and vk[0][:3] == (H("80" + "00" * 15), bytes(16), H("0EDD33D3C621E546455BD8BA1418BEC8"))
@@ -208,7 +208,7 @@ def test_shared_botan_cfb8_sections_of_64_bit_ciphers():
 def test_every_installed_corpus_loads_vectors_for_registry_names_only():
     from cipherbench.registry import load
     reg = load()
-    # salsa20r12: the corpus "model" answers only for variants no document prints (corpus_model.MODELLED)
+    # salsa20r12: the corpus "model" answers only for variants no document prints (corpora/model.py, MODELLED)
     families = ("aes", "des", "3des", "serpent", "frog", "mars", "twofish", "chacha20-poly1305", "sha-256",
                 "salsa20r12")
     wanted = {n for n in reg.names() if n.startswith(families)}
@@ -234,7 +234,7 @@ def test_verify_reports_vectors_from_every_installed_corpus(cb):
     data = json.loads(r.stdout)
     (row,) = data["results"]
     by_corpus = row["checks"]["kat_by_corpus"]
-    # "model" answers only for variants no document prints (corpus_model.MODELLED), never AES
+    # "model" answers only for variants no document prints (corpora/model.py, MODELLED), never AES
     installed = set(corpora.CORPORA) - set(data["corpora_missing"]) - {"model"}
     assert installed <= {c.split()[0] for c in by_corpus}, (installed, by_corpus)
     assert any(c.startswith("derived from a published ECB vector (") for c in by_corpus)
@@ -347,7 +347,7 @@ def test_derived_one_block_mode_vectors_follow_sp800_38a_from_an_ecb_answer():
 
 
 def test_derived_cfb8_keeps_the_register_at_an_iv_of_one_repeated_byte(native_session):
-    from cipherbench.kat.corpus_derived import steady_bytes
+    from cipherbench.kat.corpora.derived import steady_bytes
     from cipherbench.measure import ops
     kas = _load("derived", {"rc2-128-cfb8", "des-56-cfb8"})
     # Botan's block/rc2.vec, the RFC 2268 section 5 vector with a 16-byte key and 128 effective
@@ -376,7 +376,7 @@ def test_derived_cfb128_segments_in_a_256_bit_block(native_session):
     """The derivation itself, for 16-byte segments in a 32-byte block: an ECB answer E(K, 0) (here
     the reference Rijndael's, as if published) gives a 3-block answer whose register stays 0,
     which the reference CFB128 reproduces and full-block CFB does not."""
-    from cipherbench.kat.corpus_derived import _sp800_38a, steady_bytes
+    from cipherbench.kat.corpora.derived import _sp800_38a, steady_bytes
     from cipherbench.kat.vectors import KnownAnswer
     from cipherbench.measure import ops
     s = native_session
@@ -407,7 +407,7 @@ def test_derived_gcm_tag_of_the_empty_message_is_e_k_j0():
 
 
 def test_derived_xts_block_from_two_ecb_vectors_matches_openssl(native_session):
-    from cipherbench.kat.corpus_derived import _xts
+    from cipherbench.kat.corpora.derived import _xts
     from cipherbench.kat.vectors import KnownAnswer
     from cipherbench.registry import load
     p = load()["aes-128-xts"]
@@ -427,7 +427,7 @@ def test_derived_xts_block_from_two_ecb_vectors_matches_openssl(native_session):
 
 
 def test_derived_byte_order_variants_rearrange_a_published_vector(native_session):
-    from cipherbench.kat.corpus_derived import _rearranged
+    from cipherbench.kat.corpora.derived import _rearranged
     from cipherbench.kat.vectors import KnownAnswer
     from cipherbench.registry import load
     reg = load()

@@ -1,4 +1,4 @@
-"""Corpus model-carry (cipherbench/kat/corpus_carry.py): the model it computes with is checked
+"""Corpus model-carry (cipherbench/kat/corpora/carry.py and its parts; model/gf128.py): the model it computes with is checked
 on a published counter-carry vector, its fast GHASH equals the model's, its counters sit
 where its labels say, and the gate records up to which size a pair was verified."""
 import dataclasses
@@ -7,10 +7,12 @@ import hashlib
 import pytest
 
 from cipherbench import registry
-from cipherbench.kat import carry, corpus_carry
+from cipherbench.kat import carry
 from cipherbench.kat.collect import CorpusMissing, batch_lengths
-from cipherbench.kat.corpus_shared import _botan_records, shared_dir
-from cipherbench.kat.model import aead, chacha, sp800_38a
+from cipherbench.kat.corpora import carry as model_carry
+from cipherbench.kat.corpora import long_answers, oracle_requests, streams
+from cipherbench.kat.corpora.shared import _botan_records, shared_dir
+from cipherbench.kat.model import aead, chacha, gf128, sp800_38a
 from cipherbench.kat.model_oracle import ecb_requests
 from cipherbench.kat.verify import PairResult, Verifier
 from cipherbench.kinds import Operation
@@ -23,17 +25,17 @@ def toy_ecb(blocks):
 
 def test_fast_ghash_is_the_models_ghash():
     h = hashlib.sha256(b"h").digest()[:16]
-    lanes = corpus_carry.LANES  # fewer blocks than lanes, exactly as many, and more than twice
+    lanes = gf128.LANES  # fewer blocks than lanes, exactly as many, and more than twice
     for n in (0, 16, 48, 16 * 37, 16 * lanes, 16 * (2 * lanes + 3)):
         data = hashlib.shake_256(b"ghash%d" % n).digest(n) if n else b""
-        assert corpus_carry.fast_ghash(h, data) == aead.ghash(h, data)
+        assert gf128.fast_ghash(h, data) == aead.ghash(h, data)
 
 
 def test_fast_gcm_is_the_models_gcm():
     iv, aad = bytes(range(12)), b"associated data"
     for n in (0, 1, 16, 100, 1000):
         msg = hashlib.shake_256(b"msg%d" % n).digest(n) if n else b""
-        assert corpus_carry.gcm_encrypt(toy_ecb, iv, aad, msg, 16) == aead.gcm_encrypt(toy_ecb, iv, aad, msg, 16)
+        assert model_carry.gcm_encrypt(toy_ecb, iv, aad, msg, 16) == aead.gcm_encrypt(toy_ecb, iv, aad, msg, 16)
 
 
 def _botan_ctr_wrap_vector():
@@ -68,7 +70,7 @@ def test_the_counter_records_cross_the_carries_they_name():
     ctr = [p for p in registry.load() if p.mode == "ctr"]
     assert len(ctr) > 20
     for p in ctr:
-        cases = corpus_carry.ctr_cases(p)
+        cases = model_carry.ctr_cases(p)
         n = 8 * p.block_bytes
         assert [carry.crossed(p, iv, length) for _, iv, length in cases] == \
             [{w} for w in (8, 16, 32, 64) if w < n] + [{n}], p.name
@@ -87,16 +89,16 @@ def test_every_carry_within_reach_is_crossed_by_a_long_record():
     assert {"chacha20", "xchacha20", "salsa20", "xsalsa20", "chacha20-poly1305", "aes-128-gcm",
             "aes-128-ccm"} <= {p.name for p in fixed}
     # every one of them gets long records
-    assert all(corpus_carry.covered(p) or corpus_carry.modelled_stream(p) or p.family in corpus_carry.MODEL_AEADS
+    assert all(model_carry.covered(p) or streams.modelled_stream(p) or p.family in streams.MODEL_AEADS
                for p in fixed), [p.name for p in fixed]
     for p in fixed:
-        size = corpus_carry.record_size(p, 1024)  # a shallow run still crosses them
+        size = long_answers.record_size(p, 1024)  # a shallow run still crosses them
         within = {k.width for k in carry.cases(p) if not k.out_of_reach}
         assert within and carry.crossed(p, b"", size) >= within, p.name
         beyond = [k for k in carry.cases(p) if k.out_of_reach]
         assert all(k.reach_bytes > carry.REACH and "beyond" in k.out_of_reach for k in beyond), p.name
     assert [k.width for k in carry.cases(reg["chacha20"]) if not k.out_of_reach] == [8, 16]
-    assert corpus_carry.record_size(reg["chacha20"], 1024) == 4 * 2**20 + 64  # block 65536 is in it
+    assert long_answers.record_size(reg["chacha20"], 1024) == 4 * 2**20 + 64  # block 65536 is in it
 
 
 def test_a_verified_pair_says_up_to_which_size(native_session):
@@ -107,11 +109,11 @@ def test_a_verified_pair_says_up_to_which_size(native_session):
     row = res.as_row()
     assert row["status"] == "passed", row["failures"]
     # the longer of the two shapes: the megabyte, a block and a byte (a tail after every batch width)
-    assert row["checks"]["verified_up_to_bytes"] == corpus_carry.LARGEST + 16 + 1
-    assert corpus_carry.shape_lengths(reg["aes-128-ctr"], corpus_carry.LARGEST) == (2**20, 2**20 + 17)
+    assert row["checks"]["verified_up_to_bytes"] == long_answers.LARGEST + 16 + 1
+    assert long_answers.shape_lengths(reg["aes-128-ctr"], long_answers.LARGEST) == (2**20, 2**20 + 17)
     # five counter carries (8, 16, 32, 64 bits and the wrap), the lengths after each batch
     # width, and the megabyte both ways in both shapes as long answers
-    assert row["checks"]["kat_by_corpus"][corpus_carry.CORPUS] == 5 + len(batch_lengths(16, partial=True)) + 4
+    assert row["checks"]["kat_by_corpus"][long_answers.CORPUS] == 5 + len(batch_lengths(16, partial=True)) + 4
 
 
 def test_chacha20_poly1305_is_verified_past_the_largest_size_by_the_rfc8439_model(native_session):
@@ -124,8 +126,8 @@ def test_chacha20_poly1305_is_verified_past_the_largest_size_by_the_rfc8439_mode
     assert row["status"] == "passed", row["failures"]
     assert row["checks"]["verified_up_to_bytes"] == size + 64 + 1  # and a block and a byte: the odd shape
     # the long answers both ways in both shapes and the lengths after each batch width of its 64-byte block
-    assert row["checks"]["kat_by_corpus"][corpus_carry.CORPUS] == 4 + len(batch_lengths(64, partial=True))
-    enc, dec = corpus_carry.model_aead_records(reg["chacha20-poly1305"])[:2]  # the whole-batch shape
+    assert row["checks"]["kat_by_corpus"][long_answers.CORPUS] == 4 + len(batch_lengths(64, partial=True))
+    enc, dec = streams.model_aead_records(reg["chacha20-poly1305"])[:2]  # the whole-batch shape
     assert (enc.operation, dec.operation) == (Operation.ENCRYPT, Operation.DECRYPT)
     assert enc.fill.size == dec.fill.size == size and enc.output_bytes == size + 16
     assert len(dec.tail) == 16 and dec.output_bytes == size  # the tag follows the generated C
@@ -151,14 +153,14 @@ def test_a_megabyte_record_is_checked_without_a_megabyte_of_hex(native_session):
     real = native_session.ask_many
     native_session.ask_many = lambda impl, reqs, **kw: sent.extend(reqs) or real(impl, reqs, **kw)
     try:
-        la = next(la for la in corpus_carry.model_aead_records(reg["chacha20-poly1305"])
+        la = next(la for la in streams.model_aead_records(reg["chacha20-poly1305"])
                   if la.operation is Operation.ENCRYPT)
         size = la.fill.size
         res2 = PairResult("openssl", "chacha20-poly1305")
         v.long(res2, reg["chacha20-poly1305"], [la])
     finally:
         native_session.ask_many = real
-    assert res2.corpus_counts[corpus_carry.CORPUS] == 1 and not res2.failures
+    assert res2.corpus_counts[long_answers.CORPUS] == 1 and not res2.failures
     # one call, then fed as the bulk loop feeds it (tests/test_long_pieces.py): both small
     assert len(sent) == 2 and all(r["fill"]["bytes"] == size and len(r["input"]) == 0 for r in sent)
     assert "chunks" not in sent[0] and sent[1]["inplace"] is True
@@ -173,7 +175,7 @@ def test_a_runner_that_ignores_fill_and_digest_is_asked_again_with_the_whole_inp
     """A runner written before the fields answers for `input` alone; the gate then sends the
     generated bytes itself and hashes the output, and the check is the same."""
     p = registry.load()["chacha20-poly1305"]
-    las = corpus_carry.model_aead_records(p)[:2]  # both ways, the whole-batch shape
+    las = streams.model_aead_records(p)[:2]  # both ways, the whole-batch shape
     asked = []
 
     class OldRunner:
@@ -192,9 +194,9 @@ def test_a_runner_that_ignores_fill_and_digest_is_asked_again_with_the_whole_inp
 
     res = PairResult("old", p.name)
     Verifier(OldRunner()).long(res, p, las)
-    assert not res.failures and res.corpus_counts[corpus_carry.CORPUS] == 2
+    assert not res.failures and res.corpus_counts[long_answers.CORPUS] == 2
     big = las[0].fill.size  # past the block counter's 16-bit carry
-    assert res.verified_bytes == big == corpus_carry.record_size(p, corpus_carry.LARGEST)
+    assert res.verified_bytes == big == long_answers.record_size(p, long_answers.LARGEST)
     # then the three ways of feeding it as the timed loops do, each ignored (no echo) and so
     # not asked again whole: noted, not failed
     assert asked == [(True, 0), (True, 16), (False, big), (False, big + 16)] + [(True, 0), (True, 16)] * 3
@@ -217,7 +219,7 @@ def test_answers_computed_over_an_oracle_never_vouch_for_the_oracle_itself(nativ
     assert first == "reference" and long and all(r.over not in ("", "reference") for r in short + long)
     results = {r.impl: r.as_row() for r in v.run(pairs, prepared)}
     assert {i: (row["status"], row["checks"]["verified_up_to_bytes"], "kat_own_oracle" in row["checks"])
-            for i, row in results.items()} == {i: ("passed", corpus_carry.LARGEST + 17, False) for i in results}
+            for i, row in results.items()} == {i: ("passed", long_answers.LARGEST + 17, False) for i in results}
 
     monkeypatch.setattr(ModelCorpus, "second_oracle", lambda self, first, kas: None)
     prepared = v.prepare([p])
@@ -225,11 +227,11 @@ def test_answers_computed_over_an_oracle_never_vouch_for_the_oracle_itself(nativ
     results = {r.impl: r.as_row() for r in v.run(pairs, prepared)}
     own, other = results["reference"], results["openssl"]
     assert own["status"] == other["status"] == "passed", (own["failures"], other["failures"])
-    assert other["checks"]["verified_up_to_bytes"] == corpus_carry.LARGEST + 17 and "kat_own_oracle" not in other["checks"]
+    assert other["checks"]["verified_up_to_bytes"] == long_answers.LARGEST + 17 and "kat_own_oracle" not in other["checks"]
     computed = [k for k in prepared.known[p.name] if k.over] + prepared.long[p.name]
     assert own["checks"]["kat_own_oracle"] == len(computed)
     published = max(len(k.input) for k in prepared.known[p.name] if not k.over)
-    assert own["checks"]["verified_up_to_bytes"] == published < corpus_carry.LARGEST
+    assert own["checks"]["verified_up_to_bytes"] == published < long_answers.LARGEST
 
 
 def test_the_chains_run_through_the_oracles_cbc_are_the_models(native_session):
@@ -239,7 +241,7 @@ def test_the_chains_run_through_the_oracles_cbc_are_the_models(native_session):
     oracle = Oracle("openssl", "aes-128-ecb", 16, 1, ["test"], native_session)
     key, iv, aad, msg = bytes(range(16)), bytes(range(100, 116)), b"associated", bytes(range(256)) * 9 + b"tail"
     ecb = ecb_requests(native_session, "openssl", "aes-128-ecb", 16, key)
-    cbc = corpus_carry.cbc_chain(native_session, oracle, key, 64, "aes-128-cbc")
+    cbc = oracle_requests.cbc_chain(native_session, oracle, key, 64, "aes-128-cbc")
     blocks = -(-len(msg) // 16)
     assert b"".join(cbc(iv, [bytes(16)] * blocks))[:len(msg)] == \
         sp800_38a._xor(sp800_38a.encrypt("ofb", ecb, 16, iv, msg), msg)
@@ -287,7 +289,7 @@ def test_cfb8_is_answered_at_the_largest_size_both_ways_by_its_parallel_decrypti
         (Operation.DECRYPT, 4096), (Operation.ENCRYPT, 4096), (Operation.DECRYPT, 4113), (Operation.ENCRYPT, 4113)]
     enc = las[1]
     oracle = Oracle("openssl", "aes-128-ecb", 16, 1, ["test"], native_session)
-    ecb = corpus_carry.ecb_pieces(native_session, oracle, enc.key, 4096)
+    ecb = oracle_requests.ecb_pieces(native_session, oracle, enc.key, 4096)
     ct = sp800_38a.encrypt("cfb8", ecb, 16, enc.iv, enc.data())
     assert hashlib.sha256(ct).digest() == enc.output_sha256 and ct == las[0].fill.data()
     (res,) = v.run([(native_session.impls["openssl"], p)], prepared)

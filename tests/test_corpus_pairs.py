@@ -1,19 +1,21 @@
-"""Corpus derived-pairs (cipherbench/kat/corpus_pairs.py): ECB, CBC and CFB answers of any
+"""Corpus derived-pairs (cipherbench/kat/corpora/pairs.py): ECB, CBC and CFB answers of any
 length built from ECB known answers alone, checked here against the modes' definitions with
 the pairs as the only cipher, for every such primitive of the registry."""
 import pytest
 
 from cipherbench import registry
-from cipherbench.kat import corpora, corpus_carry, corpus_pairs
+from cipherbench.kat import corpora
 from cipherbench.kat.collect import batch_lengths
+from cipherbench.kat.corpora import long_answers
+from cipherbench.kat.corpora import pairs as ecb_pairs
 from cipherbench.kat.model import sp800_38a
 from cipherbench.kat.verify import Verifier
 
 
 @pytest.fixture(scope="module")
 def known():
-    prims = [p for p in registry.load() if corpus_pairs.covered(p)]
-    kas, _ = corpora.load_all({corpus_pairs.ecb_primitive(p) for p in prims})
+    prims = [p for p in registry.load() if ecb_pairs.covered(p)]
+    kas, _ = corpora.load_all({ecb_pairs.ecb_primitive(p) for p in prims})
     return prims, kas
 
 
@@ -34,22 +36,22 @@ def test_every_message_is_the_modes_definition_over_the_pairs(known, shared_vect
     prims, kas = known
     checked = 0
     for p in prims:
-        pairs = corpus_pairs.pairs_of(p, kas)
+        pairs = ecb_pairs.pairs_of(p, kas)
         if pairs is None:
             continue
         cipher = _table_cipher(dict(pairs.pairs))
-        records = corpus_pairs.short_records(p, pairs)
+        records = ecb_pairs.short_records(p, pairs)
         assert [len(r.input) for r in records] == batch_lengths(p.block_bytes, not p.whole_blocks)
-        long_enc, long_dec = corpus_pairs.long_records(p, pairs, 64 * p.block_bytes)
+        long_enc, long_dec = ecb_pairs.long_records(p, pairs, 64 * p.block_bytes)
         assert (long_enc.operation, long_dec.operation) == ("encrypt", "decrypt")
         for r in records:
             assert sp800_38a.encrypt(p.mode, cipher, p.block_bytes, r.iv, r.input) == r.output, (p.name, len(r.input))
-        iv, pt, ct = corpus_pairs.message(p, pairs, 64 * p.block_bytes, "long")
+        iv, pt, ct = ecb_pairs.message(p, pairs, 64 * p.block_bytes, "long")
         assert long_enc.tail == pt and long_dec.tail == ct and sp800_38a.encrypt(p.mode, cipher, p.block_bytes, iv, pt) == ct
         checked += 1
     # every cipher with a published ECB answer: all but those no document prints (CRYPTON 1.0)
     # and DESX, whose ECB answers the `model` corpus computes during a run
-    missing = {p.name for p in prims if corpus_pairs.pairs_of(p, kas) is None}
+    missing = {p.name for p in prims if ecb_pairs.pairs_of(p, kas) is None}
     assert {n.split("-")[0] for n in missing} <= {"crypton10", "desx"}
     assert checked > 200
 
@@ -67,5 +69,5 @@ def test_ecb_cbc_cfb_are_checked_both_ways_at_the_largest_size_by_the_pairs(nati
         assert row["status"] == "passed", row["failures"]
         p = reg[res.primitive]
         # the longer shape: a block more, and a byte where a partial block is allowed (CFB)
-        assert row["checks"]["verified_up_to_bytes"] == corpus_carry.LARGEST + p.block_bytes + (not p.whole_blocks)
-        assert row["checks"]["kat_by_corpus"][corpus_pairs.CORPUS] == len(batch_lengths(p.block_bytes, not p.whole_blocks)) + 4
+        assert row["checks"]["verified_up_to_bytes"] == long_answers.LARGEST + p.block_bytes + (not p.whole_blocks)
+        assert row["checks"]["kat_by_corpus"][ecb_pairs.CORPUS] == len(batch_lengths(p.block_bytes, not p.whole_blocks)) + 4

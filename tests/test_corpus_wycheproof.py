@@ -1,4 +1,4 @@
-"""The wycheproof corpus (cipherbench/kat/corpus_wycheproof.py): exact records from the pinned module
+"""The wycheproof corpus (cipherbench/kat/corpora/wycheproof.py): exact records from the pinned module
 (testvectors_v1/<file>, tcId as cited), what it maps and skips, and how it says it is missing.
 Tests that read the installed module skip when `make vectors` could not fetch it; the rules
 and the install step are also checked on files and a `go` made here, without network."""
@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from cipherbench.kat import corpora
-from cipherbench.kat import corpus_wycheproof as cw
 from cipherbench.kat.collect import CorpusMissing
+from cipherbench.kat.corpora import wycheproof as cw
 
 H = bytes.fromhex
 
@@ -114,12 +114,12 @@ def test_files_the_pycryptodome_corpus_runs_are_not_loaded_twice(wp):
 
 
 def test_pycryptodomes_copies_are_the_pinned_files():
-    # The dedup rule rests on this: the six files corpus_pycryptodome reads hold the same records.
+    # The dedup rule rests on this: the six files corpora/pycryptodome.py reads hold the same records.
     try:
         vdir, _ = cw.vectors_dir()
     except CorpusMissing as e:
         pytest.skip(f"corpus wycheproof not installed: {e}")
-    from cipherbench.kat.corpus_pycryptodome import package_root
+    from cipherbench.kat.corpora.pycryptodome import package_root
     try:
         root, _ = package_root()
     except CorpusMissing as e:
@@ -240,7 +240,7 @@ def test_install_passes_on_gos_own_error(tmp_path, monkeypatch):
 
 def test_install_command_line_rejects_other_arguments(capsys):
     assert cw.main(["fetch"]) == 2
-    assert "usage: python -m cipherbench.kat.corpus_wycheproof install" in capsys.readouterr().err
+    assert "usage: python -m cipherbench.kat.corpora wycheproof install" in capsys.readouterr().err
 
 
 # ---------------------------------------------------------------------------- through verify

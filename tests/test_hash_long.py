@@ -1,4 +1,4 @@
-"""Long answers of the hashes and RC4 (cipherbench/kat/corpus_carry.py): the models they come
+"""Long answers of the hashes and RC4 (cipherbench/kat/corpora/hashes.py, corpora/streams.py): the models they come
 from hold the published vectors, CPython's own modules are checked before they answer, and the
 gate then verifies a hash and RC4 at the largest size timed, catching a digest wrong only there."""
 import dataclasses
@@ -7,9 +7,11 @@ import hashlib
 import pytest
 
 from cipherbench import registry
-from cipherbench.kat import corpora, corpus_bytes, corpus_carry
+from cipherbench.kat import corpora
 from cipherbench.kat.collect import CorpusMissing, batch_lengths
-from cipherbench.kat.corpus_cavp import package_root, parse_nist
+from cipherbench.kat.corpora import carry as model_carry
+from cipherbench.kat.corpora import every_byte, hashes, long_answers, streams
+from cipherbench.kat.corpora.cavp import package_root, parse_nist
 from cipherbench.kat.model import keccak, md4, rc4, ripemd160, sha512t, sm3
 from cipherbench.kat.model_oracle import published
 from cipherbench.kat.vectors import VECTOR_DIR, Fill, KnownAnswer, LongAnswer, parse_vec
@@ -128,9 +130,9 @@ def test_rc4_model_reproduces_every_rfc6229_keystream():
 
 
 # ---------------------------------------------------------------------------- sources
-@pytest.mark.parametrize("name", sorted(corpus_carry._MODEL_DIGESTS))
+@pytest.mark.parametrize("name", sorted(hashes._MODEL_DIGESTS))
 def test_a_models_digests_of_one_prefix_are_its_digests_of_each_whole_message(name):
-    src = corpus_carry.hash_source(name)
+    src = hashes.hash_source(name)
     assert src is not None and src.digests is not None
     prefix = hashlib.shake_256(name.encode()).digest(3 * REG[name].block_bytes)
     tails = [b"", b"\x5c", bytes(range(200))]
@@ -141,18 +143,18 @@ def test_every_hash_of_the_registry_has_a_source_or_is_named_unsourced():
     for p in REG:
         if p.kind != "hash":
             continue
-        src = corpus_carry.hash_source(p.name)
-        assert (src is None) == (p.name in corpus_carry.UNSOURCED_HASHES), p.name
+        src = hashes.hash_source(p.name)
+        assert (src is None) == (p.name in hashes.UNSOURCED_HASHES), p.name
 
 
 def test_builtin_sources_are_cpythons_own_modules_not_openssl(published_hashes, shared_vectors):
-    for name, (modules, ctor, _) in corpus_carry._BUILTIN.items():
-        src = corpus_carry.hash_source(name)
+    for name, (modules, ctor, _) in hashes._BUILTIN.items():
+        src = hashes.hash_source(name)
         assert src is not None and src.builtin, name
         # the module that answers is one of CPython's own, not hashlib's OpenSSL wrapper
         mod = next(m for m in map(_module, modules) if m is not None and hasattr(m, ctor))
         assert mod.__name__ in modules and "_hashlib" not in type(getattr(mod, ctor)(b"")).__module__, name
-        assert corpus_carry.builtin_disagrees(REG[name], src, published_hashes) is None, name
+        assert hashes.builtin_disagrees(REG[name], src, published_hashes) is None, name
         assert len(src.digest(b"abc")) == REG[name].digest_bytes, name
 
 
@@ -165,13 +167,13 @@ def _module(name):
 
 def test_a_builtin_that_differs_from_a_published_answer_gives_no_records():
     p = REG["sha-256"]
-    src = corpus_carry.hash_source("sha-256")
+    src = hashes.hash_source("sha-256")
     good = KnownAnswer("sha-256", b"abc", hashlib.sha256(b"abc").digest(), corpus="vectors", where="x:1")
     bad = dataclasses.replace(good, output=bytes(32), where="x:2")
-    assert corpus_carry.builtin_disagrees(p, src, {"sha-256": [good]}) is None
-    assert "x:2" in corpus_carry.builtin_disagrees(p, src, {"sha-256": [good, bad]})
-    assert "no published" in corpus_carry.builtin_disagrees(p, src, {})
-    cc = corpus_carry.CarryCorpus(None, None, 4096)
+    assert hashes.builtin_disagrees(p, src, {"sha-256": [good]}) is None
+    assert "x:2" in hashes.builtin_disagrees(p, src, {"sha-256": [good, bad]})
+    assert "no published" in hashes.builtin_disagrees(p, src, {})
+    cc = model_carry.CarryCorpus(None, None, 4096)
     kas = {"sha-256": [good, bad]}
     cc.extend([p], kas)
     assert "sha-256" not in cc.long and "x:2" in cc.missing["sha-256"] and len(kas["sha-256"]) == 2
@@ -180,10 +182,10 @@ def test_a_builtin_that_differs_from_a_published_answer_gives_no_records():
 # ---------------------------------------------------------------------------- records
 def test_hash_records_reach_the_depth_and_every_batch_length_of_the_block():
     p = REG["sha-512"]
-    src = corpus_carry.hash_source(p.name)
-    short, (long, after) = corpus_carry.hash_records(p, src, 8192)
-    assert sorted(len(k.input) for k in short) == corpus_carry.hash_lengths(p)
-    assert set(batch_lengths(128, partial=True)) < set(corpus_carry.hash_lengths(p))
+    src = hashes.hash_source(p.name)
+    short, (long, after) = hashes.hash_records(p, src, 8192)
+    assert sorted(len(k.input) for k in short) == hashes.hash_lengths(p)
+    assert set(batch_lengths(128, partial=True)) < set(hashes.hash_lengths(p))
     assert {128 * 16 + 1, 128 * 31, 128 * 2, 128 * 4, 128 * 32} <= {len(k.input) for k in short}
     for k in short:  # OpenSSL's SHA-512 through hashlib: another implementation agrees
         assert k.output == hashlib.sha512(k.input).digest()
@@ -196,25 +198,25 @@ def test_hash_records_reach_the_depth_and_every_batch_length_of_the_block():
 
 
 def test_a_hash_long_answer_is_whole_batches_of_its_block_at_least_as_long_as_the_depth():
-    size = corpus_carry.LARGEST
-    assert corpus_carry.hash_long_size(REG["sha-256"], size) == size  # 64-byte blocks: the megabyte
-    sha3 = corpus_carry.hash_long_size(REG["sha3-256"], size)  # 136-byte blocks
+    size = long_answers.LARGEST
+    assert hashes.hash_long_size(REG["sha-256"], size) == size  # 64-byte blocks: the megabyte
+    sha3 = hashes.hash_long_size(REG["sha3-256"], size)  # 136-byte blocks
     assert sha3 >= size and all(sha3 % (w * 136) == 0 for w in (2, 4, 8, 16)) and sha3 - size < 16 * 136
 
 
 def test_rc4_keys_hold_every_byte_value_and_its_records_are_the_models():
     p = REG["rc4"]
-    recs = corpus_bytes.records(p)
+    recs = every_byte.records(p)
     assert len(recs) == 16 and sorted(b for k in recs for b in k.key) == list(range(256))
     for k in recs:
         assert len(k.key) == 16 and k.output == rc4.xor_stream(k.key, k.input)
-    enc, dec, enc1, dec1 = corpus_carry.model_stream_records(p, 4096)
+    enc, dec, enc1, dec1 = streams.model_stream_records(p, 4096)
     assert enc.fill.size == dec.fill.size == 4096 and (enc.operation, dec.operation) == (Operation.ENCRYPT,
                                                                                          Operation.DECRYPT)
     assert enc.output_sha256 == hashlib.sha256(rc4.xor_stream(enc.key, enc.fill.data())).digest()
     assert enc1.message_bytes == dec1.message_bytes == 4096 + 64 + 1  # a 64-byte unit and a byte: a tail after every batch
     assert enc1.output_sha256 == hashlib.sha256(rc4.xor_stream(enc1.key, enc1.data())).digest()
-    assert len(corpus_carry.model_stream_records(REG["chacha20"], 4096)) == 4  # its counter sets its length
+    assert len(streams.model_stream_records(REG["chacha20"], 4096)) == 4  # its counter sets its length
 
 
 def test_a_hash_long_answer_is_asked_with_fill_and_again_whole_when_ignored():
@@ -262,22 +264,22 @@ def test_openssl_sha256_and_md4_are_verified_to_the_largest_size(native_session)
         (res,) = Verifier(native_session).run([(ims["openssl"], REG[name])])
         row = res.as_row()
         assert row["status"] == "passed", row["failures"]
-        assert row["checks"]["verified_up_to_bytes"] == corpus_carry.LARGEST + 1, name
-        assert row["checks"]["kat_by_corpus"][corpus_carry.CORPUS] == 2 + len(corpus_carry.hash_lengths(REG[name]))
+        assert row["checks"]["verified_up_to_bytes"] == long_answers.LARGEST + 1, name
+        assert row["checks"]["kat_by_corpus"][long_answers.CORPUS] == 2 + len(hashes.hash_lengths(REG[name]))
 
 
 def test_a_digest_wrong_only_at_the_largest_size_fails(native_session):
     """A hash that is right on every published record (the longest a million bytes) and
     wrong from a mebibyte on: the long answer catches it."""
     p = REG["sha-256"]
-    src = corpus_carry.hash_source(p.name)
-    _, (long, _) = corpus_carry.hash_records(p, src, corpus_carry.LARGEST)
+    src = hashes.hash_source(p.name)
+    _, (long, _) = hashes.hash_records(p, src, long_answers.LARGEST)
     real = native_session.ask
 
     def broken(impl, req, **kw):
         r = real(impl, req, **kw)
         n = len(req.get("input", "")) // 2 + (req.get("fill") or {}).get("bytes", 0)
-        if req.get("op") == "hash" and n >= corpus_carry.LARGEST and r.get("status") == "ok":
+        if req.get("op") == "hash" and n >= long_answers.LARGEST and r.get("status") == "ok":
             out = bytearray.fromhex(r["output"])
             out[0] ^= 1
             r = dict(r, output=out.hex())
@@ -305,8 +307,8 @@ def test_a_hash_nothing_here_computes_gets_its_long_answers_over_an_oracle(nativ
     long, after = prepared.long[p.name]
     assert long.over and after.over == long.over and after.message_bytes == 8193 and long.operation is Operation.HASH and long.fill.size == 8192
     assert "computed by the oracle implementation itself" in long.source and long.over in long.source
-    carry = [k for k in prepared.known[p.name] if k.corpus == corpus_carry.CORPUS]
-    assert {len(k.input) for k in carry} == set(corpus_carry.hash_lengths(p))
+    carry = [k for k in prepared.known[p.name] if k.corpus == long_answers.CORPUS]
+    assert {len(k.input) for k in carry} == set(hashes.hash_lengths(p))
     assert all(k.over == long.over for k in carry)
     impl, short2, (long2, _) = prepared.for_oracle[p.name]
     assert impl == long.over and long2.over not in ("", impl) and long2.output_sha256 == long.output_sha256
@@ -315,4 +317,4 @@ def test_a_hash_nothing_here_computes_gets_its_long_answers_over_an_oracle(nativ
         row = r.as_row()
         assert row["status"] == "passed", (n, row["failures"])
         # the oracle too: its answers over the second oracle count, its own would not
-        assert row["checks"]["kat_by_corpus"][corpus_carry.CORPUS] == 2 + len(corpus_carry.hash_lengths(p)), n
+        assert row["checks"]["kat_by_corpus"][long_answers.CORPUS] == 2 + len(hashes.hash_lengths(p)), n

@@ -67,7 +67,7 @@ CFB8_64 = [
     ("3des-168-cfb8", "df97ab263768d6f461866e1c86d57a541301734c5dc86dae", "d0ddad02a219226d",
      "d5db2469ae56ecac5164", "14a0743bf00ae9ec3c24"),
     # RFC 2268 section 5, 16-byte key with 128 effective bits: E(K, 0) = 2269552ab0f85ca6; with
-    # IV = 0 and every plaintext byte 22 the CFB8 register stays 0 (cipherbench/kat/corpus_derived.py).
+    # IV = 0 and every plaintext byte 22 the CFB8 register stays 0 (cipherbench/kat/corpora/derived.py).
     ("rc2-128-cfb8", "88bca90e90875a7f0f79c384627bafb2", "0000000000000000", "22" * 17, "00" * 17),
 ]
 

@@ -6,7 +6,7 @@ import dataclasses
 import hashlib
 
 from cipherbench import registry
-from cipherbench.kat import corpus_carry
+from cipherbench.kat.corpora import long_answers, streams
 from cipherbench.kat.model import chacha
 from cipherbench.kat.vectors import Fill
 from cipherbench.kat.verify import BulkFeed, PairResult, Verifier, bulk_feeds, bulk_pieces
@@ -17,10 +17,10 @@ MIB = 1 << 20
 def chacha_answers(n: int = 4096):
     """Both directions of an n-byte raw ChaCha20 long answer, from the RFC 8439 model (the
     carry corpus's construction, shorter than its records, which reach 4 MiB): the whole-batch
-    shape of its two (corpus_carry.shape_lengths)."""
+    shape of its two (long_answers.shape_lengths)."""
     p = registry.load()["chacha20"]
     key, iv = bytes(range(32)), bytes(range(12))
-    return p, corpus_carry._stream_like(p, key, iv, b"", lambda m: chacha.xor_stream(key, iv, m), "model: RFC 8439",
+    return p, long_answers.stream_like(p, key, iv, b"", lambda m: chacha.xor_stream(key, iv, m), "model: RFC 8439",
                                         "test", n)[:2]
 
 
@@ -84,7 +84,7 @@ def test_the_native_engine_is_checked_in_pieces_and_in_place_on_every_long_answe
     native_session.ask_many = lambda impl, reqs, **kw: sent.extend(reqs) or real(impl, reqs, **kw)
     try:
         p2 = reg["chacha20"]
-        las = corpus_carry.model_stream_records(p2)[:2]
+        las = streams.model_stream_records(p2)[:2]
         res2 = PairResult("openssl", p2.name)
         Verifier(native_session).long(res2, p2, las)
     finally:
@@ -134,7 +134,7 @@ def test_a_fault_only_in_pieces_fails_against_the_same_model_answer():
     res = PairResult("model", p.name)
     Verifier(runner).long(res, p, las)
     # one call is right: both directions pass and vouch
-    assert res.corpus_counts[corpus_carry.CORPUS] == 2
+    assert res.corpus_counts[long_answers.CORPUS] == 2
     # fed in pieces (the second piece of 16 bytes starts a block late), each direction fails
     assert res.checks["long_bulk"] == 2 and len(res.failures) == 2
     first = res.failures[0]

@@ -14,8 +14,8 @@ import pytest
 
 from cipherbench.kat import corpora, iterated
 from cipherbench.kat.collect import batch_lengths, unhex
-from cipherbench.kat.corpus_cavp import package_root, parse_nist
-from cipherbench.kat.corpus_cryptopp import decode, parse_sections, vectors_dir
+from cipherbench.kat.corpora.cavp import package_root, parse_nist
+from cipherbench.kat.corpora.cryptopp import decode, parse_sections, vectors_dir
 from cipherbench.kat.model import aead, desx, sp800_38a
 from cipherbench.kat.model_oracle import (
     ModelCorpus,

@@ -11,10 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from cipherbench.kat import corpus_carry
 from cipherbench.kat.collect import batch_lengths, unhex
-from cipherbench.kat.corpus_cavp import package_root, parse_nist
-from cipherbench.kat.model import aead, gcm_siv, siv
+from cipherbench.kat.corpora import carry as model_carry
+from cipherbench.kat.corpora import long_answers
+from cipherbench.kat.corpora.cavp import package_root, parse_nist
+from cipherbench.kat.model import aead, gcm_siv, gf128, siv
 from cipherbench.kat.model_oracle import ecb_requests, oracle_primitive
 from cipherbench.kat.vectors import KnownAnswer
 
@@ -221,9 +222,9 @@ def test_fast_polyval_is_the_models_polyval():
     h = bytes.fromhex("25629347589242761d31f826ba4b757b")
     for n in (16, 48, 16 * 300):
         data = hashlib.shake_256(b"polyval%d" % n).digest(n)
-        assert corpus_carry.fast_polyval(h, data) == gcm_siv.polyval(h, data)
+        assert gf128.fast_polyval(h, data) == gcm_siv.polyval(h, data)
     h2 = bytes(15) + b"\x01"  # the top bit of the reversed H set: mulX folds R in
-    assert corpus_carry.fast_polyval(h2, data[:64]) == gcm_siv.polyval(h2, data[:64])
+    assert gf128.fast_polyval(h2, data[:64]) == gcm_siv.polyval(h2, data[:64])
 
 
 @pytest.mark.parametrize("impl,name", [("nettle", "aes-128-siv"), ("gcrypt", "aes-256-gcmsiv"),
@@ -238,8 +239,8 @@ def test_keyed_aeads_and_ocb_are_verified_both_ways_at_the_largest_size(session,
     (res,) = Verifier(session).run([(session.implementation(impl), p)])
     row = res.as_row()
     assert row["status"] == "passed", row["failures"]
-    assert row["checks"]["verified_up_to_bytes"] >= corpus_carry.LARGEST
-    assert row["checks"]["kat_by_corpus"][corpus_carry.CORPUS] == 4 + len(batch_lengths(16, partial=True))
+    assert row["checks"]["verified_up_to_bytes"] >= long_answers.LARGEST
+    assert row["checks"]["kat_by_corpus"][long_answers.CORPUS] == 4 + len(batch_lengths(16, partial=True))
 
 
 def _ecb_answer(session, primitive: str, key_bytes: int) -> KnownAnswer:
@@ -252,7 +253,7 @@ def _records(session, name: str, size: int):
     from cipherbench.kat.model_oracle import ModelCorpus, Oracle
     p = session.reg[name]
     oracle = Oracle("openssl", oracle_primitive(p), 16, 1, ["test"], session)
-    carry = corpus_carry.CarryCorpus(session, ModelCorpus(session), size)
+    carry = model_carry.CarryCorpus(session, ModelCorpus(session), size)
     _, long = carry.records(p, oracle, {oracle.primitive: [_ecb_answer(session, oracle.primitive, p.key_bits // 8)]})
     return p, long
 
@@ -314,8 +315,8 @@ def test_long_answer_shapes():
     byte when the last block is free), for generated sizes that are whole batches or not."""
     for size in (64, 128, 4096, 4160, 1 << 20):
         for solved in (False, True):
-            whole = size + corpus_carry.past(size, True, solved)
-            odd = size + corpus_carry.past(size, False, solved)
+            whole = size + long_answers.past(size, True, solved)
+            odd = size + long_answers.past(size, False, solved)
             assert whole % 256 == 0 and (odd // 16) % 2 == 1
             assert (odd % 16 == 1) != solved
             if solved:

@@ -28,7 +28,7 @@ def _salsa_txt_tests():
     256-bit key), Salsa20/12 and Salsa20/8 (Set 1 #0, 128-bit keys only), and three 1024-byte
     runs across block counter 2^32 that Crypto++ made with the eSTREAM reference code (256-bit
     key, 20 rounds)."""
-    from cipherbench.kat.corpus_cryptopp import (
+    from cipherbench.kat.corpora.cryptopp import (
         Unsupported,
         decode,
         parse_sections,
@@ -84,7 +84,7 @@ def test_salsa20_blocks_side_by_side_are_the_core_at_each_counter():
 def test_xsalsa20_model_reproduces_every_xsalsa20_vector_in_cryptopp_salsa_txt():
     """Bernstein's "Extending the Salsa20 nonce": the HSalsa20 subkey and Salsa20 with the
     nonce's last 8 bytes, held to the XSalsa20 records Crypto++ made with naclcrypto."""
-    from cipherbench.kat.corpus_cryptopp import decode, parse_sections, vectors_dir
+    from cipherbench.kat.corpora.cryptopp import decode, parse_sections, vectors_dir
     try:
         path = vectors_dir() / "salsa.txt"
     except CorpusMissing as e:
@@ -126,7 +126,7 @@ def test_chacha20_block_function_rfc8439():
 def test_chacha20_encryption_rfc8439_appendix_a2_with_counters_0_1_and_42():
     """RFC 8439 A.2 #1-#3 (= RFC 7539 A.2) as pyca's cryptography-vectors carries them
     (ciphers/ChaCha20/rfc7539.txt): initial block counters 0, 1 and 42, up to 375 bytes."""
-    from cipherbench.kat.corpus_cavp import package_root, parse_nist
+    from cipherbench.kat.corpora.cavp import package_root, parse_nist
     try:
         root, _ = package_root()
     except CorpusMissing as e:
@@ -299,7 +299,7 @@ def test_gost_sbox_sets_unpack_to_permutations_and_differ():
 
 # ---------------------------------------------------------------------------- the corpus
 def test_model_corpus_emits_only_its_variants_with_lengths_that_cross_blocks():
-    from cipherbench.kat.corpus_model import MODELLED
+    from cipherbench.kat.corpora.model import MODELLED
     from cipherbench.registry import load
     reg = load()
     kas = corpora.CORPORA["model"](set(reg.names()))
@@ -331,7 +331,7 @@ def test_model_corpus_emits_only_its_variants_with_lengths_that_cross_blocks():
 def test_no_other_corpus_has_a_known_answer_for_a_modelled_variant():
     """The model answers only where nothing published does: if a corpus starts printing one of
     these, MODELLED must give it up."""
-    from cipherbench.kat.corpus_model import MODELLED
+    from cipherbench.kat.corpora.model import MODELLED
     wanted = set(MODELLED) | {f"rc2e1024-128-{m}" for m in ("cbc", "cfb", "cfb8", "ofb", "ctr")}
     for name, loader in corpora.CORPORA.items():
         if name in ("model", "derived"):

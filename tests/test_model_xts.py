@@ -1,6 +1,6 @@
 """The XTS model (cipherbench/kat/model/xts.py) against published vectors, both directions,
 with the native engine's ECB as the block cipher, and its long answers in the gate
-(cipherbench/kat/corpus_carry.py).
+(cipherbench/kat/corpora/xts.py).
 
 Every value compared here is read from an installed corpus: IEEE 1619-2007 appendix B as
 Crypto++ ships it (TestVectors/xts.txt, Source "P1619-2007, Appendix B") and as Botan ships it
@@ -12,11 +12,12 @@ import hashlib
 import pytest
 
 from cipherbench import registry
-from cipherbench.kat import corpus_carry
 from cipherbench.kat.collect import CorpusMissing, batch_lengths, unhex
-from cipherbench.kat.corpus_cavp import package_root, parse_nist
-from cipherbench.kat.corpus_cryptopp import decode, parse_sections, vectors_dir
-from cipherbench.kat.corpus_shared import shared_dir
+from cipherbench.kat.corpora import long_answers, oracle_requests
+from cipherbench.kat.corpora import xts as xts_corpus
+from cipherbench.kat.corpora.cavp import package_root, parse_nist
+from cipherbench.kat.corpora.cryptopp import decode, parse_sections, vectors_dir
+from cipherbench.kat.corpora.shared import shared_dir
 from cipherbench.kat.model import xts
 from cipherbench.kat.model_oracle import ecb_requests
 from cipherbench.kat.vectors import parse_vec
@@ -167,9 +168,9 @@ def test_xts_is_verified_to_the_largest_size_both_ways(native_session):
     for res in Verifier(native_session).run(pairs):
         row = res.as_row()
         assert row["status"] == "passed", row["failures"]
-        assert row["checks"]["verified_up_to_bytes"] == corpus_carry.LARGEST + 16, res.impl
+        assert row["checks"]["verified_up_to_bytes"] == long_answers.LARGEST + 16, res.impl
         # the depth and a block more, both ways
-        assert row["checks"]["kat_by_corpus"][corpus_carry.CORPUS] == len(batch_lengths(16, partial=False)) + 4
+        assert row["checks"]["kat_by_corpus"][long_answers.CORPUS] == len(batch_lengths(16, partial=False)) + 4
 
 
 def test_the_xts_records_are_the_models_both_ways(native_session):
@@ -182,7 +183,7 @@ def test_the_xts_records_are_the_models_both_ways(native_session):
         return ecb_decrypt(native_session, "openssl", "aes-256-ecb", key) if op == "decrypt" \
             else ecb_requests(native_session, "openssl", "aes-256-ecb", 16, key)
     size = 4096
-    short, (enc, enc_tail, dec, dec_tail) = corpus_carry.xts_records(p, ecb, True, " over a test oracle", size)
+    short, (enc, enc_tail, dec, dec_tail) = xts_corpus.xts_records(p, ecb, True, " over a test oracle", size)
     assert [len(k.input) for k in short] == batch_lengths(16, partial=False)
     for k in short:
         k1, k2 = xts.halves(k.key)
@@ -197,7 +198,7 @@ def test_the_xts_records_are_the_models_both_ways(native_session):
         plain = xts.decrypt(ecb(k1, "decrypt"), ecb(k2), la.iv, la.fill.data())
         assert hashlib.sha256(plain).digest() == la.output_sha256
         assert xts.encrypt(ecb(k1), ecb(k2), la.iv, plain) == la.fill.data()
-    _, (enc2, enc2_tail, *sent_whole) = corpus_carry.xts_records(p, ecb, False, " over a test oracle", size)
+    _, (enc2, enc2_tail, *sent_whole) = xts_corpus.xts_records(p, ecb, False, " over a test oracle", size)
     assert (enc2, enc2_tail) == (enc, enc_tail)
     for la, enc_la in zip(sent_whole, (enc, enc_tail)):
         assert la.operation is Operation.DECRYPT and la.fill.size == 0 and len(la.tail) == enc_la.fill.size
@@ -231,7 +232,7 @@ def test_the_model_reproduces_every_published_xts_answer_the_gate_reads(native_s
     from cipherbench.kat import corpora
     from cipherbench.kat.model_oracle import ModelCorpus, oracle_primitive, published
     reg = registry.load()
-    prims = [p for p in reg if corpus_carry.xts_covered(p)]
+    prims = [p for p in reg if xts_corpus.xts_covered(p)]
     known, _ = corpora.load_all({p.name for p in prims} | {oracle_primitive(p) for p in prims})
     models = ModelCorpus(native_session)
     checked = set()
@@ -242,8 +243,8 @@ def test_the_model_reproduces_every_published_xts_answer_the_gate_reads(native_s
             continue
         for k in kas:
             k1, k2 = xts.halves(k.key)
-            enc, dec = (corpus_carry.ecb_pieces(native_session, oracle, k1, 64, op) for op in ("encrypt", "decrypt"))
-            tweak_ecb = corpus_carry.ecb_pieces(native_session, oracle, k2, 64)
+            enc, dec = (oracle_requests.ecb_pieces(native_session, oracle, k1, 64, op) for op in ("encrypt", "decrypt"))
+            tweak_ecb = oracle_requests.ecb_pieces(native_session, oracle, k2, 64)
             assert xts.encrypt(enc, tweak_ecb, k.iv, k.input) == k.output, (p.name, k.corpus, k.where)
             assert xts.decrypt(dec, tweak_ecb, k.iv, k.output) == k.input, (p.name, k.corpus, k.where)
         checked.add(p.name)
@@ -271,4 +272,4 @@ def test_xts_faults_above_the_published_answers_are_caught_through_the_proxy(eng
                     tail=TailKind.EXACT)]
     for f in faults:
         r = run_one(f, w.argv["native"], w.prepared)
-        assert r.outcome is Outcome.CAUGHT and corpus_carry.CORPUS in r.detail, (f.describe(), r.detail)
+        assert r.outcome is Outcome.CAUGHT and long_answers.CORPUS in r.detail, (f.describe(), r.detail)

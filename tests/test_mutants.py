@@ -8,18 +8,18 @@ from pathlib import Path
 import pytest
 
 from cipherbench import registry
-from cipherbench.kat import corpus_carry
+from cipherbench.kat.corpora import long_answers
 from cipherbench.pipeline.plan import DEFAULT_PRESET, RunPlan
 
 MUTANT = Path(__file__).parent / "runners" / "mutant.py"
 
 #: mode -> (the primitives verified, the ones that must fail). A counter that wraps in its
 #: low 32 or 64 bits and a bulk path wrong above 8 KiB passed the gate before corpus
-#: model-carry (cipherbench/kat/corpus_carry.py) gave known answers at the carries and at
+#: model-carry (cipherbench/kat/corpora/carry.py) gave known answers at the carries and at
 #: 1 MiB (ChaCha20-Poly1305's from the RFC 8439 model, its published records ending at 576 B).
 #: A fault in one direction above the published lengths, at a 16-bit block counter, or in the
 #: tail after a 16-block batch passed before the long answers went both ways for every mode
-#: and stream cipher (corpus_pairs.py, the stream models), reached every carry of the
+#: and stream cipher (corpora/pairs.py, the stream models), reached every carry of the
 #: registry's counters (kat/carry.py) and the lengths after each batch width.
 ALL = ["aes-128-ecb", "aes-128-cbc", "aes-128-cfb", "aes-128-ctr", "aes-128-gcm", "chacha20", "chacha20-poly1305"]
 AEADS_AND_BLOCK = ["aes-128-ecb", "aes-128-cbc", "aes-128-ctr", "aes-128-gcm", "chacha20-poly1305"]
@@ -70,9 +70,9 @@ def test_the_gate_catches_each_mutant(cb, mode):
         deepest = max(RunPlan.from_preset(DEFAULT_PRESET).sizes)
         reg = registry.load()
         over_own = {"aes-128-ctr", "aes-128-gcm"}
-        # (the longer of the long answers' two shapes: corpus_carry.shape_lengths)
+        # (the longer of the long answers' two shapes: long_answers.shape_lengths)
         assert {p: row["checks"]["verified_up_to_bytes"] for p, row in rows.items() if p not in over_own} == {
-            p: corpus_carry.shape_lengths(reg[p], corpus_carry.record_size(reg[p], deepest))[1]
+            p: long_answers.shape_lengths(reg[p], long_answers.record_size(reg[p], deepest))[1]
             for p in rows if p not in over_own}
         for p in over_own:
             assert rows[p]["checks"]["kat_own_oracle"] > 0 and rows[p]["checks"]["verified_up_to_bytes"] < deepest
@@ -93,9 +93,9 @@ def test_the_gate_checks_as_deep_as_asked(cb):
         "aes-128-ctr": 8192, "aes-128-cbc": 4096 + 16}
     code, rows = verify_mutant(cb, "above-8k", prims, "--up-to", "16000")
     assert code == 1 and all(row["status"] == "failed" for row in rows.values())
-    # each long answer fails in both shapes (corpus_carry.shape_lengths: 16000 bytes rounded up
+    # each long answer fails in both shapes (long_answers.shape_lengths: 16000 bytes rounded up
     # to whole 256-byte batches, and a block and a byte more where a partial block is allowed)
-    ctr = zip((16128, 16145), corpus_carry.SHAPES, strict=True)
+    ctr = zip((16128, 16145), long_answers.SHAPES, strict=True)
     assert {f["vector"] for row in rows.values() for f in row["failures"]} == {
         f"model-carry aes-128-ctr {op} ({n}-byte message, generated {what}, the low 32 bits cross their carry, {shape})"
         for n, (_, shape) in ctr for op, what in (("encrypt", "plaintext"), ("decrypt", "ciphertext"))} | {

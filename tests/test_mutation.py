@@ -56,7 +56,7 @@ CLASSIC = [
     fault(Operator.TAG, "chacha20-poly1305", tag_fault=TagFault.WRONG, direction=Direction.ENCRYPT, index=15),
     fault(Operator.REMAP, "aes-128-cbc", field=Field.KEY, remap=Remap.IGNORED, index=0),
     fault(Operator.REMAP, "aes-128-gcm", field=Field.IV, remap=Remap.SWAPPED, index=10),
-    # a value no published ChaCha20 IV holds (kat/corpus_bytes.py: records whose IVs hold them all)
+    # a value no published ChaCha20 IV holds (kat/corpora/every_byte.py: records whose IVs hold them all)
     fault(Operator.REMAP, "chacha20", field=Field.IV, remap=Remap.MISREAD, value=0xEA, direction=Direction.DECRYPT),
     fault(Operator.FORBIDDEN, "aes-128-cbc", forbidden=Forbidden.PARTIAL_BLOCK, direction=Direction.ENCRYPT),
     fault(Operator.FORBIDDEN, "aes-128-gcm", forbidden=Forbidden.SHORT_TAG, direction=Direction.DECRYPT),

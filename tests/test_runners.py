@@ -53,7 +53,7 @@ def test_mono_cfb_is_what_the_net_classes_run_by_default():
                            "iv": "d0ddad02a219226d", "input": "14a0743bf00ae9ec3c24"})
         assert (r["status"], r["output"]) == ("ok", "d5db2469ae56ecac5164")
         # RFC 2268's RC2 vector (16-byte key, 128 effective bits): E(K, 0) = 2269552ab0f85ca6, so
-        # CFB8 with IV 0 and every plaintext byte 22 keeps the register at 0 (corpus_derived).
+        # CFB8 with IV 0 and every plaintext byte 22 keeps the register at 0 (corpora/derived.py).
         r = s.ask("mono", {"op": "encrypt", "primitive": "rc2-128-cfb8", "key": "88bca90e90875a7f0f79c384627bafb2",
                            "iv": "00" * 8, "input": "22" * 17})
         assert (r["status"], r["output"]) == ("ok", "00" * 17)

@@ -211,10 +211,10 @@ ALLOWED = {
     "store/": "database URLs (user:password@host)",
     "fleet/": "scheduler addresses and TLS URLs (tls://host:port, user@host)",
     "releases/install.py": "the registries' own syntax: pip's NAME==VERSION, go get's MODULE@VERSION",
-    "kat/corpus_wycheproof.py": "Go's MODULE@VERSION of the pinned vectors module",
+    "kat/corpora/wycheproof.py": "Go's MODULE@VERSION of the pinned vectors module",
 }
 #: Literals that hold a separator but are words of another format, wherever they are.
-OTHER_WORDS = {"=====": "a group's rule in the shared vector files (kat/corpus_shared.py)"}
+OTHER_WORDS = {"=====": "a group's rule in the shared vector files (kat/corpora/shared.py)"}
 
 
 def _has_separator(node: ast.expr, constants: frozenset[str] = frozenset()) -> bool:

@@ -55,7 +55,7 @@ def test_the_computed_records_are_kept_while_their_oracle_is_unchanged(cb, tmp_p
     import pickle
 
     from cipherbench import registry
-    from cipherbench.kat import corpus_carry
+    from cipherbench.kat.corpora import long_answers
 
     cache = tmp_path / "verify-cache.json"
     kept = tmp_path / f"verify-cache-prepared-{DEEPER}.pickle"
@@ -67,7 +67,7 @@ def test_the_computed_records_are_kept_while_their_oracle_is_unchanged(cb, tmp_p
     long = doc["prepared"].long
     ctr = registry.load()["aes-128-ctr"]  # both shapes
     assert {la.message_bytes for la in long["aes-128-ctr"]} == set(
-        corpus_carry.shape_lengths(ctr, corpus_carry.record_size(ctr, DEEPER)))
+        long_answers.shape_lengths(ctr, long_answers.record_size(ctr, DEEPER)))
     written = kept.stat().st_mtime_ns
     assert verify(cb, runner, *DEEP, "--reverify", cache=cache, env=alone) == {}  # every pair checked again...
     assert kept.stat().st_mtime_ns == written  # ...against the records kept

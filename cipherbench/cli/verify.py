@@ -15,7 +15,7 @@ from cipherbench.durations import duration
 from cipherbench.errors import UsageError
 from cipherbench.kat.cache import Verified
 from cipherbench.kat.cache import verify as cached_verify
-from cipherbench.kat.corpus_carry import LARGEST
+from cipherbench.kat.corpora.long_answers import LARGEST
 from cipherbench.kat.vectors import MAX_FILL
 from cipherbench.kinds import PrimitiveKind, Verdict
 from cipherbench.measure.session import Session

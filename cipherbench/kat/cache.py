@@ -24,17 +24,17 @@ from pathlib import Path
 from typing import Any
 
 from cipherbench.errors import CipherbenchError
-from cipherbench.kat import corpus_cavp, corpus_pycryptodome
-from cipherbench.kat.corpus_carry import LARGEST, long_size
+from cipherbench.kat.corpora import cavp, pycryptodome
+from cipherbench.kat.corpora.long_answers import LARGEST, long_size
 from cipherbench.kat.identity import cache_file, digest_file, files_under, pair_key, runner_identity, runner_ids
 from cipherbench.kat.verify import PairResult, Prepared, Verifier
 from cipherbench.paths import BUILD, REPO
 
 #: Python distributions whose data the corpora read: each corpus names its own.
-CORPUS_PACKAGES = (corpus_cavp.PACKAGE, corpus_pycryptodome.PACKAGE)
-#: Environment variables that point a corpus at other files (kat/corpus_*.py).
+CORPUS_PACKAGES = (cavp.PACKAGE, pycryptodome.PACKAGE)
+#: Environment variables that point a corpus at other files (kat/corpora/).
 CORPUS_LOCATIONS = ("CIPHERBENCH_WYCHEPROOF_DIR", "CIPHERBENCH_SHARED_VECTORS", "CIPHERBENCH_CRYPTOPP_VECTORS")
-#: The shared test-vector files read in place (kat/corpus_shared.py).
+#: The shared test-vector files read in place (kat/corpora/shared.py).
 SHARED_VECTORS = REPO.parent / "shared" / "vectors"
 
 
@@ -88,7 +88,7 @@ class Entry:
     corpus: str  # corpus_fingerprint() it was obtained against
     runner: str  # runner_identity() of the runner that answered
     result: dict[str, Any]
-    depth: int  # the message length its long answers reached (corpus_carry.long_size)
+    depth: int  # the message length its long answers reached (corpora/long_answers.py, long_size)
 
 
 class VerifyCache:

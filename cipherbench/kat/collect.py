@@ -3,7 +3,7 @@ installed, the collector that groups, de-duplicates and caps a corpus's known an
 and the deterministic inputs the gate derives its own checks from.
 
 A corpus module exposes ``CORPUS`` (its name) and ``load(wanted) -> list[KnownAnswer]``
-for the primitives named in ``wanted``; ``kat/corpora.py`` lists them.
+for the primitives named in ``wanted``; ``kat/corpora/__init__.py`` lists them.
 """
 from __future__ import annotations
 

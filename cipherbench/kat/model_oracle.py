@@ -16,7 +16,7 @@ and fails none is the oracle (an answer `unsupported`, a weak key it refuses, co
 neither). Runners a command has not started are started only when every candidate of the
 started ones fails, so the oracle is the same whatever the command's --impl or
 --primitive; it is chosen once per ECB primitive for the run.
-A hash that no model or CPython module computes (corpus_carry.UNSOURCED_HASHES) gets its long
+A hash that no model or CPython module computes (corpora/hashes.py, UNSOURCED_HASHES) gets its long
 answers from an oracle chosen by the same rule among the implementations of that hash, on
 its published known answers (op `hash`).
 Its own pairs are checked on the same records computed again over a second oracle, the next
@@ -242,7 +242,7 @@ class Oracle:
     passed: int
     corpora: list[str]
     session: object = field(repr=False)
-    hash: bool = False  # a hash's oracle (corpus_carry's hashes no model computes), not an ECB
+    hash: bool = False  # a hash's oracle (corpora/hashes.py: the hashes no model computes), not an ECB
 
     def describe(self) -> str:
         return (f"{self.primitive} from {self.impl} (passed {self.passed} published "

@@ -45,8 +45,11 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 
 from cipherbench.errors import RunnerError
-from cipherbench.kat import corpora, corpus_bytes, corpus_carry, iterated
+from cipherbench.kat import corpora, iterated
 from cipherbench.kat.collect import batch_lengths, det_bytes
+from cipherbench.kat.corpora import carry as model_carry
+from cipherbench.kat.corpora import every_byte
+from cipherbench.kat.corpora.long_answers import LARGEST, long_size
 from cipherbench.kat.model_oracle import ModelCorpus, forged_tags, oracle_primitives
 from cipherbench.kat.vectors import KnownAnswer, LongAnswer
 from cipherbench.kinds import Operation, PrimitiveKind, Verdict
@@ -306,12 +309,12 @@ class Prepared:
     same corpora, primitives and oracle implementations, so it can be kept between runs."""
 
     known: dict[str, list[KnownAnswer]]  # primitive -> its short known answers, every corpus's
-    long: dict[str, list[LongAnswer]]  # primitive -> its long answers (corpus_carry.py)
+    long: dict[str, list[LongAnswer]]  # primitive -> its long answers (corpora/carry.py)
     oracle_of: dict[str, str]  # primitive -> the ECB oracle its model records came from
     no_model: dict[str, str]  # modelled primitive -> why it got no model records
     missing_corpora: dict[str, str]  # corpus -> why it could not be read
     oracles: list[str]  # the implementations that served as ECB oracles
-    depth: int  # the message length the long answers reach (corpus_carry.long_size)
+    depth: int  # the message length the long answers reach (corpora/long_answers.py, long_size)
     # primitive -> (its oracle implementation, short and long answers over a second oracle):
     # what that implementation is checked on in place of the answers over its own ECB
     for_oracle: dict[str, tuple[str, list[KnownAnswer], list[LongAnswer]]] = field(default_factory=dict)
@@ -799,26 +802,26 @@ class Verifier:
             results.extend(r for r, _ in group)
         return results
 
-    def prepare(self, prims, depth: int = corpus_carry.LARGEST) -> Prepared:
+    def prepare(self, prims, depth: int = LARGEST) -> Prepared:
         """Every corpus's known answers for prims, and the computed ones: modelled primitives
         without a published known answer get `model` ones, computed over an ECB oracle that
         passes that ECB primitive's published known answers (model_oracle.py), and counter
         carries and long answers of `depth` bytes (the largest size to be timed) come over
-        the same oracles (corpus_carry.py)."""
+        the same oracles (corpora/carry.py)."""
         known, missing = corpora.load_all(
-            {p.name for p in prims} | oracle_primitives(prims) | corpus_carry.oracle_primitives(prims))
+            {p.name for p in prims} | oracle_primitives(prims) | model_carry.oracle_primitives(prims))
         models = ModelCorpus(self.s)
         models.extend(prims, known)
-        carry = corpus_carry.CarryCorpus(self.s, models, corpus_carry.long_size(depth))
+        carry = model_carry.CarryCorpus(self.s, models, long_size(depth))
         carry.extend(prims, known)
-        corpus_bytes.extend(prims, known)
+        every_byte.extend(prims, known)
         for_oracle = {name: (impl, kas, []) for name, (impl, kas) in models.for_oracle.items()}
         for name, (impl, short, long) in carry.for_oracle.items():
             if name in for_oracle and for_oracle[name][0] == impl:
                 short = for_oracle[name][1] + short
             for_oracle[name] = (impl, short, long)
         return Prepared(dict(known), carry.long, models.oracle_of, models.missing, missing,
-                        models.oracle_impls(), corpus_carry.long_size(depth), for_oracle)
+                        models.oracle_impls(), long_size(depth), for_oracle)
 
     def check_pair(self, im, p: Primitive, prepared: Prepared) -> tuple[PairResult, dict | None]:
         """One pair's own checks; its outputs for the differential check (None when its

@@ -190,7 +190,7 @@ def verify_points(s: Session, store: Store, run_id: int, plan: RunPlan, points: 
 
 
 def verified_size(r: Any) -> int:
-    """The longest message a passed pair's known answers covered (kat/corpus_carry.py adds
+    """The longest message a passed pair's known answers covered (kat/corpora/carry.py adds
     answers at the largest timed size); a result from before that was recorded: no limit."""
     size = getattr(r, "verified_bytes", None)
     return int(size) if isinstance(size, int) and size > 0 else 1 << 62

@@ -19,7 +19,7 @@
 
 `ecb_for(key) -> ecb`: the block cipher under a key (model_oracle.Oracle.ecb_for): the
 key-generating key and the derived encryption key key two ciphers. `polyval` (optional,
-in the functions that take it) computes POLYVAL elsewhere, faster (corpus_carry.py's, by
+in the functions that take it) computes POLYVAL elsewhere, faster (model/gf128.py's, by
 appendix A's relation to GHASH); the default is this module's own.
 
 Checked (tests/test_model_siv.py, AES-ECB from the native engine): RFC 8452 appendix C.1

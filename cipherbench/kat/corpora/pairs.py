@@ -1,30 +1,5 @@
-"""Corpus "derived-pairs": ECB, CBC and CFB answers of any length, both ways, built from the
-cipher's own ECB known answers alone, with no implementation in the loop.
-
-Why: the long answers of these modes came from an oracle implementation (corpus_carry.py):
-its ECB output, labelled as such, and decryption at the largest size only where the
-oracle's decryption had passed. An implementation that is the oracle checked itself, and
-our reference ciphers, the only implementation of some ciphers, vouched for themselves.
-
-How: every block of an ECB known answer under one key K is a pair E(K, x) = y. With the pairs
-of the key that has the most of them, picked in a deterministic pseudo-random order s(j), the
-definitions of NIST SP 800-38A give whole messages whose every cipher call is one of the pairs:
-  ECB (6.1)  P_j = x_s(j)                        C_j = y_s(j)
-  CBC (6.2)  C_j = y_s(j), C_0 = IV (any),       P_j = x_s(j) xor C_(j-1)
-  CFB (6.3, full-block feedback)  IV = x_s(0), C_j = x_s(j+1) for every block but the last,
-             so each cipher input is a known x: P_j = C_j xor y_s(j); the last block's
-             ciphertext is free (P_m xor y_s(m)), and may be partial.
-Both directions are asked: encryption of P must give C, decryption of C must give P. The
-same pairs give the short records at the lengths after each batch width (collect.batch_lengths):
-2, 4, 8 and 16 blocks, and one block and a partial block past them, where a bulk path that
-handles 2..16 blocks at once hands over to its tail.
-
-The ECB answers used are those of every corpus but the ones computed over an implementation
-(corpus_carry's `model-carry`, the oracle's own output): published vectors, the `derived`
-corpus's rearrangements of them for byte-order variants, and the `model` corpus's answers of
-variants no document prints (RC2 with T1 = 1024, computed by the RC2 model). A cipher with no
-such answer keeps the oracle's records (corpus_carry.py), labelled as the oracle's.
-"""
+"""Corpus "derived-pairs": ECB, CBC and CFB answers of any length, both ways, from the cipher's
+own ECB answers alone (why and how: docs/vectors.md, "derived-pairs")."""
 from __future__ import annotations
 
 import hashlib
@@ -132,4 +107,4 @@ def long_records(p: Primitive, pairs: Pairs, size: int) -> list[LongAnswer]:
 
 def _source(p: Primitive, pairs: Pairs) -> str:
     return (f"derived: NIST SP 800-38A {p.mode.upper()} over {pairs.describe()}, "
-            "every cipher call one of those pairs (cipherbench/kat/corpus_pairs.py)")
+            "every cipher call one of those pairs (cipherbench/kat/corpora/pairs.py)")

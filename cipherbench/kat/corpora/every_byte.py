@@ -1,23 +1,9 @@
-"""Corpus "model-bytes": known answers whose keys and IVs, together, take every byte value.
-
-Why: a fault that misreads one byte value of a key or IV (a lookup table wrong at one entry,
-a decoding slip in one adapter) changes only the answers whose key or IV holds that value.
-Published records hold a handful of keys and IVs, so most values never occur in them: with
-the mutation score (cipherbench/mutate, operator `remap`), a ChaCha20 that read the IV byte
-0xea as 0xeb in decryption passed every record the gate had.
-
-The records, per primitive that a model computes alone (kat/corpus_carry.py MODEL_STREAMS and
-MODEL_AEADS: ChaCha20, XChaCha20, Salsa20 and its variants, RC4, the ChaCha AEADs): record i has
-the key bytes (i * key_bytes + j) mod 256 and the IV bytes (i * iv_bytes + j) mod 256, for j
-from 0, and as many records as it takes for the keys to run through all 256 values and the
-IVs too; a 65-byte message (one 64-byte block and a byte of the next) and, for an AEAD,
-13 bytes of associated data. Computed by the model; checked like every known answer, in
-both directions, so a value misread in either direction fails.
-"""
+"""Corpus "model-bytes": known answers whose keys and IVs, together, take every byte value
+(why, and the records: docs/vectors.md, "model-bytes")."""
 from __future__ import annotations
 
 from cipherbench.kat.collect import det_bytes
-from cipherbench.kat.corpus_carry import MODEL_AEADS, MODEL_STREAMS, modelled_stream
+from cipherbench.kat.corpora.streams import MODEL_AEADS, MODEL_STREAMS, modelled_stream
 from cipherbench.kat.vectors import KnownAnswer
 from cipherbench.kinds import PrimitiveKind
 from cipherbench.registry import Primitive

@@ -1,64 +1,5 @@
-"""Corpus "shared": the vector files kept next to the repository (shared/vectors,
-listed with their origins in its SOURCES.md), read in place.
-
-Where: $CIPHERBENCH_SHARED_VECTORS, else the nearest shared/vectors beside the
-repository or beside one of its parent folders (<repo>/../shared/vectors for a
-checkout next to it, <repo>/../../shared/vectors for a git worktree one level
-down); otherwise the corpus is missing. Formats and mappings:
-
-  botan/**/*.vec      Botan's test data ([Section], Field = hex). Block files have no
-                      mode -> <cipher>-<bits>-ecb, the key size from the key length;
-                      `X/CBC/NoPadding` -> cbc, `X/CFB` -> cfb (full block), `X/CFB(8)`
-                      -> cfb8 (AES, DES, TripleDES), `CTR-BE(X)` -> ctr (whole-block counter; `CTR-BE(X,n)` has an
-                      n-byte counter and is skipped, as are records with a non-zero Seek),
-                      `OFB(X)` -> ofb, `X/XTS` -> xts, `X/GCM` (16-byte tag, 12-byte nonce)
-                      -> gcm. Names: see _BOTAN_CIPHERS; GOST with the R3411_94_TestParam
-                      S-boxes -> gost; MARS (Botan: tweaked) -> mars; Noekeon -> noekeon
-                      (Botan's key schedule runs the cipher over the key: indirect mode);
-                      RC2 -> rc2 (effective bits = key bits); RC5(12) -> rc5. Skipped:
-                      PKCS7/CTS/OneAndZeros padding, CFB(n) other than full block and
-                      8-bit, tags shorter than 16 bytes, Kuznyechik, SAFER-SK, SHACAL2,
-                      Threefish-512/XTS, BLAKE2b(384), CryptoPro GOST S-boxes.
-  aes-submission-*/   the AES round-1 submission format (KEYSIZE=, I=, KEY=, PT=, CT=;
-                      ecb_vk, ecb_vt, ecb_tbl, and the final KEY/PT/CT of ecb_iv/ecb_int):
-                      rijndael -> aes, serpent -> tnepres (the submission's byte order),
-                      magenta -> magenta, hpc -> hpc1998 (published before the 1999 fix).
-  jither-cryptopunk/  "Victor" files: `k:`/`p:`/`c:` records; `option : variant = ...` and
-                      `option : rounds/blockSize = ...` hold until changed. `mode :
-                      decrypt-encrypt` only says which way the record was written, the
-                      (key, plaintext, ciphertext) triple is the same. Variants: mars
-                      original -> mars1998, tweak -> mars; serpent (no variant) -> serpent,
-                      tnepres -> tnepres; dfc v1 -> dfc (v2 skipped); crypton 0.5 ->
-                      crypton05; rc6 with rounds 20 and a 128-bit block -> rc6. frog.vectors
-                      is written byte-reversed relative to the NIST frog-vals.zip file; the
-                      reference frog (cbref) reproduces the NIST file's order (key 0,
-                      plaintext 80 00.. -> 43af8869..7082), so every key, plaintext and
-                      ciphertext string is reversed back.
-  nessie-daslabor/    NESSIE "Set n, vector# i" files (key=, plain=, cipher=; Noekeon-Direct
-                      -> noekeondirect, Khazad-Tweaked -> khazad) and RFC 2612's CAST-256
-                      examples in the submission format -> cast256.
-  transcribed/        SAFER+ source A only (libtomcrypt's saferp_test; sources marked LOW
-                      confidence are skipped) -> saferplus; LOKI97 -> loki97. The CRYPTON 1.0
-                      file holds no authoritative vectors and is skipped.
-  libtomcrypt/notes/cipher_tv.txt
-                      As its header documents: step 0 encrypts plaintext 00 01 .. (block-1)
-                      under key 00 01 .. (n-1); step N+1 uses step N's output as plaintext and,
-                      repeated as needed, as key. Mapped where libtomcrypt's cipher is the
-                      registry's (aes, twofish, serpent, safer+ -> saferplus, des, cast5 16-byte,
-                      xtea, tea, sm4, seed, camellia, idea, kasumi, khazad, noekeon ->
-                      noekeondirect: libtomcrypt's Noekeon reproduces NESSIE's Noekeon-Direct
-                      vectors, and its key setup uses the key directly); 3des only step 0
-                      (later keys repeat one 8-byte block: single DES). Skipped: key sizes the
-                      registry does not list (blowfish 8/40/72, rc2/rc5/rc6 8/68/128, cast5 5/10),
-                      anubis (libtomcrypt builds the tweaked or original variant by a compile
-                      option, and the file does not say which), desx (key layout not
-                      stated), skipjack (libtomcrypt's byte order: skipjackrev when the registry
-                      has it), safer-k/sk, multi2.
-  blake2/, blake3/, hpc-author/: keyed BLAKE2, BLAKE3 and HPC's key-expansion trace are not
-                      known answers of a registry primitive and are skipped.
-
-At most 64 vectors per (primitive, file), chosen evenly over the file.
-"""
+"""Corpus "shared": the vector files kept next to the repository (shared/vectors), read in
+place (where, the formats and mappings: docs/vectors.md, "shared")."""
 from __future__ import annotations
 
 import os
@@ -349,7 +290,9 @@ def _jither(x: _Ctx):
                     except ValueError:
                         k = None
                     if k is not None:
-                        if base == "frog":  # written byte-reversed relative to frog-vals.zip (see above)
+                        # frog.vectors is written byte-reversed relative to NIST's frog-vals.zip, whose
+                        # order the reference frog reproduces (key 0, plaintext 80 00.. -> 43af8869..7082)
+                        if base == "frog":
                             k, p, c = k[::-1], p[::-1], c[::-1]
                         doc = f"{origin or base}, as transcribed in Jither/cryptopunk {f.name}"
                         x.add_block(cid, f, k, p, c, rec_line, doc)

@@ -1,54 +1,5 @@
-"""Corpus "cavp": NIST CAVP response files and the NIST-form files shipped by
-the PyPI package cryptography-vectors (pyca/cryptography's test data).
-
-Everything is read in place from the installed package; nothing is copied.
-What maps, and how (canonical names: registry/primitives.toml):
-
-  AES  {ECB,CBC,OFB}{GFSbox,KeySbox,VarKey,VarTxt,MMT}<bits>.rsp -> aes-<bits>-<mode>
-       CFB128*.rsp -> aes-<bits>-cfb (full-block feedback), CFB8*.rsp -> aes-<bits>-cfb8;
-       CFB1 (bit-level) and MCT (Monte Carlo chains) are skipped.
-  GCM  gcmEncryptExtIV*.rsp and gcmDecrypt*.rsp, sections [IVlen = 96] and
-       [Taglen = 128] only -> aes-<bits>-gcm (Out = CT || Tag). Decrypt records
-       marked FAIL are forgeries: loaded with expect_reject (decryption must reject).
-  CCM  VNT*.rsp [Nlen = 12] with Tlen = 16 -> aes-<bits>-ccm (CT already ends with the tag).
-  XTS  tweak-128hexstr/XTSGenAES*.rsp, DataUnitLen a multiple of 128 -> aes-<bits>-xts
-       (i = the 16-byte tweak, key = Key1 || Key2); records whose key halves are equal skipped.
-  TDES T{ECB,CBC,CFB64,CFB8,OFB}*.rsp -> <mode> ecb, cbc, cfb (CFB64: full-block feedback),
-       cfb8, ofb (not the interleaved TCBCI/TOFBI or pipelined TCFBP files, not the
-       bit-level CFB1), classified by the keys themselves:
-         KEY1 = KEY2 = KEY3 (and the KAT files' single KEYs) -> des-56-<mode>:
-           EDE with three equal keys is single DES (SP 800-67 rev. 2, 3.2);
-         KEY1 = KEY3 != KEY2 -> 3des-112-<mode> with key KEY1 || KEY2;
-         three distinct keys -> 3des-168-<mode> with key KEY1 || KEY2 || KEY3;
-         KEY1 = KEY2 or KEY2 = KEY3 alone (degenerate keys libraries may refuse) skipped.
-  SHA  SHA{1,224,256,384,512,512_224,512_256}ShortMsg/LongMsg.rsp, SHA3_*ShortMsg/LongMsg.rsp:
-       byte-aligned Len only -> sha-1 ... sha3-512.
-  SHAKE SHAKE{128,256}VariableOut.rsp: records whose Outputlen is at least the registry's
-       output (shake128 = 256 bits, shake256 = 512 bits) and a whole number of bytes, the
-       output truncated to it. That is exact: FIPS 202 section 6.2 defines SHAKE(M, d) as
-       the first d bits of the sponge output, so a longer output starts with the shorter one.
-       ShortMsg/LongMsg files print 128/256-bit outputs, shorter than the registry's: skipped.
-  pyca's NIST-form transcriptions of RFCs and other documents (each file names its source):
-       ARC4 rfc-6229-128.txt (128-bit keys; the offset-0/16 keystream joined into one
-       32-byte vector, later offsets cannot be reached from the start) -> rc4;
-       AES CTR RFC 3686 -> aes-<bits>-ctr (the IV block is the whole counter block);
-       OCB3 rfc7253.txt and openssl.txt (12-byte nonce, 16-byte tag) -> aes-<bits>-ocb;
-       GCM-SIV openssl.txt, aes-192-gcm-siv.txt -> aes-<bits>-gcmsiv;
-       SIV openssl.txt records with exactly one AD component followed by a 16-byte last
-       component (= the registry's nonce) -> aes-<bits>-siv;
-       ChaCha20 rfc7539.txt, INITIAL_BLOCK_COUNTER = 0 only -> chacha20;
-       ChaCha20Poly1305 -> chacha20-poly1305; Camellia (NTT's t_camelia.txt and OpenSSL's)
-       -> camellia-*; CAST5 (128-bit keys) -> cast5-128-*; IDEA -> idea-128-*;
-       SEED (RFC 4269, RFC 4196, pyca's CFB/OFB) -> seed-128-*; SM4 (draft-ribose-cfrg-sm4-10,
-       RFC 8998 GCM) -> sm4-128-*; Blowfish with 128-bit keys (Schneier's CBC/CFB/OFB
-       vectors) -> blowfish-128-*; RC2 rc2-cbc.txt (128-bit key, effective bits 128)
-       -> rc2-128-cbc; MD5 RFC 1321, RIPEMD-160, SM3, BLAKE2b-512/BLAKE2s-256.
-
-At most CAP vectors per (primitive, file), chosen evenly across the file
-(deterministic), so every length section of a file is represented and
-verification stays quick; duplicates (the same vector in the ENCRYPT and
-DECRYPT sections) are loaded once.
-"""
+"""Corpus "cavp": NIST CAVP response files and the NIST-form files of the PyPI package
+cryptography-vectors, read in place (what maps, and how: docs/vectors.md, "cavp")."""
 from __future__ import annotations
 
 import re

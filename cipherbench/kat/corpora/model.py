@@ -1,36 +1,5 @@
-"""Corpus "model": known answers computed by the project's own models (cipherbench/kat/model/)
-for registry variants that no document prints a vector for, and only for those.
-
-A variant (the rounds, an effective key length, an S-box set) is a different primitive in
-the registry, so the published vectors of the algorithm it varies do not vouch for it. Each
-model implements the algorithm from its specification with that parameter exposed, and
-tests/test_model_static.py holds it to every published vector of the algorithm at the
-values the documents print; the same code then computes the variant's answers here:
-
-  salsa20r12        cipherbench/kat/model/salsa20.py with rounds = 12, a 256-bit key, the 64-bit
-                    nonce and the block counter from 0. Checked on what Crypto++'s
-                    TestVectors/salsa.txt carries: eSTREAM's Salsa20/20 vectors (128- and
-                    256-bit keys), its Salsa20/12 and Salsa20/8 vectors (128-bit keys only: no
-                    document prints a 256-bit Salsa20/12 keystream this project can reach), and
-                    Crypto++'s own runs of the eSTREAM reference code across block counter 2^32.
-  rc2e1024-128-ecb  cipherbench/kat/model/rc2.py with T1 = 1024. Checked on all eight vectors of
-                    RFC 2268 section 5 (T1 = 63, 64, 128 and 129). The corpus "derived" turns
-                    these ECB answers into CBC/CFB/CFB8/OFB/CTR ones, labelled as derived from
-                    a model's ECB answer.
-  gosthash94cp      cipherbench/kat/model/gosthash94.py with RFC 4357's CryptoPro S-boxes. Checked
-                    on RFC 5831's two examples (test S-boxes) and on the published digests
-                    with both S-box sets.
-
-Not here: xchacha20, whose counter-0 keystream draft-irtf-cfrg-xchacha-03 prints
-(appendix A.3.2.1, vectors/xchacha20-draft-irtf-cfrg-03.vec), and anubis, whose NESSIE
-vectors are in vectors/anubis-nessie.vec. A primitive with a published vector gets no
-model answers: MODELLED lists the ones without, and the tests check that no other corpus
-covers them.
-
-Inputs are deterministic (SHAKE-256 of a label, as verify.det_bytes), of lengths that cross
-the 64-byte keystream block, several cipher blocks, and the hash's 32-byte block. Every
-record says in its `source` what computed it and what that was checked on.
-"""
+"""Corpus "model": answers computed by the project's models for registry variants no document
+prints (which, and what each model was checked on: docs/vectors.md, "model")."""
 from __future__ import annotations
 
 import hashlib

@@ -1,28 +1,5 @@
-"""Corpus "cryptopp": Crypto++'s TestVectors/*.txt, as Debian's libcrypto++-utils
-installs them (/usr/share/crypto++/TestVectors; $CIPHERBENCH_CRYPTOPP_VECTORS overrides).
-
-File format (TestVectors/Readme.txt, and datatest.cpp's reading of it): sections
-separated by blank lines; `Field: value` lines, a trailing backslash continues a
-value on the next line, `#` starts a comment anywhere on a line. Within a section
-fields persist: a test uses the last value of every field given before its
-`Test:` line. Values are concatenations of tokens: `"text"`, `0x<hex>` or bare
-hex (spaces between digits allowed), `r<n>` repeating the next token n times,
-and `word32`/`word64` (the rest of the value is hex words, each written
-little-endian). A value with anything else is not understood and its test is
-skipped, never guessed.
-
-Tests used: `Encrypt` and `DecryptMatch` (ciphers: Plaintext <-> Ciphertext,
-AEADs: Out = Ciphertext || MAC, as datatest.cpp compares), `Verify` (digests),
-and for AEADs `NotVerify` as an expected rejection. Skipped: tests with `Seek`
-or `InitialBlock` other than 0, a non-zero `Tweak`, `Rounds` other than the
-registry's full cipher (Salsa20 with `Rounds: 12` is the registry's salsa20r12), `TruncatedSize`, `Footer`, `Resync`, Monte Carlo tests,
-keyed BLAKE2, and every name not listed in NAMES below. Notably skipped as
-ambiguous or another variant: `ChaCha` (the original 64-bit-nonce ChaCha, not the
-registry's IETF chacha20), Salsa20 with 8 rounds, `Panama`, `SHACAL-2`, `Kalyna`, `LEA`, `SIMON`, `SPECK`, `CHAM`, `HIGHT`,
-`SIMECK` (not in the registry), and `XChaCha20` (its stream vectors start at block
-counter 1; the registry's xchacha20 starts at 0). aes.txt's CFB8 records (F.3.7-F.3.11)
-have an odd number of hex digits in Plaintext and are skipped.
-"""
+"""Corpus "cryptopp": Crypto++'s TestVectors/*.txt as Debian's libcrypto++-utils installs them
+(the file format, the tests used and skipped: docs/vectors.md, "cryptopp")."""
 from __future__ import annotations
 
 import os
@@ -68,7 +45,7 @@ class Unsupported(ValueError):
 HASH_FILE_KINDS = ("hash", "xof", "blake2")
 
 def decode(value: str) -> bytes:
-    """Crypto++'s encoded-string grammar (see the module docstring)."""
+    """Crypto++'s encoded-string grammar (TestVectors/Readme.txt; docs/vectors.md, "cryptopp")."""
     v = value.strip()
     m = re.match(r"^word(32|64)\b(.*)$", v, re.S)
     if m:

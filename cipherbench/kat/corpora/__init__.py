@@ -1,4 +1,4 @@
-"""Known-answer corpora: where vectors come from, loaded at run time.
+"""The list of known-answer corpora (CORPORA, in the order they are read) and load_all over it.
 
 A corpus is a function returning KnownAnswer records for the primitives asked
 for, or raising CorpusMissing with the reason (a package not installed). The
@@ -9,16 +9,16 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from cipherbench.kat import (
-    corpus_cavp,
-    corpus_cryptopp,
-    corpus_derived,
-    corpus_model,
-    corpus_pycryptodome,
-    corpus_shared,
-    corpus_wycheproof,
-)
 from cipherbench.kat.collect import CorpusMissing, Loader
+from cipherbench.kat.corpora import (
+    cavp,
+    cryptopp,
+    derived,
+    model,
+    pycryptodome,
+    shared,
+    wycheproof,
+)
 from cipherbench.kat.vectors import KnownAnswer, project_vectors
 
 
@@ -29,15 +29,15 @@ def _project(wanted: set[str]) -> list[KnownAnswer]:
 #: name -> loader, in the order they are read. The derived corpus reads all the others.
 BASE: dict[str, Loader] = {
     "cipherbench": _project,
-    corpus_cavp.CORPUS: corpus_cavp.load,
-    corpus_cryptopp.CORPUS: corpus_cryptopp.load,
-    corpus_pycryptodome.CORPUS: corpus_pycryptodome.load,
-    corpus_wycheproof.CORPUS: corpus_wycheproof.load,
-    corpus_shared.CORPUS: corpus_shared.load,
-    # computed by kat/model/ for variants no document prints (corpus_model.MODELLED)
-    corpus_model.CORPUS: corpus_model.load,
+    cavp.CORPUS: cavp.load,
+    cryptopp.CORPUS: cryptopp.load,
+    pycryptodome.CORPUS: pycryptodome.load,
+    wycheproof.CORPUS: wycheproof.load,
+    shared.CORPUS: shared.load,
+    # computed by kat/model/ for variants no document prints (model.MODELLED)
+    model.CORPUS: model.load,
 }
-CORPORA: dict[str, Loader] = {**BASE, corpus_derived.CORPUS: lambda w: corpus_derived.load(w, BASE)}
+CORPORA: dict[str, Loader] = {**BASE, derived.CORPUS: lambda w: derived.load(w, BASE)}
 
 
 def load_all(wanted: set[str]) -> tuple[dict[str, list[KnownAnswer]], dict[str, str]]:
