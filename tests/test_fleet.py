@@ -566,6 +566,7 @@ def test_fleet_init_makes_private_files_signed_by_its_own_authority(tmp_path):
     modes = {p.relative_to(root).as_posix(): p.stat().st_mode & 0o777 for p in root.rglob("*")}
     assert {k for k, m in modes.items() if m == 0o600} == {
         "ca/ca.pem", "ca/ca-key.pem", "postgres/pgpass", "postgres/role.sql",
+        *(f"postgres/{f}" for f in ("server.crt", "server.key", "ca.pem", "ssl.conf", "pg_hba.lines")),
         *(f"{m}/{f}" for m in ("scheduler", "machines/lab-a", "clients/me") for f in ("ca.pem", "cert.pem", "key.pem")),
         "machines/lab-a/pgpass", "clients/me/pgpass"}
     assert all(m == 0o700 for k, m in modes.items() if (root / k).is_dir()) and root.stat().st_mode & 0o777 == 0o700
