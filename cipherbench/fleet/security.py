@@ -264,8 +264,6 @@ def _pem_key(key: EllipticCurvePrivateKey) -> bytes:
 def _alt_name(name: str):
     """A subjectAltName entry for a host: an iPAddress for an address (what libpq's verify-full
     matches an address against, RFC 6125 §1.7.2), else a dNSName."""
-    import ipaddress
-
     from cryptography import x509
     try:
         return x509.IPAddress(ipaddress.ip_address(name))
