@@ -35,6 +35,7 @@ import shlex
 import sys
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, TextIO
 from urllib.parse import quote, quote_plus, unquote
@@ -68,20 +69,43 @@ def _is_secret_key(name: str) -> bool:
     return name.casefold() in SECRET_KEYS
 
 
+@dataclass(frozen=True)
+class UrlParts:
+    """A URL cut the one way every reader here cuts it (the store's, a scheduler's, the
+    redaction's): the authority ends at the first '/', '?' or '#', and its user info at the
+    *last* '@' in it (a raw '@' typed in a password belongs to the password)."""
+
+    head: str  # "scheme://", or "" for an address given without one (HOST:PORT)
+    userinfo: str | None  # None: no '@' in the authority
+    host: str  # host and port, as written
+    tail: str  # path, query and fragment, as written
+
+    @classmethod
+    def of(cls, text: str) -> UrlParts:
+        head = _URL.match(text)
+        start = head.end() if head else 0
+        rest = text[start:]
+        cut = re.search(r"[/?#]", rest)
+        authority, tail = (rest[:cut.start()], rest[cut.start():]) if cut else (rest, "")
+        userinfo, at, host = authority.rpartition("@")
+        return cls(text[:start], userinfo if at else None, host, tail)
+
+    def without_userinfo(self) -> str:
+        return f"{self.head}{self.host}{self.tail}"
+
+
 def _url(text: str) -> tuple[str, list[str]]:
     """A text that is one URL: (it with its password and secret query values hidden, the
     secrets as written and decoded)."""
-    head = _URL.match(text)
-    assert head is not None
-    rest = text[head.end():]
-    cut = re.search(r"[/?#]", rest)
-    authority, tail = (rest[:cut.start()], rest[cut.start():]) if cut else (rest, "")
+    parts = UrlParts.of(text)
+    authority, tail = parts.host, parts.tail
     found: list[str] = []
-    userinfo, at, host = authority.rpartition("@")
-    user, colon, password = userinfo.partition(":")
-    if at and colon:
+    user, colon, password = (parts.userinfo or "").partition(":")
+    if parts.userinfo is not None and colon:
         found += [password, unquote(password)]
-        authority = f"{user}:{HIDDEN}@{host}"
+        authority = f"{user}:{HIDDEN}@{authority}"
+    elif parts.userinfo is not None:
+        authority = f"{parts.userinfo}@{authority}"
     path, q, query = tail.partition("?")  # the query runs to the end: libpq's URLs have no fragment
     if q:
         pairs = query.split("&")
@@ -91,7 +115,7 @@ def _url(text: str) -> tuple[str, list[str]]:
                 found += [value, unquote(value)]
                 pairs[i] = f"{key}={HIDDEN}"
         tail = f"{path}?{'&'.join(pairs)}"
-    return text[:head.end()] + authority + tail, found
+    return parts.head + authority + tail, found
 
 
 def _pairs(text: str) -> tuple[str, list[str]]:

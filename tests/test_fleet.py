@@ -132,7 +132,8 @@ def creds(net, pg_port, tmp_path_factory) -> Path:
     the store the pg fixture starts on the bridge's address."""
     root = tmp_path_factory.mktemp("fleet") / "creds"
     r = subprocess.run([sys.executable, "-m", "cipherbench", "fleet", "init", str(root), "--machine", ",".join(HOSTS),
-                        "--client", CLIENT, "--db-host", net.gateway, "--db-port", str(pg_port)],
+                        "--client", CLIENT, "--db-host", net.gateway, "--db-port", str(pg_port),
+                        "--db-clients", f"{net.subnet}.0/24"],
                        capture_output=True, text=True, timeout=120, cwd=REPO)
     assert r.returncode == 0, r.stderr
     for folder in ("ca", "scheduler", *(f"machines/{h}" for h in HOSTS), f"clients/{CLIENT}"):
@@ -147,21 +148,25 @@ def client_creds(creds: Path) -> Path:
 
 @pytest.fixture(scope="module")
 def pg(net, creds, pg_port):
-    """The store, on the bridge's address, for the namespaces' network with a password only:
-    the role's scram-sha-256 verifier from `fleet init`, its password in the client's
-    password file (PGPASSFILE, which this module's processes inherit)."""
+    """The store, on the bridge's address, set up as `fleet init` says: TLS with the server's
+    certificate it made, and for the namespaces' network over TLS only (hostssl) with a
+    password only: the role's scram-sha-256 verifier, its password in the client's password
+    file. This module's processes reach it as the fleet's client does (Credentials.use_store:
+    PGPASSFILE, and sslmode=verify-full against the fleet's authority), and inherit that."""
+    from cipherbench.store.pgauth import STORE_CA_ENV
     sql = (creds / "postgres" / "role.sql").read_text()
-    before = os.environ.get("PGPASSFILE")
+    before = {k: os.environ.get(k) for k in ("PGPASSFILE", STORE_CA_ENV)}
     os.environ["PGPASSFILE"] = str(client_creds(creds) / "pgpass")
+    os.environ[STORE_CA_ENV] = str(client_creds(creds) / "ca.pem")
     try:
-        with serve_postgres(listen=net.gateway, password_net=f"{net.subnet}.0/24", setup_sql=sql,
-                            port=pg_port) as url:
+        with serve_postgres(listen=net.gateway, setup_sql=sql, port=pg_port, tls=creds / "postgres") as url:
             yield url
     finally:
-        if before is None:
-            os.environ.pop("PGPASSFILE", None)
-        else:
-            os.environ["PGPASSFILE"] = before
+        for k, v in before.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
 
 
 def _wait_port(host: str, port: int, proc, what: str, log: Path):
@@ -397,6 +402,30 @@ def test_a_machine_that_drops_out_is_reported_and_the_same_command_completes_it(
     assert fleet_hosts(pg)[0] == fid  # no new fleet run was begun
 
 
+def test_the_fleet_reaches_its_store_only_verified(pg, creds, scheduler, workers):
+    """The store takes the fleet over TLS only (hostssl), and every member reaches it with
+    sslmode=verify-full: this process as the client does, and a machine's worker, which
+    refuses a store URL that asks less even when the client sends one."""
+    from sqlalchemy import text
+
+    from cipherbench.fleet.task import measure_on_host
+    from cipherbench.pipeline import RunPlan
+    from cipherbench.store.db import Store
+    store = Store(pg)
+    with store.engine.connect() as c:
+        ssl, = c.execute(text("select ssl from pg_stat_ssl where pid = pg_backend_pid()")).one()
+        dsn = c.connection.driver_connection.info.dsn  # type: ignore[union-attr]
+    store.engine.dispose()
+    assert ssl is True and "sslmode=verify-full" in dsn.split()
+    plan = RunPlan.from_preset("quick", implementations=["null"], sizes=[16]).model_dump_json()
+    future = workers.client.submit(measure_on_host, plan, f"{pg}?sslmode=require", HOSTS[0], 0,
+                                   resources={f"host-{HOSTS[0]}": 1}, pure=False)
+    outcome = future.result(timeout=120)
+    assert (outcome.host, outcome.run_id, outcome.complete) == (HOSTS[0], None, False)
+    assert outcome.detail.startswith("the store's URL asks sslmode=require, and a fleet's store is reached only "
+                                     "with sslmode=verify-full against the fleet's authority")
+
+
 # ---------------------------------------------------------------------------- who is refused
 def other_authoritys(creds: Path, folder: Path) -> Path:
     """Credentials that trust the fleet's authority but carry a pair from another one
@@ -537,6 +566,7 @@ def test_fleet_init_makes_private_files_signed_by_its_own_authority(tmp_path):
     modes = {p.relative_to(root).as_posix(): p.stat().st_mode & 0o777 for p in root.rglob("*")}
     assert {k for k, m in modes.items() if m == 0o600} == {
         "ca/ca.pem", "ca/ca-key.pem", "postgres/pgpass", "postgres/role.sql",
+        *(f"postgres/{f}" for f in ("server.crt", "server.key", "ca.pem", "ssl.conf", "pg_hba.lines")),
         *(f"{m}/{f}" for m in ("scheduler", "machines/lab-a", "clients/me") for f in ("ca.pem", "cert.pem", "key.pem")),
         "machines/lab-a/pgpass", "clients/me/pgpass"}
     assert all(m == 0o700 for k, m in modes.items() if (root / k).is_dir()) and root.stat().st_mode & 0o777 == 0o700

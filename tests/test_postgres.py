@@ -51,17 +51,21 @@ def postgres_url():
 
 @contextlib.contextmanager
 def serve_postgres(listen: str | None = None, password_net: str | None = None, setup_sql: str = "",
-                   port: int | None = None):
+                   port: int | None = None, tls: Path | None = None, also_listen: tuple[str, ...] = ()):
     """A throwaway server; its URL (which carries no password). Unix socket only by default;
-    with `listen`, also TCP on that address (and the URL uses it), accepting clients of the
-    network `password_net` (CIDR) with a password (scram-sha-256), as the fleet test's
-    network namespaces need; `setup_sql` (the role's password, say) runs first. `port`:
-    a free one unless given (the fleet's password files name it before the server starts)."""
+    with `listen`, also TCP on that address (and the URL uses it; `also_listen`, more
+    addresses), accepting clients of the network `password_net` (CIDR) with a password
+    (scram-sha-256), as the fleet test's network namespaces need; `setup_sql` (the role's
+    password, say) runs first. `port`: a free one unless given (the fleet's password files
+    name it before the server starts). `tls`: a fleet's DIR/postgres from `fleet init`, set up
+    as its instructions say: its certificate, key and authority in the data folder, its
+    ssl.conf included, and its pg_hba.lines (hostssl) instead of the password line."""
     import psycopg
 
     bindir = pg_bin()
     base = Path(tempfile.mkdtemp(prefix="cipherbench-pg-"))
-    prefix = []
+    prefix: list[str] = []
+    pw = None
     if os.geteuid() == 0:
         user = next((u for u in ("postgres", "nobody") if _exists(u)), None)
         if user is None or not shutil.which("setpriv"):
@@ -77,14 +81,16 @@ def serve_postgres(listen: str | None = None, password_net: str | None = None, s
                                      "-E", "UTF8", "--locale=C", "--no-sync"],
                            capture_output=True, text=True, timeout=120)
         assert r.returncode == 0, f"initdb failed: {r.stderr.strip()[-500:]}"
-        if password_net:  # the whole file: the socket (in a folder of the server's own) and that network
+        if tls:
+            _server_tls(tls, data, pw if prefix else None)
+        elif password_net:  # the whole file: the socket (in a folder of the server's own) and that network
             hba = f"local all all trust\nhost all all {password_net} scram-sha-256\n"
             subprocess.run(prefix + ["sh", "-c", f"printf '{hba}' > {data}/pg_hba.conf"], check=True)
         subprocess.run(prefix + ["mkdir", "-m", "700", str(sock)], check=True)  # the server's own
         port = port or free_port()
         with open(log, "wb") as logf:
             proc = subprocess.Popen(prefix + [str(bindir / "postgres"), "-D", str(data), "-k", str(sock),
-                                              "-p", str(port), "-c", f"listen_addresses={listen or ''}", "-c", "fsync=off",
+                                              "-p", str(port), "-c", f"listen_addresses={','.join(a for a in (listen, *also_listen) if a)}", "-c", "fsync=off",
                                               "-c", "synchronous_commit=off", "-c", "full_page_writes=off"],
                                     stdout=logf, stderr=subprocess.STDOUT, start_new_session=True)
         deadline = time.monotonic() + 60
@@ -106,6 +112,25 @@ def serve_postgres(listen: str | None = None, password_net: str | None = None, s
         if proc is not None:
             stop_server(proc, data)
         shutil.rmtree(base, ignore_errors=True)
+
+
+#: The fleet's store files a server takes into its data folder (security.py's names).
+SERVER_FILES = ("server.crt", "server.key", "ca.pem", "ssl.conf")
+
+
+def _server_tls(folder: Path, data: Path, owner) -> None:
+    """The store server's TLS from `fleet init`'s DIR/postgres, as its instructions say: the
+    files in the data folder, the server's user's, ssl.conf included in postgresql.conf, and
+    pg_hba.conf the socket (the tests' way in as superuser) and pg_hba.lines (hostssl)."""
+    for name in SERVER_FILES:
+        shutil.copy(folder / name, data / name)
+        os.chmod(data / name, 0o600)
+    (data / "pg_hba.conf").write_text("local all all trust\n" + (folder / "pg_hba.lines").read_text())
+    with open(data / "postgresql.conf", "a") as conf:
+        conf.write("include 'ssl.conf'\n")
+    if owner is not None:
+        for name in (*SERVER_FILES, "pg_hba.conf"):
+            os.chown(data / name, owner.pw_uid, owner.pw_gid)
 
 
 def stop_server(proc, data: Path):

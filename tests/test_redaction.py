@@ -302,7 +302,7 @@ def test_a_generated_secret_is_in_no_output_no_file_and_no_row(secret, tmp_path_
     a store whose run was stored with them (its command and runners), and every command and
     file that shows that run."""
     from cipherbench.cli import main
-    from cipherbench.errors import UsageError
+    from cipherbench.errors import CipherbenchError
     from cipherbench.fleet import cluster
     from cipherbench.redact import command_line
     from cipherbench.store.db import Store
@@ -326,9 +326,10 @@ def test_a_generated_secret_is_in_no_output_no_file_and_no_row(secret, tmp_path_
         assert cb("--db", url, "runs") == 1
     assert cb("run", "--resume", c["url"]) == 2
     assert cb("--no-builtin", "--runner", f"{c['runner']} 'unbalanced", "conformance") == 2
-    with pytest.raises(UsageError) as refused:  # the scheduler's, as Dask words it
+    with pytest.raises(CipherbenchError) as refused:  # the scheduler's, as Dask words it
         cluster.connect(c["scheduler"], 1, None)
     said.append(str(refused.value))
+    assert str(refused.value).startswith("cannot reach the Dask scheduler at tcp://127.0.0.1:1: ")
     assert all(said[1::2]), said  # each said why
 
     # a run stored with every carrier in its command line and its runners, and one imported as
@@ -362,3 +363,68 @@ def test_a_generated_secret_is_in_no_output_no_file_and_no_row(secret, tmp_path_
     con.close()
     assert len(rows) == 2 and not [r for r in rows if leaked(secret, r)]
     assert all(r.count("***") >= 7 for r in rows), rows  # every carrier there, hidden
+
+
+# ---------------------------------------------------------------------------- a scheduler's address, a runner's stderr
+@settings(max_examples=300, deadline=None)
+@given(secrets())
+@example("Qz7KwVx3Jp@Hn8Rt:")
+@example("@Qz7Kw@Vx3Jp@Hn8Rt@")
+def test_a_scheduler_address_is_read_as_the_store_s_and_reaches_dask_without_its_user_info(secret):
+    """A password typed in a scheduler's address, '@' and all, ends where the store's URL's
+    does (the last '@' before the host): the host is the one named, and what Dask is given
+    (its argv, its client; Dask logs both) holds no part of the password."""
+    from sqlalchemy.engine import make_url
+
+    from cipherbench.fleet import cluster
+    from cipherbench.fleet.exposure import Address
+    from cipherbench.store.db import escaped_userinfo
+    typed = quote(secret, safe="@:")
+    store = make_url(escaped_userinfo(f"postgresql://fleet:{typed}@127.0.0.1:8786/cb"))
+    for scheme in ("tcp://", "tls://", ""):
+        a = Address.parse(f"{scheme}fleet:{typed}@127.0.0.1:8786")
+        assert (a.host, a.dask) == (store.host, f"{scheme}127.0.0.1:8786")
+        assert a.scheme == (scheme.removesuffix("://") or "tcp")
+        argv = cluster.worker_argv(a.text, "lab-a", None, None)
+        assert argv[3] == a.dask and not [w for w in argv if leaked(secret, w)]
+
+
+def test_the_worker_s_dask_logs_the_scheduler_without_the_password(engine, tmp_path):
+    """`fleet worker` with a password in the scheduler's address, and nothing listening there:
+    Dask says where it failed to connect, and neither it nor the worker's own line shows the
+    password (Dask's connect timeout shortened to 3 s)."""
+    import socket
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]  # closed again: nothing answers there
+    r = subprocess.run([sys.executable, "-m", "cipherbench", "fleet", "worker", f"tcp://fleet:{PLANTED}@x@127.0.0.1:{port}"],
+                       cwd=REPO, capture_output=True, text=True, timeout=120,
+                       env=dict(os.environ, DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT="3s"))
+    said = r.stdout + r.stderr
+    assert r.returncode != 0 and f"Timed out trying to connect to tcp://127.0.0.1:{port} after 3 s" in said, said[-800:]
+    assert f"for tcp://fleet:***@127.0.0.1:{port}: " in said and PLANTED not in said and "@x@" not in said
+
+
+#: A runner that prints its store's URL and a password to stderr, then dies before answering.
+LEAKY_RUNNER = ("import sys; sys.stderr.write('connecting to ' + sys.argv[1] + ' with ' + sys.argv[3] + ' failed; '"
+                " + 'x' * int(sys.argv[4]) + '\\n'); sys.exit(3)")
+
+
+@settings(max_examples=60, deadline=None)
+@given(secrets(), st.integers(0, 400))
+@example("Qz7KwVx3JpHn8Rt", 290)  # the last 300 characters begin inside the password
+def test_a_runner_s_stderr_reaches_a_message_without_the_credentials_it_carried(secret, padding):
+    """A runner that dies says why on stderr; the end of it goes into the error a run stores.
+    A URL's password there, and a secret the runner was given on its command line, are hidden,
+    even where the end shown begins inside one."""
+    from cipherbench.errors import RunnerError
+    from cipherbench.measure.runner import RunnerProcess, RunnerSpec
+    url = f"postgresql://cb:{quote(secret, safe='')}@db/results"
+    spec = RunnerSpec("leaky", [sys.executable, "-c", LEAKY_RUNNER, url, "--password", secret, str(padding)],
+                      builtin=False)
+    with pytest.raises(RunnerError) as died:
+        RunnerProcess(spec, timeout=30).request({"op": "hello"})
+    message = str(died.value)
+    assert "exited with status 3" in message and "its stderr ends: " in message
+    shown = message.split("its stderr ends: ", 1)[1]
+    assert shown == f"connecting to postgresql://cb:***@db/results with *** failed; {'x' * padding}".strip()[-300:]

@@ -36,7 +36,8 @@ def credentials_option(f):
     return click.option("--credentials", type=click.Path(file_okay=False, path_type=Path), default=None,
                         envvar=security.CREDENTIALS_ENV, metavar="DIR",
                         help="This machine's folder from 'fleet init': mutual TLS with the fleet's "
-                             f"authority, and the store's password file (default: ${security.CREDENTIALS_ENV}).")(f)
+                             "authority, the store's password file, and the store reached with sslmode=verify-full "
+                             f"against that authority (default: ${security.CREDENTIALS_ENV}).")(f)
 
 
 def insecure_option(f):
@@ -54,7 +55,7 @@ def _warn_insecure(command: str, *opened: str | None) -> None:
 def _credentials(folder: Path | None) -> security.Credentials | None:
     creds = security.Credentials.load(folder)
     if creds:
-        creds.use_store_password()
+        creds.use_store()
     return creds
 
 
@@ -70,18 +71,25 @@ def _credentials(folder: Path | None) -> security.Credentials | None:
 @click.option("--db-port", type=click.IntRange(1, 65535), default=security.DEFAULT_PORT, show_default=True)
 @click.option("--db-name", default=security.DEFAULT_DATABASE, show_default=True, help="The store's database.")
 @click.option("--db-role", default=security.DEFAULT_ROLE, show_default=True, help="The store's PostgreSQL role.")
+@click.option("--db-alt-name", "alt_names", multiple=True, metavar="HOST",
+              help="Another name or address the store server's certificate holds besides --db-host (repeatable); "
+                   "the password files name --db-host only.")
+@click.option("--db-clients", default="all", show_default=True, metavar="CIDR",
+              help="The network the store's role may log in from (pg_hba.conf's address field).")
 @click.option("--days", type=click.IntRange(1, 3650), default=security.DEFAULT_DAYS, show_default=True,
               help="How long the certificates are valid.")
 @click.option("--scheduler-host", default="SCHEDULER", help="The scheduler's address, for the instructions.")
 @click.option("--rotate", is_flag=True, help="Make a new authority and a new store password, and re-issue every "
                                              "member: the old folders no longer get in.")
-def fleet_init(folder: Path, machines, clients, db_host, db_port, db_name, db_role, days, scheduler_host, rotate):
+def fleet_init(folder: Path, machines, clients, db_host, db_port, db_name, db_role, alt_names, db_clients, days,
+               scheduler_host, rotate):
     """Make a fleet's credentials: an authority, a certificate and key per machine and
-    client, and the store role's password; says where each goes."""
+    client, the store role's password, and the store server's certificate and TLS
+    settings; says where each goes."""
     store = security.StoreAddress(db_host, db_port, db_name, db_role)
     names.check(names.NameKind.HOST, scheduler_host, "--scheduler-host")
     done = security.init_fleet(folder, _hosts_option(machines) or [], _hosts_option(clients) or [this_host()],
-                               store, days, rotate)
+                               store, days, rotate, _hosts_option(alt_names) or [], db_clients)
     for line in security.instructions(done, scheduler_host):
         out.print(line, markup=False, soft_wrap=True)
 
@@ -288,9 +296,11 @@ def _fleet(records: FleetRecords, fleet_id: int | None, store: Store) -> tuple[i
 
 @fleet_group.command("status")
 @click.argument("fleet_id", required=False, type=int)
+@credentials_option
 @click.pass_obj
-def fleet_status(c: Ctx, fleet_id):
+def fleet_status(c: Ctx, fleet_id, credentials):
     """Each machine's state in a fleet run (the latest by default)."""
+    _credentials(credentials)
     store = Store(c.db, create=False)
     records = FleetRecords(store)
     fid, f = _fleet(records, fleet_id, store)
@@ -302,10 +312,12 @@ def fleet_status(c: Ctx, fleet_id):
 @click.argument("fleet_id", required=False, type=int)
 @click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False, path_type=Path),
               help="Directory to write the report to (as `cipherbench report`).")
+@credentials_option
 @click.pass_obj
-def fleet_report(c: Ctx, fleet_id, out_dir: Path):
+def fleet_report(c: Ctx, fleet_id, out_dir: Path, credentials):
     """The report of a fleet run's complete machines, side by side."""
     from cipherbench import report as rep
+    _credentials(credentials)
     store = Store(c.db, create=False)
     records = FleetRecords(store)
     fid, _ = _fleet(records, fleet_id, store)

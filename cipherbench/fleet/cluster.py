@@ -22,6 +22,7 @@ import time
 from dataclasses import dataclass
 
 from cipherbench.errors import CipherbenchError, UsageError
+from cipherbench.fleet.exposure import Address
 from cipherbench.fleet.no_http import ROUTES_OFF
 from cipherbench.fleet.security import Credentials, Role
 from cipherbench.fleet.task import keep_off_measuring_cpu, this_host
@@ -58,8 +59,9 @@ def dask_env() -> dict[str, str]:
 
 def worker_argv(scheduler: str, host: str, listen: str | None, creds: Credentials | None) -> list[str]:
     """`dask worker` (and its nanny), listening on `listen` (Dask's choice when None): the
-    caller has asked exposure.py where it may."""
-    argv = [sys.executable, "-m", "distributed.cli.dask_worker", scheduler, "--nworkers", "1",
+    caller has asked exposure.py where it may. The scheduler's address goes without its user
+    info (exposure.Address.dask): Dask logs it, and any process on the machine reads argv."""
+    argv = [sys.executable, "-m", "distributed.cli.dask_worker", Address.parse(scheduler).dask, "--nworkers", "1",
             "--nthreads", str(WORKER_THREADS), "--resources", f"{host_resource(host)}=1", "--name", host,
             "--no-dashboard", "--dashboard-address", HTTP_LOOPBACK, "--preload", NO_HTTP]
     return argv + (["--host", listen] if listen else []) + (creds.dask_args() if creds else [])
@@ -116,9 +118,10 @@ def connect(address: str | None, timeout: float, creds: Credentials | None = Non
                                    preload=[NO_HTTP], host="127.0.0.1", protocol="tls", security=security,
                                    silence_logs=logging.ERROR)
         return Connection(Client(cluster, security=security), cluster, LOCAL, note)
-    shown = redact(address)
+    plain = Address.parse(address).dask  # Dask logs what it is given: no user info
+    shown = redact(plain)
     try:
-        client = Client(address, timeout=f"{timeout}s", security=creds.security(Role.CLIENT) if creds else None)
+        client = Client(plain, timeout=f"{timeout}s", security=creds.security(Role.CLIENT) if creds else None)
     except (OSError, TimeoutError) as e:
         raise CipherbenchError(f"cannot reach the Dask scheduler at {shown}: "
                                f"{hide(str(e).splitlines()[0], [address]) if str(e) else type(e).__name__}") from None

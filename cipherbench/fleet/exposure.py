@@ -23,6 +23,7 @@ from enum import StrEnum
 from urllib.parse import urlsplit
 
 from cipherbench.errors import UsageError
+from cipherbench.redact import UrlParts
 
 
 class Scheme(StrEnum):
@@ -57,20 +58,25 @@ def is_loopback(host: str) -> bool:
 
 @dataclass(frozen=True)
 class Address:
-    """A Dask address as given: tcp://HOST:PORT, tls://HOST:PORT, or HOST:PORT (tcp)."""
+    """A Dask address as given: tcp://HOST:PORT, tls://HOST:PORT, or HOST:PORT (tcp), read
+    as the store's URL is (redact.UrlParts: a raw '@' in a password belongs to it). `dask`
+    is the address without its user info: Dask reads none (its tcp and tls parsers refuse
+    one) and logs the address it is given, so a credential typed there never reaches it."""
 
     text: str
     scheme: str
     host: str
+    dask: str
 
     @classmethod
     def parse(cls, text: str) -> Address:
+        parts = UrlParts.of(text)
         scheme = text.split("://", 1)[0] if "://" in text else Scheme.TCP.value
         try:
-            host = urlsplit(text if "://" in text else f"//{text}").hostname or ""
+            host = urlsplit(f"//{parts.host}").hostname or ""
         except ValueError:  # an unclosed "[": no host anyone could reach
             host = ""
-        return cls(text, scheme, host)
+        return cls(text, scheme, host, parts.without_userinfo())
 
 
 def _refuse_insecure_with_credentials(has_credentials: bool, insecure: bool) -> None:

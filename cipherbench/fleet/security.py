@@ -6,7 +6,8 @@ TLS (Dask's `distributed.security.Security`: its context requires the peer's
 certificate, signed by the one authority given, both ways) with certificates from an
 authority of its own (where each process may listen: exposure.py), and its store needs
 a password (PostgreSQL's scram-sha-256), which the client sends to no one else
-(store/pgauth.py).
+(store/pgauth.py), over TLS to a server that shows a certificate of the same authority for
+the host the store's URL names (libpq's sslmode=verify-full; Credentials.use_store).
 
 `fleet init DIR` (init_fleet) writes, every file 0600 and every folder 0700:
 
@@ -19,6 +20,10 @@ a password (PostgreSQL's scram-sha-256), which the client sends to no one else
                                         PostgreSQL password file (libpq's PGPASSFILE) whose
                                         one line names the store's host, port, database and role
     DIR/postgres/role.sql, pgpass       the role with its scram-sha-256 verifier, for the server
+    DIR/postgres/server.crt, server.key the store server's certificate (the authority's, naming
+                                        --db-host and each --db-alt-name) and key, with ca.pem,
+                                        ssl.conf (postgresql.conf's lines) and pg_hba.lines
+                                        (hostssl: the role over TLS only)
 
 Each member folder is what `--credentials` takes on that machine. Running init again
 on the same DIR keeps the authority and the password and adds the members not made yet;
@@ -31,6 +36,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import hmac
+import ipaddress
 import os
 import re
 import secrets
@@ -44,6 +50,7 @@ from typing import TYPE_CHECKING
 from cipherbench.errors import CipherbenchError, UsageError
 from cipherbench.fleet import names
 from cipherbench.fleet.names import NameKind
+from cipherbench.store import pgauth
 
 if TYPE_CHECKING:  # cryptography is the fleet extra's, imported where credentials are made
     from cryptography.hazmat.primitives.asymmetric.ec import EllipticCurvePrivateKey
@@ -53,6 +60,9 @@ if TYPE_CHECKING:  # cryptography is the fleet extra's, imported where credentia
 CREDENTIALS_ENV = "CIPHERBENCH_FLEET_CREDENTIALS"
 CA_DIR, SCHEDULER_DIR, MACHINES_DIR, CLIENTS_DIR, POSTGRES_DIR = "ca", "scheduler", "machines", "clients", "postgres"
 CA_CERT, CA_KEY, CERT, KEY, PGPASS, ROLE_SQL = "ca.pem", "ca-key.pem", "cert.pem", "key.pem", "pgpass", "role.sql"
+#: The store server's files in DIR/postgres: its certificate and key (PostgreSQL's own default
+#: names, ssl_cert_file and ssl_key_file), and the settings that use them.
+SERVER_CERT, SERVER_KEY, SSL_CONF, HBA_LINES = "server.crt", "server.key", "ssl.conf", "pg_hba.lines"
 DEFAULT_DAYS = 825
 DEFAULT_ROLE = DEFAULT_DATABASE = "cipherbench"
 #: PostgreSQL's default port (libpq's DEF_PGPORT).
@@ -118,11 +128,15 @@ class Credentials:
         except x509.ExtensionNotFound:
             return {str(a.value) for a in cert.subject.get_attributes_for_oid(NameOID.COMMON_NAME)}
 
-    def use_store_password(self) -> None:
-        """Let libpq find the store role's password in this member's password file, unless
-        the environment already names one. Processes started afterwards inherit it."""
-        if self.pgpass.is_file():
-            os.environ.setdefault("PGPASSFILE", str(self.pgpass))
+    def use_store(self) -> None:
+        """Reach the store as this member: libpq finds the role's password in this member's
+        password file (unless the environment already names one), and the store must show a
+        certificate of the fleet's authority for the host the URL names (pgauth.STORE_CA_ENV:
+        sslmode=verify-full, a weaker URL refused). Processes started afterwards inherit both:
+        a worker's tasks reach the store so too."""
+        if self.pgpass.is_file() and not os.environ.get("PGPASSFILE"):
+            os.environ["PGPASSFILE"] = str(self.pgpass)
+        os.environ[pgauth.STORE_CA_ENV] = str(self.ca.resolve())
 
 
 # ---------------------------------------------------------------------------- the store's password
@@ -202,7 +216,8 @@ def role_sql(store: StoreAddress, verifier: str) -> str:
     from psycopg import sql
     ident, literal = sql.Identifier(store.role).as_string(None), sql.Literal(verifier).as_string(None)
     return ("-- Run once as a superuser on the store's server (psql -f role.sql); then pg_hba.conf lines\n"
-            f"-- 'host {store.database} {store.role} <network> scram-sha-256', and no 'trust' line for that network.\n"
+            f"-- 'hostssl {store.database} {store.role} <network> scram-sha-256' (pg_hba.lines), and no 'host' or "
+            "'trust' line for that role.\n"
             f"DO $$ BEGIN CREATE ROLE {ident} LOGIN; EXCEPTION WHEN duplicate_object THEN NULL; END $$;\n"
             f"ALTER ROLE {ident} LOGIN PASSWORD {literal};\n")
 
@@ -246,10 +261,22 @@ def _pem_key(key: EllipticCurvePrivateKey) -> bytes:
                              serialization.NoEncryption())
 
 
-def _certificate(subject: str, key: EllipticCurvePrivateKey, issuer: Authority | None, days: int) -> Certificate:
+def _alt_name(name: str):
+    """A subjectAltName entry for a host: an iPAddress for an address (what libpq's verify-full
+    matches an address against, RFC 6125 §1.7.2), else a dNSName."""
+    from cryptography import x509
+    try:
+        return x509.IPAddress(ipaddress.ip_address(name))
+    except ValueError:
+        return x509.DNSName(name)
+
+
+def _certificate(subject: str, key: EllipticCurvePrivateKey, issuer: Authority | None, days: int,
+                 hosts: list[str] | None = None) -> Certificate:
     """An X.509 certificate for `key`: the authority's own (self-signed, CA) when `issuer`
     is None, else a member's, signed by it, good for TLS servers and clients alike (a
-    worker both serves and connects)."""
+    worker both serves and connects), naming `subject` (or `hosts`, the store server's
+    names and addresses) in its subjectAltName."""
     from cryptography import x509
     from cryptography.hazmat.primitives import hashes
     from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
@@ -269,7 +296,8 @@ def _certificate(subject: str, key: EllipticCurvePrivateKey, issuer: Authority |
     if issuer is not None:
         b = (b.add_extension(x509.ExtendedKeyUsage([ExtendedKeyUsageOID.SERVER_AUTH, ExtendedKeyUsageOID.CLIENT_AUTH]),
                              critical=False)
-             .add_extension(x509.SubjectAlternativeName([x509.DNSName(subject)]), critical=False)
+             .add_extension(x509.SubjectAlternativeName([_alt_name(h) for h in hosts] if hosts else
+                                                        [x509.DNSName(subject)]), critical=False)
              .add_extension(x509.AuthorityKeyIdentifier.from_issuer_public_key(issuer.key.public_key()),
                             critical=False))
     return b.sign(issuer.key if issuer else key, hashes.SHA256())
@@ -314,6 +342,27 @@ class Member:
 
 
 @dataclass(frozen=True)
+class StoreServer:
+    """The store server's TLS: its certificate (signed by the fleet's authority, naming
+    `hosts` in its subjectAltName) and key, and what PostgreSQL's configuration needs."""
+
+    folder: Path
+    hosts: list[str]  # --db-host first, then --db-alt-name
+    clients: str  # pg_hba.conf's address field: a CIDR, or "all"
+    made: bool
+
+    def settings(self) -> list[str]:
+        """postgresql.conf's lines, the files named relative to the data folder (PostgreSQL,
+        "File Locations": a relative path is the data directory's)."""
+        return ["ssl = on", f"ssl_cert_file = '{SERVER_CERT}'", f"ssl_key_file = '{SERVER_KEY}'",
+                f"ssl_ca_file = '{CA_CERT}'"]
+
+    def hba(self, store: StoreAddress) -> list[str]:
+        """pg_hba.conf's line: the role, over TLS only (hostssl), by its SCRAM password."""
+        return [f"hostssl {store.database} {store.role} {self.clients} scram-sha-256"]
+
+
+@dataclass(frozen=True)
 class FleetInit:
     root: Path
     authority_made: bool
@@ -321,6 +370,7 @@ class FleetInit:
     store: StoreAddress
     role_sql: Path
     rotated: bool
+    server: StoreServer
 
 
 def _present(root: Path) -> list[tuple[Role, str, Path]]:
@@ -379,6 +429,38 @@ def _store_password(folder: Path, store: StoreAddress, renew: bool) -> tuple[str
     return line, sql
 
 
+def _names_in(cert_path: Path) -> list[str]:
+    """The hosts a certificate's subjectAltName names, as written (addresses as text)."""
+    from cryptography import x509
+    cert = x509.load_pem_x509_certificate(cert_path.read_bytes())
+    try:
+        san = cert.extensions.get_extension_for_class(x509.SubjectAlternativeName).value
+    except x509.ExtensionNotFound:
+        return []
+    return [str(v) for v in san.get_values_for_type(x509.IPAddress)] + san.get_values_for_type(x509.DNSName)
+
+
+def _store_server(folder: Path, ca: Authority, store: StoreAddress, alt_names: list[str], clients: str, days: int,
+                  reissue: bool) -> StoreServer:
+    """The store server's certificate and key in `folder`, with the authority's certificate
+    (ssl_ca_file) and the settings (ssl.conf, pg_hba.lines) beside them: kept when the
+    authority signed them for the same hosts, else made afresh."""
+    hosts = list(dict.fromkeys([store.host, *alt_names]))
+    cert = folder / SERVER_CERT
+    keep = (not reissue and cert.exists() and (folder / SERVER_KEY).exists() and _signed_by(cert, ca)
+            and sorted(_names_in(cert)) == sorted(str(_alt_name(h).value) for h in hosts))
+    server = StoreServer(folder, hosts, clients, not keep)
+    if not keep:
+        from cryptography.hazmat.primitives import serialization
+        key = _new_key()
+        _write_private(folder / SERVER_KEY, _pem_key(key))
+        _write_private(cert, _certificate(store.host, key, ca, days, hosts).public_bytes(serialization.Encoding.PEM))
+    _write_private(folder / CA_CERT, ca.pem())
+    _write_private(folder / SSL_CONF, "".join(f"{line}\n" for line in server.settings()).encode())
+    _write_private(folder / HBA_LINES, "".join(f"{line}\n" for line in server.hba(store)).encode())
+    return server
+
+
 def _kept_authority(root: Path, present: list[tuple[Role, str, Path]], days: int) -> tuple[Authority, bool]:
     """The authority in root/ca, made when there is none and no member either; refused when
     any member there is another authority's (ca/ replaced or removed, a member copied in)."""
@@ -406,8 +488,20 @@ def _check_members(machines: list[str], clients: list[str]) -> None:
         raise UsageError("fleet init: name the machines (--machine NAME) and clients (--client NAME)")
 
 
+def _check_store_names(alt_names: list[str], db_clients: str) -> None:
+    for n in alt_names:
+        names.check(NameKind.HOST, n, "fleet init: --db-alt-name")
+    if db_clients != "all":
+        try:
+            ipaddress.ip_network(db_clients)
+        except ValueError:
+            raise UsageError(f"fleet init: --db-clients {names.shown(db_clients)} is not a network (CIDR, e.g. "
+                             "10.0.0.0/24, with no host bits set) nor 'all'") from None
+
+
 def init_fleet(root: Path, machines: list[str], clients: list[str], store: StoreAddress,
-               days: int = DEFAULT_DAYS, rotate: bool = False) -> FleetInit:
+               days: int = DEFAULT_DAYS, rotate: bool = False, alt_names: list[str] | None = None,
+               db_clients: str = "all") -> FleetInit:
     """Make (or complete, or with `rotate` renew) a fleet's credentials under `root`: see
     the module's docstring. Every name is checked before anything is written."""
     try:
@@ -416,6 +510,7 @@ def init_fleet(root: Path, machines: list[str], clients: list[str], store: Store
         raise CipherbenchError("cipherbench fleet init needs the 'cryptography' package: "
                                "pip install -e '.[fleet]' (make deps installs it)") from None
     _check_members(machines, clients)
+    _check_store_names(alt_names or [], db_clients)
     try:
         _folder(root)
         present = _present(root)
@@ -430,9 +525,10 @@ def init_fleet(root: Path, machines: list[str], clients: list[str], store: Store
         wanted += [m for m in present if m not in wanted]  # rotating re-issues every member there
         members = [_member(ca, role, name, folder, None if role is Role.SCHEDULER else line, days, rotate)
                    for role, name, folder in wanted]
+        server = _store_server(root / POSTGRES_DIR, ca, store, alt_names or [], db_clients, days, rotate)
     except OSError as e:
         raise CipherbenchError(f"fleet init: cannot write {e.filename or root}: {e.strerror}") from None
-    return FleetInit(root, made, members, store, sql, rotate)
+    return FleetInit(root, made, members, store, sql, rotate, server)
 
 
 def shell_word(word: str) -> str:
@@ -462,7 +558,8 @@ def instructions(done: FleetInit, scheduler_hint: str = "SCHEDULER") -> list[str
         lines.append(f"  {m.folder}/  {what}" + ("" if m.made else " (kept from before)"))
     if done.rotated:
         lines.append("Rotated: a new authority, a new password and every member re-issued; the old folders no "
-                     "longer get in. Copy every member again, and run role.sql on the store's server again.")
+                     "longer get in. Copy every member again, run role.sql on the store's server again, and give it its new "
+                     "certificate and key.")
     lines += ["Copy each member folder to its machine with its modes kept, as the user that runs cipherbench "
               "there, e.g.:",
               "  " + shell_line("scp", "-rp", str(r / SCHEDULER_DIR), f"{scheduler_hint}:{MEMBER_HOME}")]
@@ -473,6 +570,19 @@ def instructions(done: FleetInit, scheduler_hint: str = "SCHEDULER") -> list[str
               "  " + shell_line("cipherbench", "fleet", "worker", f"tls://{hint}:8786", "--credentials", at),
               "  " + shell_line("cipherbench", "--db", s.url(), "fleet", "run", "--scheduler", f"tls://{hint}:8786",
                                 "--credentials", at) + " ...",
-              "and on the store's server, once: " + shell_line("psql", "-f", done.role_sql.name) + " (as a superuser), "
-              f"with 'host {s.database} {s.role} NETWORK scram-sha-256' in pg_hba.conf and no 'trust' line."]
-    return lines
+              "and on the store's server, once: " + shell_line("psql", "-f", done.role_sql.name) + " (as a superuser)"]
+    return lines + _server_instructions(done)
+
+
+def _server_instructions(done: FleetInit) -> list[str]:
+    """What the store's server needs: its certificate and key, and TLS with them."""
+    v, s = done.server, done.store
+    return [f"  {v.folder / SERVER_CERT}, {SERVER_KEY} and {CA_CERT}: the store server's certificate (for "
+            f"{', '.join(v.hosts)}{'' if v.made else '; kept from before'}), its key and the authority's certificate;"
+            " copy them into its data folder, owned by the user the server runs as (the key 0600), and set in "
+            f"postgresql.conf ({v.folder / SSL_CONF} holds these lines):",
+            *(f"    {line}" for line in v.settings()),
+            f"  and in pg_hba.conf, with no 'host' or 'trust' line for the store's role ({v.folder / HBA_LINES}):",
+            *(f"    {line}" for line in v.hba(s)),
+            f"  Every member with --credentials reaches the store with sslmode=verify-full and sslrootcert={CA_CERT}: "
+            f"the URL names the store as its certificate does ({', '.join(v.hosts)}); a URL asking less is refused."]

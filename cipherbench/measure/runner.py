@@ -24,11 +24,15 @@ from cipherbench.codepath import Features
 from cipherbench.envs.model import EnvRecord
 from cipherbench.errors import RunnerError, UsageError
 from cipherbench.paths import BUILD, REPO
+from cipherbench.redact import hide
 
 #: How long a runner may take to answer one request. Timed batches are
 #: calibrated to well under a second, so a runner silent for this long is hung.
 DEFAULT_TIMEOUT = float(os.environ.get("CIPHERBENCH_RUNNER_TIMEOUT", "120"))
 
+#: How much of the end of a runner's stderr is read for a message (its last 300 characters
+#: are shown, after hiding credentials in the whole of this).
+STDERR_READ = 1 << 16
 #: personality(2) flag that turns address-space layout randomisation off for a
 #: process and what it executes (linux/personality.h).
 ADDR_NO_RANDOMIZE = 0x0040000
@@ -196,8 +200,13 @@ class RunnerProcess:
         self._lines.put(None)
 
     def stderr_tail(self, n: int = 300) -> str:
-        self._stderr.seek(0)
-        text = self._stderr.read().decode("utf-8", "replace").strip()
+        """The end of what the runner wrote to stderr, on one line, with every credential hidden
+        (redact.hide: the secrets this process was given and those in the runner's own command
+        line, any URL or key=value carrier): it goes into a message a run stores. Hidden before
+        it is cut, so that a secret the cut runs through is not left half shown."""
+        size = self._stderr.seek(0, io.SEEK_END)
+        self._stderr.seek(max(0, size - STDERR_READ))
+        text = hide(self._stderr.read().decode("utf-8", "replace"), self.spec.argv).strip()
         return text[-n:].replace("\n", " | ")
 
     def request(self, req: dict, timeout: float | None = None) -> dict:

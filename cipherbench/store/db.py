@@ -90,7 +90,7 @@ from sqlalchemy.exc import ArgumentError, OperationalError, SQLAlchemyError
 
 from cipherbench.errors import CipherbenchError, UsageError
 from cipherbench.kinds import RunKind, RunStatus, Untimed
-from cipherbench.redact import SIGNS, redact, redact_command, redact_json
+from cipherbench.redact import SIGNS, UrlParts, redact, redact_command, redact_json
 from cipherbench.store import pgauth
 from cipherbench.store.records import MeasurementRecord, columns
 
@@ -285,13 +285,10 @@ def escaped_userinfo(url: str) -> str:
     it encoded; typed as is, the last '@' before the host ends the user info (as the WHATWG URL
     parser reads it), where SQLAlchemy's parser stops at the first and takes the rest of the
     password for a host name to look up."""
-    scheme, sep, rest = url.partition("://")
-    end = min((i for i in (rest.find(c) for c in "/?#") if i >= 0), default=len(rest))
-    userinfo, at, host = rest[:end].rpartition("@")
-    if not sep or not at or scheme == "sqlite":
+    parts = UrlParts.of(url)
+    if not parts.head or parts.userinfo is None or parts.head == "sqlite://":
         return url
-    user, colon, password = userinfo.partition(":")
-    return f"{scheme}://{user.replace('@', '%40')}{colon}{password.replace('@', '%40')}@{host}{rest[end:]}"
+    return f"{parts.head}{parts.userinfo.replace('@', '%40')}@{parts.host}{parts.tail}"
 
 
 def hidden_run_fields(fields: dict[str, Any]) -> Row:

@@ -16,18 +16,30 @@ libpq 17) names the methods the client goes along with, and the one rule here se
 
 A require_auth in the URL is overridden by this rule (SQLAlchemy's connect_args win over
 the URL's query), outside verify-full.
+
+Where a store's authority is given ($CIPHERBENCH_STORE_CA: a fleet member's ca.pem, set by
+its --credentials), every PostgreSQL store is reached with sslmode=verify-full and that file
+as sslrootcert: the server shows a certificate the authority signed for the host the URL
+names, or the connection ends before anything is sent. A URL that would ask less (an
+sslmode other than verify-full, another sslrootcert, a Unix socket, where libpq never uses
+TLS) is refused in one line rather than quietly strengthened.
 """
 from __future__ import annotations
 
 import os
 from collections.abc import Iterable
+from pathlib import Path
 
 from sqlalchemy.engine import URL, make_url
+
+from cipherbench.errors import UsageError
 
 #: libpq's require_auth values (libpq, "Parameter Key Words").
 SCRAM_ONLY = "scram-sha-256"
 SCRAM_OR_NOTHING = "scram-sha-256,none"
 VERIFIED_SERVER = "verify-full"
+#: The authority a PostgreSQL store's certificate must be signed by (a PEM file), when set.
+STORE_CA_ENV = "CIPHERBENCH_STORE_CA"
 
 
 def _query(url: URL, key: str) -> list[str]:
@@ -50,12 +62,38 @@ def over_tcp(url: URL) -> bool:
     return any(h and not h.startswith(("/", "@")) for h in hosts)
 
 
+def only_tcp(url: URL) -> bool:
+    """Whether every host libpq may try for this store is reached over TCP."""
+    hosts = ([url.host] if url.host else []) + _query(url, "host") or _env("PGHOST")
+    return (bool(hosts) or bool(_query(url, "hostaddr") or _env("PGHOSTADDR"))) and \
+        not any(not h or h.startswith(("/", "@")) for h in hosts)
+
+
+def verified(url: URL, ca: str) -> dict[str, str]:
+    """sslmode=verify-full against the authority `ca`; a URL that asks for less refused."""
+    asked = _query(url, "sslmode")
+    if any(mode != VERIFIED_SERVER for mode in asked):
+        raise UsageError(f"the store's URL asks sslmode={asked[-1]}, and a fleet's store is reached only with "
+                         f"sslmode={VERIFIED_SERVER} against the fleet's authority: leave sslmode out of the URL")
+    if any(Path(root).resolve() != Path(ca).resolve() for root in _query(url, "sslrootcert")):
+        raise UsageError("the store's URL names another sslrootcert than the fleet's authority "
+                         f"({ca}): leave sslrootcert out of the URL")
+    if not only_tcp(url):
+        raise UsageError("a fleet's store is reached over TCP, by the host name or address its certificate names "
+                         "(libpq never uses TLS on a Unix socket): postgresql://USER@HOST:PORT/DB")
+    return {"sslmode": VERIFIED_SERVER, "sslrootcert": ca}
+
+
 def connect_args(url_text: str) -> dict[str, str]:
     """The driver's extra connection parameters for the store at `url_text`: require_auth
-    for PostgreSQL (the module's rule), nothing for SQLite."""
+    for PostgreSQL (the module's rule), and sslmode=verify-full against $CIPHERBENCH_STORE_CA
+    when it is set; nothing for SQLite."""
     url = make_url(url_text)
     if not url.drivername.startswith("postgresql"):
         return {}
+    ca = os.environ.get(STORE_CA_ENV)
+    if ca:
+        return verified(url, ca)
     sslmode = (_query(url, "sslmode") or _env("PGSSLMODE") or [""])[-1]
     if sslmode == VERIFIED_SERVER:
         return {}
