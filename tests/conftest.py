@@ -246,6 +246,9 @@ def small_store_copy(two_small_runs: Path, folder: Path) -> str:
 #: The release environment of the tests (tests/test_envs.py, tests/test_seed_axes.py): bullseye
 #: with OpenSSL's adapter only, the smallest environment that says something.
 ENV_RELEASE, ENV_NAME = "bullseye", "bullseye-openssl"
+#: A release whose OpenSSL is 3.2 or later (3.5 in trixie), with OpenSSL's adapter only: what
+#: only a newer OpenSSL does (tests/test_envs_openssl3.py: SM4-XTS's two tweak conventions).
+NEW_ENV_RELEASE, NEW_ENV_NAME = "trixie", "trixie-openssl"
 
 
 def archive_reachable(release: str) -> bool:
@@ -256,32 +259,44 @@ def archive_reachable(release: str) -> bool:
         return False
 
 
-@pytest.fixture(scope="session")
-def release_env(tmp_path_factory, pytestconfig) -> list[dict]:
-    """bullseye-openssl created (once a machine: the environments' cache, about 3 to 6 minutes,
-    most of it mmdebstrap) or found up to date, once a run, under a lock the other worker
-    waits on; `env list --json`. Skipped, saying why, without root or Debian's archive."""
+def openssl_env(tmp_path_factory, pytestconfig, release: str, name: str) -> list[dict]:
+    """The environment `name` of `release` with OpenSSL's adapter, created (once a machine: the
+    environments' cache, about 2 to 6 minutes, most of it mmdebstrap) or found up to date, once a
+    run, under a lock the other worker waits on; `env list --json`. Skipped, saying why, without
+    root or Debian's archive."""
     from cipherbench.envs import env_named
-    if not env_named(ENV_NAME).exists():
+    if not env_named(name).exists():
         if os.geteuid() != 0:
-            pytest.skip("building an environment needs root (mmdebstrap)")
-        if not archive_reachable(ENV_RELEASE):
-            pytest.skip("Debian's archive (deb.debian.org) cannot be reached")
+            pytest.skip(f"building the {release} environment needs root (mmdebstrap)")
+        if not archive_reachable(release):
+            pytest.skip(f"Debian's archive (deb.debian.org) has no reachable {release}")
 
     def make(folder: Path) -> None:
         t0 = time.monotonic()
-        r = subprocess.run([sys.executable, "-m", "cipherbench", "env", "create", ENV_RELEASE, "--name", ENV_NAME,
+        r = subprocess.run([sys.executable, "-m", "cipherbench", "env", "create", release, "--name", name,
                             "--adapter", "openssl"], capture_output=True, text=True, cwd=REPO, timeout=1800)
         assert r.returncode == 0, r.stdout + r.stderr
         reporter = pytestconfig.pluginmanager.get_plugin("terminalreporter")
         if reporter:
-            reporter.write_line(f"\n[release_env] env create {ENV_RELEASE} --name {ENV_NAME}: "
+            reporter.write_line(f"\n[{name}] env create {release} --name {name}: "
                                 f"{time.monotonic() - t0:.0f} s ({'reused' if 'up to date' in r.stdout else 'built'})")
-    made_once(tmp_path_factory, "release-env", make)
+    made_once(tmp_path_factory, f"env-{name}", make)
     r = subprocess.run([sys.executable, "-m", "cipherbench", "env", "list", "--json"], capture_output=True, text=True,
                        cwd=REPO, timeout=300)
     assert r.returncode == 0, r.stderr
     return json.loads(r.stdout)
+
+
+@pytest.fixture(scope="session")
+def release_env(tmp_path_factory, pytestconfig) -> list[dict]:
+    """bullseye-openssl (openssl_env)."""
+    return openssl_env(tmp_path_factory, pytestconfig, ENV_RELEASE, ENV_NAME)
+
+
+@pytest.fixture(scope="session")
+def new_openssl_env(tmp_path_factory, pytestconfig) -> list[dict]:
+    """trixie-openssl (openssl_env)."""
+    return openssl_env(tmp_path_factory, pytestconfig, NEW_ENV_RELEASE, NEW_ENV_NAME)
 
 
 # ---------------------------------------------------------------------------- kept in build/

@@ -45,7 +45,14 @@ CLEAN, NO_LEAK = TaintVerdict.CLEAN, StatVerdict.NO_LEAK_DETECTED
     ([stat(NO_LEAK), stat(NO_LEAK, "plaintext")], True, CtStatus.NOT_CHECKED, Method.STAT,
      "statistics only: taint not run"),
     ([stat(NO_LEAK)], False, CtStatus.NO_LEAK_DETECTED, Method.STAT, ""),
-    ([taint(CLEAN, path_differs=True)], True, CtStatus.NOT_CHECKED, None, ""),  # another code path
+    # taint followed another code path than the timed one: it decides nothing, and says so
+    ([taint(CLEAN, path_differs=True)], True, CtStatus.OTHER_PATH, Method.TAINT, ""),
+    ([dict(taint(CLEAN, "plaintext", path_differs=True), details={"native_features": ["sha-ni"]}),
+      stat(NO_LEAK)], True, CtStatus.OTHER_PATH, Method.TAINT, "SHA-NI"),
+    ([taint(TaintVerdict.INDEX, kind="index", phase="keysetup", path_differs=True)], True, CtStatus.OTHER_PATH,
+     Method.TAINT, ""),
+    ([taint(CLEAN, path_differs=True), stat(StatVerdict.SUSPECT)], True, CtStatus.SUSPECT, Method.STAT,
+     "timing in key setup"),
     ([stat(StatVerdict.UNSUPPORTED)], False, CtStatus.NOT_CHECKED, None, ""),
 ])
 def test_the_rule(rows, native, status, method, detail):

@@ -115,6 +115,45 @@ def test_a_hash_is_checked_with_its_message_secret():
     assert "its secret is the message ('plaintext'), it has no key" in keyed.error
 
 
+@needs_valgrind
+def test_valgrind_cannot_run_sha_ni(monkeypatch):
+    """Why a SHA-NI path is beyond taint: valgrind's CPU (3.19) shows no SHA-NI, and OpenSSL made
+    to take it anyway (OPENSSL_ia32cap's second word: CPUID leaf 7 EBX, bit 29 SHA; OpenSSL's
+    OPENSSL_ia32cap(3)) dies of an illegal instruction (signal 4) under it. Natively the engine
+    hashes on that path wherever the CPU has SHA-NI. Should a valgrind ever run it, this fails,
+    and the mark "another path only" (analysis/constant_time.py) is to be revisited."""
+    monkeypatch.setenv("OPENSSL_ia32cap", ":0x20000000")
+    res = taint.check(ENGINE, "openssl", "sha-256", Secret.PLAINTEXT)
+    assert res.verdict == TaintVerdict.NOT_RUN and res.error.startswith("exit status -4"), res
+
+
+@needs_valgrind
+def test_a_hash_timed_on_sha_ni_is_marked_checked_on_another_path_only(cb, db, native_session):
+    """OpenSSL's SHA-256, timed on SHA-NI: ct --run checks it (taint, message secret), on the path
+    valgrind's CPU allows, which finds nothing; the timed path is not the one followed, so the
+    mark is "another path only" (ct*), naming the timed path's features, never "not checked"."""
+    from cipherbench.analysis.constant_time import CtStatus, ct_marks
+    from cipherbench.codepath import code_label
+    from cipherbench.kinds import CodeFeature, RunKind
+    from cipherbench.store.db import Store
+    timed = native_session.impls["openssl"].features.get("sha-256")
+    if timed is None or CodeFeature.SHA_NI not in timed:
+        pytest.skip(f"this CPU's OpenSSL SHA-256 path is {code_label(timed)}, not SHA-NI: taint follows it")
+    r = cb("run", "--impl", "openssl", "--primitive", "sha-256", "--sizes", "64", "--batch-ms", "1", "--batches", "2")
+    assert r.returncode == 0, r.stderr
+    run = Store(db).latest_run()
+    r = cb("ct", "--run", str(run), "--method", "taint", "--short", env={"COLUMNS": "100"})
+    assert r.returncode == 0, r.stderr
+    [row] = Store(db).run(Store(db).latest_run(kind=RunKind.CT))["ct"]
+    assert (row["method"], row["secret"], row["verdict"]) == ("taint", "plaintext", TaintVerdict.CLEAN.value)
+    assert row["path_differs"] is True and row["details"]["native_features"] == ["sha-ni"]
+    mark = ct_marks(Store(db), run)[("openssl", "sha-256")]
+    assert (mark.status, mark.detail, mark.symbol()) == (CtStatus.OTHER_PATH, "SHA-NI", "ct*")
+    text = " ".join(r.stdout.split())
+    assert "sha-256 another path only: SHA-NI beyond valgrind (taint)" in text
+    assert "valgrind cannot run its instructions" in text
+
+
 MEMCHECK_XML = """<?xml version="1.0"?>
 <valgrindoutput>
 <protocolversion>4</protocolversion>

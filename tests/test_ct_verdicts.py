@@ -264,7 +264,8 @@ def test_each_verdict_s_mark():
                    StatVerdict.UNSUPPORTED: "ct?", StatVerdict.NOT_RUN: "ct?"}
     assert {s: (f.symbol, f.vouched) for s, f in FACTS.items()} == {
         CtStatus.CLEAN: ("ct✓", True), CtStatus.NO_LEAK_DETECTED: ("ct~", True), CtStatus.SUSPECT: ("ct!", False),
-        CtStatus.LEAKS: ("ct✗", False), CtStatus.NOT_CHECKED: ("ct?", False), CtStatus.NO_CHECK: ("ct-", False)}
+        CtStatus.LEAKS: ("ct✗", False), CtStatus.NOT_CHECKED: ("ct?", False), CtStatus.NO_CHECK: ("ct-", False),
+        CtStatus.OTHER_PATH: ("ct*", False)}
     assert LEGEND.startswith("ct✓ constant-time") and "ct! suspect timing" in LEGEND
     assert stat_standing("a verdict no version wrote") is Standing.NOT_CHECKED
 

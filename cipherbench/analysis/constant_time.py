@@ -10,7 +10,9 @@ not void a ct verdict, while a rebuilt library or another code path does.
 The rule, in one place (`mark_of`), and what each mark means and lets through
 `recommend --constant-time`, in one table (`FACTS`):
 - secret taint (valgrind, native code) decides where it ran on the timed code path: any
-  secret-dependent branch or memory index is a leak, none is clean;
+  secret-dependent branch or memory index is a leak, none is clean; where valgrind's CPU made
+  the library take another path (the timed one uses instructions valgrind cannot run: SHA-NI,
+  AVX-512), it decides nothing and the mark says so ("another path only");
 - a statistical leak (records.Standing.LEAK: well above the host's noise floor in every
   batch) is a leak wherever it is seen;
 - a statistical suspect (above the bar, short of a leak; or an earlier version's one-batch
@@ -29,6 +31,7 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Any
 
+from cipherbench.codepath import code_label, stored
 from cipherbench.ct.records import Method, Secret, Standing, TaintVerdict, checks_for, stat_standing
 from cipherbench.kat.identity import pair_key
 from cipherbench.kinds import PrimitiveKind
@@ -46,6 +49,9 @@ class CtStatus(StrEnum):
     LEAKS = "leaks"
     NOT_CHECKED = "not checked"
     NO_CHECK = "no check applies"  # cipherbench ct has none for it (ct.records.checks_for)
+    # taint ran, but on the path valgrind's CPU allows, not the one timed: valgrind 3.19 shows no
+    # SHA-NI or AVX-512 and cannot run them (OpenSSL's SHA-256 forced onto SHA-NI under it: SIGILL)
+    OTHER_PATH = "another path only"
 
 
 @dataclass(frozen=True)
@@ -65,6 +71,8 @@ FACTS = {
     CtStatus.LEAKS: StatusFacts("ct✗", False, "leaks"),
     CtStatus.NOT_CHECKED: StatusFacts("ct?", False, "not checked (cipherbench ct)"),
     CtStatus.NO_CHECK: StatusFacts("ct-", False, "no check of ours applies (a hash in a language runner)"),
+    CtStatus.OTHER_PATH: StatusFacts("ct*", False, "checked on another code path only: the timed one uses "
+                                     "instructions valgrind cannot run (SHA-NI, AVX-512)"),
 }
 
 
@@ -98,6 +106,10 @@ SUSPECT_ADVICE = ("not confirmed well above this host's noise in every batch, so
                   "repeat cipherbench ct on a quiet core (nothing on its sibling hyperthread) or with more "
                   "--samples")
 
+#: What "another path only" means, for someone who has to decide whether to use the build.
+OTHER_PATH_ADVICE = ("valgrind cannot run its instructions, so taint followed the path valgrind's CPU allows and "
+                     "no check of ours covers the one timed; cipherbench ct --long shows both paths")
+
 
 @dataclass(frozen=True)
 class CtMark:
@@ -124,6 +136,8 @@ class CtMark:
             return [f"{leak.text()}: {leak.advice()}" for leak in self.leaks]
         if self.status is CtStatus.SUSPECT:
             return [f"suspect {self.detail}: {SUSPECT_ADVICE}"]
+        if self.status is CtStatus.OTHER_PATH:
+            return [f"{self.detail or 'the timed path'}: {OTHER_PATH_ADVICE}"]
         return []
 
     def labelled(self) -> str:
@@ -137,6 +151,9 @@ class CtMark:
             return "ct not checked" + (f" ({self.detail})" if self.detail else "")
         if self.status is CtStatus.NO_CHECK:
             return "ct: no check applies"
+        if self.status is CtStatus.OTHER_PATH:
+            head = "ct another path only" + (f": {self.detail} beyond valgrind" if self.detail else "")
+            return f"{head} ({self.method.value if self.method else '?'}, run {self.run_id})"
         if self.status is CtStatus.LEAKS:
             head = "ct LEAKS" + (f": {self.detail}" if self.detail else "")
         elif self.status is CtStatus.SUSPECT:
@@ -180,11 +197,22 @@ def _leak_detail(rows: Sequence[CtRow]) -> str:
     return ", ".join(leak.text() for leak in _leaks(rows))
 
 
+def _timed_path(rows: Sequence[CtRow]) -> str:
+    """The timed path's label (codepath.code_label) from the features the runner announced
+    natively, as the taint check stored them; "" where none were announced."""
+    for r in rows:
+        features = stored((r.details or {}).get("native_features"))
+        if features is not None:
+            return code_label(features)
+    return ""
+
+
 def mark_of(rows: Sequence[CtRow], native: bool, run_id: int | None = None,
             when: datetime | None = None) -> CtMark:
     """The mark one run's ct results give a (build, primitive), by the rule above."""
     ok = [r for r in rows if not r.error]
-    taint = [r for r in ok if r.method == Method.TAINT and not r.path_differs and r.verdict != TaintVerdict.NOT_RUN]
+    ran = [r for r in ok if r.method == Method.TAINT and r.verdict != TaintVerdict.NOT_RUN]
+    taint = [r for r in ran if not r.path_differs]
     stat = [r for r in ok if r.method == Method.STAT and stat_standing(r.verdict) is not Standing.NOT_CHECKED]
     taint_leaks = [r for r in taint if r.verdict != TaintVerdict.CLEAN]
     stat_leaks = [r for r in stat if stat_standing(r.verdict) is Standing.LEAK]
@@ -197,6 +225,8 @@ def mark_of(rows: Sequence[CtRow], native: bool, run_id: int | None = None,
         return CtMark(CtStatus.SUSPECT, Method.STAT, run_id, when, _leak_detail(suspects), _leaks(suspects))
     if taint:
         return CtMark(CtStatus.CLEAN, Method.TAINT, run_id, when)
+    if ran:  # every taint check ran on another path than the timed one
+        return CtMark(CtStatus.OTHER_PATH, Method.TAINT, run_id, when, _timed_path(ran))
     if stat and not native:
         return CtMark(CtStatus.NO_LEAK_DETECTED, Method.STAT, run_id, when)
     if stat:

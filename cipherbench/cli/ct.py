@@ -101,7 +101,8 @@ def run_checks(session, plan: Plan, progress=None, on_result=None) -> list[Taint
 
     def one_taint(secret, im, p) -> TaintResult:
         assert engine is not None  # checked above, before any taint check is planned
-        found = taint.check(engine, im.native_name, p.name, secret, im.primitives.get(p.name, ""))
+        found = taint.check(engine, im.native_name, p.name, secret, im.primitives.get(p.name, ""),
+                            im.features.get(p.name))
         found.impl = im.name
         return found
 
@@ -123,8 +124,8 @@ def run_checks(session, plan: Plan, progress=None, on_result=None) -> list[Taint
 
 def of_run(c, plan: Plan, run_id: int, primitives: tuple[str, ...], impls: tuple[str, ...]) -> Plan:
     """The plan's checks over what speed run `run_id` timed: its implementations and
-    primitives, narrowed by the user's --primitive/--impl (hashes have no key or plaintext
-    to taint and are left out by _checks)."""
+    primitives, narrowed by the user's --primitive/--impl (a hash's one check is taint with its
+    message secret, records.checks_for)."""
     store = c.store(create=False)
     store.check_timed(run_id, "ct --run")
     timed = [m for m in store.run(run_id)["measurements"] if not m.get("error")]

@@ -5,6 +5,7 @@ from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from enum import StrEnum
 
+from cipherbench.codepath import Features
 from cipherbench.kinds import PrimitiveKind
 
 #: Welch's t thresholds named in every statistical result: the TVLA convention (Goodwill et
@@ -134,6 +135,7 @@ class TaintResult:
     findings: list[TaintFinding] = field(default_factory=list)
     provider: str = ""          # the code path the library announced under valgrind
     native_provider: str = ""   # the one it announces natively, which the speed figures time
+    native_features: Features | None = None  # that path as data (codepath.py); None: not announced
     roundtrip: bool | None = None  # decryption gave the message back under valgrind
     phase_errors: dict = field(default_factory=dict)  # memcheck's error count per phase
     other_uninitialised: int = 0  # errors whose origin is not the secret (not findings)
@@ -225,7 +227,9 @@ def as_row(result: TaintResult | StatResult) -> dict:
                     first_where=first.where() if first else None,
                     findings=[dict(asdict(f), kind=f.kind.value) for f in result.findings],
                     details={"roundtrip": result.roundtrip, "phase_errors": result.phase_errors,
-                             "other_uninitialised": result.other_uninitialised},
+                             "other_uninitialised": result.other_uninitialised,
+                             "native_features": None if result.native_features is None
+                             else [f.value for f in result.native_features]},
                     seconds=result.seconds, error=result.error or None)
     return dict(impl=result.impl, primitive=result.primitive, method=Method.STAT.value,
                 secret=result.secret.value, verdict=result.verdict.value, provider=result.provider,

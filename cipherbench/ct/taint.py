@@ -25,6 +25,7 @@ import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
+from cipherbench.codepath import Features
 from cipherbench.ct.records import FindingKind, Secret, TaintFinding, TaintResult, TaintVerdict, taint_verdict
 from cipherbench.errors import CipherbenchError
 
@@ -53,11 +54,13 @@ def valgrind() -> str:
     return path
 
 
-def check(engine: Path, impl: str, primitive: str, secret: Secret, native_provider: str = "") -> TaintResult:
+def check(engine: Path, impl: str, primitive: str, secret: Secret, native_provider: str = "",
+          native_features: Features | None = None) -> TaintResult:
     """One (implementation, primitive, secret) under memcheck. Never raises for the
     implementation's failure: the result says it (verdict NOT_RUN, error)."""
     started = time.monotonic()
-    result = TaintResult(impl, primitive, secret, TaintVerdict.NOT_RUN, native_provider=native_provider)
+    result = TaintResult(impl, primitive, secret, TaintVerdict.NOT_RUN, native_provider=native_provider,
+                         native_features=native_features)
     with tempfile.TemporaryDirectory(prefix="cb-taint-") as tmp:
         xml_path = Path(tmp) / "memcheck.xml"
         argv = [valgrind(), *VALGRIND_OPTIONS, f"--xml-file={xml_path}",

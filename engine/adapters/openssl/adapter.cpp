@@ -75,6 +75,7 @@ public:
         // EVP_CipherUpdate and restarts the tweak), so a message cannot be fed in pieces.
         xts_ = std::strcmp(p.mode, "xts") == 0;
         check(EVP_CipherInit_ex2(ctx_, c, nullptr, nullptr, enc_, nullptr), "EVP_CipherInit_ex2");
+        if (xts_) check(ask_ieee_xts(ctx_, c), "set xts_standard IEEE");  // compat.inc: SM4-XTS's tweak
         check(EVP_CIPHER_CTX_set_padding(ctx_, 0), "set_padding");
         if (size_t(EVP_CIPHER_CTX_get_key_length(ctx_)) != p.key_bytes)
             check(EVP_CIPHER_CTX_set_key_length(ctx_, int(p.key_bytes)), "set_key_length");
