@@ -190,19 +190,27 @@ function modulesDir() {
 }
 
 // A module of a package as an ESM importer gets it: the package's own "exports" map (its
-// "import" condition), else the file itself (noble 2.0.0 has no map; @noble/hashes 0.4 keeps
-// its files in lib/). null when the package has no such module.
-function pickExport(v) {
+// "import" condition; its "require"/"default" one where that does not load: @noble/hashes
+// 0.5.6 ships an esm/package.json Node cannot parse), else the file itself (noble 2.0.0 has
+// no map; @noble/hashes 0.4 keeps its files in lib/, mapped as ./lib/NAME from 0.4.4). null
+// when the package has no such module.
+function pickExport(v, conds) {
   if (typeof v === 'string') return v;
-  if (v && typeof v === 'object') return pickExport(v.import ?? v.node ?? v.default ?? v.require);
-  return null;
+  if (!v || typeof v !== 'object') return null;
+  const k = conds.find((c) => c in v);
+  return k ? pickExport(v[k], conds) : null;
 }
 async function nobleModule(pkgDir, meta, stem) {
-  let rel;
-  if (meta.exports) rel = pickExport(meta.exports[`./${stem}.js`] ?? meta.exports[`./${stem}`]);
-  else rel = [`./${stem}.js`, `./lib/${stem}.js`].find((f) => fs.existsSync(path.join(pkgDir, f)));
-  if (!rel || !fs.existsSync(path.join(pkgDir, rel))) return null;
-  try { return await import(pathToFileURL(path.join(pkgDir, rel)).href); } catch { return null; }
+  let rels;
+  if (meta.exports) {
+    const v = [`./${stem}.js`, `./${stem}`, `./lib/${stem}`].map((k) => meta.exports[k]).find((x) => x);
+    rels = [pickExport(v, ['import', 'node', 'default']), pickExport(v, ['require', 'default'])];
+  } else rels = [`./${stem}.js`, `./lib/${stem}.js`];
+  for (const rel of rels) {
+    if (!rel || !fs.existsSync(path.join(pkgDir, rel))) continue;
+    try { return await import(pathToFileURL(path.join(pkgDir, rel)).href); } catch { /* the next */ }
+  }
+  return null;
 }
 // The first of the named exports found in the first of the modules that has one.
 async function nobleExport(pkgDir, meta, stems, names) {
