@@ -321,6 +321,9 @@ ARCH_DIR, RELEASES_DIR = BUILD / "arch-test", BUILD / "releases-test"
 #: The releases of pyca/cryptography the tests install (tests/test_releases.py): 41.0.7 and
 #: 42.0.0, whose bundled OpenSSL moved from 3.1.4 to 3.2.0.
 PYCA_RELEASES = ("41.0.7", "42.0.0")
+#: The npm releases of noble the tests install (tests/test_releases_npm.py): @noble/ciphers
+#: 1.3.0 (CommonJS with an exports map) and 2.0.0 (ES modules, no map), @noble/hashes 1.8.0.
+NOBLE_RELEASES = (("noble-ciphers", "1.3.0"), ("noble-ciphers", "2.0.0"), ("noble-hashes", "1.8.0"))
 
 
 @pytest.fixture(scope="session")
@@ -350,3 +353,18 @@ def pyca_releases():
     from cipherbench.releases.model import Release as Installed
     with locked(RELEASES_DIR / ".lock"), environ("CIPHERBENCH_RELEASES_DIR", str(RELEASES_DIR)):
         return {v: install(Installed(PACKAGES["pyca-cryptography"], v)) for v in PYCA_RELEASES}
+
+
+@pytest.fixture(scope="session")
+def noble_releases():
+    """NOBLE_RELEASES installed (or found installed) by npm under RELEASES_DIR, once a machine,
+    under a lock on that folder; (package, version) -> (ReleaseRecord, newly installed)."""
+    if not (BUILD / "runners" / "node.ok").exists():
+        pytest.skip("needs the Node runner (make runners)")
+    if shutil.which("npm") is None:
+        pytest.skip("needs npm (NodeSource's nodejs ships it; Debian's is the npm package)")
+    from cipherbench.releases.install import install
+    from cipherbench.releases.model import PACKAGES
+    from cipherbench.releases.model import Release as Installed
+    with locked(RELEASES_DIR / ".lock"), environ("CIPHERBENCH_RELEASES_DIR", str(RELEASES_DIR)):
+        return {(p, v): install(Installed(PACKAGES[p], v)) for p, v in NOBLE_RELEASES}

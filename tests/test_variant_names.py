@@ -210,7 +210,7 @@ ALLOWED = {
     "redact.py": "URLs and connection strings: user@host, percent-encoding",
     "store/": "database URLs (user:password@host)",
     "fleet/": "scheduler addresses and TLS URLs (tls://host:port, user@host)",
-    "releases/install.py": "the registries' own syntax: pip's NAME==VERSION, go get's MODULE@VERSION",
+    "releases/ecosystems/": "the registries' own syntax: pip's NAME==VERSION, go get's MODULE@VERSION, npm's NAME@VERSION",
     "kat/corpora/wycheproof.py": "Go's MODULE@VERSION of the pinned vectors module",
 }
 #: Literals that hold a separator but are words of another format, wherever they are.

@@ -54,12 +54,12 @@ def chosen_versions(package, versions, every: bool, since: str | None) -> list[s
 @versions_group.command("add")
 @click.argument("package")
 @click.argument("versions", nargs=-1)
-@click.option("--all", "every", is_flag=True, help="Every final release the registry serves (pip and go list them).")
+@click.option("--all", "every", is_flag=True, help="Every final release the registry serves (pip, go and npm list them).")
 @click.option("--since", metavar="VERSION", help="Every final release from VERSION on.")
 @click.option("--no-source-builds", is_flag=True, help="Leave out releases that compile code to install.")
 def add_cmd(package, versions, every, since, no_source_builds):
-    """Install releases of PACKAGE (pyca-cryptography, pycryptodome, pynacl, bouncycastle, go-xcrypto, ring;
-    or their registry names). Cached: a release installed before is not installed again; one that
+    """Install releases of PACKAGE (pyca-cryptography, pycryptodome, pynacl, bouncycastle, go-xcrypto, ring,
+    noble-ciphers, noble-hashes; or their registry names). Cached: a release installed before is not installed again; one that
     cannot be installed is listed with its reason and the others go on. Exits 1 when one failed."""
     pkg = package_named(package)
     releases = [Release(pkg, v) for v in chosen_versions(pkg, versions, every, since)]

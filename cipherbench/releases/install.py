@@ -1,8 +1,7 @@
 """Installing one release in its folder, and what it then announces.
 
-Each ecosystem's install uses that registry's ordinary client as this machine has it set up:
-pip (wheels only, into a venv of the release's own), Maven (the jar of that version), the
-go command (the Go runner rebuilt against that module version). Then the release's runner
+Each ecosystem's install uses that registry's ordinary client as this machine has it set up
+(releases/ecosystems/, one module each: pip, Maven, go, cargo, npm). Then the release's runner
 is started and greeted: the release is installed only when it announces the version asked
 for and offers at least one registry primitive; its record says what it announced and is
 written last, so an install that stopped half-way is done again, and one that finished is
@@ -11,11 +10,8 @@ never done twice.
 from __future__ import annotations
 
 import datetime
-import os
 import re
 import shutil
-import subprocess
-import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -23,9 +19,9 @@ from pathlib import Path
 from cipherbench.codepath import code_label, read_features
 from cipherbench.errors import RunnerError
 from cipherbench.measure.runner import RunnerProcess
-from cipherbench.paths import BUILD, REPO
+from cipherbench.releases.client import reason_of
+from cipherbench.releases.ecosystems import client_of
 from cipherbench.releases.model import (
-    Ecosystem,
     Package,
     Release,
     ReleaseError,
@@ -38,10 +34,6 @@ Say = Callable[[str], None]
 
 #: The primitive whose code path a release's announcement names: the first it offers.
 PATH_PRIMITIVES = ("aes-128-gcm", "chacha20-poly1305", "aes-128-cbc", "sha-256")
-#: What one client call may take: a slow mirror, never a hung one.
-CLIENT_TIMEOUT = 900
-#: Bouncy Castle's last release as bcprov-jdk15on; later ones are bcprov-jdk18on.
-BC_LAST_JDK15 = "1.70"
 #: What the announced version of a package is compared by: its numbers, without trailing zeros
 #: ("1.70" is Bouncy Castle's Bundle-Version "1.70.0"; Go's "v0.31.0" is "0.31.0").
 _ZEROS = re.compile(r"(\.0+)+$")
@@ -53,128 +45,14 @@ def same_version(asked: str, announced: str) -> bool:
     return bool(announced) and norm(asked) == norm(announced)
 
 
-def _run(argv: list[str], what: str, cwd: Path | None = None, env: dict[str, str] | None = None) -> str:
-    """A client call; ReleaseError with the client's own reason in one line when it fails."""
-    try:
-        p = subprocess.run(argv, cwd=cwd, env=env, capture_output=True, text=True, timeout=CLIENT_TIMEOUT)
-    except FileNotFoundError:
-        raise ReleaseError(f"{what}: {argv[0]} is not installed") from None
-    except subprocess.TimeoutExpired:
-        raise ReleaseError(f"{what}: {Path(argv[0]).name} gave no answer in {CLIENT_TIMEOUT} s") from None
-    if p.returncode != 0:
-        raise ReleaseError(f"{what}: {reason_of(p.stderr + p.stdout) or f'{argv[0]} exited {p.returncode}'}")
-    return p.stdout
-
-
-def reason_of(text: str) -> str:
-    """The line of a client's output that says why it failed: pip's 'ERROR:' without its list
-    of versions, Maven's '[ERROR]', go's first error; else the last line."""
-    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
-    for ln in lines:
-        if "Ignored the following" in ln:  # pip's list of yanked versions, not the reason
-            continue
-        if ln.startswith(("ERROR:", "[ERROR]", "error:", "error[")) or ": error" in ln or "cannot find" in ln or "undefined:" in ln:
-            ln = re.sub(r"\s*\(from versions:.*", "", ln.removeprefix("[ERROR] ").removeprefix("ERROR: ").removeprefix("error: "))
-            return ln[:240]
-    return lines[-1][:240] if lines else ""
-
-
-# ---------------------------------------------------------------------------- ecosystems
-def install_pypi(r: Release) -> str:
-    """A venv of the machine's python3 (the Python runner's interpreter) with the release alone,
-    wheels only; the runner's two helper libraries beside it, where runner.py looks for them."""
-    venv = r.root / "venv"
-    if not (venv / "bin" / "python").exists():
-        _run(["python3", "-m", "venv", "--without-pip", str(venv)], f"{r.name}: venv")
-    _run([sys.executable, "-m", "pip", "--python", str(venv / "bin" / "python"), "install", "--quiet",
-          "--disable-pip-version-check", "--no-input", "--only-binary=:all:",
-          f"{r.package.coordinate}=={r.version}"], f"{r.name}: pip")
-    for lib in ("libcb_vector_state.so", "libcb_stack.so"):  # runner.py: next to the venv
-        src, dst = BUILD / "runners" / "python" / lib, r.root / lib
-        if src.exists() and not dst.exists():
-            dst.symlink_to(src)
-    return "venv"
-
-
-def maven_artifact(package: Package, version: str) -> str:
-    """group:artifact:version of a release: Bouncy Castle's jar changed its name after 1.70."""
-    group, artifact = package.coordinate.split(":")
-    if package.impl == "bouncycastle" and version_key(version) <= version_key(BC_LAST_JDK15):
-        artifact = "bcprov-jdk15on"
-    return f"{group}:{artifact}:{version}"
-
-
-def install_maven(r: Release) -> str:
-    """The release's jar, copied into its folder as jar/ holds it alone (the Java runner's
-    classpath takes it in place of the one it was built with)."""
-    out = r.root / "jar"
-    _run(["mvn", "-q", "-B", "-Dstyle.color=never", "dependency:copy",
-          f"-Dartifact={maven_artifact(r.package, r.version)}", f"-DoutputDirectory={out}"],
-         f"{r.name}: mvn", cwd=r.root)
-    if not list(out.glob("*.jar")):
-        raise ReleaseError(f"{r.name}: mvn copied no jar into {out}")
-    return "jar"
-
-
-def install_go(r: Release) -> str:
-    """The Go runner's sources, with the module at the release's version, built into one binary."""
-    src = r.root / "src"
-    src.mkdir(parents=True, exist_ok=True)
-    here = REPO / "runners" / "go"
-    for f in [*here.glob("*.go"), here / "go.mod", here / "go.sum"]:
-        shutil.copy2(f, src / f.name)
-    version = r.version if r.version.startswith("v") else f"v{r.version}"
-    _run(["go", "get", f"{r.package.coordinate}@{version}"], f"{r.name}: go get", cwd=src)
-    _run(["go", "build", "-trimpath", "-o", str(r.root / "cipherbench-go"), "."], f"{r.name}: go build", cwd=src)
-    return "cipherbench-go"
-
-
-def install_crates(r: Release) -> str:
-    """The Rust runner's sources with the crate locked at the release's version, built with the
-    runner's own release profile. The releases share one target folder (crates/target beside
-    them; cargo locks it), so only the crate and the runner are compiled again per release."""
-    src = r.root / "src"
-    here = REPO / "runners" / "rust"
-    shutil.copytree(here / "src", src / "src", dirs_exist_ok=True)
-    for f in ("Cargo.lock", "build.rs"):
-        shutil.copy2(here / f, src / f)
-    # the runner asks for a version or later (`ring = "0.17.14"`): this one asks for the release alone
-    toml, n = re.subn(rf'(?m)^{re.escape(r.package.coordinate)}\s*=\s*"[^"]*"',
-                      f'{r.package.coordinate} = "={r.version}"', (here / "Cargo.toml").read_text())
-    if n != 1:
-        raise ReleaseError(f"{r.name}: runners/rust/Cargo.toml names no {r.package.coordinate} = \"VERSION\"")
-    (src / "Cargo.toml").write_text(toml)
-    _run(["cargo", "update", "--quiet", "-p", r.package.coordinate], f"{r.name}: cargo update", cwd=src)
-    target = r.root.parent.parent / "target"
-    env = dict(os.environ, CARGO_TARGET_DIR=str(target))
-    _run(["nice", "-n", "10", "cargo", "build", "--quiet", "--release", "--locked"], f"{r.name}: cargo build",
-         cwd=src, env=env)
-    shutil.copy2(target / "release" / "cipherbench-rust", r.root / "cipherbench-rust")
-    return "cipherbench-rust"
-
-
-INSTALLERS: dict[Ecosystem, Callable[[Release], str]] = {
-    Ecosystem.PYPI: install_pypi, Ecosystem.MAVEN: install_maven, Ecosystem.GO: install_go,
-    Ecosystem.CRATES: install_crates}
-
-
-# ---------------------------------------------------------------------------- versions on offer
 def registry_versions(package: Package) -> list[str]:
-    """Every release the registry serves, oldest first: pip's and go's own listings. Maven's
-    client has no such listing, so Maven packages take named versions."""
-    if package.ecosystem is Ecosystem.PYPI:
-        text = _run([sys.executable, "-m", "pip", "index", "versions", "--disable-pip-version-check",
-                     package.coordinate], f"{package.impl}: pip index")
-        m = re.search(r"Available versions:\s*(.+)", text)
-        found = [v.strip() for v in m.group(1).split(",")] if m else []
-    elif package.ecosystem is Ecosystem.GO:
-        text = _run(["go", "list", "-m", "-versions", package.coordinate], f"{package.impl}: go list", cwd=BUILD)
-        found = text.split()[1:]
-    else:
-        raise ReleaseError(f"{package.impl}: --all and --since take the versions from pip or go; "
-                           f"name {package.library}'s versions instead")
-    finals = [v for v in found if not re.search(r"[a-z]", v.lstrip("v"))]  # no pre-releases
-    return sorted(dict.fromkeys(finals), key=version_key)
+    """Every final release the registry serves, oldest first, as its client lists them; a
+    client with no listing (Maven's, cargo's) makes the versions named."""
+    listing = client_of(package.ecosystem).versions
+    if listing is None:
+        raise ReleaseError(f"{package.impl}: --all and --since take the versions from the registry's client, "
+                           f"and {package.ecosystem.value}'s lists none; name {package.library}'s versions instead")
+    return sorted(dict.fromkeys(listing(package)), key=version_key)
 
 
 # ---------------------------------------------------------------------------- install and announce
@@ -208,8 +86,7 @@ def announce(r: Release, seconds: float, artifact: str) -> ReleaseRecord:
     path_prim = next((p for p in PATH_PRIMITIVES if p in prims), next(iter(prims)))
     return ReleaseRecord(
         package=r.package.impl, version=r.version, ecosystem=r.package.ecosystem.value,
-        coordinate=maven_artifact(r.package, r.version) if r.package.ecosystem is Ecosystem.MAVEN
-        else r.package.coordinate, announced_version=version, code=code or f"{r.package.library} {version}",
+        coordinate=client_of(r.package.ecosystem).coordinate(r.package, r.version), announced_version=version, code=code or f"{r.package.library} {version}",
         path=f"{path_prim}: {code_label(features.get(path_prim))}", path_words=prims[path_prim], primitives=len(prims), source_build=r.package.source_build,
         seconds=round(seconds, 1), installed_at=datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
         artifact=artifact)
@@ -230,7 +107,7 @@ def install(r: Release) -> tuple[ReleaseRecord, bool]:
     t0 = time.monotonic()
     r.root.mkdir(parents=True, exist_ok=True)
     try:
-        artifact = INSTALLERS[r.package.ecosystem](r)
+        artifact = client_of(r.package.ecosystem).install(r)
         rec = announce(r, time.monotonic() - t0, artifact)
     except ReleaseError:
         shutil.rmtree(r.root, ignore_errors=True)
@@ -247,4 +124,4 @@ def remove(r: Release) -> Path | None:
     return r.root
 
 
-__all__ = ["announce", "install", "registry_versions", "remove", "same_version"]
+__all__ = ["announce", "install", "reason_of", "registry_versions", "remove", "same_version"]

@@ -2,7 +2,8 @@
 
 A release is one more runner: the project's own runner for the library's language, pointed
 at that release (a venv per `cryptography` wheel for the Python runner, a Bouncy Castle jar
-on the Java runner's classpath, the Go runner built against one `golang.org/x/crypto`). Its
+on the Java runner's classpath, the Go runner built against one `golang.org/x/crypto`, the Rust
+runner against one `ring`, the Node runner loading one `@noble/ciphers` from a node_modules). Its
 implementation is named `IMPL==VERSION` (`pyca-cryptography==41.0.7`, cipherbench/variant.py:
 the one grammar of names), as the registry of Python packages writes a pinned version.
 
@@ -37,6 +38,7 @@ class Ecosystem(Enum):
     MAVEN = "maven"
     GO = "go"
     CRATES = "crates"
+    NPM = "npm"
 
 
 @dataclass(frozen=True)
@@ -76,6 +78,10 @@ PACKAGES: dict[str, Package] = {p.impl: p for p in (
     # ring compiles its C and assembly; the Rust runner is built against each release with its
     # own release profile, in one target folder shared by the releases (install.install_crates)
     Package("ring", Ecosystem.CRATES, "ring", "rust", "ring", "", 250.0, source_build=True),
+    # noble's two packages in the Node runner, each an implementation of its own (ciphers and
+    # hashes are released apart); plain JavaScript, a tarball of tens of kB each
+    Package("noble-ciphers", Ecosystem.NPM, "@noble/ciphers", "node", "@noble/ciphers", "", 3.0),
+    Package("noble-hashes", Ecosystem.NPM, "@noble/hashes", "node", "@noble/hashes", "", 3.0),
 )}
 
 #: Other names a package goes by: its registry's, and its library's.
@@ -83,6 +89,7 @@ ALIASES: dict[str, str] = {
     "cryptography": "pyca-cryptography", "pynacl": "pynacl", "nacl": "pynacl",
     "bcprov": "bouncycastle", "bcprov-jdk18on": "bouncycastle", "bcprov-jdk15on": "bouncycastle",
     "org.bouncycastle:bcprov-jdk18on": "bouncycastle", "golang.org/x/crypto": "go-xcrypto", "x/crypto": "go-xcrypto",
+    "@noble/ciphers": "noble-ciphers", "@noble/hashes": "noble-hashes",
 }
 
 

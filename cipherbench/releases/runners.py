@@ -8,39 +8,15 @@ that runner announces (the Java runner's SunJCE is the JDK's, not the release's)
 from __future__ import annotations
 
 from cipherbench.measure.runner import RunnerSpec
-from cipherbench.paths import BUILD, REPO
-from cipherbench.releases.model import Ecosystem, Release, installed, release_named
+from cipherbench.releases.ecosystems import client_of
+from cipherbench.releases.model import Release, installed, release_named
 from cipherbench.variant import VariantAxis, try_parse
 
 
-def _java_classpath(r: Release) -> tuple[str, str | None]:
-    """The Java runner's classes and its dependencies with the release's jar in place of the
-    Bouncy Castle it was built with; or why there is none."""
-    out = BUILD / "runners" / "java"
-    try:
-        deps = (out / "classpath.txt").read_text().strip().split(":")
-    except OSError:
-        return "", f"the Java runner is not built ({out / 'classpath.txt'} is missing; run 'make runners')"
-    jars = sorted(str(j) for j in (r.root / "jar").glob("*.jar"))
-    keep = [d for d in deps if d and "/org/bouncycastle/" not in d]
-    return ":".join([str(out / "target" / "classes"), *keep, *jars]), None
-
-
 def argv_of(r: Release) -> tuple[list[str], str | None]:
-    """How the release's runner starts (runners/<lang>/run, with the release in place of the
-    built-in library), or why it cannot."""
-    eco = r.package.ecosystem
-    if eco is Ecosystem.PYPI:
-        return [str(r.root / "venv" / "bin" / "python"), "-u", str(REPO / "runners" / "python" / "runner.py")], None
-    if eco is Ecosystem.MAVEN:
-        cp, why = _java_classpath(r)
-        # the options of runners/java/run, for the same reasons
-        return ["java", "-Xbatch", "-XX:+UnlockDiagnosticVMOptions", "-cp", cp, "cipherbench.Main",
-                str(BUILD / "runners" / "java" / "registry.json")], why
-    lang, binary = ("go", "cipherbench-go") if eco is Ecosystem.GO else ("rust", "cipherbench-rust")
-    registry = BUILD / "runners" / lang / "registry.json"
-    return ([str(r.root / binary), "--registry", str(registry)],
-            None if registry.exists() else f"the {lang} runner is not built ({registry} is missing; run 'make runners')")
+    """How the release's runner starts (runners/<lang>/, with the release in place of the
+    built-in library; its ecosystem's module says how), or why it cannot."""
+    return client_of(r.package.ecosystem).argv(r)
 
 
 def spec_of(r: Release) -> RunnerSpec:

@@ -1,12 +1,14 @@
 // cipherbench Node.js runner: protocol v1 (docs/protocol.md) on stdin/stdout.
 // Implementations: node-crypto (node:crypto, Node's bundled OpenSSL, run with
-// --openssl-legacy-provider) and webcrypto (crypto.webcrypto.subtle).
-// The canonical-name table is nodeName() / WEBCRYPTO below.
+// --openssl-legacy-provider), webcrypto (crypto.webcrypto.subtle), and noble-ciphers and
+// noble-hashes (the npm packages @noble/ciphers and @noble/hashes, imported from the
+// node_modules of the folder given with --modules DIR, else build/runners/node).
+// The canonical-name tables are nodeName() / WEBCRYPTO / NOBLE_CIPHERS / NOBLE_HASHES below.
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import readline from 'node:readline';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.resolve(HERE, '..', '..');
@@ -164,18 +166,176 @@ function buildImplementations(reg) {
   return [nc, wc];
 }
 
+// A cipher's probe also checks the output's length: a library that pads where the registry's
+// mode does not (or cuts a tag) is not offered.
 function probe(e) {
   try {
     const p = e.prim;
-    if (p.kind === 'hash') { e.hash().update(Buffer.alloc(1)).digest(); return true; }
+    if (p.kind === 'hash') return e.hash().update(Buffer.alloc(1)).digest().length === p.digest_bytes;
     const key = Buffer.from(Array.from({ length: p.key_bytes }, (_, i) => (i * 7 + 1) & 255));
     const n = p.block_bytes ? p.block_bytes * 2 : 32;
     const c = e.start(key, Buffer.alloc(p.iv_bytes), true, Buffer.alloc(0), n);
-    c.update(Buffer.alloc(n));
-    c.final();
-    return true;
+    const out = Buffer.concat([c.update(Buffer.alloc(n)), c.final()]);
+    return out.length === n && (p.kind !== 'aead' || c.getAuthTag().length === p.tag_bytes);
   } catch { return false; }
 }
+
+// ------------------------------------------------------------------ noble (npm)
+// Where noble's packages are looked for: DIR/node_modules of `--modules DIR` (an installed
+// release's folder, cipherbench/releases/ecosystems/npm.py), else of build/runners/node.
+function modulesDir() {
+  const at = process.argv.indexOf('--modules');
+  if (at >= 0 && process.argv[at + 1]) return path.resolve(process.argv[at + 1]);
+  return path.join(ROOT, 'build', 'runners', 'node');
+}
+
+// A module of a package as an ESM importer gets it: the package's own "exports" map (its
+// "import" condition; its "require"/"default" one where that does not load: @noble/hashes
+// 0.5.6 ships an esm/package.json Node cannot parse), else the file itself (noble 2.0.0 has
+// no map; @noble/hashes 0.4 keeps its files in lib/, mapped as ./lib/NAME from 0.4.4). null
+// when the package has no such module.
+function pickExport(v, conds) {
+  if (typeof v === 'string') return v;
+  if (!v || typeof v !== 'object') return null;
+  const k = conds.find((c) => c in v);
+  return k ? pickExport(v[k], conds) : null;
+}
+async function nobleModule(pkgDir, meta, stem) {
+  let rels;
+  if (meta.exports) {
+    const v = [`./${stem}.js`, `./${stem}`, `./lib/${stem}`].map((k) => meta.exports[k]).find((x) => x);
+    rels = [pickExport(v, ['import', 'node', 'default']), pickExport(v, ['require', 'default'])];
+  } else rels = [`./${stem}.js`, `./lib/${stem}.js`];
+  for (const rel of rels) {
+    if (!rel || !fs.existsSync(path.join(pkgDir, rel))) continue;
+    try { return await import(pathToFileURL(path.join(pkgDir, rel)).href); } catch { /* the next */ }
+  }
+  return null;
+}
+// The first of the named exports found in the first of the modules that has one.
+async function nobleExport(pkgDir, meta, stems, names) {
+  for (const stem of stems) {
+    const m = await nobleModule(pkgDir, meta, stem);
+    if (!m) continue;
+    for (const n of names) {
+      const f = m[n] ?? m.default?.[n];
+      if (f) return f;
+    }
+  }
+  return null;
+}
+
+// canonical name -> [modules, export names, how it is called]; noble renamed chacha20_poly1305
+// to chacha20poly1305 in 0.4.0 and moved sha256 into sha2 in 1.4.0 (both kept for the releases
+// before). AES came in 0.4.0 (0.1-0.3 only wrapped WebCrypto's, which is not noble's code).
+function nobleCipher(p) {
+  if (p.family === 'aes' && p.key_bytes !== undefined && ['ecb', 'cbc', 'ctr', 'cfb', 'gcm', 'gcmsiv'].includes(p.mode)) {
+    const how = p.kind === 'aead' ? 'aead' : p.mode === 'ecb' ? 'ecb' : p.mode === 'cbc' ? 'cbc' : 'iv';
+    return [['aes'], [p.mode], how];
+  }
+  return {
+    chacha20: [['chacha'], ['chacha20'], 'stream'], xchacha20: [['chacha'], ['xchacha20'], 'stream'],
+    salsa20: [['salsa'], ['salsa20'], 'stream'], xsalsa20: [['salsa'], ['xsalsa20'], 'stream'],
+    'chacha20-poly1305': [['chacha'], ['chacha20poly1305', 'chacha20_poly1305'], 'aead'],
+    'xchacha20-poly1305': [['chacha'], ['xchacha20poly1305', 'xchacha20_poly1305'], 'aead'],
+  }[p.name] ?? null;
+}
+const SHA2_256 = ['sha2', 'sha256']; const SHA2_512 = ['sha2', 'sha512'];
+const NOBLE_HASHES = {
+  'sha-224': [SHA2_256, 'sha224'], 'sha-256': [SHA2_256, 'sha256'], 'sha-384': [SHA2_512, 'sha384'],
+  'sha-512': [SHA2_512, 'sha512'], 'sha-512-224': [SHA2_512, 'sha512_224'], 'sha-512-256': [SHA2_512, 'sha512_256'],
+  'sha-1': [['legacy', 'sha1'], 'sha1'], md5: [['legacy'], 'md5'], 'ripemd-160': [['legacy', 'ripemd160'], 'ripemd160'],
+  'sha3-224': [['sha3'], 'sha3_224'], 'sha3-256': [['sha3'], 'sha3_256'], 'sha3-384': [['sha3'], 'sha3_384'],
+  'sha3-512': [['sha3'], 'sha3_512'], 'keccak-224': [['sha3'], 'keccak_224'], 'keccak-256': [['sha3'], 'keccak_256'],
+  'keccak-384': [['sha3'], 'keccak_384'], 'keccak-512': [['sha3'], 'keccak_512'],
+  shake128: [['sha3'], 'shake128', true], shake256: [['sha3'], 'shake256', true],
+  'blake2b-512': [['blake2', 'blake2b'], 'blake2b', true], 'blake2b-256': [['blake2', 'blake2b'], 'blake2b', true],
+  'blake2s-256': [['blake2', 'blake2s'], 'blake2s'],
+};
+
+const u8buf = (u) => Buffer.from(u.buffer, u.byteOffset, u.length);
+const EMPTY = Buffer.alloc(0);
+
+// noble's ciphers take key, nonce and the whole message in one call. The entry wears
+// node-crypto's shape (start -> update/final/getAuthTag) so the same request code runs it:
+// update() keeps the one message, final() makes the call. Decryption of an AEAD hands noble
+// ciphertext || tag, joined in one copy per message (noble takes them together).
+function nobleEntry(p, fn, how, provider) {
+  const aead = p.kind === 'aead';
+  const call = (key, iv, aad, data, enc) => {
+    const a = aad.length ? aad : undefined;
+    if (how === 'stream') return fn(key, iv, data);
+    const c = how === 'aead' ? fn(key, iv, a) : how === 'ecb' ? fn(key, { disablePadding: true })
+      : how === 'cbc' ? fn(key, iv, { disablePadding: true }) : fn(key, iv);
+    return enc ? c.encrypt(data) : c.decrypt(data);
+  };
+  const start = (key, iv, enc, aad, msgLen, tag) => {
+    let data = null; let tagOut = null;
+    return {
+      update(buf) {
+        if (data) throw new Fail(`${p.name}: noble takes a whole message per call`);
+        data = buf;
+        return EMPTY;
+      },
+      final() {
+        let input = data ?? EMPTY;
+        data = null;
+        if (aead && !enc) input = Buffer.concat([input, tag ?? Buffer.alloc(p.tag_bytes)]);
+        const out = u8buf(call(key, iv, aad, input, enc));
+        if (aead && enc) { tagOut = out.subarray(out.length - p.tag_bytes); return out.subarray(0, out.length - p.tag_bytes); }
+        return out;
+      },
+      getAuthTag() { return tagOut; },
+    };
+  };
+  return { prim: p, provider, start, stream: false, oneShot: true, features: ['portable'] };
+}
+function nobleHashEntry(p, fn, sized, provider) {
+  const opts = sized ? { dkLen: p.digest_bytes } : undefined;
+  const hash = () => {
+    const h = fn.create(opts);
+    return { update(b) { h.update(b); return this; }, digest() { return u8buf(h.digest()); } };
+  };
+  return { prim: p, provider, hash, features: ['portable'] };
+}
+
+// One noble package as an implementation: its entries where its modules have them, each
+// checked by a probe; unavailable, with the reason, when the package is not there.
+async function noblePackage(reg, name, pkg, entryOf) {
+  const dir = modulesDir();
+  const pkgDir = path.join(dir, 'node_modules', ...pkg.split('/'));
+  const im = { name, library: pkg, version: '', entries: new Map(), available: true,
+    notes: { package: pkg, modules: dir, node: process.version,
+      api: 'pure JavaScript; one call per message (key, nonce and message together): no streaming, no separate key setup' } };
+  let meta;
+  try { meta = JSON.parse(fs.readFileSync(path.join(pkgDir, 'package.json'), 'utf8')); } catch {
+    return { ...im, available: false,
+      reason: `${pkg} is not installed in ${dir}/node_modules ('cipherbench versions add ${name} VERSION' installs a release)` };
+  }
+  im.version = String(meta.version);
+  const provider = `${pkg} ${meta.version}, pure JavaScript, one call per message`;
+  for (const p of reg.values()) {
+    const e = await entryOf(p, pkgDir, meta, provider);
+    if (e && probe(e)) im.entries.set(p.name, e);
+  }
+  if (!im.entries.size) return { ...im, available: false, reason: `${pkg} ${meta.version} offers no registry primitive here` };
+  return im;
+}
+function nobleImplementations(reg) {
+  return Promise.all([
+    noblePackage(reg, 'noble-ciphers', '@noble/ciphers', async (p, dir, meta, provider) => {
+      const how = p.kind === 'hash' ? null : nobleCipher(p);
+      const fn = how && await nobleExport(dir, meta, how[0], how[1]);
+      return fn ? nobleEntry(p, fn, how[2], provider) : null;
+    }),
+    noblePackage(reg, 'noble-hashes', '@noble/hashes', async (p, dir, meta, provider) => {
+      const how = p.kind === 'hash' ? NOBLE_HASHES[p.name] : null;
+      const fn = how && await nobleExport(dir, meta, how[0], [how[1]]);
+      return fn && typeof fn.create === 'function' ? nobleHashEntry(p, fn, how[2], provider) : null;
+    }),
+  ]);
+}
+
 
 // ------------------------------------------------------------------ request helpers
 function str(req, f) {
@@ -260,7 +420,8 @@ function hello() {
   return { status: 'ok', protocol: 1, runner: 'node', language: 'JavaScript', jit: true,
     runtime: `Node.js ${process.version} (V8 ${process.versions.v8})`,
     clocks: { monotonic: 'process.hrtime.bigint() (CLOCK_MONOTONIC)', tsc: null, core_cycles: null },
-    implementations: IMPLS.map((im) => ({ name: im.name, library: im.library, version: im.version, available: true,
+    implementations: IMPLS.map((im) => ({ name: im.name, library: im.library, version: im.version,
+      available: im.available ?? true, ...(im.reason ? { reason: im.reason } : {}),
       primitives: [...im.entries.values()].map((e) => ({ name: e.prim.name, provider: e.provider,
         ...(e.features ? { features: e.features } : {}) })), notes: im.notes })) };
 }
@@ -309,8 +470,8 @@ async function crypt(req, enc) {
   checkInput(p, n);
   const { parts, chunked } = chunkParts(req, p, n);
   const flag = chunked ? { chunked: true } : {};
-  if (parts.length > 1 && (web || p.mode === 'ccm' || p.mode === 'xts')) {
-    const why = web ? 'WebCrypto is one call per message' : p.mode === 'ccm'
+  if (parts.length > 1 && (web || e.oneShot || p.mode === 'ccm' || p.mode === 'xts')) {
+    const why = web ? 'WebCrypto is one call per message' : e.oneShot ? 'noble is one call per message' : p.mode === 'ccm'
       ? "OpenSSL's CCM takes one update per message" : "OpenSSL's XTS treats every update as a whole data unit";
     throw new Unsupported(`${p.name}: ${why}, so it cannot take the input in chunks`);
   }
@@ -425,6 +586,7 @@ async function bench(req) {
   checkLengths(p, key, iv, aad);
   const aead = p.kind === 'aead';
   if (op === 'keysetup' || op === 'keysetup-decrypt') {
+    if (e.oneShot) throw new Unsupported(`${p.name}: noble sets the key in the call that encrypts: there is no key setup to time alone`);
     const enc = op === 'keysetup';
     if (web) {
       await alib(p, () => webKey(e, key));
@@ -655,7 +817,7 @@ async function main() {
   let setupError = null;
   try {
     REG = loadRegistry();
-    IMPLS = buildImplementations(REG);
+    IMPLS = [...buildImplementations(REG), ...await nobleImplementations(REG)];
   } catch (err) {
     setupError = `the runner cannot read the registry (run runners/node/build.sh): ${err.message}`;
     process.stderr.write(`node runner: ${setupError}\n`);
