@@ -27,6 +27,13 @@ FAULTY = REPO / "tests" / "runners" / "faulty.py"
 #: none. Only computed known answers are shared: each test keeps its own verification results.
 #: (CIPHERBENCH_PREPARED_DIR set empty: each results file's records beside it, as for a user.)
 os.environ.setdefault("CIPHERBENCH_PREPARED_DIR", str(BUILD / "test-cache" / "prepared"))
+#: The tests' builds that a fresh clone would make again (the engine variants of tests/test_builds.py
+#: and tests/test_seed_axes.py, the s390x engine of tests/test_arch.py), kept outside the clone,
+#: as the Makefile keeps ccache's and cargo's (CI clones afresh every run): each is rebuilt when
+#: its key changes (the sources, the compiler's version, the flags: builds/make.py cache_key,
+#: arch/build.py build_key), and built under a lock, so two clones never build one at once.
+TEST_BUILDS = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "cipherbench" / "test-builds"
+os.environ.setdefault("CIPHERBENCH_VARIANTS", str(TEST_BUILDS / "variants"))
 
 
 def pytest_sessionstart(session):
@@ -300,9 +307,10 @@ def environ(name: str, value: str):
             os.environ[name] = saved
 
 
-#: Where the tests keep their other CPUs' engines and their libraries' releases: made once a
+#: Where the tests keep their other CPUs' engines (outside the clone: TEST_BUILDS) and their
+#: libraries' releases (in it: a release's venv links the clone's runner libraries): made once a
 #: machine, rebuilt when what they are made from changes (cipherbench/arch, cipherbench/releases).
-ARCH_DIR, RELEASES_DIR = BUILD / "arch-test", BUILD / "releases-test"
+ARCH_DIR, RELEASES_DIR = TEST_BUILDS / "arch", BUILD / "releases-test"
 #: The releases of pyca/cryptography the tests install (tests/test_releases.py): 41.0.7 and
 #: 42.0.0, whose bundled OpenSSL moved from 3.1.4 to 3.2.0.
 PYCA_RELEASES = ("41.0.7", "42.0.0")
