@@ -36,12 +36,13 @@ bench:
 	@status=0; $(CB) bench --since $(START) || status=$$?; \
 	$(STEP) --since $(START) "make bench"; exit $$status
 
-# Two workers, one test file each at a time (files share fixtures and built variants), the
-# files that took longest last time first (tests/conftest.py); the fifteen slowest tests are
-# listed at the end, for keeping the suite under 10 minutes
+# Two workers, each taking one test at a time, or a module's tests together where they share a
+# fixture made once for the module (xdist groups), the units that took longest last time first
+# (tests/conftest.py, longest_first); the fifteen slowest tests are listed at the end, for
+# keeping the suite under 10 minutes
 test:
 	@$(SIDE_BY_SIDE) engine runners vectors lint test-deps
-	@status=0; $(STEP) "the tests" $(PY) -m pytest -q -n 2 --dist loadfile --durations=15 || status=$$?; \
+	@status=0; $(STEP) "the tests" $(PY) -m pytest -q -n 2 --dist loadgroup --no-loadscope-reorder --durations=15 || status=$$?; \
 	$(STEP) --since $(START) "make test"; exit $$status
 
 test-deps: runner-deps
