@@ -27,6 +27,13 @@ FAULTY = REPO / "tests" / "runners" / "faulty.py"
 #: none. Only computed known answers are shared: each test keeps its own verification results.
 #: (CIPHERBENCH_PREPARED_DIR set empty: each results file's records beside it, as for a user.)
 os.environ.setdefault("CIPHERBENCH_PREPARED_DIR", str(BUILD / "test-cache" / "prepared"))
+#: The tests' builds that a fresh clone would make again (the engine variants of tests/test_builds.py
+#: and tests/test_seed_axes.py, the s390x engine of tests/test_arch.py), kept outside the clone,
+#: as the Makefile keeps ccache's and cargo's (CI clones afresh every run): each is rebuilt when
+#: its key changes (the sources, the compiler's version, the flags: builds/make.py cache_key,
+#: arch/build.py build_key), and built under a lock, so two clones never build one at once.
+TEST_BUILDS = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "cipherbench" / "test-builds"
+os.environ.setdefault("CIPHERBENCH_VARIANTS", str(TEST_BUILDS / "variants"))
 
 
 def pytest_sessionstart(session):
@@ -57,6 +64,7 @@ NEEDS_RUNNERS = {"test_compare", "test_report", "test_conformance", "test_model_
                  "test_postgres", "test_session"}
 
 
+@pytest.hookimpl(tryfirst=True)  # before xdist's worker reads the groups (--dist loadgroup)
 def pytest_collection_modifyitems(config, items):
     longest_first(config, items)
     if ENGINE.exists():
@@ -68,37 +76,94 @@ def pytest_collection_modifyitems(config, items):
 
 
 # ---------------------------------------------------------------------------- longest first
-#: pytest's cache entry: seconds per test file in the last run that ran it
-FILE_SECONDS = "cipherbench/file-seconds"
+# `make test` runs two workers with --dist loadgroup --no-loadscope-reorder: a unit of work is
+# one test, or every test of a module that uses a fixture made once for several of its tests
+# (module or class scope: the unit keeps them on one worker, which makes it once). The workers
+# take units in the order given here, one at a time as they finish, longest first; without
+# --no-loadscope-reorder xdist would put the units with the most tests first instead.
+#: Seconds per test (setup, call and teardown) in the last run here that ran it: outside the clone,
+#: beside TEST_BUILDS, so that a fresh clone's run (CI's) has the order too
+TEST_SECONDS = TEST_BUILDS.parent / "test-seconds.json"
 _took: dict[str, float] = {}
+#: Fixture scopes that make one value for several tests of a module
+SHARED_SCOPES = ("module", "class", "package")
+
+
+#: TEST_SECONDS as this run read it at its start, once (another run may rewrite the file while
+#: this one's workers collect, and xdist needs their orders the same): the workers' copy is
+#: given to them in their workerinput
+SECONDS, SECONDS_READ = "cipherbench_test_seconds", pytest.StashKey[dict[str, float]]()
+
+
+def pytest_configure(config):
+    if not hasattr(config, "workerinput"):
+        config.stash[SECONDS_READ] = last_seconds()
+
+
+@pytest.hookimpl(optionalhook=True)  # pytest-xdist's hook, in the process that starts the workers
+def pytest_configure_node(node):
+    node.workerinput[SECONDS] = node.config.stash[SECONDS_READ]
+
+
+def plain_id(nodeid: str) -> str:
+    """A test's node id without the group xdist appends to it under loadgroup ("...@group"; an
+    "@" inside a parameter's brackets is the parameter's)."""
+    return nodeid.rsplit("@", 1)[0] if nodeid.rfind("@") > nodeid.rfind("]") else nodeid
+
+
+def unit_of(item) -> str:
+    """The unit of work `item` goes in: its module's, when it uses a fixture of SHARED_SCOPES;
+    else its own."""
+    if any(defs[-1].scope in SHARED_SCOPES for defs in item._fixtureinfo.name2fixturedefs.values()):
+        return item.nodeid.split("::")[0]
+    return item.nodeid
 
 
 def longest_first(config, items) -> None:
-    """Test files in the order of their last run's time here, longest first (files never run
-    here first of all, in their own order): the two workers take files in this order
-    (--dist loadfile), and the last one to start is then a short one, not a three-minute one.
-    Every worker reads the same cache, so they agree on the order, as xdist needs."""
-    cache = getattr(config, "cache", None)  # None with -p no:cacheprovider
-    if cache is None:
-        return
-    seconds = cache.get(FILE_SECONDS, {})
-    items.sort(key=lambda item: -seconds.get(item.nodeid.split("::")[0], float("inf")))
+    """The units of work (unit_of) in the order of their last run's time here, longest first
+    (units never run here first of all, in their own order), each unit's tests together: the
+    last units to start are then short ones, not a two-minute one. A module's unit is marked
+    xdist_group (its name the module's). Every worker is given the seconds its run read at
+    its start, so they agree on the order, as xdist needs."""
+    units: dict[str, list] = {}
+    for item in items:
+        units.setdefault(unit_of(item), []).append(item)
+    for unit, members in units.items():
+        if unit != members[0].nodeid:
+            for item in members:
+                item.add_marker(pytest.mark.xdist_group(unit))
+    seconds = config.workerinput[SECONDS] if hasattr(config, "workerinput") else config.stash[SECONDS_READ]
+
+    def took(members: list) -> float:
+        return sum(seconds.get(item.nodeid, float("inf")) for item in members)
+    items[:] = [item for members in sorted(units.values(), key=lambda m: -took(m)) for item in members]
 
 
 def pytest_runtest_logreport(report):
-    """Each test's setup, call and teardown, added to its file's time (in the process that
-    runs pytest: with xdist, the one that hears every worker's reports)."""
+    """Each test's setup, call and teardown, added up (in the process that runs pytest: with
+    xdist, the one that hears every worker's reports)."""
     if not os.environ.get("PYTEST_XDIST_WORKER"):
-        path = report.nodeid.split("::")[0]
-        _took[path] = _took.get(path, 0.0) + report.duration
+        test = plain_id(report.nodeid)
+        _took[test] = _took.get(test, 0.0) + report.duration
+
+
+def last_seconds() -> dict[str, float]:
+    try:
+        return dict(json.loads(TEST_SECONDS.read_text()))
+    except (OSError, ValueError, TypeError):
+        return {}
 
 
 def pytest_sessionfinish(session):
-    cache = getattr(session.config, "cache", None)
-    if cache is not None and _took and not os.environ.get("PYTEST_XDIST_WORKER"):
-        seconds = dict(cache.get(FILE_SECONDS, {}))
-        seconds.update({path: round(took, 1) for path, took in _took.items()})
-        cache.set(FILE_SECONDS, seconds)
+    """The tests' seconds added to those of the tests this run did not run, written whole
+    (renamed into place: a run that reads it meanwhile reads the old file or the new)."""
+    if _took and not os.environ.get("PYTEST_XDIST_WORKER"):
+        seconds = last_seconds()
+        seconds.update({test: round(took, 2) for test, took in _took.items()})
+        TEST_SECONDS.parent.mkdir(parents=True, exist_ok=True)
+        partial = TEST_SECONDS.with_name(f"{TEST_SECONDS.name}.{os.getpid()}")
+        partial.write_text(json.dumps(seconds, indent=0, sort_keys=True))
+        partial.replace(TEST_SECONDS)
 
 
 @pytest.fixture(autouse=True)
@@ -315,9 +380,10 @@ def environ(name: str, value: str):
             os.environ[name] = saved
 
 
-#: Where the tests keep their other CPUs' engines and their libraries' releases: made once a
+#: Where the tests keep their other CPUs' engines (outside the clone: TEST_BUILDS) and their
+#: libraries' releases (in it: a release's venv links the clone's runner libraries): made once a
 #: machine, rebuilt when what they are made from changes (cipherbench/arch, cipherbench/releases).
-ARCH_DIR, RELEASES_DIR = BUILD / "arch-test", BUILD / "releases-test"
+ARCH_DIR, RELEASES_DIR = TEST_BUILDS / "arch", BUILD / "releases-test"
 #: The releases of pyca/cryptography the tests install (tests/test_releases.py): 41.0.7 and
 #: 42.0.0, whose bundled OpenSSL moved from 3.1.4 to 3.2.0.
 PYCA_RELEASES = ("41.0.7", "42.0.0")

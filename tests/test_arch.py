@@ -2,8 +2,8 @@
 byte-order fault, which passes on this x86-64 host and must fail on s390x under qemu.
 
 The s390x engine built here holds the reference RC6 and the planted fault only (quick to
-build, no network: the cross toolchain's own libraries suffice); it is kept under
-build/arch-test and rebuilt only when the engine's sources change. make test installs
+build, no network: the cross toolchain's own libraries suffice); it is kept outside the clone
+(tests/conftest.py, ARCH_DIR) and rebuilt only when the engine's sources change. make test installs
 crossbuild-essential-s390x and qemu-user-static (packages.txt).
 """
 from __future__ import annotations
@@ -84,7 +84,7 @@ def test_planted_fault_passes_on_the_host(tmp_path):
 
 @pytest.fixture(scope="module")
 def s390x_engine(s390x_fault_engine):
-    """The s390x engine with the planted fault, cross-built once a machine under build/arch-test
+    """The s390x engine with the planted fault, cross-built once a machine under ARCH_DIR
     (tests/conftest.py, s390x_fault_engine), that folder named while this file's tests run."""
     b, rec = s390x_fault_engine
     assert b.options == FAULT_BUILD

@@ -7,6 +7,7 @@ running side by side do not inflate each other's), and how big its code is.
 """
 from __future__ import annotations
 
+import fcntl
 import functools
 import hashlib
 import json
@@ -259,14 +260,21 @@ def _sizes(tree: Path, plan: BuildPlan) -> tuple[int | None, int | None]:
     return (sum(p for p in parts if p) or None), engine
 
 
+def configured_here(tree: Path) -> bool:
+    """Whether the build folder is unconfigured or was configured from this checkout's engine/
+    (CMake refuses to reuse one configured from another clone's: the cache may be shared)."""
+    cache = tree / "CMakeCache.txt"
+    return not cache.exists() or f"CMAKE_HOME_DIRECTORY:INTERNAL={REPO / 'engine'}\n" in cache.read_text(errors="replace")
+
+
 def build_variant(plan: BuildPlan, key: str, jobs: int) -> BuildRecord:
     """Build one variant into its cache directory (PGO: instrument, train, rebuild)."""
     from cipherbench.builds import pgo  # the training needs the registry; keep imports light
     v = plan.variant
     home = CACHE / plan.dir_name
     tree = home / "cmake"
-    if (home / "key").exists() and (home / "key").read_text().strip() != key:
-        shutil.rmtree(tree, ignore_errors=True)  # another source or compiler: start clean
+    if ((home / "key").exists() and (home / "key").read_text().strip() != key) or not configured_here(tree):
+        shutil.rmtree(tree, ignore_errors=True)  # another source, compiler or checkout: start clean
     home.mkdir(parents=True, exist_ok=True)
     (home / "key").write_text(key + "\n")
     log_path = home / "build.log"
@@ -371,6 +379,14 @@ def make_matrix(matrix: Matrix, bf: BuildsFile, training, rebuild: bool = False,
                                "(scripts/install-system-deps --axis builds installs them)")
     away = unavailable(matrix)
     plans = [p for p in plans_for(matrix, bf, training) if p.variant.label not in away]
+    CACHE.mkdir(parents=True, exist_ok=True)
+    with open(CACHE / ".lock", "a") as lock:  # two commands never build one variant at once
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        return _made(plans, rebuild, progress)
+
+
+def _made(plans: list[BuildPlan], rebuild: bool, progress) -> list[BuildRecord]:
+    """make_matrix's builds, the cache's lock held."""
     sources = source_hash()
     keys = [cache_key(p, sources, compiler_version(p.variant.compiler.cc)) for p in plans]
     out: dict[int, BuildRecord] = {}

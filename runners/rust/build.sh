@@ -10,6 +10,15 @@ mkdir -p "$OUT"
 # The registry's lengths, expanded by cipherbench/registry.py (standard library only).
 (cd "$ROOT" && python3 -m cipherbench.registry --json "$OUT/registry.json")
 cd "$HERE"
-CARGO_TARGET_DIR="$OUT/target" cargo build --release --locked
-install -m 755 "$OUT/target/release/cipherbench-rust" "$OUT/cipherbench-rust.new"
+# cargo's target folder outside the clone, so a fresh clone compiles only this runner's crate and
+# not again its dependencies (ring, aws-lc-rs, RustCrypto: about 3 minutes of CPU); cargo's own
+# fingerprints say what is up to date. The lock holds from the build to the copy: another
+# clone's build of other sources must not replace the binary between them.
+TARGET="${XDG_CACHE_HOME:-$HOME/.cache}/cipherbench/cargo-target"
+mkdir -p "$TARGET"
+(
+  flock 9
+  CARGO_TARGET_DIR="$TARGET" cargo build --release --locked
+  install -m 755 "$TARGET/release/cipherbench-rust" "$OUT/cipherbench-rust.new"
+) 9>"$TARGET/.cipherbench-lock"
 mv -f "$OUT/cipherbench-rust.new" "$OUT/cipherbench-rust"
