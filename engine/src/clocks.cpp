@@ -1,4 +1,5 @@
 #include "clocks.h"
+#include "probe.h"
 
 #include <cerrno>
 #include <cstring>
@@ -60,30 +61,9 @@ uint64_t CoreCycles::read() const {
     return v;
 }
 
-void dependent_add_chain(uint64_t n_thousands) {
-    uint64_t x = 0, one = 1;
-    for (uint64_t i = 0; i < n_thousands; ++i) {
-#if defined(__x86_64__)
-        // Register-register adds: recent Intel cores fold chains of
-        // add-immediate at rename (zero latency), which would overstate the clock.
-        __asm__ volatile(".rept 1000\n\taddq %1, %0\n\t.endr" : "+r"(x) : "r"(one));
-#else
-        for (int j = 0; j < 1000; ++j) __asm__ volatile("" : "+r"(x) : : );
-#endif
-    }
-}
+void dependent_add_chain(uint64_t n_thousands) { cb_serial_adds(n_thousands); }
 
-void parallel_add_chains(uint64_t n_thousands) {
-    uint64_t a = 0, b = 0, c = 0, d = 0, one = 1;
-    for (uint64_t i = 0; i < n_thousands; ++i) {
-#if defined(__x86_64__)
-        __asm__ volatile(".rept 250\n\taddq %4, %0\n\taddq %4, %1\n\taddq %4, %2\n\taddq %4, %3\n\t.endr"
-                         : "+r"(a), "+r"(b), "+r"(c), "+r"(d) : "r"(one));
-#else
-        for (int j = 0; j < 250; ++j) __asm__ volatile("" : "+r"(a), "+r"(b), "+r"(c), "+r"(d) : : );
-#endif
-    }
-}
+void parallel_add_chains(uint64_t n_thousands) { cb_parallel_adds(n_thousands); }
 
 #if defined(__x86_64__) || defined(__i386__)
 __attribute__((target("avx"))) static void vzeroupper() { __builtin_ia32_vzeroupper(); }

@@ -17,6 +17,7 @@
 
 #include "cipherbench/adapter.h"
 #include "clocks.h"
+#include "probe.h"
 #include "sha256.h"
 #include "ct_sample.h"
 #include "line_io.h"
@@ -496,21 +497,12 @@ private:
     struct Probe { uint64_t serial_ns, parallel_ns; };
     mutable std::vector<Probe> probes_;
 
-    // Each chain runs twice and the faster run counts: a preemption or an interrupt is one gap,
-    // which lands in one of the two (a probe preempted once read 0.1 GHz and lent that clock to
-    // the batches on both sides of it, halving their cycles).
+    // Each chain runs twice and the faster run counts (probe.h): one probe preempted once read
+    // 0.1 GHz and lent that clock to the batches on both sides of it, halving their cycles.
     Probe probe() const {
-        const auto fastest = [](auto chain) {
-            uint64_t best = UINT64_MAX;
-            for (int i = 0; i < 2; ++i) {
-                const uint64_t a = now_ns();
-                chain();
-                best = std::min(best, now_ns() - a);
-            }
-            return best;
-        };
-        const uint64_t serial = fastest([&] { dependent_add_chain(probe_k_); });
-        return {serial, fastest([&] { parallel_add_chains(probe_k_); })};
+        uint64_t out[2];
+        cb_probe(probe_k_, out);
+        return {out[0], out[1]};
     }
 
     template <class F>

@@ -20,6 +20,12 @@ if [ ! -f "$OUT/libcb_vector_state.so" ] || [ "$HERE/vector_state.c" -nt "$OUT/l
     cc -O2 -shared -fPIC -o "$OUT/libcb_vector_state.so" "$HERE/vector_state.c" ||
         echo "python runner: vector_state.c not built (no C compiler?); batches run without the vector-state reset" >&2
 fi
+# The probe around timed batches: the engine's own engine/src/probe.c, likewise not fatal.
+PROBE_C="$ROOT/engine/src/probe.c"
+if [ ! -f "$OUT/libcb_probe.so" ] || [ "$PROBE_C" -nt "$OUT/libcb_probe.so" ]; then
+    cc -O2 -shared -fPIC -o "$OUT/libcb_probe.so" "$PROBE_C" ||
+        echo "python runner: engine/src/probe.c not built (no C compiler?); the bench field probe will be ignored" >&2
+fi
 # The stack placement of timed batches: the engine's own engine/src/stack.c, likewise not fatal.
 STACK_C="$ROOT/engine/src/stack.c"
 if [ ! -f "$OUT/libcb_stack.so" ] || [ "$STACK_C" -nt "$OUT/libcb_stack.so" ]; then

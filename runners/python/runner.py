@@ -65,7 +65,45 @@ STACK_PLACER = _stack_placer()
 STACK = {"offset": None}  # the bench request's stack_offset while its batches run
 
 
+def _prober():
+    """cb_probe from engine/src/probe.c (built by build.sh into libcb_probe.so next to the
+    venv), or None: then the bench field `probe` is ignored."""
+    import ctypes
+    path = os.path.join(os.path.dirname(sys.executable), "..", "..", "libcb_probe.so")
+    try:
+        lib = ctypes.CDLL(os.path.normpath(path))
+    except OSError:
+        return None
+    lib.cb_probe.argtypes = [ctypes.c_uint64, ctypes.POINTER(ctypes.c_uint64 * 2)]
+    lib.cb_probe.restype = None
+    out = (ctypes.c_uint64 * 2)()
+
+    def probe(k):
+        lib.cb_probe(k, ctypes.byref(out))
+        return out[0], out[1]
+    return probe
+
+
+PROBER = _prober()
+# the bench request's `probe` (thousands of additions; 0: none) and the readings taken so far:
+# one before the first batch and one after each (docs/protocol.md, "bench")
+PROBE = {"k": 0, "readings": []}
+
+
 def timed(body):
+    """ns of one timed batch (timed_placed), with the core probed on both sides of it where
+    the request asks (engine/src/probe.c)."""
+    k = PROBE["k"]
+    if not k:
+        return timed_placed(body)
+    if not PROBE["readings"]:
+        PROBE["readings"].append(PROBER(k))
+    ns = timed_placed(body)
+    PROBE["readings"].append(PROBER(k))
+    return ns
+
+
+def timed_placed(body):
     """ns of one timed batch: body() between two clock reads, after the vector-state reset,
     run with the C stack at the request's stack_offset when it has one (engine/src/stack.c)."""
     offset = STACK["offset"]
@@ -920,6 +958,10 @@ def bump(iv):  # next nonce: big-endian increment
 
 def result(ns):
     r = {"status": "ok", "ns": ns, "tsc": None, "core_cycles": None}
+    if PROBE["readings"]:  # one reading before the first batch and one after each
+        r["probe_cycles"] = PROBE["k"] * 1000
+        r["probe_ns"] = [a for a, _ in PROBE["readings"]]
+        r["probe_parallel_ns"] = [b for _, b in PROBE["readings"]]
     if STACK["offset"] is not None and STACK_PLACER is not None:  # honoured: echoed
         r["stack_offset"] = STACK["offset"]
         r["stack_at"] = STACK_PLACER[0].cb_stack_at()
@@ -930,11 +972,16 @@ def bench(req):
     offset = None if req.get("stack_offset") is None else count(req, "stack_offset", 0)
     if offset is not None and offset > 4095:
         raise Fail("stack_offset must be in 0..4095")
+    probe = 0 if req.get("probe") is None else count(req, "probe", 0)
+    if probe > 100000:
+        raise Fail("probe must be in 0..100000")
     STACK["offset"] = offset
+    PROBE.update(k=probe if PROBER is not None else 0, readings=[])
     try:
         return _bench(req)
     finally:
         STACK["offset"] = None
+        PROBE.update(k=0, readings=[])
 
 
 # The caps of docs/protocol.md ("bench"): far above any calibrated batch, they refuse a

@@ -1,0 +1,30 @@
+// A probe of the measuring core: how fast it runs a serial chain of additions (its clock,
+// less whatever another hardware thread takes from it) and how many additions a cycle it
+// runs when they are independent (fewer while another hardware thread shares its ports).
+// The bench request's `probe` (docs/protocol.md) runs one before a request's first batch and
+// one after each batch. C, so that every runner that can load a shared library calls the
+// same code: the engine links it, the Python runner loads it with ctypes and the PHP
+// runner with FFI (runners/python/build.sh, runners/php/build.sh); the Rust runner carries
+// the same instructions in Rust.
+#pragma once
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+// 1000 x k dependent register-register additions: one core cycle each.
+void cb_serial_adds(uint64_t k);
+
+// The same additions as four independent chains, interleaved.
+void cb_parallel_adds(uint64_t k);
+
+// One reading: each chain twice, the faster run's nanoseconds (CLOCK_MONOTONIC) kept, since
+// a preemption or an interrupt is one gap, which lands in one of the two; out[0] the serial
+// chain's, out[1] the parallel chains'.
+void cb_probe(uint64_t k, uint64_t out[2]);
+
+#ifdef __cplusplus
+}
+#endif
