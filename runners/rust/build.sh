@@ -11,13 +11,17 @@ mkdir -p "$OUT"
 (cd "$ROOT" && python3 -m cipherbench.registry --json "$OUT/registry.json")
 cd "$HERE"
 # cargo's target folder outside the clone, so a fresh clone compiles only this runner's crate and
-# not again its dependencies (ring, aws-lc-rs, RustCrypto: about 3 minutes of CPU); cargo's own
-# fingerprints say what is up to date. The lock holds from the build to the copy: another
+# not again its dependencies (ring, aws-lc-rs, RustCrypto: about 3 minutes of CPU). The runner's
+# own crate is always built again (cargo clean -p): cargo judges a crate fresh by comparing its
+# sources' times with its last build's, and in a folder another clone builds into, that last
+# build may be of other sources made after these were written (a clone's runner once came out
+# without the changes its sources held). The lock holds from the build to the copy: another
 # clone's build of other sources must not replace the binary between them.
 TARGET="${XDG_CACHE_HOME:-$HOME/.cache}/cipherbench/cargo-target"
 mkdir -p "$TARGET"
 (
   flock 9
+  CARGO_TARGET_DIR="$TARGET" cargo clean --release --quiet -p cipherbench-rust
   CARGO_TARGET_DIR="$TARGET" cargo build --release --locked
   install -m 755 "$TARGET/release/cipherbench-rust" "$OUT/cipherbench-rust.new"
 ) 9>"$TARGET/.cipherbench-lock"
