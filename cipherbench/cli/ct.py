@@ -101,8 +101,7 @@ def run_checks(session, plan: Plan, progress=None, on_result=None) -> list[Taint
 
     def one_taint(secret, im, p) -> TaintResult:
         assert engine is not None  # checked above, before any taint check is planned
-        found = taint.check(engine, im.native_name, p.name, secret, im.primitives.get(p.name, ""),
-                            im.features.get(p.name))
+        found = taint.check(engine, im.native_name, p.name, secret, im.primitives.get(p.name, ""), im.features.get(p.name))
         found.impl = im.name
         return found
 

@@ -43,7 +43,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from cipherbench.kinds import Operation, Verdict
+from cipherbench.kinds import Operation, Verdict, Workload
 from cipherbench.report import verdict_axes
 from cipherbench.report.tables import Relative, relative
 from cipherbench.report.verdict_rules import (
@@ -205,7 +205,7 @@ def _rank_implementations(ev: Evidence, run: Run, rel: Relative, expect: Mapping
 
 
 def _rekey_point(run: Run, impl: str, prim: str, size: int) -> Measurement | None:
-    return next((m for m in run.measurements if m.impl == impl and m.primitive == prim and m.workload == "rekey"
+    return next((m for m in run.measurements if m.impl == impl and m.primitive == prim and m.workload is Workload.REKEY
                  and m.size == size and m.operation == Operation.ENCRYPT and _ok(m, run)), None)
 
 
