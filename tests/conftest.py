@@ -49,6 +49,24 @@ def pytest_sessionstart(session):
             old.unlink(missing_ok=True)
 
 
+@pytest.fixture(autouse=True)
+def _store_environment():
+    """What a test leaves in the store's and the fleet's environment is undone after it: a
+    member's credentials set PGPASSFILE and the store's authority in the process itself
+    (Credentials.use_store, as `--credentials` does), and the tests share two worker
+    processes, so a later test of another file would reach its stores as a fleet member and
+    be refused. The state a module's fixture set before the test is the state restored."""
+    from cipherbench.fleet.security import CREDENTIALS_ENV
+    from cipherbench.store.pgauth import STORE_CA_ENV
+    before = {k: os.environ.get(k) for k in ("PGPASSFILE", STORE_CA_ENV, CREDENTIALS_ENV)}
+    yield
+    for k, v in before.items():
+        if v is None:
+            os.environ.pop(k, None)
+        else:
+            os.environ[k] = v
+
+
 @pytest.fixture(scope="session")
 def engine():
     """The native engine, for tests that talk to runners; without it they are skipped, and
