@@ -7,7 +7,7 @@ map), the two ways the runner finds a module, and @noble/hashes 1.8.0. Their ans
 checked against known answers that are not noble's: NIST's GCM test cases and SHA-256 values
 as Botan's test data carries them (randombit/botan src/tests/data/aead/gcm.vec and
 src/tests/data/hash/sha2_32.vec @ 081417e4eba70f27f946c115f3b555f63961c5f6, kept in
-/work/shared/vectors/botan), then through the gate like every other release.
+../shared/vectors/botan), then through the gate like every other release.
 """
 from __future__ import annotations
 
