@@ -8,6 +8,7 @@ import pytest
 
 from cipherbench import registry
 from cipherbench.measure.measurer import MAX_FACTOR, Measurer, Point
+from cipherbench.measure.stopping import StopRule
 
 
 class FakeSession:
@@ -482,13 +483,55 @@ def test_jit_points_warm_up_elsewhere_during_the_others_calibration_and_are_cali
     # inside the block: one warm-up request for each size that gets a warm-up, and only the JIT's
     warmed = sizes if size_warmup else sizes[:1]
     assert sorted(inside) == sorted(("jit", n, 150, True) for n in warmed)
-    # the block ends once every other point is calibrated, and every JIT point is calibrated
-    # after it, before the rounds begin (a round times every point: an 'aot' batch again)
-    before, after = fake.log[:fake.left_at], fake.log[fake.left_at:]
-    assert {(e[0], e[1]) for e in before if not e[3]} == {("aot", n) for n in sizes}
-    rounds_from = next(i for i, e in enumerate(after) if e[0] == "aot")
-    assert {e[1] for e in after[:rounds_from]} == set(sizes) and {e[0] for e in after[:rounds_from]} == {"jit"}
+    # until the block ends, only the other points are asked on the measuring CPU (their
+    # calibration, and rounds where the warm-ups outlast it: the next test); every JIT request
+    # after it is on the measuring CPU, and every point gets its two timed batches
+    before = fake.log[:fake.left_at]
+    assert {e[0] for e in before if not e[3]} == {"aot"}
+    assert not any(e[3] for e in fake.log[fake.left_at:])
     assert all(_timed(pt) == 2 and pt.error is None for pt in pts)
+
+
+class SlowWarmupSession(TwoCpuSession):
+    """The JIT implementation's warm-ups last until the other implementation has been asked
+    `until` times (or 10 s pass): warm-ups that outlast the others' calibration."""
+
+    def __init__(self, until: int):
+        super().__init__()
+        self.until, self.enough = until, threading.Event()
+
+    def ask(self, impl, req, replica=None):
+        if impl == "jit" and impl in self.moved:
+            self.enough.wait(10)
+        elif impl == "aot" and sum(e[0] == "aot" for e in self.log) + 1 >= self.until:
+            self.enough.set()
+        return super().ask(impl, req, replica)
+
+
+@pytest.mark.parametrize("stop", [None, StopRule(within=0.01, floor=2)])
+def test_while_jit_warm_ups_run_elsewhere_the_others_get_the_rounds_every_point_gets_and_no_more(stop):
+    p = registry.load()["aes-128-cbc"]
+    sizes = (16, 1024, 16384)
+    pts = [Point(i, p, "encrypt", "bulk", n) for i in ("jit", "aot") for n in sizes]
+    # held until the 'aot' points have had their calibration (two requests a point with this
+    # fake) and their first rounds: the floor, or every planned round without a stopping rule
+    floor, calibration = (2 if stop else 3), 2 * len(sizes)
+    fake = SlowWarmupSession(until=calibration + floor * len(sizes))
+    Measurer(fake, batch_ms=1, sub_batches=1, extra_share=0, batches=3, warmup_batches=1, jit_warmup_ms=150,
+             stop=stop).run(pts)
+    in_block = [e for e in fake.log[:fake.left_at] if e[0] == "aot"]
+    aot = [pt for pt in pts if pt.impl == "aot"]
+    assert len(in_block) == calibration + floor * len(sizes)
+    assert all(_timed(pt) >= floor for pt in aot)
+    # and in all, each point what the same run gives it without a head start (a session with
+    # no JIT runner: every point calibrated, then the rounds)
+    same = [Point(i, p, "encrypt", "bulk", n) for i in ("jit", "aot") for n in sizes]
+    Measurer(RecordingSession(), batch_ms=1, sub_batches=1, extra_share=0, batches=3, warmup_batches=1,
+             jit_warmup_ms=150, stop=stop).run(same)
+    assert [_timed(pt) for pt in pts] == [_timed(pt) for pt in same]
+    assert all(pt.error is None and _timed(pt) >= floor for pt in pts)
+    # the JIT points were asked on the measuring CPU only after their warm-ups ended
+    assert all(e[0] == "aot" or e[3] for e in fake.log[:fake.left_at])
 
 
 class HungWarmupSession(TwoCpuSession):

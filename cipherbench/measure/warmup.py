@@ -13,7 +13,9 @@ but the measuring one (Session.elsewhere), one thread per process, and each of t
 is sent the request its calibration would have opened with: the same `warmup_ms`, one batch,
 whose figure is not kept. Their calibration then finds the path warm, on the measuring CPU,
 where its probe stays each point's first warm-up batch as for every other runner, and every
-timed batch runs after the processes are pinned back. A point the warm-up could not serve
+timed batch of theirs runs after the processes are pinned back. The block learns whether the
+warm-ups have ended (the callable it is given), so the measuring CPU need not stand idle while
+they finish: the other points' first rounds are timed meanwhile (Measurer.run). A point the warm-up could not serve
 (a refusal, a runner that died or hung) is left to its calibration, which meets the same
 answer and handles it as it always does.
 """
@@ -29,14 +31,16 @@ from cipherbench.errors import CipherbenchError, RunnerError
 
 
 @contextmanager
-def warmed_elsewhere(session: Any, points: list, request_of: Callable[[Any], dict | None]) -> Iterator[None]:
+def warmed_elsewhere(session: Any, points: list,
+                     request_of: Callable[[Any], dict | None]) -> Iterator[Callable[[], bool]]:
     """While the block runs (the other points' calibration), the given points' processes warm
     their paths on the other CPUs; on leaving, the warm-ups have ended and the processes are
     pinned back. request_of(point): the warm-up request, or None where the point needs none.
+    The block is given a callable that tells whether every warm-up has ended already.
     Nothing happens where the session cannot move its processes (Session.elsewhere)."""
     work = [(p, req) for p in points if (req := request_of(p)) is not None]
     if not work or not hasattr(session, "elsewhere"):
-        yield
+        yield lambda: True
         return
     by_process: dict[int, list[tuple[Any, dict]]] = {}
     for p, req in work:
@@ -44,12 +48,12 @@ def warmed_elsewhere(session: Any, points: list, request_of: Callable[[Any], dic
     stop = threading.Event()
     with session.elsewhere(sorted({p.impl for p, _ in work})) as moved:
         if not moved:
-            yield
+            yield lambda: True
             return
         pool = ThreadPoolExecutor(max_workers=len(by_process), thread_name_prefix="jit-warmup")
         done = [pool.submit(_warm, session, queue, stop) for queue in by_process.values()]
         try:
-            yield
+            yield lambda: all(f.done() for f in done)
         except BaseException:
             # an interrupt: no further warm-up starts, and none is waited for (a hung runner
             # would hold Ctrl-C for its timeout); closing the session ends those in flight
