@@ -12,12 +12,14 @@ from cipherbench.measure.runner import builtin_runners
 from cipherbench.measure.session import Session
 
 KEY, IV = bytes(range(1, 17)).hex(), bytes(range(0xA0, 0xB0)).hex()
-PROBING = {"native": "openssl", "rust": "rustcrypto", "python": "pycryptodome", "php": "php-openssl"}  # the runners that honour `probe`
+PROBING = {"native": "openssl", "rust": "rustcrypto", "python": "pycryptodome", "php": "php-openssl",
+           "csharp": "mono"}  # the runners that honour `probe`
+PRIMITIVE = {"csharp": "aes-128-cbc"}  # where the runner's implementation has no aes-128-ctr (Mono has no CTR)
 BUILT = {s.name for s in builtin_runners() if not s.unavailable}
 
 
-def bench(impl: str, batches: int, **extra) -> dict:
-    return {"op": "bench", "impl": impl, "primitive": "aes-128-ctr", "operation": "encrypt",
+def bench(impl: str, batches: int, primitive: str = "aes-128-ctr", **extra) -> dict:
+    return {"op": "bench", "impl": impl, "primitive": primitive, "operation": "encrypt",
             "size": 1024, "loops": 200, "batches": batches, "key": KEY, "iv": IV, **extra}
 
 
@@ -25,11 +27,11 @@ def bench(impl: str, batches: int, **extra) -> dict:
 def test_a_runner_probes_before_the_first_batch_and_after_each_and_each_batch_gets_its_two_sides(runner, engine):
     if runner not in BUILT:
         pytest.fail(f"the {runner} runner is not built: make runners")
-    impl = PROBING[runner]
+    impl, primitive = PROBING[runner], PRIMITIVE.get(runner, "aes-128-ctr")
     with Session(only_runners={runner}, pin=False) as s:
         for batches, placed in itertools.product((1, 3, 8), (None, 1536)):
             extra = {"probe": PROBE_THOUSANDS} | ({"stack_offset": placed} if placed is not None else {})
-            r = s.ask(impl, bench(impl, batches, **extra))
+            r = s.ask(impl, bench(impl, batches, primitive, **extra))
             assert r["status"] == "ok" and r["probe_cycles"] == PROBE_THOUSANDS * 1000
             assert len(r["probe_ns"]) == len(r["probe_parallel_ns"]) == batches + 1
             assert all(isinstance(v, int) and v > 0 for v in r["probe_ns"] + r["probe_parallel_ns"])
@@ -41,14 +43,14 @@ def test_a_runner_probes_before_the_first_batch_and_after_each_and_each_batch_ge
                 assert smp["probed"] and smp["core_ghz"] == (rate[b] + rate[b + 1]) / 2
                 assert smp["adds_per_cycle"] == min(adds[b], adds[b + 1])
         # without a probe asked: none answered, and batches wait for their requests' readings
-        r = s.ask(impl, bench(impl, 4))
+        r = s.ask(impl, bench(impl, 4, primitive))
         assert r["status"] == "ok" and not {"probe_ns", "probe_parallel_ns", "probe_cycles"} & set(r)
         smp = bench_samples(r, 200, warmup=False, batches=4)
         assert all(x["core_ghz"] is None and x["adds_per_cycle"] is None and "probed" not in x for x in smp)
         # out of range: one error line, and the next request is served (0: none)
-        r = s.ask(impl, bench(impl, 2, probe=100001))
+        r = s.ask(impl, bench(impl, 2, primitive, probe=100001))
         assert (r["status"], r["message"]) == ("error", "probe must be in 0..100000")
-        r = s.ask(impl, bench(impl, 2, probe=0))
+        r = s.ask(impl, bench(impl, 2, primitive, probe=0))
         assert r["status"] == "ok" and "probe_ns" not in r
 
 
