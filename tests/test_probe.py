@@ -7,6 +7,7 @@ import pytest
 
 from cipherbench import registry
 from cipherbench.errors import RunnerError
+from cipherbench.kinds import Operation, Workload
 from cipherbench.measure.measurer import PROBE_THOUSANDS, Measurer, Point, bench_samples, probed
 from cipherbench.measure.runner import builtin_runners
 from cipherbench.measure.session import Session
@@ -52,6 +53,37 @@ def test_a_runner_probes_before_the_first_batch_and_after_each_and_each_batch_ge
         assert (r["status"], r["message"]) == ("error", "probe must be in 0..100000")
         r = s.ask(impl, bench(impl, 2, primitive, probe=0))
         assert r["status"] == "ok" and "probe_ns" not in r
+
+
+# Every loop that times batches in runners/php/runner.php: one per implementation, operation
+# and workload (each carries its own Probe::before and Probe::after).
+PHP_LOOPS = [("php-openssl", "sha-256", Operation.HASH, Workload.BULK),
+             ("php-openssl", "aes-128-gcm", Operation.ENCRYPT, Workload.MESSAGE),
+             ("php-openssl", "aes-128-gcm", Operation.DECRYPT, Workload.BULK),
+             ("php-openssl", "aes-128-cbc", Operation.ENCRYPT, Workload.REKEY),
+             ("php-mcrypt", "aes-128-cbc", Operation.KEYSETUP, Workload.BULK),
+             *[("php-mcrypt", "aes-128-cbc", Operation.ENCRYPT, w) for w in Workload],
+             ("php-sodium", "blake2b-512", Operation.HASH, Workload.BULK),
+             ("php-sodium", "blake2b-512", Operation.HASH, Workload.MESSAGE),
+             ("php-sodium", "xsalsa20", Operation.ENCRYPT, Workload.BULK),
+             ("php-sodium", "chacha20-poly1305", Operation.ENCRYPT, Workload.BULK),
+             ("php-sodium", "chacha20-poly1305", Operation.DECRYPT_FORGED, Workload.BULK),
+             ("php-hash", "sha-256", Operation.HASH, Workload.BULK),
+             ("php-hash", "sha-256", Operation.HASH, Workload.MESSAGE)]
+
+
+def test_every_php_loop_probes_around_each_of_its_batches(engine):
+    if "php" not in BUILT:
+        pytest.fail("the php runner is not built: make runners")
+    prims = registry.load()
+    with Session(only_runners={"php"}, pin=False) as s:
+        for impl, name, op, workload in PHP_LOOPS:
+            p = prims[name]
+            keyed = {} if op is Operation.HASH else {"key": bytes(range(p.key_bytes)).hex(), "iv": "00" * p.iv_bytes}
+            r = s.ask(impl, {"op": "bench", "impl": impl, "primitive": name, "operation": op.value,
+                             "workload": workload.value, "size": 64, "loops": 3, "batches": 3, "probe": 2, **keyed})
+            assert r["status"] == "ok", (impl, name, op, workload, r)
+            assert r["probe_cycles"] == 2000 and len(r["probe_ns"]) == len(r["probe_parallel_ns"]) == 4
 
 
 def malformed_answers():

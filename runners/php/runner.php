@@ -206,9 +206,12 @@ final class Probe {
         if (self::$k !== 0) self::read();
     }
 
-    // The answer's probe fields: none when no reading was taken.
-    public static function fields(): array {
-        if (!self::$readings) return [];
+    // The answer's probe fields for its $batches batches: none when no probe was asked. A loop
+    // that timed batches without the probe on both sides is this runner's bug, said so.
+    public static function fields(int $batches): array {
+        if (self::$k === 0) return [];
+        if (count(self::$readings) !== $batches + 1)
+            throw new Fail('the probe ran ' . count(self::$readings) . " times around $batches timed batches");
         return ['probe_cycles' => self::$k * 1000, 'probe_ns' => array_column(self::$readings, 0),
                 'probe_parallel_ns' => array_column(self::$readings, 1)];
     }
@@ -895,7 +898,8 @@ final class Runner {
         if ($probe > 100000) throw new Fail('probe must be in 0..100000');
         Probe::start($probe);
         try {
-            return $this->benchProbed($req) + Probe::fields();
+            $r = $this->benchProbed($req);
+            return $r + Probe::fields(count($r['ns']));
         } finally {
             Probe::start(0);
         }
