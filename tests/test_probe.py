@@ -7,17 +7,20 @@ import pytest
 
 from cipherbench import registry
 from cipherbench.errors import RunnerError
+from cipherbench.kinds import Operation, Workload
 from cipherbench.measure.measurer import PROBE_THOUSANDS, Measurer, Point, bench_samples, probed
 from cipherbench.measure.runner import builtin_runners
 from cipherbench.measure.session import Session
 
 KEY, IV = bytes(range(1, 17)).hex(), bytes(range(0xA0, 0xB0)).hex()
-PROBING = {"native": "openssl", "rust": "rustcrypto", "python": "pycryptodome"}  # the runners that honour `probe`
+PROBING = {"native": "openssl", "rust": "rustcrypto", "python": "pycryptodome", "php": "php-openssl",
+           "csharp": "mono", "go": "go-std"}  # the runners that honour `probe`
+PRIMITIVE = {"csharp": "aes-128-cbc"}  # where the runner's implementation has no aes-128-ctr (Mono has no CTR)
 BUILT = {s.name for s in builtin_runners() if not s.unavailable}
 
 
-def bench(impl: str, batches: int, **extra) -> dict:
-    return {"op": "bench", "impl": impl, "primitive": "aes-128-ctr", "operation": "encrypt",
+def bench(impl: str, batches: int, primitive: str = "aes-128-ctr", **extra) -> dict:
+    return {"op": "bench", "impl": impl, "primitive": primitive, "operation": "encrypt",
             "size": 1024, "loops": 200, "batches": batches, "key": KEY, "iv": IV, **extra}
 
 
@@ -25,11 +28,11 @@ def bench(impl: str, batches: int, **extra) -> dict:
 def test_a_runner_probes_before_the_first_batch_and_after_each_and_each_batch_gets_its_two_sides(runner, engine):
     if runner not in BUILT:
         pytest.fail(f"the {runner} runner is not built: make runners")
-    impl = PROBING[runner]
+    impl, primitive = PROBING[runner], PRIMITIVE.get(runner, "aes-128-ctr")
     with Session(only_runners={runner}, pin=False) as s:
         for batches, placed in itertools.product((1, 3, 8), (None, 1536)):
             extra = {"probe": PROBE_THOUSANDS} | ({"stack_offset": placed} if placed is not None else {})
-            r = s.ask(impl, bench(impl, batches, **extra))
+            r = s.ask(impl, bench(impl, batches, primitive, **extra))
             assert r["status"] == "ok" and r["probe_cycles"] == PROBE_THOUSANDS * 1000
             assert len(r["probe_ns"]) == len(r["probe_parallel_ns"]) == batches + 1
             assert all(isinstance(v, int) and v > 0 for v in r["probe_ns"] + r["probe_parallel_ns"])
@@ -41,15 +44,46 @@ def test_a_runner_probes_before_the_first_batch_and_after_each_and_each_batch_ge
                 assert smp["probed"] and smp["core_ghz"] == (rate[b] + rate[b + 1]) / 2
                 assert smp["adds_per_cycle"] == min(adds[b], adds[b + 1])
         # without a probe asked: none answered, and batches wait for their requests' readings
-        r = s.ask(impl, bench(impl, 4))
+        r = s.ask(impl, bench(impl, 4, primitive))
         assert r["status"] == "ok" and not {"probe_ns", "probe_parallel_ns", "probe_cycles"} & set(r)
         smp = bench_samples(r, 200, warmup=False, batches=4)
         assert all(x["core_ghz"] is None and x["adds_per_cycle"] is None and "probed" not in x for x in smp)
         # out of range: one error line, and the next request is served (0: none)
-        r = s.ask(impl, bench(impl, 2, probe=100001))
+        r = s.ask(impl, bench(impl, 2, primitive, probe=100001))
         assert (r["status"], r["message"]) == ("error", "probe must be in 0..100000")
-        r = s.ask(impl, bench(impl, 2, probe=0))
+        r = s.ask(impl, bench(impl, 2, primitive, probe=0))
         assert r["status"] == "ok" and "probe_ns" not in r
+
+
+# Every loop that times batches in runners/php/runner.php: one per implementation, operation
+# and workload (each carries its own Probe::before and Probe::after).
+PHP_LOOPS = [("php-openssl", "sha-256", Operation.HASH, Workload.BULK),
+             ("php-openssl", "aes-128-gcm", Operation.ENCRYPT, Workload.MESSAGE),
+             ("php-openssl", "aes-128-gcm", Operation.DECRYPT, Workload.BULK),
+             ("php-openssl", "aes-128-cbc", Operation.ENCRYPT, Workload.REKEY),
+             ("php-mcrypt", "aes-128-cbc", Operation.KEYSETUP, Workload.BULK),
+             *[("php-mcrypt", "aes-128-cbc", Operation.ENCRYPT, w) for w in Workload],
+             ("php-sodium", "blake2b-512", Operation.HASH, Workload.BULK),
+             ("php-sodium", "blake2b-512", Operation.HASH, Workload.MESSAGE),
+             ("php-sodium", "xsalsa20", Operation.ENCRYPT, Workload.BULK),
+             ("php-sodium", "chacha20-poly1305", Operation.ENCRYPT, Workload.BULK),
+             ("php-sodium", "chacha20-poly1305", Operation.DECRYPT_FORGED, Workload.BULK),
+             ("php-hash", "sha-256", Operation.HASH, Workload.BULK),
+             ("php-hash", "sha-256", Operation.HASH, Workload.MESSAGE)]
+
+
+def test_every_php_loop_probes_around_each_of_its_batches(engine):
+    if "php" not in BUILT:
+        pytest.fail("the php runner is not built: make runners")
+    prims = registry.load()
+    with Session(only_runners={"php"}, pin=False) as s:
+        for impl, name, op, workload in PHP_LOOPS:
+            p = prims[name]
+            keyed = {} if op is Operation.HASH else {"key": bytes(range(p.key_bytes)).hex(), "iv": "00" * p.iv_bytes}
+            r = s.ask(impl, {"op": "bench", "impl": impl, "primitive": name, "operation": op.value,
+                             "workload": workload.value, "size": 64, "loops": 3, "batches": 3, "probe": 2, **keyed})
+            assert r["status"] == "ok", (impl, name, op, workload, r)
+            assert r["probe_cycles"] == 2000 and len(r["probe_ns"]) == len(r["probe_parallel_ns"]) == 4
 
 
 def malformed_answers():

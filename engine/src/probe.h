@@ -3,9 +3,10 @@
 // runs when they are independent (fewer while another hardware thread shares its ports).
 // The bench request's `probe` (docs/protocol.md) runs one before a request's first batch and
 // one after each batch. C, so that every runner that can load a shared library calls the
-// same code: the engine links it, the Python runner loads it with ctypes and the PHP
-// runner with FFI (runners/python/build.sh, runners/php/build.sh); the Rust runner carries
-// the same instructions in Rust.
+// same code: the engine links it, the Python runner loads it with ctypes, the PHP runner
+// with FFI, the C# runner with DllImport (their build.sh each build a libcb_probe.so) and the
+// Go runner links it through cgo (runners/go/build.sh builds libcb_probe.a); the Rust runner
+// carries the same instructions in Rust.
 #pragma once
 
 #include <stdint.h>

@@ -8,6 +8,7 @@ using System.Diagnostics;
 using System.Globalization;
 using System.IO;
 using System.Reflection;
+using System.Runtime.InteropServices;
 using System.Security.Cryptography;
 using System.Text;
 
@@ -119,6 +120,32 @@ static class Out {  // a small JSON writer
             else sb.Append(c);
         }
         return sb.Append('"').ToString();
+    }
+}
+
+// ---------------------------------------------------------------- the probe
+// The bench request's `probe` (docs/protocol.md, "bench"): engine/src/probe.c's cb_probe, which
+// build.sh compiles into libcb_probe.so beside Runner.exe (Mono looks for a DllImport's library
+// in the assembly's folder first). Without it the runner ignores the field.
+static class Probe {
+    [DllImport("libcb_probe.so")]
+    static extern void cb_probe(ulong k, [Out] ulong[] out2);
+
+    public static readonly bool Loaded = Load();
+
+    static bool Load() {
+        try { cb_probe(1, new ulong[2]); return true; }
+        catch (Exception ex) {  // DllNotFoundException, EntryPointNotFoundException, BadImageFormatException
+            Console.Error.WriteLine("Runner.exe: the probe is not loaded, so the bench field probe is ignored: " + ex.Message);
+            return false;
+        }
+    }
+
+    // One reading of k thousand additions: {serial ns, parallel ns}.
+    public static ulong[] Read(long k) {
+        var r = new ulong[2];
+        cb_probe((ulong)k, r);
+        return r;
     }
 }
 
@@ -560,6 +587,9 @@ class Runner {
         long warmupMs = Count(req, "warmup_ms", -1, false);
         if (warmupMs > 60000) throw new Fail("warmup_ms is limited to 60000");
         requestWarmupNs = warmupMs >= 0 ? warmupMs * 1000000L : WarmupNs;
+        long probe = req["probe"] == null || req["probe"].Kind == 'z' ? 0 : Count(req, "probe", 0, false);
+        if (probe > 100000) throw new Fail("probe must be in 0..100000");
+        requestProbe = Probe.Loaded ? probe : 0;
         if (wl != "bulk" && wl != "message" && wl != "rekey") throw new Fail("unknown workload '" + wl + "'; accepted: bulk, message, rekey");
         if (Array.IndexOf(new[] { "encrypt", "decrypt", "decrypt-forged", "keysetup", "keysetup-decrypt", "hash" }, op) < 0)
             throw new Fail("unknown operation '" + op + "'; accepted: encrypt, decrypt, decrypt-forged, keysetup, keysetup-decrypt, hash");
@@ -632,6 +662,7 @@ class Runner {
     }
 
     long requestWarmupNs;  // set by Bench from the request (warmup_ms) or the default
+    long requestProbe;  // set by Bench from the request (probe; 0: none, or no probe loaded)
 
     string Run(Prim p, string op, string wl, long size, long batches, Func<long> batch) {
         // The full warm-up runs once per code path (primitive, operation, workload); a
@@ -643,8 +674,27 @@ class Runner {
             while (Ns(spent) < warmup) { batch(); spent = Stopwatch.GetTimestamp() - t0; }
         }
         var ns = new List<string>();
-        for (long b = 0; b < batches; b++) ns.Add(Ns(batch()).ToString(CultureInfo.InvariantCulture));
-        return "\"status\":\"ok\",\"ns\":[" + string.Join(",", ns) + "],\"tsc\":null,\"core_cycles\":null";
+        // the probe (if asked): once right before the first timed batch, once right after each
+        long k = requestProbe;
+        var probes = new List<ulong[]>();
+        if (k > 0) probes.Add(Probe.Read(k));
+        for (long b = 0; b < batches; b++) {
+            ns.Add(Ns(batch()).ToString(CultureInfo.InvariantCulture));
+            if (k > 0) probes.Add(Probe.Read(k));
+        }
+        return "\"status\":\"ok\",\"ns\":[" + string.Join(",", ns) + "],\"tsc\":null,\"core_cycles\":null" + ProbeFields(k, probes);
+    }
+
+    static string ProbeFields(long k, List<ulong[]> probes) {
+        if (probes.Count == 0) return "";
+        var serial = new List<string>();
+        var parallel = new List<string>();
+        foreach (ulong[] r in probes) {
+            serial.Add(r[0].ToString(CultureInfo.InvariantCulture));
+            parallel.Add(r[1].ToString(CultureInfo.InvariantCulture));
+        }
+        return ",\"probe_cycles\":" + (k * 1000) + ",\"probe_ns\":[" + string.Join(",", serial)
+            + "],\"probe_parallel_ns\":[" + string.Join(",", parallel) + "]";
     }
 
     // ------------------------------------------------------------ main loop

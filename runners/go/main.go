@@ -459,13 +459,49 @@ func bump(iv []byte) { // next nonce: big-endian increment
 	}
 }
 
+// The bench request's probe (docs/protocol.md, "bench"): thousands of additions a reading (0:
+// none, or no probe built in) and the readings taken so far, one before the request's first
+// timed batch and one after each (probe_cgo.go).
+var probe struct {
+	k        uint64
+	readings [][2]uint64
+}
+
+// timed returns the ns of one timed batch, with the core probed on both sides of it, outside
+// the clock reads, where the request asks.
 func timed(body func()) int64 {
+	if probe.k != 0 && len(probe.readings) == 0 {
+		probe.readings = append(probe.readings, probeReading(probe.k))
+	}
 	t0 := time.Now()
 	body()
-	return int64(time.Since(t0))
+	ns := int64(time.Since(t0))
+	if probe.k != 0 {
+		probe.readings = append(probe.readings, probeReading(probe.k))
+	}
+	return ns
 }
 
 func bench(req request) (map[string]any, error) {
+	k := uint64(0)
+	if v, ok := req["probe"]; ok && v != nil {
+		var err error
+		if k, err = req.count("probe", 0, false); err != nil {
+			return nil, err
+		}
+	}
+	if k > 100000 {
+		return nil, fail("probe must be in 0..100000")
+	}
+	if !probeLoaded {
+		k = 0
+	}
+	probe.k, probe.readings = k, nil
+	defer func() { probe.k, probe.readings = 0, nil }()
+	return benchBatches(req)
+}
+
+func benchBatches(req request) (map[string]any, error) {
 	e, err := target(req)
 	if err != nil {
 		return nil, err
@@ -701,7 +737,17 @@ const (
 )
 
 func result(ns []int64) map[string]any {
-	return map[string]any{"status": "ok", "ns": ns, "tsc": nil, "core_cycles": nil}
+	r := map[string]any{"status": "ok", "ns": ns, "tsc": nil, "core_cycles": nil}
+	if len(probe.readings) > 0 {
+		serial := make([]uint64, len(probe.readings))
+		parallel := make([]uint64, len(probe.readings))
+		for i, reading := range probe.readings {
+			serial[i], parallel[i] = reading[0], reading[1]
+		}
+		r["probe_cycles"] = probe.k * 1000
+		r["probe_ns"], r["probe_parallel_ns"] = serial, parallel
+	}
+	return r
 }
 
 // ------------------------------------------------------------------ main loop

@@ -163,6 +163,60 @@ function buffer(int $n): string {  // byte i = i mod 256
     return substr(str_repeat($block, intdiv($n, 256) + 1), 0, $n);
 }
 
+// ------------------------------------------------------------------ the probe
+// The bench request's `probe` (docs/protocol.md, "bench"): engine/src/probe.c's cb_probe, which
+// build.sh compiles into libcb_probe.so beside the registry file, called through FFI (Debian's
+// ffi.enable=preload lets the CLI use FFI::cdef) once before a request's first timed batch and
+// once after each, outside the timed interval. Without the library or FFI the field is ignored.
+final class Probe {
+    private static ?FFI $lib = null;
+    private static ?FFI\CData $out = null;
+    private static int $k = 0;  // thousands of additions a reading; 0: no readings
+    private static array $readings = [];  // [serial ns, parallel ns] in order
+
+    public static function load(string $path): void {
+        if (!class_exists('FFI') || !is_file($path)) return;
+        try {
+            self::$lib = FFI::cdef('void cb_probe(uint64_t k, uint64_t out[2]);', $path);
+            self::$out = self::$lib->new('uint64_t[2]');
+        } catch (Throwable $e) {
+            fwrite(STDERR, "runner.php: the probe is not loaded, so the bench field probe is ignored: {$e->getMessage()}\n");
+            self::$lib = null;
+        }
+    }
+
+    // A bench request's start (k from its `probe`) and its end (k = 0): the readings restart.
+    public static function start(int $k): void {
+        self::$k = self::$lib === null ? 0 : $k;
+        self::$readings = [];
+    }
+
+    private static function read(): void {
+        self::$lib->cb_probe(self::$k, self::$out);
+        self::$readings[] = [self::$out[0], self::$out[1]];
+    }
+
+    // Right before a timed batch: the request's first reading, if none has been taken.
+    public static function before(): void {
+        if (self::$k !== 0 && !self::$readings) self::read();
+    }
+
+    // Right after a timed batch.
+    public static function after(): void {
+        if (self::$k !== 0) self::read();
+    }
+
+    // The answer's probe fields for its $batches batches: none when no probe was asked. A loop
+    // that timed batches without the probe on both sides is this runner's bug, said so.
+    public static function fields(int $batches): array {
+        if (self::$k === 0) return [];
+        if (count(self::$readings) !== $batches + 1)
+            throw new Fail('the probe ran ' . count(self::$readings) . " times around $batches timed batches");
+        return ['probe_cycles' => self::$k * 1000, 'probe_ns' => array_column(self::$readings, 0),
+                'probe_parallel_ns' => array_column(self::$readings, 1)];
+    }
+}
+
 // ------------------------------------------------------------------ implementations
 abstract class Impl {
     public array $offers = [];  // canonical name => provider (the code path in words)
@@ -286,9 +340,11 @@ class OpenSSLImpl extends Impl {
         if ($op === 'hash') {
             // ext-openssl has no streaming digest: every call is one openssl_digest.
             for ($b = 0; $b < $batches; $b++) {
+                Probe::before();
                 $t0 = hrtime(true);
                 for ($i = 0; $i < $loops; $i++) openssl_digest($buf, $on, true);
                 $ns[] = hrtime(true) - $t0;
+                Probe::after();
             }
             return $ns;
         }
@@ -302,10 +358,12 @@ class OpenSSLImpl extends Impl {
             if ($op === 'encrypt') {
                 for ($b = 0; $b < $batches; $b++) {
                     $t = '';
+                    Probe::before();
                     $t0 = hrtime(true);
                     if ($bumpiv) for ($i = 0; $i < $loops; $i++) { openssl_encrypt($buf, $on, $key, $f, $iv, $t, $aad, $tl); $iv = bump($iv); }
                     else for ($i = 0; $i < $loops; $i++) openssl_encrypt($buf, $on, $key, $f, $iv, $t, $aad, $tl);
                     $ns[] = hrtime(true) - $t0;
+                    Probe::after();
                 }
                 return $ns;
             }
@@ -316,9 +374,11 @@ class OpenSSLImpl extends Impl {
             if ($op === 'decrypt-forged') $t[0] = chr(ord($t[0]) ^ 1);
             $acc = 0;
             for ($b = 0; $b < $batches; $b++) {
+                Probe::before();
                 $t0 = hrtime(true);
                 for ($i = 0; $i < $loops; $i++) if (openssl_decrypt($ct, $on, $key, $f, $iv, $t, $aad) !== false) $acc++;
                 $ns[] = hrtime(true) - $t0;
+                Probe::after();
             }
             while (openssl_error_string() !== false) {}
             check_accepted($p, $op, $acc, $loops * $batches);
@@ -327,12 +387,14 @@ class OpenSSLImpl extends Impl {
         if ($op === 'decrypt-forged') throw new Fail('decrypt-forged applies to AEADs only');
         $fn = $op === 'encrypt' ? 'openssl_encrypt' : 'openssl_decrypt';
         for ($b = 0; $b < $batches; $b++) {
+            Probe::before();
             $t0 = hrtime(true);
             if (!$bumpiv) for ($i = 0; $i < $loops; $i++) $fn($buf, $on, $key, $f, $xiv);
             elseif ($op === 'decrypt') for ($i = 0; $i < $loops; $i++) $fn($buf, $on, $key, $f, $xiv);  // decrypt: same message
             elseif ($chacha) for ($i = 0; $i < $loops; $i++) { $fn($buf, $on, $key, $f, "\0\0\0\0" . $iv); $iv = bump($iv); }
             else for ($i = 0; $i < $loops; $i++) { $fn($buf, $on, $key, $f, $iv); $iv = bump($iv); }
             $ns[] = hrtime(true) - $t0;
+            Probe::after();
         }
         return $ns;
     }
@@ -419,9 +481,11 @@ class McryptImpl extends Impl {
         if ($op === 'keysetup' || $op === 'keysetup-decrypt') {
             // mcrypt_generic_init runs the key schedule (both directions) and sets the IV.
             for ($b = 0; $b < $batches; $b++) {
+                Probe::before();
                 $t0 = hrtime(true);
                 for ($i = 0; $i < $loops; $i++) mcrypt_generic_init($td, $key, $iv);
                 $ns[] = hrtime(true) - $t0;
+                Probe::after();
             }
             mcrypt_generic_deinit($td);
             return $ns;
@@ -437,26 +501,32 @@ class McryptImpl extends Impl {
         for ($b = 0; $b < $batches; $b++) {
             if ($wl === 'bulk') {
                 mcrypt_generic_init($td, $key, $iv);
+                Probe::before();
                 $t0 = hrtime(true);
                 if ($enc) for ($i = 0; $i < $loops; $i++) mcrypt_generic($td, $buf);
                 else for ($i = 0; $i < $loops; $i++) mdecrypt_generic($td, $buf);
                 $ns[] = hrtime(true) - $t0;
+                Probe::after();
                 mcrypt_generic_deinit($td);
             } elseif ($wl === 'message') {
                 // libmcrypt has no IV-only reset: mcrypt_generic_init also reruns the key schedule.
+                Probe::before();
                 $t0 = hrtime(true);
                 if ($enc && $bumpiv) for ($i = 0; $i < $loops; $i++) { mcrypt_generic_init($td, $key, $iv); mcrypt_generic($td, $buf); $iv = bump($iv); }
                 elseif ($enc) for ($i = 0; $i < $loops; $i++) { mcrypt_generic_init($td, $key, $iv); mcrypt_generic($td, $buf); }
                 else for ($i = 0; $i < $loops; $i++) { mcrypt_generic_init($td, $key, $iv); mdecrypt_generic($td, $buf); }
                 $ns[] = hrtime(true) - $t0;
+                Probe::after();
                 mcrypt_generic_deinit($td);
             } else {
                 // rekey: mcrypt_encrypt / mcrypt_decrypt per message (module open, key setup, IV, data, close).
+                Probe::before();
                 $t0 = hrtime(true);
                 if ($enc && $bumpiv) for ($i = 0; $i < $loops; $i++) { mcrypt_encrypt($alg, $key, $buf, $mode, $iv); $iv = bump($iv); }
                 elseif ($enc) for ($i = 0; $i < $loops; $i++) mcrypt_encrypt($alg, $key, $buf, $mode, $iv);
                 else for ($i = 0; $i < $loops; $i++) mcrypt_decrypt($alg, $key, $buf, $mode, $iv);
                 $ns[] = hrtime(true) - $t0;
+                Probe::after();
             }
         }
         return $ns;
@@ -508,14 +578,18 @@ class SodiumImpl extends Impl {
             for ($b = 0; $b < $batches; $b++) {
                 if ($wl === 'bulk') {
                     $st = sodium_crypto_generichash_init('', $fn);
+                    Probe::before();
                     $t0 = hrtime(true);
                     for ($i = 0; $i < $loops; $i++) sodium_crypto_generichash_update($st, $buf);
                     $ns[] = hrtime(true) - $t0;
+                    Probe::after();
                     sodium_crypto_generichash_final($st, $fn);
                 } else {
+                    Probe::before();
                     $t0 = hrtime(true);
                     for ($i = 0; $i < $loops; $i++) sodium_crypto_generichash($buf, '', $fn);
                     $ns[] = hrtime(true) - $t0;
+                    Probe::after();
                 }
             }
             return $ns;
@@ -526,10 +600,12 @@ class SodiumImpl extends Impl {
         if ($kind === 'stream') {
             if ($op === 'decrypt-forged') throw new Fail('decrypt-forged applies to AEADs only');
             for ($b = 0; $b < $batches; $b++) {
+                Probe::before();
                 $t0 = hrtime(true);
                 if ($bumpiv) for ($i = 0; $i < $loops; $i++) { $fn($buf, $iv, $key); $iv = bump($iv); }
                 else for ($i = 0; $i < $loops; $i++) $fn($buf, $iv, $key);
                 $ns[] = hrtime(true) - $t0;
+                Probe::after();
             }
             return $ns;
         }
@@ -537,10 +613,12 @@ class SodiumImpl extends Impl {
         $d = $fn . '_decrypt';
         if ($op === 'encrypt') {
             for ($b = 0; $b < $batches; $b++) {
+                Probe::before();
                 $t0 = hrtime(true);
                 if ($bumpiv) for ($i = 0; $i < $loops; $i++) { $e($buf, $aad, $iv, $key); $iv = bump($iv); }
                 else for ($i = 0; $i < $loops; $i++) $e($buf, $aad, $iv, $key);
                 $ns[] = hrtime(true) - $t0;
+                Probe::after();
             }
             return $ns;
         }
@@ -548,9 +626,11 @@ class SodiumImpl extends Impl {
         if ($op === 'decrypt-forged') { $k = strlen($ct) - $p['tag_bytes']; $ct[$k] = chr(ord($ct[$k]) ^ 1); }
         $acc = 0;
         for ($b = 0; $b < $batches; $b++) {
+            Probe::before();
             $t0 = hrtime(true);
             for ($i = 0; $i < $loops; $i++) if ($d($ct, $aad, $iv, $key) !== false) $acc++;
             $ns[] = hrtime(true) - $t0;
+            Probe::after();
         }
         check_accepted($p, $op, $acc, $loops * $batches);
         return $ns;
@@ -582,14 +662,18 @@ class HashImpl extends Impl {
         for ($b = 0; $b < $batches; $b++) {
             if ($wl === 'bulk') {
                 $ctx = hash_init($hn);
+                Probe::before();
                 $t0 = hrtime(true);
                 for ($i = 0; $i < $loops; $i++) hash_update($ctx, $buf);
                 $ns[] = hrtime(true) - $t0;
+                Probe::after();
                 hash_final($ctx, true);
             } else {
+                Probe::before();
                 $t0 = hrtime(true);
                 for ($i = 0; $i < $loops; $i++) hash($hn, $buf, true);
                 $ns[] = hrtime(true) - $t0;
+                Probe::after();
             }
         }
         return $ns;
@@ -810,6 +894,18 @@ final class Runner {
     }
 
     private function bench(object $req): array {
+        $probe = ($req->probe ?? null) === null ? 0 : count_field($req, 'probe', 0);
+        if ($probe > 100000) throw new Fail('probe must be in 0..100000');
+        Probe::start($probe);
+        try {
+            $r = $this->benchProbed($req);
+            return $r + Probe::fields(count($r['ns']));
+        } finally {
+            Probe::start(0);
+        }
+    }
+
+    private function benchProbed(object $req): array {
         [$im, $p] = $this->target($req);
         $op = str($req, 'operation');
         $wl = str($req, 'workload', 'bulk');
@@ -848,6 +944,7 @@ final class Runner {
 // ------------------------------------------------------------------ main loop
 $registry = $argv[1] ?? (__DIR__ . '/../../build/runners/php/registry.json');
 if (!is_readable($registry)) { fwrite(STDERR, "runner.php: $registry is missing: run runners/php/build.sh\n"); exit(2); }
+Probe::load(dirname($registry) . '/libcb_probe.so');
 $runner = new Runner($registry);
 $jflags = JSON_UNESCAPED_SLASHES | JSON_INVALID_UTF8_SUBSTITUTE | JSON_PRESERVE_ZERO_FRACTION | JSON_PARTIAL_OUTPUT_ON_ERROR;
 while (($line = fgets(STDIN)) !== false) {
