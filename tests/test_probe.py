@@ -12,7 +12,8 @@ from cipherbench.measure.runner import builtin_runners
 from cipherbench.measure.session import Session
 
 KEY, IV = bytes(range(1, 17)).hex(), bytes(range(0xA0, 0xB0)).hex()
-PROBING = {"native": "openssl", "rust": "rustcrypto", "python": "pycryptodome", "java": "sunjce"}  # the runners that honour `probe`
+# the runners that honour `probe`, each with an implementation it serves aes-128-ctr with
+PROBING = {"native": "openssl", "rust": "rustcrypto", "python": "pycryptodome", "java": "sunjce", "node": "node-crypto"}
 BUILT = {s.name for s in builtin_runners() if not s.unavailable}
 
 

@@ -3,10 +3,11 @@
 // runs when they are independent (fewer while another hardware thread shares its ports).
 // The bench request's `probe` (docs/protocol.md) runs one before a request's first batch and
 // one after each batch. C, so that every runner that can load a shared library calls the
-// same code: the engine links it, the Python runner loads it with ctypes, and the Java
-// runner through a JNI shim (runners/java/probe_jni.c) built with it into one library
-// (runners/python/build.sh, runners/java/build.sh); the Rust runner carries the same
-// instructions in Rust.
+// same code: the engine links it, the Python runner loads it with ctypes, the Java runner
+// through a JNI shim (runners/java/probe_jni.c) and the Node.js runner through an N-API
+// addon (runners/node/probe_napi.c), each built with it into one library (runners/python,
+// runners/java and runners/node, build.sh); the Rust runner carries the same instructions
+// in Rust.
 #pragma once
 
 #include <stdint.h>
