@@ -13,8 +13,9 @@ from cipherbench.measure.runner import builtin_runners
 from cipherbench.measure.session import Session
 
 KEY, IV = bytes(range(1, 17)).hex(), bytes(range(0xA0, 0xB0)).hex()
+# the runners that honour `probe`, each with an implementation it serves aes-128-ctr with
 PROBING = {"native": "openssl", "rust": "rustcrypto", "python": "pycryptodome", "php": "php-openssl",
-           "csharp": "mono", "go": "go-std"}  # the runners that honour `probe`
+           "csharp": "mono", "go": "go-std", "java": "sunjce", "node": "node-crypto"}
 PRIMITIVE = {"csharp": "aes-128-cbc"}  # where the runner's implementation has no aes-128-ctr (Mono has no CTR)
 BUILT = {s.name for s in builtin_runners() if not s.unavailable}
 

@@ -4,9 +4,10 @@
 // The bench request's `probe` (docs/protocol.md) runs one before a request's first batch and
 // one after each batch. C, so that every runner that can load a shared library calls the
 // same code: the engine links it, the Python runner loads it with ctypes, the PHP runner
-// with FFI, the C# runner with DllImport (their build.sh each build a libcb_probe.so) and the
-// Go runner links it through cgo (runners/go/build.sh builds libcb_probe.a); the Rust runner
-// carries the same instructions in Rust.
+// with FFI, the C# runner with DllImport (their build.sh each build a libcb_probe.so), the
+// Go runner links it through cgo (runners/go/build.sh builds libcb_probe.a), the Java runner
+// through a JNI shim (runners/java/probe_jni.c) and the Node.js runner through an N-API
+// addon (runners/node/probe_napi.c); the Rust runner carries the same instructions in Rust.
 #pragma once
 
 #include <stdint.h>

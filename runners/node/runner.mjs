@@ -6,6 +6,7 @@
 // The canonical-name tables are nodeName() / WEBCRYPTO / NOBLE_CIPHERS / NOBLE_HASHES below.
 import crypto from 'node:crypto';
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import readline from 'node:readline';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -517,6 +518,7 @@ const WARMUP_NS = BigInt(Math.round(Number(process.env.CB_WARMUP_MS ?? 1000) * 1
 const warmed = new Set();
 const warmedPaths = new Set();
 let requestWarmupNs = WARMUP_NS; // docs/protocol.md `warmup_ms`, set per bench request
+let requestProbe = 0; // docs/protocol.md `probe` (thousands of additions a reading, 0: none), likewise
 async function batches(wkey, n, body) {
   if (!warmed.has(wkey) && requestWarmupNs > 0n) {
     warmed.add(wkey);
@@ -527,9 +529,34 @@ async function batches(wkey, n, body) {
     do { await body(); } while (process.hrtime.bigint() < until);
   }
   const ns = [];
-  for (let b = 0; b < n; b++) ns.push(Number(await body()));
-  return { status: 'ok', ns, tsc: null, core_cycles: null };
+  // the core read before the first batch and after each, outside the timed interval
+  const probes = requestProbe ? [PROBE.read(requestProbe)] : null;
+  for (let b = 0; b < n; b++) {
+    ns.push(Number(await body()));
+    if (probes) probes.push(PROBE.read(requestProbe));
+  }
+  const r = { status: 'ok', ns, tsc: null, core_cycles: null };
+  if (probes) {
+    Object.assign(r, { probe_cycles: requestProbe * 1000, probe_ns: probes.map((x) => x[0]),
+      probe_parallel_ns: probes.map((x) => x[1]) });
+  }
+  return r;
 }
+
+// The bench field `probe` (docs/protocol.md): engine/src/probe.c's cb_probe, the engine's own
+// instructions, through the N-API addon probe_napi.c, which build.sh compiles with it into
+// build/runners/node/cb_probe.node; read(k) answers [serial ns, parallel ns]. null when the
+// addon is missing or does not load: the runner then ignores the field.
+function loadProbe() {
+  try {
+    const addon = createRequire(import.meta.url)(path.join(ROOT, 'build', 'runners', 'node', 'cb_probe.node'));
+    addon.read(1); // one small reading: the addon answers as it should
+    return addon;
+  } catch {
+    return null;
+  }
+}
+const PROBE = loadProbe();
 const now = () => process.hrtime.bigint();
 
 async function bench(req) {
@@ -550,6 +577,9 @@ async function bench(req) {
   const warmupMs = 'warmup_ms' in req ? count(req, 'warmup_ms', 0) : -1;
   if (warmupMs > 60000) throw new Fail('warmup_ms is limited to 60000');
   requestWarmupNs = warmupMs >= 0 ? BigInt(warmupMs) * 1000000n : WARMUP_NS;
+  const probe = req.probe == null ? 0 : count(req, 'probe', 0);
+  if (probe > 100000) throw new Fail('probe must be in 0..100000');
+  requestProbe = PROBE ? probe : 0;
   if (!['bulk', 'message', 'rekey'].includes(workload)) throw new Fail(`unknown workload '${workload}'; accepted: bulk, message, rekey`);
   const buf = Buffer.alloc(size);
   for (let i = 0; i < size; i++) buf[i] = i & 255;

@@ -480,6 +480,7 @@ public final class Main {
         if (loops == 0 || batches == 0) throw new Fail("loops and batches must be at least 1");
         if (batches > 100000) throw new Fail("at most 100000 batches per request");
         if (size > (1L << 30)) throw new Fail("size is limited to 1 GiB");
+        long probe = probeThousands(req);
         // docs/protocol.md "bench": caps far above any calibrated batch, so an absurd count is
         // refused instead of running until the orchestrator's timeout
         if (loops > 1_000_000_000L) throw new Fail("loops must be at most 1000000000");
@@ -542,7 +543,13 @@ public final class Main {
         }
         accepted[0] = 0;
         List<Object> ns = new ArrayList<>();
-        for (long b = 0; b < batches; b++) ns.add(batch.run());
+        // the core read before the first batch and after each, outside the timed interval
+        long[] probes = probe > 0 ? new long[2 * (int) (batches + 1)] : null;
+        if (probes != null) Probe.read(probe, probes, 0);
+        for (long b = 0; b < batches; b++) {
+            ns.add(batch.run());
+            if (probes != null) Probe.read(probe, probes, 2 * (int) b + 2);
+        }
         if (p.aead() && (op.equals("decrypt") || op.equals("decrypt-forged")) && !wl.equals("bulk")) {
             boolean forged = op.equals("decrypt-forged");
             long total = loops * batches, expect = forged ? 0 : total;
@@ -554,7 +561,29 @@ public final class Main {
         r.put("ns", ns);
         r.put("tsc", null);
         r.put("core_cycles", null);
+        if (probes != null) putProbes(r, probe, probes);
         return r;
+    }
+
+    /** The request's `probe` (docs/protocol.md, "bench"): thousands of additions per reading,
+     *  0 when absent, null or 0, and when this runner could not load the probe (Probe.LOADED). */
+    static long probeThousands(Map<String, Object> req) throws Fail {
+        long k = req.get("probe") == null ? 0 : count(req, "probe", 0, false);
+        if (k > 100000) throw new Fail("probe must be in 0..100000");
+        return Probe.LOADED ? k : 0;
+    }
+
+    /** The readings of a probed request: probe_cycles, and probe_ns and probe_parallel_ns in
+     *  the order taken, from probes' (serial, parallel) pairs. */
+    static void putProbes(Map<String, Object> r, long probe, long[] probes) {
+        List<Long> serial = new ArrayList<>(), parallel = new ArrayList<>();
+        for (int i = 0; i < probes.length; i += 2) {
+            serial.add(probes[i]);
+            parallel.add(probes[i + 1]);
+        }
+        r.put("probe_cycles", probe * 1000);
+        r.put("probe_ns", serial);
+        r.put("probe_parallel_ns", parallel);
     }
 
     /** Everything a batch needs for messages of n bytes, made before any clock read. */
