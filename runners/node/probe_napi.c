@@ -2,9 +2,35 @@
 // compiles the two into build/runners/node/cb_probe.node, so Node reads the core with the
 // engine's own instructions and clock (docs/protocol.md, bench field `probe`). N-API's
 // functions are resolved in the node process that loads the addon, so nothing is linked.
-#include <node_api.h>
+//
+// The few Node-API declarations it uses are written here rather than taken from node_api.h:
+// Debian 12's nodejs ships no headers (they are in libnode-dev, which conflicts with other
+// builds of nodejs), and Node-API is an ABI that every Node.js release since 10 keeps (Node.js
+// docs, "Node-API": napi_status, the opaque handles, and the module entry point
+// napi_register_module_v1 that a .node file without self-registration exports).
+#include <stddef.h>
+#include <stdint.h>
 
 #include "probe.h"
+
+typedef struct napi_env__ *napi_env;
+typedef struct napi_value__ *napi_value;
+typedef struct napi_callback_info__ *napi_callback_info;
+typedef int napi_status;  // an enum in node_api_types.h; napi_ok is 0
+#define napi_ok 0
+#define NAPI_AUTO_LENGTH SIZE_MAX
+typedef napi_value (*napi_callback)(napi_env env, napi_callback_info info);
+
+napi_status napi_get_cb_info(napi_env env, napi_callback_info info, size_t *argc, napi_value *argv,
+                             napi_value *this_arg, void **data);
+napi_status napi_get_value_double(napi_env env, napi_value value, double *result);
+napi_status napi_throw_type_error(napi_env env, const char *code, const char *msg);
+napi_status napi_create_array_with_length(napi_env env, size_t length, napi_value *result);
+napi_status napi_create_double(napi_env env, double value, napi_value *result);
+napi_status napi_set_element(napi_env env, napi_value object, uint32_t index, napi_value value);
+napi_status napi_create_function(napi_env env, const char *utf8name, size_t length, napi_callback cb,
+                                 void *data, napi_value *result);
+napi_status napi_set_named_property(napi_env env, napi_value object, const char *utf8name, napi_value value);
 
 // read(k): one cb_probe reading of 1000 x k additions, as [serial ns, parallel ns] (Numbers:
 // exact up to 2^53 ns). k is a non-negative safe integer; anything else throws a TypeError.
@@ -28,7 +54,10 @@ static napi_value read_probe(napi_env env, napi_callback_info info) {
     return pair;
 }
 
-NAPI_MODULE_INIT() {
+// The module's entry point, as NAPI_MODULE_INIT() declares it.
+__attribute__((visibility("default"))) napi_value napi_register_module_v1(napi_env env, napi_value exports);
+
+napi_value napi_register_module_v1(napi_env env, napi_value exports) {
     napi_value fn;
     if (napi_create_function(env, "read", NAPI_AUTO_LENGTH, read_probe, NULL, &fn) != napi_ok ||
         napi_set_named_property(env, exports, "read", fn) != napi_ok)
