@@ -197,6 +197,43 @@ def test_each_timed_batch_carries_the_clock_measured_around_it_and_cycles_come_b
         assert f.warnings == ["requests under 1 ms: timer resolution matters; use a larger --batch-ms"]
 
 
+class ProbingMachine(DriftingMachine):
+    """Implementation 'probing' answers every timed request with a probe on both sides of each
+    batch (a core at 3.0 GHz, 4.0 adds a cycle); 'plain' ignores the field."""
+
+    def ask(self, impl, req, replica=None):
+        r = super().ask(impl, req, replica)
+        if impl == "probing" and req.get("probe"):
+            n = req.get("batches", 1) + 1
+            r |= {"probe_cycles": req["probe"] * 1000, "probe_ns": [req["probe"] * 1000 // 3] * n,
+                  "probe_parallel_ns": [req["probe"] * 1000 // 12] * n}
+        return r
+
+
+@pytest.mark.parametrize("impls", [("probing",), ("probing", "plain"), ("plain",)])
+def test_the_batch_clock_is_read_only_for_rounds_with_a_batch_its_runner_did_not_probe(impls):
+    from cipherbench.measure.measurer import run_readings
+    p = registry.load()["aes-128-cbc"]
+    pts = [Point(i, p, "encrypt", "bulk", 1024) for i in impls]
+    machine = ProbingMachine()
+    Measurer(machine, batch_ms=1, sub_batches=2, extra_share=0, batches=5, warmup_batches=1,
+             batch_clock=machine.batch_clock).run(pts)
+    # the first round cannot know who probes: read before it and after each batch; after it,
+    # rounds of probed batches alone are not read at all, the others as before
+    later = 0 if impls == ("probing",) else 4 * (1 + len(impls))
+    assert machine.reads == 1 + len(impls) + later
+    for pt in pts:
+        timed = [s for s in pt.raw if not s["warmup"]]
+        assert len(timed) == 10 and all(s["core_ghz"] for s in timed)
+        if pt.impl == "probing":  # each its own readings, never the batch clock's
+            assert all(s["probed"] and s["core_ghz"] == 3.0 and s["adds_per_cycle"] == 4.0 for s in timed)
+        else:
+            assert not any(s.get("probed") for s in timed)
+    # the run's shared-core readings: the batch clock's and the probed batches' own
+    readings = run_readings(None, pts)
+    assert readings == ([4.0] * 10 if "probing" in impls else None)
+
+
 def test_without_a_clock_between_batches_cycles_are_time_times_the_runs_clock():
     from cipherbench.measure.measurer import CoreClock, figures
     p = registry.load()["aes-128-cbc"]

@@ -232,6 +232,15 @@ def shared_share(readings, usual: float | None) -> float | None:
     return sum(1 for a in readings if usual and a < (1 - SHARED) * usual) / len(readings)
 
 
+def run_readings(batch_clock, points) -> list[float] | None:
+    """The run's readings of the parallel adds a cycle, for its shared-core warning: the batch
+    clock's, and the probes' beside each batch (each batch's lower side); None without either."""
+    probed = [s["adds_per_cycle"] for pt in points for s in pt.raw if s.get("probed") and s.get("adds_per_cycle")]
+    if batch_clock is None and not probed:
+        return None
+    return (batch_clock.readings if batch_clock is not None else []) + probed
+
+
 def shared_core_warning(readings, usual: float | None) -> str | None:
     """The run's warning when more than SHARED_RUN_WARNING of its clock readings found the
     core shared (a quiet stretch of this host: about 1.5 %, single readings a clock step
@@ -406,6 +415,7 @@ class Measurer:
         # implementation stands alone)
         self.runner_of = runner_of
         self.lost: dict[str, str] = {}
+        self._probing: set[str] = set()  # runners whose last timed answer probed around each batch
         self.restarts: set[str] = set()  # runners started again after their process died  # runner -> why it stopped answering; its points are not asked again
         # callable(points) after calibration and after every round: the pipeline stores what
         # was timed so far (pipeline/recorder.py), so an interrupt loses at most one round
@@ -457,6 +467,10 @@ class Measurer:
             for smp in sample:
                 smp["request"] = pt.requests
             pt.requests += 1
+            if pt.parallel == 1 and all(smp.get("probed") for smp in sample):
+                self._probing.add(runner)
+            else:
+                self._probing.discard(runner)
         pt.raw.extend(sample)
         return sum(smp["ns"] for smp in sample)
 
@@ -711,7 +725,9 @@ class Measurer:
         self.rng.shuffle(order)
         r = self._rounds
         self._rounds += 1
-        clocked = self.batch_clock is not None
+        # the batch clock is read only for rounds with a batch whose runner does not probe
+        # around its own batches (`probe`): each probed batch has its readings already
+        clocked = self.batch_clock is not None and not all(self._probes(pt) for pt in order)
         before = self.batch_clock() if clocked else None
         before_adds = self._adds()
         # the samples of each request timed since the reading `before`; requests since it
@@ -741,6 +757,11 @@ class Measurer:
             if extra:
                 pt.extra_batches += 1
             self._advance(self._cost.get(id(pt), self.target_ns / 1e6), pt.label)
+
+    def _probes(self, pt: Point) -> bool:
+        """Whether the point's batches come with their own readings: its runner answered its
+        last timed request with probes on both sides of each batch."""
+        return pt.parallel == 1 and self._runner_of(pt) in self._probing
 
     def _adds(self) -> float | None:
         """The parallel adds per cycle of the batch clock's last reading, if it has them."""

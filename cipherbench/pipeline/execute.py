@@ -36,6 +36,7 @@ from cipherbench.measure.measurer import (
     extra_within,
     figures,
     measure_core_ghz,
+    run_readings,
     settle,
 )
 from cipherbench.measure.session import Session, shared_cores
@@ -266,7 +267,7 @@ def measure_points(s: Session, plan: RunPlan, timed: list[Point], recorder: Reco
     # after an interrupt the runners may be gone too: no clock is asked of them then
     ghz_after = None if interrupted else core_ghz_or_none(native)
     clock = CoreClock.of_run(ghz_before, ghz_after, timed, plan.clock_every_batches)
-    warnings += clock_warnings(clock, m.batch_clock.readings if m.batch_clock else None)
+    warnings += clock_warnings(clock, run_readings(m.batch_clock, timed))
     ok, text = layout_as_asked(s)
     warnings += machine_warnings(busy, ok, text, machine_context()["power"].get("governor"))
     warnings += [RunWarning(WarningKind.RUNNER_RESTARTED, f"runner {r}'s process died and was started again, once; "
