@@ -13,7 +13,7 @@
 namespace cb {
 
 // Decodes s[0..n) (n even) into out, upper- or lower-case digits; false at the first
-// character that is not a hex digit. The one hex reader of the engine (unhex in main.cpp too).
+// character that is not a hex digit. The one hex reader of the engine (unhex in request.cpp too).
 bool decode_hex(const char* s, size_t n, std::vector<uint8_t>& out);
 
 // When `line` is a JSON object (first non-blank character '{') with exactly one top-level
