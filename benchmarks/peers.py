@@ -42,7 +42,7 @@ from tools.libtools import (
 
 from cipherbench.errors import CipherbenchError
 from cipherbench.kinds import Operation, RunKind, RunStatus, Workload
-from cipherbench.measure.measurer import BatchClock, shared_share, usual_adds
+from cipherbench.measure.clock import BatchClock, shared_share, usual_adds
 from cipherbench.measure.session import Session, measuring_cpu
 from cipherbench.store.db import Store
 

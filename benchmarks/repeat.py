@@ -20,7 +20,7 @@ from typing import Any
 from cipherbench.analysis.condition import REPEAT_TOLERANCE, TOP, spread  # the one repeat rule
 from cipherbench.analysis.recommend import Answer, recommend
 from cipherbench.kinds import CycleSource
-from cipherbench.measure.measurer import SHARED_RUN_WARNING
+from cipherbench.measure.clock import SHARED_RUN_WARNING
 from cipherbench.pipeline.notes import WarningKind
 from cipherbench.results.run import Implementation, Measurement
 

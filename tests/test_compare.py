@@ -11,7 +11,7 @@ import pytest
 from conftest import REPO
 
 from cipherbench.analysis import compare
-from cipherbench.measure.measurer import ALONE_BATCHES
+from cipherbench.measure.clock import ALONE_BATCHES
 from cipherbench.results.run import Run
 
 

@@ -10,14 +10,10 @@ import pytest
 from conftest import BUILD, REPO
 
 from cipherbench import registry
-from cipherbench.measure.measurer import (
-    INTERVAL_CONFIDENCE,
-    CoreClock,
-    Measurer,
-    Point,
-    figures,
-    timed_batches,
-)
+from cipherbench.measure.clock import CoreClock
+from cipherbench.measure.figures import INTERVAL_CONFIDENCE, figures
+from cipherbench.measure.measurer import Measurer, timed_batches
+from cipherbench.measure.point import Point
 from cipherbench.measure.stats import QUANTILE, quantile_index, quantile_interval, summarize
 from cipherbench.measure.stopping import StopRule
 
@@ -176,7 +172,7 @@ def test_the_usual_level_of_a_core_alone_is_found_however_much_of_the_run_the_ne
     in a hundred a scattered value above it (a serial chain interrupted). Wherever 3 % or more
     ran alone, the usual level is the level alone within 1 %; a 90th percentile, the rule
     before, misses it by more than 5 % in most runs shared more than nine tenths of the time."""
-    from cipherbench.measure.measurer import SHARED, usual_adds
+    from cipherbench.measure.clock import SHARED, usual_adds
     rng = random.Random(11)
     percentile_missed = heavy = 0
     for _ in range(300):

@@ -91,7 +91,7 @@ def test_engine_repeats_the_iv_of_encrypted_messages_on_request(engine):
 def test_a_point_sends_its_iv_and_conventions():
     from cipherbench import registry
     from cipherbench.kinds import Operation
-    from cipherbench.measure.measurer import Point
+    from cipherbench.measure.point import Point
 
     prim = registry.load()["aes-128-ctr"]
     own = Point("openssl", prim, Operation.ENCRYPT, "message", 64).request(loops=3)
@@ -106,7 +106,7 @@ def test_a_runner_that_ignores_separate_output_gets_no_figure(engine):
     from conftest import faulty
 
     from cipherbench.kinds import Operation
-    from cipherbench.measure.measurer import Point
+    from cipherbench.measure.point import Point
     from cipherbench.measure.session import Session
     from cipherbench.pipeline import RunPlan
     from cipherbench.pipeline.execute import time_points

@@ -7,7 +7,8 @@ import threading
 import pytest
 
 from cipherbench import registry
-from cipherbench.measure.measurer import MAX_FACTOR, Measurer, Point
+from cipherbench.measure.measurer import MAX_FACTOR, Measurer
+from cipherbench.measure.point import Point
 from cipherbench.measure.stopping import StopRule
 
 
@@ -161,7 +162,8 @@ class DriftingMachine:
 
 
 def test_each_timed_batch_carries_the_clock_measured_around_it_and_cycles_come_batch_by_batch():
-    from cipherbench.measure.measurer import CoreClock, figures
+    from cipherbench.measure.clock import CoreClock
+    from cipherbench.measure.figures import figures
     p = registry.load()["aes-128-cbc"]
     pts = [Point("x", p, "encrypt", "bulk", 1024), Point("y", p, "encrypt", "bulk", 1024)]
     machine = DriftingMachine()
@@ -212,7 +214,7 @@ class ProbingMachine(DriftingMachine):
 
 @pytest.mark.parametrize("impls", [("probing",), ("probing", "plain"), ("plain",)])
 def test_the_batch_clock_is_read_only_for_rounds_with_a_batch_its_runner_did_not_probe(impls):
-    from cipherbench.measure.measurer import run_readings
+    from cipherbench.measure.clock import run_readings
     p = registry.load()["aes-128-cbc"]
     pts = [Point(i, p, "encrypt", "bulk", 1024) for i in impls]
     machine = ProbingMachine()
@@ -235,7 +237,8 @@ def test_the_batch_clock_is_read_only_for_rounds_with_a_batch_its_runner_did_not
 
 
 def test_without_a_clock_between_batches_cycles_are_time_times_the_runs_clock():
-    from cipherbench.measure.measurer import CoreClock, figures
+    from cipherbench.measure.clock import CoreClock
+    from cipherbench.measure.figures import figures
     p = registry.load()["aes-128-cbc"]
     pt = Point("x", p, "encrypt", "bulk", 1024)
     dead = iter([3.5, None])  # the engine answers once, then cannot: no batch gets both ends
@@ -275,7 +278,8 @@ def test_with_a_reading_every_few_batches_each_batch_gets_the_clock_interpolated
     # readings 3.00, 3.05, 3.10, 3.15: two batches a quarter and three quarters between the
     # first two, two between the next two, the last alone halfway
     assert [round(g, 9) for g in first_round] == [3.0125, 3.0375, 3.0625, 3.0875, 3.125]
-    from cipherbench.measure.measurer import CoreClock, figures
+    from cipherbench.measure.clock import CoreClock
+    from cipherbench.measure.figures import figures
     f = figures(pts[0], CoreClock.of_run(3.0, 3.35, pts, every=2))
     assert f.cycle_source == ("estimated: each batch's ns x the core clock measured around it (interpolated "
                               "between readings 2 batches apart) by a dependent-add chain (3.013-3.325 GHz "
@@ -298,7 +302,7 @@ class ScriptedEngine:
 
 
 def test_the_batch_clock_takes_a_low_reading_again_and_keeps_a_real_step():
-    from cipherbench.measure.measurer import BatchClock
+    from cipherbench.measure.clock import BatchClock
     steady = [3.6] * 15
     # a preempted chain (1.3), read again: 3.59 stands
     clock = BatchClock(ScriptedEngine(steady + [1.3, 3.59]))
@@ -316,7 +320,7 @@ def test_the_batch_clock_takes_a_low_reading_again_and_keeps_a_real_step():
 
 
 def test_the_batch_clock_keeps_the_parallel_adds_of_the_reading_it_keeps():
-    from cipherbench.measure.measurer import BatchClock
+    from cipherbench.measure.clock import BatchClock
     clock = BatchClock(ScriptedEngine([3.6] * 15 + [1.3, 3.59]))
     for _ in range(15):
         clock()
@@ -353,7 +357,8 @@ class SharedCoreMachine:
 
 
 def test_batches_timed_on_a_shared_core_are_set_aside_when_enough_ran_alone():
-    from cipherbench.measure.measurer import CoreClock, figures
+    from cipherbench.measure.clock import CoreClock
+    from cipherbench.measure.figures import figures
     p = registry.load()["aes-128-cbc"]
     pt = Point("x", p, "encrypt", "bulk", 1024)
     # one point, a reading before and after each of 8 rounds (16 readings): those of rounds
@@ -382,7 +387,8 @@ def test_batches_timed_on_a_shared_core_are_set_aside_when_enough_ran_alone():
 
 
 def test_a_point_mostly_on_a_shared_core_gets_more_rounds_then_keeps_all_and_warns():
-    from cipherbench.measure.measurer import ALONE_BATCHES, CoreClock, figures
+    from cipherbench.measure.clock import ALONE_BATCHES, CoreClock
+    from cipherbench.measure.figures import figures
     p = registry.load()["aes-128-cbc"]
     pt = Point("x", p, "encrypt", "bulk", 1024)
     # readings 0-9 of 16 shared: rounds 0-4 ran on a shared core (the request of round 5 sits
@@ -416,7 +422,7 @@ def test_a_point_mostly_on_a_shared_core_gets_more_rounds_then_keeps_all_and_war
 
 
 def test_a_run_says_the_core_was_shared_when_more_than_a_twentieth_of_its_readings_found_it_so():
-    from cipherbench.measure.measurer import shared_core_warning
+    from cipherbench.measure.clock import shared_core_warning
     quiet = [3.4] * 95
     assert shared_core_warning(quiet + [2.9] * 5, 3.4) is None  # 5 of 100: the usual few
     assert shared_core_warning(quiet + [3.3] * 20, 3.4) is None  # 3 % below: within reach of a clock step
@@ -428,7 +434,7 @@ def test_a_run_says_the_core_was_shared_when_more_than_a_twentieth_of_its_readin
 
 
 def test_the_shared_core_warning_carries_its_share_of_readings_as_a_value():
-    from cipherbench.measure.measurer import SHARED_RUN_WARNING, CoreClock
+    from cipherbench.measure.clock import SHARED_RUN_WARNING, CoreClock
     from cipherbench.pipeline.notes import WarningKind, clock_warnings
     clock = CoreClock(ghz=3.4, source="test", before=3.4, after=3.4, usual_adds=3.4)
     readings = [3.4] * 75 + [2.9] * 25  # a quarter of the readings found the core shared

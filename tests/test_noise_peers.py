@@ -24,7 +24,7 @@ from repeat import REPEAT_TOLERANCE, ProfileRun, repeatability  # noqa: E402
 from tools import libtools  # noqa: E402
 
 from cipherbench.kinds import Operation, Workload  # noqa: E402
-from cipherbench.measure.measurer import SHARED  # noqa: E402
+from cipherbench.measure.clock import SHARED  # noqa: E402
 from cipherbench.store.db import Store  # noqa: E402
 
 DATA = REPO / "tests" / "data" / "peers"

@@ -15,7 +15,7 @@ from conftest import REPO, faulty
 
 from cipherbench.errors import UsageError
 from cipherbench.kinds import Operation, RunStatus
-from cipherbench.measure.measurer import ALONE_BATCHES
+from cipherbench.measure.clock import ALONE_BATCHES
 from cipherbench.pipeline import RunPlan, load_presets, run_plan
 from cipherbench.pipeline.recorder import Recorder
 from cipherbench.store.db import Store

@@ -8,7 +8,9 @@ import pytest
 from cipherbench import registry
 from cipherbench.errors import RunnerError
 from cipherbench.kinds import Operation, Workload
-from cipherbench.measure.measurer import PROBE_THOUSANDS, Measurer, Point, bench_samples, probed
+from cipherbench.measure.clock import PROBE_THOUSANDS, bench_samples, probed
+from cipherbench.measure.measurer import Measurer
+from cipherbench.measure.point import Point
 from cipherbench.measure.runner import builtin_runners
 from cipherbench.measure.session import Session
 

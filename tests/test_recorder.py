@@ -5,7 +5,7 @@ import signal
 import pytest
 
 from cipherbench import registry
-from cipherbench.measure.measurer import Point
+from cipherbench.measure.point import Point
 from cipherbench.pipeline.recorder import Recorder
 from cipherbench.store.db import Store
 

@@ -9,7 +9,8 @@ import pytest
 from conftest import faulty
 
 from cipherbench import registry
-from cipherbench.measure.measurer import Measurer, Point, timed_batches
+from cipherbench.measure.measurer import Measurer, timed_batches
+from cipherbench.measure.point import Point
 from cipherbench.measure.runner import _tasks
 from cipherbench.measure.session import Session
 

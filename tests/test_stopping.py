@@ -6,7 +6,9 @@ import math
 import pytest
 
 from cipherbench import registry
-from cipherbench.measure.measurer import Measurer, Point, half_width
+from cipherbench.measure.figures import half_width
+from cipherbench.measure.measurer import Measurer
+from cipherbench.measure.point import Point
 from cipherbench.measure.stopping import SizeTime, Standing, StopRule, line_of, next_round
 from cipherbench.registry import NULL_PRIMITIVE
 
@@ -225,7 +227,8 @@ class KinkedSession:
 
 
 def test_a_size_off_its_series_line_is_timed_on_its_own_and_flagged_among_its_warnings():
-    from cipherbench.measure.measurer import CoreClock, figures
+    from cipherbench.measure.clock import CoreClock
+    from cipherbench.measure.figures import figures
     p = registry.load()["aes-128-cbc"]
     pts = [Point("x", p, "encrypt", "bulk", n) for n in SIZES]
     Measurer(KinkedSession(), batch_ms=1, batches=5, warmup_batches=1, extra_share=0,

@@ -4,7 +4,7 @@ import math
 import sqlite3
 
 from cipherbench.kinds import RunKind
-from cipherbench.measure.measurer import ALONE_BATCHES
+from cipherbench.measure.clock import ALONE_BATCHES
 from cipherbench.store.db import SCHEMA_VERSION, Store
 
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from itertools import combinations
 
 from cipherbench.analysis.recommend import Answer, recommend
-from cipherbench.measure.measurer import SHARED, usual_adds
+from cipherbench.measure.clock import SHARED, usual_adds
 from cipherbench.registry import NULL_IMPL
 from cipherbench.results.run import Measurement, Run, usable
 

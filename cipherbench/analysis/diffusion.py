@@ -82,7 +82,7 @@ from cipherbench.registry import Primitive
 from cipherbench.results.run import Diffusion
 
 if TYPE_CHECKING:
-    from cipherbench.measure.measurer import Point
+    from cipherbench.measure.point import Point
     from cipherbench.measure.session import Session
 
 #: An array of the numbers numpy holds (bytes, bits as bools, counts).

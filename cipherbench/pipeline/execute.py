@@ -18,6 +18,7 @@ from cipherbench.errors import RunnerError, UsageError
 from cipherbench.kat.cache import verify as cached_verify
 from cipherbench.kat.identity import runner_ids
 from cipherbench.kinds import PrimitiveKind, RunStatus, Untimed, Verdict
+from cipherbench.measure.clock import BatchClock, CoreClock, measure_core_ghz, run_readings
 from cipherbench.measure.context import (
     busy_shares,
     cpu_times,
@@ -25,20 +26,9 @@ from cipherbench.measure.context import (
     machine_context,
 )
 from cipherbench.measure.environments import runner_specs
-from cipherbench.measure.measurer import (
-    MAX_FACTOR,
-    STACK_STRIDE,
-    BatchClock,
-    CoreClock,
-    Figures,
-    Measurer,
-    Point,
-    extra_within,
-    figures,
-    measure_core_ghz,
-    run_readings,
-    settle,
-)
+from cipherbench.measure.figures import Figures, figures
+from cipherbench.measure.measurer import MAX_FACTOR, STACK_STRIDE, Measurer, extra_within, settle
+from cipherbench.measure.point import Point
 from cipherbench.measure.session import Session, shared_cores
 from cipherbench.measure.stopping import Skipped
 from cipherbench.pipeline.interrupts import sigterm_as_interrupt

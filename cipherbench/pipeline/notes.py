@@ -6,7 +6,7 @@ from dataclasses import asdict, dataclass
 from enum import StrEnum
 from typing import Any
 
-from cipherbench.measure.measurer import SHARED_RUN_WARNING, CoreClock, shared_core_warning, shared_share
+from cipherbench.measure.clock import SHARED_RUN_WARNING, CoreClock, shared_core_warning, shared_share
 
 #: A CPU busier than this share while cipherbench's own processes wait (the settling second)
 #: means another process is running.

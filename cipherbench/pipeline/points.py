@@ -7,7 +7,7 @@ from dataclasses import replace
 from cipherbench import registry
 from cipherbench.envs.plan import offered
 from cipherbench.kinds import Operation, PrimitiveKind, Verdict, Workload
-from cipherbench.measure.measurer import Point
+from cipherbench.measure.point import Point
 from cipherbench.measure.session import Session
 from cipherbench.pipeline.plan import RunPlan
 from cipherbench.registry import NULL_IMPL, NULL_PRIMITIVE

@@ -2,7 +2,9 @@
 from __future__ import annotations
 
 from cipherbench.kinds import Operation, Verdict, Workload
-from cipherbench.measure.measurer import CoreClock, Figures, Point, figures
+from cipherbench.measure.clock import CoreClock
+from cipherbench.measure.figures import Figures, figures
+from cipherbench.measure.point import Point
 from cipherbench.pipeline.interrupts import interrupts_deferred
 from cipherbench.store.db import Store
 from cipherbench.store.records import MeasurementRecord

@@ -9,7 +9,8 @@ from collections.abc import Callable, Sequence
 from cipherbench import codepath, registry
 from cipherbench.errors import UsageError
 from cipherbench.kinds import RunStatus
-from cipherbench.measure.measurer import CoreClock, Point
+from cipherbench.measure.clock import CoreClock
+from cipherbench.measure.point import Point
 from cipherbench.pipeline.plan import RunPlan
 from cipherbench.pipeline.recorder import Recorder, record_of
 from cipherbench.redact import HIDDEN, redact
