@@ -8,7 +8,7 @@ For each tool: the share of its figures that repeat within REPEAT_TOLERANCE over
 cipherbench's runs timed the same work (implementation, primitive, operation, workload,
 size: the tools' work as benchmarks/tools/libtools.py reads it in their sources) the two
 spreads side by side. Each peer round also says how often the measuring core was shared
-while it ran: the engine's `cpu-clock` reading with `parallel` (measure/measurer.py
+while it ran: the engine's `cpu-clock` reading with `parallel` (measure/clock.py
 BatchClock) every CLOCK_EVERY_S, judged against the usual level of all the peers' readings
 (usual_adds, shared_share), as a run judges its batches' readings.
 

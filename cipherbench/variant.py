@@ -17,7 +17,7 @@ its name, each with its own separator:
 - release `pyca-cryptography==42.0.5`: a release installed from the library's package
   registry and run in the project's runner for its language (cipherbench/releases).
 - parallel `openssl*2`: a point timed on N CPUs at once (run --parallel), stored beside the
-  same point on one CPU (measure/measurer.py Point.stored_name); N is 2 or more.
+  same point on one CPU (measure/point.py Point.stored_name); N is 2 or more.
 
 What combines. The environment, the build, the architecture and the release each name a
 different program that ran the code, and no program is two of them, so a name carries at

@@ -69,9 +69,9 @@ def test_a_runner_that_breaks_mid_run_is_lost_alone_and_run_exits_1(cb, db, mode
     runs, ms = _stored(db)
     assert runs[-1][1] == RunStatus.INCOMPLETE
     openssl = [m for m in ms if m[0] == "openssl"]
-    # three requests of eight batches each (measure.SUB_BATCHES) and the warm-up are stored;
+    # three requests of eight batches each (measure.measurer.SUB_BATCHES) and the warm-up are stored;
     # the figure stands on all of them, or on those on a core alone where there were
-    # ALONE_BATCHES of them (measure.enough_alone)
+    # ALONE_BATCHES of them (measure.clock.enough_alone)
     assert len(openssl) == 2 and all(stored == 3 * 8 + 1 and err is None for _, _, err, stored in openssl)
     assert all(n == 3 * 8 or ALONE_BATCHES <= n < 3 * 8 for _, n, _, _ in openssl)
     broken = [m for m in ms if m[0] == "faulty"]

@@ -21,7 +21,7 @@ class WarningKind(StrEnum):
     CORPUS_MISSING = "corpus-missing"  # a known-answer corpus was not on this machine
     CLOCK_MOVED = "clock-moved"  # the batch clock spanned more than CLOCK_SPAN
     CLOCK_DRIFT = "clock-drift"  # before/after clock differ by more than CLOCK_DRIFT
-    SHARED_CORE = "shared-core"  # measure.SHARED_RUN_WARNING of readings found the core shared
+    SHARED_CORE = "shared-core"  # measure.clock.SHARED_RUN_WARNING of readings found the core shared
     BUSY_CPU = "busy-cpu"  # a CPU over BUSY_AT_START busy before timing
     LAYOUT = "layout"  # a fixed layout was asked and a runner ran randomised
     GOVERNOR = "governor"  # the CPU governor is not `performance`

@@ -407,7 +407,7 @@ def per_call_samples(m: Measurement, reference_ghz: float | None = None) -> list
     """Nanoseconds per call of the timed batches the measurement's figures stand on: not
     warm-ups, nor batches set aside because the core was shared (measure.figures). With the
     run's clock (Run.reference_ghz) and every batch's own cycles, each batch's time at that
-    clock, as the measurement's time figure is stated (measure.time_per_call)."""
+    clock, as the measurement's time figure is stated (measure.figures.time_per_call)."""
     timed = [s for s in m.samples if not s.warmup and s.loops and not s.set_aside]
     if reference_ghz and timed and all(s.core_cycles or s.core_ghz for s in timed):
         return [(s.core_cycles if s.core_cycles else s.ns * (s.core_ghz or 0.0)) / s.loops / reference_ghz
