@@ -30,8 +30,9 @@ Method (docs/method.md):
   whose interval is still wider than the target, up to their planned batches; with
   planned_sizes the large sizes of a series on a straight line stop at the line's floor, and
   every size is checked against that line once timing ends (Point.off_line).
-- Clock readings (measure/clock.py): a round with a batch whose runner does not probe
-  around its own batches reads the native engine's clock (BatchClock) before its first
+- Clock readings (measure/clock.py): with a batch clock, every timed request on one CPU
+  asks its runner to probe the core on both sides of each batch (`probe`). A round with a
+  batch whose runner did not reads the native engine's clock (BatchClock) before its first
   request, after every clock_every-th and after its last; each of those batches carries the
   clock interpolated between the readings around it (with a reading after each, their
   mean) and the lower of their parallel adds a cycle. A point with too few batches on a
