@@ -12,6 +12,8 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parent.parent
+#: Fixtures and hooks of their own modules (tests/fixtures_*.py)
+pytest_plugins = ["fixtures_bytecode"]
 # pytest-xdist's workers run with COLUMNS=80 and LINES=24 set; the commands the tests start
 # must see the environment a plain `pytest` gives them (a test that wants a width sets it).
 if os.environ.get("PYTEST_XDIST_WORKER"):
