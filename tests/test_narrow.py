@@ -16,6 +16,22 @@ def small_store(two_small_runs, tmp_path_factory):
     return small_store_copy(two_small_runs, tmp_path_factory.mktemp("narrow"))
 
 
+@pytest.fixture(scope="module")
+def small_json(small_store) -> dict[str, object]:
+    """recommend's and compare's answers as JSON, asked once: JSON has no width, the tables
+    each width prints are held to them."""
+    return {"recommend": json.loads(cb(small_store, 80, "recommend", "--json")),
+            "compare": json.loads(cb(small_store, 80, "compare", "1", "2", "--json"))}
+
+
+@pytest.fixture(scope="session")
+def listed(engine, tmp_path_factory) -> list[dict]:
+    """`list --json`'s implementations, asked once a worker (every runner started: seconds of
+    CPU a time); the table at each width is held to them."""
+    db = f"sqlite:///{tmp_path_factory.mktemp('listed') / 'none.sqlite'}"
+    return json.loads(cb(db, 80, "list", "--json"))["implementations"]
+
+
 def cb(db, columns, *args):
     env = dict(os.environ, COLUMNS=str(columns))
     r = subprocess.run([sys.executable, "-m", "cipherbench", "--db", db, *args], capture_output=True, text=True,
@@ -25,11 +41,11 @@ def cb(db, columns, *args):
 
 
 @pytest.mark.parametrize("columns", [80, 100, 200])
-def test_recommend_long_keeps_every_figure_whole(small_store, columns):
+def test_recommend_long_keeps_every_figure_whole(small_store, small_json, columns):
     from cipherbench.report.answer import mbps
     text = cb(small_store, columns, "recommend", "--long")
     assert all(len(line) <= columns for line in text.splitlines()), max(text.splitlines(), key=len)
-    answers = json.loads(cb(small_store, columns, "recommend", "--json"))
+    answers = small_json["recommend"]
     ranked = [f for a in answers for f in a["ranked"]]
     assert ranked and "MB/s" in text
     for f in ranked:  # every figure whole, on the row of its implementation and primitive
@@ -38,11 +54,11 @@ def test_recommend_long_keeps_every_figure_whole(small_store, columns):
 
 
 @pytest.mark.parametrize("columns", [80, 200])
-def test_compare_keeps_every_figure_whole(small_store, columns):
+def test_compare_keeps_every_figure_whole(small_store, small_json, columns):
     from cipherbench.report.tables import num
     text = cb(small_store, columns, "compare", "1", "2")
     assert all(len(line) <= columns for line in text.splitlines()), max(text.splitlines(), key=len)
-    points = json.loads(cb(small_store, columns, "compare", "1", "2", "--json"))["points"]
+    points = small_json["compare"]["points"]
     assert points
     for p in points:
         assert any(num(p["mb_per_s_a"], 3) in line and num(p["mb_per_s_b"], 3) in line
@@ -61,7 +77,7 @@ def test_show_opens_with_a_summary_and_never_says_stored_as(small_store):
 
 
 @pytest.mark.parametrize("columns", [80, 200])
-def test_list_keeps_names_counts_and_libraries_whole(engine, tmp_path, columns):
+def test_list_keeps_names_counts_and_libraries_whole(listed, tmp_path, columns):
     """`list` at any width: every name a user types on one line, its runner and primitive count
     beside it, each library's words whole (in its column, or under the table where it does
     not fit), and reasons under the table instead of down a column."""
@@ -69,7 +85,6 @@ def test_list_keeps_names_counts_and_libraries_whole(engine, tmp_path, columns):
     text = cb(db, columns, "list")
     lines = text.splitlines()
     assert all(len(line) <= columns for line in lines), max(lines, key=len)
-    listed = json.loads(cb(db, columns, "list", "--json"))["implementations"]
     rows = {line.split()[0]: line for line in lines if line.split() and line.split()[0] in {i["name"] for i in listed}
             and not line.startswith(" ")}
     joined = " ".join(text.split())
