@@ -83,8 +83,28 @@ def host_package(adapter: str) -> tuple[str, str]:
         return "", ""
     if not pkg:
         return "", ""
-    r = subprocess.run(["dpkg-query", "-W", "-f=${Version}", pkg], capture_output=True, text=True)
-    return pkg, r.stdout.strip() if r.returncode == 0 else ""
+    return pkg, host_versions().get(pkg, "")
+
+
+@cache
+def host_versions() -> dict[str, str]:
+    """The installed version of every adapter's -dev package (host_package), by package, asked
+    of dpkg in one query: one query per adapter took a quarter of a second of every command that
+    starts the engine. A package dpkg does not have is left out (dpkg-query names it on stderr
+    and exits 1, having printed the others); without dpkg, none."""
+    pkgs: set[str] = set()
+    for folder in manifest.adapter_folders():
+        try:
+            pkgs.add(manifest.adapter(folder.name).packages.dev_package())
+        except manifest.ManifestError:
+            continue  # an adapter whose manifest is broken says so where it is read
+    pkgs.discard("")
+    try:
+        r = subprocess.run(["dpkg-query", "-W", "-f=${Package}\t${Version}\n", *sorted(pkgs)],
+                           capture_output=True, text=True)
+    except OSError:
+        return {}
+    return {pkg: version for pkg, _, version in (line.partition("\t") for line in r.stdout.splitlines()) if version}
 
 
 def label(env: dict | None) -> str:
