@@ -77,31 +77,34 @@ def host_compiler() -> str:
 def host_package(adapter: str) -> tuple[str, str]:
     """(package, version) of the adapter's -dev package on this machine (its manifest's
     default packages), or ("", "")."""
-    try:
-        pkg = manifest.adapter(adapter).packages.dev_package()
-    except manifest.ManifestError:
-        return "", ""
+    pkg = dev_packages().get(adapter, "")
     if not pkg:
         return "", ""
     return pkg, host_versions().get(pkg, "")
 
 
 @cache
-def host_versions() -> dict[str, str]:
-    """The installed version of every adapter's -dev package (host_package), by package, asked
-    of dpkg in one query: one query per adapter took a quarter of a second of every command that
-    starts the engine. A package dpkg does not have is left out (dpkg-query names it on stderr
-    and exits 1, having printed the others); without dpkg, none."""
-    pkgs: set[str] = set()
+def dev_packages() -> dict[str, str]:
+    """Each adapter's -dev package (manifest.Packages.dev_package), its manifest read once; an
+    adapter whose manifest is broken has none here (it says so where it is read for its build)."""
+    out = {}
     for folder in manifest.adapter_folders():
         try:
-            pkgs.add(manifest.adapter(folder.name).packages.dev_package())
+            out[folder.name] = manifest.adapter(folder.name).packages.dev_package()
         except manifest.ManifestError:
-            continue  # an adapter whose manifest is broken says so where it is read
-    pkgs.discard("")
+            continue
+    return out
+
+
+@cache
+def host_versions() -> dict[str, str]:
+    """The installed version of every adapter's -dev package, by package, asked of dpkg in one
+    query: one query per adapter took a quarter of a second of every command that starts the
+    engine. A package dpkg does not have is left out (dpkg-query names it on stderr and exits 1,
+    having printed the others); without dpkg, none."""
+    pkgs = sorted({p for p in dev_packages().values() if p})
     try:
-        r = subprocess.run(["dpkg-query", "-W", "-f=${Package}\t${Version}\n", *sorted(pkgs)],
-                           capture_output=True, text=True)
+        r = subprocess.run(["dpkg-query", "-W", "-f=${Package}\t${Version}\n", *pkgs], capture_output=True, text=True)
     except OSError:
         return {}
     return {pkg: version for pkg, _, version in (line.partition("\t") for line in r.stdout.splitlines()) if version}
