@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import click
 import pytest
-from conftest import REPO
+from conftest import REPO, small_store_copy
 
 from cipherbench.cli import cli
 
@@ -127,17 +127,14 @@ def test_a_readme_fleet_scheduler_is_one_the_command_starts():
 
 
 @pytest.fixture(scope="module")
-def small_store(tmp_path_factory, engine):
+def small_store(tmp_path_factory, two_small_runs):
+    """Runs 1 and 2 (compare A B) of the engine's libraries, made once a run (conftest.py,
+    two_small_runs), copied: the lines read a store, they do not test the run that made it."""
     where = tmp_path_factory.mktemp("readme")
-    env = dict(os.environ, CIPHERBENCH_DB=f"sqlite:///{where / 'r.sqlite'}", COLUMNS="100",
+    env = dict(os.environ, CIPHERBENCH_DB=small_store_copy(two_small_runs, where), COLUMNS="100",
                CIPHERBENCH_VERIFY_CACHE=str(where / "vc.json"), CIPHERBENCH_DURATIONS=str(where / "d.json"),
                CIPHERBENCH_ENVS=str(where / "envs"), CIPHERBENCH_ARCH_DIR=str(where / "arch"),
                CIPHERBENCH_RELEASES_DIR=str(where / "releases"))
-    for _ in range(2):  # runs 1 and 2: compare A B
-        r = subprocess.run([sys.executable, "-m", "cipherbench", "run", "--impl", "openssl", "--primitive", "sha-256",
-                            "--primitive", "aes-128-gcm", "--sizes", "16,16k", "--batch-ms", "1", "--batches", "2"],
-                           capture_output=True, text=True, cwd=REPO, timeout=300, env=env)
-        assert r.returncode == 0, r.stderr
     return env
 
 
