@@ -27,7 +27,8 @@ def test_the_go_question_is_answered_in_one_recommend(cb):
         assert c["size"] == 1024 and c["features"], c
     text = cb("recommend", "--language", "go", "--size", "1k", "--case", "bulk-aead",
               env={"COLUMNS": "80"}).stdout
-    rows = [line for line in text.splitlines() if line[:1].isdigit()]
+    # a row's rank, or '=' where it ties with the row above (a loaded machine's wide intervals)
+    rows = [line for line in text.splitlines() if line[:1].isdigit() or line.startswith("= ")]
     assert len(rows) == 2 and all(len(line) <= 80 for line in text.splitlines()), text
     for row, c in zip(rows, ranked):
         words = row.split()
