@@ -23,12 +23,6 @@ if os.environ.get("PYTEST_XDIST_WORKER"):
 BUILD = Path(os.environ.get("CIPHERBENCH_BUILD", REPO / "build"))
 ENGINE = Path(os.environ.get("CIPHERBENCH_ENGINE", BUILD / "engine" / "cipherbench-engine"))
 FAULTY = REPO / "tests" / "runners" / "faulty.py"
-#: The gate's computed records (kat/cache.py, PreparedCache), shared by every test and every
-#: command a test starts, kept by their content: each set is computed once a run (seconds to
-#: tens of seconds: model and carry answers asked of the ECB oracles), a second run computes
-#: none. Only computed known answers are shared: each test keeps its own verification results.
-#: (CIPHERBENCH_PREPARED_DIR set empty: each results file's records beside it, as for a user.)
-os.environ.setdefault("CIPHERBENCH_PREPARED_DIR", str(BUILD / "test-cache" / "prepared"))
 #: The tests' builds that a fresh clone would make again (the engine variants of tests/test_builds.py
 #: and tests/test_seed_axes.py, the s390x engine of tests/test_arch.py), kept outside the clone,
 #: as the Makefile keeps ccache's and cargo's (CI clones afresh every run): each is rebuilt when
@@ -36,19 +30,34 @@ os.environ.setdefault("CIPHERBENCH_PREPARED_DIR", str(BUILD / "test-cache" / "pr
 #: arch/build.py build_key), and built under a lock, so two clones never build one at once.
 TEST_BUILDS = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "cipherbench" / "test-builds"
 os.environ.setdefault("CIPHERBENCH_VARIANTS", str(TEST_BUILDS / "variants"))
+#: The gate's computed records (kat/cache.py, PreparedCache), shared by every test and every
+#: command a test starts, kept outside the clone by their content (the corpora's fingerprint
+#: and the oracles' runners' identities, which name the clone's paths relative to it): each set
+#: is computed once (seconds to tens of seconds: model and carry answers asked of the ECB
+#: oracles), and a second run or a second clone of the same code computes none. Only computed
+#: known answers are shared: each test keeps its own verification results.
+#: (CIPHERBENCH_PREPARED_DIR set empty: each results file's records beside it, as for a user.)
+os.environ.setdefault("CIPHERBENCH_PREPARED_DIR", str(TEST_BUILDS / "prepared"))
+#: Records of other corpora (other code) kept this long after they were made, for another
+#: clone's suite that may still be running on that code
+STALE_PREPARED_S = 2 * 86400
 
 
 def pytest_sessionstart(session):
     """The shared records of other corpora (kat/cache.py names each file by the fingerprint
-    of the corpora it was computed against) are of no use any more: removed."""
+    of the corpora it was computed against) are of no use to this code: removed once older than
+    STALE_PREPARED_S (another clone's suite may be running on other code)."""
     from cipherbench.kat.cache import corpus_fingerprint, shared_prepared
     shared = shared_prepared()
     if shared is None or not shared.is_dir():
         return
     today = corpus_fingerprint()[:16]
     for old in shared.glob("*.pickle"):
-        if not old.name.startswith(today):
-            old.unlink(missing_ok=True)
+        try:
+            if not old.name.startswith(today) and time.time() - old.stat().st_mtime > STALE_PREPARED_S:
+                old.unlink(missing_ok=True)
+        except FileNotFoundError:  # another clone's session removed it first
+            pass
 
 
 @pytest.fixture(autouse=True)

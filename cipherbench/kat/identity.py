@@ -19,8 +19,20 @@ def cache_file() -> Path:
     return Path(os.environ.get("CIPHERBENCH_VERIFY_CACHE", BUILD / "verify-cache.json"))
 
 
+def portable(arg: str | Path) -> str:
+    """A path as an identity names it: relative to the build folder or to the clone where it
+    lies in one, so that two clones' byte-identical runners and corpora have one identity (a
+    cache kept outside the clone serves them both); anything else as it is."""
+    p = Path(arg)
+    if p.is_absolute():
+        for base, name in ((BUILD, "build"), (REPO, "clone")):
+            if p.is_relative_to(base):
+                return f"{name}:{p.relative_to(base)}"
+    return str(arg)
+
+
 def digest_file(h: Any, path: Path) -> None:
-    h.update(str(path).encode())
+    h.update(portable(path).encode())
     with open(path, "rb") as f:
         for block in iter(lambda: f.read(1 << 20), b""):
             h.update(block)
@@ -41,7 +53,8 @@ def runner_identity(argv: list[str], hello: dict[str, Any]) -> str:
 
 @cache
 def _runner_identity(argv: tuple[str, ...], announced: str) -> str:
-    h = hashlib.sha256(json.dumps(list(argv)).encode())  # its arguments too: the same program run another way
+    # its arguments too (the same program run another way), the clone's paths relative
+    h = hashlib.sha256(json.dumps([portable(a) for a in argv]).encode())
     for a in argv:
         p = Path(a)
         if p.is_file():
