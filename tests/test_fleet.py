@@ -235,14 +235,18 @@ class Workers:
         self.client = Client(scheduler, timeout="20s", security=as_client(creds))
         self.procs: dict[str, subprocess.Popen] = {}
 
-    def start(self, host: str):
-        log = self.logs / f"{host}.log"
-        self.procs[host] = start_worker(self.net, host, self.scheduler, self.creds / "machines" / host, log)
+    def start(self, *hosts: str):
+        """The hosts' workers, started together (each takes seconds to start its nanny and its
+        worker process), once each has joined."""
+        for host in hosts:
+            self.procs[host] = start_worker(self.net, host, self.scheduler, self.creds / "machines" / host,
+                                            self.logs / f"{host}.log")
         deadline = time.monotonic() + 60
-        while f"host-{host}" not in self.resources():
-            if self.procs[host].poll() is not None or time.monotonic() > deadline:
-                pytest.fail(f"worker {host} did not join: {log.read_text()[-800:]}")
-            time.sleep(0.2)
+        while missing := [h for h in hosts if f"host-{h}" not in self.resources()]:
+            for host in missing:
+                if self.procs[host].poll() is not None or time.monotonic() > deadline:
+                    pytest.fail(f"worker {host} did not join: {(self.logs / f'{host}.log').read_text()[-800:]}")
+            time.sleep(0.1)
 
     def info(self) -> dict:
         return self.client.scheduler_info(n_workers=-1)["workers"]
@@ -264,8 +268,7 @@ class Workers:
 def workers(net, scheduler, creds, tmp_path_factory):
     w = Workers(net, scheduler.address, creds, tmp_path_factory.mktemp("workers"))
     try:
-        for host in HOSTS:
-            w.start(host)
+        w.start(*HOSTS)
         yield w
     finally:
         w.close()
@@ -368,7 +371,7 @@ def study_here_judged_on(pg: str, machines: list[int]) -> None:
 def test_a_machine_that_drops_out_is_reported_and_the_same_command_completes_it(pg, creds, scheduler, workers):
     cmd = [sys.executable, "-m", "cipherbench", "--db", pg, "fleet", "run", "--scheduler", scheduler.address,
            "--credentials", str(client_creds(creds)), "--hosts", ",".join(HOSTS), "--sizes", "16,2048",
-           "--lost-after", "3", *PLAN]
+           "--lost-after", "1", *PLAN]  # fleet-b is killed, not slow: gone for a second is lost
     client = subprocess.Popen(cmd, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         deadline = time.monotonic() + 90  # until fleet-b's run has begun: then it drops out mid-run
@@ -427,9 +430,12 @@ def test_the_fleet_reaches_its_store_only_verified(pg, creds, scheduler, workers
 
 
 # ---------------------------------------------------------------------------- who is refused
-def other_authoritys(creds: Path, folder: Path) -> Path:
+@pytest.fixture(scope="module")
+def other_authoritys(creds: Path, tmp_path_factory) -> Path:
     """Credentials that trust the fleet's authority but carry a pair from another one
-    (`fleet init` of a second fleet): what a machine outside the fleet could make itself."""
+    (`fleet init` of a second fleet): what a machine outside the fleet could make itself.
+    Made once for the tests that show them (read only)."""
+    folder = tmp_path_factory.mktemp("other-authority")
     r = subprocess.run([sys.executable, "-m", "cipherbench", "fleet", "init", str(folder / "other"), "--machine",
                         "rogue", "--db-host", "127.0.0.1"], capture_output=True, text=True, timeout=120, cwd=REPO)
     assert r.returncode == 0, r.stderr
@@ -442,7 +448,7 @@ def other_authoritys(creds: Path, folder: Path) -> Path:
 
 
 def test_a_client_without_the_fleets_certificate_is_refused_by_the_scheduler(pg, creds, scheduler, workers,
-                                                                             tmp_path):
+                                                                             other_authoritys):
     # TLS that trusts the scheduler but shows no certificate: the scheduler ends it (TLS 1.3
     # says so at the first read, TLS 1.2 in the handshake)
     ctx = ssl.create_default_context(cafile=str(creds / "scheduler" / "ca.pem"))
@@ -451,9 +457,10 @@ def test_a_client_without_the_fleets_certificate_is_refused_by_the_scheduler(pg,
         with socket.create_connection((scheduler.host, scheduler.port), timeout=30) as raw, \
                 ctx.wrap_socket(raw) as tls:
             tls.recv(1)
-    # a client whose certificate another authority signed: refused in the handshake
+    # a client whose certificate another authority signed: refused in the handshake (Dask's
+    # client tries again until --wait is out, each time refused: a few seconds are as many no)
     r = cli(pg, "fleet", "run", "--scheduler", scheduler.address, "--credentials",
-            str(other_authoritys(creds, tmp_path)), "--wait", "10", *PLAN)
+            str(other_authoritys), "--wait", "3", *PLAN)
     assert r.returncode == 1 and len(r.stderr.strip().splitlines()) == 1, r.stderr
     assert f"cannot reach the Dask scheduler at {scheduler.address}" in r.stderr
     assert f"TLS handshake failed with remote 'tls://{scheduler.host}:" in scheduler.log.read_text()
@@ -463,8 +470,9 @@ def test_a_client_without_the_fleets_certificate_is_refused_by_the_scheduler(pg,
     assert sorted(workers.resources()) == [f"host-{h}" for h in HOSTS]
 
 
-def test_a_worker_with_a_certificate_from_another_authority_is_refused(net, creds, scheduler, workers, tmp_path):
-    rogue = start_worker(net, HOSTS[0], scheduler.address, other_authoritys(creds, tmp_path), tmp_path / "rogue.log",
+def test_a_worker_with_a_certificate_from_another_authority_is_refused(net, scheduler, workers, other_authoritys,
+                                                                      tmp_path):
+    rogue = start_worker(net, HOSTS[0], scheduler.address, other_authoritys, tmp_path / "rogue.log",
                          name="rogue")
     try:
         assert rogue.wait(timeout=150) != 0  # Dask's nanny gives up: it never reached the scheduler
