@@ -8,11 +8,17 @@ import re
 from collections import Counter
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from cipherbench import registry
 from cipherbench.kinds import Operation, PrimitiveKind, Untimed, Verdict, Workload
 from cipherbench.registry import REFERENCE_IMPL
-from cipherbench.results.run import Measurement, usable
+
+# results.run (and with it the store's SQLAlchemy) is imported by the rules on stored points
+# when they are first asked: every command parses sizes here (cli/options.py), and those that
+# never read the store (verify, fleet init, worker, scheduler) start without it.
+if TYPE_CHECKING:
+    from cipherbench.results.run import Measurement
 
 #: A whole-block mode is timed at the largest whole number of blocks not above a size
 #: (registry/experiments.toml): 16368 B stands for 16 KiB with a 24-byte block.
@@ -32,6 +38,7 @@ def is_parallel(m: Measurement) -> bool:
 
 def is_bulk_speed(m: Measurement) -> bool:
     """A timed point of bulk encryption or hashing with a size: what speed rankings compare."""
+    from cipherbench.results.run import usable
     return (usable(m) and m.size > 0 and m.workload is Workload.BULK
             and m.operation in (Operation.ENCRYPT, Operation.HASH))
 
@@ -50,6 +57,7 @@ def standing_workload(kinds: Collection[PrimitiveKind], timed: Iterable[Workload
 def standing_points(measurements: Iterable[Measurement]) -> list[Measurement]:
     """The timed points of encryption or hashing with a size that stand for their point: per
     primitive, those of the workload standing_workload picks for what was timed of it."""
+    from cipherbench.results.run import usable
     by_primitive: dict[str, list[Measurement]] = {}
     for m in measurements:
         if usable(m) and m.size > 0 and m.operation in (Operation.ENCRYPT, Operation.HASH):

@@ -29,10 +29,12 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable
 from pathlib import Path
-
-from sqlalchemy.engine import URL, make_url
+from typing import TYPE_CHECKING
 
 from cipherbench.errors import UsageError
+
+if TYPE_CHECKING:  # SQLAlchemy when a URL is read: the fleet's commands name STORE_CA_ENV without it
+    from sqlalchemy.engine import URL
 
 #: libpq's require_auth values (libpq, "Parameter Key Words").
 SCRAM_ONLY = "scram-sha-256"
@@ -88,6 +90,7 @@ def connect_args(url_text: str) -> dict[str, str]:
     """The driver's extra connection parameters for the store at `url_text`: require_auth
     for PostgreSQL (the module's rule), and sslmode=verify-full against $CIPHERBENCH_STORE_CA
     when it is set; nothing for SQLite."""
+    from sqlalchemy.engine import make_url
     url = make_url(url_text)
     if not url.drivername.startswith("postgresql"):
         return {}
