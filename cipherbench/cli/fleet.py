@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
@@ -12,15 +13,19 @@ from cipherbench.cli.app import Ctx
 from cipherbench.cli.options import Sizes
 from cipherbench.console import Cell, Col, Grid, err, lit, out
 from cipherbench.errors import CipherbenchError, UsageError
-from cipherbench.fleet import cluster, dispatch, exposure, names, security
-from cipherbench.fleet.records import FleetRecords, FleetStatus, HostState, fleet_key
-from cipherbench.fleet.task import engine_path, keep_off_measuring_cpu, this_host
+from cipherbench.fleet import cluster, exposure, names, security
+from cipherbench.fleet.machine import engine_path, keep_off_measuring_cpu, this_host
 from cipherbench.kinds import Operation
 from cipherbench.paths import REPO
-from cipherbench.pipeline import RunPlan
-from cipherbench.pipeline.plan import DEFAULT_PRESET
 from cipherbench.redact import command_line, redact
-from cipherbench.store.db import Store, default_url, describe
+
+# The store, the fleet's records, the run pipeline and the task are imported by the commands
+# that use them: `fleet init`, `worker` and `scheduler` start without SQLAlchemy, pydantic and
+# the gate (a worker's command is started on every machine, and execs Dask at once).
+if TYPE_CHECKING:
+    from cipherbench.fleet.records import FleetRecords
+    from cipherbench.pipeline import RunPlan
+    from cipherbench.store.db import Store
 
 
 @click.group("fleet", epilog="In this order: 1. cipherbench fleet init DIR --machine NAME ... --db-host DBHOST "
@@ -97,6 +102,8 @@ def fleet_init(folder: Path, machines, clients, db_host, db_port, db_name, db_ro
 def _plan(c: Ctx, profile, experiment, impls, primitives, sizes, operations, batches, batch_ms, processes,
           extra_rounds) -> RunPlan:
     """The plan every machine runs, as `run` would build it from the same options."""
+    from cipherbench.pipeline import RunPlan
+    from cipherbench.pipeline.plan import DEFAULT_PRESET
     if profile and experiment:
         raise UsageError("give --profile or --experiment, not both")
     return RunPlan.from_preset(
@@ -125,6 +132,7 @@ def _targets(conn: cluster.Connection, records: FleetRecords, key: str, plan: Ru
              machines: int | None, wait: float, fresh: bool) -> tuple[int, list[str], list[str]]:
     """(fleet run id, its machines, the machines still to measure): the incomplete fleet
     run of the same command when there is one (unless --new), else a new one."""
+    from cipherbench.fleet.records import HostState
     fleet_id = None if fresh else records.resumable(key)
     recorded = records.hosts(fleet_id) if fleet_id else {}
     if fleet_id and recorded:
@@ -189,12 +197,13 @@ def fleet_run(c: Ctx, scheduler, machines, hosts, profile, experiment, impls, pr
     creds = _credentials(credentials)
     if scheduler is not None:
         _warn_insecure("run", exposure.scheduler_to_join(scheduler, creds is not None, insecure))
+    from cipherbench.fleet.records import fleet_key
+    from cipherbench.store.db import default_url
     url = c.db or default_url()
     if scheduler and url.startswith("sqlite"):
         raise UsageError("a fleet on a scheduler needs a store every machine reaches: "
                          "--db postgresql://USER@HOST/DB")
-    store = Store(url)  # creates the schema here, before machines write to it at once
-    records = FleetRecords(store)
+    store, records = _records(url)  # creates the schema here, before machines write to it at once
     conn = cluster.connect(scheduler, wait, creds)
     try:
         if conn.note:
@@ -215,6 +224,8 @@ def _dispatch(conn: cluster.Connection, records: FleetRecords, plan: RunPlan, st
               pending: list[str], lost_after: float) -> None:
     """Submit and watch; losing the scheduler itself ends the command in one line, and
     the fleet run stays for the same command to complete."""
+    from cipherbench.fleet import dispatch
+    from cipherbench.fleet.records import FleetStatus
     try:
         futures = dispatch.submit(conn.client, plan, store.url, fleet_id, pending)
         with dispatch.HostBoard(err, pending) as board:
@@ -228,6 +239,8 @@ def _dispatch(conn: cluster.Connection, records: FleetRecords, plan: RunPlan, st
 
 def _finish(records: FleetRecords, fleet_id: int, store: Store) -> None:
     """The fleet run's status, each machine's, and exit 1 unless every machine completed."""
+    from cipherbench.fleet.records import FleetStatus, HostState
+    from cipherbench.store.db import describe
     hosts_now = records.hosts(fleet_id)
     ok = all(r.state is HostState.COMPLETE for r in hosts_now.values())
     records.finish(fleet_id, FleetStatus.COMPLETE if ok else FleetStatus.INCOMPLETE)
@@ -284,8 +297,17 @@ def fleet_scheduler(host, port, credentials, insecure):
     os.execve(argv[0], argv, cluster.dask_env())
 
 
+def _records(url: str | None, create: bool = True) -> tuple[Store, FleetRecords]:
+    """The store at `url` and the fleet runs recorded in it."""
+    from cipherbench.fleet.records import FleetRecords
+    from cipherbench.store.db import Store
+    store = Store(url, create=create)
+    return store, FleetRecords(store)
+
+
 def _fleet(records: FleetRecords, fleet_id: int | None, store: Store) -> tuple[int, dict]:
     """The fleet run asked for (the latest by default) and its record."""
+    from cipherbench.store.db import describe
     fid = fleet_id or records.latest()
     found = records.fleet(fid) if fid is not None else None
     if fid is None or found is None:
@@ -301,8 +323,7 @@ def _fleet(records: FleetRecords, fleet_id: int | None, store: Store) -> tuple[i
 def fleet_status(c: Ctx, fleet_id, credentials):
     """Each machine's state in a fleet run (the latest by default)."""
     _credentials(credentials)
-    store = Store(c.db, create=False)
-    records = FleetRecords(store)
+    store, records = _records(c.db, create=False)
     fid, f = _fleet(records, fleet_id, store)
     out.print(_summary(records, fid))
     out.print(f"fleet run {fid}: {f['status']}; command: {f['command']}", markup=False)
@@ -318,8 +339,7 @@ def fleet_report(c: Ctx, fleet_id, out_dir: Path, credentials):
     """The report of a fleet run's complete machines, side by side."""
     from cipherbench import report as rep
     _credentials(credentials)
-    store = Store(c.db, create=False)
-    records = FleetRecords(store)
+    store, records = _records(c.db, create=False)
     fid, _ = _fleet(records, fleet_id, store)
     run_ids = records.complete_runs(fid)
     if not run_ids:

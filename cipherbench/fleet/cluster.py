@@ -23,9 +23,9 @@ from dataclasses import dataclass
 
 from cipherbench.errors import CipherbenchError, UsageError
 from cipherbench.fleet.exposure import Address
+from cipherbench.fleet.machine import keep_off_measuring_cpu, this_host
 from cipherbench.fleet.no_http import ROUTES_OFF
 from cipherbench.fleet.security import Credentials, Role
-from cipherbench.fleet.task import keep_off_measuring_cpu, this_host
 from cipherbench.redact import hide, redact
 
 RESOURCE_PREFIX = "host-"

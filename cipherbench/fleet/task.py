@@ -3,29 +3,24 @@
 The task runs in the worker's one thread (cluster.WORKER_THREADS) and calls the run
 pipeline (pipeline.run_plan) there, with this machine's engine, runners and
 libraries. The worker process was kept off the measuring CPU
-(keep_off_measuring_cpu); for the run, the task's thread takes the whole CPU set
+(machine.keep_off_measuring_cpu); for the run, the task's thread takes the whole CPU set
 back, so session.measuring_cpu picks the last CPU and the runners it starts are
 pinned there exactly as in a plain `cipherbench run`.
 """
 from __future__ import annotations
 
-import os
-import platform
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from pathlib import Path
 
 from cipherbench.errors import CipherbenchError
+from cipherbench.fleet.machine import this_host, whole_machine
 from cipherbench.kinds import RunKind, RunStatus
-from cipherbench.paths import BUILD
 from cipherbench.pipeline import Progress, RunPlan, WarningKind, run_plan
 from cipherbench.pipeline.execute import Advance, Unit
 from cipherbench.store.db import Store
 
-#: The CPUs the machine offered before the worker kept off the measuring one ("0,1,2,3").
-FLEET_CPUS_ENV = "CIPHERBENCH_FLEET_CPUS"
 #: Dask event topic the tasks report on (Worker.log_event, Client.subscribe_topic).
 EVENT_TOPIC = "cipherbench-fleet"
 #: Seconds between two progress events of one stage: the client redraws, nobody needs more.
@@ -39,55 +34,6 @@ class HostOutcome:
     complete: bool
     detail: str | None  # why not complete, in one line
     seconds: float
-
-
-def this_host() -> str:
-    """The name a machine goes by in a fleet: its host name, as its runs record it
-    (measure/context.py)."""
-    return platform.node()
-
-
-def engine_path() -> Path:
-    """Where measure/runner.py looks for the native engine."""
-    return Path(os.environ.get("CIPHERBENCH_ENGINE", BUILD / "engine" / "cipherbench-engine"))
-
-
-def _machine_cpus() -> list[int]:
-    return sorted(int(c) for c in os.environ.get(FLEET_CPUS_ENV, "").split(",") if c)
-
-
-def keep_off_measuring_cpu() -> str:
-    """Move every thread of this process off the last CPU, where runs pin their runners,
-    when there is another CPU to go to; remember the whole set for the runs
-    (FLEET_CPUS_ENV). Processes started afterwards inherit both. Says what it did."""
-    if not hasattr(os, "sched_getaffinity"):
-        return "CPU affinity is not available here: the worker may share the measuring CPU"
-    cpus = _machine_cpus() or sorted(os.sched_getaffinity(0))
-    os.environ[FLEET_CPUS_ENV] = ",".join(map(str, cpus))
-    if len(cpus) < 2:
-        return f"one CPU ({cpus[0]}): the worker shares it with the measurements"
-    rest = set(cpus[:-1])
-    for tid in os.listdir("/proc/self/task"):  # sched_setaffinity(0) would move the calling thread only
-        try:
-            os.sched_setaffinity(int(tid), rest)
-        except OSError:  # a thread that ended meanwhile
-            pass
-    return f"worker on CPUs {','.join(map(str, sorted(rest)))}; measurements on CPU {cpus[-1]}"
-
-
-@contextmanager
-def whole_machine() -> Iterator[None]:
-    """This thread on every CPU of the machine for the length of a run, then back."""
-    cpus = _machine_cpus()
-    if not cpus or not hasattr(os, "sched_setaffinity"):
-        yield
-        return
-    before = os.sched_getaffinity(0)
-    os.sched_setaffinity(0, cpus)
-    try:
-        yield
-    finally:
-        os.sched_setaffinity(0, before)
 
 
 def _event(fleet_id: int, host: str, stage: str, **fields):
