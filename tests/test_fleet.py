@@ -12,6 +12,7 @@ addressed. Namespaces, links and every process started are removed at the end,
 whatever happened. Needs root and iproute2's `ip` (and util-linux's `unshare`);
 skipped with the reason otherwise.
 """
+import functools
 import os
 import shutil
 import signal
@@ -275,10 +276,18 @@ def workers(net, scheduler, creds, tmp_path_factory):
 
 
 # ---------------------------------------------------------------------------- reading the store
+@functools.cache
+def opened(db: str):
+    """The store at `db`, opened once for the module's reads: opening one connects afresh (over
+    TLS, with SCRAM) and checks its schema, and running_runs asks ten times a second. (An
+    exception, a store not made yet, is not kept: the next call opens it again.)"""
+    from cipherbench.store.db import Store
+    return Store(db, create=False)
+
+
 def fleet_hosts(db: str, fleet_id: int | None = None) -> tuple[int, dict]:
     from cipherbench.fleet.records import FleetRecords
-    from cipherbench.store.db import Store
-    rec = FleetRecords(Store(db, create=False))
+    rec = FleetRecords(opened(db))
     fid = fleet_id or rec.latest()
     return fid, (rec.hosts(fid) if fid else {})
 
@@ -288,9 +297,9 @@ def running_runs(db: str, host: str) -> list[int]:
     from sqlalchemy.exc import ProgrammingError
 
     from cipherbench.errors import CipherbenchError
-    from cipherbench.store.db import Store, runs
+    from cipherbench.store.db import runs
     try:
-        with Store(db, create=False).engine.connect() as c:
+        with opened(db).engine.connect() as c:
             return [r[0] for r in c.execute(select(runs.c.id).where(runs.c.host == host)
                                             .where(runs.c.status == "running"))]
     except (ProgrammingError, CipherbenchError):  # the fleet client has not made the schema yet (Store
@@ -300,8 +309,7 @@ def running_runs(db: str, host: str) -> list[int]:
 def check_run(db: str, run_id: int, host: str, sizes: set, impl: str = "openssl", primitive: str = "aes-128-ctr",
               pairs: int = 1):
     """The machine's run: complete, tagged with its host, every point measured and verified."""
-    from cipherbench.store.db import Store
-    r = Store(db, create=False).run(run_id)
+    r = opened(db).run(run_id)
     assert r["status"] == "complete" and r["host"] == host and r["context"]["host"] == host
     # measured on the last CPU, though the worker that ran it keeps off that CPU
     assert r["context"]["measuring_cpu"] == max(os.sched_getaffinity(0))
