@@ -89,11 +89,14 @@ def _as_from_a_terminal() -> None:
     signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
-#: A run long enough to be stopped midway: ten points of 60 requests of eight batches, 4,800
-#: batches; of 1 ms each (what is stored and settled does not depend on a batch's length), so
-#: that the resumed run times the rest in seconds, not the half minute 5 ms batches took.
+#: A run long enough to be stopped midway: ten points of REQUESTS requests of eight batches,
+#: timed in rounds (a request of every point a round), stopped once 40 timed batches are
+#: stored, early in the run; of 1 ms each (what is stored and settled depends on neither the length
+#: nor the number, so long as rounds are left when the signal comes), so that the resumed run
+#: times the rest in seconds, not the half minute 60 requests of 5 ms batches took.
+REQUESTS = 24
 LONG_RUN = ("--impl", "openssl", "--primitive", "aes-128-ctr", "--primitive", "aes-128-cbc", "--sizes",
-            "16,256,1k,4k,16k", "--batches", "60", "--batch-ms", "1", "--no-verify", "--no-extra-rounds")
+            "16,256,1k,4k,16k", "--batches", str(REQUESTS), "--batch-ms", "1", "--no-verify", "--no-extra-rounds")
 
 
 def _start_run(db: str, *args: str) -> subprocess.Popen:
@@ -142,8 +145,8 @@ def test_kill_9_keeps_every_round_stored_then_the_run_is_settled_and_resumed(cb,
     con = sqlite3.connect(db[len("sqlite:///"):])
     rows = con.execute("select primitive, size, n + coalesce(shared_batches, 0) from measurements "
                        "where run_id = 1").fetchall()
-    # every point of the plan once, each on the 60 requests asked for, of eight batches each
-    assert sorted(rows) == sorted((p, s, 60 * 8) for p in ("aes-128-cbc", "aes-128-ctr")
+    # every point of the plan once, each on the requests asked for, of eight batches each
+    assert sorted(rows) == sorted((p, s, REQUESTS * 8) for p in ("aes-128-cbc", "aes-128-ctr")
                                   for s in (16, 256, 1024, 4096, 16384))
     assert cb("run", "--resume", "1").returncode == 2  # complete: nothing to resume
 
