@@ -337,13 +337,13 @@ def fleet_status(c: Ctx, fleet_id, credentials):
 @click.pass_obj
 def fleet_report(c: Ctx, fleet_id, out_dir: Path, credentials):
     """The report of a fleet run's complete machines, side by side."""
-    from cipherbench import report as rep
     _credentials(credentials)
     store, records = _records(c.db, create=False)
     fid, _ = _fleet(records, fleet_id, store)
     run_ids = records.complete_runs(fid)
     if not run_ids:
         raise CipherbenchError(f"fleet run {fid} has no complete machine yet")
+    from cipherbench import report as rep  # the report's formats, once there is one to write
     written = rep.write_all(rep.load(store, run_ids), out_dir)
     out.print(f"fleet run {fid}: report of runs {', '.join(map(str, run_ids))} written to {out_dir}/")
     for path, what in written:
