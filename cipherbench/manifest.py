@@ -118,6 +118,10 @@ class Manifest:
     libs: tuple[str, ...] = ()  # further link items
     cmake: str = ""  # a CMake file of the folder run after the probe, for what no key says
     names: tuple[NameTable, ...] = ()
+    #: A runner's build from nothing, in seconds, on the developers' 2-vCPU host (its toolchain
+    #: and dependencies downloaded too): the order of a machine's first build, the longest
+    #: first (scripts/build-runners), before the machine has timed its own. 0: not stated.
+    build_seconds: int = 0
 
     @property
     def name(self) -> str:
@@ -133,7 +137,8 @@ class Manifest:
 # ---------------------------------------------------------------- reading
 
 _KEYS = {FolderKind.ADAPTER: {"library", "packages", "probe", "build", "names", "note"},
-         FolderKind.RUNNER: {"language", "packages", "note"}}
+         FolderKind.RUNNER: {"language", "packages", "note", "build"}}
+_BUILD_KEYS = {FolderKind.ADAPTER: {"libs", "cmake"}, FolderKind.RUNNER: {"seconds"}}
 _TITLE = {FolderKind.ADAPTER: "library", FolderKind.RUNNER: "language"}
 
 
@@ -222,14 +227,17 @@ def read(folder: Path, kind: FolderKind) -> Manifest:
         raise _fail(path, f"needs '{_TITLE[kind]}'")
     if "packages" not in raw:
         raise _fail(path, "needs [packages]")
-    build = _only(path, "[build]", raw.get("build", {}), {"libs", "cmake"})
+    build = _only(path, "[build]", raw.get("build", {}), _BUILD_KEYS[kind])
+    seconds = build.get("seconds", 0)
+    if not isinstance(seconds, int) or isinstance(seconds, bool) or seconds < 0:
+        raise _fail(path, "build.seconds must be a whole number of seconds")
     cmake = build.get("cmake", "")
     if cmake and not (folder / cmake).is_file():
         raise _fail(path, f"build.cmake names {cmake}, which is not in the folder")
     return Manifest(folder=folder, kind=kind, title=title, packages=_packages(path, raw["packages"]),
                     note=raw.get("note", ""), probes=_probes(path, raw.get("probe", [])),
                     libs=_strings(path, "build.libs", build.get("libs", [])) if build.get("libs") else (),
-                    cmake=cmake, names=_names(path, raw.get("names", {})))
+                    cmake=cmake, names=_names(path, raw.get("names", {})), build_seconds=seconds)
 
 
 def adapter_folders() -> list[Path]:
@@ -326,6 +334,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--packages", nargs="?", const="all", choices=("all", "adapters", "runners"),
                     help="print the Debian packages (Debian 12's) of every adapter and runner, or of the "
                          "adapters or the runners alone, one a line")
+    ap.add_argument("--build-seconds", action="store_true",
+                    help="print each runner's build time from nothing as its manifest states it: "
+                         "SECONDS NAME, one a line (0: not stated)")
     args = ap.parse_args(argv)
     try:
         if args.cmake:
@@ -334,6 +345,9 @@ def main(argv: list[str] | None = None) -> int:
             folders = {"all": adapters() + runners(), "adapters": adapters(), "runners": runners()}[args.packages]
             for p in sorted({p for m in folders for p in m.packages.default}):
                 print(p)
+        if args.build_seconds:
+            for m in runners():
+                print(m.build_seconds, m.name)
     except CipherbenchError as e:
         print(f"cipherbench.manifest: {e}", file=sys.stderr)
         return 1

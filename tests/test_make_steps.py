@@ -5,6 +5,7 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -236,3 +237,26 @@ def test_the_longest_build_here_goes_first(tmp_path):
         (tree / "build" / "runners" / f"{lang}.seconds").write_text(f"{seconds}\n")
     assert build_runners(tree, str(sorted(os.sched_getaffinity(0))[0])).returncode == 0
     assert order.read_text().split() == ["c", "b", "a"]
+
+
+def test_a_first_build_goes_by_the_manifests_seconds(tmp_path):
+    """A fresh machine has timed nothing: the manifests' build from nothing orders it, a runner
+    timed here by its own time, one with neither first."""
+    order = tmp_path / "order"
+    tree = runner_tree(tmp_path / "t", {lang: f'echo {lang} >> "{order}"\n' for lang in ("a", "b", "c", "d")})
+    (tree / "cipherbench").mkdir()
+    (tree / "cipherbench" / "__init__.py").write_text("")
+    # the manifests as cipherbench.manifest --build-seconds prints them (d states 0: none)
+    (tree / "cipherbench" / "manifest.py").write_text('print("5 a\\n140 b\\n30 c\\n0 d")\n')
+    (tree / "build" / "runners").mkdir(parents=True)
+    (tree / "build" / "runners" / "a.seconds").write_text("60\n")  # timed here: its own time
+    assert build_runners(tree, str(sorted(os.sched_getaffinity(0))[0])).returncode == 0
+    assert order.read_text().split() == ["d", "b", "a", "c"]
+
+
+def test_every_runner_states_its_first_builds_seconds():
+    r = subprocess.run([sys.executable, "-m", "cipherbench.manifest", "--build-seconds"], capture_output=True,
+                       text=True, cwd=REPO, check=True)
+    stated = {name: int(secs) for secs, name in (line.split() for line in r.stdout.splitlines())}
+    assert sorted(stated) == sorted(p.name for p in (REPO / "runners").iterdir() if (p / "build.sh").is_file())
+    assert all(s > 0 for s in stated.values()) and max(stated, key=stated.__getitem__) == "rust"
