@@ -108,8 +108,9 @@ runners: runner-deps
 # Known-answer corpora fetched rather than installed by pip: Project Wycheproof, pinned in
 # cipherbench/kat/corpora/wycheproof.py, through the Go module proxy into go's module cache; the
 # path goes to build/wycheproof.json. Never fails the build: without go, or when the download
-# fails, that file says why and verify reports the corpus missing.
-vectors: $(VENV)/.installed
+# fails, that file says why and verify reports the corpus missing. After the runners' packages:
+# a fresh machine's go is the Go runner's golang-go.
+vectors: $(VENV)/.installed runner-deps
 	@$(STEP) "vectors" $(PY) -m cipherbench.kat.corpora wycheproof install
 
 # The library benchmark programs fidelity compares with (botan, bench-slope, nettle-benchmark,

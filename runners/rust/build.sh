@@ -10,6 +10,21 @@ mkdir -p "$OUT"
 # The registry's lengths, expanded by cipherbench/registry.py (standard library only).
 (cd "$ROOT" && python3 -m cipherbench.registry --json "$OUT/registry.json")
 cd "$HERE"
+# cargo and rustc from rustup (Debian 12's Rust, 1.63, is older than the crates Cargo.lock pins
+# need): where neither PATH nor ~/.cargo has cargo, as on a fresh machine, rustup-init installs
+# the minimal profile of RUST_TOOLCHAIN (the one the developers build with) into ~/.rustup and
+# ~/.cargo, as https://rustup.rs says, fetched with python3 (the standard library, which the
+# default path installs). rustup checks each component's SHA-256 against the channel's manifest.
+RUST_TOOLCHAIN=1.95.0
+PATH="$PATH:${CARGO_HOME:-$HOME/.cargo}/bin"
+if ! command -v cargo >/dev/null; then
+  init=$(mktemp)
+  python3 -c 'import sys, urllib.request; urllib.request.urlretrieve(sys.argv[1], sys.argv[2])' \
+    "https://static.rust-lang.org/rustup/dist/$(uname -m)-unknown-linux-gnu/rustup-init" "$init"
+  chmod +x "$init"
+  "$init" -y -q --no-modify-path --profile minimal --default-toolchain "$RUST_TOOLCHAIN"
+  rm -f "$init"
+fi
 # cargo's target folder outside the clone, so a fresh clone compiles only this runner's crate and
 # not again its dependencies (ring, aws-lc-rs, RustCrypto: about 3 minutes of CPU). The runner's
 # own crate is always built again (cargo clean -p): cargo judges a crate fresh by comparing its
