@@ -18,12 +18,13 @@ cd "$HERE"
 RUST_TOOLCHAIN=1.95.0
 PATH="$PATH:${CARGO_HOME:-$HOME/.cargo}/bin"
 if ! command -v cargo >/dev/null; then
-  init=$(mktemp)
+  # named rustup-init: rustup reads what to be from its own file name
+  fetched=$(mktemp -d)
   python3 -c 'import sys, urllib.request; urllib.request.urlretrieve(sys.argv[1], sys.argv[2])' \
-    "https://static.rust-lang.org/rustup/dist/$(uname -m)-unknown-linux-gnu/rustup-init" "$init"
-  chmod +x "$init"
-  "$init" -y -q --no-modify-path --profile minimal --default-toolchain "$RUST_TOOLCHAIN"
-  rm -f "$init"
+    "https://static.rust-lang.org/rustup/dist/$(uname -m)-unknown-linux-gnu/rustup-init" "$fetched/rustup-init"
+  chmod +x "$fetched/rustup-init"
+  "$fetched/rustup-init" -y -q --no-modify-path --profile minimal --default-toolchain "$RUST_TOOLCHAIN"
+  rm -rf "$fetched"
 fi
 # cargo's target folder outside the clone, so a fresh clone compiles only this runner's crate and
 # not again its dependencies (ring, aws-lc-rs, RustCrypto: about 3 minutes of CPU). The runner's
