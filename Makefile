@@ -21,7 +21,7 @@ CACHE_HOME := $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/cipherbench
 #: otherwise): make test installs them, so no test goes without
 TEST_AXES := builds env arch fleet test
 
-.PHONY: bench test test-deps lint lint-checks venv engine-build deps engine-deps runner-deps system-deps engine runners vectors tools fidelity noise sanitize compilers clean
+.PHONY: bench test test-deps lint lint-checks venv engine-build deps engine-deps runner-deps system-deps engine runners runners-ready vectors tools fidelity noise sanitize compilers clean
 
 # As many make jobs as CPUs, and one more: the venv's downloads, the engine's compile and the
 # runners' builds go side by side (each compile itself uses every CPU: Ninja, cargo)
@@ -32,7 +32,7 @@ SIDE_BY_SIDE := $(MAKE) --no-print-directory -j$(JOBS) --output-sync=target
 # The answer first, the whole gate after (cipherbench/cli/bench.py): the quick profile's pairs
 # through every check of the gate, timed, the answer printed; then every other pair verified.
 bench:
-	@$(SIDE_BY_SIDE) engine runners vectors
+	@$(SIDE_BY_SIDE) engine runners-ready runners vectors
 	@status=0; $(CB) bench --since $(START) || status=$$?; \
 	$(STEP) --since $(START) "make bench"; exit $$status
 
@@ -41,7 +41,7 @@ bench:
 # (tests/conftest.py, longest_first); the fifteen slowest tests are listed at the end, for
 # keeping the suite under 10 minutes
 test:
-	@$(SIDE_BY_SIDE) engine runners vectors lint test-deps
+	@$(SIDE_BY_SIDE) engine runners-ready runners vectors lint test-deps
 	@status=0; $(STEP) "the tests" $(PY) -m pytest -q -n 2 --dist loadgroup --no-loadscope-reorder --durations=15 || status=$$?; \
 	$(STEP) --since $(START) "make test"; exit $$status
 
@@ -102,8 +102,15 @@ engine-build:
 	@grep -h "adapter .*:" $(BUILD)/engine-configure.log | sed 's/^-- /  /' || true
 	cmake --build $(BUILD)/engine
 
+# The runners whose Debian packages are the core's (a fresh machine's Rust, the longest, needs
+# only gcc) build beside the engine from the start, while the others' packages install; then
+# the rest. Each runner once: what the first call built since make started, or is building, the
+# second skips (scripts/build-runners).
 runners: runner-deps
-	@$(STEP) "runners" scripts/build-runners
+	@$(STEP) "runners" scripts/build-runners --since $(START)
+
+runners-ready: engine-deps
+	@$(STEP) "runners that need only the core's packages" scripts/build-runners --ready --since $(START)
 
 # Known-answer corpora fetched rather than installed by pip: Project Wycheproof, pinned in
 # cipherbench/kat/corpora/wycheproof.py, through the Go module proxy into go's module cache; the

@@ -334,6 +334,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--packages", nargs="?", const="all", choices=("all", "adapters", "runners"),
                     help="print the Debian packages (Debian 12's) of every adapter and runner, or of the "
                          "adapters or the runners alone, one a line")
+    ap.add_argument("--runner-packages", action="store_true",
+                    help="print each runner's Debian packages (Debian 12's): NAME PACKAGE..., one runner a line")
     ap.add_argument("--build-seconds", action="store_true",
                     help="print each runner's build time from nothing as its manifest states it: "
                          "SECONDS NAME, one a line (0: not stated)")
@@ -345,6 +347,9 @@ def main(argv: list[str] | None = None) -> int:
             folders = {"all": adapters() + runners(), "adapters": adapters(), "runners": runners()}[args.packages]
             for p in sorted({p for m in folders for p in m.packages.default}):
                 print(p)
+        if args.runner_packages:
+            for m in runners():
+                print(" ".join((m.name, *m.packages.default)))
         if args.build_seconds:
             for m in runners():
                 print(m.build_seconds, m.name)

@@ -6,6 +6,7 @@ import re
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -252,6 +253,36 @@ def test_a_first_build_goes_by_the_manifests_seconds(tmp_path):
     (tree / "build" / "runners" / "a.seconds").write_text("60\n")  # timed here: its own time
     assert build_runners(tree, str(sorted(os.sched_getaffinity(0))[0])).returncode == 0
     assert order.read_text().split() == ["d", "b", "a", "c"]
+
+
+def test_runners_whose_packages_are_in_build_first_and_each_runner_once(tmp_path):
+    """--ready builds the runners whose packages are installed (make starts it beside the engine);
+    the call after it, --since make's start, builds only the others; a runner another live call
+    has claimed is skipped, a claim whose call is gone is taken over."""
+    order = tmp_path / "order"
+    tree = runner_tree(tmp_path / "t", {lang: f'echo {lang} >> "{order}"\n' for lang in ("a", "b", "c", "d")})
+    (tree / "cipherbench").mkdir()
+    (tree / "cipherbench" / "__init__.py").write_text("")
+    # dpkg (the package of dpkg-query itself) is installed; the other package is no Debian package
+    (tree / "cipherbench" / "manifest.py").write_text(
+        'import sys\n'
+        'print("a dpkg\\nb dpkg cipherbench-no-such-package\\nc\\nd" if "--runner-packages" in sys.argv else "")\n')
+    (tree / "build" / "runners" / "d.claim").mkdir(parents=True)
+    (tree / "build" / "runners" / "d.claim" / "pid").write_text(f"{os.getpid()}\n")  # a live call's
+    cpu = str(sorted(os.sched_getaffinity(0))[0])
+    since = str(int(time.time()) - 1)
+    r = subprocess.run([str(tree / "scripts" / "build-runners"), "--ready", "--since", since], capture_output=True,
+                       text=True, timeout=120)
+    assert r.returncode == 0 and sorted(order.read_text().split()) == ["a", "c"], r.stdout + r.stderr
+    r = subprocess.run(["taskset", "-c", cpu, str(tree / "scripts" / "build-runners"), "--since", since],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0 and sorted(order.read_text().split()) == ["a", "b", "c"], r.stdout  # d: claimed
+    (tree / "build" / "runners" / "d.claim" / "pid").write_text("999999999\n")  # a call that is gone
+    assert build_runners(tree, cpu).returncode == 0
+    assert sorted(order.read_text().split()) == ["a", "a", "b", "b", "c", "c", "d"]  # no --since: every one
+    assert not list((tree / "build" / "runners").glob("*.claim"))
+    r = subprocess.run([str(tree / "scripts" / "build-runners"), "--soon"], capture_output=True, text=True)
+    assert r.returncode == 2 and r.stderr == "build-runners: unknown argument --soon (--ready, --since EPOCH)\n"
 
 
 def test_every_runner_states_its_first_builds_seconds():
