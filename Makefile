@@ -23,9 +23,10 @@ TEST_AXES := builds env arch fleet test
 
 .PHONY: bench test test-deps lint lint-checks venv engine-build deps engine-deps runner-deps system-deps engine runners runners-ready vectors tools fidelity noise sanitize compilers clean
 
-# As many make jobs as CPUs, and one more: the venv's downloads, the engine's compile and the
-# runners' builds go side by side (each compile itself uses every CPU: Ninja, cargo)
-JOBS  := $(shell echo $$(( $$(nproc) + 1 )))
+# As many make jobs as CPUs, and two more: the venv's downloads, the engine's compile, the runners'
+# packages and the runners that need none of them (Rust) go side by side (each compile itself
+# uses every CPU: Ninja, cargo)
+JOBS  := $(shell echo $$(( $$(nproc) + 2 )))
 #: A sub-make that builds its goals side by side, each goal's output printed whole when it ends
 SIDE_BY_SIDE := $(MAKE) --no-print-directory -j$(JOBS) --output-sync=target
 
