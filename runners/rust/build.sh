@@ -10,22 +10,12 @@ mkdir -p "$OUT"
 # The registry's lengths, expanded by cipherbench/registry.py (standard library only).
 (cd "$ROOT" && python3 -m cipherbench.registry --json "$OUT/registry.json")
 cd "$HERE"
-# cargo and rustc from rustup (Debian 12's Rust, 1.63, is older than the crates Cargo.lock pins
-# need): where neither PATH nor ~/.cargo has cargo, as on a fresh machine, rustup-init installs
-# the minimal profile of RUST_TOOLCHAIN (the one the developers build with) into ~/.rustup and
-# ~/.cargo, as https://rustup.rs says, fetched with python3 (the standard library, which the
-# default path installs). rustup checks each component's SHA-256 against the channel's manifest.
-RUST_TOOLCHAIN=1.95.0
+# cargo and rustc: the machine's own (rustup's, in ~/.cargo/bin where PATH lacks it) where it has
+# one, else Debian 12's cargo-web and rustc-web (1.96, bookworm-security; the manifest lists them,
+# so make installs them): Debian 12's cargo and rustc (1.63) are older than the crates Cargo.lock
+# pins need. cargo fetches those crates from crates.io.
 PATH="$PATH:${CARGO_HOME:-$HOME/.cargo}/bin"
-if ! command -v cargo >/dev/null; then
-  # named rustup-init: rustup reads what to be from its own file name
-  fetched=$(mktemp -d)
-  python3 -c 'import sys, urllib.request; urllib.request.urlretrieve(sys.argv[1], sys.argv[2])' \
-    "https://static.rust-lang.org/rustup/dist/$(uname -m)-unknown-linux-gnu/rustup-init" "$fetched/rustup-init"
-  chmod +x "$fetched/rustup-init"
-  "$fetched/rustup-init" -y -q --no-modify-path --profile minimal --default-toolchain "$RUST_TOOLCHAIN"
-  rm -rf "$fetched"
-fi
+command -v cargo >/dev/null || { echo "runners/rust: no cargo (scripts/install-system-deps --runners installs Debian's cargo-web)" >&2; exit 1; }
 # cargo's target folder outside the clone, so a fresh clone compiles only this runner's crate and
 # not again its dependencies (ring, aws-lc-rs, RustCrypto: about 3 minutes of CPU). The runner's
 # own crate is always built again (cargo clean -p): cargo judges a crate fresh by comparing its
