@@ -582,11 +582,10 @@ def collapsed(body: Page, sid: str, title: str, fill: Callable[[], None]) -> Non
 
 def answer_first(body: Page) -> None:
     """The answer per run, then each experiment's verdicts, then one overview figure per question."""
-    from cipherbench.analysis.recommend import recommend
     for r in body.data.runs:
         if body.data.multi:
             body.add(f"<h3>Run {r.id}</h3>")
-        body.add(answer.html_section(recommend(r.measurements, r.implementations, ct=r.ct_marks), r.versions))
+        body.add(answer.html_section(r.answers, r.versions))
     then_and_now(body)
     fig = overview.best_per_size_figure(body.data)
     if fig is not None:

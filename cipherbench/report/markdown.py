@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from cipherbench.analysis.recommend import recommend
 from cipherbench.report import (
     answer,
     builds,
@@ -48,7 +47,7 @@ def render(data: ReportData) -> str:
     for r in data.runs:
         if data.multi:
             out += [f"Run {r.id}:", ""]
-        out += answer.markdown_lines(recommend(r.measurements, r.implementations, ct=r.ct_marks), r.versions)
+        out += answer.markdown_lines(r.answers, r.versions)
     for r in data.runs:
         out.append(f"## Machine and method{f' (run {r.id})' if data.multi else ''}")
         out.append("")
