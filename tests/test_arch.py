@@ -18,7 +18,7 @@ from conftest import ARCH_DIR, REPO, environ
 from cipherbench.arch.model import Arch, BuildOptions, arch_build, arch_named
 from cipherbench.arch.verified import host_name
 from cipherbench.errors import UsageError
-from cipherbench.kat.verify import first_difference
+from cipherbench.kat.outcome import first_difference
 from cipherbench.variant import VariantAxis, apart, parse
 
 #: The test build: RC6 alone, with the planted faults compiled in (engine/reference/faults).
@@ -147,7 +147,7 @@ def test_verification_is_stored_per_architecture(tmp_path, monkeypatch):
     """arch verify's outcome lands in the architecture's record and `list`'s 'verified on' reads it."""
     from cipherbench.arch import verified
     from cipherbench.arch.model import ArchRecord
-    from cipherbench.kat.verify import PairResult
+    from cipherbench.kat.outcome import PairResult
     monkeypatch.setenv("CIPHERBENCH_ARCH_DIR", str(tmp_path))
     b = arch_build(Arch.S390X)
     b.root.mkdir()

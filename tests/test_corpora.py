@@ -255,7 +255,9 @@ def test_expected_rejection_vectors_catch_a_gcm_accepting_any_tag(cb):
 def test_streaming_is_counted_only_when_the_runner_says_it_took_the_pieces():
     from collections import defaultdict
 
-    from cipherbench.kat.verify import PairResult, Verifier, stream_chunks
+    from cipherbench.kat.feeds import stream_chunks
+    from cipherbench.kat.outcome import PairResult
+    from cipherbench.kat.verify import Verifier
     from cipherbench.registry import load
 
     p = load()["aes-128-ctr"]

@@ -14,7 +14,8 @@ from cipherbench.kat.corpora import long_answers, oracle_requests, streams
 from cipherbench.kat.corpora.shared import _botan_records, shared_dir
 from cipherbench.kat.model import aead, chacha, gf128, sp800_38a
 from cipherbench.kat.model_oracle import ecb_requests
-from cipherbench.kat.verify import PairResult, Verifier
+from cipherbench.kat.outcome import PairResult
+from cipherbench.kat.verify import Verifier
 from cipherbench.kinds import Operation
 
 

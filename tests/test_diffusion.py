@@ -192,7 +192,7 @@ def test_security_margins_carry_the_published_figures_with_citations():
 
 
 def test_security_columns_are_derived_from_the_stored_cycles():
-    from cipherbench.report.tables import security_value
+    from cipherbench.report.ciphers import security_value
     from cipherbench.results.run import Run
 
     def m(op, cpb):

@@ -12,10 +12,12 @@ from cipherbench.kat.collect import CorpusMissing, batch_lengths
 from cipherbench.kat.corpora import carry as model_carry
 from cipherbench.kat.corpora import every_byte, hashes, long_answers, streams
 from cipherbench.kat.corpora.cavp import package_root, parse_nist
+from cipherbench.kat.long_checks import long_timeout
 from cipherbench.kat.model import keccak, md4, rc4, ripemd160, sha512t, sm3
 from cipherbench.kat.model_oracle import published
+from cipherbench.kat.outcome import PairResult
 from cipherbench.kat.vectors import VECTOR_DIR, Fill, KnownAnswer, LongAnswer, parse_vec
-from cipherbench.kat.verify import PairResult, Verifier, long_timeout
+from cipherbench.kat.verify import Verifier
 from cipherbench.kinds import Operation
 
 REG = registry.load()

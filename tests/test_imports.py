@@ -163,7 +163,7 @@ def test_the_layer_table_is_read_as_written():
 
 
 #: what only a command that verifies or times needs: the gate and the runners
-GATE_AND_RUNNERS = ("cipherbench.kat.verify", "cipherbench.kat.corpora", "cipherbench.measure.session",
+GATE_AND_RUNNERS = ("cipherbench.kat.verify", "cipherbench.kat.pair_checks", "cipherbench.kat.corpora", "cipherbench.measure.session",
                     "cipherbench.pipeline.execute")
 
 

@@ -1,5 +1,5 @@
 """Long answers asked as the timed loops feed a message: in pieces of every size timed, in
-place (kat/verify.py: bulk_pieces, bulk_feeds, Verifier.long_bulk)."""
+place (kat/feeds.py: bulk_pieces, bulk_feeds; kat/long_checks.py: long_bulk)."""
 from __future__ import annotations
 
 import dataclasses
@@ -7,9 +7,11 @@ import hashlib
 
 from cipherbench import registry
 from cipherbench.kat.corpora import long_answers, streams
+from cipherbench.kat.feeds import BulkFeed, bulk_feeds, bulk_pieces
 from cipherbench.kat.model import chacha
+from cipherbench.kat.outcome import PairResult
 from cipherbench.kat.vectors import Fill
-from cipherbench.kat.verify import BulkFeed, PairResult, Verifier, bulk_feeds, bulk_pieces
+from cipherbench.kat.verify import Verifier
 
 MIB = 1 << 20
 

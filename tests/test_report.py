@@ -350,13 +350,31 @@ def test_a_published_ratio_keeps_three_significant_digits_however_small():
 def test_the_heatmap_warns_only_when_a_cell_is_unverified_or_failed(stored):
     """The relative heatmap's warning stood under every run, even one whose points all passed."""
     from cipherbench import report
-    from cipherbench.report import tables
+    from cipherbench.report import speed
     from cipherbench.store.db import Store
 
     d = report.load(Store(stored["db"]), ())
-    rel = tables.relative(d)
+    rel = speed.relative(d)
     assert {n: f for n, f in zip(rel.names, rel.flags) if f} == {"faulty": Verdict.FAILED}
     assert "rows contain unverified or failed cells" in (stored["out"] / "index.html").read_text()
     for r in d.runs:
         r.measurements = [m for m in r.measurements if m.impl != "faulty"]
-    assert tables.relative(d).flags and not any(tables.relative(d).flags)
+    assert speed.relative(d).flags and not any(speed.relative(d).flags)
+
+
+def test_the_writers_show_the_answer_the_loader_computed(stored):
+    """report.load computes the answer once per run (Run.answers); report.md and index.html
+    show that one, never an answer of their own."""
+    from cipherbench import report
+    from cipherbench.report import answer, html, markdown
+    from cipherbench.store.db import Store
+
+    d = report.load(Store(stored["db"]), ())
+    (run,) = d.runs
+    full_md, full_html = answer.markdown_lines(run.answers, run.versions), answer.html_section(run.answers, run.versions)
+    run.answers = run.answers[:1]
+    one_md, one_html = answer.markdown_lines(run.answers, run.versions), answer.html_section(run.answers, run.versions)
+    assert full_md != one_md and full_html != one_html
+    text, page = markdown.render(d), html.render(d)[0]
+    assert "\n".join(one_md) in text and "\n".join(full_md) not in text
+    assert one_html in page and full_html not in page

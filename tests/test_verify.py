@@ -5,8 +5,9 @@ from collections import defaultdict
 
 from conftest import faulty
 
+from cipherbench.kat.outcome import PairResult
 from cipherbench.kat.vectors import KnownAnswer
-from cipherbench.kat.verify import PairResult, Verifier
+from cipherbench.kat.verify import Verifier
 from cipherbench.registry import load
 
 

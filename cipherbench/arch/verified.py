@@ -23,7 +23,7 @@ def host_name(impl: str) -> str:
 
 
 def counts(results) -> dict[str, PairCounts]:
-    """kat.verify.PairResult list -> per implementation (its host name, the architecture dropped)."""
+    """kat.outcome.PairResult list -> per implementation (its host name, the architecture dropped)."""
     out: dict[str, PairCounts] = {}
     for r in results:
         c = out.setdefault(host_name(r.impl), PairCounts())

@@ -27,7 +27,9 @@ from cipherbench.errors import CipherbenchError
 from cipherbench.kat.corpora import cavp, pycryptodome
 from cipherbench.kat.corpora.long_answers import LARGEST, long_size
 from cipherbench.kat.identity import cache_file, digest_file, files_under, pair_key, runner_identity, runner_ids
-from cipherbench.kat.verify import PairResult, Prepared, Verifier
+from cipherbench.kat.outcome import PairResult
+from cipherbench.kat.prepared import Prepared
+from cipherbench.kat.verify import Verifier
 from cipherbench.paths import BUILD, REPO
 
 #: Python distributions whose data the corpora read: each corpus names its own.
@@ -158,7 +160,7 @@ def shared_prepared() -> Path | None:
 
 
 class PreparedCache:
-    """The computed records of the gate (verify.Prepared) kept between runs, next to the
+    """The computed records of the gate (prepared.Prepared) kept between runs, next to the
     results file: computing them asks the ECB oracles for tens of megabytes and takes about
     a minute. They are kept under the corpus fingerprint, the primitives and the
     implementations available (the oracle chosen depends on them), and used only while every

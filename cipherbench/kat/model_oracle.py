@@ -25,7 +25,7 @@ records over its own ECB are no independent answer for it (KnownAnswer.over), an
 second oracle exists they are checked there without vouching for it.
 
 The records. DESX (with no published known answer of its own): PER_PRIMITIVE encryptions of
-deterministic inputs (verify.det_bytes) of DESX_CASES' lengths. AEADs: every AEAD a model of
+deterministic inputs (collect.det_bytes) of DESX_CASES' lengths. AEADs: every AEAD a model of
 AEAD_MODELS computes (GCM, CCM, EAX, OCB3, SIV, GCM-SIV over the oracle; ChaCha20-Poly1305 and
 XChaCha20-Poly1305 by their model alone), whether or not published vectors exist, gets one
 record per pair of length classes of its associated data and message (LengthClass: empty, a

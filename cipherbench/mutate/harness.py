@@ -1,6 +1,6 @@
 """Running mutants: each alone through the verification gate, against answers prepared once.
 
-The gate's computed records (kat/verify.Prepared: every corpus's known answers, the model
+The gate's computed records (kat/prepared.Prepared: every corpus's known answers, the model
 records over the ECB oracles, the long answers) are prepared once, over every primitive the
 wrapped implementations offer, by the real runners (kept between runs by kat/cache.py's
 PreparedCache), so no mutant serves as its own oracle. Each mutant then gets a session of
@@ -28,7 +28,8 @@ from pathlib import Path
 from cipherbench.errors import CipherbenchError, RunnerError, UsageError
 from cipherbench.kat.cache import PreparedCache, prepare, shared_prepared
 from cipherbench.kat.identity import cache_file
-from cipherbench.kat.verify import Prepared, Verifier
+from cipherbench.kat.prepared import Prepared
+from cipherbench.kat.verify import Verifier
 from cipherbench.kinds import PrimitiveKind, Verdict
 from cipherbench.measure.conformance import not_refused
 from cipherbench.measure.runner import Implementation

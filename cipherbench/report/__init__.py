@@ -22,14 +22,15 @@ EXPORTERS = (html, markdown, results_csv, results_json)
 def load(store: Store, run_ids: Iterable[int] = (), with_samples: bool = True) -> ReportData:
     """The stored runs (results.run.load), each with the side-channel verdicts of other runs
     that vouch for its builds, their constant-time marks, and the other versions of its
-    libraries timed at each use case's winning point on its host."""
+    libraries timed at each use case's winning point on its host. The answer is computed
+    here, once per run, and every writer shows it (Run.answers)."""
     data = results_run.load(store, run_ids, with_samples)
     for run in data.runs:
         checks = ct_checks(store, run.id)
         run.ct = [{k: x.get(k) for k in CT_FIELDS} for x in rows_beside(run.id, run.ct, checks)]
         run.ct_marks = {k: mark for k, (mark, _) in checks.items()}
-        answers = recommend(run.measurements, run.implementations, ct=run.ct_marks)
-        run.versions = {a.spec.case: version_gaps(store, a, run.id, run.meta.host) for a in answers}
+        run.answers = recommend(run.measurements, run.implementations, ct=run.ct_marks)
+        run.versions = {a.spec.case: version_gaps(store, a, run.id, run.meta.host) for a in run.answers}
     return data
 
 

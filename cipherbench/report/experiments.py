@@ -11,21 +11,16 @@ from typing import Any
 from cipherbench.kinds import Operation, PrimitiveKind, Verdict
 from cipherbench.registry import NULL_PRIMITIVE
 from cipherbench.report import verdicts
-from cipherbench.report.markup import md
-from cipherbench.report.tables import (
-    STATUS_TEXT,
-    RowMark,
-    Table,
-    cycle_sources,
+from cipherbench.report.ciphers import (
     diffusion_summary,
     figure_cpb,
     figure_point,
     gladman_figures,
-    mark_of,
     mbit_at_clock,
-    num,
     security_value,
 )
+from cipherbench.report.markup import md
+from cipherbench.report.tables import STATUS_TEXT, RowMark, Table, cycle_sources, mark_of, num
 from cipherbench.report.verdict_rules import FindingResult
 from cipherbench.results.run import Measurement, ReportData, Run, primitive, usable
 

@@ -20,7 +20,20 @@ from plotly.offline import get_plotlyjs
 from cipherbench import __version__
 from cipherbench.kinds import Operation, Verdict, Workload
 from cipherbench.registry import NULL_PRIMITIVE
-from cipherbench.report import answer, builds, experiments, history, machines, overview, releases, results_json, tables
+from cipherbench.report import (
+    answer,
+    builds,
+    ciphers,
+    experiments,
+    history,
+    machines,
+    overview,
+    provenance,
+    releases,
+    results_json,
+    speed,
+    tables,
+)
 from cipherbench.report.markup import md_html
 from cipherbench.report.tables import (
     STATUS_TEXT,
@@ -350,7 +363,7 @@ def keysetup_trace(data: ReportData, k: tuple[Run, str, Operation], ms: list[Mea
 
 def heatmap_plot(p: Page) -> None:
     data = p.data
-    rel = tables.relative(data)
+    rel = speed.relative(data)
     if rel is None:
         return
     p.section("relative", "Implementations against each other")
@@ -525,11 +538,11 @@ def builds_section(body: Page) -> None:
 
 def detail_tables(body: Page) -> None:
     data = body.data
-    for t in tables.speed_tables(data):
+    for t in speed.speed_tables(data):
         body.table(t)
     from cipherbench.report.ct import ct_tables
-    for extra in (tables.relative_table(data), tables.fit_table(data), tables.parallel_table(data),
-                  tables.gladman_table(data), tables.security_table(data), *tables.diffusion_tables(data),
+    for extra in (speed.relative_table(data), speed.fit_table(data), speed.parallel_table(data),
+                  ciphers.gladman_table(data), ciphers.security_table(data), *ciphers.diffusion_tables(data),
                   *ct_tables(data)):
         if extra:
             body.table(extra)
@@ -540,7 +553,7 @@ def header(p: Page) -> None:
     for r in data.runs:
         p.add(f"<h3>Run {r.id}: machine and method</h3>" if data.multi else "")
         p.add('<dl class="ctx">' + "".join(f"<dt>{h.escape(k)}</dt><dd>{h.escape(str(v))}</dd>"
-                                           for k, v in tables.context_items(r, data)) + "</dl>")
+                                           for k, v in provenance.context_items(r, data)) + "</dl>")
         for w in r.meta.warnings or []:
             p.add(f'<div class="warn">⚠ warning: {h.escape(w)}</div>')
     bad = [(run, v) for run in data.runs for v in run.verifications if v.status != Verdict.PASSED]
@@ -548,7 +561,7 @@ def header(p: Page) -> None:
         p.add('<div class="bad">Not verified: ' + h.escape(", ".join(
             f"{data.series_name(r, v.impl)} {v.primitive} ({STATUS_TEXT.get(v.status, v.status)})"
             for r, v in bad)) + ". These are drawn dashed or hatched and labelled wherever they appear.</div>")
-    warns = tables.measurement_warnings(data)
+    warns = provenance.measurement_warnings(data)
     if warns:
         p.add(f"<details><summary>{len(warns)} measurement warnings</summary><ul class='notes'>"
               + "".join(f"<li>{h.escape(w)}</li>" for w in warns) + "</ul></details>")
@@ -569,11 +582,10 @@ def collapsed(body: Page, sid: str, title: str, fill: Callable[[], None]) -> Non
 
 def answer_first(body: Page) -> None:
     """The answer per run, then each experiment's verdicts, then one overview figure per question."""
-    from cipherbench.analysis.recommend import recommend
     for r in body.data.runs:
         if body.data.multi:
             body.add(f"<h3>Run {r.id}</h3>")
-        body.add(answer.html_section(recommend(r.measurements, r.implementations, ct=r.ct_marks), r.versions))
+        body.add(answer.html_section(r.answers, r.versions))
     then_and_now(body)
     fig = overview.best_per_size_figure(body.data)
     if fig is not None:
@@ -602,8 +614,8 @@ def render(data: ReportData) -> tuple[str, int]:
     collapsed(body, "machine", "Machine, method and warnings", lambda: header(body))
 
     def libraries() -> None:
-        body.table(tables.libraries_table(data))
-        body.table(tables.verification_table(data))
+        body.table(provenance.libraries_table(data))
+        body.table(provenance.verification_table(data))
     collapsed(body, "libraries", "Implementations and verification", libraries)
     collapsed(body, "throughput", "Throughput against buffer size, per primitive", lambda: throughput_plots(body))
     collapsed(body, "keysetup", "Key-setup cost", lambda: keysetup_plots(body))

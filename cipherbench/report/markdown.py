@@ -5,8 +5,18 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from cipherbench.analysis.recommend import recommend
-from cipherbench.report import answer, builds, experiments, history, machines, releases, tables
+from cipherbench.report import (
+    answer,
+    builds,
+    ciphers,
+    experiments,
+    history,
+    machines,
+    provenance,
+    releases,
+    speed,
+    tables,
+)
 from cipherbench.report.markup import md
 from cipherbench.report.tables import RowMark, Table
 from cipherbench.results.run import ReportData
@@ -37,37 +47,37 @@ def render(data: ReportData) -> str:
     for r in data.runs:
         if data.multi:
             out += [f"Run {r.id}:", ""]
-        out += answer.markdown_lines(recommend(r.measurements, r.implementations, ct=r.ct_marks), r.versions)
+        out += answer.markdown_lines(r.answers, r.versions)
     for r in data.runs:
         out.append(f"## Machine and method{f' (run {r.id})' if data.multi else ''}")
         out.append("")
-        for k, v in tables.context_items(r, data):
+        for k, v in provenance.context_items(r, data):
             out.append(f"- **{k}**: {md(v)}")
         out.append("")
         for w in r.meta.warnings or []:
             out.append(f"> **warning:** {md(w)}")
             out.append("")
-    out.append(table_md(tables.libraries_table(data)))
-    out.append(table_md(tables.verification_table(data)))
-    speed = tables.speed_tables(data)
-    if speed:
+    out.append(table_md(provenance.libraries_table(data)))
+    out.append(table_md(provenance.verification_table(data)))
+    throughput = speed.speed_tables(data)
+    if throughput:
         out.append("## Throughput")
         out.append("")
-        for t in speed:
+        for t in throughput:
             out.append(table_md(t))
-    rel = tables.relative_table(data)
+    rel = speed.relative_table(data)
     if rel:
         out.append(table_md(rel, 2))
-    for extra in (tables.fit_table(data), tables.parallel_table(data)):
+    for extra in (speed.fit_table(data), speed.parallel_table(data)):
         if extra:
             out.append(table_md(extra, 2))
-    g = tables.gladman_table(data)
+    g = ciphers.gladman_table(data)
     if g:
         out.append(table_md(g, 2))
-    sec = tables.security_table(data)
+    sec = ciphers.security_table(data)
     if sec:
         out.append(table_md(sec, 2))
-    for t in tables.diffusion_tables(data):
+    for t in ciphers.diffusion_tables(data):
         out.append(table_md(t, 2))
     from cipherbench.report.ct import ct_tables
     for t in ct_tables(data):
@@ -94,7 +104,7 @@ def render(data: ReportData) -> str:
     nt = tables.not_timed(data)
     if nt:
         out += ["## Not timed", ""] + [f"- {md(x)}" for x in nt] + [""]
-    warns = tables.measurement_warnings(data)
+    warns = provenance.measurement_warnings(data)
     if warns:
         out += [f"## Measurement warnings ({len(warns)})", ""] + [f"- {md(w)}" for w in warns] + [""]
     return "\n".join(out)

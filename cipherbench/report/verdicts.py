@@ -45,7 +45,7 @@ from typing import Any
 
 from cipherbench.kinds import Operation, Verdict, Workload
 from cipherbench.report import verdict_axes
-from cipherbench.report.tables import Relative, relative
+from cipherbench.report.speed import Relative, relative
 from cipherbench.report.verdict_rules import (
     REVERSED_BEYOND as REVERSED_BEYOND,
 )

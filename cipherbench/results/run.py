@@ -275,8 +275,10 @@ class Run:
     diffusion: list[Diffusion] = field(default_factory=list)
     ct: list[dict[str, Any]] = field(default_factory=list)  # store.CT_FIELDS: ct/records.py's as_row
     # what the analysis adds when a report loads the run (report.load): (impl, primitive) ->
-    # the constant-time mark of its build, and use case -> other versions of its libraries
+    # the constant-time mark of its build, the answer (analysis.recommend's Answer per use
+    # case, computed once for every writer), and use case -> other versions of its libraries
     ct_marks: dict[tuple[str, str], Any] = field(default_factory=dict)
+    answers: list[Any] = field(default_factory=list)
     versions: dict[Any, list[Any]] = field(default_factory=dict)
 
     @classmethod

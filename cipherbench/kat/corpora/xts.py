@@ -21,7 +21,7 @@ def xts_covered(p: Primitive) -> bool:
 
 def xts_key(p: Primitive, label: str) -> bytes:
     """A deterministic XTS key whose halves differ (IEEE 1619-2007 5.1 has two keys; conforming
-    libraries refuse equal halves, as verify.py's round trips avoid them)."""
+    libraries refuse equal halves, as pair_checks.py's round trips avoid them)."""
     key = det_bytes("key/" + label, p.key_bytes)
     return key if key[:len(key) // 2] != key[len(key) // 2:] else key[::-1]
 
