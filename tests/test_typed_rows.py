@@ -40,7 +40,7 @@ ALLOWED = {
     ("report/builds.py", "libraries", "im.notes", "build"),
     # the run's context (measure/context.py) and an implementation's environment (envs/describe.py)
     ("report/machines.py", "host_runs", "r.context", "host"),
-    ("report/tables.py", "context_items", "c", "host"),
+    ("report/provenance.py", "context_items", "c", "host"),
     ("report/releases.py", "builds", "env", "host"),
 }
 
