@@ -236,6 +236,38 @@ def test_the_batch_clock_is_read_only_for_rounds_with_a_batch_its_runner_did_not
     assert readings == ([4.0] * 10 if "probing" in impls else None)
 
 
+class SlowWhileCalibratedSession:
+    """A code path that ran `slow` times slower during the point's calibration (its warm-up
+    requests) than it does when timed: 1000 ns a call timed."""
+
+    def __init__(self, slow: float):
+        self.slow = slow
+
+    def ask(self, impl, req, replica=None):
+        per_call = 1000.0 * (self.slow if req.get("probe") is None else 1.0)
+        return {"status": "ok", "ns": [per_call * req["loops"]] * req.get("batches", 1)}
+
+
+@pytest.mark.parametrize("slow", [1.0, 2.0, 5.0, 18.0, 1000.0])
+def test_a_point_whose_calibration_read_its_path_slow_gets_full_batches_from_its_second_request(slow):
+    from cipherbench.measure.measurer import RESCALE_BELOW, RESCALE_MOST
+    p = registry.load()["aes-128-cbc"]
+    pt = Point("x", p, "encrypt", "bulk", 1024)
+    # a clock between batches makes every timed request ask for the probe: the fake's sign
+    Measurer(SlowWhileCalibratedSession(slow), batch_ms=1, sub_batches=1, extra_share=0, batches=4,
+             warmup_batches=1, batch_clock=lambda: 3.0).run([pt])
+    requests = [s["loops"] * 1000.0 for s in pt.raw if not s["warmup"]]
+    assert len(requests) == 4
+    # the first request is as long as the calibration planned: 1 ms at the slow speed
+    assert requests[0] == pytest.approx(1e6 / slow, rel=0.01)
+    if 1 / slow >= RESCALE_BELOW:  # short enough a miss to keep (at most three times)
+        assert requests[1:] == [requests[0]] * 3
+    else:  # every later one fills its batch, within what one step may scale
+        want = min(1e6, requests[0] * RESCALE_MOST)
+        assert all(r == pytest.approx(want, rel=0.01) for r in requests[1:2])
+        assert all(r == pytest.approx(1e6, rel=0.01) for r in requests[2:])
+
+
 def test_without_a_clock_between_batches_cycles_are_time_times_the_runs_clock():
     from cipherbench.measure.clock import CoreClock
     from cipherbench.measure.figures import figures
