@@ -199,7 +199,8 @@ def test_the_profiles_set_the_target_and_the_floor_and_a_plan_may_turn_stopping_
     from cipherbench.pipeline.resume import min_batches
     quick = RunPlan.from_preset("quick")
     assert quick.stop_rule == StopRule(within=0.01, floor=4) and quick.planned_sizes
-    assert min_batches(quick) == 7  # a resumed run times a point that stopped early again
+    # a resumed run times a point that stopped early again: 7 requests of 8 batches each, counted in batches
+    assert min_batches(quick) == 7 * 8
     assert RunPlan.from_preset("quick", stopping=False).stop_rule is None
     assert RunPlan.from_preset("quick", extra_rounds=False).stop_rule is None  # exactly --batches
     assert RunPlan.from_preset("quick", batches=2).stop_rule == StopRule(within=0.01, floor=2)

@@ -117,8 +117,11 @@ def with_runners_given(plan: RunPlan, given: Sequence[str], run_id: int) -> RunP
 
 
 def min_batches(plan: RunPlan) -> int:
-    """The fewest timed batches a finished point of the plan stands on (a point whose one
-    call outlasts a batch may get long_call_batches instead of batches). A point that
-    sequential stopping ended earlier is timed again when its run is resumed: its store row
-    does not say whether it had settled or was cut off."""
-    return min(plan.batches, plan.long_call_batches or plan.batches)
+    """The fewest timed batches a finished point of the plan stands on: each of its requests
+    (`batches`, or long_call_batches for a point whose one call outlasts a batch) is
+    sub_batches batches stored alone, and a point's row counts batches, not requests (a
+    point cut off after a third of its requests once counted as finished). A point that
+    sequential stopping ended earlier, or whose requests were split into fewer batches (fewer
+    calls than sub_batches), is timed again when its run is resumed: its store row does not
+    say whether it had settled or was cut off."""
+    return min(plan.batches, plan.long_call_batches or plan.batches) * plan.sub_batches
