@@ -15,10 +15,9 @@ from cipherbench.measure.runner import builtin_runners
 from cipherbench.measure.session import Session
 
 KEY, IV = bytes(range(1, 17)).hex(), bytes(range(0xA0, 0xB0)).hex()
-# the runners that honour `probe`, each with an implementation it serves aes-128-ctr with
-PROBING = {"native": "openssl", "rust": "rustcrypto", "python": "pycryptodome", "php": "php-openssl",
-           "csharp": "mono", "go": "go-std", "java": "sunjce", "node": "node-crypto"}
-PRIMITIVE = {"csharp": "aes-128-cbc"}  # where the runner's implementation has no aes-128-ctr (Mono has no CTR)
+#: Every runner honours `probe`: each is checked with the first implementation it announces that
+#: offers AES-128 in CTR mode, else in CBC (Mono has no CTR)
+PRIMITIVES = ("aes-128-ctr", "aes-128-cbc")
 BUILT = {s.name for s in builtin_runners() if not s.unavailable}
 
 
@@ -27,12 +26,22 @@ def bench(impl: str, batches: int, primitive: str = "aes-128-ctr", **extra) -> d
             "size": 1024, "loops": 200, "batches": batches, "key": KEY, "iv": IV, **extra}
 
 
-@pytest.mark.parametrize("runner", sorted(PROBING))
+def served(s: Session) -> tuple[str, str]:
+    """The first implementation of the session's runner (by name) with one of PRIMITIVES, and that primitive."""
+    s.start_all()
+    for primitive in PRIMITIVES:
+        for name, im in sorted(s.impls.items()):
+            if im.available and primitive in im.primitives:
+                return name, primitive
+    raise AssertionError(f"no implementation of {', '.join(PRIMITIVES)}")
+
+
+@pytest.mark.parametrize("runner", sorted(s.name for s in builtin_runners()))
 def test_a_runner_probes_before_the_first_batch_and_after_each_and_each_batch_gets_its_two_sides(runner, engine):
     if runner not in BUILT:
         pytest.fail(f"the {runner} runner is not built: make runners")
-    impl, primitive = PROBING[runner], PRIMITIVE.get(runner, "aes-128-ctr")
     with Session(only_runners={runner}, pin=False) as s:
+        impl, primitive = served(s)
         for batches, placed in itertools.product((1, 3, 8), (None, 1536)):
             extra = {"probe": PROBE_THOUSANDS} | ({"stack_offset": placed} if placed is not None else {})
             r = s.ask(impl, bench(impl, batches, primitive, **extra))
