@@ -22,7 +22,7 @@ from cipherbench.errors import UsageError
 from cipherbench.kinds import Operation, RunStatus, Workload
 from cipherbench.pipeline import Layout, Progress, RunOutcome, RunPlan, run_plan
 from cipherbench.pipeline.execute import Advance, Unit
-from cipherbench.pipeline.plan import DEFAULT_PRESET
+from cipherbench.pipeline.plan import DEFAULT_PRESET, CpuChoice
 from cipherbench.pipeline.resume import resumable
 from cipherbench.results.run import load_published as published_experiments
 from cipherbench.store.db import Store
@@ -91,6 +91,9 @@ class BarProgress(Progress):
               help="Runners' memory addresses: randomised per process, as programs run (and spread over "
                    "--processes), or fixed (address-space randomisation off: repeatable, but one layout, "
                    "which can be faster or slower than the usual by a fifth).")
+@click.option("--cpu-choice", type=click.Choice([x.value for x in CpuChoice]), default="alone", show_default=True,
+              help="Where each timed request runs: on whichever CPU's core reads alone just before it "
+                   "(its hardware sibling idle), or always on the measuring CPU (the last one).")
 @click.option("--processes", type=click.IntRange(1, 16), default=None,
               help="Processes per runner without a JIT to spread each point's batches over, "
                    "one address layout each (default: the preset's, 3).")
@@ -113,7 +116,7 @@ class BarProgress(Progress):
               help="List the profiles and experiments with their titles and estimated times, and exit.")
 @click.pass_obj
 def run(c: Ctx, profile, experiment, impls, primitives, sizes, operations, workloads, batch_ms,
-        batches, sub_batches, no_verify, layout, processes, stopping, extra_rounds, parallel, resume, as_json):
+        batches, sub_batches, no_verify, layout, cpu_choice, processes, stopping, extra_rounds, parallel, resume, as_json):
     """Verify, then measure, store every raw sample; end with the fastest per primitive and the answer.
     Exits 1 when a point could not be timed or a runner was lost (what was timed is stored)."""
     if profile and experiment:
@@ -128,7 +131,7 @@ def run(c: Ctx, profile, experiment, impls, primitives, sizes, operations, workl
         experiment or profile or DEFAULT_PRESET, implementations=list(impls), primitives=list(primitives),
         sizes=sizes, operations=list(operations), workloads=list(workloads),
         batch_ms=batch_ms, batches=batches, sub_batches=sub_batches, verify=not no_verify, layout=layout,
-        processes=processes, extra_rounds=extra_rounds, stopping=stopping, runners=list(c.runner_cmds),
+        cpu_choice=cpu_choice, processes=processes, extra_rounds=extra_rounds, stopping=stopping, runners=list(c.runner_cmds),
         builtin=c.builtin, parallel=parallel, envs=list(c.envs) or None,  # --env replaces an experiment's environments
         releases=list(c.releases) or None)  # and --release its releases
     narrowed = any((impls, primitives, sizes, operations, workloads, batch_ms, batches, sub_batches, processes,

@@ -142,6 +142,8 @@ class Measurer:
             req = pt.request(loops, batches=batches, warmup_ms=self._warmup_ms(pt), stack_offset=offset)
             if not warmup and self.batch_clock is not None and pt.parallel == 1:
                 req["probe"] = PROBE_THOUSANDS
+            if pt.parallel == 1 and hasattr(self.s, "place_for"):  # where the core reads alone now
+                self.s.place_for(pt.impl, replica)
             answers = (self.s.ask_parallel(pt.impl, req) if pt.parallel > 1
                        else [self.s.ask(pt.impl, req, replica=replica)])
             try:

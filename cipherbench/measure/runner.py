@@ -164,6 +164,7 @@ class RunnerProcess:
         self.name = spec.name
         self.timeout = timeout
         self.cpu = cpu  # the CPU it is pinned to (None: not pinned)
+        self.on: set[int] | None = {cpu} if cpu is not None else None  # the CPUs it may run on now (set_cpus)
         self._ids = itertools.count(1)
         self._stderr = tempfile.TemporaryFile()
         self._lines: queue.Queue = queue.Queue()
@@ -293,6 +294,7 @@ class RunnerProcess:
         that ends meanwhile, or a system without affinity, is passed over."""
         if not hasattr(os, "sched_setaffinity"):
             return
+        self.on = set(cpus)
         for tid in _tasks(self.proc.pid):
             try:
                 os.sched_setaffinity(tid, cpus)

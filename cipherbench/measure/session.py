@@ -11,6 +11,7 @@ from cipherbench import registry
 from cipherbench.codepath import Features, read_features
 from cipherbench.envs.describe import environment_of
 from cipherbench.errors import CipherbenchError, RunnerError, UsageError, did_you_mean
+from cipherbench.measure.corewatch import CoreWatch
 from cipherbench.measure.runner import (
     Implementation,
     RunnerProcess,
@@ -80,7 +81,8 @@ class Session:
 
     def __init__(self, extra_runners: tuple[str, ...] = (), builtin: bool = True,
                  only_runners: set[str] | None = None, pin: bool = True, fixed_layout: bool = False,
-                 replicas: int = 1, extra_specs: tuple[RunnerSpec, ...] = (), parallel: int = 1):
+                 replicas: int = 1, extra_specs: tuple[RunnerSpec, ...] = (), parallel: int = 1,
+                 place: bool = True):
         """replicas: processes per runner whose hello says it has no JIT (docs/protocol.md,
         `jit`): a second process of one is cheap and needs no warm-up. A measurement sends round r's batch to
         process r mod replicas (ask(..., replica=r)), so its median mixes as many address
@@ -96,6 +98,12 @@ class Session:
         self.parallel_cpus = parallel_cpus(parallel) if parallel > 1 else []
         self.fixed_layout = fixed_layout  # runners start without address-space randomisation
         self._spread_to: set[int] | None = None  # inside spread(): the CPUs runners may use
+        # place: each timed request runs on the CPU whose core reads alone (measure/corewatch.py),
+        # among every CPU this process may use; off, or with one CPU, on the measuring CPU
+        self._place = place and self.cpu is not None and parallel == 1
+        self._watch: CoreWatch | None = None
+        self._warming = False  # inside elsewhere(): the JIT runners' warm-ups hold the other CPUs
+        self.cpu_choice_problem: str | None = None  # why requests stayed on the measuring CPU
         self.replicas = max(1, replicas)
         builtins = builtin_runners() if builtin else []  # native first
         # extra_specs: runners built by the project elsewhere (an environment's engine, a
@@ -246,6 +254,8 @@ class Session:
     def close(self):
         for proc in self._processes():
             proc.close()
+        if self._watch is not None:
+            self._watch.close()
 
     def _processes(self) -> list[RunnerProcess]:
         return [p for r in self.runners for p in ([r.process] if r.process else []) + r.replicas + r.parallel]
@@ -286,9 +296,11 @@ class Session:
             return
         for p in procs:
             p.set_cpus(others)
+        self._warming = True
         try:
             yield True
         finally:
+            self._warming = False
             for p in procs:
                 if p.cpu is not None:
                     p.set_cpus({p.cpu})
@@ -363,6 +375,61 @@ class Session:
         """replica: which process of the implementation's runner answers (_process)."""
         im, proc = self._process(impl, replica)
         return proc.request(dict(req, impl=im.native_name), timeout=timeout)
+
+    def place_for(self, impl: str, replica: int | None = None) -> None:
+        """Before a timed request: move the process that will answer it (_process) to the CPU
+        whose core reads alone now (place())."""
+        self.place(self._process(impl, replica)[1])
+
+    def place(self, proc: RunnerProcess) -> None:
+        """Move the process to the CPU whose core reads alone (corewatch.CoreWatch.choose), among
+        every CPU this process may use, or only the measuring CPU while JIT warm-ups hold the
+        others. A watch that cannot start or stops answering leaves every request on the
+        measuring CPU, and says why (cpu_choice_problem)."""
+        watch = self.watch()
+        if watch is None:
+            return
+        allowed = {self.cpu} if self._warming else set(watch.choices.cpus)
+        current = next(iter(proc.on)) if proc.on and len(proc.on) == 1 else None
+        try:
+            cpu = watch.choose(allowed, current)
+        except RunnerError as e:
+            self._drop_watch(f"the core watch stopped: {e}")
+            cpu = self.cpu
+        if cpu is not None and proc.on != {cpu}:
+            proc.set_cpus({cpu})
+
+    def watch(self) -> CoreWatch | None:
+        """The core watch of the measuring CPUs, started on first use; None where requests stay
+        on the measuring CPU (one CPU, the choice off, or a watch that could not start)."""
+        if self._watch is not None or not self._place:
+            return self._watch
+        cpus = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
+        engine = next((r.spec for r in self.runners if r.spec.name == "native" and r.process), None)
+        if len(cpus) < 2 or engine is None:
+            self._place = False
+            return None
+        try:
+            self._watch = CoreWatch(engine, cpus)
+        except RunnerError as e:
+            self._drop_watch(f"the core watch did not start: {e}")
+        return self._watch
+
+    def _drop_watch(self, why: str) -> None:
+        self._place = False
+        self.cpu_choice_problem = why
+        if self._watch is not None:
+            self._watch.close()
+            self._watch = None
+        for p in self._processes():
+            if p.cpu is not None and p.on != {p.cpu}:
+                p.set_cpus({p.cpu})
+
+    def cpu_choices(self) -> dict | None:
+        """What the core watch did, for the run's context; None where it never ran."""
+        if self._watch is None:
+            return {"problem": self.cpu_choice_problem} if self.cpu_choice_problem else None
+        return self._watch.choices.as_dict()
 
     def ask_parallel(self, impl: str, req: dict, timeout: float | None = None) -> list[dict]:
         """The same request to the implementation's runner on every CPU of a parallel

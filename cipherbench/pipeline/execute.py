@@ -38,7 +38,7 @@ from cipherbench.pipeline.notes import (
     clock_warnings,
     machine_warnings,
 )
-from cipherbench.pipeline.plan import Layout, RunPlan
+from cipherbench.pipeline.plan import CpuChoice, Layout, RunPlan
 from cipherbench.pipeline.points import plan_points
 from cipherbench.pipeline.recorder import Recorder
 from cipherbench.pipeline.resume import alive, key_of, min_batches, recover_dead, resumable
@@ -112,7 +112,8 @@ def session_for(plan: RunPlan, extra_specs: tuple[Any, ...] = ()) -> Session:
     specs = (tuple(extra_specs) + tuple(runner_specs(plan.envs))  # each environment's engine
              + tuple(release_runner_specs(plan.releases)))  # each installed release's runner
     return Session(tuple(plan.runners), builtin=plan.builtin, fixed_layout=plan.layout is Layout.FIXED,
-                   replicas=plan.effective_processes, extra_specs=specs, parallel=plan.parallel)
+                   replicas=plan.effective_processes, extra_specs=specs, parallel=plan.parallel,
+                   place=plan.cpu_choice is CpuChoice.ALONE)
 
 
 def settings_of(plan: RunPlan) -> dict[str, Any]:
@@ -305,7 +306,8 @@ def run_plan(plan: RunPlan, store: Store, progress: Progress | None = None, sess
         finally:
             store.finish_run(run_id, outcome.status, [w.as_dict() for w in warnings],
                              context={"skipped_by_stopping": skipped_fields(outcome.skipped),
-                                      "phases_s": outcome.phases_s})
+                                      "phases_s": outcome.phases_s,
+                                      "cpu_choice": s.cpu_choices() if hasattr(s, "cpu_choices") else None})
         if outcome.status is RunStatus.INTERRUPTED:
             raise KeyboardInterrupt
         return outcome

@@ -32,6 +32,13 @@ class Layout(StrEnum):
     FIXED = "fixed"  # randomisation off: repeatable, but one layout
 
 
+class CpuChoice(StrEnum):
+    """Which CPU each timed request runs on (measure/corewatch.py)."""
+
+    ALONE = "alone"  # the CPU whose core reads alone just before it, of every CPU the run may use
+    MEASURING = "measuring"  # always the measuring CPU (the last one)
+
+
 class DiffusionSampling(BaseModel):
     """Diffusion and avalanche sampling of an experiment (analysis/diffusion.py)."""
 
@@ -139,6 +146,7 @@ class RunPlan(Knobs, Workloads):
     verify: bool = True  # False: timed unverified, and marked so
     reverify: bool = False  # True: verify every pair again, even one remembered (kat/cache.py)
     layout: Layout = Layout.RANDOM
+    cpu_choice: CpuChoice = CpuChoice.ALONE
     extra_rounds: bool = True  # False: exactly `batches` timed batches per point
     stopping: bool = True  # False: the profile's stopping target is not applied (every point its batches)
     runners: list[str] = []  # extra runner commands (docs/protocol.md), like --runner

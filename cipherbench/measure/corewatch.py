@@ -1,0 +1,125 @@
+"""Where each timed request runs: on the CPU whose core reads alone just before it.
+
+On these hosts each vCPU's core has a hardware sibling that the hypervisor gives to another
+guest, and that guest comes and goes in phases of seconds to minutes, on each sibling apart:
+over 30 s, probes on both CPUs at once found one core alone in 44 % of 100 ms windows and the
+other in 16 %, and over the next 20 s 76 % and 75 %; a minute later one read shared at 100 %
+of 40,000 probes while the other read shared at 73 %. A batch timed on a shared core is
+slower by up to twice, and is set aside: time spent on it buys nothing. So before every timed
+request the watch reads each CPU the run may measure on (one engine process pinned to each,
+the same additions as the batches' own probes: `cpu-clock`, measure/clock.PROBE_THOUSANDS,
+best of two) and the request goes to the CPU that reads alone (the runner's process is
+moved there, every thread, as Session.spread moves it). Measured on that host, 150 requests
+of Crypto++ AES-128-CTR at 16 KiB to a fixed CPU against 150 sent this way, interleaved: 4 %
+against 97 % of batches read alone, and the tenth quantile of all batches stood 47 % against
+0.4 % above the point's fastest percent (docs/method.md, "Where a request runs").
+
+A process keeps its CPU while that core reads alone, so a path's caches move only when the
+core it is on turns shared. Nothing else of the run uses a CPU the watch may choose while a
+request runs: the orchestrator waits on the runner's answer, and while the JIT runners warm up
+on the other CPUs (measure/warmup.py) the choice is the measuring CPU alone.
+"""
+from __future__ import annotations
+
+import time
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from cipherbench.errors import RunnerError
+from cipherbench.measure.clock import PROBE_THOUSANDS, SHARED, usual_adds
+from cipherbench.measure.runner import RunnerProcess, RunnerSpec
+
+#: Readings the watch keeps to find the level of a core alone (clock.usual_adds).
+HISTORY = 4000
+#: Before this many readings the level is not known yet; a reading then counts as alone where it
+#: is within SHARED of the highest so far.
+FIRST_READINGS = 50
+
+
+@dataclass
+class CoreChoices:
+    """What the watch did in a run (stored in the run's context, `cpu_choice`)."""
+
+    cpus: list[int]
+    requests: Counter = field(default_factory=Counter)  # cpu -> timed requests sent there
+    alone: int = 0  # requests whose CPU read alone when chosen
+    moves: int = 0  # requests that moved their process to another CPU first
+    peeks: int = 0
+    seconds: float = 0.0  # spent reading the cores
+
+    def as_dict(self) -> dict:
+        return {"cpus": self.cpus, "requests": {str(c): n for c, n in sorted(self.requests.items())},
+                "alone_when_chosen": self.alone, "moves": self.moves, "peeks": self.peeks,
+                "peek_seconds": round(self.seconds, 3)}
+
+
+class CoreWatch:
+    """One engine process per CPU, each reading its own core on request."""
+
+    def __init__(self, engine: RunnerSpec, cpus: list[int]):
+        self.choices = CoreChoices(sorted(cpus))
+        self._procs: dict[int, RunnerProcess] = {}
+        self._history: list[float] = []
+        try:
+            for c in self.choices.cpus:
+                p = RunnerProcess(engine, cpu=c)
+                self._procs[c] = p
+                if p.request({"op": "hello"}, timeout=60).get("status") != "ok":
+                    raise RunnerError("the engine did not greet")
+        except RunnerError:
+            self.close()
+            raise
+
+    def peek(self, cpu: int) -> float:
+        """The parallel adds per cycle of that CPU's core now (clock.probed's reading)."""
+        r = self._procs[cpu].request({"op": "cpu-clock", "thousands": PROBE_THOUSANDS, "best_of": 2,
+                                      "parallel": True}, timeout=30)
+        if r.get("status") != "ok" or not r.get("parallel_ns"):
+            raise RunnerError(f"the core watch's engine answered {r.get('message', r.get('status'))}")
+        reading = float(r["ns"]) / float(r["parallel_ns"])
+        self._history.append(reading)
+        if len(self._history) > 2 * HISTORY:
+            del self._history[:HISTORY]
+        return reading
+
+    def alone_level(self) -> float:
+        """The reading below which a core counts as shared (clock.alone's rule, at the level
+        of the watch's own readings so far)."""
+        usual = (usual_adds(self._history[-HISTORY:]) if len(self._history) >= FIRST_READINGS
+                 else max(self._history))
+        return (1 - SHARED) * (usual or 0.0)
+
+    def choose(self, allowed: set[int], current: int | None) -> int:
+        """The CPU a request should run on (choose_cpu), among the allowed ones, counted."""
+        cpus = [c for c in self.choices.cpus if c in allowed]
+        t0 = time.perf_counter()
+        cpu, readings = choose_cpu(cpus, current, self.peek, self.alone_level)
+        ch = self.choices
+        ch.peeks += len(readings)
+        ch.seconds += time.perf_counter() - t0
+        ch.requests[cpu] += 1
+        ch.alone += bool(readings) and readings[cpu] >= self.alone_level()
+        ch.moves += current is not None and cpu != current
+        return cpu
+
+    def close(self) -> None:
+        for p in self._procs.values():
+            p.close()
+        self._procs.clear()
+
+
+def choose_cpu(cpus: list[int], current: int | None, peek: Callable[[int], float],
+               alone_level: Callable[[], float]) -> tuple[int, dict[int, float]]:
+    """The CPU a request runs on, and the readings that chose it: the process's current CPU
+    where its core reads alone (its caches stay warm; no other core is read), else the CPU
+    whose core reads the most alone, the current one first among equals. One CPU: that one,
+    unread."""
+    if len(cpus) == 1:
+        return cpus[0], {}
+    readings: dict[int, float] = {}
+    for c in sorted(cpus, key=lambda c: c != current):
+        readings[c] = peek(c)
+        if c == current and readings[c] >= alone_level():
+            break
+    return max(readings, key=lambda c: readings[c]), readings

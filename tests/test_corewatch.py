@@ -1,0 +1,129 @@
+"""The core watch (measure/corewatch.py): each timed request runs on the CPU whose core reads
+alone just before it, a process stays where its core reads alone, the JIT warm-ups keep the
+other CPUs to themselves, and a watch that fails leaves the run on the measuring CPU."""
+import os
+from pathlib import Path
+
+import pytest
+
+from cipherbench import registry
+from cipherbench.measure.clock import SHARED
+from cipherbench.measure.corewatch import choose_cpu
+from cipherbench.measure.measurer import Measurer
+from cipherbench.measure.point import Point
+from cipherbench.measure.session import Session
+
+ALONE, SHARED_READING = 3.44, 2.6  # parallel adds a cycle: a core to itself, one shared (docs/method.md)
+LEVEL = (1 - SHARED) * ALONE
+
+
+def scripted(readings: dict[int, float]):
+    """A peek that answers the given reading per CPU and remembers which it was asked."""
+    asked: list[int] = []
+
+    def peek(cpu: int) -> float:
+        asked.append(cpu)
+        return readings[cpu]
+    return peek, asked
+
+
+@pytest.mark.parametrize("here,there,current,chosen,read", [
+    (ALONE, ALONE, 1, 1, [1]),  # alone where it is: stays, the other core unread
+    (ALONE, ALONE, 0, 0, [0]),
+    (SHARED_READING, ALONE, 0, 1, [0, 1]),  # its core shared, the other alone: moves
+    (ALONE, SHARED_READING, 0, 0, [0]),
+    (3.0, SHARED_READING, 1, 0, [1, 0]),  # both shared: the less shared
+    (3.0, SHARED_READING, 0, 0, [0, 1]),  # both shared, the current one less so: stays
+    (3.0, 3.0, 1, 1, [1, 0]),  # equal: the current one
+    (ALONE, ALONE, None, 0, [0, 1]),  # a process on several CPUs: every core read, the first of the best
+])
+def test_a_request_stays_where_its_core_reads_alone_else_goes_to_the_core_that_reads_most_alone(
+        here, there, current, chosen, read):
+    peek, asked = scripted({0: here, 1: there})
+    cpu, readings = choose_cpu([0, 1], current, peek, lambda: LEVEL)
+    assert cpu == chosen and asked == read and readings == {c: {0: here, 1: there}[c] for c in read}
+
+
+def test_one_cpu_is_chosen_unread():
+    peek, asked = scripted({})
+    assert choose_cpu([1], 0, peek, lambda: LEVEL) == (1, {}) and asked == []
+
+
+def allowed_cpus(pid: int) -> set[int]:
+    """The CPUs every thread of the process may run on (/proc, as sched_getaffinity reads them)."""
+    return {c for t in os.listdir(f"/proc/{pid}/task") for c in os.sched_getaffinity(int(t))}
+
+
+def two_cpus() -> set[int]:
+    cpus = os.sched_getaffinity(0)
+    if len(cpus) < 2:
+        pytest.fail("the core watch needs two CPUs to choose between; this machine gives the tests one")
+    return cpus
+
+
+def test_timed_requests_run_on_a_cpu_the_watch_chose_and_the_run_counts_them(engine):
+    cpus = two_cpus()
+    with Session(only_runners={"native"}) as s:
+        proc = s.runner_process("native")
+        assert allowed_cpus(proc.proc.pid) == {s.cpu}  # pinned at start, as before
+        for _ in range(6):
+            s.place_for("null")
+            assert len(allowed_cpus(proc.proc.pid)) == 1 and allowed_cpus(proc.proc.pid) <= cpus
+            assert s.ask("null", {"op": "cpu-clock", "thousands": 30})["status"] == "ok"
+        got = s.cpu_choices()
+        assert got["cpus"] == sorted(cpus) and sum(got["requests"].values()) == 6
+        assert got["peeks"] >= 6 and 0 <= got["alone_when_chosen"] <= 6 and got["moves"] <= 6
+        # while the JIT runners warm up on the other CPUs, requests stay on the measuring one
+        with s.elsewhere(["null"]) as moved:
+            assert moved and allowed_cpus(proc.proc.pid) == cpus - {s.cpu}
+            s.place_for("null")
+            assert allowed_cpus(proc.proc.pid) == {s.cpu}
+        assert sum(s.cpu_choices()["requests"].values()) == 7
+
+
+def test_without_the_choice_every_request_stays_on_the_measuring_cpu(engine):
+    two_cpus()
+    with Session(only_runners={"native"}, place=False) as s:
+        proc = s.runner_process("native")
+        s.place_for("null")
+        assert allowed_cpus(proc.proc.pid) == {s.cpu} and s.cpu_choices() is None and s.watch() is None
+
+
+def test_a_watch_that_dies_leaves_the_run_on_the_measuring_cpu_and_says_why(engine):
+    two_cpus()
+    with Session(only_runners={"native"}) as s:
+        proc = s.runner_process("native")
+        s.place_for("null")
+        watch = s.watch()
+        for p in watch._procs.values():
+            p.kill()
+        s.place_for("null")
+        assert s.watch() is None and allowed_cpus(proc.proc.pid) == {s.cpu}
+        problem = s.cpu_choices()["problem"]
+        assert problem.startswith("the core watch stopped: runner native exited with status -9"), problem
+        assert s.ask("null", {"op": "cpu-clock", "thousands": 30})["status"] == "ok"  # the run goes on
+
+
+def test_the_watch_processes_end_with_the_session(engine):
+    two_cpus()
+    with Session(only_runners={"native"}) as s:
+        s.place_for("null")
+        pids = [p.proc.pid for p in s.watch()._procs.values()]
+        assert len(pids) == len(os.sched_getaffinity(0))
+    assert not any(Path(f"/proc/{pid}").exists() and "zombie" not in Path(f"/proc/{pid}/status").read_text()
+                   for pid in pids)
+
+
+def test_every_request_of_a_measurement_is_placed_first(engine):
+    two_cpus()
+    with Session(only_runners={"native"}) as s:
+        asked, ask = [], s.ask
+
+        def counted(impl, req, **kw):
+            asked.append(req["op"])
+            return ask(impl, req, **kw)
+        s.ask = counted
+        pts = [Point("null", registry.load()["null"], "encrypt", "bulk", size) for size in (16, 1024)]
+        Measurer(s, batch_ms=1, sub_batches=2, batches=3, warmup_batches=1, extra_share=0).run(pts)
+        assert all(pt.requests == 3 for pt in pts) and set(asked) == {"bench"}
+        assert sum(s.cpu_choices()["requests"].values()) == len(asked) >= 6
