@@ -2,12 +2,15 @@
 alone just before it, a process stays where its core reads alone, the JIT warm-ups keep the
 other CPUs to themselves, and a watch that fails leaves the run on the measuring CPU."""
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 from cipherbench import registry
-from cipherbench.measure.clock import SHARED
+from cipherbench.errors import RunnerError
+from cipherbench.measure.clock import SHARED, alone, bench_samples
 from cipherbench.measure.corewatch import choose_cpu
 from cipherbench.measure.measurer import Measurer
 from cipherbench.measure.point import Point
@@ -127,3 +130,38 @@ def test_every_request_of_a_measurement_is_placed_first(engine):
         Measurer(s, batch_ms=1, sub_batches=2, batches=3, warmup_batches=1, extra_share=0).run(pts)
         assert all(pt.requests == 3 for pt in pts) and set(asked) == {"bench"}
         assert sum(s.cpu_choices()["requests"].values()) == len(asked) >= 6
+
+
+def test_a_batch_the_scheduler_interrupted_is_set_aside_like_one_on_a_shared_core():
+    answer = {"status": "ok", "ns": [10.0, 12.0, 30.0], "probe_cycles": 30000,
+              "probe_ns": [10000] * 4, "probe_parallel_ns": [2900] * 4, "probe_switches": [7, 7, 7, 9]}
+    samples = bench_samples(answer, 1, False, 3)
+    assert [s["preempted"] for s in samples] == [False, False, True]
+    assert [s["ns"] for s in alone(samples, 3.44)] == [10.0, 12.0]
+    without = {k: v for k, v in answer.items() if k != "probe_switches"}
+    assert all("preempted" not in s for s in bench_samples(without, 1, False, 3))
+    for bad in ([7, 7, 9], [7, 8, 7, 9], [7, "8", 9, 9], "7,7,7,9"):  # short, falling, a string, not a list
+        with pytest.raises(RunnerError, match="probe_switches"):
+            bench_samples({**answer, "probe_switches": bad}, 1, False, 3)
+
+
+@pytest.mark.parametrize("runner", ["native", "python"])
+def test_a_runner_counts_the_switches_a_busy_thread_on_its_cpu_forces(runner, engine):
+    """A process spinning on the timing thread's CPU takes it from the batches in turns (the
+    scheduler's slices last milliseconds): the counts rise within the request."""
+    cpu = max(os.sched_getaffinity(0))
+    spin = subprocess.Popen([sys.executable, "-c", "while True: pass"],
+                            preexec_fn=lambda: os.sched_setaffinity(0, {cpu}))
+    try:
+        with Session(only_runners={runner}, place=False) as s:
+            impl = "openssl" if runner == "native" else "pycryptodome"
+            s.implementation(impl)
+            r = s.ask(impl, {"op": "bench", "impl": impl, "primitive": "aes-128-ctr", "operation": "encrypt",
+                             "size": 16384, "loops": 2000, "batches": 8, "key": "00" * 16, "iv": "00" * 16,
+                             "probe": 30})
+    finally:
+        spin.kill()
+        spin.wait()
+    counts = r["probe_switches"]
+    assert len(counts) == 9 and counts == sorted(counts) and counts[-1] > counts[0]
+    assert any(s["preempted"] for s in bench_samples(r, 2000, False, 8))

@@ -189,7 +189,7 @@ def test_a_store_of_schema_1_gains_the_later_columns_and_keeps_its_runs(tmp_path
     assert old["features"] is None  # schema 9: not announced then, so unknown (codepath.code_label)
     assert s.samples_of(1) == [{"measurement_id": 1, "seq": 0, "warmup": False, "loops": 10, "ns": 125.0,
                                 "tsc": None, "core_cycles": None, "core_ghz": None, "adds_per_cycle": None,
-                                "set_aside": None, "parallel_ns": None, "request": None}]
+                                "set_aside": None, "parallel_ns": None, "request": None, "preempted": None}]
     assert {"cycles_low", "shared_batches"} <= {r[1] for r in sqlite3.connect(path).execute(
         "pragma table_info(measurements)")}
     rid = s.begin_run(uuid="new")

@@ -93,10 +93,11 @@ def usual_adds(readings) -> float | None:
 
 def alone(timed: list[dict], usual: float | None) -> list[dict]:
     """The batches timed on a core to itself: those without a reading below SHARED of the
-    usual level (a batch without a reading counts as alone: nothing says otherwise)."""
-    if not usual:
-        return list(timed)
-    return [s for s in timed if not s.get("adds_per_cycle") or s["adds_per_cycle"] >= (1 - SHARED) * usual]
+    usual level (a batch without a reading counts as alone: nothing says otherwise), and
+    that the scheduler did not interrupt for another thread (preempted())."""
+    level = (1 - SHARED) * usual if usual else 0.0
+    return [s for s in timed if not s.get("preempted")
+            and (not s.get("adds_per_cycle") or s["adds_per_cycle"] >= level)]
 
 
 def shared_share(readings, usual: float | None) -> float | None:
@@ -262,7 +263,23 @@ def bench_samples(r: dict, loops: int, warmup: bool, batches: int = 1) -> list[d
                 "adds_per_cycle": None} for n, t, c in zip(ns, tsc, cyc)]
     for s, (ghz, adds) in zip(samples, probed(r, batches)):
         s.update(core_ghz=ghz, adds_per_cycle=adds, probed=True)
+    for s, lost in zip(samples, preempted(r, batches)):
+        s["preempted"] = lost
     return samples
+
+
+def preempted(r: dict, batches: int) -> list[bool]:
+    """Whether the scheduler took the CPU from the timing thread while each batch ran (protocol
+    `bench`, `probe_switches`: the thread's involuntary context switches, read with each probe,
+    one before the first batch and one after each; a batch whose two sides differ lost the
+    CPU for a while, to another process or thread). Empty where the runner did not count."""
+    if r.get("probe_switches") is None:
+        return []
+    n = _numbers(r.get("probe_switches"), "probe_switches", batches + 1)
+    if n is None or any(b < a for a, b in zip(n, n[1:])):
+        raise RunnerError(f"answered bench with a malformed 'probe_switches': {str(r.get('probe_switches'))[:60]!r} "
+                          "(docs/protocol.md: a count that never falls, one before the first batch and one after each)")
+    return [n[b + 1] > n[b] for b in range(batches)]
 
 
 def probed(r: dict, batches: int) -> list[tuple[float, float]]:

@@ -52,6 +52,9 @@ Schema versions (runs.schema_version says which one wrote a run):
    was unsupported by its runner by design, or could not be timed). Added the same way;
    Store.run reads an older row's from `error`, `verified` and its run's status: a run
    that completed had no point that could not be timed (pipeline/execute.py, final_status).
+10. adds samples.preempted: the scheduler gave the timing thread's CPU to another thread while
+   the batch ran (measure/clock.py, preempted; null where its runner did not count). Added the
+   same way. Also runs.context's `cpu_choice` (measure/corewatch.py), in the JSON already there.
 """
 from __future__ import annotations
 
@@ -94,7 +97,7 @@ from cipherbench.redact import SIGNS, UrlParts, redact, redact_command, redact_j
 from cipherbench.store import pgauth
 from cipherbench.store.records import MeasurementRecord, columns
 
-SCHEMA_VERSION = 9
+SCHEMA_VERSION = 10
 #: A row as the store reads and writes it: column name -> value.
 Row = dict[str, Any]
 meta = MetaData()
@@ -173,6 +176,7 @@ samples = Table(
     Column("set_aside", Boolean),  # left out of the measurement's figures: timed on a shared core
     Column("parallel_ns", JSON),  # run --parallel: this batch's ns on every CPU, the measuring CPU's first
     Column("request", Integer),  # the point's timed request this batch came in (null: one batch a request)
+    Column("preempted", Boolean),  # the timing thread lost its CPU while the batch ran (null: not counted)
 )
 
 

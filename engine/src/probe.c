@@ -1,5 +1,9 @@
+#if defined(__linux__) && !defined(_GNU_SOURCE)
+#define _GNU_SOURCE 1  // RUSAGE_THREAD, before any system header
+#endif
 #include "probe.h"
 
+#include <sys/resource.h>
 #include <time.h>
 
 static uint64_t now_ns(void) {
@@ -47,4 +51,12 @@ static uint64_t fastest(void (*chain)(uint64_t), uint64_t k) {
 void cb_probe(uint64_t k, uint64_t out[2]) {
     out[0] = fastest(cb_serial_adds, k);
     out[1] = fastest(cb_parallel_adds, k);
+}
+
+uint64_t cb_preemptions(void) {
+#if defined(RUSAGE_THREAD)
+    struct rusage u;
+    if (getrusage(RUSAGE_THREAD, &u) == 0) return (uint64_t)u.ru_nivcsw;
+#endif
+    return UINT64_MAX;
 }

@@ -27,6 +27,12 @@ void cb_parallel_adds(uint64_t k);
 // chain's, out[1] the parallel chains'.
 void cb_probe(uint64_t k, uint64_t out[2]);
 
+// The calling thread's involuntary context switches so far (getrusage RUSAGE_THREAD,
+// ru_nivcsw): read with each probe, two that differ mean the scheduler gave the CPU to
+// another thread between them, and the batch between lost that time. UINT64_MAX where the
+// system cannot tell (the answer then carries no `probe_switches`).
+uint64_t cb_preemptions(void);
+
 #ifdef __cplusplus
 }
 #endif

@@ -64,7 +64,7 @@ struct Timing::Buffers {
 Timing::Probe Timing::probe() const {
     uint64_t out[2];
     cb_probe(probe_k_, out);
-    return {out[0], out[1]};
+    return {out[0], out[1], cb_preemptions()};
 }
 
 template <class F>
@@ -105,11 +105,18 @@ json Timing::result(const std::vector<Sample>& s) const {
     r["tsc"] = has_tsc() ? ticks : json(nullptr);
     r["core_cycles"] = cycles_.available() ? cyc : json(nullptr);
     if (!probes_.empty()) {  // one reading before the first batch and one after each
-        json serial = json::array(), parallel = json::array();
-        for (const auto& p : probes_) { serial.push_back(p.serial_ns); parallel.push_back(p.parallel_ns); }
+        json serial = json::array(), parallel = json::array(), switches = json::array();
+        bool counted = true;
+        for (const auto& p : probes_) {
+            serial.push_back(p.serial_ns);
+            parallel.push_back(p.parallel_ns);
+            switches.push_back(p.switches);
+            counted = counted && p.switches != UINT64_MAX;
+        }
         r["probe_cycles"] = probe_k_ * 1000;
         r["probe_ns"] = serial;
         r["probe_parallel_ns"] = parallel;
+        if (counted) r["probe_switches"] = switches;
     }
     if (stack_offset_ >= 0) {  // honoured: echoed, with where the last batch's frame landed
         r["stack_offset"] = stack_offset_;

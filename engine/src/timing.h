@@ -56,7 +56,7 @@ private:
     };
     struct Buffers;  // one request's input and output (timing.cpp)
 
-    struct Probe { uint64_t serial_ns, parallel_ns; };
+    struct Probe { uint64_t serial_ns, parallel_ns, switches; };  // switches: cb_preemptions()
     struct Run;  // one bench request's batches (timing.cpp)
 
     Probe probe() const;

@@ -77,10 +77,14 @@ def _prober():
     lib.cb_probe.argtypes = [ctypes.c_uint64, ctypes.POINTER(ctypes.c_uint64 * 2)]
     lib.cb_probe.restype = None
     out = (ctypes.c_uint64 * 2)()
+    switches = getattr(lib, "cb_preemptions", None)  # a library built before it had none
+    if switches is not None:
+        switches.argtypes, switches.restype = [], ctypes.c_uint64
 
     def probe(k):
         lib.cb_probe(k, ctypes.byref(out))
-        return out[0], out[1]
+        n = switches() if switches is not None else None
+        return out[0], out[1], (n if n != (1 << 64) - 1 else None)
     return probe
 
 
@@ -960,8 +964,10 @@ def result(ns):
     r = {"status": "ok", "ns": ns, "tsc": None, "core_cycles": None}
     if PROBE["readings"]:  # one reading before the first batch and one after each
         r["probe_cycles"] = PROBE["k"] * 1000
-        r["probe_ns"] = [a for a, _ in PROBE["readings"]]
-        r["probe_parallel_ns"] = [b for _, b in PROBE["readings"]]
+        r["probe_ns"] = [a for a, _, _ in PROBE["readings"]]
+        r["probe_parallel_ns"] = [b for _, b, _ in PROBE["readings"]]
+        if all(n is not None for _, _, n in PROBE["readings"]):
+            r["probe_switches"] = [n for _, _, n in PROBE["readings"]]
     if STACK["offset"] is not None and STACK_PLACER is not None:  # honoured: echoed
         r["stack_offset"] = STACK["offset"]
         r["stack_at"] = STACK_PLACER[0].cb_stack_at()
