@@ -378,3 +378,57 @@ def test_the_writers_show_the_answer_the_loader_computed(stored):
     text, page = markdown.render(d), html.render(d)[0]
     assert "\n".join(one_md) in text and "\n".join(full_md) not in text
     assert one_html in page and full_html not in page
+
+
+def test_a_failed_pair_shows_its_vector_and_first_differing_byte(stored):
+    """faulty cbc-chain chains the previous plaintext block: its first block of NIST SP 800-38A
+    F.2.1 (CBC-AES128.Encrypt) is right, its second is AES_K(P2 xor P1) = 05495a29..., where
+    the published ciphertext has 5086cb9b... (tests/test_report_failures.py)."""
+    md = (stored["out"] / "report.md").read_text().splitlines()
+    assert ("| ⚠ faulty | aes-128-cbc | kat encrypt | aes-sp800-38a.vec:26 (cipherbench) | byte 16 of 64 "
+            "| …cee98e9b12e9197d\\[50\\]86cb9b507219ee… | …cee98e9b12e9197d\\[05\\]495a294cb949fd… |") in md
+    page = (stored["out"] / "index.html").read_text()
+    assert ('<tr class="failed"><td class="l">faulty</td><td class="l">aes-128-cbc</td><td class="l">kat encrypt</td>'
+            '<td class="l">aes-sp800-38a.vec:26 (cipherbench)</td><td class="l">byte 16 of 64</td>'
+            '<td class="l">…cee98e9b12e9197d[50]86cb9b507219ee…</td>'
+            '<td class="l">…cee98e9b12e9197d[05]495a294cb949fd…</td></tr>') in page
+
+
+def test_verified_on_names_the_run_host_and_each_other_cpu(stored, tmp_path, monkeypatch):
+    """The run's host by its own verification, then s390x by an `arch verify` record stored through
+    arch/verified.py (openssl passed there; faulty failed at byte 16 of the SP 800-38A vector)."""
+    from cipherbench import report
+    from cipherbench.arch import verified
+    from cipherbench.arch.model import Arch, ArchRecord, arch_build, host_arch
+    from cipherbench.kat.outcome import PairResult
+    from cipherbench.report import html, markdown
+    from cipherbench.store.db import Store
+
+    monkeypatch.setenv("CIPHERBENCH_ARCH_DIR", str(tmp_path))
+    d = report.load(Store(stored["db"]), (), with_samples=False)
+    before = markdown.render(d).splitlines()
+    host = host_arch()
+    assert f"| ⚠ faulty | {host} (1 of 1 pairs FAILED) | – |" in before and f"| openssl | {host} | – |" in before
+    b = arch_build(Arch.S390X)
+    b.root.mkdir()
+    b.write(ArchRecord(arch="s390x", triplet="s390x-linux-gnu", compiler="c", qemu="q", suite="bookworm",
+                       mirror="m", options={}, sysroot="/nowhere"))
+    ok = [PairResult("openssl%s390x", p, vouched=True) for p in ("aes-128-cbc", "aes-128-ecb")]
+    bad = PairResult("faulty%s390x", "aes-128-cbc", vouched=True)
+    bad.fail("kat encrypt", expected=bytes.fromhex("7649abac8119b246cee98e9b12e9197d5086cb9b507219ee"),
+             actual=bytes.fromhex("7649abac8119b246cee98e9b12e9197d05495a294cb949fd"))
+    verified.record(b, [*ok, bad], 1.0, 4096)
+    md = markdown.render(d).splitlines()
+    assert md[md.index("### Verified on") + 2:md.index("### Verified on") + 6] == [
+        "| implementation | verified on | failed on other CPUs |", "|---|---|---|",
+        f"| ⚠ faulty | {host} (1 of 1 pairs FAILED), s390x (1 of 1 pairs FAILED) | faulty on s390x: aes-128-cbc: "
+        "kat encrypt; first difference at byte 16: expected 0x50, got 0x05 |",
+        f"| openssl | {host}, s390x | – |"]
+    page = html.render(d)[0]
+    assert (f'<tr class=""><td class="l">openssl</td><td class="l">{host}, s390x</td>'
+            '<td class="l">–</td></tr>') in page
+    # the host's architecture is the run's own (its context's uname -m), not the reporting machine's
+    d.runs[0].context = dict(d.runs[0].context, machine="aarch64")
+    assert "| openssl | arm64, s390x | – |" in markdown.render(d).splitlines()
+    d.runs[0].context = {k: v for k, v in d.runs[0].context.items() if k != "machine"}  # a run stored before it
+    assert "| openssl | host (architecture not recorded), s390x | – |" in markdown.render(d).splitlines()

@@ -79,8 +79,12 @@ def arch_named(name: str) -> Arch:
 
 def host_arch() -> str:
     """This machine's architecture by its Debian name (amd64 for x86_64)."""
-    m = platform.machine()
-    return {"x86_64": "amd64", "aarch64": "arm64", "ppc64le": "ppc64el", "i686": "i386"}.get(m, m)
+    return debian_arch(platform.machine())
+
+
+def debian_arch(machine: str) -> str:
+    """`uname -m`'s name of a CPU (a run's context records it as `machine`) by its Debian name."""
+    return {"x86_64": "amd64", "aarch64": "arm64", "ppc64le": "ppc64el", "i686": "i386"}.get(machine, machine)
 
 
 def arch_dir() -> Path:

@@ -8,6 +8,7 @@ newest result per pair. `list` and `show` print what `verified_on` says.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from cipherbench.arch.model import ArchBuild, PairCounts, Verification, all_builds, host_arch
@@ -91,11 +92,30 @@ def verified_on() -> dict[str, list[VerifiedOn]]:
     out: dict[str, list[VerifiedOn]] = {}
     for impl, c in sorted(host_counts().items()):
         out.setdefault(impl, []).append(VerifiedOn(host_arch(), c))
+    for impl, on in foreign().items():
+        out.setdefault(impl, []).extend(on)
+    return out
+
+
+def foreign() -> dict[str, list[VerifiedOn]]:
+    """Implementation (host name) -> the other architectures whose last `arch verify` ran it
+    (their records, in the order of Arch); the host's own are the caller's."""
+    out: dict[str, list[VerifiedOn]] = {}
     for b in all_builds():
         v = b.record().verification
         for impl, c in sorted((v.implementations if v else {}).items()):
             out.setdefault(impl, []).append(VerifiedOn(b.arch.value, c))
     return out
+
+
+def tally(statuses: Iterable[Verdict]) -> PairCounts:
+    """Pairs by status (a stored run's verifications: its host's part of 'verified on');
+    a harness baseline's not-applicable counts in none."""
+    c = PairCounts()
+    for s in statuses:
+        if s in (Verdict.PASSED, Verdict.FAILED, Verdict.UNVERIFIED):
+            setattr(c, s.value, getattr(c, s.value) + 1)
+    return c
 
 
 def line(impl: str, table: dict[str, list[VerifiedOn]]) -> str:

@@ -2,6 +2,7 @@
 its skips, and its verdict (kat/verify.py says what each check is)."""
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -24,16 +25,73 @@ class UnverifiedReason(StrEnum):
                 UnverifiedReason.NO_KNOWN_ANSWER: "no corpus has a known answer for it"}[self]
 
 
+#: Bytes shown either side of the first difference (Difference.window)
+AROUND = 8
+_HEX = re.compile(r"(?:[0-9a-f]{2})*")
+
+
+@dataclass(frozen=True)
+class Difference:
+    """Where two outputs part: the offset of the first byte that differs (or where the shorter
+    ends), both lengths, and each output's bytes from `start` to AROUND bytes past the offset."""
+
+    offset: int
+    expected_len: int
+    actual_len: int
+    start: int  # max(0, offset - AROUND)
+    expected: bytes  # expected[start:offset + AROUND]
+    actual: bytes  # actual[start:offset + AROUND]
+
+    def words(self) -> str:
+        """"byte 3: expected 0x1f, got 0x3c", or where one ends: "byte 2: expected 2 bytes, got 3"."""
+        i = self.offset - self.start
+        if self.offset < min(self.expected_len, self.actual_len):
+            return f"byte {self.offset}: expected 0x{self.expected[i]:02x}, got 0x{self.actual[i]:02x}"
+        return f"byte {self.offset}: expected {self.expected_len} bytes, got {self.actual_len}"
+
+    @property
+    def expected_window(self) -> str:
+        return self._window(self.expected, self.expected_len)
+
+    @property
+    def actual_window(self) -> str:
+        return self._window(self.actual, self.actual_len)
+
+    def _window(self, part: bytes, total: int) -> str:
+        """One output's bytes around the offset in hex, the differing byte in brackets, '…' where
+        the output goes on: "…12e9197d[50]86cb9b50…"; "[]" where it ends at the offset."""
+        i = self.offset - self.start
+        return ("…" if self.start else "") + part[:i].hex() + f"[{part[i:i + 1].hex()}]" + \
+            part[i + 1:].hex() + ("…" if self.start + len(part) < total else "")
+
+
+def difference(expected: bytes, actual: bytes) -> Difference | None:
+    """The one rule of where two outputs part (None when they are equal)."""
+    if expected == actual:
+        return None
+    i = next((i for i, (e, a) in enumerate(zip(expected, actual, strict=False)) if e != a),
+             min(len(expected), len(actual)))
+    start = max(0, i - AROUND)
+    return Difference(i, len(expected), len(actual), start, expected[start:i + AROUND], actual[start:i + AROUND])
+
+
+def stored_difference(expected: object, actual: object) -> Difference | None:
+    """A stored reproduction's difference: its `expected` and `actual` as PairResult.fail stored
+    them (bytes as lowercase hex, anything else as text: "rejection", a runner's error)."""
+    if not isinstance(expected, str) or not isinstance(actual, str):
+        return None
+    if not _HEX.fullmatch(expected) or not _HEX.fullmatch(actual):
+        return None
+    return difference(bytes.fromhex(expected), bytes.fromhex(actual))
+
+
 def first_difference(expected: object, actual: object) -> str | None:
     """Where two outputs part: "byte 3: expected 0x1f, got 0x3c" (or where one ends); None
     unless both are bytes and differ. A byte-order or alignment fault shows in the first word."""
-    if not isinstance(expected, bytes) or not isinstance(actual, bytes) or expected == actual:
+    if not isinstance(expected, bytes) or not isinstance(actual, bytes):
         return None
-    i = next((i for i, (e, a) in enumerate(zip(expected, actual, strict=False)) if e != a), None)
-    if i is not None:
-        return f"byte {i}: expected 0x{expected[i]:02x}, got 0x{actual[i]:02x}"
-    n = min(len(expected), len(actual))
-    return f"byte {n}: expected {len(expected)} bytes, got {len(actual)}"
+    d = difference(expected, actual)
+    return d.words() if d else None
 
 
 @dataclass

@@ -616,6 +616,10 @@ def render(data: ReportData) -> tuple[str, int]:
     def libraries() -> None:
         body.table(provenance.libraries_table(data))
         body.table(provenance.verification_table(data))
+        body.table(provenance.verified_on_table(data))
+        diffs = provenance.differences_table(data)
+        if diffs:
+            body.table(diffs)
     collapsed(body, "libraries", "Implementations and verification", libraries)
     collapsed(body, "throughput", "Throughput against buffer size, per primitive", lambda: throughput_plots(body))
     collapsed(body, "keysetup", "Key-setup cost", lambda: keysetup_plots(body))

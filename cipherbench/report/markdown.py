@@ -59,6 +59,10 @@ def render(data: ReportData) -> str:
             out.append("")
     out.append(table_md(provenance.libraries_table(data)))
     out.append(table_md(provenance.verification_table(data)))
+    out.append(table_md(provenance.verified_on_table(data)))
+    diffs = provenance.differences_table(data)
+    if diffs:
+        out.append(table_md(diffs))
     throughput = speed.speed_tables(data)
     if throughput:
         out.append("## Throughput")

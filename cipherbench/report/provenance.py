@@ -5,7 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 from cipherbench.analysis.condition import condition, repeat
+from cipherbench.arch import verified as arch_verified
+from cipherbench.arch.model import debian_arch
+from cipherbench.arch.verified import VerifiedOn
 from cipherbench.envs.describe import label as envs_label
+from cipherbench.kat.outcome import AROUND, stored_difference
 from cipherbench.kinds import CycleSource, Verdict
 from cipherbench.registry import NULL_PRIMITIVE
 from cipherbench.report.tables import (
@@ -17,6 +21,7 @@ from cipherbench.report.tables import (
 )
 from cipherbench.results.rules import size_text
 from cipherbench.results.run import ReportData, Run, load_run
+from cipherbench.variant import VariantAxis, apart
 
 
 def verification_table(data: ReportData) -> Table:
@@ -42,6 +47,92 @@ def verification_table(data: ReportData) -> Table:
                "forgery = AEAD rejection of altered tag, ciphertext and associated data. A failed pair "
                "is stored with a minimal reproduction and not timed."]
     return t
+
+
+def verified_on_table(data: ReportData) -> Table:
+    """Per implementation of each run, the CPUs it was verified on: the run's host (its own
+    verification before timing), then every other architecture's last `arch verify`."""
+    t = Table("verified-on", "Verified on", ["implementation", "verified on", "failed on other CPUs"],
+              align=["l"] * 3)
+    others = arch_verified.foreign()
+    for run in data.runs:
+        for impl in _verified_impls(run):
+            base, arch = apart(impl, VariantAxis.ARCHITECTURE)
+            own = VerifiedOn(arch or run_arch(run), arch_verified.tally(
+                v.status for v in run.verifications if v.impl == impl))
+            on = [own, *(v for v in others.get(base, []) if v.arch != own.arch)]
+            mark = (RowMark.FAILED if any(v.counts.failed for v in on) else
+                    RowMark.NONE if any(v.counts.passed for v in on) else RowMark.UNVERIFIED)
+            t.add([data.series_name(run, impl), ", ".join(str(v) for v in on),
+                   "; ".join(x for v in on[1:] for x in v.counts.failures) or "–"], mark)
+    t.wrap = True
+    t.notes = ["The run's host (its CPU architecture as the run recorded it) by the run's verification before "
+               "timing; every other architecture by its last `cipherbench arch verify` on the machine that wrote "
+               "this report (an engine cross-built for that CPU and run under qemu-user: verified, never timed). "
+               "A failure is named with its count of pairs; \"(unverified)\": no known answer of its own ran."]
+    return t
+
+
+def run_arch(run: Run) -> str:
+    """The Debian name of the run's CPU architecture (amd64), from its context's `machine`."""
+    machine = run.context.get("machine")
+    return debian_arch(machine) if isinstance(machine, str) and machine else "host (architecture not recorded)"
+
+
+def _verified_impls(run: Run) -> list[str]:
+    """The run's implementations of anything but the harness baseline, in stored order."""
+    names = [v.impl for v in run.verifications if v.primitive != NULL_PRIMITIVE]
+    names += [m.impl for m in run.measurements if m.primitive != NULL_PRIMITIVE]
+    return list(dict.fromkeys(names))
+
+
+#: A stored value shown whole up to this many characters (a runner's error, "rejection")
+TEXT_CHARS = 60
+
+
+def differences_table(data: ReportData) -> Table | None:
+    """Each stored failure of a failed pair (the first few per pair, as the gate keeps them):
+    the vector, the offset where the output first parts from the known answer, and the bytes
+    around it, both ways (kat/outcome.py, stored_difference); None when nothing failed."""
+    t = Table("differences", "Failed pairs: where the output parts from the known answer",
+              ["implementation", "primitive", "check", "vector", "first difference", "expected", "got"],
+              align=["l"] * 7)
+    for run in data.runs:
+        for v in run.verifications:
+            for f in v.failures or []:
+                t.add([data.series_name(run, v.impl), v.primitive, str(f.get("check", "")), _vector(f),
+                       *_difference_cells(f)], RowMark.FAILED)
+    if not t.rows:
+        return None
+    t.wrap = True
+    t.notes = [f"The byte in brackets is the first that differs, with up to {AROUND} bytes either side "
+               "(… where the output goes on; [] where it ends there). Each failure's key, IV and input are in "
+               "`results.json` (`verifications`), and `cipherbench verify --impl IMPL --primitive PRIMITIVE "
+               "--reverify` prints them again."]
+    return t
+
+
+def _vector(f: dict[str, Any]) -> str:
+    """'aes-sp800-38a.vec:26 (cipherbench)': the known answer's place and corpus; '–' for checks
+    without one (round trips, cross-implementation agreement)."""
+    if not f.get("vector"):
+        return "–"
+    return f"{f['vector']} ({f['corpus']})" if f.get("corpus") else str(f["vector"])
+
+
+def _difference_cells(f: dict[str, Any]) -> list[str]:
+    """first difference, expected, got: from the stored bytes, else the stored text as it is."""
+    d = stored_difference(f.get("expected"), f.get("actual"))
+    if d is None:
+        return ["–", *(_text(f.get(k)) for k in ("expected", "actual"))]
+    first = f"byte {d.offset} of {d.expected_len}" + ("" if d.actual_len == d.expected_len else
+                                                      f" (got {d.actual_len} bytes)")
+    return [first, d.expected_window, d.actual_window]
+
+
+def _text(value: object) -> str:
+    text = "–" if value in (None, "") else str(value)
+    return text if len(text) <= TEXT_CHARS else text[:TEXT_CHARS - 1] + "…"
 
 
 
