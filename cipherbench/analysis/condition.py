@@ -8,6 +8,7 @@ from itertools import combinations
 
 from cipherbench.analysis.recommend import Answer, recommend
 from cipherbench.measure.clock import SHARED, usual_adds
+from cipherbench.measure.corewatch import CoreChoices
 from cipherbench.registry import NULL_IMPL
 from cipherbench.results.run import Measurement, Run, usable
 
@@ -26,6 +27,9 @@ class Condition:
     batches: int
     shared: int
     reference_ghz: float | None
+    preempted: int = 0  # timed batches whose thread lost its CPU to another (measure/clock.py, preempted)
+    choices: CoreChoices | None = None  # where the requests ran (measure/corewatch.py); None: the measuring CPU
+    problem: str | None = None  # why they stayed on the measuring CPU, where the choice failed
 
     @property
     def shared_share(self) -> float | None:
@@ -36,8 +40,11 @@ class Condition:
         if share is None:
             return "no clock readings between batches: how shared the core was is not known"
         clock = f"; run clock {self.reference_ghz:.2f} GHz" if self.reference_ghz else ""
+        lost = f"; {self.preempted:,} preempted by another process" if self.preempted else ""
+        where = (f"; {self.choices.words()}" if self.choices else
+                 f"; every request on the measuring CPU: {self.problem}" if self.problem else "")
         return (f"the measuring core was shared at {share:.0%} of its {self.batches:,} timed batches "
-                f"(by a thread on its other hardware thread){clock}")
+                f"(by a thread on its other hardware thread){lost}{where}{clock}")
 
 
 def condition(run: Run) -> Condition:
@@ -45,7 +52,9 @@ def condition(run: Run) -> Condition:
     adds = [s.adds_per_cycle for s in timed if s.adds_per_cycle]
     usual = usual_adds(adds)
     shared = sum(1 for a in adds if usual and a < (1 - SHARED) * usual)
-    return Condition(len(adds), shared, run.reference_ghz)
+    stored = run.context.get("cpu_choice") or {}
+    return Condition(len(adds), shared, run.reference_ghz, sum(1 for s in timed if s.preempted),
+                     CoreChoices.of(stored), stored.get("problem"))
 
 
 def spread(values: Iterable[float]) -> float:

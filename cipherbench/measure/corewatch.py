@@ -48,6 +48,23 @@ class CoreChoices:
     peeks: int = 0
     seconds: float = 0.0  # spent reading the cores
 
+    @classmethod
+    def of(cls, d: dict) -> CoreChoices | None:
+        """Read back what as_dict() stored; None where the run kept no choices (one CPU, the
+        choice off, or a run before it existed)."""
+        if not d or "cpus" not in d:
+            return None
+        return cls([int(c) for c in d["cpus"]], Counter({int(c): int(n) for c, n in d.get("requests", {}).items()}),
+                   int(d.get("alone_when_chosen", 0)), int(d.get("moves", 0)), int(d.get("peeks", 0)),
+                   float(d.get("peek_seconds", 0.0)))
+
+    def words(self) -> str:
+        """The choices in a clause, for the condition line."""
+        sent = sum(self.requests.values())
+        per = ", ".join(f"CPU {c}: {n:,}" for c, n in sorted(self.requests.items()))
+        return (f"each request ran on the CPU whose core read the most alone just before it ({per}; "
+                f"{self.alone / sent:.0%} read alone when chosen)" if sent else "no request was timed")
+
     def as_dict(self) -> dict:
         return {"cpus": self.cpus, "requests": {str(c): n for c, n in sorted(self.requests.items())},
                 "alone_when_chosen": self.alone, "moves": self.moves, "peeks": self.peeks,

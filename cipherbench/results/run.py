@@ -56,6 +56,7 @@ class Sample:
     adds_per_cycle: float | None = None
     set_aside: bool | None = None  # left out of the figures: timed on a shared core
     request: int | None = None  # the timed request it came in (several batches a request; null: one)
+    preempted: bool | None = None  # its thread lost the CPU to another while it ran (null: not counted)
 
     @classmethod
     def of(cls, row: Mapping[str, Any]) -> Sample:
