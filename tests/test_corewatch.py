@@ -4,6 +4,7 @@ other CPUs to themselves, and a watch that fails leaves the run on the measuring
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -11,7 +12,7 @@ import pytest
 from cipherbench import registry
 from cipherbench.errors import RunnerError
 from cipherbench.measure.clock import SHARED, alone, bench_samples
-from cipherbench.measure.corewatch import choose_cpu
+from cipherbench.measure.corewatch import FRESH_S, choose_cpu
 from cipherbench.measure.measurer import Measurer
 from cipherbench.measure.point import Point
 from cipherbench.measure.session import Session
@@ -165,3 +166,24 @@ def test_a_runner_counts_the_switches_a_busy_thread_on_its_cpu_forces(runner, en
     counts = r["probe_switches"]
     assert len(counts) == 9 and counts == sorted(counts) and counts[-1] > counts[0]
     assert any(s["preempted"] for s in bench_samples(r, 2000, False, 8))
+
+
+def test_a_runner_reading_of_a_moment_ago_keeps_the_next_request_where_it_is_unread(engine):
+    two_cpus()
+    with Session(only_runners={"native"}) as s:
+        proc = s.runner_process("native")
+        s.place_for("null")
+        cpu, ch = next(iter(proc.on)), s.watch().choices
+        peeks = ch.peeks
+        s.core_read("null", None, 1000.0)  # far above any reading: alone, whatever the level
+        s.place_for("null")
+        assert (ch.fresh, ch.peeks, proc.on) == (1, peeks, {cpu})
+        s.core_read("null", None, 0.001)  # a shared reading: the cores are read again
+        s.place_for("null")
+        assert ch.fresh == 1 and ch.peeks > peeks
+        peeks = ch.peeks
+        s.core_read("null", None, 1000.0)
+        time.sleep(2 * FRESH_S)  # too old to stand for the core now
+        s.place_for("null")
+        assert ch.fresh == 1 and ch.peeks > peeks
+        assert sum(ch.requests.values()) == 4

@@ -35,6 +35,9 @@ HISTORY = 4000
 #: Before this many readings the level is not known yet; a reading then counts as alone where it
 #: is within SHARED of the highest so far.
 FIRST_READINGS = 50
+#: A runner's own last probe (after its request's last batch) stands for a fresh reading of its
+#: core for this long: back-to-back requests then choose without reading the core again.
+FRESH_S = 0.005
 
 
 @dataclass
@@ -46,6 +49,7 @@ class CoreChoices:
     alone: int = 0  # requests whose CPU read alone when chosen
     moves: int = 0  # requests that moved their process to another CPU first
     peeks: int = 0
+    fresh: int = 0  # requests that stayed on a runner's own reading of a moment before, unread
     seconds: float = 0.0  # spent reading the cores
 
     @classmethod
@@ -56,7 +60,7 @@ class CoreChoices:
             return None
         return cls([int(c) for c in d["cpus"]], Counter({int(c): int(n) for c, n in d.get("requests", {}).items()}),
                    int(d.get("alone_when_chosen", 0)), int(d.get("moves", 0)), int(d.get("peeks", 0)),
-                   float(d.get("peek_seconds", 0.0)))
+                   int(d.get("fresh", 0)), float(d.get("peek_seconds", 0.0)))
 
     def words(self) -> str:
         """The choices in a clause, for the condition line."""
@@ -67,7 +71,7 @@ class CoreChoices:
 
     def as_dict(self) -> dict:
         return {"cpus": self.cpus, "requests": {str(c): n for c, n in sorted(self.requests.items())},
-                "alone_when_chosen": self.alone, "moves": self.moves, "peeks": self.peeks,
+                "alone_when_chosen": self.alone, "moves": self.moves, "peeks": self.peeks, "fresh": self.fresh,
                 "peek_seconds": round(self.seconds, 3)}
 
 
@@ -78,6 +82,7 @@ class CoreWatch:
         self.choices = CoreChoices(sorted(cpus))
         self._procs: dict[int, RunnerProcess] = {}
         self._history: list[float] = []
+        self._last: dict[int, tuple[float, float]] = {}  # cpu -> (reading, time.monotonic()) of a runner's probe
         try:
             for c in self.choices.cpus:
                 p = RunnerProcess(engine, cpu=c)
@@ -95,10 +100,23 @@ class CoreWatch:
         if r.get("status") != "ok" or not r.get("parallel_ns"):
             raise RunnerError(f"the core watch's engine answered {r.get('message', r.get('status'))}")
         reading = float(r["ns"]) / float(r["parallel_ns"])
+        self._keep(reading)
+        return reading
+
+    def note(self, cpu: int, reading: float) -> None:
+        """A runner's last probe on that CPU, just taken (the end of its request's answer)."""
+        self._last[cpu] = (reading, time.monotonic())
+        self._keep(reading)
+
+    def _keep(self, reading: float) -> None:
         self._history.append(reading)
         if len(self._history) > 2 * HISTORY:
             del self._history[:HISTORY]
-        return reading
+
+    def _fresh(self, cpu: int) -> float | None:
+        """The runner's reading of that CPU's core where it is under FRESH_S old, else None."""
+        reading, at = self._last.get(cpu, (0.0, 0.0))
+        return reading if time.monotonic() - at < FRESH_S else None
 
     def alone_level(self) -> float:
         """The reading below which a core counts as shared (clock.alone's rule, at the level
@@ -111,6 +129,12 @@ class CoreWatch:
         """The CPU a request should run on (choose_cpu), among the allowed ones, counted."""
         cpus = [c for c in self.choices.cpus if c in allowed]
         t0 = time.perf_counter()
+        fresh = self._fresh(current) if current is not None else None
+        if len(cpus) > 1 and current in cpus and fresh is not None and fresh >= self.alone_level():
+            self.choices.requests[current] += 1  # its runner read it alone a moment ago: it stays
+            self.choices.alone += 1
+            self.choices.fresh += 1
+            return current
         cpu, readings = choose_cpu(cpus, current, self.peek, self.alone_level)
         ch = self.choices
         ch.peeks += len(readings)

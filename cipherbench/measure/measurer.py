@@ -146,6 +146,9 @@ class Measurer:
                 self.s.place_for(pt.impl, replica)
             answers = (self.s.ask_parallel(pt.impl, req) if pt.parallel > 1
                        else [self.s.ask(pt.impl, req, replica=replica)])
+            last = last_probe(answers[0])
+            if pt.parallel == 1 and last and hasattr(self.s, "core_read"):
+                self.s.core_read(pt.impl, replica, last)
             try:
                 got = [bench_samples(r, loops, warmup, batches) for r in answers]
             except RunnerError as e:
@@ -492,6 +495,15 @@ class Measurer:
 def first_loops(pt: Point) -> int:
     """Calls in the first probe of a code path, before anything is known of its speed."""
     return 16 if Operation(pt.operation).is_keysetup else max(1, 65536 // max(pt.size, 1))
+
+
+def last_probe(answer: dict) -> float | None:
+    """The parallel adds a cycle of a bench answer's last probe (after its last batch), or None."""
+    serial, parallel = answer.get("probe_ns"), answer.get("probe_parallel_ns")
+    if not isinstance(serial, list) or not isinstance(parallel, list) or not serial or not parallel:
+        return None
+    s, p = serial[-1], parallel[-1]
+    return s / p if isinstance(s, (int, float)) and isinstance(p, (int, float)) and s > 0 and p > 0 else None
 
 
 def split(loops: int, sub_batches: int) -> tuple[int, int]:
