@@ -175,15 +175,31 @@ def test_a_runner_reading_of_a_moment_ago_keeps_the_next_request_where_it_is_unr
         s.place_for("null")
         cpu, ch = next(iter(proc.on)), s.watch().choices
         peeks = ch.peeks
-        s.core_read("null", None, 1000.0)  # far above any reading: alone, whatever the level
+        s.core_read("null", None, 1000.0, None)  # far above any reading: alone, whatever the level
         s.place_for("null")
         assert (ch.fresh, ch.peeks, proc.on) == (1, peeks, {cpu})
-        s.core_read("null", None, 0.001)  # a shared reading: the cores are read again
+        s.core_read("null", None, 0.001, None)  # a shared reading: the cores are read again
         s.place_for("null")
         assert ch.fresh == 1 and ch.peeks > peeks
         peeks = ch.peeks
-        s.core_read("null", None, 1000.0)
+        s.core_read("null", None, 1000.0, None)
         time.sleep(2 * FRESH_S)  # too old to stand for the core now
         s.place_for("null")
         assert ch.fresh == 1 and ch.peeks > peeks
         assert sum(ch.requests.values()) == 4
+
+
+def test_a_cpu_where_another_process_took_the_batches_cpu_is_left_while_another_is_not(engine):
+    cpus = two_cpus()
+    with Session(only_runners={"native"}) as s:
+        proc = s.runner_process("native")
+        s.place_for("null")
+        watch, here = s.watch(), next(iter(proc.on))
+        there = min(cpus - {here})
+        watch.note(here, 1000.0, 0.75)  # alone, but three of four batches preempted
+        assert watch.contended(here) == pytest.approx(0.75, rel=0.05)
+        s.place_for("null")
+        assert proc.on == {there} and watch.choices.contended == 1 and watch.choices.fresh == 0
+        watch.note(there, None, 0.5)  # both busy: the choice is the cores' again, as if neither were
+        s.place_for("null")
+        assert watch.choices.contended == 1 and len(proc.on) == 1

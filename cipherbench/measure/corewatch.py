@@ -32,12 +32,19 @@ from cipherbench.measure.runner import RunnerProcess, RunnerSpec
 
 #: Readings the watch keeps to find the level of a core alone (clock.usual_adds).
 HISTORY = 4000
-#: Before this many readings the level is not known yet; a reading then counts as alone where it
-#: is within SHARED of the highest so far.
-FIRST_READINGS = 50
+#: The level of a core alone is found again (clock.usual_adds) after this many new readings.
+LEVEL_EVERY = 50
+#: Four independent chains cannot run more than four additions a cycle: a reading above is a
+#: serial chain that lost the CPU in both its runs (one read 107 here), and is dropped.
+MAX_ADDS = 4.0
 #: A runner's own last probe (after its request's last batch) stands for a fresh reading of its
 #: core for this long: back-to-back requests then choose without reading the core again.
 FRESH_S = 0.005
+#: A CPU where this share of a request's batches lost their CPU to another process (a busy
+#: process shares it: clock.preempted) is left for the others while they are not as busy...
+CONTENDED = 0.15
+#: ...and that memory halves every this many seconds, so that a CPU the process left is tried again.
+CONTENDED_HALF_LIFE_S = 1.0
 
 
 @dataclass
@@ -50,6 +57,7 @@ class CoreChoices:
     moves: int = 0  # requests that moved their process to another CPU first
     peeks: int = 0
     fresh: int = 0  # requests that stayed on a runner's own reading of a moment before, unread
+    contended: int = 0  # requests kept off a CPU where another process took the CPU from batches lately
     seconds: float = 0.0  # spent reading the cores
 
     @classmethod
@@ -60,7 +68,7 @@ class CoreChoices:
             return None
         return cls([int(c) for c in d["cpus"]], Counter({int(c): int(n) for c, n in d.get("requests", {}).items()}),
                    int(d.get("alone_when_chosen", 0)), int(d.get("moves", 0)), int(d.get("peeks", 0)),
-                   int(d.get("fresh", 0)), float(d.get("peek_seconds", 0.0)))
+                   int(d.get("fresh", 0)), int(d.get("contended", 0)), float(d.get("peek_seconds", 0.0)))
 
     def words(self) -> str:
         """The choices in a clause, for the condition line."""
@@ -72,6 +80,7 @@ class CoreChoices:
     def as_dict(self) -> dict:
         return {"cpus": self.cpus, "requests": {str(c): n for c, n in sorted(self.requests.items())},
                 "alone_when_chosen": self.alone, "moves": self.moves, "peeks": self.peeks, "fresh": self.fresh,
+                "contended": self.contended,
                 "peek_seconds": round(self.seconds, 3)}
 
 
@@ -82,7 +91,10 @@ class CoreWatch:
         self.choices = CoreChoices(sorted(cpus))
         self._procs: dict[int, RunnerProcess] = {}
         self._history: list[float] = []
+        self._level: float | None = None  # alone_level(), as last found
+        self._since_level = 0  # readings kept since
         self._last: dict[int, tuple[float, float]] = {}  # cpu -> (reading, time.monotonic()) of a runner's probe
+        self._contended: dict[int, tuple[float, float]] = {}  # cpu -> (share of batches preempted, when)
         try:
             for c in self.choices.cpus:
                 p = RunnerProcess(engine, cpu=c)
@@ -101,14 +113,29 @@ class CoreWatch:
             raise RunnerError(f"the core watch's engine answered {r.get('message', r.get('status'))}")
         reading = float(r["ns"]) / float(r["parallel_ns"])
         self._keep(reading)
-        return reading
+        return reading if reading <= MAX_ADDS else 0.0  # no reading of the core at all
 
-    def note(self, cpu: int, reading: float) -> None:
-        """A runner's last probe on that CPU, just taken (the end of its request's answer)."""
-        self._last[cpu] = (reading, time.monotonic())
-        self._keep(reading)
+    def note(self, cpu: int, reading: float | None, preempted: float | None = None) -> None:
+        """A runner's request on that CPU just ended: its last probe (parallel adds a cycle), and
+        the share of its batches that lost the CPU to another process (None: not counted)."""
+        now = time.monotonic()
+        if reading:
+            self._last[cpu] = (reading, now)
+            self._keep(reading)
+        if preempted is not None:
+            before = self.contended(cpu)
+            self._contended[cpu] = ((before + preempted) / 2 if cpu in self._contended else preempted, now)
+
+    def contended(self, cpu: int) -> float:
+        """How much of a request on that CPU other processes took lately: the share of its
+        batches preempted, averaged over its requests there, halving every CONTENDED_HALF_LIFE_S."""
+        share, at = self._contended.get(cpu, (0.0, 0.0))
+        return share * 0.5 ** ((time.monotonic() - at) / CONTENDED_HALF_LIFE_S)
 
     def _keep(self, reading: float) -> None:
+        if not 0 < reading <= MAX_ADDS:
+            return
+        self._since_level += 1
         self._history.append(reading)
         if len(self._history) > 2 * HISTORY:
             del self._history[:HISTORY]
@@ -120,14 +147,19 @@ class CoreWatch:
 
     def alone_level(self) -> float:
         """The reading below which a core counts as shared (clock.alone's rule, at the level
-        of the watch's own readings so far)."""
-        usual = (usual_adds(self._history[-HISTORY:]) if len(self._history) >= FIRST_READINGS
-                 else max(self._history))
-        return (1 - SHARED) * (usual or 0.0)
+        clock.usual_adds finds in the readings so far, found again every LEVEL_EVERY)."""
+        if self._level is None or self._since_level >= LEVEL_EVERY:
+            usual = usual_adds(self._history[-HISTORY:])
+            self._level, self._since_level = (1 - SHARED) * (usual or 0.0), 0
+        return self._level
 
     def choose(self, allowed: set[int], current: int | None) -> int:
         """The CPU a request should run on (choose_cpu), among the allowed ones, counted."""
         cpus = [c for c in self.choices.cpus if c in allowed]
+        free = [c for c in cpus if self.contended(c) < CONTENDED]
+        if free and len(free) < len(cpus):  # another process keeps some busy: the others
+            self.choices.contended += 1
+            cpus = free
         t0 = time.perf_counter()
         fresh = self._fresh(current) if current is not None else None
         if len(cpus) > 1 and current in cpus and fresh is not None and fresh >= self.alone_level():

@@ -146,9 +146,6 @@ class Measurer:
                 self.s.place_for(pt.impl, replica)
             answers = (self.s.ask_parallel(pt.impl, req) if pt.parallel > 1
                        else [self.s.ask(pt.impl, req, replica=replica)])
-            last = last_probe(answers[0])
-            if pt.parallel == 1 and last and hasattr(self.s, "core_read"):
-                self.s.core_read(pt.impl, replica, last)
             try:
                 got = [bench_samples(r, loops, warmup, batches) for r in answers]
             except RunnerError as e:
@@ -162,6 +159,9 @@ class Measurer:
             if not self._restarted(runner):
                 self.lost[runner] = str(e)
             return None
+        if pt.parallel == 1 and hasattr(self.s, "core_read"):  # what the core did, for the next choice
+            lost = [smp["preempted"] for smp in sample if "preempted" in smp] if isinstance(sample, list) else []
+            self.s.core_read(pt.impl, replica, last_probe(answers[0]), sum(lost) / len(lost) if lost else None)
         if isinstance(sample, str):  # the runner's own refusal of this point: only it stops
             pt.error = sample
             pt.unsupported = any(r.get("status") == "unsupported" for r in answers)

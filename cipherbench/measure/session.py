@@ -381,12 +381,12 @@ class Session:
         whose core reads alone now (place())."""
         self.place(self._process(impl, replica)[1])
 
-    def core_read(self, impl: str, replica: int | None, reading: float) -> None:
+    def core_read(self, impl: str, replica: int | None, reading: float | None, preempted: float | None) -> None:
         """After a placed request: its runner's last probe of the core it ran on (parallel adds
-        a cycle), which the watch may take for a fresh reading of that core (CoreWatch.note)."""
+        a cycle) and the share of its batches preempted, for the watch's next choice (CoreWatch.note)."""
         proc = self._process(impl, replica)[1]
         if self._watch is not None and proc.on and len(proc.on) == 1:
-            self._watch.note(next(iter(proc.on)), reading)
+            self._watch.note(next(iter(proc.on)), reading, preempted)
 
     def place(self, proc: RunnerProcess) -> None:
         """Move the process to the CPU whose core reads alone (corewatch.CoreWatch.choose), among
