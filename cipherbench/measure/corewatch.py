@@ -96,9 +96,9 @@ class CoreWatch:
         self._last: dict[int, tuple[float, float]] = {}  # cpu -> (reading, time.monotonic()) of a runner's probe
         self._contended: dict[int, tuple[float, float]] = {}  # cpu -> (share of batches preempted, when)
         try:
-            for c in self.choices.cpus:
-                p = RunnerProcess(engine, cpu=c)
-                self._procs[c] = p
+            for c in self.choices.cpus:  # all started before any is greeted: their start-ups overlap
+                self._procs[c] = RunnerProcess(engine, cpu=c)
+            for p in self._procs.values():
                 if p.request({"op": "hello"}, timeout=60).get("status") != "ok":
                     raise RunnerError("the engine did not greet")
         except RunnerError:
