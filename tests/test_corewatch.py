@@ -8,6 +8,7 @@ import time
 from pathlib import Path
 
 import pytest
+from test_probe import BUILT, served
 
 from cipherbench import registry
 from cipherbench.errors import RunnerError
@@ -15,6 +16,7 @@ from cipherbench.measure.clock import SHARED, alone, bench_samples
 from cipherbench.measure.corewatch import FRESH_S, choose_cpu
 from cipherbench.measure.measurer import Measurer
 from cipherbench.measure.point import Point
+from cipherbench.measure.runner import builtin_runners
 from cipherbench.measure.session import Session
 
 ALONE, SHARED_READING = 3.44, 2.6  # parallel adds a cycle: a core to itself, one shared (docs/method.md)
@@ -146,26 +148,43 @@ def test_a_batch_the_scheduler_interrupted_is_set_aside_like_one_on_a_shared_cor
             bench_samples({**answer, "probe_switches": bad}, 1, False, 3)
 
 
-@pytest.mark.parametrize("runner", ["native", "python"])
+#: How long each batch of the busy-thread test lasts in its runtime, measured alone: several of
+#: the scheduler's slices (milliseconds each), so a thread spinning on its CPU takes some.
+BATCH_NS = 10_000_000
+
+
+def loops_lasting(s: Session, impl: str, request: dict, ns: int) -> int:
+    """The loops for which one batch of the request lasts about ns in its runner, from the
+    fastest of three short batches after a warm-up (JIT runtimes compile the path first)."""
+    r = s.ask(impl, {**request, "loops": 16, "batches": 3, "warmup_ms": 200})
+    assert r["status"] == "ok", r
+    return max(1, round(16 * ns / min(r["ns"])))
+
+
+@pytest.mark.parametrize("runner", sorted(s.name for s in builtin_runners()))
 def test_a_runner_counts_the_switches_a_busy_thread_on_its_cpu_forces(runner, engine):
     """A process spinning on the timing thread's CPU takes it from the batches in turns (the
     scheduler's slices last milliseconds): the counts rise within the request."""
-    cpu = max(os.sched_getaffinity(0))
-    spin = subprocess.Popen([sys.executable, "-c", "while True: pass"],
-                            preexec_fn=lambda: os.sched_setaffinity(0, {cpu}))
-    try:
-        with Session(only_runners={runner}, place=False) as s:
-            impl = "openssl" if runner == "native" else "pycryptodome"
-            s.implementation(impl)
-            r = s.ask(impl, {"op": "bench", "impl": impl, "primitive": "aes-128-ctr", "operation": "encrypt",
-                             "size": 16384, "loops": 2000, "batches": 8, "key": "00" * 16, "iv": "00" * 16,
-                             "probe": 30})
-    finally:
-        spin.kill()
-        spin.wait()
+    if runner not in BUILT:
+        pytest.fail(f"the {runner} runner is not built: make runners")
+    with Session(only_runners={runner}, place=False) as s:
+        impl, primitive = served(s)
+        request = {"op": "bench", "impl": impl, "primitive": primitive, "operation": "encrypt", "size": 16384,
+                   "key": "00" * 16, "iv": "00" * 16}
+        loops = loops_lasting(s, impl, request, BATCH_NS)
+        cpu = s.cpu  # the one the runner is pinned to
+        assert cpu is not None
+        spin = subprocess.Popen([sys.executable, "-c", "while True: pass"],
+                                preexec_fn=lambda: os.sched_setaffinity(0, {cpu}))
+        try:
+            r = s.ask(impl, {**request, "loops": loops, "batches": 8, "probe": 30})
+        finally:
+            spin.kill()
+            spin.wait()
+    assert r["status"] == "ok", r
     counts = r["probe_switches"]
     assert len(counts) == 9 and counts == sorted(counts) and counts[-1] > counts[0]
-    assert any(s["preempted"] for s in bench_samples(r, 2000, False, 8))
+    assert any(batch["preempted"] for batch in bench_samples(r, loops, False, 8))
 
 
 def test_a_runner_reading_of_a_moment_ago_keeps_the_next_request_where_it_is_unread(engine):

@@ -1,6 +1,7 @@
 """The probe around each batch (protocol `bench` field `probe`): the engine reads the core on
 both sides of every batch it times, and each batch carries its own clock and shared-core
-reading instead of its request's."""
+reading instead of its request's; with each reading every runner counts its timing thread's
+involuntary context switches (`probe_switches`)."""
 import itertools
 
 import pytest
@@ -48,6 +49,10 @@ def test_a_runner_probes_before_the_first_batch_and_after_each_and_each_batch_ge
             assert r["status"] == "ok" and r["probe_cycles"] == PROBE_THOUSANDS * 1000
             assert len(r["probe_ns"]) == len(r["probe_parallel_ns"]) == batches + 1
             assert all(isinstance(v, int) and v > 0 for v in r["probe_ns"] + r["probe_parallel_ns"])
+            # the timing thread's involuntary context switches with each reading: a count that never falls
+            switches = r["probe_switches"]
+            assert len(switches) == batches + 1 and all(type(n) is int and n >= 0 for n in switches)
+            assert switches == sorted(switches)
             samples = bench_samples(r, 200, warmup=False, batches=batches)
             assert isinstance(samples, list) and len(samples) == batches
             rate = [r["probe_cycles"] / ns for ns in r["probe_ns"]]
@@ -57,14 +62,14 @@ def test_a_runner_probes_before_the_first_batch_and_after_each_and_each_batch_ge
                 assert smp["adds_per_cycle"] == min(adds[b], adds[b + 1])
         # without a probe asked: none answered, and batches wait for their requests' readings
         r = s.ask(impl, bench(impl, 4, primitive))
-        assert r["status"] == "ok" and not {"probe_ns", "probe_parallel_ns", "probe_cycles"} & set(r)
+        assert r["status"] == "ok" and not {"probe_ns", "probe_parallel_ns", "probe_cycles", "probe_switches"} & set(r)
         smp = bench_samples(r, 200, warmup=False, batches=4)
         assert all(x["core_ghz"] is None and x["adds_per_cycle"] is None and "probed" not in x for x in smp)
         # out of range: one error line, and the next request is served (0: none)
         r = s.ask(impl, bench(impl, 2, primitive, probe=100001))
         assert (r["status"], r["message"]) == ("error", "probe must be in 0..100000")
         r = s.ask(impl, bench(impl, 2, primitive, probe=0))
-        assert r["status"] == "ok" and "probe_ns" not in r
+        assert r["status"] == "ok" and "probe_ns" not in r and "probe_switches" not in r
 
 
 # Every loop that times batches in runners/php/runner.php: one per implementation, operation

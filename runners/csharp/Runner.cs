@@ -130,8 +130,12 @@ static class Out {  // a small JSON writer
 static class Probe {
     [DllImport("libcb_probe.so")]
     static extern void cb_probe(ulong k, [Out] ulong[] out2);
+    [DllImport("libcb_probe.so")]
+    static extern ulong cb_preemptions();
 
     public static readonly bool Loaded = Load();
+    // cb_preemptions is there (a library built before it lacks the symbol: no probe_switches)
+    static readonly bool Counts = Loaded && HasPreemptions();
 
     static bool Load() {
         try { cb_probe(1, new ulong[2]); return true; }
@@ -141,12 +145,22 @@ static class Probe {
         }
     }
 
-    // One reading of k thousand additions: {serial ns, parallel ns}.
+    static bool HasPreemptions() {
+        try { cb_preemptions(); return true; }
+        catch (EntryPointNotFoundException) { return false; }
+    }
+
+    // One reading of k thousand additions: {serial ns, parallel ns, the calling thread's
+    // involuntary context switches right after (Unknown where they cannot be counted)}.
+    // Mono runs a managed thread on one native thread, so the count is the timing thread's.
     public static ulong[] Read(long k) {
-        var r = new ulong[2];
+        var r = new ulong[3];
         cb_probe((ulong)k, r);
+        r[2] = Counts ? cb_preemptions() : Unknown;
         return r;
     }
+
+    public const ulong Unknown = ulong.MaxValue;  // cb_preemptions' answer where it cannot tell
 }
 
 // ---------------------------------------------------------------- the registry
@@ -689,12 +703,15 @@ class Runner {
         if (probes.Count == 0) return "";
         var serial = new List<string>();
         var parallel = new List<string>();
+        var switches = new List<string>();
         foreach (ulong[] r in probes) {
             serial.Add(r[0].ToString(CultureInfo.InvariantCulture));
             parallel.Add(r[1].ToString(CultureInfo.InvariantCulture));
+            if (r[2] != Probe.Unknown) switches.Add(r[2].ToString(CultureInfo.InvariantCulture));
         }
         return ",\"probe_cycles\":" + (k * 1000) + ",\"probe_ns\":[" + string.Join(",", serial)
-            + "],\"probe_parallel_ns\":[" + string.Join(",", parallel) + "]";
+            + "],\"probe_parallel_ns\":[" + string.Join(",", parallel) + "]"
+            + (switches.Count == probes.Count ? ",\"probe_switches\":[" + string.Join(",", switches) + "]" : "");
     }
 
     // ------------------------------------------------------------ main loop

@@ -461,11 +461,14 @@ func bump(iv []byte) { // next nonce: big-endian increment
 
 // The bench request's probe (docs/protocol.md, "bench"): thousands of additions a reading (0:
 // none, or no probe built in) and the readings taken so far, one before the request's first
-// timed batch and one after each (probe_cgo.go).
+// timed batch and one after each (probe_cgo.go): {serial ns, parallel ns, switches}.
 var probe struct {
 	k        uint64
-	readings [][2]uint64
+	readings [][3]uint64
 }
+
+// unknownSwitches is cb_preemptions' answer where the system cannot count (engine/src/probe.h).
+const unknownSwitches = ^uint64(0)
 
 // timed returns the ns of one timed batch, with the core probed on both sides of it, outside
 // the clock reads, where the request asks.
@@ -498,6 +501,12 @@ func bench(req request) (map[string]any, error) {
 	}
 	probe.k, probe.readings = k, nil
 	defer func() { probe.k, probe.readings = 0, nil }()
+	if k != 0 {
+		// the switches each reading counts are its OS thread's (getrusage RUSAGE_THREAD): the
+		// goroutine stays on one thread from the first reading to the last, the batches' thread
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+	}
 	return benchBatches(req)
 }
 
@@ -741,11 +750,17 @@ func result(ns []int64) map[string]any {
 	if len(probe.readings) > 0 {
 		serial := make([]uint64, len(probe.readings))
 		parallel := make([]uint64, len(probe.readings))
+		switches := make([]uint64, len(probe.readings))
+		counted := true
 		for i, reading := range probe.readings {
-			serial[i], parallel[i] = reading[0], reading[1]
+			serial[i], parallel[i], switches[i] = reading[0], reading[1], reading[2]
+			counted = counted && reading[2] != unknownSwitches
 		}
 		r["probe_cycles"] = probe.k * 1000
 		r["probe_ns"], r["probe_parallel_ns"] = serial, parallel
+		if counted {
+			r["probe_switches"] = switches
+		}
 	}
 	return r
 }

@@ -17,9 +17,13 @@ var probeObject string
 
 const probeLoaded = true
 
-// probeReading runs one reading of k thousand additions: {serial ns, parallel ns}.
-func probeReading(k uint64) [2]uint64 {
+// probeReading runs one reading of k thousand additions: {serial ns, parallel ns, the calling
+// thread's involuntary context switches right after (cb_preemptions: unknownSwitches where the
+// system cannot tell)}. The caller keeps its goroutine on one OS thread (bench), so the counts
+// are the timing thread's.
+func probeReading(k uint64) [3]uint64 {
 	var out [2]C.uint64_t
 	C.cb_probe(C.uint64_t(k), &out[0])
-	return [2]uint64{uint64(out[0]), uint64(out[1])}
+	n := C.cb_preemptions()
+	return [3]uint64{uint64(out[0]), uint64(out[1]), uint64(n)}
 }

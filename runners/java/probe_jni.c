@@ -15,3 +15,13 @@ JNIEXPORT void JNICALL Java_cipherbench_Probe_read(JNIEnv *env, jclass cls, jlon
     const jlong v[2] = {(jlong)r[0], (jlong)r[1]};
     (*env)->SetLongArrayRegion(env, out, at, 2, v);
 }
+
+// cipherbench.Probe.switches(): the calling thread's involuntary context switches so far
+// (cb_preemptions), -1 where the system cannot tell (its UINT64_MAX). HotSpot runs a Java
+// thread on one native thread, so the count is the timing thread's.
+JNIEXPORT jlong JNICALL Java_cipherbench_Probe_switches(JNIEnv *env, jclass cls) {
+    (void)env;
+    (void)cls;
+    const uint64_t n = cb_preemptions();
+    return n == UINT64_MAX ? -1 : (jlong)n;
+}

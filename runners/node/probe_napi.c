@@ -31,6 +31,7 @@ napi_status napi_set_element(napi_env env, napi_value object, uint32_t index, na
 napi_status napi_create_function(napi_env env, const char *utf8name, size_t length, napi_callback cb,
                                  void *data, napi_value *result);
 napi_status napi_set_named_property(napi_env env, napi_value object, const char *utf8name, napi_value value);
+napi_status napi_get_null(napi_env env, napi_value *result);
 
 // read(k): one cb_probe reading of 1000 x k additions, as [serial ns, parallel ns] (Numbers:
 // exact up to 2^53 ns). k is a non-negative safe integer; anything else throws a TypeError.
@@ -54,13 +55,26 @@ static napi_value read_probe(napi_env env, napi_callback_info info) {
     return pair;
 }
 
+// switches(): the calling thread's involuntary context switches so far (cb_preemptions) as a
+// Number, null where the system cannot tell (its UINT64_MAX). Called from JavaScript, the
+// calling thread is the main thread, the one that times the batches.
+static napi_value read_switches(napi_env env, napi_callback_info info) {
+    (void)info;
+    napi_value v;
+    const uint64_t n = cb_preemptions();
+    if ((n == UINT64_MAX ? napi_get_null(env, &v) : napi_create_double(env, (double)n, &v)) != napi_ok) return NULL;
+    return v;
+}
+
 // The module's entry point, as NAPI_MODULE_INIT() declares it.
 __attribute__((visibility("default"))) napi_value napi_register_module_v1(napi_env env, napi_value exports);
 
 napi_value napi_register_module_v1(napi_env env, napi_value exports) {
-    napi_value fn;
+    napi_value fn, sw;
     if (napi_create_function(env, "read", NAPI_AUTO_LENGTH, read_probe, NULL, &fn) != napi_ok ||
-        napi_set_named_property(env, exports, "read", fn) != napi_ok)
+        napi_set_named_property(env, exports, "read", fn) != napi_ok ||
+        napi_create_function(env, "switches", NAPI_AUTO_LENGTH, read_switches, NULL, &sw) != napi_ok ||
+        napi_set_named_property(env, exports, "switches", sw) != napi_ok)
         return NULL;
     return exports;
 }

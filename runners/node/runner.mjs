@@ -519,6 +519,9 @@ const warmed = new Set();
 const warmedPaths = new Set();
 let requestWarmupNs = WARMUP_NS; // docs/protocol.md `warmup_ms`, set per bench request
 let requestProbe = 0; // docs/protocol.md `probe` (thousands of additions a reading, 0: none), likewise
+// whether the request's batches run on the main thread, whose switches probeReading counts
+// (false for webcrypto: its work runs on libuv's pool, so it answers no probe_switches)
+let requestOnMainThread = true;
 async function batches(wkey, n, body) {
   if (!warmed.has(wkey) && requestWarmupNs > 0n) {
     warmed.add(wkey);
@@ -530,23 +533,25 @@ async function batches(wkey, n, body) {
   }
   const ns = [];
   // the core read before the first batch and after each, outside the timed interval
-  const probes = requestProbe ? [PROBE.read(requestProbe)] : null;
+  const probes = requestProbe ? [probeReading(requestProbe)] : null;
   for (let b = 0; b < n; b++) {
     ns.push(Number(await body()));
-    if (probes) probes.push(PROBE.read(requestProbe));
+    if (probes) probes.push(probeReading(requestProbe));
   }
   const r = { status: 'ok', ns, tsc: null, core_cycles: null };
   if (probes) {
     Object.assign(r, { probe_cycles: requestProbe * 1000, probe_ns: probes.map((x) => x[0]),
       probe_parallel_ns: probes.map((x) => x[1]) });
+    if (requestOnMainThread && probes.every((x) => x[2] !== null)) r.probe_switches = probes.map((x) => x[2]);
   }
   return r;
 }
 
 // The bench field `probe` (docs/protocol.md): engine/src/probe.c's cb_probe, the engine's own
 // instructions, through the N-API addon probe_napi.c, which build.sh compiles with it into
-// build/runners/node/cb_probe.node; read(k) answers [serial ns, parallel ns]. null when the
-// addon is missing or does not load: the runner then ignores the field.
+// build/runners/node/cb_probe.node; read(k) answers [serial ns, parallel ns], switches() the
+// main thread's involuntary context switches (null where unknown; an addon built before it has
+// no switches). null when the addon is missing or does not load: the runner then ignores the field.
 function loadProbe() {
   try {
     const addon = createRequire(import.meta.url)(path.join(ROOT, 'build', 'runners', 'node', 'cb_probe.node'));
@@ -557,6 +562,13 @@ function loadProbe() {
   }
 }
 const PROBE = loadProbe();
+// One reading: [serial ns, parallel ns, the main (timing) thread's involuntary context
+// switches right after, or null where they are not counted]. The main thread reads the clock
+// and runs every batch but WebCrypto's (requestOnMainThread).
+function probeReading(k) {
+  const [serial, parallel] = PROBE.read(k);
+  return [serial, parallel, typeof PROBE.switches === 'function' ? PROBE.switches() : null];
+}
 const now = () => process.hrtime.bigint();
 
 async function bench(req) {
@@ -580,6 +592,7 @@ async function bench(req) {
   const probe = req.probe == null ? 0 : count(req, 'probe', 0);
   if (probe > 100000) throw new Fail('probe must be in 0..100000');
   requestProbe = PROBE ? probe : 0;
+  requestOnMainThread = !web;
   if (!['bulk', 'message', 'rekey'].includes(workload)) throw new Fail(`unknown workload '${workload}'; accepted: bulk, message, rekey`);
   const buf = Buffer.alloc(size);
   for (let i = 0; i < size; i++) buf[i] = i & 255;

@@ -172,7 +172,8 @@ final class Probe {
     private static ?FFI $lib = null;
     private static ?FFI\CData $out = null;
     private static int $k = 0;  // thousands of additions a reading; 0: no readings
-    private static array $readings = [];  // [serial ns, parallel ns] in order
+    private static array $readings = [];  // [serial ns, parallel ns, switches or null] in order
+    private static ?FFI $switches = null;  // cb_preemptions, where the library has it
 
     public static function load(string $path): void {
         if (!class_exists('FFI') || !is_file($path)) return;
@@ -182,6 +183,12 @@ final class Probe {
         } catch (Throwable $e) {
             fwrite(STDERR, "runner.php: the probe is not loaded, so the bench field probe is ignored: {$e->getMessage()}\n");
             self::$lib = null;
+            return;
+        }
+        try {  // a library built before cb_preemptions has no such symbol: no probe_switches then
+            self::$switches = FFI::cdef('uint64_t cb_preemptions(void);', $path);
+        } catch (Throwable) {
+            self::$switches = null;
         }
     }
 
@@ -193,7 +200,10 @@ final class Probe {
 
     private static function read(): void {
         self::$lib->cb_probe(self::$k, self::$out);
-        self::$readings[] = [self::$out[0], self::$out[1]];
+        // right after the reading, on this (the only, timing) thread; FFI gives uint64_t as a
+        // signed int, so cb_preemptions' UINT64_MAX (unknown) arrives as -1
+        $n = self::$switches?->cb_preemptions();
+        self::$readings[] = [self::$out[0], self::$out[1], $n === null || $n < 0 ? null : $n];
     }
 
     // Right before a timed batch: the request's first reading, if none has been taken.
@@ -212,8 +222,11 @@ final class Probe {
         if (self::$k === 0) return [];
         if (count(self::$readings) !== $batches + 1)
             throw new Fail('the probe ran ' . count(self::$readings) . " times around $batches timed batches");
-        return ['probe_cycles' => self::$k * 1000, 'probe_ns' => array_column(self::$readings, 0),
-                'probe_parallel_ns' => array_column(self::$readings, 1)];
+        $r = ['probe_cycles' => self::$k * 1000, 'probe_ns' => array_column(self::$readings, 0),
+              'probe_parallel_ns' => array_column(self::$readings, 1)];
+        $switches = array_column(self::$readings, 2);
+        if (!in_array(null, $switches, true)) $r['probe_switches'] = $switches;
+        return $r;
     }
 }
 

@@ -258,8 +258,8 @@ thread_local! {
     // The bench request's probe (docs/protocol.md, "bench"): thousands of additions run as a
     // serial chain and as four parallel chains on both sides of every batch; 0: none asked.
     static PROBE_K: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
-    // (serial ns, parallel ns) of each reading: one before the first batch, one after each.
-    static PROBES: std::cell::RefCell<Vec<(u64, u64)>> = const { std::cell::RefCell::new(Vec::new()) };
+    // (serial ns, parallel ns, preemptions()) of each reading: one before the first batch, one after each.
+    static PROBES: std::cell::RefCell<Vec<(u64, u64, Option<u64>)>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
 // 1000 x k dependent register-register additions: one core cycle each.
@@ -299,12 +299,38 @@ fn parallel_adds(k: u64) {
     std::hint::black_box((a, b, c, d));
 }
 
-// One reading: each chain twice, the faster run kept (a preemption is one gap, in one of them).
-fn probe_reading(k: u64) -> (u64, u64) {
+// One reading: each chain twice, the faster run kept (a preemption is one gap, in one of them),
+// then the thread's involuntary context switches so far, on the thread that times the batches.
+fn probe_reading(k: u64) -> (u64, u64, Option<u64>) {
     let fastest = |chain: fn(u64)| {
         (0..2).map(|_| { let t0 = Instant::now(); chain(k); t0.elapsed().as_nanos() as u64 }).min().unwrap_or(0)
     };
-    (fastest(serial_adds), fastest(parallel_adds))
+    let (serial, parallel) = (fastest(serial_adds), fastest(parallel_adds));
+    (serial, parallel, preemptions())
+}
+
+// The calling thread's involuntary context switches so far, as engine/src/probe.c's
+// cb_preemptions reads them (getrusage(2), RUSAGE_THREAD, ru_nivcsw); None where the system
+// cannot tell. The crate has no libc dependency, so getrusage is declared here: struct rusage
+// is two struct timevals and then fourteen longs, ru_nivcsw the last, and on Linux each of
+// those fields (time_t and suseconds_t too) is a C long, so it reads as eighteen longs.
+#[cfg(target_os = "linux")]
+fn preemptions() -> Option<u64> {
+    use std::ffi::{c_int, c_long};
+    #[repr(C)]
+    struct Rusage([c_long; 18]);
+    extern "C" {
+        fn getrusage(who: c_int, usage: *mut Rusage) -> c_int;
+    }
+    const RUSAGE_THREAD: c_int = 1; // linux/resource.h
+    let mut usage = Rusage([0; 18]);
+    // SAFETY: getrusage writes one struct rusage, the size of Rusage, into it
+    (unsafe { getrusage(RUSAGE_THREAD, &mut usage) } == 0).then(|| usage.0[17] as u64)
+}
+
+#[cfg(not(target_os = "linux"))]
+fn preemptions() -> Option<u64> {
+    None
 }
 
 fn timed(f: impl FnOnce()) -> u64 {
@@ -381,6 +407,9 @@ fn result(ns: Vec<u64>) -> Value {
         r["probe_cycles"] = json!(PROBE_K.with(|c| c.get()) * 1000);
         r["probe_ns"] = json!(probes.iter().map(|p| p.0).collect::<Vec<_>>());
         r["probe_parallel_ns"] = json!(probes.iter().map(|p| p.1).collect::<Vec<_>>());
+        if let Some(switches) = probes.iter().map(|p| p.2).collect::<Option<Vec<_>>>() {
+            r["probe_switches"] = json!(switches);
+        }
     }
     if let Some(offset) = STACK_OFFSET.with(|c| c.get()) {
         r["stack_offset"] = json!(offset); // honoured: echoed, with where the last batch landed

@@ -544,11 +544,11 @@ public final class Main {
         accepted[0] = 0;
         List<Object> ns = new ArrayList<>();
         // the core read before the first batch and after each, outside the timed interval
-        long[] probes = probe > 0 ? new long[2 * (int) (batches + 1)] : null;
-        if (probes != null) Probe.read(probe, probes, 0);
+        long[] probes = probe > 0 ? new long[Probe.STRIDE * (int) (batches + 1)] : null;
+        if (probes != null) Probe.take(probe, probes, 0);
         for (long b = 0; b < batches; b++) {
             ns.add(batch.run());
-            if (probes != null) Probe.read(probe, probes, 2 * (int) b + 2);
+            if (probes != null) Probe.take(probe, probes, Probe.STRIDE * (int) (b + 1));
         }
         if (p.aead() && (op.equals("decrypt") || op.equals("decrypt-forged")) && !wl.equals("bulk")) {
             boolean forged = op.equals("decrypt-forged");
@@ -573,17 +573,20 @@ public final class Main {
         return Probe.LOADED ? k : 0;
     }
 
-    /** The readings of a probed request: probe_cycles, and probe_ns and probe_parallel_ns in
-     *  the order taken, from probes' (serial, parallel) pairs. */
+    /** The readings of a probed request: probe_cycles, and probe_ns, probe_parallel_ns and
+     *  (where every reading counted them) probe_switches in the order taken, from probes'
+     *  (serial, parallel, switches) triples (Probe.take). */
     static void putProbes(Map<String, Object> r, long probe, long[] probes) {
-        List<Long> serial = new ArrayList<>(), parallel = new ArrayList<>();
-        for (int i = 0; i < probes.length; i += 2) {
+        List<Long> serial = new ArrayList<>(), parallel = new ArrayList<>(), switches = new ArrayList<>();
+        for (int i = 0; i < probes.length; i += Probe.STRIDE) {
             serial.add(probes[i]);
             parallel.add(probes[i + 1]);
+            if (probes[i + 2] >= 0) switches.add(probes[i + 2]);
         }
         r.put("probe_cycles", probe * 1000);
         r.put("probe_ns", serial);
         r.put("probe_parallel_ns", parallel);
+        if (switches.size() == serial.size()) r.put("probe_switches", switches);
     }
 
     /** Everything a batch needs for messages of n bytes, made before any clock read. */
