@@ -378,20 +378,27 @@ class CipherMarginsEntry(_Strict):
 
 
 class SecurityMargins(_Strict):
+    min_secure_source: str  # the key of `sources` every min_secure figure is cited from
     sources: dict[str, str] = {}
     ciphers: dict[str, CipherMarginsEntry] = {}
+
+    @property
+    def min_secure_citation(self) -> str:
+        return self.sources[self.min_secure_source]
 
 
 @lru_cache(maxsize=4)
 def load_security_margins(path: Path = MARGINS_FILE) -> SecurityMargins:
     data = read_toml(path)
-    unknown = sorted(set(data) - {"sources", "ciphers"})
+    unknown = sorted(set(data) - {"min_secure_source", "sources", "ciphers"})
     if unknown:
-        raise UsageError(f"{path.name}: unknown section [{unknown[0]}] (sources, ciphers)")
+        raise UsageError(f"{path.name}: unknown section [{unknown[0]}] (min_secure_source, sources, ciphers)")
     ciphers = {n: validated(CipherMarginsEntry, t, f"{path.name}: [ciphers.{n}]")
                for n, t in data.get("ciphers", {}).items()}
     for n, c in ciphers.items():
         if c.same_as is not None and c.same_as not in ciphers:
             raise UsageError(f"{path.name}: [ciphers.{n}] 'same_as': '{c.same_as}', which [ciphers] lacks")
-    sources = validated(SecurityMargins, {"sources": data.get("sources", {})}, f"{path.name}: [sources]").sources
-    return SecurityMargins(sources=sources, ciphers=ciphers)
+    top = validated(SecurityMargins, {k: v for k, v in data.items() if k != "ciphers"}, f"{path.name}: (top)")
+    if top.min_secure_source not in top.sources:
+        raise UsageError(f"{path.name}: min_secure_source '{top.min_secure_source}', which [sources] lacks")
+    return SecurityMargins(min_secure_source=top.min_secure_source, sources=top.sources, ciphers=ciphers)

@@ -154,3 +154,28 @@ def test_every_registry_finding_is_a_valid_model_and_each_kind_is_used():
     kinds = {f.kind for s in studies.values() for f in s.findings}
     assert kinds == set(FindingKind)
     assert validated(Finding, {"text": "t", "needs": "a 486"}, "x").kind is None
+
+
+@pytest.mark.parametrize("planted, line", [
+    ('\n[ciphers.bogus]\nsame_as = "nothing"\n',
+     "security-margins.toml: [ciphers.bogus] 'same_as': 'nothing', which [ciphers] lacks"),
+    ('\n[ciphers.bogus]\nmin_secure = { rounds = 8, of = 10, key_bits = 128, status = "checked" }\n',
+     "security-margins.toml: [ciphers.bogus]: 'min_secure.status': Input should be 'V' or 'M'"),
+    ('\n[[ciphers.bogus.attacks]]\nkey_bits = [128]\nrounds = 7\nkind = "k"\nreference = "r"\nstatus = "V"\n',
+     "security-margins.toml: [ciphers.bogus]: 'attacks.0.of': Field required"),
+])
+def test_a_bad_security_margin_is_one_line_naming_the_file_and_the_cipher(tmp_path, planted, line):
+    from cipherbench.registry_models import load_security_margins
+    reg = registry_copy(tmp_path)
+    with open(reg / "security-margins.toml", "a") as f:
+        f.write(planted)
+    with pytest.raises(UsageError) as e:
+        load_security_margins(reg / "security-margins.toml")
+    assert str(e.value) == line
+
+
+def test_the_minimal_secure_rounds_are_cited_from_the_source_the_file_names():
+    from cipherbench.registry_models import load_security_margins
+    m = load_security_margins()
+    assert m.min_secure_source == "biham1999"
+    assert m.min_secure_citation.startswith('E. Biham, "A Note on Comparing the AES Candidates"')

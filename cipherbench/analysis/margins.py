@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from cipherbench.registry_models import MARGINS_FILE, AttackEntry, load_security_margins
+from cipherbench.registry_models import MARGINS_FILE, AttackEntry, MarginStatus, load_security_margins
 
 
 @dataclass(frozen=True)
@@ -54,7 +54,7 @@ class Margins:
 
 
 def unchecked(status: str) -> str:
-    return "" if status == "V" else " (unchecked)"
+    return "" if status == MarginStatus.CHECKED else " (unchecked)"
 
 
 @cache
@@ -77,5 +77,6 @@ def _attack(a: AttackEntry) -> Attack:
     return Attack(a.rounds, a.of, a.kind, a.reference, a.status, a.full, a.unit)
 
 
-def sources() -> dict[str, str]:
-    return dict(load_security_margins().sources)
+def min_secure_citation() -> str:
+    """The source the file names for every minimal-secure-rounds figure."""
+    return load_security_margins().min_secure_citation
