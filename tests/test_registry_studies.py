@@ -179,3 +179,23 @@ def test_the_minimal_secure_rounds_are_cited_from_the_source_the_file_names():
     m = load_security_margins()
     assert m.min_secure_source == "biham1999"
     assert m.min_secure_citation.startswith('E. Biham, "A Note on Comparing the AES Candidates"')
+
+
+@pytest.mark.parametrize("planted, line", [
+    ('\n[hashes.bogus]\ndigest_bit = 256\n',
+     "primitives.toml: [hashes.bogus]: unknown key 'digest_bit' (accepted: block_bits, digest_bits, note, params, "
+     "spec, title)"),
+    ('\n[aeads.bogus]\nkey_bits = 256\niv = 12\n', "primitives.toml: [aeads.bogus] lacks tag_bytes"),
+    ('\n[ciphers.bogus]\nblock_bits = 64\nkey_bits = [64]\nmodes = ["ecb", "cbcx"]\n',
+     "primitives.toml: [ciphers.bogus] names mode 'cbcx', which [modes] lacks"),
+    ('\n[special.bogus]\nkind = "cypher"\n',
+     "primitives.toml: [special.bogus]: kind 'cypher' (accepted: cipher, aead, stream, hash, null)"),
+])
+def test_a_bad_primitive_is_one_line_naming_the_file_and_the_entry(tmp_path, planted, line):
+    from cipherbench import registry
+    reg = registry_copy(tmp_path)
+    with open(reg / "primitives.toml", "a") as f:
+        f.write(planted)
+    with pytest.raises(UsageError) as e:
+        registry.load(reg / "primitives.toml")
+    assert str(e.value) == line
