@@ -7,7 +7,8 @@ of several points is bounded, are report/verdict_rules.py's; the ratio of two po
 analysis/compare.py's (speed_ratio); the runs and batches come from report/verdict_store.py;
 the axes' findings (`from`) are report/verdict_axes.py's.
 
-A finding's `now` says what to compute, its `expect` what the claim says of that figure.
+A finding's `now` says what to compute, its `expect` what the claim says of that figure
+(docs/findings.md is the format; registry_models.Finding checks it on load).
 From the experiment's own run:
   ratio = [a, b]            MB/s of a over b per implementation (`impl` = prefer that one,
                             else the median over implementations): encryption in `workload`
