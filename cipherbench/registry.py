@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
+from cipherbench.errors import UsageError
 from cipherbench.kinds import PrimitiveKind
 
 REGISTRY_FILE = Path(__file__).resolve().parent.parent / "registry" / "primitives.toml"
@@ -146,11 +147,55 @@ def _counter(table: dict | None, block_bytes: int) -> Counter | None:
     bits = 8 * block_bytes if table["bits"] == "block" else int(table["bits"])
     start = table["start"]
     if start not in ("iv", "derived") and not isinstance(start, int):
-        raise ValueError(f"counter start {start!r}: a number, \"iv\" or \"derived\"")
+        raise UsageError(f"primitives.toml: counter start {start!r}: a number, \"iv\" or \"derived\"")
     if table.get("order") not in ("big", "little"):
-        raise ValueError(f"counter order {table.get('order')!r}: \"big\" or \"little\"")
+        raise UsageError(f"primitives.toml: counter order {table.get('order')!r}: \"big\" or \"little\"")
     return Counter(bits, start if isinstance(start, int) else None, int(table.get("unit", block_bytes)),
                    table["order"], table.get("derived", ""))
+
+
+#: Each section's tables: (required keys, optional keys). The standard library's check of what
+#: pydantic's extra="forbid" checks elsewhere (registry_models.py): this module runs in the
+#: engine's build with the system's python3 alone.
+SECTION_KEYS: dict[str, tuple[frozenset[str], frozenset[str]]] = {
+    "modes": (frozenset({"kind"}), frozenset({"block_bits", "counter", "iv", "key_factor", "note", "spec", "tag_bytes",
+                                               "whole_blocks"})),
+    "ciphers": (frozenset({"block_bits", "key_bits"}), frozenset({"byte_order", "key_bytes", "key_schedule", "modes",
+                                                                   "note", "params", "rounds", "spec", "title"})),
+    "streams": (frozenset({"key_bits"}), frozenset({"counter", "iv", "note", "params", "rounds", "spec", "title"})),
+    "aeads": (frozenset({"key_bits", "iv", "tag_bytes"}), frozenset({"counter", "note", "params", "spec", "title"})),
+    "hashes": (frozenset({"digest_bits"}), frozenset({"block_bits", "note", "params", "spec", "title"})),
+    "special": (frozenset({"kind"}), frozenset({"title"})),
+}
+COUNTER_KEYS = (frozenset({"bits", "start", "order"}), frozenset({"unit", "derived"}))
+TOP_KEYS = (frozenset({"schema", "modes", "default_modes"}), frozenset(SECTION_KEYS) - {"modes"})
+
+
+def _keys(where: str, table: object, keys: tuple[frozenset[str], frozenset[str]]) -> None:
+    required, optional = keys
+    if not isinstance(table, dict):
+        raise UsageError(f"primitives.toml: {where} must be a table")
+    if unknown := sorted(set(table) - required - optional):
+        raise UsageError(f"primitives.toml: {where}: unknown key '{unknown[0]}' (accepted: "
+                         f"{', '.join(sorted(required | optional))})")
+    if missing := sorted(required - set(table)):
+        raise UsageError(f"primitives.toml: {where} lacks {', '.join(missing)}")
+
+
+def check(data: dict) -> None:
+    """Every table's keys, a mode's kind and every mode a cipher names: one line naming the entry."""
+    _keys("the file", data, TOP_KEYS)
+    for section, keys in SECTION_KEYS.items():
+        for name, table in data.get(section, {}).items():
+            where = f"[{section}.{name}]"
+            _keys(where, table, keys)
+            if "counter" in table:
+                _keys(f"{where} counter", table["counter"], COUNTER_KEYS)
+            if "kind" in table and table["kind"] not in KINDS:
+                raise UsageError(f"primitives.toml: {where}: kind '{table['kind']}' (accepted: {', '.join(KINDS)})")
+            named = table.get("modes", []) if section == "ciphers" else []
+            if stray := [m for m in named if m not in data["modes"]]:
+                raise UsageError(f"primitives.toml: {where} names mode '{stray[0]}', which [modes] lacks")
 
 
 def _expand(data: dict) -> list[Primitive]:
@@ -204,14 +249,19 @@ def _expand(data: dict) -> list[Primitive]:
     names = [p.name for p in out]
     dupes = {n for n in names if names.count(n) > 1}
     if dupes:
-        raise ValueError(f"registry names defined twice: {sorted(dupes)}")
+        raise UsageError(f"primitives.toml: names defined twice: {', '.join(sorted(dupes))}")
     return out
 
 
 @cache
 def load(path: Path = REGISTRY_FILE) -> Registry:
-    with open(path, "rb") as f:
-        return Registry(_expand(tomllib.load(f)))
+    try:
+        with open(path, "rb") as f:
+            data = tomllib.load(f)
+    except (OSError, tomllib.TOMLDecodeError) as e:
+        raise UsageError(f"{path}: {e}") from None
+    check(data)
+    return Registry(_expand(data))
 
 
 def cpp_table(reg: Registry) -> str:
@@ -240,7 +290,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", metavar="OUT", help="write every primitive with its lengths as JSON to OUT "
                     "(what each language runner's build reads)")
     args = ap.parse_args(argv)
-    reg = load()
+    try:
+        reg = load()
+    except UsageError as e:
+        print(f"cipherbench.registry: {e}", file=sys.stderr)
+        return 2
     if args.cpp:
         _write_if_changed(Path(args.cpp), cpp_table(reg))
     if args.json:

@@ -8,22 +8,21 @@ alone flipped between holds and changed from host to host. The points here have 
 their ratio's interval is their stored intervals', ends against ends."""
 from __future__ import annotations
 
-import tomllib
-
 import pytest
 
 from cipherbench.errors import UsageError
+from cipherbench.kinds import Workload
+from cipherbench.registry_models import FindingKind, Now, Study, validated
 from cipherbench.report.verdict_rules import Decider
 from cipherbench.report.verdict_store import RatioPoints
 from cipherbench.report.verdicts import FindingVerdict, ratio_verdict
-from cipherbench.results.run import PUBLISHED_FILE, Run
+from cipherbench.results.run import Run, load_published
 
 TWOFISH, AES = "twofish-256-cbc", "aes-128-cbc"
 
 
-def php_mcrypt() -> dict:
-    with open(PUBLISHED_FILE, "rb") as f:
-        return tomllib.load(f)["experiments"]["php-mcrypt"]
+def php_mcrypt() -> Study:
+    return load_published()["php-mcrypt"]
 
 
 def point(prim: str, workload: str, size: int, ns: float, lo: float | None = None, hi: float | None = None) -> dict:
@@ -38,19 +37,21 @@ def run_of(*points: dict) -> Run:
 
 def test_the_twofish_ratios_read_the_column_whose_figures_they_quote():
     entry = php_mcrypt()
-    mib = next(c for c in entry["tables"][0]["columns"] if c["key"] == "mib")["now"]
-    ratios = [f for f in entry["findings"] if "ratio" in f["now"]]
+    mib = next(c for c in entry.tables[0].columns if c.key == "mib").now
+    assert mib is not None
+    ratios = [f.now for f in entry.findings if f.now is not None and f.now.kind is FindingKind.RATIO]
     assert len(ratios) == 2
-    for f in ratios:
-        assert f["now"]["impl"] == "mcrypt"
-        assert (f["now"]["workload"], f["now"]["size"]) == (mib["workload"], mib["size"]) == ("rekey", 1 << 20)
+    for now in ratios:
+        assert now.impl == "mcrypt"
+        assert (now.workload, now.size) == (mib.workload, mib.size) == (Workload.REKEY, 1 << 20)
     # the claims are the 1 MiB column's: 7.5719 / 2.9234 = 2.59 and 9.6267 / 2.9234 = 3.29;
     # the 16 KiB column would not carry the second (11.9875 / 4.1996 = 2.85)
-    secs = {r["primitives"][0]: r["values"] for r in entry["tables"][0]["rows"]}
-    for f in ratios:
-        a, b = f["now"]["ratio"]
-        assert secs[b]["mib"] / secs[a]["mib"] > f["expect"]["above"]
-    assert secs["rijndael256-256-cbc"]["kib"] / secs[TWOFISH]["kib"] < 3
+    secs = {r.primitives[0]: r.values for r in entry.tables[0].rows}
+    for f in entry.findings[:2]:
+        assert f.now is not None and f.now.ratio is not None and f.expect.above is not None
+        a, b = f.now.ratio
+        assert float(secs[b]["mib"]) / float(secs[a]["mib"]) > f.expect.above
+    assert float(secs["rijndael256-256-cbc"]["kib"]) / float(secs[TWOFISH]["kib"]) < 3
 
 
 def tight(ns: float) -> tuple[float, float, float]:
@@ -59,34 +60,36 @@ def tight(ns: float) -> tuple[float, float, float]:
 
 
 def test_the_finding_stands_on_the_rekey_point_at_1_mib_not_the_largest_bulk_one():
-    finding = php_mcrypt()["findings"][0]
+    finding = php_mcrypt().findings[0]
+    assert finding.now is not None
     run = run_of(point(TWOFISH, "bulk", 1 << 20, *tight(3.5e6)), point(AES, "bulk", 1 << 20, *tight(9.87e6)),  # 2.82x
                  point(TWOFISH, "bulk", 4 << 20, *tight(14e6)), point(AES, "bulk", 4 << 20, *tight(40e6)),
                  point(TWOFISH, "rekey", 1 << 20, *tight(10.0e6)), point(AES, "rekey", 1 << 20, *tight(10.8e6)),  # 1.08x
                  point(TWOFISH, "rekey", 16384, *tight(150e3)), point(AES, "rekey", 16384, *tight(400e3)))
-    v = ratio_verdict(run, finding["now"], finding["expect"])
+    v = ratio_verdict(run, finding.now, finding.expect)
     # 1.08x, its ends 1.08 x 0.99/1.01 = 1.059 and 1.08 x 1.01/0.99 = 1.102: wholly below 2, not below 1
     assert (v.verdict, v.decider, v.figure) == (
         FindingVerdict.CHANGED, None,
         "mcrypt: twofish-256-cbc at 1.08× [1.06–1.1] the speed of aes-128-cbc (rekey, 1 MiB)")
     # the same run read the old way (bulk, the largest size both were timed): 4 MiB, 40/14 = 2.86x [2.80–2.91]
-    bulk = ratio_verdict(run, {"ratio": finding["now"]["ratio"], "impl": "mcrypt"}, finding["expect"])
+    bulk = ratio_verdict(run, Now(ratio=finding.now.ratio, impl="mcrypt"), finding.expect)
     assert (bulk.verdict, bulk.figure) == (FindingVerdict.HOLDS,
                                            "mcrypt: twofish-256-cbc at 2.86× [2.8–2.91] the speed of aes-128-cbc (4 MiB)")
     # without the study's point the finding is not measured, whatever else was timed
     no_rekey = run_of(point(TWOFISH, "bulk", 1 << 20, *tight(3.5e6)), point(AES, "bulk", 1 << 20, *tight(9.87e6)))
-    v = ratio_verdict(no_rekey, finding["now"], finding["expect"])
+    v = ratio_verdict(no_rekey, finding.now, finding.expect)
     assert (v.verdict, v.figure) == (
         FindingVerdict.NOT_MEASURED,
         "needs verified rekey figures at 1 MiB of twofish-256-cbc and aes-128-cbc from one implementation")
 
 
 def test_a_ratio_whose_interval_reaches_both_sides_of_the_claim_is_not_decided():
-    finding = php_mcrypt()["findings"][0]  # above 2
+    finding = php_mcrypt().findings[0]  # above 2
+    assert finding.now is not None
 
     def judged(tw: tuple[float, float | None, float | None], aes: tuple[float, float | None, float | None]):
         run = run_of(point(TWOFISH, "rekey", 1 << 20, *tw), point(AES, "rekey", 1 << 20, *aes))
-        return ratio_verdict(run, finding["now"], finding["expect"])
+        return ratio_verdict(run, finding.now, finding.expect)
     # 2.5x, and 2.3x-2.7x at the intervals' ends: holds
     v = judged((4e6, 4e6, 4.2e6), (10e6, 9.66e6, 10.8e6))
     assert (v.verdict, v.decider) == (FindingVerdict.HOLDS, None)
@@ -110,6 +113,7 @@ def test_a_ratio_whose_interval_reaches_both_sides_of_the_claim_is_not_decided()
 
 def test_a_finding_naming_a_workload_there_is_not_is_one_line():
     with pytest.raises(UsageError) as e:
-        RatioPoints.of({"ratio": [TWOFISH, AES], "workload": "rekeyed"})
-    assert str(e.value) == "published-figures.toml: a ratio finding names workload 'rekeyed' (known: bulk, message, rekey)"
-    assert RatioPoints.of({"ratio": [TWOFISH, AES]}) == RatioPoints()
+        validated(Now, {"ratio": [TWOFISH, AES], "workload": "rekeyed"}, "published-figures.toml: [experiments.x]")
+    assert str(e.value) == ("published-figures.toml: [experiments.x]: 'workload': Input should be 'bulk', 'message' "
+                            "or 'rekey'")
+    assert RatioPoints.of(Now(ratio=(TWOFISH, AES))) == RatioPoints()

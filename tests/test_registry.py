@@ -83,9 +83,9 @@ def test_published_ratios_name_primitives_their_experiment_times():
     for name, pub in load_published().items():
         timed = set(experiments[name]["primitives"])
         assert timed <= set(reg.names()), name
-        for f in pub.get("findings", []):
-            if "ratio" in f.get("now", {}):
-                assert set(f["now"]["ratio"]) <= timed, (name, f["text"])
+        for f in pub.findings:
+            if f.now is not None and f.now.ratio is not None:
+                assert set(f.now.ratio) <= timed, (name, f.text)
                 checked += 1
     assert checked >= 7
 

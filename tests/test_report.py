@@ -296,6 +296,7 @@ def test_unknown_fields_are_ignored_on_import(stored, tmp_path, main):
 
 def test_published_quantities_are_computed_from_the_stored_measurements(stored):
     """What published-figures.toml can ask of a run, each against the stored row."""
+    from cipherbench.registry_models import CellNow
     from cipherbench.report.experiments import now_value
     from cipherbench.results.run import load_run
     from cipherbench.store.db import Store
@@ -304,22 +305,24 @@ def test_published_quantities_are_computed_from_the_stored_measurements(stored):
     def stored_row(prim, op, wl, size):
         return next(m for m in run.measurements if m.key == ("openssl", prim, op, wl, size))
     # seconds for N whole messages with key setup each time (the PHP/mcrypt timing)
-    v, _ = now_value(run, "openssl", "aes-128-cbc", {"quantity": "seconds", "calls": 50, "size": 1024,
-                                                      "operation": "encrypt", "workload": "rekey"})
+    v, _ = now_value(run, "openssl", "aes-128-cbc", CellNow.model_validate(
+        {"quantity": "seconds", "calls": 50, "size": 1024, "operation": "encrypt", "workload": "rekey"}))
     assert v == 50 * stored_row("aes-128-cbc", "encrypt", "rekey", 1024).ns_per_call / 1e9
     # Mbit/s at the largest bulk size; a hash is asked for as "encrypt" and found as "hash"
-    v, _ = now_value(run, "openssl", "sha-256", {"quantity": "mbit_per_s", "operation": "encrypt"})
+    v, _ = now_value(run, "openssl", "sha-256", CellNow.model_validate(
+        {"quantity": "mbit_per_s", "operation": "encrypt"}))
     assert v == stored_row("sha-256", "hash", "bulk", 1024).mb_per_s * 8
     # cycles per 16-byte block, and key setup as encryption:decryption schedule
-    v, _ = now_value(run, "openssl", "aes-128-ecb", {"quantity": "cycles_per_block", "operation": "decrypt"})
+    v, _ = now_value(run, "openssl", "aes-128-ecb", CellNow.model_validate(
+        {"quantity": "cycles_per_block", "operation": "decrypt"}))
     assert v == stored_row("aes-128-ecb", "decrypt", "bulk", 1024).cycles_per_byte * 16
-    v, _ = now_value(run, "openssl", "aes-128-ecb", {"quantity": "keysetup_cycles"})
+    v, _ = now_value(run, "openssl", "aes-128-ecb", CellNow.model_validate({"quantity": "keysetup_cycles"}))
     a = stored_row("aes-128-ecb", "keysetup", "bulk", 0).cycles_per_call
     b = stored_row("aes-128-ecb", "keysetup-decrypt", "bulk", 0).cycles_per_call
     assert v == f"{a:,.0f}:{b:,.0f}"
     # not measured stays empty rather than being extrapolated
-    assert now_value(run, "openssl", "aes-128-cbc", {"quantity": "seconds", "calls": 50, "size": 1048576,
-                                                      "operation": "encrypt", "workload": "rekey"}) == (None, [])
+    assert now_value(run, "openssl", "aes-128-cbc", CellNow.model_validate(
+        {"quantity": "seconds", "calls": 50, "size": 1048576, "operation": "encrypt", "workload": "rekey"})) == (None, [])
 
 
 def test_a_published_ratio_keeps_three_significant_digits_however_small():
@@ -327,6 +330,7 @@ def test_a_published_ratio_keeps_three_significant_digits_however_small():
     its interval; and the claim that it is more than twice as fast is reversed by it. The
     points have no batches: the interval is the stored figures' (1 % either way), ends
     against ends."""
+    from cipherbench.registry_models import Expect, Now
     from cipherbench.report.verdicts import FindingVerdict, ratio_verdict
     from cipherbench.results.run import Run
 
@@ -337,13 +341,13 @@ def test_a_published_ratio_keeps_three_significant_digits_however_small():
     run = Run.of(1, {}, {}, [], [{"impl": "x", "primitive": p, "status": "passed"}
                               for p in ("twofish-256-cbc", "aes-128-cbc")],
               [m("twofish-256-cbc", 1.0), m("aes-128-cbc", 600.0)])
-    v = ratio_verdict(run, {"ratio": ["twofish-256-cbc", "aes-128-cbc"]}, {"above": 2})
+    v = ratio_verdict(run, Now(ratio=("twofish-256-cbc", "aes-128-cbc")), Expect(above=2))
     # 1/600 = 0.001667; its ends 0.99/1.01/600 = 0.001634 and 1.01/0.99/600 = 0.001700
     assert v.figure == "x: twofish-256-cbc at 0.00167× [0.00163–0.0017] the speed of aes-128-cbc (1 MiB)"
     assert v.verdict is FindingVerdict.REVERSED
-    assert ratio_verdict(run, {"ratio": ["aes-128-cbc", "twofish-256-cbc"]}, {"above": 2}).verdict \
+    assert ratio_verdict(run, Now(ratio=("aes-128-cbc", "twofish-256-cbc")), Expect(above=2)).verdict \
         is FindingVerdict.HOLDS
-    assert ratio_verdict(run, {"ratio": ["aes-128-cbc", "twofish-256-cbc"]}, {"between": [1.5, 2]}).verdict \
+    assert ratio_verdict(run, Now(ratio=("aes-128-cbc", "twofish-256-cbc")), Expect(between=(1.5, 2))).verdict \
         is FindingVerdict.CHANGED
 
 

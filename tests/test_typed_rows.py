@@ -19,23 +19,7 @@ ROW_KEYS = frozenset(f.name for t in (Measurement, Sample, Implementation, Verif
 #: (module, function, indexed expression, key). Nothing else in report/ or analysis/ may
 #: index anything by a row field's name.
 ALLOWED = {
-    # registry/published-figures.toml: a finding's quantity and what it compares
-    ("report/experiments.py", "now_value", "spec", "operation"),
-    ("report/experiments.py", "now_value", "spec", "workload"),
-    ("report/experiments.py", "now_value", "spec", "size"),
-    ("report/experiments.py", "now_value", "spec", "rounds"),
-    ("report/experiments.py", "build_table", "row", "primitives"),
-    ("report/experiments.py", "sections", "r", "primitives"),
-    ("report/verdicts.py", "ratio_verdict", "now", "impl"),
-    ("report/verdict_store.py", "of", "now", "workload"),
-    ("report/verdict_store.py", "of", "now", "size"),
-    # registry/margins.toml: an attack's rounds and status
-    ("analysis/margins.py", "load", "a", "rounds"),
-    ("analysis/margins.py", "load", "a", "status"),
-    ("analysis/margins.py", "load", "ms", "rounds"),
-    ("analysis/margins.py", "load", "ms", "status"),
-    # registry/security-margins.toml: an attack's kind
-    ("analysis/margins.py", "load", "a", "kind"),
+    # (the registry's files are typed models, cipherbench/registry_models.py: none read by key)
     # a build variant's notes (JSON the engine announces: its compiler and flags)
     ("report/builds.py", "libraries", "im.notes", "build"),
     # the run's context (measure/context.py) and an implementation's environment (envs/describe.py)

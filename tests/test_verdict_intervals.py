@@ -15,6 +15,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from cipherbench.kinds import RunKind
+from cipherbench.registry_models import Expect
 from cipherbench.report.verdict_rules import (
     MORE_ROUNDS_UP_TO,
     REVERSED_BEYOND,
@@ -95,6 +96,7 @@ def test_a_stored_ratio_whose_interval_straddles_the_claims_end_is_not_decided(t
 def test_the_same_batches_without_their_raw_samples_use_the_stored_intervals(tmp_path):
     """A point whose batches were not stored is judged on its stored interval (ends against
     ends): the tight pair still holds."""
+    from cipherbench.registry_models import Expect, Now
     from cipherbench.report.verdicts import ratio_verdict
     from cipherbench.results.run import load_run
     store = Store(f"sqlite:///{tmp_path / 'r.sqlite'}")
@@ -102,7 +104,7 @@ def test_the_same_batches_without_their_raw_samples_use_the_stored_intervals(tmp
     point(store, rid, "des-56-ecb", tight(1000.0))
     point(store, rid, "3des-168-ecb", tight(2500.0))
     run = load_run(store, rid, with_samples=False)  # no Evidence: the run's own (absent) samples
-    v = ratio_verdict(run, {"ratio": ["3des-168-ecb", "des-56-ecb"]}, {"between": [0.33, 0.45]})
+    v = ratio_verdict(run, Now(ratio=("3des-168-ecb", "des-56-ecb")), Expect(between=(0.33, 0.45)))
     assert v.verdict is FindingVerdict.HOLDS
     m = {m.primitive: m for m in run.measurements}
     lo = m["des-56-ecb"].ns_low / m["3des-168-ecb"].ns_high
@@ -166,4 +168,4 @@ def test_what_would_decide_it_follows_the_batches_an_interval_needs():
     assert decide(Estimate(1.2, 0.7, 1.3), Claim(1.0)).decider is Decider.QUIETER_CORE
     # no interval at all: more rounds (a point needs two batches for one)
     assert decide(Estimate(1.2), Claim(1.0)).decider is Decider.MORE_ROUNDS
-    assert math.isinf(Claim.of({"above": 2}).high)  # type: ignore[union-attr]
+    assert math.isinf(Claim.of(Expect(above=2)).high)  # type: ignore[union-attr]

@@ -2,14 +2,11 @@
 secure rounds, and the best published attack per key size, each with its citation."""
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from cipherbench.paths import REPO
-
-MARGINS_FILE = REPO / "registry" / "security-margins.toml"
+from cipherbench.registry_models import MARGINS_FILE, AttackEntry, MarginStatus, load_security_margins
 
 
 @dataclass(frozen=True)
@@ -57,27 +54,29 @@ class Margins:
 
 
 def unchecked(status: str) -> str:
-    return "" if status == "V" else " (unchecked)"
+    return "" if status == MarginStatus.CHECKED else " (unchecked)"
 
 
 @cache
 def load(path: Path = MARGINS_FILE) -> dict[str, Margins]:
-    with open(path, "rb") as f:
-        data = tomllib.load(f)
-    raw = data.get("ciphers", {})
+    """Each cipher's margins, a `same_as` cipher's figures under its own id and title
+    (registry_models.load_security_margins validates the file)."""
+    raw = load_security_margins(path).ciphers
     out = {}
     for fam, c in raw.items():
-        base = raw[c["same_as"]] if "same_as" in c else c
-        ms = base.get("min_secure")
+        base = raw[c.same_as] if c.same_as is not None else c
+        ms = base.min_secure
         out[fam] = Margins(
-            family=fam, title=c.get("title", fam), block_bytes=base.get("block_bytes"),
-            min_secure=MinSecure(ms["rounds"], ms["of"], ms["key_bits"], ms["status"]) if ms else None,
-            attacks=tuple((tuple(a["key_bits"]), Attack(a["rounds"], a["of"], a["kind"], a["reference"], a["status"],
-                                                         a.get("full", False), a.get("unit", "")))
-                          for a in base.get("attacks", [])))
+            family=fam, title=c.title or fam, block_bytes=base.block_bytes,
+            min_secure=MinSecure(ms.rounds, ms.of, ms.key_bits, ms.status) if ms else None,
+            attacks=tuple((a.key_bits, _attack(a)) for a in base.attacks))
     return out
 
 
-def sources() -> dict[str, str]:
-    with open(MARGINS_FILE, "rb") as f:
-        return dict(tomllib.load(f).get("sources", {}))
+def _attack(a: AttackEntry) -> Attack:
+    return Attack(a.rounds, a.of, a.kind, a.reference, a.status, a.full, a.unit)
+
+
+def min_secure_citation() -> str:
+    """The source the file names for every minimal-secure-rounds figure."""
+    return load_security_margins().min_secure_citation

@@ -8,9 +8,7 @@ as `reproduce --dry-run` and `builds run` do."""
 from __future__ import annotations
 
 import hashlib
-import tomllib
 from collections.abc import Sequence
-from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from cipherbench import registry
@@ -20,7 +18,7 @@ from cipherbench.ct.records import REPEATS, Method
 from cipherbench.durations import Planned
 from cipherbench.kinds import PrimitiveKind, RunStatus
 from cipherbench.measure.context import usable_cpus
-from cipherbench.pipeline.plan import PRESETS_FILE, Preset, RunPlan, load_presets
+from cipherbench.pipeline.plan import Preset, RunPlan, experiment_names, load_presets
 from cipherbench.releases.model import Release, installed
 from cipherbench.releases.runners import EVERY
 
@@ -56,13 +54,6 @@ def run_seconds(p: Preset | RunPlan) -> float:
     batches = p.warmup_batches + timed * (1 + p.extra_share)
     timing = points * batches * p.batch_ms / 1000 * (1 + OVERHEAD_SHARE)
     return START_S + pairs * VERIFY_S_PER_PAIR + timing
-
-
-@lru_cache(maxsize=1)
-def experiment_names() -> frozenset[str]:
-    """The names of registry/experiments.toml's experiments (the rest are profiles)."""
-    with open(PRESETS_FILE, "rb") as f:
-        return frozenset(tomllib.load(f).get("experiments", {}))
 
 
 def command_of(preset: str) -> str:

@@ -116,7 +116,7 @@ def study_steps(c: Ctx, study: str) -> list[Step]:
         raise UsageError(f"no published study '{study}'"
                          + (did_you_mean(study, published) or f"; known: {', '.join(sorted(published))}"))
     past = past_seconds(c)
-    drawn = {str(f["from"]) for f in published[study].get("findings", []) if "from" in f}
+    drawn = published[study].sources()
     return [experiment_step(study, past)] + [source_step(s, past) for name, s in load_sources().items()
                                              if name in drawn]
 
@@ -180,7 +180,7 @@ def reproduce_cmd(c: Ctx, study: str, dry_run: bool) -> None:
     on other axes need (compiler matrix, Debian releases), ending with every finding's verdict.
     Exits 1 when a step did not complete (what was measured is stored)."""
     steps = study_steps(c, study)
-    print_plan(study, str(load_published()[study].get("title", "")), steps)
+    print_plan(study, load_published()[study].title, steps)
     if dry_run:
         return
     store = c.store()

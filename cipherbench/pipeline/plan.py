@@ -6,7 +6,6 @@ that is not a field below is an error naming the preset and the key, never ignor
 """
 from __future__ import annotations
 
-import tomllib
 from enum import StrEnum
 from functools import lru_cache
 from pathlib import Path
@@ -17,9 +16,11 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from cipherbench.errors import UsageError, did_you_mean
 from cipherbench.kinds import Operation, PrimitiveKind, RunKind, Workload
 from cipherbench.measure.stopping import StopRule
-from cipherbench.paths import REPO
+from cipherbench.paths import REGISTRY
+from cipherbench.registry_models import one_line as one_line
+from cipherbench.registry_models import read_toml
 
-PRESETS_FILE = REPO / "registry" / "experiments.toml"
+PRESETS_FILE = REGISTRY / "experiments.toml"
 DEFAULT_PRESET = "quick"
 
 Size = Annotated[int, Field(gt=0, le=1 << 30)]
@@ -231,24 +232,11 @@ def _custom(preset: str, options: list[str]) -> str:
     return f"custom ({preset} with {', '.join(options)})" if options else f"custom ({preset})"
 
 
-def one_line(e: ValidationError, where: str) -> str:
-    """A validation error as one line: where, which key, what is wrong."""
-    first = e.errors()[0]
-    key = ".".join(str(p) for p in first["loc"]) or "(top)"
-    if first["type"] == "extra_forbidden":
-        return f"{where}: unknown key '{key}'"
-    return f"{where}: '{key}': {first['msg']}" + ("" if len(e.errors()) == 1 else f" (and {len(e.errors()) - 1} more)")
-
-
 @lru_cache(maxsize=4)
 def load_presets(path: Path = PRESETS_FILE) -> dict[str, Preset]:
     """Every profile and experiment, validated. A misspelt key anywhere fails here with
     one line naming the preset and the key."""
-    try:
-        with open(path, "rb") as f:
-            data = tomllib.load(f)
-    except (OSError, tomllib.TOMLDecodeError) as e:
-        raise UsageError(f"{path}: {e}") from None
+    data = read_toml(path)
     unknown = set(data) - {"profiles", "experiments"}
     if unknown:
         raise UsageError(f"{path}: unknown section '{sorted(unknown)[0]}' (profiles, experiments)")
@@ -260,3 +248,11 @@ def load_presets(path: Path = PRESETS_FILE) -> dict[str, Preset]:
             except ValidationError as e:
                 raise UsageError(one_line(e, f"{path.name}: [{section}.{name}]")) from None
     return out
+
+
+@lru_cache(maxsize=4)
+def experiment_names(path: Path = PRESETS_FILE) -> frozenset[str]:
+    """The names of the file's [experiments] (load_presets' other presets are profiles),
+    the file validated first."""
+    load_presets(path)
+    return frozenset(read_toml(path).get("experiments", {}))

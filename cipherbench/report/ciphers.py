@@ -238,7 +238,7 @@ def security_table(data: ReportData) -> Table | None:
         "attack for that key size, of the full count; margin = 1 − attacked/full, a rough indicator only "
         "(attacks differ in cost, data and model: each is described below). \"(unchecked)\": the value is the "
         "widely quoted one with its primary citation, not yet checked against the source.",
-        "Min secure rounds: " + margins.sources().get("biham1999", "") + "; for 128-bit keys, as rounds of the "
+        "Min secure rounds: " + margins.min_secure_citation() + "; for 128-bit keys, as rounds of the "
         "cipher as submitted. Cycles per block: mean of encryption and decryption (encryption alone where "
         "decryption was not timed), bulk, largest size, × block bytes (the keystream block for stream ciphers); "
         "cycles per round = cycles per block / full rounds; min secure cycles = cycles per block × min secure "

@@ -490,7 +490,7 @@ def workload_trace(s: tables.Series, colour: str) -> go.Scatter:
 def then_and_now(p: Page) -> None:
     for sec in experiments.sections(p.data):
         e = sec.entry
-        p.section(f"then-{sec.name}", f"Then and now: {e['title']}")
+        p.section(f"then-{sec.name}", f"Then and now: {e.title}")
         if sec.findings:
             p.add("<h3>Published findings: do they hold on this run?</h3>")
             p.add('<table class="t findings"><thead><tr><th>published</th><th>verdict</th><th>this run</th></tr>'
@@ -500,8 +500,8 @@ def then_and_now(p: Page) -> None:
                       f"<td style='white-space:normal'>{h.escape(v.figure)}</td></tr>"
                       for (claim, _), v in zip(sec.findings, sec.verdicts)) + "</tbody></table>")
         p.add('<details><summary>the source, its machine and method</summary><dl class="ctx">' + "".join(
-            f"<dt>{k}</dt><dd>{h.escape(str(e.get(f, '')))}</dd>" for k, f in
-            (("source", "citation"), ("machine then", "machine"), ("year", "year"), ("method", "method")))
+            f"<dt>{k}</dt><dd>{h.escape(v)}</dd>" for k, v in
+            (("source", e.citation), ("machine then", e.machine), ("year", e.year), ("method", e.method)))
               + "</dl></details>")
         for t, chart in zip(sec.tables, sec.charts):
             p.table(t)
@@ -509,7 +509,7 @@ def then_and_now(p: Page) -> None:
                 continue
             fig = go.Figure()
             fig.add_trace(go.Bar(x=chart.labels, y=chart.then,
-                                 name=f"published: {e.get('machine', '').split(',')[0]}",
+                                 name=f"published: {e.machine.split(',')[0]}",
                                  marker=dict(color="#8c8c8c")))
             today = sorted(chart.now.items(), key=lambda kv: not kv[1].ok)  # verified first, in the table's order
             drawn, rest = today[:overview.MAX_SERIES - 1], today[overview.MAX_SERIES - 1:]  # beside the published bar

@@ -89,11 +89,11 @@ def render(data: ReportData) -> str:
     out += [table_md(t, 2) for t in machines.tables(data)]  # runs from two or more hosts
     for then in experiments.sections(data):
         e = then.entry
-        out += [f"## Then and now: {e['title']}", "",
-                f"- **source**: {e.get('citation', '')}",
-                f"- **machine then**: {e.get('machine', '')}",
-                f"- **year**: {e.get('year', '')}",
-                f"- **method**: {e.get('method', '')}", ""]
+        out += [f"## Then and now: {e.title}", "",
+                f"- **source**: {e.citation}",
+                f"- **machine then**: {e.machine}",
+                f"- **year**: {e.year}",
+                f"- **method**: {e.method}", ""]
         for t in then.tables:
             out.append(table_md(t))
         if then.findings:

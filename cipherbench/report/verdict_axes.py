@@ -9,11 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
 
 from cipherbench.builds import matrix as build_matrix
-from cipherbench.errors import UsageError
 from cipherbench.kinds import Verdict
+from cipherbench.registry_models import Expect, Finding, FindingKind, Now
 from cipherbench.report import builds as build_report
 from cipherbench.report import machines, releases
 from cipherbench.report.verdict_rules import (
@@ -43,39 +42,29 @@ from cipherbench.results.rules import is_bulk_speed
 from cipherbench.results.run import Measurement, ReportData, Run
 
 
-def axis_verdict(finding: Mapping[str, Any], evidence: Evidence) -> FindingResult:
+def axis_verdict(finding: Finding, evidence: Evidence) -> FindingResult:
     """A finding judged on the latest runs of its source, naming them; "not measured" and the
     command that would measure it where the store has none, or they lack what it needs."""
-    source = evidence.source(str(finding["from"]))
-    runs = evidence.runs(str(finding["from"]))
+    assert finding.source is not None and finding.now is not None  # the loader's rule: `from` goes with an axis kind
+    source = evidence.source(finding.source)
+    runs = evidence.runs(finding.source)
     if not runs:
         where = "this store" if evidence.store is not None else "a report read from files"
         return FindingResult(FindingVerdict.NOT_MEASURED, f"no {source.what} in {where}; measure it with: "
                              f"{source.measure}")
-    now, expect = finding.get("now") or {}, finding.get("expect") or {}
-    result = _axis_handler(now)(evidence, runs, now, expect)
+    result = AXIS_HANDLERS[finding.now.kind](evidence, runs, finding.now, finding.expect)
     refs = tuple(RunRef.of(r) for r in runs)
-    parts = [str(finding.get("nearest") or ""), result.figure]
+    parts = [finding.nearest or "", result.figure]
     if result.verdict is FindingVerdict.NOT_MEASURED:
         parts.append(f"measure it with: {source.measure}")
     return FindingResult(result.verdict, "; ".join(p for p in parts if p) + f" (from {', '.join(map(str, refs))})",
                          refs, result.decider, result.rounds)
 
 
-AxisHandler = Callable[[Evidence, list[Run], Mapping[str, Any], Mapping[str, Any]], FindingResult]
+AxisHandler = Callable[[Evidence, list[Run], Now, Expect], FindingResult]
 
 
-def _axis_handler(now: Mapping[str, Any]) -> AxisHandler:
-    handlers: dict[str, AxisHandler] = {"releases": releases_verdict, "compilers": compilers_verdict,
-                                        "o3_alone": o3_verdict, "robustness": robustness_verdict}
-    key = next((k for k in handlers if k in now), None)
-    if key is None:
-        raise UsageError(f"published-figures.toml: a `from` finding's now = {dict(now)} asks for none of "
-                         f"{', '.join(handlers)}")
-    return handlers[key]
-
-
-def _judged(e: Estimate, expect: Mapping[str, Any], figure: str) -> FindingResult:
+def _judged(e: Estimate, expect: Expect, figure: str) -> FindingResult:
     claim = Claim.of(expect)
     if claim is None:
         return FindingResult(FindingVerdict.NOT_MEASURED, figure + "; the claim states no figure to hold it to")
@@ -90,7 +79,7 @@ def _bulk(run: Run, impl: str, prim: str) -> dict[int, Measurement]:
             if m.impl == impl and m.primitive == prim and is_bulk_speed(m) and m.mb_per_s is not None}
 
 
-def releases_verdict(ev: Evidence, runs: list[Run], now: Mapping[str, Any], expect: Mapping[str, Any]) -> FindingResult:
+def releases_verdict(ev: Evidence, runs: list[Run], now: Now, expect: Expect) -> FindingResult:
     """Per library, its oldest Debian release against its newest (report/releases.py's
     builds and order): MB/s of every verified bulk figure both timed, at the largest size
     both timed; the geometric mean over libraries and primitives."""
@@ -191,18 +180,18 @@ def _family(compiler: str) -> str:
 Compared = tuple[str, str, str, str, str]
 
 
-def compilers_verdict(ev: Evidence, runs: list[Run], now: Mapping[str, Any], expect: Mapping[str, Any]) -> FindingResult:
+def compilers_verdict(ev: Evidence, runs: list[Run], now: Now, expect: Expect) -> FindingResult:
     """"FAMILY/other": that family's fastest compiler against the fastest of another family;
     "older/newer": the oldest compiler of the run against the newest, within one family where
     the run has two of it (by the finding's `released` years). Speed: each with its best
     flags per cipher, the geometric mean over the ciphers both built."""
-    run, what = runs[0], str(now["compilers"])
+    run, what = runs[0], str(now.compilers)
     v = Variants.of(run)
     best = v.best()
     if len(best) < 2:
         return FindingResult(FindingVerdict.NOT_MEASURED, f"run {run.id} timed {len(best)} compiler(s) with a "
                              "verified figure: two are needed")
-    pair = (_older_and_newer(best, now.get("released") or {}) if what == "older/newer"
+    pair = (_older_and_newer(best, now.released) if what == "older/newer"
             else _family_and_other(v, best, what.split("/", 1)[0]))
     if isinstance(pair, str):
         return FindingResult(FindingVerdict.NOT_MEASURED, f"run {run.id}: {pair}")
@@ -248,10 +237,10 @@ def _older_and_newer(best: Best, released: Mapping[str, int]) -> Compared | str:
             "the run timed one version of each compiler, so the older and the newer are of two families")
 
 
-def o3_verdict(ev: Evidence, runs: list[Run], now: Mapping[str, Any], expect: Mapping[str, Any]) -> FindingResult:
+def o3_verdict(ev: Evidence, runs: list[Run], now: Now, expect: Expect) -> FindingResult:
     """Per compiler of the family and cipher: the -O3-only build's speed over the fastest of
     that compiler's other flag sets; the geometric mean over all of them."""
-    run, family = runs[0], str(now["o3_alone"])
+    run, family = runs[0], str(now.o3_alone)
     v = Variants.of(run)
     pairs: list[tuple[Measurement, Measurement, float]] = []  # (best other's point, -O3's, their figures' ratio)
     wins: dict[str, int] = {}
@@ -277,7 +266,7 @@ def o3_verdict(ev: Evidence, runs: list[Run], now: Mapping[str, Any], expect: Ma
 
 
 # ---------------------------------------------------------------------------- CPUs
-def robustness_verdict(ev: Evidence, runs: list[Run], now: Mapping[str, Any], expect: Mapping[str, Any]) -> FindingResult:
+def robustness_verdict(ev: Evidence, runs: list[Run], now: Now, expect: Expect) -> FindingResult:
     """Each primitive's cycles per byte divided by a reference primitive's, same implementation
     and machine (the first of the finding's `reference`, then report/machines.py's, that the
     implementation timed); its spread = largest over smallest across machines, minus one; the
@@ -287,7 +276,7 @@ def robustness_verdict(ev: Evidence, runs: list[Run], now: Mapping[str, Any], ex
     if len(hosts) < 2:
         return FindingResult(FindingVerdict.NOT_MEASURED, "its runs come from fewer than two machines")
     points = machines.points_per_host(hosts)
-    refs = [*(now.get("reference") or []), *machines.REFERENCE_PRIMITIVES]
+    refs = [*now.reference, *machines.REFERENCE_PRIMITIVES]
     conf = joint_confidence(sum(len(per) for per in points.values()))
 
     def cpb(impl: str, prim: str, host: str) -> Estimate:
@@ -308,10 +297,10 @@ def robustness_verdict(ev: Evidence, runs: list[Run], now: Mapping[str, Any], ex
                        f"on {', '.join(hosts)}, cycles per byte relative to {', '.join(sorted(used)) or 'a reference'}")
 
 
-def _judge_rank(spreads: Mapping[str, Estimate], expect: Mapping[str, Any], where: str) -> FindingResult:
+def _judge_rank(spreads: Mapping[str, Estimate], expect: Expect, where: str) -> FindingResult:
     """The claimed most robust has the least spread (its spread less each other's at most 0),
     the claimed least robust the largest (at least 0), both ends jointly."""
-    first, last = str(expect.get("first", "")), str(expect.get("last", ""))
+    first, last = expect.first or "", expect.last or ""
     order = sorted(spreads, key=lambda p: (spreads[p].value, p))
     missing = [w for w in (first, last) if w and not any(p.startswith(w) for p in order)]
     if missing:
@@ -337,3 +326,10 @@ def _percent(e: Estimate) -> str:
     if e.low is None or e.high is None:
         return f"{100 * e.value:.1f} %"
     return f"{100 * e.value:.1f} % [{100 * e.low:.1f}–{100 * e.high:.1f}]"
+
+
+#: The axes' kinds (registry_models.AXIS_KINDS), each judged by its function above.
+AXIS_HANDLERS: dict[FindingKind, AxisHandler] = {
+    FindingKind.RELEASES: releases_verdict, FindingKind.COMPILERS: compilers_verdict,
+    FindingKind.O3_ALONE: o3_verdict, FindingKind.ROBUSTNESS: robustness_verdict,
+}

@@ -22,13 +22,14 @@ from __future__ import annotations
 
 import math
 import statistics
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
 from cipherbench.analysis.compare import CONFIDENCE, Samples, point_bounds, speed_ratio
 from cipherbench.kinds import RunKind
+from cipherbench.registry_models import Expect
 from cipherbench.results.run import Measurement, Run
 
 #: Per-call times of a point's timed batches.
@@ -84,15 +85,14 @@ class Claim:
     high: float = math.inf
 
     @classmethod
-    def of(cls, expect: Mapping[str, Any]) -> Claim | None:
-        """From a finding's `expect` (registry/published-figures.toml); None without one."""
-        if "above" in expect:
-            return cls(float(expect["above"]))
-        if "below" in expect:
-            return cls(high=float(expect["below"]))
-        if "between" in expect:
-            lo, hi = (float(v) for v in expect["between"])
-            return cls(lo, hi)
+    def of(cls, expect: Expect) -> Claim | None:
+        """From a finding's `expect` (registry_models.Expect); None where it states no range."""
+        if expect.above is not None:
+            return cls(expect.above)
+        if expect.below is not None:
+            return cls(high=expect.below)
+        if expect.between is not None:
+            return cls(*expect.between)
         return None
 
 

@@ -1,55 +1,30 @@
 """The queries a finding's verdict stands on: the latest runs of its source, the points of a run a ratio compares (RatioPoints), and the timed batches of its points."""
 from __future__ import annotations
 
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from functools import lru_cache
 from pathlib import Path
-from typing import Any
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from sqlalchemy import func, inspect, select
 
 from cipherbench.analysis.compare import Samples
 from cipherbench.errors import UsageError
 from cipherbench.fleet.records import HostState, fleet_hosts
 from cipherbench.kinds import FINISHED, Operation, RunKind, Verdict, Workload
-from cipherbench.pipeline.plan import one_line
+from cipherbench.registry_models import PUBLISHED_FILE, Now, load_published_figures
+from cipherbench.registry_models import Source as Source
 from cipherbench.results.rules import size_text
-from cipherbench.results.run import PUBLISHED_FILE, Measurement, Run, Sample, load_run, per_call_samples, usable
+from cipherbench.results.run import Measurement, Run, Sample, load_run, per_call_samples, usable
 from cipherbench.store.db import Store, measurements, samples
 
 #: Per-call times of a point's timed batches, as numpy gives them.
 Batches = Samples
 
 
-class Source(BaseModel):
-    """Where a finding's other runs come from: [sources.NAME] of published-figures.toml."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-    kind: RunKind
-    what: str  # the run in words: "compiler-matrix run"
-    measure: str  # the one command that makes such a run
-    profiles: tuple[str, ...] = ()  # the run's profile or experiment is one of these (() = any)
-    machines: int = Field(1, ge=1)  # a fleet run with at least this many machines complete
-    matrix: str | None = None  # builds: the matrix `cipherbench reproduce` builds and times
-
-
-@lru_cache(maxsize=4)
 def load_sources(path: Path = PUBLISHED_FILE) -> dict[str, Source]:
-    """Every [sources.NAME], validated: a misspelt key is one line naming it."""
-    with open(path, "rb") as f:
-        tables = tomllib.load(f).get("sources", {})
-    out = {}
-    for name, table in tables.items():
-        try:
-            out[name] = Source.model_validate(table)
-        except ValidationError as e:
-            raise UsageError(one_line(e, f"{path.name}: [sources.{name}]")) from None
-    return out
-
+    """Every [sources.NAME], validated with the rest of the file (registry_models)."""
+    return dict(load_published_figures(path).sources)
 
 
 @dataclass(frozen=True)
@@ -63,13 +38,9 @@ class RatioPoints:
     size: int | None = None  # None: the largest size both were timed
 
     @classmethod
-    def of(cls, now: Mapping[str, Any]) -> RatioPoints:
-        """From a finding's `now`; a workload kinds.Workload lacks is one line naming it."""
-        workload, size = now.get("workload", Workload.BULK.value), now.get("size")
-        if workload not in {w.value for w in Workload}:
-            raise UsageError(f"published-figures.toml: a ratio finding names workload {workload!r} (known: "
-                             f"{', '.join(w.value for w in Workload)})")
-        return cls(Workload(workload), None if size is None else int(size))
+    def of(cls, now: Now) -> RatioPoints:
+        """From a finding's `now` (its workload checked by the loader)."""
+        return cls(now.workload or Workload.BULK, now.size)
 
     def points(self, run: Run, impl: str, prim: str) -> dict[int, Measurement]:
         """Size -> the timed point of one implementation and primitive in this workload, where

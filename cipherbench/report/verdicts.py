@@ -7,7 +7,8 @@ of several points is bounded, are report/verdict_rules.py's; the ratio of two po
 analysis/compare.py's (speed_ratio); the runs and batches come from report/verdict_store.py;
 the axes' findings (`from`) are report/verdict_axes.py's.
 
-A finding's `now` says what to compute, its `expect` what the claim says of that figure.
+A finding's `now` says what to compute, its `expect` what the claim says of that figure
+(docs/findings.md is the format; registry_models.Finding checks it on load).
 From the experiment's own run:
   ratio = [a, b]            MB/s of a over b per implementation (`impl` = prefer that one,
                             else the median over implementations): encryption in `workload`
@@ -40,10 +41,10 @@ and says what it needs.
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from typing import Any
+from collections.abc import Callable
 
 from cipherbench.kinds import Operation, Verdict, Workload
+from cipherbench.registry_models import Expect, Finding, FindingKind, Now, Ranked
 from cipherbench.report import verdict_axes
 from cipherbench.report.speed import Relative, relative
 from cipherbench.report.verdict_rules import (
@@ -100,15 +101,15 @@ def speed(ev: Evidence, run: Run, x: Measurement, y: Measurement, confidence: fl
     return point_ratio(y, x, ev.batches(run, y), ev.batches(run, x), confidence)
 
 
-def ratio_verdict(run: Run, now: Mapping[str, Any], expect: Mapping[str, Any],
-                  evidence: Evidence | None = None) -> FindingResult:
+def ratio_verdict(run: Run, now: Now, expect: Expect, evidence: Evidence | None = None) -> FindingResult:
     ev = evidence or Evidence(None, {})
-    a, b = now["ratio"]
+    assert now.ratio is not None
+    a, b = now.ratio
     sel = RatioPoints.of(now)
     pairs = sel.pairs(run, a, b)
     if not pairs:
         return FindingResult(FindingVerdict.NOT_MEASURED, f"needs verified {sel.needs()} of {a} and {b} from one implementation")
-    prefer = now.get("impl") if now.get("impl") in pairs else next(iter(pairs)) if len(pairs) == 1 else None
+    prefer = now.impl if now.impl in pairs else next(iter(pairs)) if len(pairs) == 1 else None
     if prefer is not None:
         x, y = pairs[prefer]
         e = speed(ev, run, x, y, joint_confidence(1))
@@ -124,13 +125,13 @@ def ratio_verdict(run: Run, now: Mapping[str, Any], expect: Mapping[str, Any],
     return FindingResult.of(decide(e, claim), figure)
 
 
-def rank_verdict(data: ReportData, run: Run, now: Mapping[str, Any], expect: Mapping[str, Any],
+def rank_verdict(data: ReportData, run: Run, now: Now, expect: Expect,
                  evidence: Evidence | None = None) -> FindingResult:
     ev = evidence or Evidence(None, {})
     rel = relative(ReportData([run], data.published))
     if rel is None:
         return FindingResult(FindingVerdict.NOT_MEASURED, "nothing verified was timed in bulk")
-    if now["rank"] == "implementations":
+    if now.rank is Ranked.IMPLEMENTATIONS:
         return _rank_implementations(ev, run, rel, expect)
     best: dict[str, Measurement] = {}
     for m in rel.ms:
@@ -143,7 +144,7 @@ def rank_verdict(data: ReportData, run: Run, now: Mapping[str, Any], expect: Map
     order = sorted(best, key=lambda p: -mb[p])
     figure = "fastest first (best verified MB/s): " + ", ".join(f"{p} {mb[p]:,.0f}" for p in order[:6]) + \
         (f" … slowest {order[-1]} {mb[order[-1]]:,.3g}" if len(order) > 6 else "")
-    ends = [(str(expect[k]), k == "first") for k in ("first", "last") if k in expect]
+    ends = [(end, first) for end, first in ((expect.first, True), (expect.last, False)) if end is not None]
     if not ends:
         return FindingResult(FindingVerdict.NOT_MEASURED, figure)
     missing = [p for p, _ in ends if not any(q.startswith(p) for q in best)]
@@ -167,7 +168,7 @@ def _cell(run: Run, impl: str, prim: str, size: int | None) -> Measurement | Non
     return pts.get(size) if size else (pts[max(pts)] if pts else None)
 
 
-def _rank_implementations(ev: Evidence, run: Run, rel: Relative, expect: Mapping[str, Any]) -> FindingResult:
+def _rank_implementations(ev: Evidence, run: Run, rel: Relative, expect: Expect) -> FindingResult:
     """Libraries by median speed relative to the fastest, over the ciphers every one of them
     offers (else those at least two offer): a library is not ranked on ciphers only it has.
     The project's reference code is not a library: it is left out of the ranking. Each cell is
@@ -196,7 +197,7 @@ def _rank_implementations(ev: Evidence, run: Run, rel: Relative, expect: Mapping
     order = sorted(scores, key=lambda n: -scores[n].value)
     figure = (f"median speed relative to the fastest, over {len(cols)} ciphers they share: "
               + ", ".join(f"{n} {scores[n].text()}" for n in order[:9]))
-    want = expect.get("last")
+    want = expect.last
     if not want or want not in scores or len(scores) < 2:
         return FindingResult(FindingVerdict.NOT_MEASURED, figure + (f"; {want} not timed" if want else ""))
     e = greatest(quotient(scores[want], s) for n, s in scores.items() if n != want)
@@ -209,7 +210,7 @@ def _rekey_point(run: Run, impl: str, prim: str, size: int) -> Measurement | Non
                  and m.size == size and m.operation == Operation.ENCRYPT and _ok(m, run)), None)
 
 
-def rekey_verdict(run: Run, now: Mapping[str, Any], prims: list[str], evidence: Evidence | None = None) -> FindingResult:
+def rekey_verdict(run: Run, now: Now, prims: list[str], evidence: Evidence | None = None) -> FindingResult:
     """Key setup per message, the seed's way: the same data in small and in large messages,
     both with a key setup per message (rekey), so the time the small ones add is that of
     their extra key setups: (small x n_small - large x n_large) / (n_small - n_large), with
@@ -217,9 +218,9 @@ def rekey_verdict(run: Run, now: Mapping[str, Any], prims: list[str], evidence: 
     Per implementation, the target's cost less each other's is held to above 0. A cost whose
     whole interval is at or below zero is noise, not a cost."""
     ev = evidence or Evidence(None, {})
-    target = now["rekey_cost"]
-    small, large = int(now.get("small", 16384)), int(now.get("large", 1 << 20))
-    n_small, n_large = (int(now.get("total", 50 << 20)) // x for x in (small, large))
+    assert now.rekey_cost is not None
+    target, small, large = now.rekey_cost, now.small, now.large
+    n_small, n_large = (now.total // x for x in (small, large))
     span = n_small - n_large
     points: dict[str, dict[str, tuple[Measurement, Measurement]]] = {}
     for impl in sorted({m.impl for m in run.measurements}):
@@ -256,12 +257,12 @@ def rekey_verdict(run: Run, now: Mapping[str, Any], prims: list[str], evidence: 
                             f"{size_text(large)}): " + "; ".join(parts[:5]))
 
 
-def keysetup_verdict(run: Run, now: Mapping[str, Any], evidence: Evidence | None = None) -> FindingResult:
+def keysetup_verdict(run: Run, now: Now, evidence: Evidence | None = None) -> FindingResult:
     """The named implementation's key-setup cycles against the others', on shared primitives:
     per primitive, its time over the quickest other's held to above 1; the finding holds
     where that is decided on more than half of them (verdict_rules.majority)."""
     ev = evidence or Evidence(None, {})
-    who = now["keysetup_slowest"]
+    who = str(now.keysetup_slowest)
     pts: dict[tuple[str, str], Measurement] = {}
     for m in run.measurements:
         if m.operation == Operation.KEYSETUP and _ok(m) and m.cycles_per_call:
@@ -283,21 +284,20 @@ def keysetup_verdict(run: Run, now: Mapping[str, Any], evidence: Evidence | None
     return FindingResult.of(majority(decisions), figure)
 
 
-def verdict(data: ReportData, run: Run, finding: Mapping[str, Any], prims: list[str],
+def verdict(data: ReportData, run: Run, finding: Finding, prims: list[str],
             evidence: Evidence | None = None) -> FindingResult:
     """The finding's verdict: from the store's other runs where it names a source (`from`),
     else from the experiment's own run."""
     ev = evidence or Evidence(data.store)
-    if "from" in finding:
+    now, expect = finding.now, finding.expect
+    if now is None:
+        return FindingResult(FindingVerdict.NOT_MEASURED, finding.needs or "not something one run on one machine measures")
+    if finding.source is not None:
         return verdict_axes.axis_verdict(finding, ev)
-    now, expect = finding.get("now") or {}, finding.get("expect") or {}
-    handlers: dict[str, Callable[[], FindingResult]] = {
-        "ratio": lambda: ratio_verdict(run, now, expect, ev),
-        "rank": lambda: rank_verdict(data, run, now, expect, ev),
-        "rekey_cost": lambda: rekey_verdict(run, now, prims, ev),
-        "keysetup_slowest": lambda: keysetup_verdict(run, now, ev),
+    handlers: dict[FindingKind, Callable[[], FindingResult]] = {
+        FindingKind.RATIO: lambda: ratio_verdict(run, now, expect, ev),
+        FindingKind.RANK: lambda: rank_verdict(data, run, now, expect, ev),
+        FindingKind.REKEY_COST: lambda: rekey_verdict(run, now, prims, ev),
+        FindingKind.KEYSETUP_SLOWEST: lambda: keysetup_verdict(run, now, ev),
     }
-    for key, fn in handlers.items():
-        if key in now:
-            return fn()
-    return FindingResult(FindingVerdict.NOT_MEASURED, str(finding.get("needs") or "not something one run on one machine measures"))
+    return handlers[now.kind]()

@@ -6,7 +6,6 @@ Everything downstream (analysis, HTML, Markdown, CSV, JSON, compare, export) rea
 """
 from __future__ import annotations
 
-import tomllib
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, fields
 from datetime import UTC, datetime
@@ -19,7 +18,7 @@ from sqlalchemy import select
 from cipherbench import codepath, registry
 from cipherbench.errors import CipherbenchError
 from cipherbench.kinds import CycleSource, Operation, RunKind, RunStatus, Untimed, Verdict, Workload
-from cipherbench.paths import REPO
+from cipherbench.registry_models import PUBLISHED_FILE, Study, load_published_figures
 from cipherbench.store.db import (
     CT_FIELDS,
     Store,
@@ -31,7 +30,6 @@ from cipherbench.store.records import FIELDS, MeasurementRecord, message_of
 
 E = TypeVar("E", bound=StrEnum)
 
-PUBLISHED_FILE = REPO / "registry" / "published-figures.toml"
 
 
 
@@ -331,7 +329,7 @@ class Run:
 @dataclass
 class ReportData:
     runs: list[Run]
-    published: dict[str, Any] = field(default_factory=dict)  # experiment -> published-figures.toml entry
+    published: dict[str, Study] = field(default_factory=dict)  # run label -> its study (published-figures.toml)
     # the store the runs were read from: findings judged on its other runs look there
     # (report/verdicts.py); None for runs read from files
     store: Store | None = None
@@ -380,11 +378,9 @@ def load_run(store: Store, run_id: int, with_samples: bool = True) -> Run:
                ct=[{k: x.get(k) for k in CT_FIELDS} for x in r.get("ct", [])])
 
 
-def load_published(path: Path = PUBLISHED_FILE) -> dict[str, Any]:
-    if not path.exists():
-        return {}
-    with open(path, "rb") as f:
-        return dict(tomllib.load(f).get("experiments", {}))
+def load_published(path: Path = PUBLISHED_FILE) -> dict[str, Study]:
+    """Every published study by its experiment's name (registry_models.load_published_figures)."""
+    return dict(load_published_figures(path).studies)
 
 
 def load(store: Store, run_ids: Iterable[int] = (), with_samples: bool = True) -> ReportData:
@@ -393,7 +389,7 @@ def load(store: Store, run_ids: Iterable[int] = (), with_samples: bool = True) -
     return ReportData(runs, published_for(runs, load_published()), store)
 
 
-def published_for(runs: Iterable[Run], published: Mapping[str, Any]) -> dict[str, Any]:
+def published_for(runs: Iterable[Run], published: Mapping[str, Study]) -> dict[str, Study]:
     """Run label -> its experiment's published figures, found by the label or else by the
     preset its plan came from: a narrowed experiment's run ("custom (aes-candidates with
     --impl)") still stands beside its published figures."""
