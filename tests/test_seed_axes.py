@@ -89,10 +89,10 @@ def verdicts_of(db: str, run_id: int) -> dict[str, object]:
 # ---------------------------------------------------------------------------- the axes' runs
 def builds_run(db: str) -> int:
     """Three variants (gcc-12 -O2 and -O3, clang-16 -O2) of the reference Serpent, verified and
-    timed beside the ordinary build as `builds run` does (builds/runners.py)."""
-    from cipherbench.builds import make, runners
+    timed beside the ordinary build as `builds run` does (pipeline/variant_builds.py)."""
+    from cipherbench.builds import make
     from cipherbench.builds import matrix as matrix_mod
-    from cipherbench.pipeline import RunPlan, run_plan
+    from cipherbench.pipeline import RunPlan, run_plan, variant_builds
     from cipherbench.store.db import Store
     with open(matrix_mod.BUILDS_FILE, "rb") as f:
         data = tomllib.load(f)
@@ -104,9 +104,9 @@ def builds_run(db: str) -> int:
     m = bf.matrix("axes-test")
     with pytest.MonkeyPatch.context() as mp:  # not the quick matrix's own variants of the same names
         mp.setattr(make, "CACHE", make.CACHE.parent / "variants-axes-test")
-        recs = make.make_matrix(m, bf, runners.training_set(m))
+        recs = make.make_matrix(m, bf, variant_builds.training_set(m))
     assert [r.status.value for r in recs] == ["built"] * 3, [r.error for r in recs]
-    vr = runners.VariantRun(m, tuple(recs), ("reference",))
+    vr = variant_builds.VariantRun(m, tuple(recs), ("reference",))
     plan = RunPlan.from_preset(m.experiment, implementations=vr.impls(), primitives=["serpent-256-ecb"],
                                kind=RunKind.BUILDS, **SMALL)
     return run_plan(plan, Store(db), extra_specs=vr.runners).run_id

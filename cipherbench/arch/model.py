@@ -9,13 +9,13 @@ architecture the Debian one (dpkg --print-architecture), as in the packages' nam
 """
 from __future__ import annotations
 
-import json
 import os
 import platform
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
 
+from cipherbench.axis_store import RecordFile, StoredRecord, UnreadableRecord
 from cipherbench.envs.model import ImplementationRecord, PackageVersion, SkippedPackage
 from cipherbench.errors import CipherbenchError, UsageError
 
@@ -138,7 +138,7 @@ class Verification:
 
 
 @dataclass
-class ArchRecord:
+class ArchRecord(StoredRecord):
     """arch.json: what was built, from what, with which compiler, and what verified."""
 
     arch: str
@@ -158,22 +158,6 @@ class ArchRecord:
     sysroot_seconds: float = 0.0
     engine_seconds: float = 0.0
     verification: Verification | None = None
-
-    def to_json(self) -> str:
-        return json.dumps(asdict(self), indent=1)
-
-    @classmethod
-    def from_dict(cls, d: dict) -> ArchRecord:
-        known = {f.name for f in fields(cls)}
-        d = {k: v for k, v in d.items() if k in known}
-        d["packages"] = [PackageVersion(**p) for p in d.get("packages", [])]
-        d["skipped"] = [SkippedPackage(**p) for p in d.get("skipped", [])]
-        d["implementations"] = [ImplementationRecord(**p) for p in d.get("implementations", [])]
-        v = d.get("verification")
-        if v:
-            impls = {k: PairCounts(**c) for k, c in v.get("implementations", {}).items()}
-            d["verification"] = Verification(**dict(v, implementations=impls))
-        return cls(**d)
 
 
 @dataclass
@@ -210,15 +194,13 @@ class ArchBuild:
 
     def record(self) -> ArchRecord:
         try:
-            return ArchRecord.from_dict(json.loads(self.record_path.read_text()))
-        except (OSError, ValueError, TypeError) as e:
+            return RecordFile(self.record_path, ArchRecord).load()
+        except UnreadableRecord as e:
             raise ArchError(f"{self.name}: its record {self.record_path} cannot be read ({e}); "
                             f"remove it with 'cipherbench arch remove {self.arch.value}'") from None
 
     def write(self, rec: ArchRecord) -> None:
-        tmp = self.record_path.with_suffix(".json.tmp")
-        tmp.write_text(rec.to_json())
-        tmp.replace(self.record_path)
+        RecordFile(self.record_path, ArchRecord).save(rec)
 
 
 def arch_build(arch: Arch, options: BuildOptions | None = None) -> ArchBuild:

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from cipherbench.arch.model import Arch, ArchBuild, ArchError
-from cipherbench.envs.build import tail
+from cipherbench.engine_build import tail
 from cipherbench.envs.model import PackageVersion, SkippedPackage
 
 #: What linking and running any engine takes besides the adapters' packages: the C library's

@@ -15,15 +15,16 @@ import os
 import re
 import shutil
 import subprocess
-import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
 
-from cipherbench import manifest
+from cipherbench.axis_store import NOT_STORED, RecordFile, StoredRecord, UnreadableRecord
 from cipherbench.builds.matrix import BuildsFile, Matrix, Target, Variant
+from cipherbench.engine_build import BuildRequest, Compiler, configured_from_here, registry_table, rendered_manifests
+from cipherbench.engine_build import build as build_engine
 from cipherbench.errors import CipherbenchError
 from cipherbench.measure.context import usable_cpus
 from cipherbench.paths import BUILD, REPO
@@ -40,7 +41,7 @@ class BuildStatus(StrEnum):
 
 
 @dataclass
-class BuildRecord:
+class BuildRecord(StoredRecord):
     """What building one variant gave (manifest.json in its cache directory)."""
 
     label: str  # "clang-16:O3-native"
@@ -60,7 +61,7 @@ class BuildRecord:
     log: str = ""
     env: str = ""  # the environment it was built in and runs in ("" = the host)
     targets: list[str] = field(default_factory=list)  # what it built (matrix.Target values)
-    cached: bool = field(default=False, compare=False)
+    cached: bool = field(default=False, compare=False, metadata=NOT_STORED)
 
     def notes(self) -> dict:
         """What the engine announces with each implementation (--notes): the store keeps it."""
@@ -71,18 +72,12 @@ class BuildRecord:
     @classmethod
     def read(cls, path: Path) -> BuildRecord | None:
         try:
-            d = json.loads(path.read_text())
-            d["status"] = BuildStatus(d["status"])
-            d.pop("cached", None)
-            return cls(**d)
-        except (OSError, ValueError, TypeError, KeyError):
+            return RecordFile(path, cls).load()
+        except UnreadableRecord:
             return None  # unreadable or from an older layout: built again
 
     def write(self, path: Path):
-        d = asdict(self)
-        d["status"] = self.status.value
-        d.pop("cached")
-        path.write_text(json.dumps(d, indent=1) + "\n")
+        RecordFile(path, BuildRecord).save(self)
 
 
 @dataclass(frozen=True)
@@ -149,25 +144,6 @@ def cache_key(plan: BuildPlan, sources: str, version: str) -> str:
 
 
 # ---------------------------------------------------------------- commands
-def run_logged(cmd: list[str], log, env: dict | None = None, stdin=None, in_env: str | None = None,
-               writable: Path | None = None) -> tuple[int, float]:
-    """Run a command niced (the machine is shared), output to the log; (exit status,
-    user + system CPU seconds of it and every descendant it waited for). in_env: run it
-    inside that environment, `writable` writable there (inside())."""
-    log.write(f"$ {' '.join(cmd)}\n")
-    log.flush()
-    try:
-        p = subprocess.Popen(["nice", "-n", "10", *inside(in_env, cmd, writable)], stdout=log, stderr=subprocess.STDOUT,
-                             stdin=stdin if stdin is not None else subprocess.DEVNULL,
-                             env=env, cwd=REPO)
-    except OSError as e:
-        log.write(f"cannot start: {e.strerror}\n")
-        return 127, 0.0
-    _, status, usage = os.wait4(p.pid, 0)
-    p.returncode = os.waitstatus_to_exitcode(status)
-    return p.returncode, usage.ru_utime + usage.ru_stime
-
-
 def _tool(name: str, env: str | None = None) -> str:
     """A build tool by its path, on the host or inside the environment (CMake takes a bare
     CMAKE_AR as a path relative to the directory it runs in)."""
@@ -178,39 +154,32 @@ def _tool(name: str, env: str | None = None) -> str:
     return next((f"{d}/{name}" for d in ("/usr/bin", "/bin") if (root / d.lstrip("/") / name).exists()), name)
 
 
-def configure_args(plan: BuildPlan, tree: Path, extra: list[str], link_extra: list[str]) -> list[str]:
+def build_request(plan: BuildPlan, tree: Path, jobs: int, extra: list[str], link_extra: list[str]) -> BuildRequest:
+    """One variant's build for the one driver (engine_build): its compiler and flags, inside
+    the compiler's environment where it has one, the cache directory writable there."""
     c, fs = plan.variant.compiler, plan.variant.flagset
     flags = " ".join([*fs.flags, *extra])
     link = " ".join([*fs.flags, *(c.lto_link if fs.lto else ()), *link_extra])
-    args = ["cmake", "-S", str(REPO / "engine"), "-B", str(tree), "-G", "Ninja", "-Wno-dev",
-            "-DCMAKE_BUILD_TYPE=None", f"-DCMAKE_C_COMPILER={c.cc}", f"-DCMAKE_CXX_COMPILER={c.cxx}",
-            f"-DCMAKE_C_FLAGS={flags}", f"-DCMAKE_CXX_FLAGS={flags}", f"-DCMAKE_EXE_LINKER_FLAGS={link}",
-            f"-DCMAKE_AR={_tool(c.ar, c.env)}", f"-DCMAKE_RANLIB={_tool(c.ranlib, c.env)}",
-            f"-DCB_ADAPTERS={';'.join(t.value for t in plan.targets)}",
-            f"-DCB_IMPL_SUFFIX={plan.variant.suffix}",
-            # an LTO build's objects hold no machine code yet: the link places it
-            f"-DCB_LINE_ALIGN={'OFF' if fs.lto else 'ON'}",
-            f"-DCB_REFERENCE_CIPHERS={';'.join(plan.reference_ciphers)}"]
+    options = [("CB_ADAPTERS", ";".join(t.value for t in plan.targets)), ("CB_IMPL_SUFFIX", plan.variant.suffix),
+               # an LTO build's objects hold no machine code yet: the link places it
+               ("CB_LINE_ALIGN", "OFF" if fs.lto else "ON"),
+               ("CB_REFERENCE_CIPHERS", ";".join(plan.reference_ciphers))]
     if Target.CRYPTOPP in plan.targets:
-        args += [f"-DCB_CRYPTOPP_SOURCE={plan.cryptopp_source}",
-                 f"-DCB_CRYPTOPP_UNITS={';'.join(plan.cryptopp_units)}"]
+        options += [("CB_CRYPTOPP_SOURCE", plan.cryptopp_source), ("CB_CRYPTOPP_UNITS", ";".join(plan.cryptopp_units))]
     if c.env:  # an older release's Python cannot make the registry table nor read the adapters'
         # manifests: made here (registry_inc)
-        args += [f"-DCB_REGISTRY_INC={tree.parent / 'registry.inc'}", f"-DCB_MANIFESTS={tree.parent / 'manifests'}"]
-    return args
+        options += [("CB_REGISTRY_INC", str(tree.parent / "registry.inc")), ("CB_MANIFESTS", str(tree.parent / "manifests"))]
+    return BuildRequest(tree, build_type="None", compiler=Compiler(c.cc, c.cxx, _tool(c.ar, c.env), _tool(c.ranlib, c.env)),
+                        c_flags=flags, cxx_flags=flags, link_flags=link, options=tuple(options),
+                        wrapper=(lambda cmd: inside(c.env, cmd, tree.parent)) if c.env else None,
+                        jobs=jobs, target="cipherbench-engine")
 
 
 def registry_inc(path: Path) -> None:
     """The registry table for a build inside an environment, made by this Python, and the
     adapters' manifests rendered beside it (manifests/)."""
-    try:
-        manifest.render(path.parent / "manifests")
-    except manifest.ManifestError as e:
-        raise CipherbenchError(f"reading the adapters' manifests failed: {e}") from None
-    r = subprocess.run([sys.executable, "-m", "cipherbench.registry", "--cpp", str(path)], cwd=REPO,
-                       capture_output=True, text=True, env=dict(os.environ, PYTHONPATH=str(REPO)))
-    if r.returncode != 0:
-        raise CipherbenchError(f"generating the registry table failed: {(r.stderr or r.stdout).strip()[-300:]}")
+    rendered_manifests(path.parent / "manifests")
+    registry_table(path)
 
 
 def text_bytes(path: Path) -> int | None:
@@ -239,15 +208,10 @@ def first_error(log_path: Path) -> str:
 def _compile(plan: BuildPlan, tree: Path, log, jobs: int, extra=(), link_extra=()) -> tuple[bool, float]:
     """Configure and build the engine in `tree` (inside the compiler's environment, if it
     has one); (success, CPU seconds)."""
-    env = plan.variant.compiler.env
-    if env:
+    if plan.variant.compiler.env:
         registry_inc(tree.parent / "registry.inc")
-    rc, cpu = run_logged(configure_args(plan, tree, list(extra), list(link_extra)), log, in_env=env, writable=tree.parent)
-    if rc != 0:
-        return False, cpu
-    rc, cpu2 = run_logged(["cmake", "--build", str(tree), "--target", "cipherbench-engine", "-j", str(jobs)], log,
-                          in_env=env, writable=tree.parent)
-    return rc == 0, cpu + cpu2
+    done = build_engine(build_request(plan, tree, jobs, list(extra), list(link_extra)), log)
+    return done.ok, done.cpu_seconds
 
 
 def _sizes(tree: Path, plan: BuildPlan) -> tuple[int | None, int | None]:
@@ -260,20 +224,13 @@ def _sizes(tree: Path, plan: BuildPlan) -> tuple[int | None, int | None]:
     return (sum(p for p in parts if p) or None), engine
 
 
-def configured_here(tree: Path) -> bool:
-    """Whether the build folder is unconfigured or was configured from this checkout's engine/
-    (CMake refuses to reuse one configured from another clone's: the cache may be shared)."""
-    cache = tree / "CMakeCache.txt"
-    return not cache.exists() or f"CMAKE_HOME_DIRECTORY:INTERNAL={REPO / 'engine'}\n" in cache.read_text(errors="replace")
-
-
 def build_variant(plan: BuildPlan, key: str, jobs: int) -> BuildRecord:
     """Build one variant into its cache directory (PGO: instrument, train, rebuild)."""
     from cipherbench.builds import pgo  # the training needs the registry; keep imports light
     v = plan.variant
     home = CACHE / plan.dir_name
     tree = home / "cmake"
-    if ((home / "key").exists() and (home / "key").read_text().strip() != key) or not configured_here(tree):
+    if ((home / "key").exists() and (home / "key").read_text().strip() != key) or not configured_from_here(tree):
         shutil.rmtree(tree, ignore_errors=True)  # another source, compiler or checkout: start clean
     home.mkdir(parents=True, exist_ok=True)
     (home / "key").write_text(key + "\n")

@@ -17,7 +17,7 @@ from cipherbench.console import Cell, Col, Grid, lit, out
 from cipherbench.durations import announced
 from cipherbench.errors import CipherbenchError
 from cipherbench.kinds import RunStatus
-from cipherbench.pipeline import RunOutcome
+from cipherbench.pipeline import RunOutcome, variant_builds
 from cipherbench.store.db import Store
 
 
@@ -37,7 +37,7 @@ def build_matrix(name: str, rebuild: bool) -> tuple[matrix_mod.Matrix, list[Buil
         out.print(f"  [yellow]left out[/] {lit(f'{label:<24}')} {lit(why)}")
     out.print(f"building {len(m.variants) - len(away)} variants of matrix '{name}' into {make.CACHE}", markup=False)
     start = time.monotonic()
-    recs = make.make_matrix(m, bf, runners.training_set(m), rebuild=rebuild, progress=_show)
+    recs = make.make_matrix(m, bf, variant_builds.training_set(m), rebuild=rebuild, progress=_show)
     failed = sum(1 for r in recs if r.status is BuildStatus.FAILED)
     out.print(f"{len(recs) - failed} built, {failed} failed to build, in {time.monotonic() - start:.0f} s")
     return m, recs
@@ -51,10 +51,10 @@ def run_matrix(store: Store, name: str, rebuild: bool = False, baseline: bool = 
     if not specs:
         raise CipherbenchError("no variant of the matrix built: nothing to verify or time")
     baselines = tuple(t.value for t in m.targets) if baseline else ()
-    vr = runners.VariantRun(m, tuple(specs), baselines)
+    vr = variant_builds.VariantRun(m, tuple(specs), baselines)
     out.print(f"verifying and timing {len(specs)} variants"
               + (f" and the ordinary build's {', '.join(baselines)}" if baselines else ""), markup=False)
-    return runners.run_variants(vr, store, BarProgress())
+    return variant_builds.run_variants(vr, store, BarProgress())
 
 
 @click.group("builds")

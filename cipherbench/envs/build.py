@@ -9,17 +9,16 @@ from __future__ import annotations
 
 import hashlib
 import os
-import re
 import shutil
 import subprocess
-import sys
 import time
 import urllib.error
 import urllib.request
 from datetime import UTC, datetime
 from pathlib import Path
 
-from cipherbench import manifest
+from cipherbench import engine_build
+from cipherbench.engine_build import tail
 from cipherbench.envs import sandbox
 from cipherbench.envs.model import (
     ENGINE_BIN,
@@ -161,15 +160,11 @@ def build_engine(env: Env, rec: EnvRecord, say) -> EnvRecord:
     if src.exists():
         shutil.rmtree(src)
     shutil.copytree(REPO / "engine", src)
-    inc = env.rootfs / REGISTRY_INC.lstrip("/")
-    r = subprocess.run([sys.executable, "-m", "cipherbench.registry", "--cpp", str(inc)],
-                       cwd=REPO, capture_output=True, text=True, env=dict(os.environ, PYTHONPATH=str(REPO)))
-    if r.returncode != 0:
-        raise EnvError(f"generating the registry table failed: {(r.stderr or r.stdout).strip()[-300:]}")
-    try:  # the adapters' manifests, read here for the same reason
-        manifest.render(env.rootfs / MANIFESTS.lstrip("/"))
-    except manifest.ManifestError as e:
-        raise EnvError(f"reading the adapters' manifests failed: {e}") from None
+    try:  # made here (python 3.11): older releases lack it
+        engine_build.registry_table(env.rootfs / REGISTRY_INC.lstrip("/"))
+        engine_build.rendered_manifests(env.rootfs / MANIFESTS.lstrip("/"))
+    except engine_build.EngineBuildError as e:
+        raise EnvError(str(e)) from None
     log = env.root / "engine-build.log"
     log.write_text("")
     say(f"{env.name}: building the engine inside with {rec.compiler} (log: {log.name})")
@@ -180,39 +175,26 @@ def build_engine(env: Env, rec: EnvRecord, say) -> EnvRecord:
     return rec
 
 
-#: A failed object of an adapter in ninja's output: "FAILED: CMakeFiles/cb_adapter_botan.dir/..."
-FAILED_ADAPTER = re.compile(r"^FAILED: \S*cb_adapter_(\w+)\.dir/", re.M)
-
-
-def newly_failed(log: Path, mark: int, skip: list[str]) -> list[str]:
-    """The adapters Ninja says failed to compile in `log` after byte `mark`, not yet skipped."""
-    with open(log, errors="replace") as f:
-        f.seek(mark)
-        return sorted(set(FAILED_ADAPTER.findall(f.read())) - set(skip))
-
-
 def compile_engine(env: Env, release: str, log: Path, say) -> list[str]:
-    """Configure and build; an adapter whose sources do not compile against this release's
-    library is left out (reported unavailable, with the reason) and the build tried again,
-    so one adapter's gap never costs the others. Returns the adapters left out."""
-    skip: list[str] = []
-    while True:
-        configure = ["cmake", "-S", ENGINE_SRC, "-B", ENGINE_BUILD, "-G", "Ninja", "-DCMAKE_BUILD_TYPE=Release",
-                     "-Wno-dev", f"-DCB_REGISTRY_INC={REGISTRY_INC}", f"-DCB_MANIFESTS={MANIFESTS}", "-DCB_SKIP_ADAPTERS=" + ";".join(skip),
-                     f"-DCB_SKIP_REASON=its sources did not compile against {release}'s library "
-                     f"(see engine-build.log of the environment)"]
-        if sandbox.run(env.rootfs, configure, log=log, writable=True).returncode != 0:
-            raise EnvError(f"configuring the engine in '{env.name}' failed: {tail(log)} (whole log: {log})")
-        mark = log.stat().st_size
-        if sandbox.run(env.rootfs, ["nice", "cmake", "--build", ENGINE_BUILD, "--", "-k", "0"], log=log,
-                       writable=True).returncode == 0:
-            return skip
-        failed = newly_failed(log, mark, skip)
-        if not failed:
-            raise EnvError(f"building the engine in '{env.name}' failed: {tail(log)} (whole log: {log})")
+    """Configure and build inside the root filesystem (engine_build, the one driver); an adapter
+    whose sources do not compile against this release's library is left out (reported
+    unavailable, with the reason) and the build tried again, so one adapter's gap never costs
+    the others. Returns the adapters left out."""
+    def left_out(failed: list[str]) -> None:
         say(f"{env.name}: adapter {', '.join(failed)} does not compile against {release}'s library: "
             "left out, reported unavailable")
-        skip += failed
+    req = engine_build.BuildRequest(
+        ENGINE_BUILD, source=ENGINE_SRC, options=(("CB_REGISTRY_INC", REGISTRY_INC), ("CB_MANIFESTS", MANIFESTS)),
+        wrapper=lambda cmd: sandbox.argv(env.rootfs, cmd, writable=True), keep_going=True,
+        leave_out=engine_build.LeaveOut(f"its sources did not compile against {release}'s library "
+                                        "(see engine-build.log of the environment)", left_out))
+    with open(log, "a") as f:
+        done = engine_build.build(req, f)
+    if done.failed is engine_build.Step.CONFIGURE:
+        raise EnvError(f"configuring the engine in '{env.name}' failed: {tail(log)} (whole log: {log})")
+    if not done.ok:
+        raise EnvError(f"building the engine in '{env.name}' failed: {tail(log)} (whole log: {log})")
+    return done.left_out
 
 
 def refresh_engine(env: Env, rec: EnvRecord, say) -> EnvRecord:
@@ -238,12 +220,3 @@ def remove(name: str) -> Path:
         raise EnvError("env remove needs root: the root filesystem's files belong to root")
     shutil.rmtree(env.root)
     return env.root
-
-
-def tail(log: Path, n: int = 240) -> str:
-    try:
-        text = log.read_text(errors="replace").strip()
-    except OSError:
-        return "(no log)"
-    lines = [ln for ln in text.splitlines() if ln.strip()]
-    return " | ".join(lines[-3:])[-n:]

@@ -6,12 +6,12 @@ release's own compiler. Its record, env.json, says what was built from what.
 """
 from __future__ import annotations
 
-import json
 import os
 import re
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import dataclass, field
 from pathlib import Path
 
+from cipherbench.axis_store import RecordFile, StoredRecord, UnreadableRecord
 from cipherbench.errors import CipherbenchError, UsageError
 
 #: Debian's archive as this machine reaches it (docs: the mirror network's name).
@@ -79,7 +79,7 @@ class ImplementationRecord:
 
 
 @dataclass
-class EnvRecord:
+class EnvRecord(StoredRecord):
     """env.json: what was built, from what, by which compiler, and when."""
 
     name: str
@@ -106,18 +106,6 @@ class EnvRecord:
         """Package -> version of every adapter's library package (the toolchain left out)."""
         return {p.package: p.version for p in self.packages if p.adapter}
 
-    def to_json(self) -> str:
-        return json.dumps(asdict(self), indent=1)
-
-    @classmethod
-    def from_dict(cls, d: dict) -> EnvRecord:
-        known = {f.name for f in fields(cls)}
-        d = {k: v for k, v in d.items() if k in known}
-        d["packages"] = [PackageVersion(**p) for p in d.get("packages", [])]
-        d["skipped"] = [SkippedPackage(**p) for p in d.get("skipped", [])]
-        d["implementations"] = [ImplementationRecord(**p) for p in d.get("implementations", [])]
-        return cls(**d)
-
 
 @dataclass
 class Env:
@@ -140,15 +128,13 @@ class Env:
 
     def record(self) -> EnvRecord:
         try:
-            return EnvRecord.from_dict(json.loads(self.record_path.read_text()))
-        except (OSError, ValueError, TypeError) as e:
+            return RecordFile(self.record_path, EnvRecord).load()
+        except UnreadableRecord as e:
             raise EnvError(f"environment '{self.name}': its record {self.record_path} cannot be read "
                            f"({e}); remove it with 'cipherbench env remove {self.name}'") from None
 
     def write(self, rec: EnvRecord):
-        tmp = self.record_path.with_suffix(".json.tmp")
-        tmp.write_text(rec.to_json())
-        tmp.replace(self.record_path)
+        RecordFile(self.record_path, EnvRecord).save(rec)
 
 
 def env_named(name: str) -> Env:

@@ -13,14 +13,13 @@ Where they live: $CIPHERBENCH_RELEASES_DIR, else $XDG_CACHE_HOME/cipherbench/rel
 """
 from __future__ import annotations
 
-import json
 import os
 import re
-from dataclasses import asdict, dataclass, fields
+from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
-from typing import Any
 
+from cipherbench.axis_store import RecordFile, StoredRecord, UnreadableRecord
 from cipherbench.errors import CipherbenchError, UsageError
 from cipherbench.variant import VariantAxis, VariantName, parse
 
@@ -120,7 +119,7 @@ def version_key(version: str) -> tuple[tuple[int, int | str], ...]:
 
 
 @dataclass
-class ReleaseRecord:
+class ReleaseRecord(StoredRecord):
     """release.json: what was installed, what it announced, and what it took."""
 
     package: str  # Package.impl
@@ -136,14 +135,6 @@ class ReleaseRecord:
     installed_at: str
     artifact: str = ""  # the installed thing inside the folder: venv, jar, binary
     path_words: str = ""  # the same path in the runner's words (empty in records written before)
-
-    def to_json(self) -> str:
-        return json.dumps(asdict(self), indent=1)
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> ReleaseRecord:
-        known = {f.name for f in fields(cls)}
-        return cls(**{k: v for k, v in d.items() if k in known})
 
 
 @dataclass(frozen=True)
@@ -170,15 +161,13 @@ class Release:
 
     def record(self) -> ReleaseRecord:
         try:
-            return ReleaseRecord.from_dict(json.loads(self.record_path.read_text()))
-        except (OSError, ValueError, TypeError) as e:
+            return RecordFile(self.record_path, ReleaseRecord).load()
+        except UnreadableRecord as e:
             raise ReleaseError(f"{self.name}: its record {self.record_path} cannot be read ({e}); remove it with "
                                f"'cipherbench versions remove {self.package.impl} {self.version}'") from None
 
     def write(self, rec: ReleaseRecord) -> None:
-        tmp = self.record_path.with_suffix(".json.tmp")
-        tmp.write_text(rec.to_json())
-        tmp.replace(self.record_path)
+        RecordFile(self.record_path, ReleaseRecord).save(rec)
 
 
 def installed(package: Package | None = None) -> list[Release]:
