@@ -33,12 +33,11 @@ class Ctx:
         self.releases = tuple(releases)  # installed releases whose runners run too (cipherbench.releases)
 
     def session(self, **kw) -> Session:
-        from cipherbench.arch.runners import runner_specs as arch_runner_specs
-        from cipherbench.measure.environments import runner_specs
+        from cipherbench.axes import runner_specs
         from cipherbench.measure.session import Session
-        from cipherbench.releases.runners import runner_specs as release_runner_specs
-        extra = (tuple(runner_specs(self.envs)) + tuple(arch_runner_specs(self.arches))
-                 + tuple(release_runner_specs(self.releases)))
+        from cipherbench.variant import VariantAxis
+        extra = tuple(runner_specs({VariantAxis.ENVIRONMENT: self.envs, VariantAxis.ARCHITECTURE: self.arches,
+                                    VariantAxis.RELEASE: self.releases}))
         return Session(self.runner_cmds, builtin=self.builtin, extra_specs=extra, **kw)
 
     def store(self, create=True) -> Store:
