@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 
-from cipherbench import __version__
+from cipherbench import __version__, axes
 from cipherbench.errors import RunnerError, UsageError
 from cipherbench.kat.cache import verify as cached_verify
 from cipherbench.kat.identity import runner_ids
@@ -25,7 +25,6 @@ from cipherbench.measure.context import (
     layout_as_asked,
     machine_context,
 )
-from cipherbench.measure.environments import runner_specs
 from cipherbench.measure.figures import Figures, figures
 from cipherbench.measure.measurer import MAX_FACTOR, STACK_STRIDE, Measurer, extra_within, settle
 from cipherbench.measure.point import Point
@@ -43,9 +42,9 @@ from cipherbench.pipeline.points import plan_points
 from cipherbench.pipeline.recorder import Recorder
 from cipherbench.pipeline.resume import alive, key_of, min_batches, recover_dead, resumable
 from cipherbench.redact import command_line
-from cipherbench.releases.runners import runner_specs as release_runner_specs
 from cipherbench.releases.runners import with_baselines
 from cipherbench.store.db import Store
+from cipherbench.variant import VariantAxis
 
 #: A stage's progress: called with (how many items were done, the item's label).
 Advance = Callable[[float, str], None]
@@ -109,8 +108,9 @@ class RunOutcome:
 
 
 def session_for(plan: RunPlan, extra_specs: tuple[Any, ...] = ()) -> Session:
-    specs = (tuple(extra_specs) + tuple(runner_specs(plan.envs))  # each environment's engine
-             + tuple(release_runner_specs(plan.releases)))  # each installed release's runner
+    # each environment's engine, each installed release's runner: the axes' one list
+    specs = tuple(extra_specs) + tuple(axes.runner_specs({VariantAxis.ENVIRONMENT: plan.envs,
+                                                          VariantAxis.RELEASE: plan.releases}))
     return Session(tuple(plan.runners), builtin=plan.builtin, fixed_layout=plan.layout is Layout.FIXED,
                    replicas=plan.effective_processes, extra_specs=specs, parallel=plan.parallel,
                    place=plan.cpu_choice is CpuChoice.ALONE)
