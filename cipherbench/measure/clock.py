@@ -285,9 +285,12 @@ def preempted(r: dict, batches: int) -> list[bool]:
 def probed(r: dict, batches: int) -> list[tuple[float, float]]:
     """Each batch's core clock and parallel adds per cycle from the probes its runner ran on
     both sides of it (protocol `bench` field `probe`: one reading before the first batch and
-    one after each): the mean of the serial chain's rate on its two sides, and the lower of
+    one after each): the higher of the serial chain's rates on its two sides, and the lower of
     their two parallel readings (the shared-core rule of BatchClock readings, one batch
-    apart instead of one request). Empty where the runner ran no probe."""
+    apart instead of one request). The clock is the higher side's because whatever disturbs a
+    chain only slows it (a preemption of both its runs, an interrupt, the neighbour), while
+    the host's clock steps last seconds: a mean lent a slowed side's clock to the batch and
+    made its cycles read low, the one error a low quantile picks. Empty where the runner ran no probe."""
     if r.get("probe_ns") is None:
         return []
     cycles = r.get("probe_cycles")
@@ -300,4 +303,4 @@ def probed(r: dict, batches: int) -> list[tuple[float, float]]:
         raise RunnerError("answered bench with 'probe_ns' but without 'probe_parallel_ns'")
     ghz = [cycles / ns for ns in serial]
     adds = [s / p for s, p in zip(serial, parallel)]
-    return [((ghz[b] + ghz[b + 1]) / 2, min(adds[b], adds[b + 1])) for b in range(batches)]
+    return [(max(ghz[b], ghz[b + 1]), min(adds[b], adds[b + 1])) for b in range(batches)]
