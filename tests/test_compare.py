@@ -142,3 +142,31 @@ def test_compare_across_stores_and_unknown_runs(two_runs, tmp_path, capsys):
     assert e.value.code == 2 and "no run 9" in err and len(err.strip().splitlines()) == 1
     r = cli(db, "compare", "1", str(rid), "--db-b", other)
     assert r.returncode == 0 and "B = run 1 in" in r.stdout, r.stderr
+
+
+def test_two_implementations_of_one_run_are_compared_point_by_point():
+    """Two builds of one implementation timed in one run's rounds (a duet): matched by all but the name."""
+    slow, fast = fake_run("r", [100, 101, 99, 100, 102, 100, 98]), fake_run("r", [50, 51, 49, 50, 50, 52, 50],
+                                                                             impl="fast:openssl")
+    run = Run.of(1, {"uuid": "r", "profile": "t", "host": "h"}, {}, [], [],
+                 [dict(vars(m), samples=[vars(s) for s in m.samples]) for m in (*slow.measurements, *fast.measurements)])
+    res = compare.compare(run, run, impls=("openssl", "fast:openssl"))
+    assert res.impls == ("openssl", "fast:openssl") and len(res.points) == 1 and not res.only_a and not res.only_b
+    p = res.points[0]
+    assert (p.impl, p.ratio, p.verdict) == ("openssl", pytest.approx(2.0), "faster")
+    assert p.a is run.measurements[0] and p.b is run.measurements[1]
+    same = compare.compare(run, run, impls=("openssl", "openssl")).points[0]
+    assert same.ratio == 1.0 and same.verdict == "no significant difference"
+    assert len(compare.compare(run, run).points) == 2  # without impls: every point against itself
+
+
+def test_compare_refuses_half_a_pair_of_implementations_and_an_unknown_one(two_runs):
+    db, _ = two_runs
+    r = cli(db, "compare", "1", "2", "--impl-a", "openssl")
+    assert r.returncode == 2 and r.stderr.strip().splitlines()[-1].endswith(
+        "--impl-a and --impl-b go together: an implementation of each run")
+    r = cli(db, "compare", "1", "1", "--impl-a", "openssl", "--impl-b", "openss")
+    assert r.returncode == 2 and "run 1 (B) timed no point of 'openss'; did you mean openssl?" in r.stderr
+    assert "Traceback" not in r.stderr
+    r = cli(db, "compare", "1", "2", "--impl-a", "openssl", "--impl-b", "openssl", "--json")
+    assert r.returncode == 0 and json.loads(r.stdout)["a"]["impl"] == "openssl"

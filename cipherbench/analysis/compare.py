@@ -89,6 +89,7 @@ class Comparison:
     only_a: list[Key]
     only_b: list[Key]
     not_comparable: list[tuple[str, str, Operation, Workload, int, str]]  # matched, one side without figures
+    impls: tuple[str, str] | None = None  # compare(impls=): A's implementation and B's, matched
 
     def context_differences(self) -> list[tuple[str, str, str]]:
         out = []
@@ -217,11 +218,15 @@ def control_fdr(points: list[Point]) -> None:
         p.verdict = called(p.ratio, float(q))
 
 
-def compare(a: Run, b: Run, seed: int = 0) -> Comparison:
+def compare(a: Run, b: Run, seed: int = 0, impls: tuple[str, str] | None = None) -> Comparison:
+    """impls: (an implementation of A, one of B): their points are matched by everything but
+    the implementation, so that two implementations, or two builds of one, can be compared
+    within one run (A = B): their batches then came in the same interleaved rounds, each
+    meeting the neighbour as the other did (docs/method.md, "Comparisons")."""
     rng = np.random.default_rng(seed)  # a fixed seed: the same runs always print the same intervals
     ref_a, ref_b = a.reference_ghz, b.reference_ghz
-    ma = {m.key: m for m in a.measurements}
-    mb = {m.key: m for m in b.measurements}
+    ma, mb = _keyed(a, impls[0] if impls else None), _keyed(b, impls[0] if impls else None,
+                                                            impls[1] if impls else None)
     points: list[Point] = []
     broken: list[tuple[str, str, Operation, Workload, int, str]] = []
     for k in sorted(set(ma) & set(mb), key=lambda k: (k[0], k[1], k[2], k[3], k[4])):
@@ -242,4 +247,13 @@ def compare(a: Run, b: Run, seed: int = 0) -> Comparison:
         points.append(Point(*k, a=x, b=y, n_a=len(sa), n_b=len(sb), ratio=ratio, low=lo, high=hi, p_value=p,
                             verdict=verdict, verified=ver))
     control_fdr(points)
-    return Comparison(a, b, points, sorted(set(ma) - set(mb)), sorted(set(mb) - set(ma)), broken)
+    return Comparison(a, b, points, sorted(set(ma) - set(mb)), sorted(set(mb) - set(ma)), broken, impls)
+
+
+def _keyed(run: Run, as_impl: str | None, impl: str | None = None) -> dict[Key, Measurement]:
+    """The run's measurements by key; with as_impl, only those of `impl` (as_impl where None),
+    keyed as as_impl's, so that another implementation's points match them."""
+    if as_impl is None:
+        return {m.key: m for m in run.measurements}
+    name = impl or as_impl
+    return {(as_impl, *m.key[1:]): m for m in run.measurements if m.impl == name}  # type: ignore[misc]

@@ -11,7 +11,7 @@ import click
 
 from cipherbench.cli.app import Ctx
 from cipherbench.console import Cell, Col, Grid, Paragraph, lit, out
-from cipherbench.errors import CipherbenchError, UsageError
+from cipherbench.errors import CipherbenchError, UsageError, did_you_mean
 from cipherbench.kinds import Operation, Verdict
 from cipherbench.results.rules import point_count
 from cipherbench.store.db import Store, describe
@@ -83,9 +83,12 @@ def _f(x, digits=3):
 @click.argument("run_b", type=int)
 @click.option("--db", default=None, metavar="URL", help="Store of run A (and of B unless --db-b).")
 @click.option("--db-b", default=None, metavar="URL", help="Store of run B, if it is another one.")
+@click.option("--impl-a", default=None, metavar="IMPL", help="Only this implementation of A, matched against --impl-b's "
+              "points of B (the same run or another): two implementations or builds timed in one run's rounds.")
+@click.option("--impl-b", default=None, metavar="IMPL", help="With --impl-a: the implementation of B.")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 @click.pass_obj
-def compare_cmd(c: Ctx, run_a, run_b, db, db_b, as_json):
+def compare_cmd(c: Ctx, run_a, run_b, db, db_b, impl_a, impl_b, as_json):
     """Ratio B/A of MB/s per matched point, with a bootstrap interval and a significance label."""
     from cipherbench.analysis import compare as cmp
     from cipherbench.results.run import load_run
@@ -93,8 +96,14 @@ def compare_cmd(c: Ctx, run_a, run_b, db, db_b, as_json):
     store_a = _store(c, db)
     store_b = Store(db_b, create=False) if db_b else store_a
     store_a.check_timed(run_a, "compare"), store_b.check_timed(run_b, "compare")
+    if (impl_a is None) != (impl_b is None):
+        raise UsageError("--impl-a and --impl-b go together: an implementation of each run")
     a, b = load_run(store_a, run_a), load_run(store_b, run_b)
-    res = cmp.compare(a, b)
+    for run, impl, which in ((a, impl_a, "A"), (b, impl_b, "B")):
+        if impl is not None and impl not in {m.impl for m in run.measurements}:
+            raise UsageError(f"run {run.id} ({which}) timed no point of '{impl}'"
+                             f"{did_you_mean(impl, sorted({m.impl for m in run.measurements}))}")
+    res = cmp.compare(a, b, impls=(impl_a, impl_b) if impl_a is not None else None)
     if as_json:
         click.echo(json.dumps(comparison_document(res, run_a, run_b, a, b), indent=1))
         return
@@ -108,8 +117,8 @@ def comparison_document(res, run_a, run_b, a, b) -> dict:
     from cipherbench.analysis import compare as cmp
     from cipherbench.measure.stats import QUANTILE
     return {
-        "a": {"run": run_a, "uuid": a.uuid, "store": a.store},
-        "b": {"run": run_b, "uuid": b.uuid, "store": b.store},
+        "a": {"run": run_a, "uuid": a.uuid, "store": a.store, "impl": res.impls[0] if res.impls else None},
+        "b": {"run": run_b, "uuid": b.uuid, "store": b.store, "impl": res.impls[1] if res.impls else None},
         "method": {"ratio": f"the {QUANTILE:.0%} quantile of ns per call (at each run's clock) of A / of B "
                             "(= MB/s of B / MB/s of A)",
                    "interval": f"percentile bootstrap, {cmp.BOOTSTRAP} resamples",
@@ -131,8 +140,9 @@ def print_comparison(res, run_a, run_b, a, b, where_b: str) -> None:
                f"two-sided p with at least {cmp.MIN_SAMPLES} samples on each side, q < {cmp.ALPHA} after the "
                "Benjamini-Hochberg correction across all points (false-discovery rate controlled; q = adjusted "
                f"p), and only beyond {cmp.MARGIN:.0%} of 1 (runs of the same code on one host differ by about that)")
-    out.print(Paragraph(f"B = run {run_b}{where_b} ({b.profile}, {lit(b.meta.host)}) against "
-                        f"A = run {run_a} ({a.profile}, {lit(a.meta.host)})", markup=True))
+    ia, ib = (f"{lit(res.impls[0])} of ", f"{lit(res.impls[1])} of ") if res.impls else ("", "")
+    out.print(Paragraph(f"B = {ib}run {run_b}{where_b} ({b.profile}, {lit(b.meta.host)}) against "
+                        f"A = {ia}run {run_a} ({a.profile}, {lit(a.meta.host)})", markup=True))
     for table in comparison_tables(res):
         out.print(table)
     out.print(Paragraph(caption))
