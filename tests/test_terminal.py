@@ -146,7 +146,7 @@ def home(tmp_path_factory, engine) -> Home:
                        cwd=REPO, timeout=120, env=dict(os.environ, **env))
     assert r.returncode == 0 and "as run 2" in r.stdout, r.stdout + r.stderr
     env.update(_records(where, db))
-    from cipherbench.cli.show import path_label
+    from cipherbench.cli.stored_run import path_label
     from cipherbench.codepath import NAMES as FEATURE_NAMES
     from cipherbench.store.db import Store
     reg = registry.load()
