@@ -85,7 +85,7 @@ def _records(home, db: str) -> dict[str, str]:
     environment, an architecture, and a fleet run; the variables that point at them."""
     from cipherbench.arch.model import Arch, ArchRecord, arch_build
     from cipherbench.envs.model import EnvRecord, ImplementationRecord
-    from cipherbench.fleet.records import FleetRecords, HostState
+    from cipherbench.fleet.state import FleetRecords, HostState
     from cipherbench.pipeline import RunPlan
     from cipherbench.releases.model import PACKAGES, Release, ReleaseRecord
     from cipherbench.store.db import Store

@@ -17,7 +17,7 @@ from cipherbench.cli.ct_tables import CT_TABLE_AT, print_verdicts, table
 from cipherbench.cli.estimates import TAINT_WORKERS, of_checks, past_seconds
 from cipherbench.console import bars, out
 from cipherbench.ct import dudect, taint
-from cipherbench.ct.records import REPEATS, Method, Secret, StatResult, TaintResult, as_row, checks_for
+from cipherbench.ct.checks import REPEATS, Method, Secret, StatResult, TaintResult, as_row, checks_for
 from cipherbench.durations import announced
 from cipherbench.errors import CipherbenchError, UsageError, did_you_mean
 from cipherbench.kat.identity import runner_ids
@@ -79,7 +79,7 @@ def _checks(session, plan: Plan):
 
 def run_checks(session, plan: Plan, progress=None, on_result=None) -> list[TaintResult | StatResult]:
     """Every check of the plan, taint first, then the statistical ones; the results
-    (records.TaintResult / StatResult) in the plan's order. `on_result(result)` is called as
+    (checks.TaintResult / StatResult) in the plan's order. `on_result(result)` is called as
     each is known, so that a caller can store it at once."""
     engine = _engine_path(session)
     checks = _checks(session, plan)
@@ -122,7 +122,7 @@ def run_checks(session, plan: Plan, progress=None, on_result=None) -> list[Taint
 def of_run(c, plan: Plan, run_id: int, primitives: tuple[str, ...], impls: tuple[str, ...]) -> Plan:
     """The plan's checks over what speed run `run_id` timed: its implementations and
     primitives, narrowed by the user's --primitive/--impl (a hash's one check is taint with its
-    message secret, records.checks_for)."""
+    message secret, checks.checks_for)."""
     store = c.store(create=False)
     store.check_timed(run_id, "ct --run")
     timed = [m for m in store.run(run_id)["measurements"] if not m.get("error")]
