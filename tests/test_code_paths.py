@@ -12,7 +12,7 @@ import re
 import pytest
 
 from cipherbench.analysis.recommend import Figure
-from cipherbench.cli.show import path_label
+from cipherbench.cli.stored_run import path_label
 from cipherbench.codepath import NAMES, UNKNOWN, code_label, in_order, read_features
 from cipherbench.kinds import CodeFeature
 from cipherbench.measure import protocol

@@ -75,7 +75,7 @@ def test_env_list_prints_an_environments_record_literally(tmp_path, db):
 
 
 def test_fleet_status_prints_a_machines_name_and_failure_literally(db):
-    from cipherbench.fleet.records import FleetRecords, HostState
+    from cipherbench.fleet.state import FleetRecords, HostState
     from cipherbench.pipeline import RunPlan
     from cipherbench.store.db import Store
     records = FleetRecords(Store(db))

@@ -7,7 +7,7 @@ import pytest
 
 from cipherbench.analysis.constant_time import CtStatus, ct_marks, mark_of
 from cipherbench.analysis.recommend import Exclusion, Filters, UseCase, recommend
-from cipherbench.ct.records import Method, StatVerdict, TaintVerdict
+from cipherbench.ct.checks import Method, StatVerdict, TaintVerdict
 from cipherbench.kinds import RunKind
 from cipherbench.results.run import CtRow, Implementation, Measurement
 from cipherbench.store.db import Store

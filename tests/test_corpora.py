@@ -208,7 +208,7 @@ def test_shared_botan_cfb8_sections_of_64_bit_ciphers():
 def test_every_installed_corpus_loads_vectors_for_registry_names_only():
     from cipherbench.registry import load
     reg = load()
-    # salsa20r12: the corpus "model" answers only for variants no document prints (corpora/model.py, MODELLED)
+    # salsa20r12: the corpus "model" answers only for variants no document prints (corpora/modelled.py, MODELLED)
     families = ("aes", "des", "3des", "serpent", "frog", "mars", "twofish", "chacha20-poly1305", "sha-256",
                 "salsa20r12")
     wanted = {n for n in reg.names() if n.startswith(families)}
@@ -234,7 +234,7 @@ def test_verify_reports_vectors_from_every_installed_corpus(cb):
     data = json.loads(r.stdout)
     (row,) = data["results"]
     by_corpus = row["checks"]["kat_by_corpus"]
-    # "model" answers only for variants no document prints (corpora/model.py, MODELLED), never AES
+    # "model" answers only for variants no document prints (corpora/modelled.py, MODELLED), never AES
     installed = set(corpora.CORPORA) - set(data["corpora_missing"]) - {"model"}
     assert installed <= {c.split()[0] for c in by_corpus}, (installed, by_corpus)
     assert any(c.startswith("derived from a published ECB vector (") for c in by_corpus)

@@ -16,7 +16,7 @@ import pytest
 from conftest import ENGINE
 
 from cipherbench.ct import dudect, taint
-from cipherbench.ct.records import (
+from cipherbench.ct.checks import (
     REPEATS,
     FindingKind,
     Secret,

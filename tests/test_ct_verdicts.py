@@ -1,4 +1,4 @@
-"""A constant-time verdict is stable or says so (cipherbench/ct/dudect.py, ct/records.py,
+"""A constant-time verdict is stable or says so (cipherbench/ct/dudect.py, ct/checks.py,
 analysis/constant_time.py).
 
 The statistical test is fed planted sample sets through a session whose runners answer
@@ -22,7 +22,7 @@ from cipherbench import registry
 from cipherbench.analysis.constant_time import FACTS, LEGEND, CtStatus, mark_of
 from cipherbench.analysis.recommend import Excluded, Exclusion, Filters, UseCase, recommend
 from cipherbench.ct import dudect
-from cipherbench.ct.records import (
+from cipherbench.ct.checks import (
     LEAK_OVER_FLOOR,
     REPEATS,
     TVLA_T,
@@ -151,9 +151,9 @@ def test_without_a_noise_floor_no_leak_stands_and_the_statement_says_so():
 
 
 def test_the_verdict_s_rule_at_its_bars():
-    """records.stat_verdict over its figures: the suspect bar is TVLA's or the floor, whichever
+    """checks.stat_verdict over its figures: the suspect bar is TVLA's or the floor, whichever
     is higher; a leak needs LEAK_OVER_FLOOR times that in every batch."""
-    from cipherbench.ct.records import stat_verdict
+    from cipherbench.ct.checks import stat_verdict
     assert stat_verdict(4.4, 4.4, 4.4, 2.0) is StatVerdict.NO_LEAK_DETECTED
     assert stat_verdict(4.6, 1.0, 0.0, 2.0) is StatVerdict.SUSPECT  # one batch
     assert stat_verdict(4.0, 4.6, 3.0, 2.0) is StatVerdict.SUSPECT  # the batches together

@@ -12,7 +12,7 @@ import sys
 
 from conftest import REPO
 
-from cipherbench.ct.records import REPEATS
+from cipherbench.ct.checks import REPEATS
 from cipherbench.paths import REPO as PACKAGE_ROOT
 
 
@@ -79,7 +79,7 @@ def test_a_narrowed_plan_is_remembered_as_itself_not_as_every_narrowed_plan(tmp_
     was once estimated at 24 s from a wider check's time and took 2.5 s); the same one is."""
     from cipherbench import durations
     from cipherbench.cli import estimates
-    from cipherbench.ct.records import Method
+    from cipherbench.ct.checks import Method
     from cipherbench.pipeline import RunPlan
     monkeypatch.setattr(durations, "DURATIONS", tmp_path / "durations.json")
     small = RunPlan.from_preset("quick", implementations=["openssl"], primitives=["sha-256"], sizes=[16])

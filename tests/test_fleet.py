@@ -286,7 +286,7 @@ def opened(db: str):
 
 
 def fleet_hosts(db: str, fleet_id: int | None = None) -> tuple[int, dict]:
-    from cipherbench.fleet.records import FleetRecords
+    from cipherbench.fleet.state import FleetRecords
     rec = FleetRecords(opened(db))
     fid = fleet_id or rec.latest()
     return fid, (rec.hosts(fid) if fid else {})
@@ -629,7 +629,7 @@ def test_the_store_role_s_verifier_is_rfc_7677_s():
 
 
 def test_the_same_command_is_the_same_fleet_run_key():
-    from cipherbench.fleet.records import fleet_key
+    from cipherbench.fleet.state import fleet_key
     from cipherbench.pipeline import RunPlan
     plan = RunPlan.from_preset("quick", implementations=["openssl"], sizes=[16, 1024])
     again = RunPlan.model_validate_json(plan.model_dump_json())  # as a worker receives it

@@ -4,7 +4,7 @@ one `ct --run`: the ranking at that size, each row's ct mark from that check, an
 path, on an 80-column terminal."""
 import json
 
-from cipherbench.ct.records import Standing, stat_standing
+from cipherbench.ct.checks import Standing, stat_standing
 
 GO_AEADS = {("go-std", "aes-128-gcm"), ("go-xcrypto", "chacha20-poly1305")}
 

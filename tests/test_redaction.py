@@ -88,7 +88,7 @@ def test_the_secret_keys_are_those_libpq_hides():
 def test_a_store_with_an_old_unredacted_command_loses_the_password_to_its_bytes(tmp_path):
     from sqlalchemy import create_engine, select
 
-    from cipherbench.fleet.records import FleetRecords, fleet_runs
+    from cipherbench.fleet.state import FleetRecords, fleet_runs
     from cipherbench.store.db import Store, runs
     path = tmp_path / "old.sqlite"
     url = f"sqlite:///{path}"

@@ -115,7 +115,7 @@ def builds_run(db: str) -> int:
 def fleet_runs(db: str) -> list[int]:
     """Two machines' runs of one fleet run: each the pipeline's, as a fleet task makes it
     (kind fleet), under the machine's host name; recorded as the fleet records its machines."""
-    from cipherbench.fleet.records import FleetRecords, HostState, fleet_key
+    from cipherbench.fleet.state import FleetRecords, HostState, fleet_key
     from cipherbench.pipeline import RunPlan, run_plan
     from cipherbench.store.db import Store
     store = Store(db)

@@ -104,7 +104,7 @@ def test_show_is_a_row_per_series_and_long_a_row_per_point_with_the_stored_figur
     con = sqlite3.connect(db[len("sqlite:///"):])
     stored = {(p, n): (v, lo, hi, b) for p, n, v, lo, hi, b in con.execute(
         "select primitive, size, mb_per_s, ns_low, ns_high, n from measurements where impl = 'openssl'")}
-    from cipherbench.cli.show import fmt
+    from cipherbench.cli.stored_run import fmt
     for columns in ("250", "80"):
         r = cb("show", env={"COLUMNS": columns})
         assert r.returncode == 0, r.stderr
@@ -212,7 +212,7 @@ def test_a_store_of_schema_1_gains_the_later_columns_and_keeps_its_runs(tmp_path
 
 
 def test_the_fit_against_size_takes_marginal_cycles_from_the_cycles_where_every_point_has_them():
-    from cipherbench.cli.show import fit_rows
+    from cipherbench.cli.stored_run import fit_rows
     ms = [dict(impl="x", primitive="aes-128-ctr", operation="encrypt", workload="bulk", error=None, size=n,
                ns_per_call=50 + 0.25 * n, cycles_per_call=180 + 0.9 * n, core_ghz=4.0)
           for n in (16, 1024, 16384, 65536)]

@@ -85,7 +85,7 @@ def _records(home, db: str) -> dict[str, str]:
     environment, an architecture, and a fleet run; the variables that point at them."""
     from cipherbench.arch.model import Arch, ArchRecord, arch_build
     from cipherbench.envs.model import EnvRecord, ImplementationRecord
-    from cipherbench.fleet.records import FleetRecords, HostState
+    from cipherbench.fleet.state import FleetRecords, HostState
     from cipherbench.pipeline import RunPlan
     from cipherbench.releases.model import PACKAGES, Release, ReleaseRecord
     from cipherbench.store.db import Store
@@ -146,7 +146,7 @@ def home(tmp_path_factory, engine) -> Home:
                        cwd=REPO, timeout=120, env=dict(os.environ, **env))
     assert r.returncode == 0 and "as run 2" in r.stdout, r.stdout + r.stderr
     env.update(_records(where, db))
-    from cipherbench.cli.show import path_label
+    from cipherbench.cli.stored_run import path_label
     from cipherbench.codepath import NAMES as FEATURE_NAMES
     from cipherbench.store.db import Store
     reg = registry.load()

@@ -13,7 +13,7 @@ The rule, in one place (`mark_of`), and what each mark means and lets through
   secret-dependent branch or memory index is a leak, none is clean; where valgrind's CPU made
   the library take another path (the timed one uses instructions valgrind cannot run: SHA-NI,
   AVX-512), it decides nothing and the mark says so ("another path only");
-- a statistical leak (records.Standing.LEAK: well above the host's noise floor in every
+- a statistical leak (checks.Standing.LEAK: well above the host's noise floor in every
   batch) is a leak wherever it is seen;
 - a statistical suspect (above the bar, short of a leak; or an earlier version's one-batch
   leak) is "suspect", never a leak: taint clean or not run, the mark says to repeat the test
@@ -32,7 +32,7 @@ from enum import StrEnum
 from typing import Any
 
 from cipherbench.codepath import code_label, stored
-from cipherbench.ct.records import Method, Secret, Standing, TaintVerdict, checks_for, stat_standing
+from cipherbench.ct.checks import Method, Secret, Standing, TaintVerdict, checks_for, stat_standing
 from cipherbench.kat.identity import pair_key
 from cipherbench.kinds import PrimitiveKind
 from cipherbench.results.run import CtRow, Implementation
@@ -48,7 +48,7 @@ class CtStatus(StrEnum):
     SUSPECT = "suspect"  # a timing difference short of a leak: repeat on a quiet core
     LEAKS = "leaks"
     NOT_CHECKED = "not checked"
-    NO_CHECK = "no check applies"  # cipherbench ct has none for it (ct.records.checks_for)
+    NO_CHECK = "no check applies"  # cipherbench ct has none for it (ct.checks.checks_for)
     # taint ran, but on the path valgrind's CPU allows, not the one timed: valgrind 3.19 shows no
     # SHA-NI or AVX-512 and cannot run them (OpenSSL's SHA-256 forced onto SHA-NI under it: SIGILL)
     OTHER_PATH = "another path only"

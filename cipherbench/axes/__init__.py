@@ -22,8 +22,9 @@ __all__ = ["ENGINE", "Axis", "Say", "axes", "axis_of", "runner_specs"]
 
 def axes() -> list[Axis]:
     """The one list of the axes, in the order a session starts their runners."""
-    from cipherbench.axes import arch, builds, envs, releases
-    return [envs.EnvironmentAxis(), arch.ArchitectureAxis(), releases.ReleaseAxis(), builds.BuildAxis()]
+    from cipherbench.axes import compiler_builds, debian_releases, foreign_cpus, registry_releases
+    return [debian_releases.EnvironmentAxis(), foreign_cpus.ArchitectureAxis(), registry_releases.ReleaseAxis(),
+            compiler_builds.BuildAxis()]
 
 
 def axis_of(variant_axis: VariantAxis) -> Axis:

@@ -1,7 +1,8 @@
 """The cipherbench command line: `app` holds the group and the entry point; each command
 lives in its own module and is registered here, explicitly, by name. A command's module is
 imported when that command runs (or help lists it): every command imported at start cost
-each invocation 1.5 s, before it did anything."""
+each invocation 1.5 s, before it did anything. A command's module imports no other command's:
+what commands share lives in modules of cli/ that COMMANDS does not name (tests/test_cli_leaves.py)."""
 from __future__ import annotations
 
 from cipherbench.cli.app import cli, main

@@ -17,8 +17,8 @@ from cipherbench.arch import build
 from cipherbench.arch.model import Arch, BuildOptions, all_builds, arch_build, arch_dir, arch_named
 from cipherbench.arch.verified import failure_line, record
 from cipherbench.cli.app import Ctx
+from cipherbench.cli.gate import gate_depth, print_verification, run_verification
 from cipherbench.cli.options import Size
-from cipherbench.cli.verify import gate_depth, print_verification, run_verification
 from cipherbench.console import Cell, Col, Grid, err, lit, out
 from cipherbench.envs.model import DEFAULT_MIRROR
 from cipherbench.errors import UsageError

@@ -16,15 +16,22 @@ import time
 import click
 
 from cipherbench.cli.app import Ctx
+from cipherbench.cli.gate import gate_depth, whole_gate
+from cipherbench.cli.plan_runs import finish, plan_of, refuse_emulated, time_plan
 from cipherbench.console import out
 from cipherbench.durations import StepEnd, duration, step_line
 from cipherbench.pipeline.plan import DEFAULT_PRESET, RunPlan
 
 
-def exit_status(ctx: click.Context, command: click.Command, **params) -> int:
-    """A command run as from the command line, with `params` and its defaults: its exit status."""
+def answer_status(c: Ctx, profile: str, impls: tuple[str, ...], primitives: tuple[str, ...]) -> int:
+    """`run --profile PROFILE` with `impls` and `primitives` and run's other defaults, as from
+    the command line (cli/plan_runs.py, shared with `run`): its exit status."""
     try:
-        ctx.invoke(command, **params)
+        refuse_emulated(c.arches, impls)
+        store = c.store()  # open it first: a bad --db fails before any work
+        plan = plan_of(c, profile, implementations=list(impls), primitives=list(primitives))
+        outcome = time_plan(c, store, plan, narrowed=any((impls, primitives, c.envs, c.releases)))
+        finish(store, outcome, plan, as_json=False)
     except SystemExit as e:
         return e.code if isinstance(e.code, int) else 1
     return 0
@@ -62,8 +69,6 @@ def bench(ctx: click.Context, profile, impls, primitives, since):
     verified with every check of the gate and timed, its answer printed (`run --profile`);
     then every other pair verified, progress shown, results remembered (`verify`). No pair
     is timed before it passed. Exits 0 only when both steps did."""
-    from cipherbench.cli.run import run
-    from cipherbench.cli.verify import gate_depth, whole_gate
     c: Ctx = ctx.obj
     depth = gate_depth(None, profile)  # a bad profile stops here, in one line, before any work
     plan = RunPlan.from_preset(profile)
@@ -76,7 +81,7 @@ def bench(ctx: click.Context, profile, impls, primitives, since):
         out.print(f"the answer first: profile {profile}, each of its pairs through the whole gate before it is "
                   "timed; every other pair after it", markup=False, highlight=False)
         start = time.monotonic()
-        answer = exit_status(ctx, run, profile=profile, impls=run_impls, primitives=run_prims)
+        answer = answer_status(c, profile, run_impls, run_prims)
         said(f"the answer (profile {profile})", start, answer, since)
     start = time.monotonic()
     gate = whole_gate(c, impls, primitives, reverify=False, depth=depth, profile=profile, lines=True)

@@ -13,12 +13,11 @@ from typing import Any
 import click
 
 from cipherbench import __version__, registry
-from cipherbench.analysis.constant_time import mark_of
+from cipherbench.cli.ct_tables import CT_TABLE_AT, print_verdicts, table
 from cipherbench.cli.estimates import TAINT_WORKERS, of_checks, past_seconds
-from cipherbench.console import Cell, Col, Grid, Paragraph, bars, clip, lit, out
+from cipherbench.console import bars, out
 from cipherbench.ct import dudect, taint
-from cipherbench.ct.records import REPEATS, Method, Secret, StatResult, TaintResult, as_row, checks_for
-from cipherbench.ct.show import LEGEND, stat_cell, taint_cell
+from cipherbench.ct.checks import REPEATS, Method, Secret, StatResult, TaintResult, as_row, checks_for
 from cipherbench.durations import announced
 from cipherbench.errors import CipherbenchError, UsageError, did_you_mean
 from cipherbench.kat.identity import runner_ids
@@ -27,7 +26,6 @@ from cipherbench.measure.session import primitive_named
 from cipherbench.pipeline.plan import SideChannelSettings, load_presets
 from cipherbench.redact import command_line
 from cipherbench.registry import NULL_PRIMITIVE
-from cipherbench.results.run import CtRow
 
 DEFAULT_EXPERIMENT = "side-channels"
 
@@ -81,7 +79,7 @@ def _checks(session, plan: Plan):
 
 def run_checks(session, plan: Plan, progress=None, on_result=None) -> list[TaintResult | StatResult]:
     """Every check of the plan, taint first, then the statistical ones; the results
-    (records.TaintResult / StatResult) in the plan's order. `on_result(result)` is called as
+    (checks.TaintResult / StatResult) in the plan's order. `on_result(result)` is called as
     each is known, so that a caller can store it at once."""
     engine = _engine_path(session)
     checks = _checks(session, plan)
@@ -124,7 +122,7 @@ def run_checks(session, plan: Plan, progress=None, on_result=None) -> list[Taint
 def of_run(c, plan: Plan, run_id: int, primitives: tuple[str, ...], impls: tuple[str, ...]) -> Plan:
     """The plan's checks over what speed run `run_id` timed: its implementations and
     primitives, narrowed by the user's --primitive/--impl (a hash's one check is taint with its
-    message secret, records.checks_for)."""
+    message secret, checks.checks_for)."""
     store = c.store(create=False)
     store.check_timed(run_id, "ct --run")
     timed = [m for m in store.run(run_id)["measurements"] if not m.get("error")]
@@ -150,60 +148,6 @@ def _store_run(c, session, plan: Plan):
                              settings=settings, pid=os.getpid())
     store.add_implementations(run_id, session.impls.values(), runner_ids(session))
     return store, run_id
-
-
-#: From this many columns on, `ct` prints its whole table (each check in a column); below,
-#: a verdict per pair and what each leak means.
-CT_TABLE_AT = 160
-#: What the words of the verdicts mean, in one line.
-VERDICT_LEGEND = ("index: an address computed from the secret (table lookups: cache attacks); branch: code "
-                  "chosen by the secret (timing); key setup: while the key is prepared; data: while encrypting, "
-                  "decrypting or hashing. Every check: cipherbench ct --long")
-
-
-def print_verdicts(title: str, rows: list[dict], natives: set[str]) -> None:
-    """One line per (implementation, primitive): its verdict by the one rule
-    (analysis/constant_time.py), then what each leak means for someone choosing a build."""
-    by_pair: dict[tuple[str, str], list[dict]] = {}
-    for r in rows:
-        by_pair.setdefault((r["impl"], r["primitive"]), []).append(r)
-    t = Grid([Col("implementation", Cell.NAME), Col("primitive", Cell.NAME), Col("verdict")], title=lit(title))
-    advice = []
-    for (impl, prim), got in sorted(by_pair.items()):
-        mark = mark_of([CtRow.of(x) for x in got], impl in natives)
-        t.add_row(lit(impl), lit(prim), lit(mark.short().removeprefix("ct ").split(" (", 1)[0]
-                                            + (f" ({mark.method.value})" if mark.method else "")))
-        advice += [f"{impl} {prim}: {line}" for line in mark.advice()]
-    out.print(t)
-    for line in advice:
-        out.print(Paragraph(line))
-    out.print(Paragraph(VERDICT_LEGEND))
-
-
-def table(title: str, rows: list[dict]) -> Grid:
-    """One row per (implementation, primitive): both checks, both secrets, the first finding."""
-    t = Grid([Col("implementation", Cell.NAME), Col("primitive", Cell.NAME), Col("taint key", Cell.NAME, key=False),
-              Col("taint plaintext", Cell.NAME, key=False), Col("first finding (key)", fold=2),
-              Col("path under valgrind", fold=1), Col("stat key"), Col("stat plaintext")],
-             title=lit(title), caption=lit(LEGEND))
-    by_pair: dict[tuple[str, str], dict] = {}
-    for r in rows:
-        by_pair.setdefault((r["impl"], r["primitive"]), {})[(r["method"], r["secret"])] = r
-    for (impl, prim), got in sorted(by_pair.items()):
-        tk, tp = got.get(("taint", "key")), got.get(("taint", "plaintext"))
-        first = tk or tp
-        where = ""  # text from valgrind and the libraries: printed literally (lit)
-        if tk and tk.get("first_where"):
-            where = lit(f"{tk['first_kind']} in {tk['first_phase']}: {tk['first_where']}")
-        elif tk and tk.get("error"):
-            where = f"[red]{lit(clip(tk['error'], 70, 'ct --json'))}[/]"
-        path = (first.get("provider") or "") if first else ""
-        if first and first.get("path_differs"):
-            path += f" (timed: {first.get('native_provider')})"
-        t.add_row(lit(impl), lit(prim), taint_cell(tk) if tk else "", taint_cell(tp) if tp else "", where,
-                  lit(path),
-                  *(stat_cell(got[("stat", s)]) if ("stat", s) in got else "" for s in ("key", "plaintext")))
-    return t
 
 
 def _announcement(c, plan, of, narrowed: bool) -> tuple[str, float | None]:

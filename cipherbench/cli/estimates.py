@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from cipherbench import registry
 from cipherbench.builds import make
 from cipherbench.builds import matrix as matrix_mod
-from cipherbench.ct.records import REPEATS, Method
+from cipherbench.ct.checks import REPEATS, Method
 from cipherbench.durations import Planned
 from cipherbench.kinds import PrimitiveKind, RunStatus
 from cipherbench.measure.context import usable_cpus

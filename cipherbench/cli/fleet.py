@@ -23,7 +23,7 @@ from cipherbench.redact import command_line, redact
 # that use them: `fleet init`, `worker` and `scheduler` start without SQLAlchemy, pydantic and
 # the gate (a worker's command is started on every machine, and execs Dask at once).
 if TYPE_CHECKING:
-    from cipherbench.fleet.records import FleetRecords
+    from cipherbench.fleet.state import FleetRecords
     from cipherbench.pipeline import RunPlan
     from cipherbench.store.db import Store
 
@@ -132,7 +132,7 @@ def _targets(conn: cluster.Connection, records: FleetRecords, key: str, plan: Ru
              machines: int | None, wait: float, fresh: bool) -> tuple[int, list[str], list[str]]:
     """(fleet run id, its machines, the machines still to measure): the incomplete fleet
     run of the same command when there is one (unless --new), else a new one."""
-    from cipherbench.fleet.records import HostState
+    from cipherbench.fleet.state import HostState
     fleet_id = None if fresh else records.resumable(key)
     recorded = records.hosts(fleet_id) if fleet_id else {}
     if fleet_id and recorded:
@@ -197,7 +197,7 @@ def fleet_run(c: Ctx, scheduler, machines, hosts, profile, experiment, impls, pr
     creds = _credentials(credentials)
     if scheduler is not None:
         _warn_insecure("run", exposure.scheduler_to_join(scheduler, creds is not None, insecure))
-    from cipherbench.fleet.records import fleet_key
+    from cipherbench.fleet.state import fleet_key
     from cipherbench.store.db import default_url
     url = c.db or default_url()
     if scheduler and url.startswith("sqlite"):
@@ -225,7 +225,7 @@ def _dispatch(conn: cluster.Connection, records: FleetRecords, plan: RunPlan, st
     """Submit and watch; losing the scheduler itself ends the command in one line, and
     the fleet run stays for the same command to complete."""
     from cipherbench.fleet import dispatch
-    from cipherbench.fleet.records import FleetStatus
+    from cipherbench.fleet.state import FleetStatus
     try:
         futures = dispatch.submit(conn.client, plan, store.url, fleet_id, pending)
         with dispatch.HostBoard(err, pending) as board:
@@ -239,7 +239,7 @@ def _dispatch(conn: cluster.Connection, records: FleetRecords, plan: RunPlan, st
 
 def _finish(records: FleetRecords, fleet_id: int, store: Store) -> None:
     """The fleet run's status, each machine's, and exit 1 unless every machine completed."""
-    from cipherbench.fleet.records import FleetStatus, HostState
+    from cipherbench.fleet.state import FleetStatus, HostState
     from cipherbench.store.db import describe
     hosts_now = records.hosts(fleet_id)
     ok = all(r.state is HostState.COMPLETE for r in hosts_now.values())
@@ -299,7 +299,7 @@ def fleet_scheduler(host, port, credentials, insecure):
 
 def _records(url: str | None, create: bool = True) -> tuple[Store, FleetRecords]:
     """The store at `url` and the fleet runs recorded in it."""
-    from cipherbench.fleet.records import FleetRecords
+    from cipherbench.fleet.state import FleetRecords
     from cipherbench.store.db import Store
     store = Store(url, create=create)
     return store, FleetRecords(store)

@@ -9,8 +9,8 @@ import click
 
 from cipherbench import registry
 from cipherbench.cli.app import Ctx
+from cipherbench.cli.gate import gate_depth
 from cipherbench.cli.options import Size
-from cipherbench.cli.verify import gate_depth
 from cipherbench.console import Cell, Col, Grid, Paragraph, bars, lit, out
 from cipherbench.errors import UsageError
 from cipherbench.kat.vectors import MAX_FILL

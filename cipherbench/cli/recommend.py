@@ -8,36 +8,20 @@ from typing import Any
 
 import click
 
-from cipherbench.analysis.constant_time import LEGEND, ct_marks
-from cipherbench.analysis.recommend import USE_CASES, Answer, Filters, UseCase, recommend
+from cipherbench.analysis.constant_time import LEGEND
+from cipherbench.analysis.recommend import USE_CASES, Answer, Filters, UseCase
 from cipherbench.analysis.versions import headlines, version_gaps
 from cipherbench.cli.app import Ctx
 from cipherbench.cli.options import Size
+from cipherbench.cli.summary import answers_of
 from cipherbench.console import Cell, Col, Grid, Paragraph, clip, lit, out
 from cipherbench.errors import CipherbenchError, UsageError
-from cipherbench.report.answer import interval, mbps, short_lines
-from cipherbench.results.run import load_run
-from cipherbench.store.db import Store, describe
+from cipherbench.report.answer import interval, mbps
+from cipherbench.store.db import describe
 
 #: What people call a runtime -> the runner's name (docs/protocol.md `hello`).
 RUNNER_ALIASES = {"c": "native", "c++": "native", "cpp": "native", "engine": "native", "dotnet": "csharp",
                   ".net": "csharp", "mono": "csharp", "javascript": "node", "js": "node"}
-
-
-def answers_of(store: Store, run_id: int, filters: Filters | None = None,
-               cases: tuple[UseCase, ...] = ()) -> list[Answer]:
-    r = load_run(store, run_id, with_samples=False)
-    return recommend(r.measurements, r.implementations, filters or Filters(), cases, ct_marks(store, run_id))
-
-
-def print_short(store: Store, run_id: int) -> None:
-    """The answer in a few lines: the end of `run`."""
-    answers = answers_of(store, run_id)
-    host = store.run(run_id)["host"]
-    versions = {a.spec.case: version_gaps(store, a, run_id, host) for a in answers}
-    for line in short_lines(answers, width=min(out.width, 100), versions=versions):
-        out.print(Paragraph(line))
-    out.print(f"details: cipherbench recommend {run_id}", markup=False)
 
 
 def _rows(a: Answer, long: bool) -> list[tuple[str, str, str, str, str, str, str]]:
@@ -149,4 +133,4 @@ def recommend_cmd(c: Ctx, run_id, cases, languages, libraries, min_key_bits, min
     out.print(Paragraph(LEGEND))
 
 
-__all__ = ["USE_CASES", "recommend_cmd", "print_short"]
+__all__ = ["USE_CASES", "recommend_cmd"]

@@ -16,9 +16,9 @@ import click
 from cipherbench.builds import make
 from cipherbench.builds import matrix as matrix_mod
 from cipherbench.cli.app import Ctx
-from cipherbench.cli.builds import run_matrix
 from cipherbench.cli.estimates import of_matrix, of_plan, of_preset, past_seconds
-from cipherbench.cli.run import BarProgress
+from cipherbench.cli.matrix_runs import run_matrix
+from cipherbench.cli.plan_runs import BarProgress
 from cipherbench.cli.summary import show_summary
 from cipherbench.console import Paragraph, err, out
 from cipherbench.durations import Estimate, duration

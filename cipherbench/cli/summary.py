@@ -1,17 +1,20 @@
 """The end of `run`: a compact summary instead of every point. One table with the fastest
 verified implementation per primitive at the smallest and the largest size timed, the
-warnings counted, then the answer (report/answer.py). Every point: `show --long`."""
+warnings counted, then the answer (report/answer.py). Every point: `show --long`. Not a
+command: `run`, `bench`, `reproduce`, `show` and `recommend` (answers_of) share it."""
 from __future__ import annotations
 
 from collections.abc import Iterable
 
 from rich.markup import escape
 
+from cipherbench.analysis.constant_time import ct_marks
 from cipherbench.analysis.history import REPEATS, found_in
-from cipherbench.cli.recommend import print_short
+from cipherbench.analysis.recommend import Answer, Filters, UseCase, recommend
+from cipherbench.analysis.versions import version_gaps
 from cipherbench.console import Cell, Col, Grid, Paragraph, clip, lit, out
 from cipherbench.pipeline.notes import WarningKind
-from cipherbench.report.answer import mbps
+from cipherbench.report.answer import mbps, short_lines
 from cipherbench.report.tables import RowMark
 from cipherbench.results.rules import point_count, ranked_as_library, size_text, standing_points
 from cipherbench.results.run import Measurement, load_run
@@ -75,6 +78,23 @@ def show_summary(store: Store, run_id: int) -> None:
     print_short(store, run_id)
     out.print(Paragraph(f"stored as run {run_id} in {describe(store.url)} ({count.short()})"))
     out.print(f"every point: cipherbench show {run_id} --long; report: cipherbench report --out DIR", markup=False)
+
+
+def answers_of(store: Store, run_id: int, filters: Filters | None = None,
+               cases: tuple[UseCase, ...] = ()) -> list[Answer]:
+    """The run's answer, per use case (analysis/recommend.py), with the stored ct marks."""
+    r = load_run(store, run_id, with_samples=False)
+    return recommend(r.measurements, r.implementations, filters or Filters(), cases, ct_marks(store, run_id))
+
+
+def print_short(store: Store, run_id: int) -> None:
+    """The answer in a few lines: the end of `run`."""
+    answers = answers_of(store, run_id)
+    host = store.run(run_id)["host"]
+    versions = {a.spec.case: version_gaps(store, a, run_id, host) for a in answers}
+    for line in short_lines(answers, width=min(out.width, 100), versions=versions):
+        out.print(Paragraph(line))
+    out.print(f"details: cipherbench recommend {run_id}", markup=False)
 
 
 def print_condition(store: Store, run_id: int) -> None:

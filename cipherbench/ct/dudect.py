@@ -15,7 +15,7 @@ in one batch of 20,000 calls and 2 in the next, the sign changing from one reque
 (docs/method.md, "Side channels"). So the test runs in REPEATS independent batches (each its
 own request, seed and class order), and before each one the host's noise floor is measured
 under the same sampling: the engine's null implementation (REFERENCE, a copy loop whose time
-cannot depend on its input) timed with the same request. The rule (records.stat_verdict)
+cannot depend on its input) timed with the same request. The rule (checks.stat_verdict)
 then asks for a leak in every batch, at one test, with one sign, well above that floor;
 anything short of that which crosses the bar is suspect, never a leak.
 """
@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from cipherbench.ct.records import REPEATS, Secret, StatResult, StatVerdict, stat_verdict
+from cipherbench.ct.checks import REPEATS, Secret, StatResult, StatVerdict, stat_verdict
 from cipherbench.errors import RunnerError
 from cipherbench.registry import NULL_PRIMITIVE
 

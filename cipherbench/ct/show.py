@@ -1,9 +1,9 @@
 """How side-channel results read in a few words: a verdict's cell, and one cell per
 (implementation, primitive) beside the speed figures (`show`, the results CSV). The tables
-are the command's (cli/ct.py) and the report's (report/ct.py)."""
+are the command line's (cli/ct_tables.py) and the report's (report/ct.py)."""
 from __future__ import annotations
 
-from cipherbench.ct.records import (
+from cipherbench.ct.checks import (
     LEAK_OVER_FLOOR,
     REPEATS,
     TVLA_T,
@@ -40,7 +40,7 @@ def taint_cell(row: dict) -> str:
 
 
 def stat_cell(row: dict) -> str:
-    """A statistical verdict's standing (records.stat_standing) with its largest |t|, the
+    """A statistical verdict's standing (checks.stat_standing) with its largest |t|, the
     noise floor where one was measured, and the measurements; or n/a."""
     standing = stat_standing(row["verdict"])
     if standing is Standing.NOT_CHECKED or row.get("max_t") is None:

@@ -26,7 +26,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 from cipherbench.codepath import Features
-from cipherbench.ct.records import FindingKind, Secret, TaintFinding, TaintResult, TaintVerdict, taint_verdict
+from cipherbench.ct.checks import FindingKind, Secret, TaintFinding, TaintResult, TaintVerdict, taint_verdict
 from cipherbench.errors import CipherbenchError
 
 #: memcheck error kinds (xml-output-protocol4.txt, "ERRORS" for memcheck) that are findings.

@@ -7,9 +7,9 @@ single-threaded Dask worker that advertises the resource ``host-<hostname>``
 measurements overlap there. The worker runs the plan through pipeline.run_plan with
 that machine's own engine and runners and writes the run, with its machine context,
 to the store whose URL the task carries. The fleet run and each machine's state are
-recorded in the same store (records.py), so running the same command again
+recorded in the same store (state.py), so running the same command again
 completes only the machines that are missing.
 
-Modules: records (fleet runs in the store), task (what a worker does), cluster
+Modules: state (fleet runs in the store), task (what a worker does), cluster
 (scheduler, workers, LocalCluster), dispatch (submit and watch), cli (the click group).
 """

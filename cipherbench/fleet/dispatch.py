@@ -3,7 +3,7 @@
 A machine whose worker leaves the scheduler while its task is unfinished, and
 does not come back within `lost_after` seconds, is LOST: its task is cancelled,
 the others go on, and what they stored stays. Each state change is written to the
-store at once (records.FleetRecords), so a client that is stopped leaves a fleet
+store at once (state.FleetRecords), so a client that is stopped leaves a fleet
 run the same command can complete.
 """
 from __future__ import annotations
@@ -20,7 +20,7 @@ from rich.text import Text
 
 from cipherbench.console import LiteralConsole, plain
 from cipherbench.fleet.cluster import host_resource, hosts_present
-from cipherbench.fleet.records import FleetRecords, HostState
+from cipherbench.fleet.state import FleetRecords, HostState
 from cipherbench.fleet.task import EVENT_TOPIC, HostOutcome, measure_on_host
 from cipherbench.pipeline import RunPlan
 from cipherbench.redact import SecretUrl

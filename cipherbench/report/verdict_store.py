@@ -10,7 +10,7 @@ from sqlalchemy import func, inspect, select
 
 from cipherbench.analysis.compare import Samples
 from cipherbench.errors import UsageError
-from cipherbench.fleet.records import HostState, fleet_hosts
+from cipherbench.fleet.state import HostState, fleet_hosts
 from cipherbench.kinds import FINISHED, Operation, RunKind, Verdict, Workload
 from cipherbench.registry_models import PUBLISHED_FILE, Now, load_published_figures
 from cipherbench.registry_models import Source as Source
@@ -85,7 +85,7 @@ def latest_runs(store: Store, source: Source) -> list[Run]:
 
 
 def _fleet_machines(store: Store, machines: int) -> list[int]:
-    """The machines' runs of the newest fleet run (fleet/records.py) with `machines` complete."""
+    """The machines' runs of the newest fleet run (fleet/state.py) with `machines` complete."""
     if not inspect(store.engine).has_table(fleet_hosts.name):  # no fleet ever wrote to this store
         return []
     q = (select(fleet_hosts.c.fleet_run_id, fleet_hosts.c.run_id)

@@ -149,12 +149,12 @@ VERIFICATION_FIELDS = tuple(f.name for f in fields(Verification))
 
 @dataclass(frozen=True)
 class CtRow:
-    """One side-channel check as stored (the store's `ct_results`; ct/records.py's as_row)."""
+    """One side-channel check as stored (the store's `ct_results`; ct/checks.py's as_row)."""
 
     impl: str
     primitive: str
-    method: str  # ct.records.Method's value
-    secret: str  # ct.records.Secret's value
+    method: str  # ct.checks.Method's value
+    secret: str  # ct.checks.Secret's value
     verdict: str  # TaintVerdict's or StatVerdict's value
     id: int | None = None
     run_id: int | None = None
@@ -272,7 +272,7 @@ class Run:
     measurements: list[Measurement]
     store: str = ""
     diffusion: list[Diffusion] = field(default_factory=list)
-    ct: list[dict[str, Any]] = field(default_factory=list)  # store.CT_FIELDS: ct/records.py's as_row
+    ct: list[dict[str, Any]] = field(default_factory=list)  # store.CT_FIELDS: ct/checks.py's as_row
     # what the analysis adds when a report loads the run (report.load): (impl, primitive) ->
     # the constant-time mark of its build, the answer (analysis.recommend's Answer per use
     # case, computed once for every writer), and use case -> other versions of its libraries

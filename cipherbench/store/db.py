@@ -31,7 +31,7 @@ Schema versions (runs.schema_version says which one wrote a run):
 7. stores commands with database passwords hidden (cipherbench/redact.py): opening a store
    rewrites every command, and every run's settings (its runner commands), that an earlier
    version stored with a secret in it (Store.redact_rows, which other tables' commands and
-   plans use too: fleet/records.py). SQLite overwrites what it frees
+   plans use too: fleet/state.py). SQLite overwrites what it frees
    (secure_delete) and folds its write-ahead log back into the file, so the old text leaves
    the file's bytes; PostgreSQL keeps the old row versions until VACUUM reclaims them.
 8. adds runs.kind (kinds.RunKind: speed, ct, builds, fleet), set by the command that
@@ -211,7 +211,7 @@ diffusion = Table(
 )
 
 # Side-channel checks of a run, one row per (implementation, primitive, method, secret):
-# cipherbench/ct/records.py defines the values (as_row).
+# cipherbench/ct/checks.py defines the values (as_row).
 ct_results = Table(
     "ct_results", meta,
     Column("id", Integer, primary_key=True, autoincrement=True),

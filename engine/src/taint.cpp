@@ -153,7 +153,7 @@ json run(const cb::Adapter& a, const cb::Primitive& p, bool secret_key) {
             // An AEAD's finish computes the tag from the key and compares it: the branch on
             // the comparison's outcome is on a secret-derived value, but the outcome itself
             // is public (the caller learns accept or reject). Its own phase lets the reader
-            // tell that branch from the rest (ct/records.py, TaintFinding.on_public_outcome).
+            // tell that branch from the rest (ct/checks.py, TaintFinding.on_public_outcome).
             Phase phase("verify", counts);
             authentic = dec->finish(tag.data());
         }

@@ -14,7 +14,7 @@ from cipherbench.kat.corpora import (
     cavp,
     cryptopp,
     derived,
-    model,
+    modelled,
     pycryptodome,
     shared,
     wycheproof,
@@ -34,8 +34,8 @@ BASE: dict[str, Loader] = {
     pycryptodome.CORPUS: pycryptodome.load,
     wycheproof.CORPUS: wycheproof.load,
     shared.CORPUS: shared.load,
-    # computed by kat/model/ for variants no document prints (model.MODELLED)
-    model.CORPUS: model.load,
+    # computed by kat/model/ for variants no document prints (modelled.MODELLED)
+    modelled.CORPUS: modelled.load,
 }
 CORPORA: dict[str, Loader] = {**BASE, derived.CORPUS: lambda w: derived.load(w, BASE)}
 

@@ -39,7 +39,7 @@ def _reverse_words(b: bytes) -> bytes:
 VARIANTS = {"cast256le": ("cast256", _swap_words), "saferpluswr": ("saferplus", _reverse_words)}
 
 
-#: corpora whose ECB answers are computed, not printed anywhere (corpora/model.py)
+#: corpora whose ECB answers are computed, not printed anywhere (corpora/modelled.py)
 COMPUTED = {"model"}
 
 

@@ -1,4 +1,6 @@
-"""The typed results of the side-channel checks, as stored (store.ct_results) and shown."""
+"""The side-channel checks as values: their methods and secrets, which apply to a pair
+(checks_for), their typed results as stored (store.ct_results) and shown, and the rules that
+make a verdict of them."""
 from __future__ import annotations
 
 from collections.abc import Iterable
