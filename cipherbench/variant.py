@@ -8,7 +8,7 @@ its name, each with its own separator:
 
 - environment `bullseye:openssl`: the engine of a Debian release's root filesystem
   (cipherbench/envs; measure/environments.py). The session also names the second of two
-  runners that announce one name this way (`faulty:faulty`): the runner's name then stands
+  runners that announce one name this way (`faulty-2:faulty`): the runner's name then stands
   where the environment's would, and says the same thing, where the code ran.
 - build `reference@gcc-12:O3`: the engine compiled with one compiler and one flag set of
   registry/builds.toml (cipherbench/builds); the engine appends it (CB_IMPL_SUFFIX).

@@ -47,13 +47,14 @@ def test_without_an_implementation_filter_every_runner_starts():
 
 
 def test_a_clashing_name_belongs_to_the_earlier_runner():
-    """Two runners announcing "faulty": the first keeps the name, the second's is prefixed."""
+    """Two runners announcing "faulty": the first keeps the name, the second's is prefixed with
+    its runner's, numbered since the first has that name."""
     ctr = {"op": "encrypt", "primitive": "aes-128-ctr", "key": "00" * 16, "iv": "00" * 16, "input": "00" * 16}
     with Session((faulty("correct"), faulty("ctr-swap")), pin=False) as s:
-        assert started(s) == ["native", "faulty", "faulty"]
+        assert started(s) == ["native", "faulty", "faulty-2"]
         want = s.ask("openssl", ctr)["output"]
         assert s.ask("faulty", ctr)["output"] == want
-        assert s.ask("faulty:faulty", ctr)["output"] != want
+        assert s.ask("faulty-2:faulty", ctr)["output"] != want
 
 
 def _maps_of(pid: int) -> str:
@@ -124,3 +125,23 @@ def test_requests_reach_the_runner_whole_when_the_pipe_takes_part_of_a_write(eng
             assert bytes.fromhex(answer["output"]) == want
     finally:
         proc.close()
+
+
+def test_two_runner_commands_of_one_engine_keep_their_implementations_apart(engine, tmp_path):
+    """Every wrapper's hello says `native`, the built-in engine's name: each gets it numbered,
+    and its implementations theirs (RUNNER:impl), none overwriting another's."""
+    wrappers = []
+    for name in ("slow", "same", "same"):
+        w = tmp_path / str(len(wrappers)) / name
+        w.parent.mkdir()
+        w.write_text(f"#!/bin/sh\nexec {engine} \"$@\"\n")
+        w.chmod(0o755)
+        wrappers.append(str(w))
+    with Session(extra_runners=tuple(wrappers), only_runners={"native"}, pin=False) as s:
+        names = sorted(n for n in s.impls if n.endswith("reference"))
+        assert names == ["native-2:reference", "native-3:reference", "native-4:reference", "reference"]
+        runners = [s.impls[n].runner for n in ("reference", "native-2:reference", "native-3:reference",
+                                               "native-4:reference")]
+        assert runners == ["native", "native-2", "native-3", "native-4"]
+        pids = {s.runner_process(r).proc.pid for r in runners}
+        assert len(pids) == 4

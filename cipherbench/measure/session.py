@@ -201,8 +201,19 @@ class Session:
             return
         r.hello = hello
         if not r.spec.builtin and not r.spec.prefix and not r.spec.release and isinstance(hello.get("runner"), str) and hello["runner"]:
-            r.spec.name = r.process.name = hello["runner"]  # its own name, not its interpreter's
+            r.spec.name = r.process.name = self._unique(r, hello["runner"])  # its own name, not its interpreter's
         self._adopt(r, hello)
+
+    def _unique(self, r: RunnerInfo, said: str) -> str:
+        """A --runner's name: the one its hello says, numbered (`faulty-2`) where a runner before
+        it in order has that name already (two wrappers of one engine both say `native`), so that
+        its clashing implementations, named RUNNER:impl after it, never land under another's."""
+        taken = {x.spec.name for x in self.runners[:self.runners.index(r)] if x.process is not None}
+        name, n = said, 1
+        while name in taken:
+            n += 1
+            name = f"{said}-{n}"
+        return name
 
     def _adopt(self, r: RunnerInfo, hello: dict):
         for im in hello.get("implementations", []):
