@@ -140,7 +140,7 @@ class VariantName:
     base: str
     environment: str | None = None
     build: Build | None = None
-    architecture: str | None = None  # Debian's name of the CPU: s390x, arm64, ppc64el
+    architecture: str | None = None  # Debian's name of the CPU: s390x, arm64, ppc64el, riscv64
     release: str | None = None  # the version in the package's registry
     parallel: int = 1  # CPUs timed at once
 

@@ -101,7 +101,7 @@ CASES = cases()
 
 
 def test_the_values_are_the_registries():
-    assert {"bullseye", "trixie", "sid"} <= set(ENVIRONMENTS) and ARCHITECTURES == ["s390x", "arm64", "ppc64el"]
+    assert {"bullseye", "trixie", "sid"} <= set(ENVIRONMENTS) and ARCHITECTURES == ["s390x", "arm64", "ppc64el", "riscv64"]
     assert "gcc-12:O2" in {v.label for m in BUILDS.matrices.values() for v in m.variants}
     assert any(lb.startswith("gcc-10:") for lb in LABELS)  # bullseye's compiler
     assert len(CASES) == 4 * 2 ** len(A) and len({c.axes for c in CASES}) == 2 ** len(A)

@@ -39,9 +39,6 @@ from cipherbench.envs.packages import adapter_packages
 from cipherbench.system_packages import Axis, PackagesError, ensure, missing
 from cipherbench.variant import engine_suffix
 
-#: The Debian release of the host and of the foreign packages: the cross compilers are its.
-SUITE = "bookworm"
-
 #: Header-only nlohmann-json (Architecture: all) is taken from the host: only its headers, in a
 #: folder of their own, so the host's /usr/include never reaches the cross compiler.
 NLOHMANN_HEADERS = Path("/usr/include/nlohmann")
@@ -116,7 +113,7 @@ def add(arch: Arch, options: BuildOptions | None = None, mirror: str = DEFAULT_M
     check_toolchain(arch, install, say)
     b = arch_build(arch, options)
     b.root.mkdir(parents=True, exist_ok=True)
-    wanted = adapter_packages(list(options.adapters) or None, SUITE)
+    wanted = adapter_packages(list(options.adapters) or None, arch.suite)
     compiler = compiler_of(arch)
     old = b.record() if b.exists() else None
     if old is not None and old.mirror == mirror and old.options == json.loads(json.dumps(asdict(options))) \
@@ -124,14 +121,14 @@ def add(arch: Arch, options: BuildOptions | None = None, mirror: str = DEFAULT_M
         sysroot = Sysroot(Path(old.sysroot), old.packages, old.skipped, old.sysroot_seconds)
         say(f"{b.name}: sysroot as extracted at {old.built_at}")
     elif wanted:
-        sysroot = extract(b, SUITE, mirror, wanted, say)
+        sysroot = extract(b, arch.suite, mirror, wanted, say)
     else:
         sysroot = Sysroot(toolchain_sysroot(arch))
     key = build_key(arch, options, compiler, sysroot.packages)
     if old is not None and old.engine_sources == key and b.engine.exists():
         say(f"{b.name}: up to date (engine built {old.built_at} in {old.engine_seconds:.0f} s)")
         return old
-    rec = ArchRecord(arch=arch.value, triplet=arch.triplet, compiler=compiler, qemu=qemu_of(arch), suite=SUITE,
+    rec = ArchRecord(arch=arch.value, triplet=arch.triplet, compiler=compiler, qemu=qemu_of(arch), suite=arch.suite,
                      mirror=mirror, options=asdict(options), sysroot=str(sysroot.path), packages=sysroot.packages,
                      skipped=sysroot.skipped, sysroot_seconds=sysroot.seconds)
     t0 = time.monotonic()

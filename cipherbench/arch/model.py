@@ -32,37 +32,50 @@ class Arch(Enum):
     S390X = "s390x"
     ARM64 = "arm64"
     PPC64EL = "ppc64el"
+    RISCV64 = "riscv64"
 
     @property
     def triplet(self) -> str:
         """The GNU triplet: the cross compilers' prefix and the multiarch library folder."""
         return {Arch.S390X: "s390x-linux-gnu", Arch.ARM64: "aarch64-linux-gnu",
-                Arch.PPC64EL: "powerpc64le-linux-gnu"}[self]
+                Arch.PPC64EL: "powerpc64le-linux-gnu", Arch.RISCV64: "riscv64-linux-gnu"}[self]
 
     @property
     def qemu(self) -> str:
         """qemu-user's emulator of this CPU (Debian package qemu-user-static)."""
         return {Arch.S390X: "qemu-s390x-static", Arch.ARM64: "qemu-aarch64-static",
-                Arch.PPC64EL: "qemu-ppc64le-static"}[self]
+                Arch.PPC64EL: "qemu-ppc64le-static", Arch.RISCV64: "qemu-riscv64-static"}[self]
 
     @property
     def processor(self) -> str:
         """CMAKE_SYSTEM_PROCESSOR as `uname -m` says it on that CPU."""
-        return {Arch.S390X: "s390x", Arch.ARM64: "aarch64", Arch.PPC64EL: "ppc64le"}[self]
+        return {Arch.S390X: "s390x", Arch.ARM64: "aarch64", Arch.PPC64EL: "ppc64le", Arch.RISCV64: "riscv64"}[self]
 
     @property
     def big_endian(self) -> bool:
         return self is Arch.S390X
 
     @property
+    def suite(self) -> str:
+        """The Debian release whose packages for this CPU the sysroot holds: the host's (12,
+        bookworm), but for riscv64, an official port only from Debian 13 (trixie) on; the cross
+        compilers stay bookworm's, whose C library is the older, so their objects link there."""
+        return "trixie" if self is Arch.RISCV64 else "bookworm"
+
+    @property
     def toolchain_packages(self) -> tuple[str, ...]:
-        """What cross-building and running take on a Debian 12 host."""
+        """What cross-building and running take on a Debian 12 host. Debian 12 has no
+        crossbuild-essential-riscv64 (riscv64 is not one of its release architectures), but it
+        has the cross compilers and the C library they link against."""
+        if self is Arch.RISCV64:
+            return ("gcc-riscv64-linux-gnu", "g++-riscv64-linux-gnu", "libc6-dev-riscv64-cross", "qemu-user-static")
         return (f"crossbuild-essential-{self.value}", "qemu-user-static")
 
     @property
     def describe(self) -> str:
         return {Arch.S390X: "IBM Z, 64-bit big-endian", Arch.ARM64: "64-bit Arm, little-endian",
-                Arch.PPC64EL: "64-bit POWER, little-endian"}[self]
+                Arch.PPC64EL: "64-bit POWER, little-endian",
+                Arch.RISCV64: "64-bit RISC-V (RV64GC), little-endian"}[self]
 
 
 def arch_named(name: str) -> Arch:

@@ -33,7 +33,7 @@ def say(line: str) -> None:
 
 @click.group("arch")
 def arch_group():
-    """The engine cross-built for other CPUs (s390x, arm64, ppc64el) and verified under qemu-user;
+    """The engine cross-built for other CPUs (s390x, arm64, ppc64el, riscv64) and verified under qemu-user;
     kept under $CIPHERBENCH_ARCH_DIR or ~/.cache/cipherbench/arch. Use one with --arch ARCH."""
 
 
