@@ -78,6 +78,7 @@ def extract(b: ArchBuild, suite: str, mirror: str, wanted: list[tuple[str, str]]
         missing |= gone
     versions = deb_versions(part)
     relative_links(part)
+    merged_usr_links(part)
     if b.sysroot_dir.exists():
         shutil.rmtree(b.sysroot_dir)
     part.rename(b.sysroot_dir)
@@ -113,3 +114,14 @@ def relative_links(tree: Path) -> None:
         if target.startswith("/"):
             link.unlink()
             link.symlink_to(os.path.relpath(tree / target.lstrip("/"), link.parent))
+
+
+def merged_usr_links(tree: Path) -> None:
+    """/lib, /bin, /sbin and /lib64 as links into usr/ where the tree has none. From Debian 13
+    (trixie) on, packages ship their files under /usr alone, the links being made by the
+    installation extract does not run; the programs still name their loader /lib/ld-linux-*.so.1
+    (riscv64's), which qemu -L then looks up in the tree."""
+    for name in ("bin", "sbin", "lib", "lib64"):
+        top, usr = tree / name, tree / "usr" / name
+        if usr.is_dir() and not top.exists() and not top.is_symlink():
+            top.symlink_to(Path("usr") / name)
