@@ -7,8 +7,11 @@ not mounted on every host. The environment passes through qemu to the engine unc
 """
 from __future__ import annotations
 
+import shutil
+
 from cipherbench.arch.build import engine_argv
 from cipherbench.arch.model import ArchBuild, arch_build, arch_dir, arch_named
+from cipherbench.arch.runtimes import program, records, runtime_dir
 from cipherbench.measure.runner import RunnerSpec
 from cipherbench.variant import VariantName
 
@@ -24,13 +27,30 @@ def spec_of(b: ArchBuild) -> RunnerSpec:
     return RunnerSpec(name, engine_argv(b, rec.sysroot), builtin=False)
 
 
+def runtime_specs(b: ArchBuild) -> list[RunnerSpec]:
+    """The language runners cross-built for the architecture (arch/runtimes.py), those built only:
+    under qemu, their implementations named `IMPL%ARCH` by the session (RunnerSpec.architecture)."""
+    specs = []
+    for rt, rec in records(b).items():
+        exe = program(b, rt)
+        if rec.problem or not exe.is_file():
+            continue
+        qemu = [shutil.which(b.arch.qemu) or b.arch.qemu] + (["-L", rec.sysroot] if rec.sysroot else [])
+        specs.append(RunnerSpec(str(VariantName(rt.value, architecture=b.arch.value)),
+                                [*qemu, str(exe), "--registry", str(runtime_dir(b, rt) / "registry.json")],
+                                builtin=False, architecture=b.arch.value))
+    return specs
+
+
 def runner_spec(name: str) -> RunnerSpec:
-    """The runner of `arch add NAME`'s build."""
+    """The engine of `arch add NAME`'s build."""
     return spec_of(arch_build(arch_named(name)))
 
 
 def runner_specs(names) -> list[RunnerSpec]:
-    """One RunnerSpec per architecture name, in order, each name once."""
-    return [runner_spec(n) for n in dict.fromkeys(names)]
-
-
+    """Per architecture name, in order, each name once: its engine, then its cross-built runners."""
+    out = []
+    for n in dict.fromkeys(names):
+        out.append(runner_spec(n))
+        out += runtime_specs(arch_build(arch_named(n)))
+    return out

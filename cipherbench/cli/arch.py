@@ -54,8 +54,17 @@ def add_cmd(arches, adapters, mirror):
         for i in rec.implementations:
             if not i.available:
                 say(f"{a.value}: {i.name} unavailable: {i.reason}")
+        add_runtimes(a)
         say(f"{a.value}: ready in {time.monotonic() - t0:.0f} s (when built: sysroot {rec.sysroot_seconds:.0f} s, "
             f"engine {rec.engine_seconds:.0f} s); verify it with 'cipherbench arch verify {a.value}'")
+
+
+def add_runtimes(a: Arch) -> None:
+    """The language runners cross-built beside the engine (arch/runtimes.py), each in one line."""
+    from cipherbench.arch import runtimes
+    for rt, rec in runtimes.add(a, say=say).items():
+        if not rec.problem:
+            say(f"{a.value}: the {rt.value} runner cross-built with {rec.compiler}")
 
 
 @arch_group.command("verify")

@@ -77,6 +77,10 @@ class RunnerSpec:
     # `name==release` (`pyca-cryptography==41.0.7`), and only those of `only` are adopted.
     release: str = ""
     only: tuple[str, ...] = ()
+    # A language runner cross-built for another CPU and run under qemu-user (cipherbench/arch/
+    # runtimes.py), its Debian architecture: names its implementations `name%arch` (`go-std%arm64`).
+    # (The cross-built engine names its own, CB_IMPL_SUFFIX, and leaves this empty.)
+    architecture: str = ""
 
 
 def builtin_runners() -> list[RunnerSpec]:

@@ -200,7 +200,8 @@ class Session:
             r.process = None
             return
         r.hello = hello
-        if not r.spec.builtin and not r.spec.prefix and not r.spec.release and isinstance(hello.get("runner"), str) and hello["runner"]:
+        if (not r.spec.builtin and not r.spec.prefix and not r.spec.release and not r.spec.architecture
+                and isinstance(hello.get("runner"), str) and hello["runner"]):
             r.spec.name = r.process.name = self._unique(r, hello["runner"])  # its own name, not its interpreter's
         self._adopt(r, hello)
 
@@ -254,10 +255,12 @@ class Session:
 
     def _name_of(self, spec: RunnerSpec, native: str) -> str:
         """The session's name of an implementation a runner announced (cipherbench/variant.py):
-        an environment's `ENV:impl`, a release's `impl==VERSION`; else its own name, or on a
-        clash with an earlier runner's, `RUNNER:impl`."""
+        an environment's `ENV:impl`, a release's `impl==VERSION`, a cross-built runner's
+        `impl%ARCH`; else its own name, or on a clash with an earlier runner's, `RUNNER:impl`."""
         if spec.prefix:
             return str(VariantName(native, environment=spec.prefix))
+        if spec.architecture:
+            return str(VariantName(native, architecture=spec.architecture))
         if spec.release:
             return str(VariantName(native, release=spec.release))
         return native if native not in self.impls else str(VariantName(native, environment=spec.name))

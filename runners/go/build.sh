@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # Builds the Go runner into build/runners/go/ (idempotent; go's cache makes a no-change build fast).
+# For another CPU (cipherbench/arch/runtimes.py): CB_GOARCH names Go's GOARCH and CB_RUNNER_OUT
+# the folder; the build is then pure Go (cgo off, no probe: nothing emulated is timed).
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
-OUT="$ROOT/build/runners/go"
+OUT="${CB_RUNNER_OUT:-$ROOT/build/runners/go}"
+CROSS="${CB_GOARCH:-}"
 mkdir -p "$OUT"
 # The registry's lengths, expanded by cipherbench/registry.py (standard library only).
 (cd "$ROOT" && python3 -m cipherbench.registry --json "$OUT/registry.json")
@@ -12,7 +15,7 @@ mkdir -p "$OUT"
 # is built as before (probe_none.go) and ignores the bench field probe.
 PROBE_C="$ROOT/engine/src/probe.c"
 PROBE_A="$OUT/libcb_probe.a"
-if [ ! -f "$PROBE_A" ] || [ "$PROBE_C" -nt "$PROBE_A" ]; then
+if [ -z "$CROSS" ] && { [ ! -f "$PROBE_A" ] || [ "$PROBE_C" -nt "$PROBE_A" ]; }; then
     rm -f "$PROBE_A"
     { cc -O2 -fPIC -c -o "$OUT/probe.o" "$PROBE_C" && ar rcs "$PROBE_A" "$OUT/probe.o"; } ||
         { rm -f "$PROBE_A"; echo "go runner: engine/src/probe.c not built (no C compiler?); the bench field probe will be ignored" >&2; }
@@ -30,7 +33,7 @@ command -v go >/dev/null || { echo "runners/go: no go to fetch Go $WANTED with (
 HAVE=$(go env GOVERSION)
 GO=go
 if [ "$(printf '%s\n' "$WANTED" "${HAVE#go}" | sort -V | head -1)" != "$WANTED" ]; then
-  module="golang.org/toolchain@v0.0.1-go$WANTED.$(go env GOOS)-$(go env GOARCH)"
+  module="golang.org/toolchain@v0.0.1-go$WANTED.$(go env GOHOSTOS)-$(go env GOHOSTARCH)"
   echo "runners/go: $HAVE is older than go.mod's $WANTED: fetching $module"
   empty=$(mktemp -d)  # outside any go.mod, as go's own switching downloads it
   info=$(cd "$empty" && GO111MODULE=on go mod download -json "$module") ||
@@ -40,7 +43,9 @@ if [ "$(printf '%s\n' "$WANTED" "${HAVE#go}" | sort -V | head -1)" != "$WANTED" 
   find "$root/bin" "$root/pkg/tool" -type f -exec chmod a+x {} +
   GO=$root/bin/go
 fi
-if [ -f "$PROBE_A" ]; then
+if [ -n "$CROSS" ]; then
+    CGO_ENABLED=0 GOARCH="$CROSS" "$GO" build -trimpath -o "$OUT/cipherbench-go" .
+elif [ -f "$PROBE_A" ]; then
     # go's cache does not look into C libraries: the library's hash in the link flags makes
     # it link again when the library changed
     CGO_ENABLED=1 CGO_LDFLAGS="$PROBE_A" "$GO" build -trimpath -tags cbprobe \

@@ -5,7 +5,7 @@
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
-OUT="$ROOT/build/runners/rust"
+OUT="${CB_RUNNER_OUT:-$ROOT/build/runners/rust}"
 mkdir -p "$OUT"
 # The registry's lengths, expanded by cipherbench/registry.py (standard library only).
 (cd "$ROOT" && python3 -m cipherbench.registry --json "$OUT/registry.json")
@@ -24,6 +24,27 @@ command -v cargo >/dev/null || { echo "runners/rust: no cargo (scripts/install-s
 # without the changes its sources held). The lock holds from the build to the copy: another
 # clone's build of other sources must not replace the binary between them.
 TARGET="${XDG_CACHE_HOME:-$HOME/.cache}/cipherbench/cargo-target"
+if [ -n "${CB_RUST_TARGET:-}" ]; then
+  # For another CPU (cipherbench/arch/runtimes.py, which sets these): cargo --target
+  # CB_RUST_TARGET with CB_CARGO and RUSTC (Debian's), that target's standard library under
+  # CB_RUST_SYSROOT (lib/rustlib/TARGET: Debian's libstd-rust-web-dev of that architecture, the
+  # same version as the rustc), linked and its C parts (ring, aws-lc-sys) compiled by the cross
+  # compilers CB_CROSS_PREFIX-gcc; a target folder of its own, beside the host's.
+  T=$CB_RUST_TARGET
+  U=$(printf '%s' "$T" | tr 'a-z-' 'A-Z_')
+  L=$(printf '%s' "$T" | tr '-' '_')
+  export "CARGO_TARGET_${U}_LINKER=$CB_CROSS_PREFIX-gcc" "CARGO_TARGET_${U}_RUSTFLAGS=--sysroot $CB_RUST_SYSROOT"
+  export "CC_${L}=$CB_CROSS_PREFIX-gcc" "CXX_${L}=$CB_CROSS_PREFIX-g++" "AR_${L}=$CB_CROSS_PREFIX-ar"
+  TARGET="$TARGET-cross"
+  mkdir -p "$TARGET"
+  (
+    flock 9
+    CARGO_TARGET_DIR="$TARGET" "$CB_CARGO" clean --release --quiet --target "$T" -p cipherbench-rust
+    CARGO_TARGET_DIR="$TARGET" "$CB_CARGO" build --release --locked --target "$T"
+    install -m 755 "$TARGET/$T/release/cipherbench-rust" "$OUT/cipherbench-rust"
+  ) 9>"$TARGET/.cipherbench-lock"
+  exit 0
+fi
 mkdir -p "$TARGET"
 (
   flock 9
