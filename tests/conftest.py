@@ -437,6 +437,33 @@ def s390x_fault_engine():
 
 
 @pytest.fixture(scope="session")
+def riscv64_reference_engine():
+    """The riscv64 engine with the reference ciphers alone (tests/test_arch_runtimes.py): the cross
+    toolchain's own C library suffices, no sysroot, no network; cross-built once a machine under
+    ARCH_DIR, as s390x_fault_engine. (ArchBuild, ArchRecord)."""
+    from cipherbench.arch.build import add
+    from cipherbench.arch.model import Arch, BuildOptions, arch_build
+    options = BuildOptions(adapters=("null", "reference"))
+    with locked(ARCH_DIR / ".lock"), environ("CIPHERBENCH_ARCH_DIR", str(ARCH_DIR)):
+        rec = add(Arch.RISCV64, options, say=lambda s: None, install=False)
+        return arch_build(Arch.RISCV64, options), rec
+
+
+@pytest.fixture(scope="session")
+def arm64_go_runner():
+    """The Go runner cross-built for arm64 (cipherbench/arch/runtimes.py: GOARCH, cgo off) under
+    ARCH_DIR once a machine (go's cache makes it seconds after), under the same lock.
+    (ArchBuild, RuntimeRecord). Skipped without go."""
+    if shutil.which("go") is None:
+        pytest.skip("needs go (runners/go/manifest.toml)")
+    from cipherbench.arch import runtimes
+    from cipherbench.arch.model import Arch, arch_build
+    with locked(ARCH_DIR / ".lock"), environ("CIPHERBENCH_ARCH_DIR", str(ARCH_DIR)):
+        recs = runtimes.add(Arch.ARM64, say=lambda s: None, runtimes=(runtimes.Runtime.GO,))
+        return arch_build(Arch.ARM64), recs[runtimes.Runtime.GO]
+
+
+@pytest.fixture(scope="session")
 def pyca_releases():
     """PYCA_RELEASES installed (or found installed) under RELEASES_DIR, once a machine, under a
     lock on that folder; version -> (Release, newly installed). CIPHERBENCH_RELEASES_DIR names

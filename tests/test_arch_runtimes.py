@@ -1,0 +1,73 @@
+"""riscv64 and the language runners cross-built for other CPUs (cipherbench/arch/runtimes.py).
+
+The riscv64 engine here holds the reference ciphers alone (the cross toolchain's own C library:
+no sysroot, no network); the Go runner is cross-built for arm64 with cgo off. Both are kept
+outside the clone (tests/conftest.py, ARCH_DIR) and verified under qemu-user by the whole gate.
+make test installs riscv64's cross compilers and qemu-user-static (packages.txt, [test]).
+"""
+from __future__ import annotations
+
+import pytest
+from conftest import ARCH_DIR, environ
+
+from cipherbench.arch.model import Arch, arch_named
+from cipherbench.arch.runtimes import Runtime, goarch, rust_target
+from cipherbench.kinds import PrimitiveKind
+
+#: One pair of every reference cipher folder (engine/reference/), RC6 in CBC too: byte order,
+#: word size and rotations by data are where another CPU differs.
+REFERENCE_PRIMITIVES = ("aes-128-ctr", "cast256-128-ecb", "deal-128-ecb", "dfc-128-ecb", "e2-128-ecb", "frog-128-ecb",
+                        "hpc1998-128-ecb", "loki97-128-ecb", "magenta-128-ecb", "mars-128-ecb", "rc6-128-ecb",
+                        "rc6-256-cbc", "saferplus-128-ecb", "serpent-128-ecb", "twofish-128-ecb")
+#: Both of the Go runner's implementations, across kinds: block ciphers in several modes, AEADs,
+#: stream ciphers and hashes.
+GO_PAIRS = {"go-std%arm64": ("aes-128-ecb", "aes-256-cbc", "aes-128-ctr", "aes-128-gcm", "3des-168-cbc", "sha-256",
+                             "sha3-256"),
+            "go-xcrypto%arm64": ("twofish-128-ecb", "chacha20-poly1305", "salsa20", "blake2b-512")}
+
+
+def test_riscv64_is_trixies():
+    a = arch_named("riscv64")
+    assert a is Arch.RISCV64 and a.suite == "trixie" and not a.big_endian
+    assert (a.triplet, a.qemu, a.processor) == ("riscv64-linux-gnu", "qemu-riscv64-static", "riscv64")
+    assert "crossbuild-essential-riscv64" not in a.toolchain_packages and "g++-riscv64-linux-gnu" in a.toolchain_packages
+    assert Arch.ARM64.suite == "bookworm"
+    assert [goarch(x) for x in Arch] == ["s390x", "arm64", "ppc64le", "riscv64"]
+    assert rust_target(Arch.RISCV64) == "riscv64gc-unknown-linux-gnu"
+
+
+def verify_on(specs, names, primitives):
+    from cipherbench.kat.cache import verify
+    from cipherbench.measure.session import Session
+    with Session(builtin=True, only_runners={"native"}, extra_specs=tuple(specs), pin=False) as s:
+        pairs = [(im, p) for im, p in s.pairs(names, primitives) if p.kind != PrimitiveKind.NULL]
+        return verify(s, pairs, reverify=True, depth=4096)
+
+
+def test_reference_ciphers_pass_on_riscv64(riscv64_reference_engine, shared_vectors):
+    from cipherbench.arch.runners import spec_of
+    b, rec = riscv64_reference_engine
+    assert rec.arch == "riscv64" and rec.compiler.startswith("riscv64-linux-gnu-g++ ")
+    assert {i.name for i in rec.implementations} == {"null%riscv64", "reference%riscv64"}
+    with environ("CIPHERBENCH_ARCH_DIR", str(ARCH_DIR)):
+        got = verify_on([spec_of(b)], ["reference%riscv64"], REFERENCE_PRIMITIVES)
+    assert sorted((r.impl, r.primitive, r.status) for r in got.results) == [
+        ("reference%riscv64", p, "passed") for p in REFERENCE_PRIMITIVES]
+
+
+def test_go_runner_passes_on_arm64(arm64_go_runner, shared_vectors):
+    """The arm64 Go runner, its implementations named IMPL%arm64 by the session, passes the gate under qemu."""
+    from cipherbench.arch.runners import runtime_specs
+    b, rec = arm64_go_runner
+    assert not rec.problem and rec.compiler.startswith("go1.") and rec.sysroot == ""
+    with environ("CIPHERBENCH_ARCH_DIR", str(ARCH_DIR)):
+        specs = [s for s in runtime_specs(b) if s.name == "go%arm64"]
+        assert [s.architecture for s in specs] == ["arm64"]
+        got = verify_on(specs, list(GO_PAIRS), [p for ps in GO_PAIRS.values() for p in ps])
+    assert sorted((r.impl, r.primitive, r.status) for r in got.results) == sorted(
+        (i, p, "passed") for i, ps in GO_PAIRS.items() for p in ps)
+
+
+@pytest.mark.parametrize("rt", list(Runtime))
+def test_runtime_programs_are_named(rt):
+    assert rt.program == f"cipherbench-{rt.value}"
