@@ -167,8 +167,9 @@ def rust_std(b: ArchBuild, version: str, say) -> Path:
                            stdin=subprocess.DEVNULL)
     if r.returncode != 0 or not (root / "usr/lib/rustlib" / rust_target(b.arch) / "lib").is_dir():
         shutil.rmtree(root, ignore_errors=True)
-        raise ArchError(f"{RUST_STD} {version} for {b.arch.value} could not be extracted: {tail(log)} "
-                        f"(whole log: {log})")
+        first = next((ln for ln in log.read_text(errors="replace").splitlines() if ln.startswith("E: ")), tail(log))
+        raise ArchError(f"Debian's {RUST_STD} {version} (the build of this host's {RUST_PACKAGE}, which "
+                        f"rustc needs) could not be had for {b.arch.value}: {first} (whole log: {log})")
     stamp.write_text(version + "\n")
     return root / "usr"
 
