@@ -25,6 +25,7 @@ from cipherbench.arch.model import Arch, ArchBuild, ArchError, arch_build
 from cipherbench.arch.sysroot import toolchain_sysroot
 from cipherbench.envs.build import now, tail
 from cipherbench.paths import REPO
+from cipherbench.variant import VariantName
 
 RECORD = "runtimes.json"
 
@@ -82,6 +83,12 @@ def records(b: ArchBuild) -> dict[Runtime, RuntimeRecord]:
     except (OSError, ValueError, TypeError) as e:
         raise ArchError(f"{b.name}: its record {b.root / RECORD} cannot be read ({e}); build it again "
                         f"with 'cipherbench arch add {b.arch.value}'") from None
+
+
+def built(b: ArchBuild) -> list[str]:
+    """The runners built for the architecture, by their runner names (`go%arm64`)."""
+    return [str(VariantName(rt.value, architecture=b.arch.value)) for rt, rec in records(b).items()
+            if not rec.problem and program(b, rt).is_file()]
 
 
 def write(b: ArchBuild, recs: dict[Runtime, RuntimeRecord]) -> None:

@@ -13,7 +13,7 @@ from dataclasses import asdict
 
 import click
 
-from cipherbench.arch import build
+from cipherbench.arch import build, runtimes
 from cipherbench.arch.model import Arch, BuildOptions, all_builds, arch_build, arch_dir, arch_named
 from cipherbench.arch.verified import failure_line, record
 from cipherbench.cli.app import Ctx
@@ -61,7 +61,6 @@ def add_cmd(arches, adapters, mirror):
 
 def add_runtimes(a: Arch) -> None:
     """The language runners cross-built beside the engine (arch/runtimes.py), each in one line."""
-    from cipherbench.arch import runtimes
     for rt, rec in runtimes.add(a, say=say).items():
         if not rec.problem:
             say(f"{a.value}: the {rt.value} runner cross-built with {rec.compiler}")
@@ -135,6 +134,9 @@ def list_cmd(as_json):
     for b in builds:
         r = b.record()
         impls = ", ".join(i.name for i in r.implementations if i.available and not i.name.startswith("null"))
+        runners = runtimes.built(b)
+        if runners:
+            impls += "; cross-built runners " + ", ".join(runners)
         v = r.verification
         passed = sum(x.passed for x in v.implementations.values()) if v else 0
         failed = sum(x.failed for x in v.implementations.values()) if v else 0
