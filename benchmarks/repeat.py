@@ -17,11 +17,12 @@ from itertools import combinations
 from pathlib import Path
 from typing import Any
 
-from cipherbench.analysis.condition import REPEAT_TOLERANCE, TOP, spread  # the one repeat rule
+from cipherbench.analysis.condition import TOP, spread  # the one repeat rule
 from cipherbench.analysis.recommend import Answer, recommend
 from cipherbench.kinds import CycleSource
 from cipherbench.measure.clock import SHARED_RUN_WARNING
 from cipherbench.pipeline.notes import WarningKind
+from cipherbench.results.rules import REPEAT_TOLERANCE
 from cipherbench.results.run import Implementation, Measurement
 
 REPO = Path(__file__).resolve().parent.parent

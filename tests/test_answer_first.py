@@ -14,6 +14,7 @@ from cipherbench.analysis.recommend import USE_CASES, Exclusion, Filters, UseCas
 from cipherbench.kinds import Workload
 from cipherbench.report.answer import short_lines
 from cipherbench.report.verdicts import FindingVerdict
+from cipherbench.results.rules import REPEAT_TOLERANCE
 from cipherbench.results.run import Implementation, Measurement
 
 CHROMIUM = "/usr/bin/chromium"
@@ -49,6 +50,19 @@ def test_the_fastest_verified_wins_ties_are_said_and_exclusions_give_their_reaso
     assert why == {("nettle", "chacha20-poly1305"): Exclusion.UNVERIFIED,
                    ("java", "chacha20-poly1305"): Exclusion.NOT_AT_SIZE,
                    ("openssl", "aes-256-gcm"): Exclusion.FAILED}
+
+
+@pytest.mark.parametrize("second, tied", [
+    (3884, True),  # 4000 is 2.99 % above: within what runs of the same code differ by, tight as both are
+    (3883, False),  # 3.01 % above, intervals apart: ranked
+    (3000, False),
+])
+def test_a_candidate_within_the_repeat_tolerance_of_the_fastest_ties_however_tight_the_intervals(second, tied):
+    ms = [point("openssl", "sha-256", 16384, 4000, spread=0.001, op="hash"),
+          point("nettle", "sha-256", 16384, second, spread=0.001, op="hash")]
+    a = recommend(ms, IMPLS, cases=[UseCase.HASH])[0]
+    assert [(f.impl, f.ties_best) for f in a.ranked] == [("openssl", False), ("nettle", tied)]
+    assert (4000 / second - 1 <= REPEAT_TOLERANCE) == tied
 
 
 def test_aeads_are_ranked_on_whole_messages_where_the_run_timed_them():

@@ -1,6 +1,7 @@
 """Every run states its condition (how shared its core was) and how it repeats the run before
 it of the same plan (analysis/condition.py)."""
-from cipherbench.analysis.condition import REPEAT_TOLERANCE, condition, repeat, spread
+from cipherbench.analysis.condition import condition, repeat, spread
+from cipherbench.results.rules import REPEAT_TOLERANCE
 from cipherbench.results.run import Run
 
 

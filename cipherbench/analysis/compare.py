@@ -28,9 +28,9 @@ from typing import Any
 
 import numpy as np
 
-from cipherbench.analysis.condition import REPEAT_TOLERANCE
 from cipherbench.kinds import Operation, Verdict, Workload
 from cipherbench.measure.stats import QUANTILE, quantile_index, summarize
+from cipherbench.results.rules import REPEAT_TOLERANCE
 from cipherbench.results.run import Measurement, Run, per_call_samples, usable
 
 MIN_SAMPLES = 5

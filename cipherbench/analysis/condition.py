@@ -10,10 +10,9 @@ from cipherbench.analysis.recommend import Answer, recommend
 from cipherbench.measure.clock import SHARED, usual_adds
 from cipherbench.measure.corewatch import CoreChoices
 from cipherbench.registry import NULL_IMPL
+from cipherbench.results.rules import REPEAT_TOLERANCE
 from cipherbench.results.run import Measurement, Run, usable
 
-#: Two figures of one point repeat when the larger is at most this much above the smaller.
-REPEAT_TOLERANCE = 0.03
 #: The answer's candidates whose pairwise ratios are compared: each use case's first five.
 TOP = 5
 

@@ -27,6 +27,7 @@ from cipherbench.codepath import code_label
 from cipherbench.kinds import CodeFeature, Operation, PrimitiveKind, Verdict, Workload
 from cipherbench.results.rules import (
     NEAR_SIZE,
+    REPEAT_TOLERANCE,
     is_parallel,
     is_reference,
     nominal_size,
@@ -316,16 +317,22 @@ def _figure(pair: _Pair, m: Measurement, ct: CtMark = NOT_CHECKED) -> Figure:
 
 
 def ranked_with_ties(figures: Iterable[Figure]) -> list[Figure]:
-    """The fastest median first; then every candidate whose interval overlaps the fastest's
-    (the run cannot tell them apart: marked `ties_best`), by median; then the others, by
-    median. A tie is with the fastest, so no tie is listed below a candidate that does not
-    tie: a wide interval that reaches the fastest's ranks above a narrow one that does not."""
+    """The fastest figure first; then every candidate that ties with it (marked `ties_best`),
+    by figure; then the others, by figure. A tie is with the fastest: their intervals overlap
+    (the run cannot tell them apart), or the fastest is at most REPEAT_TOLERANCE faster (runs of
+    the same code on this host differ by that much, and a winner by less changed from run to
+    run: benchmarks/README.md, noise). So no tie
+    is listed below a candidate that does not tie: a wide interval that reaches the fastest's
+    ranks above a narrow one that does not."""
     by_median = sorted(figures, key=lambda f: -f.mb_per_s)
     if not by_median:
         return []
     best, others = by_median[0], by_median[1:]
-    return ([best] + [replace(f, ties_best=True) for f in others if f.overlaps(best)]
-            + [replace(f, ties_best=False) for f in others if not f.overlaps(best)])
+
+    def ties(f: Figure) -> bool:
+        return f.overlaps(best) or best.mb_per_s <= f.mb_per_s * (1 + REPEAT_TOLERANCE)
+    return ([best] + [replace(f, ties_best=True) for f in others if ties(f)]
+            + [replace(f, ties_best=False) for f in others if not ties(f)])
 
 
 def _by_language(pair: _Pair, filters: Filters) -> bool:

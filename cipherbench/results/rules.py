@@ -20,6 +20,12 @@ from cipherbench.registry import REFERENCE_IMPL
 if TYPE_CHECKING:
     from cipherbench.results.run import Measurement
 
+#: Two figures of one point repeat when the larger is at most this much above the smaller:
+#: the share by which runs of the same code on one host differ (benchmarks/README.md, noise).
+#: So a comparison never calls a difference within it (analysis/compare.py, MARGIN), and the
+#: answer never ranks two candidates within it (analysis/recommend.py, ranked_with_ties).
+REPEAT_TOLERANCE = 0.03
+
 #: A whole-block mode is timed at the largest whole number of blocks not above a size
 #: (registry/experiments.toml): 16368 B stands for 16 KiB with a 24-byte block.
 NEAR_SIZE = 0.9
