@@ -189,8 +189,9 @@ def check(data: dict) -> None:
         for name, table in data.get(section, {}).items():
             where = f"[{section}.{name}]"
             _keys(where, table, keys)
-            if "counter" in table:
-                _keys(f"{where} counter", table["counter"], COUNTER_KEYS)
+            counter = table.get("counter")  # the TOML table's key (the counter's own keys below)
+            if counter is not None:
+                _keys(f"{where} counter", counter, COUNTER_KEYS)
             if "kind" in table and table["kind"] not in KINDS:
                 raise UsageError(f"primitives.toml: {where}: kind '{table['kind']}' (accepted: {', '.join(KINDS)})")
             named = table.get("modes", []) if section == "ciphers" else []
