@@ -166,12 +166,17 @@ def test_every_registry_finding_is_a_valid_model_and_each_kind_is_used():
 ])
 def test_a_bad_security_margin_is_one_line_naming_the_file_and_the_cipher(tmp_path, planted, line):
     from cipherbench.registry_models import load_security_margins
+    assert refusal(tmp_path, "security-margins.toml", planted, load_security_margins) == line
+
+
+def refusal(tmp_path, name: str, planted: str, load) -> str:
+    """The one line `load` refuses a copy of registry/NAME with `planted` appended with."""
     reg = registry_copy(tmp_path)
-    with open(reg / "security-margins.toml", "a") as f:
+    with open(reg / name, "a") as f:
         f.write(planted)
     with pytest.raises(UsageError) as e:
-        load_security_margins(reg / "security-margins.toml")
-    assert str(e.value) == line
+        load(reg / name)
+    return str(e.value)
 
 
 def test_the_minimal_secure_rounds_are_cited_from_the_source_the_file_names():
@@ -193,9 +198,4 @@ def test_the_minimal_secure_rounds_are_cited_from_the_source_the_file_names():
 ])
 def test_a_bad_primitive_is_one_line_naming_the_file_and_the_entry(tmp_path, planted, line):
     from cipherbench import registry
-    reg = registry_copy(tmp_path)
-    with open(reg / "primitives.toml", "a") as f:
-        f.write(planted)
-    with pytest.raises(UsageError) as e:
-        registry.load(reg / "primitives.toml")
-    assert str(e.value) == line
+    assert refusal(tmp_path, "primitives.toml", planted, registry.load) == line
