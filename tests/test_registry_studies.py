@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from test_verdict_intervals import point
 
 from cipherbench.errors import UsageError
 from cipherbench.kinds import RunKind
@@ -18,7 +19,6 @@ from cipherbench.paths import REPO
 from cipherbench.registry_models import Finding, FindingKind, load_published_figures, validated
 from cipherbench.store.db import Store
 
-SIZE = 1 << 16
 BATCHES = 20
 
 #: The invented study: an experiment to run, and its published claims (three findings of
@@ -61,18 +61,11 @@ def batches(ns: float, apart: float) -> list[float]:
 
 def stored_run(tmp_path: Path) -> str:
     """A store holding one verified run of the study's experiment: its three points' batches."""
-    from cipherbench.measure.stats import summarize
     url = f"sqlite:///{tmp_path / 'r.sqlite'}"
     store = Store(url)
     rid = store.begin_run(uuid="tiny", kind=RunKind.SPEED.value, host="here", status="complete", profile="tiny-study")
-    for prim, ns in NS.items():
-        per_call = batches(ns, 0.05 if prim.startswith("3des") else 0.0001)
-        s = summarize(per_call)
-        raw = [dict(seq=i, warmup=False, loops=10, ns=x * 10) for i, x in enumerate(per_call)]
-        store.add_measurements(rid, [(dict(impl="x", primitive=prim, operation="encrypt", workload="bulk", size=SIZE,
-                                           loops=10, n=len(per_call), ns_per_call=s.figure, ns_low=s.low,
-                                           ns_high=s.high, confidence=s.confidence, mb_per_s=SIZE / s.figure * 1e3,
-                                           verified="passed", warnings=[], provider=""), raw)])
+    for prim, ns in NS.items():  # stored as test_verdict_intervals stores its points, at its SIZE
+        point(store, rid, prim, batches(ns, 0.05 if prim.startswith("3des") else 0.0001))
     return url
 
 
