@@ -222,3 +222,19 @@ def test_a_cpu_where_another_process_took_the_batches_cpu_is_left_while_another_
         watch.note(there, None, 0.5)  # both busy: the choice is the cores' again, as if neither were
         s.place_for("null")
         assert watch.choices.contended == 1 and len(proc.on) == 1
+
+
+def test_the_level_of_a_core_alone_follows_the_first_readings_until_there_are_enough(engine):
+    """A first reading taken while the core was shared must not stand as the level for the next
+    LEVEL_EVERY readings: with fewer, the level is found again at every one."""
+    two_cpus()
+    with Session(only_runners={"native"}) as s:
+        s.place_for("null")
+        watch = s.watch()
+        watch._history.clear()
+        watch._level = None
+        watch.note(0, 2.6, None)
+        assert watch.alone_level() == pytest.approx((1 - SHARED) * 2.6)
+        for _ in range(3):
+            watch.note(0, 3.44, None)
+        assert watch.alone_level() == pytest.approx((1 - SHARED) * 3.44)

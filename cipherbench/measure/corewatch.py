@@ -147,8 +147,9 @@ class CoreWatch:
 
     def alone_level(self) -> float:
         """The reading below which a core counts as shared (clock.alone's rule, at the level
-        clock.usual_adds finds in the readings so far, found again every LEVEL_EVERY)."""
-        if self._level is None or self._since_level >= LEVEL_EVERY:
+        clock.usual_adds finds in the readings so far, found again every LEVEL_EVERY, and at
+        every reading while there are fewer: a first shared reading must not stand as the level)."""
+        if self._level is None or self._since_level >= (LEVEL_EVERY if len(self._history) >= LEVEL_EVERY else 1):
             usual = usual_adds(self._history[-HISTORY:])
             self._level, self._since_level = (1 - SHARED) * (usual or 0.0), 0
         return self._level
