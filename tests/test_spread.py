@@ -38,23 +38,29 @@ def test_spread_widens_every_thread_then_pins_back():
             == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"  # FIPS 180-2, "abc"
 
 
-def test_a_jit_runners_warm_up_runs_off_the_measuring_cpu_and_its_batches_on_it(tmp_path, monkeypatch):
+@pytest.mark.parametrize("place", [False, True], ids=["measuring-cpu", "placed"])
+def test_a_jit_runners_warm_up_runs_off_the_measuring_cpu_and_its_batches_on_it(tmp_path, monkeypatch, place):
     """Measurer.run warms the JIT runner's paths (measure/warmup.py) with its process on every
     CPU but the measuring one, and every later request (calibration, batches) finds it pinned
-    back: the faulty runner's `jit` mode logs each bench request's CPUs as it answers."""
+    to one CPU: the measuring one, or with placement (Session.place) whichever core the watch
+    reads alone. The faulty runner's `jit` mode logs each bench request's CPUs as it answers."""
     log = tmp_path / "benches"
     monkeypatch.setenv("FAULTY_MARKER", str(log))
     p = registry.load()["aes-128-ctr"]
-    with Session(only_runners={"native"}, extra_runners=(faulty("jit"),)) as s:
+    with Session(only_runners={"native"}, extra_runners=(faulty("jit"),), place=place) as s:
         assert s.jit("faulty") and not s.jit("openssl")
         others = sorted(os.sched_getaffinity(0) - {s.cpu})
         pts = [Point(i, p, "encrypt", "bulk", n) for i in ("faulty", "openssl") for n in (64, 4096)]
         Measurer(s, batch_ms=1, batches=2, warmup_batches=1, jit_warmup_ms=20, extra_share=0).run(pts)
-        assert _affinities(s) == {frozenset({s.cpu})}
+        every = os.sched_getaffinity(0)
+        if not place:
+            assert _affinities(s) == {frozenset({s.cpu})}
+        assert all(len(a) == 1 and a <= every for a in _affinities(s))
     asked = [json.loads(line) for line in log.read_text().splitlines()]
     assert [(a["size"], a["cpus"]) for a in asked[:2]] == [(64, others), (4096, others)]
     assert all(a["warmup_ms"] == 20 for a in asked[:2])
-    assert len(asked) > 2 and all(a["cpus"] == [s.cpu] for a in asked[2:])
+    assert len(asked) > 2
+    assert all(a["cpus"] == [s.cpu] if not place else len(a["cpus"]) == 1 for a in asked[2:])
     # two timed requests each, of Measurer's default eight batches (fewer where a request's
     # calls are fewer than eight)
     assert all(pt.error is None and timed_batches(pt) == 2 for pt in pts)
