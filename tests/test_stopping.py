@@ -204,11 +204,30 @@ def test_the_profiles_set_the_target_and_the_floor_and_a_plan_may_turn_stopping_
     assert RunPlan.from_preset("quick", stopping=False).stop_rule is None
     assert RunPlan.from_preset("quick", extra_rounds=False).stop_rule is None  # exactly --batches
     assert RunPlan.from_preset("quick", batches=2).stop_rule == StopRule(within=0.01, floor=2)
-    assert RunPlan.from_preset("standard").stop_rule == StopRule(within=0.01, floor=3, line_floor=2)
+    assert RunPlan.from_preset("standard").stop_rule == StopRule(within=0.01, floor=2, line_floor=2)
     bad = tmp_path / "experiments.toml"
     bad.write_text('[profiles.x]\ntitle = "x"\nsizes = [16]\nstop_within = 0.01\n')
     with pytest.raises(UsageError, match=r"\[profiles.x\].*stop_within and min_batches go together"):
         load_presets(bad)
+
+
+def test_every_profiles_floor_gives_a_point_the_batches_its_own_interval_needs():
+    """A point that stops at its floor (or at the line's floor) must hold enough batches for
+    the figure's interval to reach INTERVAL_CONFIDENCE: a tenth quantile of 12 batches never
+    does, and a profile whose floor and cap were under that sent every point to its cap with
+    no interval at all. Judged for every preset with a stopping rule, from the registry."""
+    from cipherbench.measure.figures import INTERVAL_CONFIDENCE
+    from cipherbench.measure.stats import QUANTILE, quantile_interval
+    from cipherbench.pipeline.plan import RunPlan, load_presets
+    need = next(n for n in range(2, 1000) if quantile_interval(n, QUANTILE)[2] >= INTERVAL_CONFIDENCE)
+    assert need == 22  # 1 - 0.9^n >= 0.9: the lowest batch is below the tenth quantile at 90 %
+    stopping = {name: RunPlan.from_preset(name) for name in load_presets()}
+    stopping = {name: plan for name, plan in stopping.items() if plan.stop_rule is not None}
+    assert {"quick", "standard"} <= set(stopping)
+    for name, plan in stopping.items():
+        rule = plan.stop_rule
+        assert rule is not None
+        assert rule.on_line_floor * plan.sub_batches >= need, name
 
 
 def test_rounds_beyond_the_planned_ones_need_the_usual_width_or_a_wider_target():

@@ -128,6 +128,7 @@ class Measurer:
         self._cost: dict[int, float] = {}  # id(point) -> ms one of its batches takes
         self._first_size: dict[tuple, int] = {}  # path -> the size it was first calibrated at
         self._seen: dict[tuple, dict[int, float]] = {}  # path -> {size: ns per call} from calibration
+        self._widths: dict[int, tuple[tuple, float]] = {}  # id(point) -> (what it was judged on, half_width)
 
     def _batch(self, pt: Point, loops: int, warmup: bool, replica: int | None = None) -> float | None:
         runner = self._runner_of(pt)
@@ -358,7 +359,7 @@ class Measurer:
         for _ in range(self.batches * (MAX_FACTOR - 1)):
             usual = self._usual_adds(live)
             unsure = [p for p in live if p.error is None and id(p) not in self._on_line
-                      and half_width(p, usual) > within]
+                      and self._width(p, usual) > within]
             if not unsure or budget < len(unsure):
                 break
             budget -= len(unsure)
@@ -393,11 +394,29 @@ class Measurer:
                 self._on_line = {id(p) for p in on_line_points(live)}
             usual = self._usual_adds(live)
             cap = [min(plan[id(p)], rule.on_line_floor) if id(p) in self._on_line else plan[id(p)] for p in ok]
-            due = next_round([Standing(timed_batches(p), half_width(p, usual), c) for p, c in zip(ok, cap)], rule)
+            due = next_round([self._standing(p, usual, c, rule) for p, c in zip(ok, cap)], rule)
             if not due:
                 break
             self._round([ok[i] for i in due])
             self._rounded(live)
+
+    def _standing(self, pt: Point, usual: float | None, cap: int, rule: StopRule) -> Standing:
+        """Where the point stands for the next round; its interval is judged only where the
+        rule would read it (between the floor and the cap)."""
+        timed = timed_batches(pt)
+        judged = rule.floor <= timed < cap
+        return Standing(timed, self._width(pt, usual) if judged else math.inf, cap)
+
+    def _width(self, pt: Point, usual: float | None) -> float:
+        """half_width(), computed again only once the point has new batches or the run's usual
+        level has moved: a standard profile's 32,000 points are judged every round, and the
+        interval of a point that got no round since is the one it had."""
+        key = (len(pt.raw), None if usual is None else round(usual, 3))
+        known = self._widths.get(id(pt))
+        if known is None or known[0] != key:
+            known = (key, half_width(pt, usual))
+            self._widths[id(pt)] = known
+        return known[1]
 
     def _count_skipped(self, live: list[Point], plan: dict[int, int]) -> None:
         """The planned timed batches that stopping left out, per primitive, with their
