@@ -128,6 +128,20 @@ def of_matrix(m: matrix_mod.Matrix, rebuild: bool = False) -> Planned:
                    matrix_seconds(m, rebuild))
 
 
+# ---------------------------------------------------------------------------- the fleet demo
+#: scripts/fleet-demo's own time around its plan: credentials, PostgreSQL, two workers joining,
+#: the refusals it shows, then status, report and export. docs/fleet.md, with TLS and the
+#: authenticated store (2026-11-26): init 10 s, joining 50 s, status 19 s, report 32 s.
+FLEET_DEMO_S = 150.0
+
+
+def of_fleet_demo(plan: RunPlan, command: str) -> Planned:
+    """The namespaced demo (cipherbench/fleet/demo.py) running a plan: its two machines run it at
+    once on this machine's CPUs, where each request wants a core alone: as `run` estimates the
+    plan, once per machine."""
+    return Planned(command, FLEET_DEMO_S + 2 * run_seconds(plan))
+
+
 # ---------------------------------------------------------------------------- side-channel checks
 #: Taint checks at once (cli/ct.py runs them so): valgrind runs are independent and time
 #: nothing, so they take every CPU; the statistical checks, which time calls, run after them

@@ -348,3 +348,29 @@ def fleet_report(c: Ctx, fleet_id, out_dir: Path, credentials):
     out.print(f"fleet run {fid}: report of runs {', '.join(map(str, run_ids))} written to {out_dir}/")
     for path, what in written:
         out.print(f"  {path.name:<22} {what}")
+
+
+@fleet_group.command("export")
+@click.argument("fleet_id", required=False, type=int)
+@click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False, path_type=Path),
+              help="Directory to write each machine's run to, as HOST.json (made if missing).")
+@credentials_option
+@click.pass_obj
+def fleet_export(c: Ctx, fleet_id, out_dir: Path, credentials):
+    """Each complete machine's run of a fleet run (the latest by default) as a results
+    document, HOST.json, raw samples included: what `cipherbench import` reads into another store."""
+    from cipherbench.report import results_json
+    from cipherbench.results import transfer
+    from cipherbench.results.run import load_run
+    _credentials(credentials)
+    store, records = _records(c.db, create=False)
+    fid, _ = _fleet(records, fleet_id, store)
+    from cipherbench.fleet.state import HostState
+    done = {h: r.run_id for h, r in records.hosts(fid).items() if r.state is HostState.COMPLETE and r.run_id}
+    if not done:
+        raise CipherbenchError(f"fleet run {fid} has no complete machine yet")
+    out_dir.mkdir(parents=True, exist_ok=True)
+    for host, rid in done.items():
+        names.check(names.NameKind.MACHINE, host, "a fleet machine's name")  # it names a file
+        transfer.write_document(results_json.document(load_run(store, rid)), out_dir / f"{host}.json")
+        out.print(f"fleet run {fid}: {host}'s run {rid} written to {out_dir / host}.json", markup=False)

@@ -1,22 +1,26 @@
 """`cipherbench reproduce STUDY`: a published study's whole reproduction on this machine in
 one command. First its experiment (for Bingmann 2008: libraries x ciphers), then every
 source of other runs its findings draw on (registry/published-figures.toml [sources]) that
-this machine can make alone: a compiler matrix, and the Debian releases with every release
-environment created here (`env list`). A source that needs more machines (a fleet) is named
-with its command. The time is estimated up front as `run --list-experiments` estimates an
+this machine can make alone: a compiler matrix, the Debian releases with every release
+environment created here (`env list`), and a fleet of two machines as the namespaced demo
+makes them on this one (scripts/fleet-demo, cipherbench/fleet/demo.py), where it can run here;
+where it cannot, the plan says why in one line and names the fleet's command. The time is estimated up front as `run --list-experiments` estimates an
 experiment, and every finding's verdict is printed at the end (report/verdicts.py)."""
 from __future__ import annotations
 
+import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
 
 import click
 
 from cipherbench.builds import make
 from cipherbench.builds import matrix as matrix_mod
 from cipherbench.cli.app import Ctx
-from cipherbench.cli.estimates import of_matrix, of_plan, of_preset, past_seconds
+from cipherbench.cli.estimates import of_fleet_demo, of_matrix, of_plan, of_preset, past_seconds
 from cipherbench.cli.matrix_runs import run_matrix
 from cipherbench.cli.plan_runs import BarProgress
 from cipherbench.cli.summary import show_summary
@@ -24,14 +28,33 @@ from cipherbench.console import Paragraph, err, out
 from cipherbench.durations import Estimate, duration
 from cipherbench.envs import Env, all_envs
 from cipherbench.errors import CipherbenchError, UsageError, did_you_mean
+from cipherbench.fleet import demo
 from cipherbench.kinds import RunKind, RunStatus
-from cipherbench.pipeline import RunOutcome, RunPlan, run_plan
+from cipherbench.pipeline import RunPlan, run_plan
 from cipherbench.pipeline.plan import load_presets
 from cipherbench.report import experiments
 from cipherbench.report.verdict_store import Source, load_sources
 from cipherbench.results.run import load, load_published
 from cipherbench.store.db import Store
 from cipherbench.variant import VariantAxis, VariantName, parse
+
+
+class Finished(Protocol):
+    """What a step leaves: the run it stored last (a RunOutcome is one) and its status."""
+
+    @property
+    def run_id(self) -> int: ...
+
+    @property
+    def status(self) -> RunStatus: ...
+
+
+@dataclass(frozen=True)
+class Adopted:
+    """A fleet demo's runs, taken into the store as one fleet run: its last machine's run."""
+
+    run_id: int
+    status: RunStatus = RunStatus.COMPLETE
 
 
 @dataclass(frozen=True)
@@ -41,7 +64,7 @@ class Step:
     title: str
     command: str
     estimate: Estimate  # durations.estimate: the last run here, else the plan's rough figure
-    run: Callable[[Store], RunOutcome] | None  # None: not made by this command
+    run: Callable[[Store], Finished] | None  # None: not made by this command
     note: str = ""  # why it is not run here, or what the estimate includes
 
 
@@ -100,8 +123,37 @@ def releases_step(source: Source, past: dict[str, float]) -> Step:
                 f"environments: {', '.join(e.name for e in envs)}" if envs else "")
 
 
+def fleet_step(source: Source) -> Step:
+    """A fleet source: its experiment on the namespaced demo's two machines, where the demo can
+    run here (demo.blocker says why not, in one line), its runs then taken into the store as
+    one fleet run. The demo's folder (credentials, logs, report, runs) is kept."""
+    if source.machines > demo.MACHINES:
+        return Step(source.what, source.measure, Estimate(0.0, False), None,
+                    f"not run: needs {source.machines} machines, the namespaced demo makes {demo.MACHINES}")
+    why = demo.blocker()
+    if why is not None:
+        return Step(source.what, source.measure, Estimate(0.0, False), None, f"not run: {why}")
+    plan = RunPlan.from_preset(source.profiles[0]) if source.profiles else None
+    if plan is None:
+        return Step(source.what, source.measure, Estimate(0.0, False), None,
+                    "not run: the source names no experiment for its machines (profiles)")
+    command = f"scripts/fleet-demo DIR -- {' '.join(demo.plan_args(plan))}"
+    planned = of_fleet_demo(plan, command)
+
+    def run(store: Store) -> Adopted:
+        folder = Path(tempfile.mkdtemp(prefix="cipherbench-reproduce-")) / "fleet"  # the demo makes it
+        fid, ids = demo.adopt(store, plan, demo.run(plan, folder), command.replace("DIR", str(folder)))
+        out.print(f"fleet run {fid}: the demo's machines' runs {', '.join(map(str, ids))} taken into this store; "
+                  f"its credentials, logs and report kept in {folder}", markup=False, highlight=False)
+        return Adopted(ids[-1])
+    return Step(source.what, command, planned.estimate(), run,
+                f"its {demo.MACHINES} machines as network namespaces on this one, measuring at once")
+
+
 def source_step(source: Source, past: dict[str, float]) -> Step:
-    if source.kind is RunKind.FLEET or source.machines > 1:
+    if source.kind is RunKind.FLEET:
+        return fleet_step(source)
+    if source.machines > 1:
         return Step(source.what, source.measure, Estimate(0.0, False), None,
                     f"not run: needs {source.machines} machines, this command measures this one")
     if source.kind is RunKind.BUILDS:
