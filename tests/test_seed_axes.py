@@ -43,7 +43,7 @@ WHAT = {"debian-releases": "debian-releases run", "compiler-matrix": "compiler-m
 MEASURE = {
     "debian-releases": "cipherbench run --experiment debian-releases",
     "compiler-matrix": "cipherbench builds run --matrix quick",
-    "fleet": "cipherbench fleet run --experiment bingmann2008 --machines 2 --scheduler ADDRESS (docs/fleet.md)",
+    "fleet": "cipherbench fleet run --experiment bingmann2008-machines --machines 2 --scheduler ADDRESS (docs/fleet.md)",
 }
 
 
@@ -201,6 +201,32 @@ def test_compiler_and_cpu_findings_are_judged_on_the_builds_and_fleet_runs(study
     assert sorted(p.split(" ")[0] for p in ranked.split(", ")) == sorted(PRIMITIVES[1:])
 
 
+def test_a_fleet_demo_s_machines_exported_and_adopted_into_the_study_s_store_judge_the_cpu_finding(
+        study, tmp_path, shared_vectors):
+    """What `reproduce` does with the namespaced demo's fleet (cipherbench/fleet/demo.py): each
+    complete machine's run written by `fleet export` in the demo's store, then imported into the
+    study's store and recorded there as one complete fleet run, which the CPU finding is judged on."""
+    from cipherbench.errors import CipherbenchError
+    from cipherbench.fleet import demo
+    from cipherbench.pipeline import RunPlan
+    from cipherbench.store.db import Store
+    away = f"sqlite:///{tmp_path / 'demo.sqlite'}"
+    fleet_runs(away)
+    r = cli(away, "fleet", "export", "--out", str(tmp_path / "demo" / demo.RUNS_DIR))
+    assert r.returncode == 0, r.stderr
+    assert sorted(demo.Demo(tmp_path / "demo").runs()) == list(HOSTS)
+    db = copy_of(study, tmp_path)
+    plan = RunPlan.from_preset("bingmann2008-machines")
+    fid, ids = demo.adopt(Store(db), plan, demo.Demo(tmp_path / "demo"), "test")
+    [f] = [f for f in axis_findings() if f["from"] == "fleet"]
+    v = verdicts_of(db, study[1])[f["text"]]
+    assert v.verdict is not FindingVerdict.NOT_MEASURED, v.figure
+    assert v.runs == refs(db, ids) and [r.host for r in v.runs] == list(HOSTS)
+    assert [r.kind for r in v.runs] == [RunKind.FLEET] * 2
+    with pytest.raises(CipherbenchError, match=r"^run [0-9a-f-]+ is already in .* as run \d+; importing it twice"):
+        demo.adopt(Store(db), plan, demo.Demo(tmp_path / "demo"), "test")
+
+
 def test_the_distribution_finding_is_judged_on_a_debian_releases_run(study, tmp_path, release_env):
     env = ENV_NAME  # created once a run whichever test file asks first (tests/conftest.py, release_env)
     db = copy_of(study, tmp_path)
@@ -232,8 +258,14 @@ def test_reproduce_dry_run_prints_the_plan_and_its_estimate(tmp_path):
     else:
         assert lines[3] == ("3. debian-releases run: cipherbench run --experiment debian-releases [–] (not run: "
                             "no release environment is created here (cipherbench env create RELEASE))")
-    assert lines[4] == f"4. fleet run with at least two machines: {MEASURE['fleet']} [–] (not run: needs 2 machines, " \
-                       "this command measures this one)"
+    from cipherbench.fleet import demo
+    why = demo.blocker()  # the namespaced demo's two machines, where root may make them here
+    if why is None:
+        assert re.fullmatch(r"4\. fleet run with at least two machines: scripts/fleet-demo DIR -- --experiment "
+                            r"bingmann2008-machines \[~[^]]+\] \(its 2 machines as network namespaces on this one, "
+                            r"measuring at once\)", lines[4]), lines[4]
+    else:
+        assert lines[4] == f"4. fleet run with at least two machines: {MEASURE['fleet']} [–] (not run: {why})"
     assert lines[5].startswith("estimated time: ~") and len(lines) == 6
     assert not (tmp_path / "empty.sqlite").exists()  # nothing measured, no store made
 
