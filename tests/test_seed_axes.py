@@ -323,3 +323,19 @@ def test_a_misspelt_source_key_is_one_line_naming_it(tmp_path):
     assert str(e.value) == "published-figures.toml: [sources.fleet]: unknown key 'machine'"
     assert {n: s.kind for n, s in load_sources().items()} == {
         "compiler-matrix": RunKind.BUILDS, "debian-releases": RunKind.SPEED, "fleet": RunKind.FLEET}
+
+
+def test_the_fleet_step_says_in_one_line_why_the_namespaced_demo_cannot_run_here(monkeypatch):
+    """Checked before anything is made (cipherbench/fleet/demo.py, blocker): never a root-only
+    failure halfway through a reproduction."""
+    from cipherbench.cli.reproduce import fleet_step
+    from cipherbench.fleet import demo
+    from cipherbench.report.verdict_store import load_sources
+    monkeypatch.setattr(os, "geteuid", lambda: 1000)
+    step = fleet_step(load_sources()["fleet"])
+    assert step.run is None and step.command == MEASURE["fleet"]
+    assert step.note == "not run: the namespaced fleet demo needs root (it makes network namespaces and a bridge)"
+    monkeypatch.setattr(os, "geteuid", lambda: 0)
+    found = shutil.which
+    monkeypatch.setattr(shutil, "which", lambda t: None if t == "setpriv" else found(t))
+    assert demo.blocker() == "the namespaced fleet demo needs setpriv (iproute2, util-linux)"
