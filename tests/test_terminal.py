@@ -196,7 +196,7 @@ SAME_TABLES = {"arch verify": "verify", "builds run": "show", "fleet run": "show
                "mutate": "test_mutate_s_score_table_at_80_columns (a real mutant takes half a minute)"}
 #: Commands that print no table.
 NO_TABLE = {"encrypt", "decrypt", "hash", "report", "export", "import", "env create", "env remove", "arch add",
-            "arch remove", "builds make", "fleet init", "fleet scheduler", "fleet worker", "fleet report",
+            "arch remove", "builds make", "fleet init", "fleet scheduler", "fleet worker", "fleet report", "fleet export",
             "versions add", "versions remove"}
 
 
