@@ -4,8 +4,9 @@ source of other runs its findings draw on (registry/published-figures.toml [sour
 this machine can make alone: a compiler matrix, the Debian releases with every release
 environment created here (`env list`), and a fleet of two machines as the namespaced demo
 makes them on this one (scripts/fleet-demo, cipherbench/fleet/demo.py), where it can run here;
-where it cannot, the plan says why in one line and names the fleet's command. The time is estimated up front as `run --list-experiments` estimates an
-experiment, and every finding's verdict is printed at the end (report/verdicts.py)."""
+where it cannot, the plan says why in one line and names the fleet's command. The time is
+estimated up front as `run --list-experiments` estimates an experiment, and every finding's
+verdict is printed at the end (report/verdicts.py)."""
 from __future__ import annotations
 
 import tempfile
@@ -130,13 +131,13 @@ def fleet_step(source: Source) -> Step:
     if source.machines > demo.MACHINES:
         return Step(source.what, source.measure, Estimate(0.0, False), None,
                     f"not run: needs {source.machines} machines, the namespaced demo makes {demo.MACHINES}")
+    if not source.profiles:
+        return Step(source.what, source.measure, Estimate(0.0, False), None,
+                    "not run: its [sources] entry names no experiment for the machines to run (profiles)")
     why = demo.blocker()
     if why is not None:
         return Step(source.what, source.measure, Estimate(0.0, False), None, f"not run: {why}")
-    plan = RunPlan.from_preset(source.profiles[0]) if source.profiles else None
-    if plan is None:
-        return Step(source.what, source.measure, Estimate(0.0, False), None,
-                    "not run: the source names no experiment for its machines (profiles)")
+    plan = RunPlan.from_preset(source.profiles[0])
     command = f"scripts/fleet-demo DIR -- {' '.join(demo.plan_args(plan))}"
     planned = of_fleet_demo(plan, command)
 
