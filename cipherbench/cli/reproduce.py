@@ -147,8 +147,10 @@ def fleet_step(source: Source) -> Step:
         out.print(f"fleet run {fid}: the demo's machines' runs {', '.join(map(str, ids))} taken into this store; "
                   f"its credentials, logs and report kept in {folder}", markup=False, highlight=False)
         return Adopted(ids[-1])
+    need = demo.to_install()
     return Step(source.what, command, planned.estimate(), run,
-                f"its {demo.MACHINES} machines as network namespaces on this one, measuring at once")
+                f"its {demo.MACHINES} machines as network namespaces on this one, measuring at once"
+                + (f"; first use here: installs {', '.join(need)}" if need else ""))
 
 
 def source_step(source: Source, past: dict[str, float]) -> Step:

@@ -24,7 +24,7 @@ from cipherbench.paths import REPO
 from cipherbench.pipeline import RunPlan
 from cipherbench.results import transfer
 from cipherbench.store.db import Store
-from cipherbench.system_packages import Axis, can_install, missing
+from cipherbench.system_packages import Axis, missing
 
 SCRIPT = REPO / "scripts" / "fleet-demo"
 #: The demo's machines (scripts/fleet-demo: lab-a, lab-b).
@@ -43,8 +43,9 @@ TOOLS = ("ip", "unshare", "setpriv")
 
 def blocker() -> str | None:
     """Why the demo cannot run here, in one line, else None. Checked before anything is
-    made: root (network namespaces), its tools, that this kernel lets us make a network and a
-    UTS namespace, Dask distributed, PostgreSQL installed or installable, no other demo."""
+    made: root (network namespaces; root may also install its PostgreSQL server, `to_install`),
+    its tools, that this kernel lets us make a network and a UTS namespace, Dask distributed,
+    no other demo running."""
     if os.geteuid() != 0:
         return "the namespaced fleet demo needs root (it makes network namespaces and a bridge)"
     gone = [t for t in TOOLS if shutil.which(t) is None]
@@ -58,11 +59,14 @@ def blocker() -> str | None:
         import distributed  # noqa: F401
     except ModuleNotFoundError:
         return "the fleet needs Dask distributed: pip install -e '.[fleet]' (make deps installs it)"
-    if missing(Axis.FLEET) and not can_install():
-        return f"the demo's PostgreSQL server is not installed and cannot be here: {' '.join(missing(Axis.FLEET))}"
     if Path("/sys/class/net", BRIDGE).exists():
         return f"another fleet demo is running here (its bridge {BRIDGE} exists)"
     return None
+
+
+def to_install() -> list[str]:
+    """The Debian packages the demo installs on its first use here (packages.txt [fleet])."""
+    return missing(Axis.FLEET)
 
 
 def plan_args(plan: RunPlan) -> list[str]:
