@@ -11,6 +11,7 @@ between two runs, not how two CPUs compare (docs/fleet.md).
 """
 from __future__ import annotations
 
+import importlib.util
 import os
 import shutil
 import subprocess
@@ -55,9 +56,7 @@ def blocker() -> str | None:
     if probe.returncode != 0:
         said = (probe.stderr.strip().splitlines() or ["refused"])[-1]
         return f"this system does not let root make network namespaces (unshare --net: {said})"
-    try:
-        import distributed  # noqa: F401
-    except ModuleNotFoundError:
+    if importlib.util.find_spec("distributed") is None:  # found, not imported: a plan's check stays quick
         return "the fleet needs Dask distributed: pip install -e '.[fleet]' (make deps installs it)"
     if Path("/sys/class/net", BRIDGE).exists():
         return f"another fleet demo is running here (its bridge {BRIDGE} exists)"
