@@ -95,6 +95,64 @@ def test_the_axes_share_one_layer():
     assert LAYERS["engine_build"] == LAYERS["axis_store"] == 0  # what every axis uses: the base
 
 
+# ---------------------------------------------------------------- one way in for the readers
+#: The axes' own packages, which make and run each axis's variants.
+AXIS_INTERNALS = ("envs", "arch", "releases", "builds")
+
+#: The modules besides cipherbench/axes and the axis packages that may import an axis's package,
+#: and why: each makes or runs variants. Every other module (`list`, `show`, the answer, the
+#: reports, the analyses, the verdicts) reads them through cipherbench/axes alone.
+MAKERS: dict[str, str] = {
+    "measure": "starts an environment's engine as a runner (environments.py) and records where it ran",
+    "pipeline": "runs a plan over the variants: points offered in environments, a compiler matrix, releases' baselines",
+    "cli.env": "the environments' own command: creates, lists and removes them",
+    "cli.arch": "the CPUs' own command: builds, verifies, lists and removes them",
+    "cli.versions": "the releases' own command: installs, lists and removes them",
+    "cli.builds": "the compiler variants' own command: builds and times a matrix",
+    "cli.matrix_runs": "a compiler matrix built, verified and timed, for `builds` and `reproduce`",
+    "cli.reproduce": "makes the environments and compiler variants a study's findings draw on",
+    "cli.estimates": "the rough figure of an axis's making: a compiler matrix, releases' installs",
+}
+
+
+def may_reach_in(module: str) -> bool:
+    rel = module.partition(".")[2]
+    return rel.split(".")[0] in AXIS_PACKAGES or any(rel == m or rel.startswith(m + ".") for m in MAKERS)
+
+
+def readers_reaching_in(edges: dict[str, set[str]]) -> list[str]:
+    """Each import of an axis's package by a module that only reads variants."""
+    from test_imports import unit_of
+    return [f"{module} imports {m}" for module, imported in sorted(edges.items()) if not may_reach_in(module)
+            for m in sorted(imported) if unit_of(m) in AXIS_INTERNALS]
+
+
+def test_readers_learn_of_variants_through_the_axes_alone():
+    from test_imports import graph
+    found = readers_reaching_in(graph())
+    assert found == [], ("a reader of variants reaches into an axis's package (read it through cipherbench/axes: "
+                         "axes.environments(), architectures(), releases(), builds()):\n" + "\n".join(found))
+    modules = set(graph())
+    assert not [m for m in MAKERS if f"cipherbench.{m}" not in modules], "MAKERS names a module that is gone"
+
+
+def test_the_scan_finds_a_reader_reaching_in(tmp_path):
+    from test_imports import graph
+    root = tmp_path / "cipherbench"
+    for f, text in {"__init__.py": "", "arch/__init__.py": "", "arch/verified.py": "X = 1\n",
+                    "envs/__init__.py": "", "envs/model.py": "", "axes/__init__.py": "from cipherbench.arch import verified\n",
+                    "architecture.py": "", "measure/__init__.py": "", "cli/__init__.py": "",
+                    "measure/session.py": "from cipherbench.envs.model import *\n",
+                    "cli/arch.py": "from cipherbench.arch import verified\n",
+                    "cli/inspect.py": "from cipherbench import axes\nfrom cipherbench import architecture\n"
+                                      "def f():\n    from cipherbench.arch.verified import X\n",
+                    "report/__init__.py": "", "report/provenance.py": "import cipherbench.envs.model\n"}.items():
+        (root / f).parent.mkdir(parents=True, exist_ok=True)
+        (root / f).write_text(text)
+    assert readers_reaching_in(graph(root)) == ["cipherbench.cli.inspect imports cipherbench.arch.verified",
+                                                "cipherbench.report.provenance imports cipherbench.envs.model"]
+
+
 # ---------------------------------------------------------------- one interface
 @pytest.fixture
 def made_here(tmp_path, monkeypatch):

@@ -21,9 +21,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from cipherbench import axes
 from cipherbench.analysis.versions import Code, VersionFigure, VersionGap, code_of
+from cipherbench.axes.registry_releases import Package
 from cipherbench.kinds import FINISHED, Operation, Verdict, Workload
-from cipherbench.releases.model import PACKAGES, Package, version_key
 from cipherbench.results.rules import is_parallel, size_text
 from cipherbench.results.run import Implementation, Measurement, Run, load_run, mb_interval, usable
 from cipherbench.store.db import Store
@@ -123,7 +124,7 @@ def release_of(impl: Implementation) -> Release | None:
     """The release an implementation of a run is: `IMPL==VERSION`, or the runner's own build of
     a package releases are installed of (at the version it announced)."""
     base, version = apart(impl.impl, VariantAxis.RELEASE)
-    pkg = PACKAGES.get(base)
+    pkg = axes.releases().package(base)
     if pkg is None or (impl.runner or "") not in (pkg.runner, impl.impl):
         return None
     version = version or str(impl.version or "")
@@ -158,7 +159,7 @@ def timelines(run: Run) -> list[Timeline]:
         points = found.setdefault(s, {})
         if rel.version not in points or apart(rel.impl, VariantAxis.RELEASE)[1] is not None:
             points[rel.version] = Point(rel, figure(run, rel, m))
-    out = [Timeline(s, tuple(sorted(p.values(), key=lambda x: version_key(x.release.version))))
+    out = [Timeline(s, tuple(sorted(p.values(), key=lambda x: axes.releases().version_key(x.release.version))))
            for s, p in found.items() if len(p) >= 2]
     return sorted(out, key=lambda t: (t.series.package, t.series.primitive, t.series.size,
                                       t.series.workload.value))

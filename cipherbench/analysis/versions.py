@@ -28,10 +28,9 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 
-from cipherbench import registry
+from cipherbench import axes, registry
 from cipherbench.analysis.recommend import Answer
 from cipherbench.kinds import Operation, PrimitiveKind, Verdict
-from cipherbench.releases.model import PACKAGES, version_key
 from cipherbench.results.rules import is_parallel
 from cipherbench.results.run import Implementation, Measurement
 from cipherbench.store.db import Store
@@ -225,7 +224,7 @@ def release_gap(rows: list[tuple[int, Implementation, Measurement]], impl: str, 
     answer's point on this host, against the winner as the answer's run timed it: what an
     upgrade would buy. None when the winner is no such package or is its newest release timed.
     Releases and the runner's own build are versions of one package: Code(package, version)."""
-    package = PACKAGES.get(apart(impl, VariantAxis.RELEASE)[0])
+    package = axes.releases().package(apart(impl, VariantAxis.RELEASE)[0])
     if package is None:
         return None
     figures: dict[str, VersionFigure] = {}
@@ -244,7 +243,8 @@ def release_gap(rows: list[tuple[int, Implementation, Measurement]], impl: str, 
             figures.setdefault(version, f)
     if winner is None or not figures:
         return None
-    newest = max(figures.values(), key=lambda f: version_key(f.code.version))
-    if version_key(newest.code.version) <= version_key(winner.code.version):
+    order = axes.releases().version_key
+    newest = max(figures.values(), key=lambda f: order(f.code.version))
+    if order(newest.code.version) <= order(winner.code.version):
         return None
     return VersionGap(winner, newest)

@@ -1,7 +1,8 @@
 """Compiler variants of the engine (cipherbench/builds) behind the Axis interface.
 
 Declared: every variant of registry/builds.toml's matrices; made: those built into the
-variants' cache (manifest.json). A variant is that engine: `native@gcc-12:O3`.
+variants' cache (manifest.json). A variant is that engine: `native@gcc-12:O3`. What the
+readers (the verdicts on compilers) learn of compilers is read here: each one's family.
 """
 from __future__ import annotations
 
@@ -61,6 +62,13 @@ class BuildAxis(Axis):
 
     def runner_specs(self, chosen: Sequence[str]) -> list[RunnerSpec]:
         return [self.runner_spec(VariantName(ENGINE, build=Build.parse(label))) for label in dict.fromkeys(chosen)]
+
+    # what the readers learn of compilers
+    def compiler_family(self, compiler: str) -> str:
+        """registry/builds.toml's family of a compiler id ("gcc", "clang"); for an id the file
+        does not name, its first word before a hyphen (a compiler id, not an implementation's name)."""
+        known = load().compilers
+        return known[compiler].family.value if compiler in known else compiler.split("-", 1)[0]
 
 
 def declared(bf: BuildsFile) -> list[Variant]:

@@ -2,7 +2,8 @@
 
 Declared: the releases the adapters' manifests name packages for, and the releases whose
 compilers registry/builds.toml uses; made: every environment created here (its env.json).
-A variant is the engine of the environment: `bullseye:native`.
+A variant is the engine of the environment: `bullseye:native`. What the readers (`show`,
+the report) learn of where an implementation ran is read here: its stored environment's line.
 """
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from collections.abc import Sequence
 from cipherbench import manifest
 from cipherbench.axes.interface import ENGINE, Axis, Say
 from cipherbench.axis_store import AxisRecord, RecordStatus
+from cipherbench.envs import describe
 from cipherbench.envs.model import Env, EnvRecord, all_envs, env_named
 from cipherbench.measure.runner import RunnerSpec
 from cipherbench.variant import VariantAxis, VariantName
@@ -55,6 +57,15 @@ class EnvironmentAxis(Axis):
     def runner_specs(self, chosen: Sequence[str]) -> list[RunnerSpec]:
         from cipherbench.measure.environments import runner_specs
         return runner_specs(chosen)
+
+    # what the readers learn of where an implementation ran (store: run_implementations.environment)
+    def label(self, environment: dict | None) -> str:
+        """One line: 'bullseye (Debian 11.11), libssl-dev 1.1.1w-0+deb11u1, g++ 10.2.1'; '' for none."""
+        return describe.label(environment)
+
+    def show_lines(self, run: dict) -> list[str]:
+        """`show`'s 'built in: IMPL: ...' lines, when an environment's engine took part in the run."""
+        return describe.show_lines(run)
 
 
 def made(name: VariantName, env: Env, rec: EnvRecord) -> AxisRecord:

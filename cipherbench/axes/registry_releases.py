@@ -2,16 +2,23 @@
 
 Discovered: the releases installed here (release.json); a registry's other versions are asked
 of it by `cipherbench versions add`, never here. A variant is the release: `pyca-cryptography==42.0.5`.
+What the readers (the analyses of versions, the report's timelines) learn of releases is read
+here: the packages releases are installed of, and the order of their versions.
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from cipherbench.axes.interface import Axis, Say
 from cipherbench.axis_store import AxisRecord, RecordStatus
 from cipherbench.measure.runner import RunnerSpec
-from cipherbench.releases.model import Release, ReleaseRecord, installed, package_named
+from cipherbench.releases.model import PACKAGES, Package, Release, ReleaseRecord, installed, package_named, version_key
 from cipherbench.variant import VariantAxis, VariantName
+
+__all__ = ["Package", "ReleaseAxis", "VersionKey", "made", "release_of"]
+
+#: A version's place in its package's order (releases/model.py version_key).
+VersionKey = tuple[tuple[int, int | str], ...]
 
 
 class ReleaseAxis(Axis):
@@ -38,6 +45,20 @@ class ReleaseAxis(Axis):
     def runner_specs(self, chosen: Sequence[str]) -> list[RunnerSpec]:
         from cipherbench.releases.runners import runner_specs
         return runner_specs(chosen)
+
+    # what the readers learn of releases
+    def packages(self) -> Mapping[str, Package]:
+        """The packages releases are installed of, by the implementation their runner announces,
+        in the project's order (the report's)."""
+        return PACKAGES
+
+    def package(self, impl: str) -> Package | None:
+        """The package whose runner announces `impl` (a name without its release), or None."""
+        return PACKAGES.get(impl)
+
+    def version_key(self, version: str) -> VersionKey:
+        """A version's place in release order: numbers as numbers ('1.10' after '1.9')."""
+        return version_key(version)
 
 
 def release_of(name: VariantName) -> Release:

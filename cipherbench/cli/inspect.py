@@ -5,9 +5,7 @@ import json
 
 import click
 
-from cipherbench import manifest, registry
-from cipherbench.arch.verified import line as verified_line
-from cipherbench.arch.verified import passed_on, verified_on
+from cipherbench import axes, manifest, registry
 from cipherbench.cli.app import Ctx
 from cipherbench.console import Cell, Col, Grid, clip, lit, out
 from cipherbench.store.db import default_url, describe
@@ -53,14 +51,14 @@ def list_cmd(c: Ctx, as_json, primitives, long_):
     with c.session(pin=False) as s:
         s.start_all()
         where = describe(c.db or default_url())
-        on = verified_on()
+        on = axes.architectures().verified_on()
         if as_json:
             click.echo(json.dumps({
                 "store": where,
                 "runners": [{"name": r.spec.name, "command": r.spec.argv, "problem": r.problem,
                              **{k: r.hello.get(k) for k in ("language", "runtime", "clocks")}}
                             for r in s.runners],
-                "implementations": [dict(i.as_dict(), library=_library(i), verified_on=passed_on(i.name, on))
+                "implementations": [dict(i.as_dict(), library=_library(i), verified_on=axes.architectures().passed_on(i.name, on))
                                     for i in s.impls.values()]}, indent=1))
             return
         _implementations_table(s, on, long_)
@@ -80,9 +78,10 @@ def _implementations_table(s, on, long_: bool) -> None:
     t = Grid([Col("implementation", Cell.NAME), Col("runner", Cell.NAME, key=False), Col("library", fold=1),
               Col("prims", Cell.FIGURE), Col("CPUs", Cell.NAME, key=False), Col("status", Cell.NAME, key=False)])
     archs: dict[str, str] = {}  # a long 'verified on' list -> its mark
+    cpus = axes.architectures()
     notes: list[str] = []
     def verified(impl: str) -> str:
-        full = verified_line(impl, on)
+        full = cpus.verified_cell(impl, on)
         if len(full) <= VERIFIED_ON_CELL:
             return lit(full)
         mark = archs.setdefault(full, chr(ord("a") + len(archs)))

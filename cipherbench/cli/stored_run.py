@@ -7,14 +7,12 @@ from enum import StrEnum
 
 import click
 
-from cipherbench import codepath
+from cipherbench import axes, codepath
 from cipherbench.analysis.constant_time import ct_checks, rows_beside
 from cipherbench.analysis.fit import fits
 from cipherbench.analysis.plausibility import flagged
-from cipherbench.arch.verified import show_lines as verified_lines
 from cipherbench.codepath import code_label
 from cipherbench.console import Cell, Col, Grid, Paragraph, clip, lit, out
-from cipherbench.envs.describe import show_lines
 from cipherbench.results.rules import nominal_size, point_count, size_text
 from cipherbench.results.run import Measurement
 from cipherbench.store.db import Store, describe
@@ -52,9 +50,9 @@ def show_run(store: Store, run_id: int, as_json: bool = False, form: Form = Form
     sources = series_tables(run_id, r) if form is Form.SERIES else point_tables(run_id, r)
     for src in sorted(sources):
         out.print(f"cycles: {lit(src)}")
-    for line in show_lines(r):  # where each implementation was built, when an environment ran
+    for line in axes.environments().show_lines(r):  # where each implementation was built, when an environment ran
         out.print(lit(line))
-    for line in verified_lines(m["impl"] for m in r["measurements"]):  # other CPUs (cipherbench arch)
+    for line in axes.architectures().show_lines(m["impl"] for m in r["measurements"]):  # other CPUs (cipherbench arch)
         out.print(lit(line))
     warned = [m for m in r["measurements"] if m["warnings"]]
     if warned and form is Form.SERIES:

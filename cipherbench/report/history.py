@@ -12,8 +12,8 @@ import html as h
 from collections.abc import Callable
 from typing import Any, Protocol
 
+from cipherbench import axes
 from cipherbench.analysis.history import REPEATS, Found, Repeated, Step, Timeline, found_in, timelines
-from cipherbench.releases.model import PACKAGES, version_key
 from cipherbench.report.markup import md
 from cipherbench.results.run import ReportData, Run
 
@@ -34,9 +34,9 @@ class Page(Protocol):
 
 
 def by_package(run: Run) -> dict[str, list[Timeline]]:
-    """The run's timelines per package, in PACKAGES' order."""
+    """The run's timelines per package, in the release axis's order of its packages."""
     lines = timelines(run)
-    return {p: [t for t in lines if t.series.package == p] for p in PACKAGES
+    return {p: [t for t in lines if t.series.package == p] for p in axes.releases().packages()
             if any(t.series.package == p for t in lines)}
 
 
@@ -45,7 +45,7 @@ def timeline_figure(package: str, lines: list[Timeline], named: list[Repeated]) 
     repeated as stars."""
     import plotly.graph_objects as go
 
-    versions = sorted({p.release.version for t in lines for p in t.points}, key=version_key)
+    versions = sorted({p.release.version for t in lines for p in t.points}, key=axes.releases().version_key)
     fig = go.Figure()
     for t in lines:
         fig.add_trace(go.Scatter(
@@ -61,7 +61,7 @@ def timeline_figure(package: str, lines: list[Timeline], named: list[Repeated]) 
             x=[s.after.version for s in found], y=[s.gap.other.mb_per_s for s in found], mode="markers",
             name=f"steps ({len(found)})", marker=dict(symbol="star", size=14, color="crimson"),
             hovertext=[s.text() for s in found]))
-    library = PACKAGES[package].library
+    library = axes.releases().packages()[package].library
     fig.update_layout(title=f"{h.escape(library)}: speed along its releases<br><sup>MB/s at the figure, "
                             f"encryption (hashing); stars: steps beyond both figures' intervals in {REPEATS} runs</sup>",
                       xaxis=dict(title="release", type="category", categoryorder="array", categoryarray=versions),
@@ -120,6 +120,6 @@ def markdown_lines(data: ReportData, _table_md: Callable[..., str] | None = None
         for package in packages:
             if not out:
                 out += [f"## {TITLE}", ""]
-            out += [f"### {PACKAGES[package].library} (run {run.id})", ""]
+            out += [f"### {axes.releases().packages()[package].library} (run {run.id})", ""]
             out += [f"- {md(x)}" for x in step_items(found, package)] + [""]
     return out

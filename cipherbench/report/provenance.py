@@ -4,11 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from cipherbench import axes
 from cipherbench.analysis.condition import condition, repeat
-from cipherbench.arch import verified as arch_verified
-from cipherbench.arch.model import debian_arch
-from cipherbench.arch.verified import VerifiedOn
-from cipherbench.envs.describe import label as envs_label
+from cipherbench.axes.foreign_cpus import VerifiedOn
 from cipherbench.kat.outcome import AROUND, stored_difference
 from cipherbench.kinds import CycleSource, Verdict
 from cipherbench.registry import NULL_PRIMITIVE
@@ -54,11 +52,12 @@ def verified_on_table(data: ReportData) -> Table:
     verification before timing), then every other architecture's last `arch verify`."""
     t = Table("verified-on", "Verified on", ["implementation", "verified on", "failed on other CPUs"],
               align=["l"] * 3)
-    others = arch_verified.foreign()
+    cpus = axes.architectures()
+    others = cpus.verified_elsewhere()
     for run in data.runs:
         for impl in _verified_impls(run):
             base, arch = apart(impl, VariantAxis.ARCHITECTURE)
-            own = VerifiedOn(arch or run_arch(run), arch_verified.tally(
+            own = VerifiedOn(arch or run_arch(run), cpus.tally(
                 v.status for v in run.verifications if v.impl == impl))
             on = [own, *(v for v in others.get(base, []) if v.arch != own.arch)]
             mark = (RowMark.FAILED if any(v.counts.failed for v in on) else
@@ -76,7 +75,7 @@ def verified_on_table(data: ReportData) -> Table:
 def run_arch(run: Run) -> str:
     """The Debian name of the run's CPU architecture (amd64), from its context's `machine`."""
     machine = run.context.get("machine")
-    return debian_arch(machine) if isinstance(machine, str) and machine else "host (architecture not recorded)"
+    return axes.architectures().debian_name(machine) if isinstance(machine, str) and machine else "host (architecture not recorded)"
 
 
 def _verified_impls(run: Run) -> list[str]:
@@ -202,7 +201,7 @@ def libraries_table(data: ReportData) -> Table:
             built = notes.get("built_with", "") if isinstance(notes, dict) else ""
             t.add([data.series_name(run, i.impl), i.runner or "", i.library or "",
                    i.version or "", "available" if i.available else f"unavailable: {i.reason}",
-                   "; ".join(x for x in (envs_label(i.environment),
+                   "; ".join(x for x in (axes.environments().label(i.environment),
                                          (built[:120] + "…") if len(built) > 120 else built) if x)])
     t.wrap = True
     t.notes = ["Implementations that took part in the run (and those that were unavailable, with why)."]

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-from cipherbench.builds import matrix as build_matrix
+from cipherbench import axes
 from cipherbench.kinds import Verdict
 from cipherbench.registry_models import Expect, Finding, FindingKind, Now
 from cipherbench.report import builds as build_report
@@ -172,8 +172,7 @@ def _speed(v: Variants, best: Best, a: str, b: str) -> tuple[float, int] | None:
 
 def _family(compiler: str) -> str:
     """registry/builds.toml's family of a compiler ("gcc", "clang"), else the id's first word."""
-    known = build_matrix.load().compilers
-    return known[compiler].family.value if compiler in known else compiler.split("-", 1)[0]
+    return axes.builds().compiler_family(compiler)
 
 
 #: Two compilers a finding compares: (a, what a is, b, what b is, a note on the choice).
