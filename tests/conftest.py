@@ -428,8 +428,8 @@ def s390x_fault_engine():
     change) and checked up to date once a run, under a lock on that folder: two workers, or
     two runs, never build it at once. (ArchBuild, ArchRecord); CIPHERBENCH_ARCH_DIR names the
     folder while the build's users run (arch_dir)."""
+    from cipherbench.arch.architecture import Arch, BuildOptions, arch_build
     from cipherbench.arch.build import add
-    from cipherbench.arch.model import Arch, BuildOptions, arch_build
     options = BuildOptions(adapters=("null", "reference"), reference_ciphers=("rc6",), test_faults=True)
     with locked(ARCH_DIR / ".lock"), environ("CIPHERBENCH_ARCH_DIR", str(ARCH_DIR)):
         rec = add(Arch.S390X, options, say=lambda s: None, install=False)
@@ -441,8 +441,8 @@ def riscv64_reference_engine():
     """The riscv64 engine with the reference ciphers alone (tests/test_arch_runtimes.py): the cross
     toolchain's own C library suffices, no sysroot, no network; cross-built once a machine under
     ARCH_DIR, as s390x_fault_engine. (ArchBuild, ArchRecord)."""
+    from cipherbench.arch.architecture import Arch, BuildOptions, arch_build
     from cipherbench.arch.build import add
-    from cipherbench.arch.model import Arch, BuildOptions, arch_build
     options = BuildOptions(adapters=("null", "reference"))
     with locked(ARCH_DIR / ".lock"), environ("CIPHERBENCH_ARCH_DIR", str(ARCH_DIR)):
         rec = add(Arch.RISCV64, options, say=lambda s: None, install=False)
@@ -457,7 +457,7 @@ def arm64_go_runner():
     if shutil.which("go") is None:
         pytest.skip("needs go (runners/go/manifest.toml)")
     from cipherbench.arch import runtimes
-    from cipherbench.arch.model import Arch, arch_build
+    from cipherbench.arch.architecture import Arch, arch_build
     with locked(ARCH_DIR / ".lock"), environ("CIPHERBENCH_ARCH_DIR", str(ARCH_DIR)):
         recs = runtimes.add(Arch.ARM64, say=lambda s: None, runtimes=(runtimes.Runtime.GO,))
         return arch_build(Arch.ARM64), recs[runtimes.Runtime.GO]
@@ -471,8 +471,8 @@ def pyca_releases():
     if not (BUILD / "runners" / "python.ok").exists():
         pytest.skip("needs the Python runner (make runners)")
     from cipherbench.releases.install import install
-    from cipherbench.releases.model import PACKAGES
-    from cipherbench.releases.model import Release as Installed
+    from cipherbench.releases.release import PACKAGES
+    from cipherbench.releases.release import Release as Installed
     with locked(RELEASES_DIR / ".lock"), environ("CIPHERBENCH_RELEASES_DIR", str(RELEASES_DIR)):
         return {v: install(Installed(PACKAGES["pyca-cryptography"], v)) for v in PYCA_RELEASES}
 
@@ -486,7 +486,7 @@ def noble_releases():
     if shutil.which("npm") is None:
         pytest.skip("needs npm (NodeSource's nodejs ships it; Debian's is the npm package)")
     from cipherbench.releases.install import install
-    from cipherbench.releases.model import PACKAGES
-    from cipherbench.releases.model import Release as Installed
+    from cipherbench.releases.release import PACKAGES
+    from cipherbench.releases.release import Release as Installed
     with locked(RELEASES_DIR / ".lock"), environ("CIPHERBENCH_RELEASES_DIR", str(RELEASES_DIR)):
         return {(p, v): install(Installed(PACKAGES[p], v)) for p, v in NOBLE_RELEASES}

@@ -15,7 +15,7 @@ import sys
 import pytest
 from conftest import ARCH_DIR, REPO, environ
 
-from cipherbench.arch.model import Arch, BuildOptions, arch_build, arch_named
+from cipherbench.arch.architecture import Arch, BuildOptions, arch_build, arch_named
 from cipherbench.arch.verified import host_name
 from cipherbench.errors import UsageError
 from cipherbench.kat.outcome import first_difference
@@ -146,7 +146,7 @@ def test_planted_fault_fails_on_s390x(s390x_engine, engine, shared_vectors):
 def test_verification_is_stored_per_architecture(tmp_path, monkeypatch):
     """arch verify's outcome lands in the architecture's record and `list`'s 'verified on' reads it."""
     from cipherbench.arch import verified
-    from cipherbench.arch.model import ArchRecord
+    from cipherbench.arch.architecture import ArchRecord
     from cipherbench.kat.outcome import PairResult
     monkeypatch.setenv("CIPHERBENCH_ARCH_DIR", str(tmp_path))
     b = arch_build(Arch.S390X)

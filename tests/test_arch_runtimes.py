@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 from conftest import ARCH_DIR, environ
 
-from cipherbench.arch.model import Arch, arch_named
+from cipherbench.arch.architecture import Arch, arch_named
 from cipherbench.arch.runtimes import Runtime, goarch, rust_target
 from cipherbench.kinds import PrimitiveKind
 

@@ -11,7 +11,7 @@ import pytest
 
 import cipherbench
 from cipherbench import axes as axes_mod
-from cipherbench.arch.model import Arch, ArchRecord, PairCounts, Verification, arch_build
+from cipherbench.arch.architecture import Arch, ArchRecord, PairCounts, Verification, arch_build
 from cipherbench.axes import Axis, axes, axis_of
 from cipherbench.axis_store import AxisRecord, RecordFile, RecordStatus, UnreadableRecord
 from cipherbench.builds import make
@@ -19,9 +19,9 @@ from cipherbench.builds.make import BuildRecord, BuildStatus
 from cipherbench.builds.matrix import load as load_builds
 from cipherbench.cli import COMMANDS
 from cipherbench.engine_build import BuildRequest, Compiler, LeaveOut
-from cipherbench.envs.model import EnvRecord, PackageVersion, env_named
+from cipherbench.envs.environment import EnvRecord, PackageVersion, env_named
 from cipherbench.errors import UsageError
-from cipherbench.releases.model import PACKAGES, Release, ReleaseRecord
+from cipherbench.releases.release import PACKAGES, Release, ReleaseRecord
 from cipherbench.variant import Build, VariantAxis, VariantName, parse
 
 PACKAGE = Path(cipherbench.__file__).resolve().parent
@@ -140,17 +140,17 @@ def test_the_scan_finds_a_reader_reaching_in(tmp_path):
     from test_imports import graph
     root = tmp_path / "cipherbench"
     for f, text in {"__init__.py": "", "arch/__init__.py": "", "arch/verified.py": "X = 1\n",
-                    "envs/__init__.py": "", "envs/model.py": "", "axes/__init__.py": "from cipherbench.arch import verified\n",
+                    "envs/__init__.py": "", "envs/environment.py": "", "axes/__init__.py": "from cipherbench.arch import verified\n",
                     "architecture.py": "", "measure/__init__.py": "", "cli/__init__.py": "",
-                    "measure/session.py": "from cipherbench.envs.model import *\n",
+                    "measure/session.py": "from cipherbench.envs.environment import *\n",
                     "cli/arch.py": "from cipherbench.arch import verified\n",
                     "cli/inspect.py": "from cipherbench import axes\nfrom cipherbench import architecture\n"
                                       "def f():\n    from cipherbench.arch.verified import X\n",
-                    "report/__init__.py": "", "report/provenance.py": "import cipherbench.envs.model\n"}.items():
+                    "report/__init__.py": "", "report/provenance.py": "import cipherbench.envs.environment\n"}.items():
         (root / f).parent.mkdir(parents=True, exist_ok=True)
         (root / f).write_text(text)
     assert readers_reaching_in(graph(root)) == ["cipherbench.cli.inspect imports cipherbench.arch.verified",
-                                                "cipherbench.report.provenance imports cipherbench.envs.model"]
+                                                "cipherbench.report.provenance imports cipherbench.envs.environment"]
 
 
 # ---------------------------------------------------------------- one interface

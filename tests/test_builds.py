@@ -212,7 +212,7 @@ def test_engine_notes_join_every_implementation_and_a_bad_file_is_one_line(tmp_p
 
 
 def _env_exists(name: str) -> bool:
-    from cipherbench.envs.model import EnvError, env_named
+    from cipherbench.envs.environment import EnvError, env_named
     try:
         return env_named(name).exists()
     except EnvError:

@@ -85,9 +85,6 @@ SAME_NAME: dict[str, tuple[frozenset[str], str]] = {
     "__init__.py": (frozenset(), "every package's; checked by no rule here"),
     "__main__.py": (frozenset({"__main__.py", "kat/corpora/__main__.py"}),
                     "what `python -m` runs for its package"),
-    # the axes' records in JSON; left to the axes' owners for now, each to get a name of its own
-    "model.py": (frozenset({"envs/model.py", "arch/model.py", "releases/model.py"}),
-                 "an axis's record in JSON (env.json, arch.json, release.json): to be renamed"),
     "runners.py": (frozenset({"arch/runners.py", "builds/runners.py", "releases/runners.py"}),
                    "an axis's engines or runners as RunnerSpecs"),
     "build.py": (frozenset({"arch/build.py", "envs/build.py"}), "an axis's engine built"),

@@ -64,7 +64,7 @@ def test_builds_prints_a_compilers_error_line_literally(tmp_path, monkeypatch):
 
 
 def test_env_list_prints_an_environments_record_literally(tmp_path, db):
-    from cipherbench.envs.model import EnvRecord, ImplementationRecord
+    from cipherbench.envs.environment import EnvRecord, ImplementationRecord
     rec = EnvRecord(name="old", release="bullseye", suite=NAME, debian_version="11.11", mirror="",
                     adapters=["openssl"], compiler=NAME, compiler_package="", cmake="",
                     implementations=[ImplementationRecord(NAME, NAME, NAME, True)], engine_problem=NAME)

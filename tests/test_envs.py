@@ -185,7 +185,7 @@ def test_the_engine_inside_runs_pinned_to_the_measuring_cpu(environment):
 
 
 def test_remove_deletes_an_environment_and_list_no_longer_shows_it(tmp_path):
-    from cipherbench.envs.model import EnvRecord
+    from cipherbench.envs.environment import EnvRecord
     rec = EnvRecord(name="old", release="bullseye", suite="bullseye", debian_version="11.11",
                     mirror="http://deb.debian.org/debian", adapters=["openssl"], compiler="g++ 10.2.1",
                     compiler_package="g++-10 10.2.1-6", cmake="3.18.4-2+deb11u1")

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from cipherbench import manifest, registry
-from cipherbench.envs.model import EnvError
+from cipherbench.envs.environment import EnvError
 from cipherbench.envs.packages import adapter_packages
 from cipherbench.manifest import FolderKind, ManifestError
 from cipherbench.paths import REPO

@@ -20,13 +20,13 @@ from cipherbench.analysis.history import REPEATS, STEP_AT_LEAST, Point, Release,
 from cipherbench.analysis.versions import Code, VersionFigure, VersionGap
 from cipherbench.kinds import Operation, Workload
 from cipherbench.releases.install import reason_of, same_version
-from cipherbench.releases.model import (
+from cipherbench.releases.release import (
     PACKAGES,
     ReleaseError,
     package_named,
     version_key,
 )
-from cipherbench.releases.model import Release as Installed
+from cipherbench.releases.release import Release as Installed
 from cipherbench.variant import VariantAxis, apart, parse
 
 #: The two releases and what each announces (see the module's docstring).

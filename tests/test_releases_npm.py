@@ -17,8 +17,8 @@ from conftest import NOBLE_RELEASES, RELEASES_DIR, environ
 from cipherbench.measure.runner import RunnerProcess
 from cipherbench.releases.ecosystems.npm import reason
 from cipherbench.releases.install import registry_versions
-from cipherbench.releases.model import PACKAGES, ReleaseError, package_named
-from cipherbench.releases.model import Release as Installed
+from cipherbench.releases.release import PACKAGES, ReleaseError, package_named
+from cipherbench.releases.release import Release as Installed
 from cipherbench.releases.runners import spec_of
 
 #: botan gcm.vec [AES-128/GCM], "Nist | Test Case 2, 3, 4": key, nonce, plaintext, AAD, ciphertext || tag.

@@ -403,7 +403,7 @@ def test_verified_on_names_the_run_host_and_each_other_cpu(stored, tmp_path, mon
     arch/verified.py (openssl passed there; faulty failed at byte 16 of the SP 800-38A vector)."""
     from cipherbench import report
     from cipherbench.arch import verified
-    from cipherbench.arch.model import Arch, ArchRecord, arch_build, host_arch
+    from cipherbench.arch.architecture import Arch, ArchRecord, arch_build, host_arch
     from cipherbench.kat.outcome import PairResult
     from cipherbench.report import html, markdown
     from cipherbench.store.db import Store

@@ -83,11 +83,11 @@ def _renamed(doc: dict) -> dict:
 def _records(home, db: str) -> dict[str, str]:
     """The records the list commands read, with the same names: installed releases, a release
     environment, an architecture, and a fleet run; the variables that point at them."""
-    from cipherbench.arch.model import Arch, ArchRecord, arch_build
-    from cipherbench.envs.model import EnvRecord, ImplementationRecord
+    from cipherbench.arch.architecture import Arch, ArchRecord, arch_build
+    from cipherbench.envs.environment import EnvRecord, ImplementationRecord
     from cipherbench.fleet.state import FleetRecords, HostState
     from cipherbench.pipeline import RunPlan
-    from cipherbench.releases.model import PACKAGES, Release, ReleaseRecord
+    from cipherbench.releases.release import PACKAGES, Release, ReleaseRecord
     from cipherbench.store.db import Store
     env = {"CIPHERBENCH_RELEASES_DIR": str(home / "releases"), "CIPHERBENCH_ENVS": str(home / "envs"),
            "CIPHERBENCH_ARCH_DIR": str(home / "arch")}

@@ -10,13 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from cipherbench.arch.model import Arch
+from cipherbench.arch.architecture import Arch
 from cipherbench.builds import matrix
-from cipherbench.envs.model import check_name
+from cipherbench.envs.environment import check_name
 from cipherbench.errors import UsageError
 from cipherbench.paths import REPO
 from cipherbench.pipeline.plan import load_presets
-from cipherbench.releases.model import PACKAGES
+from cipherbench.releases.release import PACKAGES
 from cipherbench.variant import (
     Build,
     VariantAxis,

@@ -18,7 +18,7 @@ import time
 from dataclasses import asdict
 from pathlib import Path
 
-from cipherbench.arch.model import Arch, ArchBuild, ArchError, ArchRecord, BuildOptions, arch_build
+from cipherbench.arch.architecture import Arch, ArchBuild, ArchError, ArchRecord, BuildOptions, arch_build
 from cipherbench.arch.sysroot import Sysroot, extract, toolchain_sysroot
 from cipherbench.engine_build import (
     TOOLCHAIN,
@@ -34,7 +34,7 @@ from cipherbench.engine_build import (
 )
 from cipherbench.engine_build import build as build_engine
 from cipherbench.envs.build import now, sources_digest
-from cipherbench.envs.model import DEFAULT_MIRROR, ImplementationRecord
+from cipherbench.envs.environment import DEFAULT_MIRROR, ImplementationRecord
 from cipherbench.envs.packages import adapter_packages
 from cipherbench.system_packages import Axis, PackagesError, ensure, missing
 from cipherbench.variant import engine_suffix
@@ -264,7 +264,7 @@ def announce(b: ArchBuild, sysroot: Path) -> list[ImplementationRecord]:
 
 def remove(arch: Arch) -> list[Path]:
     """Delete every build of the architecture (the default one and any test build)."""
-    from cipherbench.arch.model import arch_dir
+    from cipherbench.arch.architecture import arch_dir
     gone = []
     for p in sorted(arch_dir().glob(f"{arch.value}*")):
         if p.is_dir() and (p.name == arch.value or p.name.startswith(arch.value + "-")):

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import shutil
 
+from cipherbench.arch.architecture import ArchBuild, arch_build, arch_dir, arch_named
 from cipherbench.arch.build import engine_argv
-from cipherbench.arch.model import ArchBuild, arch_build, arch_dir, arch_named
 from cipherbench.arch.runtimes import program, records, runtime_dir
 from cipherbench.measure.runner import RunnerSpec
 from cipherbench.variant import VariantName

@@ -20,8 +20,8 @@ from dataclasses import asdict, dataclass
 from enum import Enum
 from pathlib import Path
 
+from cipherbench.arch.architecture import Arch, ArchBuild, ArchError, arch_build
 from cipherbench.arch.build import check_toolchain
-from cipherbench.arch.model import Arch, ArchBuild, ArchError, arch_build
 from cipherbench.arch.sysroot import toolchain_sysroot
 from cipherbench.envs.build import now, tail
 from cipherbench.paths import REPO

@@ -18,9 +18,9 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from cipherbench.arch.model import Arch, ArchBuild, ArchError
+from cipherbench.arch.architecture import Arch, ArchBuild, ArchError
 from cipherbench.engine_build import tail
-from cipherbench.envs.model import PackageVersion, SkippedPackage
+from cipherbench.envs.environment import PackageVersion, SkippedPackage
 
 #: What linking and running any engine takes besides the adapters' packages: the C library's
 #: startup files and its linker script (libc6-dev), and the C++ runtime qemu loads.

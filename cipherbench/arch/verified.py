@@ -11,7 +11,7 @@ import json
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from cipherbench.arch.model import ArchBuild, PairCounts, Verification, all_builds, host_arch
+from cipherbench.arch.architecture import ArchBuild, PairCounts, Verification, all_builds, host_arch
 from cipherbench.envs.build import now
 from cipherbench.kat.identity import cache_file
 from cipherbench.kinds import Verdict

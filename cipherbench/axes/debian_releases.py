@@ -13,7 +13,7 @@ from cipherbench import manifest
 from cipherbench.axes.interface import ENGINE, Axis, Say
 from cipherbench.axis_store import AxisRecord, RecordStatus
 from cipherbench.envs import describe
-from cipherbench.envs.model import Env, EnvRecord, all_envs, env_named
+from cipherbench.envs.environment import Env, EnvRecord, all_envs, env_named
 from cipherbench.measure.runner import RunnerSpec
 from cipherbench.variant import VariantAxis, VariantName
 

@@ -1,6 +1,6 @@
 """Other CPUs under emulation (cipherbench/arch) behind the Axis interface.
 
-Declared: every architecture of arch.model.Arch; made: those `arch add` built here (arch.json).
+Declared: every architecture of arch.architecture.Arch; made: those `arch add` built here (arch.json).
 A variant is the cross-built engine: `native%s390x`. What the readers (`list`, `show`, the
 report) learn of the CPUs is read here: on which each implementation was verified.
 """
@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from cipherbench.arch import verified
-from cipherbench.arch.model import Arch, ArchBuild, ArchRecord, PairCounts, arch_build, arch_named, debian_arch
+from cipherbench.arch.architecture import Arch, ArchBuild, ArchRecord, PairCounts, arch_build, arch_named, debian_arch
 from cipherbench.arch.verified import VerifiedOn
 from cipherbench.axes.interface import ENGINE, Axis, Say
 from cipherbench.axis_store import AxisRecord, RecordStatus

@@ -12,12 +12,20 @@ from collections.abc import Mapping, Sequence
 from cipherbench.axes.interface import Axis, Say
 from cipherbench.axis_store import AxisRecord, RecordStatus
 from cipherbench.measure.runner import RunnerSpec
-from cipherbench.releases.model import PACKAGES, Package, Release, ReleaseRecord, installed, package_named, version_key
+from cipherbench.releases.release import (
+    PACKAGES,
+    Package,
+    Release,
+    ReleaseRecord,
+    installed,
+    package_named,
+    version_key,
+)
 from cipherbench.variant import VariantAxis, VariantName
 
 __all__ = ["Package", "ReleaseAxis", "VersionKey", "made", "release_of"]
 
-#: A version's place in its package's order (releases/model.py version_key).
+#: A version's place in its package's order (releases/release.py version_key).
 VersionKey = tuple[tuple[int, int | str], ...]
 
 

@@ -130,7 +130,7 @@ def inside(env: str | None, cmd: list[str], writable: Path | None = None) -> lis
     if not env:
         return cmd
     from cipherbench.envs import sandbox
-    from cipherbench.envs.model import env_named
+    from cipherbench.envs.environment import env_named
     binds = ((REPO, False),) + (((writable, True),) if writable else ())
     return sandbox.argv(env_named(env).rootfs, cmd, binds=binds)
 
@@ -149,7 +149,7 @@ def _tool(name: str, env: str | None = None) -> str:
     CMAKE_AR as a path relative to the directory it runs in)."""
     if not env:
         return shutil.which(name) or name
-    from cipherbench.envs.model import env_named
+    from cipherbench.envs.environment import env_named
     root = env_named(env).rootfs
     return next((f"{d}/{name}" for d in ("/usr/bin", "/bin") if (root / d.lstrip("/") / name).exists()), name)
 
@@ -312,7 +312,7 @@ def env_missing(v: Variant) -> str | None:
     """Why variant v cannot be built here (its environment or compiler is missing), or None."""
     if not v.compiler.env:
         return None
-    from cipherbench.envs.model import EnvError, env_named
+    from cipherbench.envs.environment import EnvError, env_named
     try:
         env = env_named(v.compiler.env)
     except EnvError as e:

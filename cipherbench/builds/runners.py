@@ -22,7 +22,7 @@ def runner_spec(rec: BuildRecord) -> RunnerSpec:
     argv = [rec.engine, "--notes", str(home / "notes.json")]
     if rec.env:
         from cipherbench.envs import sandbox
-        from cipherbench.envs.model import env_named
+        from cipherbench.envs.environment import env_named
         argv = sandbox.argv(env_named(rec.env).rootfs, argv, binds=((home, False),))
     why = None if Path(rec.engine).exists() else f"not built: {rec.engine} is missing"
     name = VariantName("native", build=Build.parse(rec.label))

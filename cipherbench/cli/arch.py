@@ -1,6 +1,6 @@
 """`cipherbench arch add|verify|list|remove`: the engine cross-built for other CPUs, run under qemu-user.
 
-Its implementations are `IMPL%ARCH` (`openssl%s390x`, cipherbench/arch/model.py); any
+Its implementations are `IMPL%ARCH` (`openssl%s390x`, cipherbench/arch/architecture.py); any
 command takes them with `--arch ARCH` (`cipherbench --arch s390x verify`), except `run`:
 a speed measured under emulation says nothing about the CPU emulated.
 """
@@ -14,13 +14,13 @@ from dataclasses import asdict
 import click
 
 from cipherbench.arch import build, runtimes
-from cipherbench.arch.model import Arch, BuildOptions, all_builds, arch_build, arch_dir, arch_named
+from cipherbench.arch.architecture import Arch, BuildOptions, all_builds, arch_build, arch_dir, arch_named
 from cipherbench.arch.verified import failure_line, record
 from cipherbench.cli.app import Ctx
 from cipherbench.cli.gate import gate_depth, print_verification, run_verification
 from cipherbench.cli.options import Size
 from cipherbench.console import Cell, Col, Grid, err, lit, out
-from cipherbench.envs.model import DEFAULT_MIRROR
+from cipherbench.envs.environment import DEFAULT_MIRROR
 from cipherbench.errors import UsageError
 from cipherbench.kat.vectors import MAX_FILL
 from cipherbench.kinds import PrimitiveKind, Verdict

@@ -9,7 +9,7 @@ import click
 
 from cipherbench.console import Cell, Col, Grid, lit, out
 from cipherbench.envs import build
-from cipherbench.envs.model import DEFAULT_MIRROR, all_envs, envs_dir
+from cipherbench.envs.environment import DEFAULT_MIRROR, all_envs, envs_dir
 from cipherbench.registry import NULL_IMPL, REFERENCE_IMPL
 
 

@@ -19,7 +19,7 @@ from cipherbench.durations import Planned
 from cipherbench.kinds import PrimitiveKind, RunStatus
 from cipherbench.measure.context import usable_cpus
 from cipherbench.pipeline.plan import Preset, RunPlan, experiment_names, load_presets
-from cipherbench.releases.model import Release, installed
+from cipherbench.releases.release import Release, installed
 from cipherbench.releases.runners import EVERY
 
 if TYPE_CHECKING:
@@ -176,7 +176,7 @@ def of_checks(command: str, methods: Sequence[Method], samples: int, last_second
 
 # ---------------------------------------------------------------------------- releases installed
 def of_installs(releases: Sequence[Release]) -> Planned:
-    """`versions add`: the installs not done yet, each its package's time (releases/model.py)."""
+    """`versions add`: the installs not done yet, each its package's time (releases/release.py)."""
     missing = [r for r in releases if not r.exists()]
     names = " ".join(r.version for r in missing)
     pkg = releases[0].package.impl if releases else ""

@@ -18,7 +18,7 @@ from cipherbench.cli.estimates import of_installs
 from cipherbench.console import Cell, Col, Grid, lit, out
 from cipherbench.errors import UsageError
 from cipherbench.releases.install import install, registry_versions, remove
-from cipherbench.releases.model import (
+from cipherbench.releases.release import (
     PACKAGES,
     Release,
     ReleaseError,

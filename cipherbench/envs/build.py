@@ -20,7 +20,7 @@ from pathlib import Path
 from cipherbench import engine_build
 from cipherbench.engine_build import tail
 from cipherbench.envs import sandbox
-from cipherbench.envs.model import (
+from cipherbench.envs.environment import (
     ENGINE_BIN,
     ENGINE_BUILD,
     ENGINE_SRC,

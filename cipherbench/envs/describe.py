@@ -14,7 +14,7 @@ from functools import cache, lru_cache
 from pathlib import Path
 
 from cipherbench import manifest
-from cipherbench.envs.model import EnvRecord
+from cipherbench.envs.environment import EnvRecord
 from cipherbench.paths import BUILD
 
 

@@ -3,7 +3,7 @@ release, from the adapter's manifest.toml (cipherbench/manifest.py)."""
 from __future__ import annotations
 
 from cipherbench import manifest
-from cipherbench.envs.model import EnvError
+from cipherbench.envs.environment import EnvError
 
 #: What building the engine takes in any release: its compiler (g++ pulls the
 #: release's default gcc), cmake and ninja, pkg-config (the adapters' probes) and

@@ -7,7 +7,7 @@ import subprocess
 from pathlib import Path
 
 from cipherbench.envs import sandbox
-from cipherbench.envs.model import ENGINE_BIN, EnvError, ImplementationRecord
+from cipherbench.envs.environment import ENGINE_BIN, EnvError, ImplementationRecord
 
 
 def installed_versions(rootfs: Path) -> dict[str, str]:

@@ -13,7 +13,7 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-from cipherbench.envs.model import EnvError
+from cipherbench.envs.environment import EnvError
 
 
 def bwrap() -> str:

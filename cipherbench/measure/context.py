@@ -111,7 +111,7 @@ def layout_as_asked(session) -> tuple[bool, str]:
 def machine_context(session=None) -> dict:
     ctx = {
         "host": platform.node(),
-        "machine": platform.machine(),  # uname -m: the CPU's architecture (arch/model.py, debian_arch)
+        "machine": platform.machine(),  # uname -m: the CPU's architecture (arch/architecture.py, debian_arch)
         "kernel": platform.release(),
         "os": _read("/etc/debian_version") and f"Debian {_read('/etc/debian_version')}" or platform.platform(),
         "python": platform.python_version(),

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from cipherbench.envs import sandbox
-from cipherbench.envs.model import ENGINE_BIN, EnvError, env_named, envs_dir
+from cipherbench.envs.environment import ENGINE_BIN, EnvError, env_named, envs_dir
 from cipherbench.measure.runner import RunnerSpec
 
 

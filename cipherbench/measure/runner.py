@@ -21,7 +21,7 @@ from pathlib import Path
 import orjson
 
 from cipherbench.codepath import Features
-from cipherbench.envs.model import EnvRecord
+from cipherbench.envs.environment import EnvRecord
 from cipherbench.errors import RunnerError, UsageError
 from cipherbench.paths import BUILD, REPO
 from cipherbench.redact import hide

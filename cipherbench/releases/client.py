@@ -9,7 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from cipherbench.releases.model import Ecosystem, Package, Release, ReleaseError
+from cipherbench.releases.release import Ecosystem, Package, Release, ReleaseError
 
 #: What one client call may take: a slow mirror, never a hung one.
 CLIENT_TIMEOUT = 900

@@ -21,7 +21,7 @@ from cipherbench.errors import RunnerError
 from cipherbench.measure.runner import RunnerProcess
 from cipherbench.releases.client import reason_of
 from cipherbench.releases.ecosystems import client_of
-from cipherbench.releases.model import (
+from cipherbench.releases.release import (
     Package,
     Release,
     ReleaseError,

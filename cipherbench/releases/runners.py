@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from cipherbench.measure.runner import RunnerSpec
 from cipherbench.releases.ecosystems import client_of
-from cipherbench.releases.model import Release, installed, release_named
+from cipherbench.releases.release import Release, installed, release_named
 from cipherbench.variant import VariantAxis, try_parse
 
 

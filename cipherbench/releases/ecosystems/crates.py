@@ -8,7 +8,7 @@ import shutil
 from cipherbench.paths import REPO
 from cipherbench.releases.client import Client, run
 from cipherbench.releases.ecosystems.go import built_argv
-from cipherbench.releases.model import Ecosystem, Release, ReleaseError
+from cipherbench.releases.release import Ecosystem, Release, ReleaseError
 
 
 def install(r: Release) -> str:

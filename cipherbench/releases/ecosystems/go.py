@@ -5,7 +5,7 @@ import shutil
 
 from cipherbench.paths import BUILD, REPO
 from cipherbench.releases.client import Client, finals, run
-from cipherbench.releases.model import Ecosystem, Package, Release
+from cipherbench.releases.release import Ecosystem, Package, Release
 
 
 def install(r: Release) -> str:

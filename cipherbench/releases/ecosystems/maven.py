@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from cipherbench.paths import BUILD
 from cipherbench.releases.client import Client, run
-from cipherbench.releases.model import Ecosystem, Package, Release, ReleaseError, version_key
+from cipherbench.releases.release import Ecosystem, Package, Release, ReleaseError, version_key
 
 #: Bouncy Castle's last release as bcprov-jdk15on; later ones are bcprov-jdk18on.
 BC_LAST_JDK15 = "1.70"

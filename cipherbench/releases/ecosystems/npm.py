@@ -11,7 +11,7 @@ import re
 
 from cipherbench.paths import BUILD, REPO
 from cipherbench.releases.client import Client, finals, run
-from cipherbench.releases.model import Ecosystem, Package, Release, ReleaseError
+from cipherbench.releases.release import Ecosystem, Package, Release, ReleaseError
 
 #: npm's options for a quiet, reproducible install: no audit, no funding notes, no package's
 #: install scripts (the packages taken are plain JavaScript), the version written exactly.

@@ -6,7 +6,7 @@ import sys
 
 from cipherbench.paths import BUILD, REPO
 from cipherbench.releases.client import Client, finals, run
-from cipherbench.releases.model import Ecosystem, Package, Release
+from cipherbench.releases.release import Ecosystem, Package, Release
 
 
 def install(r: Release) -> str:

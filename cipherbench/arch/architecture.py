@@ -16,7 +16,7 @@ from enum import Enum
 from pathlib import Path
 
 from cipherbench.axis_store import RecordFile, StoredRecord, UnreadableRecord
-from cipherbench.envs.model import ImplementationRecord, PackageVersion, SkippedPackage
+from cipherbench.envs.environment import ImplementationRecord, PackageVersion, SkippedPackage
 from cipherbench.errors import CipherbenchError, UsageError
 
 RECORD = "arch.json"
