@@ -297,7 +297,7 @@ def running_runs(db: str, host: str) -> list[int]:
     from sqlalchemy.exc import ProgrammingError
 
     from cipherbench.errors import CipherbenchError
-    from cipherbench.store.db import runs
+    from cipherbench.store.sql_schema import runs
     try:
         with opened(db).engine.connect() as c:
             return [r[0] for r in c.execute(select(runs.c.id).where(runs.c.host == host)

@@ -7,8 +7,8 @@ import re
 from cipherbench.paths import REPO
 from cipherbench.results.document import CSV_COLUMNS
 from cipherbench.results.run import MEASUREMENT_FIELDS
-from cipherbench.store.db import measurements
 from cipherbench.store.records import FIELDS
+from cipherbench.store.sql_schema import measurements
 
 
 def documented_fields(section: str) -> list[str]:

@@ -89,7 +89,8 @@ def test_a_store_with_an_old_unredacted_command_loses_the_password_to_its_bytes(
     from sqlalchemy import create_engine, select
 
     from cipherbench.fleet.state import FleetRecords, fleet_runs
-    from cipherbench.store.db import Store, runs
+    from cipherbench.store.db import Store
+    from cipherbench.store.sql_schema import runs
     path = tmp_path / "old.sqlite"
     url = f"sqlite:///{path}"
     old = f"cipherbench --db postgresql://cb:{PLANTED}@db.lab/results run --sizes 16"

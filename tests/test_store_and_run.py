@@ -5,7 +5,8 @@ import sqlite3
 
 from cipherbench.kinds import RunKind
 from cipherbench.measure.clock import ALONE_BATCHES
-from cipherbench.store.db import SCHEMA_VERSION, Store
+from cipherbench.store.db import Store
+from cipherbench.store.sql_schema import SCHEMA_VERSION
 
 
 def test_store_round_trip(tmp_path):

@@ -21,7 +21,8 @@ from sqlalchemy import JSON, Column, DateTime, Float, ForeignKey, Integer, MetaD
 from cipherbench.kinds import RunStatus
 from cipherbench.pipeline import RunPlan
 from cipherbench.redact import redact, redact_command, redact_json
-from cipherbench.store.db import Store, runs
+from cipherbench.store.db import Store
+from cipherbench.store.sql_schema import runs
 
 
 def fleet_key(plan: RunPlan, hosts: list[str] | None, machines: int | None) -> str:

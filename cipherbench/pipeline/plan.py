@@ -219,7 +219,7 @@ class RunPlan(Knobs, Workloads):
         return StopRule(self.stop_within, min(self.min_batches, self.batches), self.line_batches)
 
 
-#: The store's `runs.profile` is 64 characters wide (store/db.py).
+#: The store's `runs.profile` is 64 characters wide (store/sql_schema.py).
 LABEL_MAX = 64
 #: A plan field's command-line option where its name is not the field's (cli/run.py, cli/app.py);
 #: the fields that say what is timed come first.

@@ -14,7 +14,8 @@ from cipherbench.measure.point import Point
 from cipherbench.pipeline.plan import RunPlan
 from cipherbench.pipeline.recorder import Recorder, record_of
 from cipherbench.redact import HIDDEN, redact
-from cipherbench.store.db import Row, Store
+from cipherbench.store.db import Store
+from cipherbench.store.sql_schema import Row
 
 #: A point is identified across a run and its resumption by these fields.
 PointKey = tuple[str, str, str, str, int]

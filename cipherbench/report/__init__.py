@@ -14,7 +14,8 @@ from cipherbench.analysis.versions import version_gaps
 from cipherbench.report import html, markdown, results_csv, results_json
 from cipherbench.results import run as results_run
 from cipherbench.results.run import ReportData
-from cipherbench.store.db import CT_FIELDS, Store
+from cipherbench.store.db import Store
+from cipherbench.store.sql_schema import CT_FIELDS
 
 EXPORTERS = (html, markdown, results_csv, results_json)
 

@@ -16,7 +16,8 @@ from cipherbench.registry_models import PUBLISHED_FILE, Now, load_published_figu
 from cipherbench.registry_models import Source as Source
 from cipherbench.results.rules import size_text
 from cipherbench.results.run import Measurement, Run, Sample, load_run, per_call_samples, usable
-from cipherbench.store.db import Store, measurements, samples
+from cipherbench.store.db import Store
+from cipherbench.store.sql_schema import measurements, samples
 
 #: Per-call times of a point's timed batches, as numpy gives them.
 Batches = Samples

@@ -19,14 +19,9 @@ from cipherbench import codepath, registry
 from cipherbench.errors import CipherbenchError
 from cipherbench.kinds import CycleSource, Operation, RunKind, RunStatus, Untimed, Verdict, Workload
 from cipherbench.registry_models import PUBLISHED_FILE, Study, load_published_figures
-from cipherbench.store.db import (
-    CT_FIELDS,
-    Store,
-    describe,
-    measurements,
-    samples,
-)
+from cipherbench.store.db import Store, describe
 from cipherbench.store.records import FIELDS, MeasurementRecord, message_of
+from cipherbench.store.sql_schema import CT_FIELDS, measurements, samples
 
 E = TypeVar("E", bound=StrEnum)
 

@@ -29,7 +29,15 @@ from sqlalchemy import JSON, Boolean, Column, DateTime, Float, Integer, String, 
 
 from cipherbench.errors import UsageError
 from cipherbench.kinds import CodeFeature, CycleSource, Operation, RunKind, RunStatus, Verdict, Workload
-from cipherbench.store.db import ct_results, diffusion, measurements, run_implementations, runs, samples, verifications
+from cipherbench.store.sql_schema import (
+    ct_results,
+    diffusion,
+    measurements,
+    run_implementations,
+    runs,
+    samples,
+    verifications,
+)
 
 #: PostgreSQL's INTEGER range.
 INT_LOW, INT_HIGH = -(2**31), 2**31 - 1

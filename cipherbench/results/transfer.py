@@ -18,16 +18,13 @@ from cipherbench.errors import CipherbenchError, UsageError
 from cipherbench.results.document import check_document
 from cipherbench.results.run import IMPLEMENTATION_FIELDS, MEASUREMENT_FIELDS, SAMPLE_FIELDS, VERIFICATION_FIELDS
 from cipherbench.results.schema import checked
-from cipherbench.store.db import (
+from cipherbench.store.db import Store, describe, hidden_run_fields, kind_of_old_run
+from cipherbench.store.sql_schema import (
     CT_FIELDS,
     DIFFUSION_FIELDS,
     SCHEMA_VERSION,
-    Store,
     ct_results,
-    describe,
     diffusion,
-    hidden_run_fields,
-    kind_of_old_run,
     measurements,
     run_implementations,
     runs,
