@@ -51,6 +51,11 @@ class AxisRecord:
     status: RecordStatus
     note: str = ""  # why it failed, or how to make it
 
+    def as_json(self) -> dict[str, str]:
+        """The record as `list --json` writes it: every field, the enums by value."""
+        return {"axis": self.axis.value, "name": str(self.name), "status": self.status.value, "where": self.where,
+                "source": self.source, "version": self.version, "made_at": self.made_at, "note": self.note}
+
     @property
     def line(self) -> str:
         """The one line `list` and the reports show of it."""

@@ -242,6 +242,24 @@ def test_commands_take_their_runners_from_the_one_list(made_here):
     assert [s.name for s in specs] == ["native%s390x", str(VariantName("native", build=Build("gcc-12", "O3")))]
 
 
+def test_list_reads_what_the_axes_made_through_the_interface(made_here, tmp_path):
+    from cipherbench.cli.inspect import _variants
+    made, unreadable = _variants()
+    assert [(r.axis, str(r.name), r.status) for r in made] == [
+        (VariantAxis.ENVIRONMENT, "bookworm:native", RecordStatus.MADE),
+        (VariantAxis.ARCHITECTURE, "native%s390x", RecordStatus.FAILED),  # its record, not its engine
+        (VariantAxis.RELEASE, "pyca-cryptography==42.0.5", RecordStatus.MADE),
+        (VariantAxis.BUILD, "native@gcc-12:O3", RecordStatus.MADE)] and unreadable == []
+    assert made[2].as_json() == {"axis": "release", "name": "pyca-cryptography==42.0.5", "status": "made",
+                                 "where": str(tmp_path / "releases" / "pypi" / "cryptography" / "42.0.5"),
+                                 "source": "pypi cryptography", "version": "42.0.5",
+                                 "made_at": "2026-11-29T06:02:00+00:00", "note": ""}
+    env_named("bookworm").record_path.write_text("{not json")
+    made, unreadable = _variants()
+    assert [r.axis for r in made] == [VariantAxis.ARCHITECTURE, VariantAxis.RELEASE, VariantAxis.BUILD]
+    assert len(unreadable) == 1 and unreadable[0].startswith("cipherbench env: environment 'bookworm': its record")
+
+
 # ---------------------------------------------------------------- one record store
 def test_the_store_reads_back_what_it_wrote(tmp_path):
     rec = ArchRecord("s390x", "s390x-linux-gnu", "g++", "qemu", "bookworm", "m", {"adapters": []}, "/s",

@@ -46,7 +46,7 @@ class Axis(ABC):
         """The runners of the variants a command's option chose, as the user wrote them."""
 
     def describe(self) -> list[str]:
-        """One line per variant, its name first, for `list` and the reports."""
+        """One line per variant, its name first (AxisRecord.line, as `list` prints the made ones)."""
         return [r.line for r in self.records()]
 
     def check(self, name: VariantName) -> VariantName:

@@ -6,8 +6,10 @@ import json
 import click
 
 from cipherbench import axes, manifest, registry
+from cipherbench.axis_store import AxisRecord, RecordStatus
 from cipherbench.cli.app import Ctx
-from cipherbench.console import Cell, Col, Grid, clip, lit, out
+from cipherbench.console import Cell, Col, Grid, Paragraph, clip, lit, out
+from cipherbench.errors import CipherbenchError
 from cipherbench.store.db import default_url, describe
 
 
@@ -52,6 +54,7 @@ def list_cmd(c: Ctx, as_json, primitives, long_):
         s.start_all()
         where = describe(c.db or default_url())
         on = axes.architectures().verified_on()
+        made, unreadable = _variants()
         if as_json:
             click.echo(json.dumps({
                 "store": where,
@@ -59,11 +62,35 @@ def list_cmd(c: Ctx, as_json, primitives, long_):
                              **{k: r.hello.get(k) for k in ("language", "runtime", "clocks")}}
                             for r in s.runners],
                 "implementations": [dict(i.as_dict(), library=_library(i), verified_on=axes.architectures().passed_on(i.name, on))
-                                    for i in s.impls.values()]}, indent=1))
+                                    for i in s.impls.values()],
+                "variants": [r.as_json() for r in made], "variants_unreadable": unreadable}, indent=1))
             return
         _implementations_table(s, on, long_)
+        _variants_lines(made, unreadable)
         out.print(f"result store: {where}")
 
+
+
+def _variants() -> tuple[list[AxisRecord], list[str]]:
+    """The variants the axes made here, usable or failed (what they declare and have not made is
+    each axis's own `list`); and one line per axis whose records cannot be read, saying why."""
+    made: list[AxisRecord] = []
+    unreadable: list[str] = []
+    for a in axes.axes():
+        try:
+            made += [r for r in a.records() if r.status is not RecordStatus.DECLARED]
+        except CipherbenchError as e:
+            unreadable.append(f"cipherbench {a.command}: {e}")
+    return made, unreadable
+
+
+def _variants_lines(made: list[AxisRecord], unreadable: list[str]) -> None:
+    if made or unreadable:
+        out.print("variants made here (cipherbench env, arch, versions, builds):", markup=False)
+    for r in made:
+        out.print(Paragraph(f"  {r.line}", 2))
+    for line in unreadable:
+        out.print(Paragraph(f"[yellow]{lit(line)}[/]", 2, markup=True))
 
 
 #: A 'verified on' (CPUs) cell longer than this is shown as a count and a mark, and spelled
