@@ -260,6 +260,25 @@ def test_list_reads_what_the_axes_made_through_the_interface(made_here, tmp_path
     assert len(unreadable) == 1 and unreadable[0].startswith("cipherbench env: environment 'bookworm': its record")
 
 
+def test_readers_read_a_stored_environment_through_its_axis():
+    """What `show`, the report's releases section and the answer's versions read of where an
+    implementation ran (store: run_implementations.environment, envs/describe.py environment_of)."""
+    envs = axes_mod.environments()
+    old = envs.ran_in({"name": "bullseye-openssl", "release": "bullseye", "debian_version": "11.11", "host": False,
+                       "package": "libssl-dev", "package_version": "1.1.1w-0+deb11u1", "compiler": "g++ 10.2.1"})
+    host = envs.ran_in({"name": "host", "release": "bookworm", "debian_version": "12.12", "host": True,
+                        "package": "libbotan-3-dev", "package_version": "1:3.7.1+dfsg-2", "compiler": None})
+    sid = envs.ran_in({"name": "sid", "release": "sid", "debian_version": "trixie/sid", "host": False})
+    assert old is not None and host is not None and sid is not None
+    assert (old.label, host.label, sid.label) == (
+        "bullseye (Debian 11.11), libssl-dev 1.1.1w-0+deb11u1, g++ 10.2.1",
+        "bookworm (Debian 12.12, the host), libbotan-3-dev 1:3.7.1+dfsg-2", "sid (Debian trixie/sid)")
+    assert old.order < host.order < sid.order and (old.order, host.order) == (11.11, 12.12)
+    assert (old.upstream_version, host.upstream_version, sid.upstream_version) == ("1.1.1w", "3.7.1", "?")
+    assert (old.name, host.host, envs.label(None), envs.ran_in(None), envs.ran_in({})) == (
+        "bullseye-openssl", True, "", None, None)
+
+
 # ---------------------------------------------------------------- one record store
 def test_the_store_reads_back_what_it_wrote(tmp_path):
     rec = ArchRecord("s390x", "s390x-linux-gnu", "g++", "qemu", "bookworm", "m", {"adapters": []}, "/s",

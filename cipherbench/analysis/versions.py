@@ -67,7 +67,8 @@ def runner_of(impl: Implementation) -> str:
     """The program that ran the code: the engine, whether built on the host (runner 'native')
     or inside a release environment (its runner named for the environment, 'trixie', and its
     environment recorded, envs/describe.py), else the language runner."""
-    return ENGINE if impl.runner == ENGINE or isinstance(impl.environment, dict) else impl.runner or ""
+    ran_in = axes.environments().ran_in(impl.environment)
+    return ENGINE if impl.runner == ENGINE or ran_in is not None else impl.runner or ""
 
 
 def code_of(impl: Implementation) -> Code | None:
@@ -151,8 +152,8 @@ class VersionGap:
 
 def _figure(run_id: int, impl: Implementation, m: Measurement, code: Code) -> VersionFigure:
     size, lo, hi = m.size, m.ns_low, m.ns_high
-    env = impl.environment if isinstance(impl.environment, dict) else None
-    return VersionFigure(code, impl.impl, runner_of(impl), str(env.get("name")) if env else impl.runner or "",
+    ran_in = axes.environments().ran_in(impl.environment)
+    return VersionFigure(code, impl.impl, runner_of(impl), ran_in.name if ran_in else impl.runner or "",
                          run_id, float(m.mb_per_s or 0), size / hi * 1e3 if hi else None,
                          size / lo * 1e3 if lo else None)
 

@@ -8,14 +8,18 @@ the report) learn of where an implementation ran is read here: its stored enviro
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from cipherbench import manifest
 from cipherbench.axes.interface import ENGINE, Axis, Say
 from cipherbench.axis_store import AxisRecord, RecordStatus
 from cipherbench.envs import describe
+from cipherbench.envs.describe import RanIn
 from cipherbench.envs.environment import Env, EnvRecord, all_envs, env_named
 from cipherbench.measure.runner import RunnerSpec
 from cipherbench.variant import VariantAxis, VariantName
+
+__all__ = ["EnvironmentAxis", "RanIn", "declared_releases", "made"]
 
 
 def declared_releases() -> list[str]:
@@ -59,6 +63,10 @@ class EnvironmentAxis(Axis):
         return runner_specs(chosen)
 
     # what the readers learn of where an implementation ran (store: run_implementations.environment)
+    def ran_in(self, environment: Any) -> RanIn | None:
+        """The stored environment, typed: release, its order, the package and its upstream version."""
+        return RanIn.of(environment)
+
     def label(self, environment: dict | None) -> str:
         """One line: 'bullseye (Debian 11.11), libssl-dev 1.1.1w-0+deb11u1, g++ 10.2.1'; '' for none."""
         return describe.label(environment)

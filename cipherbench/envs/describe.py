@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import re
 import subprocess
+from dataclasses import dataclass
 from functools import cache, lru_cache
 from pathlib import Path
+from typing import Any
 
 from cipherbench import manifest
 from cipherbench.envs.environment import EnvRecord
@@ -110,18 +112,57 @@ def host_versions() -> dict[str, str]:
     return {pkg: version for pkg, _, version in (line.partition("\t") for line in r.stdout.splitlines()) if version}
 
 
+@dataclass(frozen=True)
+class RanIn:
+    """Where an implementation of a stored run was built and ran, as environment_of stored it
+    with the run (store: run_implementations.environment), read once for the readers."""
+
+    release: str  # Debian's codename ("bullseye"); "" where none was recorded
+    debian_version: str  # "11.11"; "trixie/sid" for unstable
+    host: bool  # the host's own engine, not an environment's
+    package: str = ""  # the adapter's -dev package
+    package_version: str = ""  # Debian's version of it: "1.1.1w-0+deb11u1"
+    compiler: str = ""
+    name: str = ""  # the environment's ("bullseye-openssl"), "host" for the host's engine
+
+    @classmethod
+    def of(cls, stored: Any) -> RanIn | None:
+        """The stored environment, or None where none was stored (language runners, older runs)."""
+        if not isinstance(stored, dict) or not stored:
+            return None
+        text = {k: str(stored.get(k) or "") for k in ("release", "debian_version", "package", "package_version",
+                                                       "compiler", "name")}
+        return cls(text["release"], text["debian_version"], bool(stored.get("host")), text["package"],
+                   text["package_version"], text["compiler"], text["name"])
+
+    @property
+    def label(self) -> str:
+        """One line: 'bullseye (Debian 11.11), libssl-dev 1.1.1w-0+deb11u1, g++ 10.2.1'."""
+        where = f"{self.release or '?'} (Debian {self.debian_version or '?'}" + (", the host)" if self.host else ")")
+        package = f"{self.package} {self.package_version or '?'}" if self.package else ""
+        return ", ".join(p for p in (where, package, self.compiler) if p)
+
+    @property
+    def order(self) -> float:
+        """Debian's version as a number, the releases' order (11.11 before 12.12); unstable
+        ("trixie/sid") after every numbered release."""
+        parts = self.debian_version.split(".")
+        try:
+            return float(parts[0] + "." + (parts + ["0"])[1])
+        except ValueError:
+            return 1e9
+
+    @property
+    def upstream_version(self) -> str:
+        """The package's upstream version, Debian's epoch, revision and repack suffix dropped:
+        '1.1.1w' of '1.1.1w-0+deb11u1', '3.7.1' of '3.7.1+dfsg-2'; '?' when none was recorded."""
+        return (self.package_version or "?").split("-")[0].split(":")[-1].split("+")[0]
+
+
 def label(env: dict | None) -> str:
-    """One line: 'bullseye (Debian 11.11), libssl-dev 1.1.1w-0+deb11u1, g++ 10.2.1'."""
-    if not env:
-        return ""
-    where = f"{env.get('release') or '?'} (Debian {env.get('debian_version') or '?'}"
-    where += ", the host)" if env.get("host") else ")"
-    parts = [where]
-    if env.get("package"):
-        parts.append(f"{env['package']} {env.get('package_version') or '?'}")
-    if env.get("compiler"):
-        parts.append(env["compiler"])
-    return ", ".join(parts)
+    """RanIn.label of a stored environment; '' for none."""
+    ran = RanIn.of(env)
+    return ran.label if ran else ""
 
 
 def show_lines(run: dict) -> list[str]:

@@ -12,10 +12,10 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
 
 import numpy as np
 
+from cipherbench import axes
 from cipherbench.analysis import compare as cmp
 from cipherbench.kinds import Operation, Verdict, Workload
 
@@ -39,6 +39,7 @@ class Build:
     host: bool
     package_version: str
     version: str  # as the library reports itself at run time
+    upstream: str = "?"  # the package's upstream version (RanIn.upstream_version)
 
     @property
     def label(self) -> str:
@@ -71,28 +72,21 @@ def short_version(b: Build) -> str:
     m = re.search(r"\d+\.\d+(\.\d+)?[a-z]?", b.version or "")
     if m:
         return m.group(0)
-    return (b.package_version or "?").split("-")[0].split(":")[-1].split("+")[0]
-
-
-def release_order(env: dict[str, Any]) -> float:
-    try:
-        return float(env.get("debian_version", "").split(".")[0] + "." +
-                     (env.get("debian_version", "").split(".") + ["0"])[1])
-    except ValueError:
-        return 1e9  # "trixie/sid", "forky/sid": unstable, newest
+    return b.upstream
 
 
 def builds(run: Run) -> dict[str, Build]:
     """Each measured implementation that was built in a known environment, by name."""
     measured = {m.impl for m in run.measurements}
     out: dict[str, Build] = {}
+    envs = axes.environments()
     for i in run.implementations:
-        env = i.environment
-        if i.impl not in measured or not env:
+        env = envs.ran_in(i.environment)
+        if i.impl not in measured or env is None:
             continue
-        lib = i.impl if env.get("host") else apart(i.impl, VariantAxis.ENVIRONMENT)[0]
-        out[i.impl] = Build(i.impl, lib, env.get("release") or "?", release_order(env), bool(env.get("host")),
-                               env.get("package_version") or "", i.version or "")
+        lib = i.impl if env.host else apart(i.impl, VariantAxis.ENVIRONMENT)[0]
+        out[i.impl] = Build(i.impl, lib, env.release or "?", env.order, env.host, env.package_version, i.version or "",
+                            env.upstream_version)
     return out
 
 
