@@ -22,10 +22,10 @@ ALLOWED = {
     # (the registry's files are typed models, cipherbench/registry_models.py: none read by key)
     # a build variant's notes (JSON the engine announces: its compiler and flags)
     ("report/builds.py", "libraries", "im.notes", "build"),
-    # the run's context (measure/context.py) and an implementation's environment (envs/describe.py)
+    # the run's context (measure/context.py); an implementation's environment is read typed
+    # by its axis (envs/describe.py RanIn)
     ("report/machines.py", "host_runs", "r.context", "host"),
     ("report/provenance.py", "context_items", "c", "host"),
-    ("report/releases.py", "builds", "env", "host"),
 }
 
 
