@@ -3,7 +3,8 @@
 Declared: the releases the adapters' manifests name packages for, and the releases whose
 compilers registry/builds.toml uses; made: every environment created here (its env.json).
 A variant is the engine of the environment: `bullseye:native`. What the readers (`show`,
-the report) learn of where an implementation ran is read here: its stored environment's line.
+the report, the answer) learn of where an implementation ran is read here: its stored
+environment, typed (RanIn), and its line.
 """
 from __future__ import annotations
 
