@@ -16,6 +16,7 @@ function, so this module never imports an axis.
 """
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import subprocess
@@ -26,7 +27,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import TextIO
 
-from cipherbench import manifest
+from cipherbench import manifest, registry
 from cipherbench.errors import CipherbenchError
 from cipherbench.paths import REPO
 
@@ -216,6 +217,27 @@ def configured_from_here(build_dir: Path) -> bool:
 def write_toolchain(path: Path, tc: CrossToolchain) -> Path:
     path.write_text(tc.text())
     return path
+
+
+def inputs_digest() -> str:
+    """sha256 over what an engine's build reads from the checkout: every file under engine/,
+    and the registry table and the adapters' rendered manifests as the build is given them
+    (registry_table, rendered_manifests; CMake's own run of the same generators makes the
+    same text). The generators' Python is not hashed, their output is: a change to
+    cipherbench/registry.py or cipherbench/manifest.py that leaves the table and the manifests
+    as they were rebuilds nothing, one that changes them rebuilds every engine keyed by this."""
+    h = hashlib.sha256()
+    for p in sorted(p for p in ENGINE_SOURCE.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
+        h.update(f"engine/{p.relative_to(ENGINE_SOURCE)}".encode() + b"\0" + p.read_bytes() + b"\0")
+    try:
+        generated = [("registry.inc", registry.cpp_table(registry.load()))]
+        generated += [(f"manifests/{m.name}/{kind}", text) for m in manifest.adapters()
+                      for kind, text in (("manifest.cmake", manifest.cmake_facts(m)), ("names.inc", manifest.cpp_names(m)))]
+    except CipherbenchError as e:  # a registry or a manifest that does not read: no build could use it
+        raise EngineBuildError(f"the engine's generated inputs cannot be made: {e}") from None
+    for name, text in sorted(generated):
+        h.update(f"generated/{name}".encode() + b"\0" + text.encode() + b"\0")
+    return h.hexdigest()
 
 
 def registry_table(path: Path) -> Path:

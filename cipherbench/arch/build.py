@@ -28,12 +28,13 @@ from cipherbench.engine_build import (
     LeaveOut,
     Step,
     configured_from_here,
+    inputs_digest,
     registry_table,
     tail,
     write_toolchain,
 )
 from cipherbench.engine_build import build as build_engine
-from cipherbench.envs.build import now, sources_digest
+from cipherbench.envs.build import now
 from cipherbench.envs.environment import DEFAULT_MIRROR, ImplementationRecord
 from cipherbench.envs.packages import adapter_packages
 from cipherbench.system_packages import Axis, PackagesError, ensure, missing
@@ -100,7 +101,7 @@ def qemu_of(arch: Arch) -> str:
 def build_key(arch: Arch, options: BuildOptions, compiler: str, packages: list) -> str:
     """What the engine is built from; a different key rebuilds it."""
     h = hashlib.sha256()
-    h.update(sources_digest().encode())
+    h.update(inputs_digest().encode())
     h.update(json.dumps([arch.value, asdict(options), compiler, [asdict(p) for p in packages],
                          TOOLCHAIN, NLOHMANN_CONFIG], sort_keys=True).encode())
     for f in sorted(COMPAT.glob("*.h")):

@@ -23,7 +23,14 @@ from pathlib import Path
 
 from cipherbench.axis_store import NOT_STORED, RecordFile, StoredRecord, UnreadableRecord
 from cipherbench.builds.matrix import BuildsFile, Matrix, Target, Variant
-from cipherbench.engine_build import BuildRequest, Compiler, configured_from_here, registry_table, rendered_manifests
+from cipherbench.engine_build import (
+    BuildRequest,
+    Compiler,
+    configured_from_here,
+    inputs_digest,
+    registry_table,
+    rendered_manifests,
+)
 from cipherbench.engine_build import build as build_engine
 from cipherbench.errors import CipherbenchError
 from cipherbench.measure.context import usable_cpus
@@ -31,8 +38,6 @@ from cipherbench.paths import BUILD, REPO
 from cipherbench.system_packages import Axis, ensure
 
 CACHE = Path(os.environ.get("CIPHERBENCH_VARIANTS", BUILD / "variants"))
-#: Inputs of every variant build besides its compiler and flags.
-SOURCE_GLOBS = ("engine/**/*", "registry/primitives.toml", "cipherbench/registry.py", "cipherbench/manifest.py")
 
 
 class BuildStatus(StrEnum):
@@ -102,15 +107,6 @@ def variant_home(v: Variant) -> Path:
 
 
 # ---------------------------------------------------------------- keys
-def source_hash() -> str:
-    h = hashlib.sha256()
-    for pattern in SOURCE_GLOBS:
-        for p in sorted(REPO.glob(pattern)):
-            if p.is_file() and "__pycache__" not in p.parts:
-                h.update(str(p.relative_to(REPO)).encode() + b"\0" + p.read_bytes())
-    return h.hexdigest()
-
-
 @functools.cache
 def compiler_version(cmd: str, env: str | None = None) -> str:
     """The first line of `cmd --version`, run where the compiler lives (once a process: the
@@ -344,7 +340,7 @@ def make_matrix(matrix: Matrix, bf: BuildsFile, training, rebuild: bool = False,
 
 def _made(plans: list[BuildPlan], rebuild: bool, progress) -> list[BuildRecord]:
     """make_matrix's builds, the cache's lock held."""
-    sources = source_hash()
+    sources = inputs_digest()
     keys = [cache_key(p, sources, compiler_version(p.variant.compiler.cc)) for p in plans]
     out: dict[int, BuildRecord] = {}
     to_build = []

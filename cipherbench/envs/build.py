@@ -7,7 +7,6 @@ with a record is a complete environment, and an interrupted build leaves only a
 """
 from __future__ import annotations
 
-import hashlib
 import os
 import shutil
 import subprocess
@@ -69,18 +68,6 @@ def preflight(suite: str, mirror: str, say=print):
     except (urllib.error.URLError, OSError) as e:
         reason = getattr(e, "reason", e)
         raise EnvError(f"Debian's archive cannot be reached at {mirror}: {reason}") from None
-
-
-def sources_digest() -> str:
-    """sha256 over the engine's sources and what the registry table is generated from:
-    the engine inside is rebuilt only when this changes."""
-    h = hashlib.sha256()
-    files = sorted(p for p in (REPO / "engine").rglob("*") if p.is_file())
-    files += [REPO / "registry" / "primitives.toml", REPO / "cipherbench" / "registry.py",
-              REPO / "cipherbench" / "manifest.py"]
-    for p in files:
-        h.update(str(p.relative_to(REPO)).encode() + b"\0" + p.read_bytes() + b"\0")
-    return h.hexdigest()
 
 
 def create(release: str, name: str | None = None, adapters: list[str] | None = None,
@@ -155,7 +142,7 @@ def build_engine(env: Env, rec: EnvRecord, say) -> EnvRecord:
     """Copy the engine's sources in and build them there with the release's compiler. The
     registry table is generated here (python 3.11) and passed in: older releases lack it."""
     t0 = time.monotonic()
-    digest = sources_digest()
+    digest = engine_build.inputs_digest()
     src = env.rootfs / ENGINE_SRC.lstrip("/")
     if src.exists():
         shutil.rmtree(src)
@@ -199,7 +186,7 @@ def compile_engine(env: Env, release: str, log: Path, say) -> list[str]:
 
 def refresh_engine(env: Env, rec: EnvRecord, say) -> EnvRecord:
     """An existing environment: rebuild the engine only when its sources changed."""
-    if rec.engine_sources == sources_digest() and not rec.engine_problem \
+    if rec.engine_sources == engine_build.inputs_digest() and not rec.engine_problem \
             and (env.rootfs / ENGINE_BIN.lstrip("/")).exists():
         say(f"{env.name}: up to date ({rec.release}, built {rec.built_at})")
         return rec

@@ -94,7 +94,7 @@ class EnvRecord(StoredRecord):
     packages: list[PackageVersion] = field(default_factory=list)
     skipped: list[SkippedPackage] = field(default_factory=list)
     implementations: list[ImplementationRecord] = field(default_factory=list)
-    engine_sources: str = ""  # sha256 over the engine's sources and the registry table
+    engine_sources: str = ""  # engine_build.inputs_digest: the engine's sources and generated inputs
     engine_problem: str = ""  # why the engine is not usable, "" when it is
     adapters_not_compiled: list[str] = field(default_factory=list)  # left out of the build (build.py)
     built_at: str = ""  # the root filesystem, UTC ISO 8601
