@@ -145,9 +145,9 @@ HOLES = [("chacha20-poly1305", "accepts", "empty", "empty"), ("chacha20-poly1305
 
 @pytest.fixture(scope="module")
 def wrapped(engine, tmp_path_factory):
-    from cipherbench.kat.cache import PreparedCache
+    from cipherbench.kat.cache import PreparedCache, shared_prepared
     from cipherbench.mutate.harness import wrap
-    keep = PreparedCache(tmp_path_factory.mktemp("mutate") / "verify-cache.json")
+    keep = PreparedCache(tmp_path_factory.mktemp("mutate") / "verify-cache.json", shared_prepared())
     return wrap((("native", "openssl"),), 16384, keep, only=frozenset({p for p, *_ in HOLES}))
 
 

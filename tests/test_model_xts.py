@@ -258,12 +258,12 @@ def test_xts_faults_above_the_published_answers_are_caught_through_the_proxy(eng
     """Mutants of the kinds that passed when XTS answers stopped at 512 bytes (cipherbench
     mutate): a tail after a batch of 4 blocks in decryption, and the last byte of whole
     16-block batches in encryption, above 1 KiB; each now fails the model's records."""
-    from cipherbench.kat.cache import PreparedCache
+    from cipherbench.kat.cache import PreparedCache, shared_prepared
     from cipherbench.mutate.draw import facts_of
     from cipherbench.mutate.faults import Direction, Fault, Operator, TailKind
     from cipherbench.mutate.harness import Outcome, run_one, wrap
     reg = registry.load()
-    w = wrap((("native", "openssl"),), 16384, PreparedCache(tmp_path / "verify-cache.json"),
+    w = wrap((("native", "openssl"),), 16384, PreparedCache(tmp_path / "verify-cache.json", shared_prepared()),
              only=frozenset({"aes-128-xts"}))
     facts = facts_of(reg["aes-128-xts"], {"aes-128-xts"})
     faults = [Fault(Operator.TAIL, "native", "openssl", facts, direction=Direction.DECRYPT, threshold=1024, batch=4,

@@ -12,7 +12,7 @@ from dataclasses import replace
 import pytest
 
 from cipherbench import registry
-from cipherbench.kat.cache import PreparedCache
+from cipherbench.kat.cache import PreparedCache, shared_prepared
 from cipherbench.mutate.draw import Family, Target, draw, equivalent, facts_of
 from cipherbench.mutate.faults import (
     Direction,
@@ -120,7 +120,7 @@ def test_the_score_counts_each_outcome_once():
 # ---------------------------------------------------------------------------- through the proxy
 @pytest.fixture(scope="module")
 def wrapped(engine, tmp_path_factory):
-    keep = PreparedCache(tmp_path_factory.mktemp("mutate") / "verify-cache.json")
+    keep = PreparedCache(tmp_path_factory.mktemp("mutate") / "verify-cache.json", shared_prepared())
     w = wrap((("native", "openssl"), ("python", "pycryptodome")), DEPTH, keep, only=SAMPLE)
     assert [(t.runner, t.impl) for t in w.targets][:1] == [("native", "openssl")]
     return w
