@@ -13,9 +13,10 @@ STEP  := scripts/step
 #: What a fresh clone would build again and again, kept outside it by the content it was made
 #: from, so that a second clone's `make test` or `make bench` (CI clones afresh every time)
 #: reuses it: ccache's objects of the engine (keyed by the preprocessed sources, the compiler
-#: and its flags), cargo's target folder of the Rust runner (cargo's own fingerprints), mypy's
-#: cache (each module's by the hash of its source). Each tool checks its own key, so a changed
-#: source, compiler or flag is built again; none of them is a copy of build/.
+#: and its flags), cargo's target folder of the Rust runner's dependencies (cargo's own
+#: fingerprints) and the runner's binary (keyed by its crate's files and the toolchain:
+#: runners/rust/build.sh), mypy's cache (each module's by the hash of its source). Each checks
+#: its own key, so a changed source, compiler or flag is built again.
 CACHE_HOME := $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/cipherbench
 #: packages.txt's sections the tests use (the axes' packages, installed on an axis's first use
 #: otherwise): make test installs them, so no test goes without
