@@ -1,7 +1,8 @@
 """riscv64 and the language runners cross-built for other CPUs (cipherbench/arch/runtimes.py).
 
 The riscv64 engine here holds the reference ciphers alone (the cross toolchain's own C library:
-no sysroot, no network); the Go runner is cross-built for arm64 with cgo off. Both are kept
+no sysroot, no network); the Go runner is cross-built for arm64 with cgo off, the Rust runner for
+s390x with Debian's rustc-web and trixie's s390x standard library of the same release. Both are kept
 outside the clone (tests/conftest.py, ARCH_DIR) and verified under qemu-user by the whole gate.
 make test installs riscv64's cross compilers and qemu-user-static (packages.txt, [test]).
 """
@@ -36,11 +37,14 @@ def test_riscv64_is_trixies():
     assert rust_target(Arch.RISCV64) == "riscv64gc-unknown-linux-gnu"
 
 
-def verify_on(specs, names, primitives):
+def verify_on(specs, names, primitives, only=None):
+    """The gate's verification of the pairs of `names` and `primitives` (those of `only`, a set of
+    (implementation, primitive) names, when given) with the runners of `specs`."""
     from cipherbench.kat.cache import verify
     from cipherbench.measure.session import Session
     with Session(builtin=True, only_runners={"native"}, extra_specs=tuple(specs), pin=False) as s:
-        pairs = [(im, p) for im, p in s.pairs(names, primitives) if p.kind != PrimitiveKind.NULL]
+        pairs = [(im, p) for im, p in s.pairs(names, primitives) if p.kind != PrimitiveKind.NULL
+                 and (only is None or (im.name, p.name) in only)]
         return verify(s, pairs, reverify=True, depth=4096)
 
 
@@ -66,6 +70,33 @@ def test_go_runner_passes_on_arm64(arm64_go_runner, shared_vectors):
         got = verify_on(specs, list(GO_PAIRS), [p for ps in GO_PAIRS.values() for p in ps])
     assert sorted((r.impl, r.primitive, r.status) for r in got.results) == sorted(
         (i, p, "passed") for i, ps in GO_PAIRS.items() for p in ps)
+
+
+#: The Rust runner's three implementations on big-endian s390x: RustCrypto's block ciphers in
+#: several modes, AEADs, a stream cipher and hashes; ring's and AWS-LC's C (the cross compiler's)
+#: behind their AEADs and hashes.
+RUST_PAIRS = {"rustcrypto%s390x": ("aes-128-ecb", "aes-256-cbc", "rc6-128-ecb", "3des-168-cbc", "aes-128-gcm",
+                                   "salsa20", "sha-256"),
+              "ring%s390x": ("aes-128-gcm", "chacha20-poly1305", "sha-512"),
+              "aws-lc-rs%s390x": ("aes-256-gcm", "chacha20-poly1305", "sha3-256")}
+
+
+def test_rust_runner_passes_on_s390x(s390x_rust_runner, shared_vectors):
+    """The s390x Rust runner, built by Debian's rustc-web against the s390x standard library of the
+    same Rust release (trixie's: Debian 12's security archive has none for s390x), answers known
+    answers under qemu, its implementations named IMPL%s390x."""
+    from cipherbench.arch.runners import runtime_specs
+    from cipherbench.arch.runtimes import RUST_STD, rustc_release
+    b, rec = s390x_rust_runner
+    assert not rec.problem and rec.compiler.startswith(f"rustc {rustc_release()} ")
+    assert rec.library.startswith(f"{RUST_STD} {rustc_release()}+") and rec.sysroot == "/usr/s390x-linux-gnu"
+    with environ("CIPHERBENCH_ARCH_DIR", str(ARCH_DIR)):
+        specs = [s for s in runtime_specs(b) if s.name == "rust%s390x"]
+        assert [s.architecture for s in specs] == ["s390x"]
+        got = verify_on(specs, list(RUST_PAIRS), [p for ps in RUST_PAIRS.values() for p in ps],
+                        only={(i, p) for i, ps in RUST_PAIRS.items() for p in ps})
+    assert sorted((r.impl, r.primitive, r.status) for r in got.results) == sorted(
+        (i, p, "passed") for i, ps in RUST_PAIRS.items() for p in ps)
 
 
 @pytest.mark.parametrize("rt", list(Runtime))
