@@ -127,9 +127,9 @@ def add(arch: Arch, say=print, runtimes: tuple[Runtime, ...] = tuple(Runtime)) -
 
 def sources_key(rt: Runtime, compiler: tuple[str, ...]) -> str:
     """What a runner is cross-built from: its folder's files, what its registry.json is written
-    from (as envs.build.sources_digest), and the compiler and target (`compiler`)."""
+    from (as envs.build.sources_digest), and the compiler and target (`compiler`); not its prose."""
     h = hashlib.sha256()
-    files = sorted(p for p in (REPO / "runners" / rt.value).rglob("*") if p.is_file())
+    files = sorted(p for p in (REPO / "runners" / rt.value).rglob("*") if p.is_file() and p.suffix != ".md")
     for p in [*files, REPO / "registry" / "primitives.toml", REPO / "cipherbench" / "registry.py"]:
         h.update(str(p.relative_to(REPO)).encode() + b"\0" + p.read_bytes() + b"\0")
     h.update(json.dumps(compiler).encode())
