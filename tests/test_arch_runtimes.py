@@ -8,6 +8,8 @@ make test installs riscv64's cross compilers and qemu-user-static (packages.txt,
 """
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from conftest import ARCH_DIR, environ
 
@@ -37,15 +39,16 @@ def test_riscv64_is_trixies():
     assert rust_target(Arch.RISCV64) == "riscv64gc-unknown-linux-gnu"
 
 
-def verify_on(specs, names, primitives, only=None):
+def verify_on(specs, names, primitives, only=None, depth=4096):
     """The gate's verification of the pairs of `names` and `primitives` (those of `only`, a set of
-    (implementation, primitive) names, when given) with the runners of `specs`."""
+    (implementation, primitive) names, when given) with the runners of `specs`, the long answers
+    up to `depth` bytes."""
     from cipherbench.kat.cache import verify
     from cipherbench.measure.session import Session
     with Session(builtin=True, only_runners={"native"}, extra_specs=tuple(specs), pin=False) as s:
         pairs = [(im, p) for im, p in s.pairs(names, primitives) if p.kind != PrimitiveKind.NULL
                  and (only is None or (im.name, p.name) in only)]
-        return verify(s, pairs, reverify=True, depth=4096)
+        return verify(s, pairs, reverify=True, depth=depth)
 
 
 def test_reference_ciphers_pass_on_riscv64(riscv64_reference_engine, shared_vectors):
@@ -72,13 +75,13 @@ def test_go_runner_passes_on_arm64(arm64_go_runner, shared_vectors):
         (i, p, "passed") for i, ps in GO_PAIRS.items() for p in ps)
 
 
-#: The Rust runner's three implementations on big-endian s390x: RustCrypto's block ciphers in
-#: several modes, AEADs, a stream cipher and hashes; ring's and AWS-LC's C (the cross compiler's)
-#: behind their AEADs and hashes.
-RUST_PAIRS = {"rustcrypto%s390x": ("aes-128-ecb", "aes-256-cbc", "rc6-128-ecb", "3des-168-cbc", "aes-128-gcm",
-                                   "salsa20", "sha-256"),
-              "ring%s390x": ("aes-128-gcm", "chacha20-poly1305", "sha-512"),
-              "aws-lc-rs%s390x": ("aes-256-gcm", "chacha20-poly1305", "sha3-256")}
+#: The Rust runner's three implementations on big-endian s390x, a few pairs each (all 13 of an
+#: earlier list passed; this is the test's time under qemu, not the gate): RustCrypto's block
+#: ciphers in two modes and a hash; ring's and AWS-LC's C (the cross compiler's) behind an AEAD
+#: and a hash each.
+RUST_PAIRS = {"rustcrypto%s390x": ("aes-256-cbc", "rc6-128-ecb", "sha-256"),
+              "ring%s390x": ("aes-128-gcm", "sha-512"),
+              "aws-lc-rs%s390x": ("chacha20-poly1305", "sha3-256")}
 
 
 def test_rust_runner_passes_on_s390x(s390x_rust_runner, shared_vectors):
@@ -94,9 +97,17 @@ def test_rust_runner_passes_on_s390x(s390x_rust_runner, shared_vectors):
         specs = [s for s in runtime_specs(b) if s.name == "rust%s390x"]
         assert [s.architecture for s in specs] == ["s390x"]
         got = verify_on(specs, list(RUST_PAIRS), [p for ps in RUST_PAIRS.values() for p in ps],
-                        only={(i, p) for i, ps in RUST_PAIRS.items() for p in ps})
+                        only={(i, p) for i, ps in RUST_PAIRS.items() for p in ps}, depth=1024)
     assert sorted((r.impl, r.primitive, r.status) for r in got.results) == sorted(
         (i, p, "passed") for i, ps in RUST_PAIRS.items() for p in ps)
+
+
+def test_rustc_refuses_a_sysroot_without_the_targets_std(tmp_path):
+    """rust_std's check, on a folder without s390x's standard library: rustc's own error, one line."""
+    from cipherbench.arch.runtimes import RUSTC, std_refused
+    if not Path(RUSTC).is_file():
+        pytest.skip("needs Debian's rustc-web (runners/rust/manifest.toml)")
+    assert std_refused(Arch.S390X, tmp_path).startswith("error[E0463]: can't find crate for `std`")
 
 
 @pytest.mark.parametrize("rt", list(Runtime))
