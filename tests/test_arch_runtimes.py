@@ -8,6 +8,8 @@ make test installs riscv64's cross compilers and qemu-user-static (packages.txt,
 """
 from __future__ import annotations
 
+import os
+import stat
 from pathlib import Path
 
 import pytest
@@ -89,10 +91,14 @@ def test_rust_runner_passes_on_s390x(s390x_rust_runner, shared_vectors):
     same Rust release (trixie's: Debian 12's security archive has none for s390x), answers known
     answers under qemu, its implementations named IMPL%s390x."""
     from cipherbench.arch.runners import runtime_specs
-    from cipherbench.arch.runtimes import RUST_STD, rustc_release
+    from cipherbench.arch.runtimes import RUST_STD, rustc_release, std_refused
     b, rec = s390x_rust_runner
     assert not rec.problem and rec.compiler.startswith(f"rustc {rustc_release()} ")
     assert rec.library.startswith(f"{RUST_STD} {rustc_release()}+") and rec.sysroot == "/usr/s390x-linux-gnu"
+    # rust_std's check takes it, and leaves no file of its own behind (rustc renames its output
+    # over the path it is given: once /dev/null)
+    assert std_refused(Arch.S390X, b.root / "rust-std" / "usr") == ""
+    assert stat.S_ISCHR(os.stat(os.devnull).st_mode)
     with environ("CIPHERBENCH_ARCH_DIR", str(ARCH_DIR)):
         specs = [s for s in runtime_specs(b) if s.name == "rust%s390x"]
         assert [s.architecture for s in specs] == ["s390x"]
