@@ -464,6 +464,21 @@ def arm64_go_runner():
 
 
 @pytest.fixture(scope="session")
+def s390x_rust_runner():
+    """The Rust runner cross-built for s390x (cipherbench/arch/runtimes.py: Debian's rustc-web, the
+    s390x standard library of its release from trixie) under ARCH_DIR once a machine, as
+    arm64_go_runner; cargo's cross target folder makes it about a minute after the first (thin LTO
+    of the runner's crate). (ArchBuild, RuntimeRecord). Skipped without Debian's rustc-web."""
+    from cipherbench.arch import runtimes
+    from cipherbench.arch.architecture import Arch, arch_build
+    if not runtimes.package_version(runtimes.RUST_PACKAGE):
+        pytest.skip("needs Debian's rustc-web and cargo-web (runners/rust/manifest.toml)")
+    with locked(ARCH_DIR / ".lock"), environ("CIPHERBENCH_ARCH_DIR", str(ARCH_DIR)):
+        recs = runtimes.add(Arch.S390X, say=lambda s: None, runtimes=(runtimes.Runtime.RUST,))
+        return arch_build(Arch.S390X), recs[runtimes.Runtime.RUST]
+
+
+@pytest.fixture(scope="session")
 def pyca_releases():
     """PYCA_RELEASES installed (or found installed) under RELEASES_DIR, once a machine, under a
     lock on that folder; version -> (Release, newly installed). CIPHERBENCH_RELEASES_DIR names

@@ -3,26 +3,29 @@
 Go: runners/go/build.sh with CB_GOARCH (Go's GOARCH), pure Go (cgo off, so no probe: nothing
 emulated is timed), a static program qemu runs as it is. Rust: runners/rust/build.sh with
 CB_RUST_TARGET (cargo --target), Debian's rustc and the target's standard library from Debian's
-libstd-rust-web-dev for that architecture (RustTarget below), linked and run against the cross
-toolchain's C library. Each runner's build lives in <arch build>/runners/<lang>/ with its
+libstd-rust-web-dev for that architecture, of the same Rust release (rust_std below: Debian 12's own
+build where its archive has one, else Debian 13's), linked and run against the cross toolchain's C
+library. Each runner's build lives in <arch build>/runners/<lang>/ with its
 registry.json; runtimes.json beside arch.json says what was built from what, or why a runner
 could not be. The session names their implementations `IMPL%ARCH` (`go-std%arm64`,
 cipherbench/variant.py) from RunnerSpec.architecture.
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
 import subprocess
+import tempfile
 import time
 from dataclasses import asdict, dataclass
 from enum import Enum
 from pathlib import Path
 
 from cipherbench.arch.architecture import Arch, ArchBuild, ArchError, arch_build
-from cipherbench.arch.build import check_toolchain
-from cipherbench.arch.sysroot import toolchain_sysroot
+from cipherbench.arch.build import check_toolchain, compiler_of
+from cipherbench.arch.sysroot import VERSION_FILE, extract_alone, toolchain_sysroot
 from cipherbench.envs.build import now, tail
 from cipherbench.paths import REPO
 from cipherbench.variant import VariantName
@@ -62,6 +65,8 @@ class RuntimeRecord:
     built_at: str = ""
     seconds: float = 0.0
     sysroot: str = ""  # qemu -L: the C library a dynamically linked runner loads ('' for Go's static one)
+    library: str = ""  # the target's standard library when it is not the compiler's own: "libstd-rust-web-dev 1.96.0+dfsg1-1~deb13u1+b1"
+    sources: str = ""  # sources_key() it was built from: the same key again is not built again
     problem: str = ""  # why it was not built ('' when it was)
 
 
@@ -98,8 +103,8 @@ def write(b: ArchBuild, recs: dict[Runtime, RuntimeRecord]) -> None:
 
 
 def add(arch: Arch, say=print, runtimes: tuple[Runtime, ...] = tuple(Runtime)) -> dict[Runtime, RuntimeRecord]:
-    """Cross-build each runner for the architecture (go's and cargo's caches make a no-change
-    build quick); one that cannot be built is recorded with the reason, said in one line, and the
+    """Cross-build each runner for the architecture, or keep the one built from the same
+    sources_key(); one that cannot be built is recorded with the reason, said in one line, and the
     others built."""
     b = arch_build(arch)
     b.root.mkdir(parents=True, exist_ok=True)
@@ -107,15 +112,36 @@ def add(arch: Arch, say=print, runtimes: tuple[Runtime, ...] = tuple(Runtime)) -
     for rt in runtimes:
         t0 = time.monotonic()
         try:
-            rec = BUILDERS[rt](b, say)
+            old = recs.get(rt)
+            rec = BUILDERS[rt](b, say, old)
         except ArchError as e:
             rec = RuntimeRecord(rt.value, arch.value, problem=str(e))
             say(f"{arch.value}: the {rt.value} runner is left out: {e}")
         else:
-            rec.seconds, rec.built_at = round(time.monotonic() - t0, 1), now()
+            if rec is not old:
+                rec.seconds, rec.built_at = round(time.monotonic() - t0, 1), now()
         recs[rt] = rec
         write(b, recs)
     return recs
+
+
+def sources_key(rt: Runtime, compiler: tuple[str, ...]) -> str:
+    """What a runner is cross-built from: its folder's files, what its registry.json is written
+    from (as envs.build.sources_digest), and the compiler and target (`compiler`); not its prose."""
+    h = hashlib.sha256()
+    files = sorted(p for p in (REPO / "runners" / rt.value).rglob("*") if p.is_file() and p.suffix != ".md")
+    for p in [*files, REPO / "registry" / "primitives.toml", REPO / "cipherbench" / "registry.py"]:
+        h.update(str(p.relative_to(REPO)).encode() + b"\0" + p.read_bytes() + b"\0")
+    h.update(json.dumps(compiler).encode())
+    return h.hexdigest()
+
+
+def fresh(b: ArchBuild, rt: Runtime, key: str, old: RuntimeRecord, say) -> bool:
+    """The runner there was built from `key` and is still there: it is kept."""
+    if old.problem or old.sources != key or not program(b, rt).is_file():
+        return False
+    say(f"{b.arch.value}: the {rt.value} runner is up to date (built {old.built_at} in {old.seconds:.0f} s)")
+    return True
 
 
 def run_build(b: ArchBuild, rt: Runtime, env: dict[str, str], say) -> None:
@@ -132,20 +158,32 @@ def run_build(b: ArchBuild, rt: Runtime, env: dict[str, str], say) -> None:
         raise ArchError(f"its build failed: {tail(log)} (whole log: {log})")
 
 
-def build_go(b: ArchBuild, say) -> RuntimeRecord:
+def build_go(b: ArchBuild, say, old: RuntimeRecord | None) -> RuntimeRecord:
     if shutil.which("go") is None:
         raise ArchError("no go on PATH (runners/go/manifest.toml: golang-go)")
+    # the host's go and go.mod (among the sources) decide the toolchain that builds it
+    key = sources_key(Runtime.GO, (goarch(b.arch), subprocess.run(["go", "version"], capture_output=True,
+                                                                   text=True).stdout.strip()))
+    if old is not None and fresh(b, Runtime.GO, key, old, say):
+        return old
     run_build(b, Runtime.GO, {"CB_GOARCH": goarch(b.arch)}, say)
     version = subprocess.run(["go", "version", str(program(b, Runtime.GO))], capture_output=True, text=True)
     words = version.stdout.split()
-    return RuntimeRecord(Runtime.GO.value, b.arch.value, compiler=words[1] if len(words) > 1 else "?")
+    return RuntimeRecord(Runtime.GO.value, b.arch.value, compiler=words[1] if len(words) > 1 else "?", sources=key)
 
 
-#: Debian's Rust, whose standard library Debian ships for every release architecture
-#: (libstd-rust-web-dev, Multi-Arch: same): bookworm's rustc-web comes from bookworm-security.
+#: Debian's Rust: rustc-web and cargo-web, Debian 12's from bookworm-security (runners/rust/manifest.toml).
 RUSTC, CARGO, RUST_PACKAGE, RUST_STD = "/usr/bin/rustc", "/usr/bin/cargo", "rustc-web", "libstd-rust-web-dev"
-RUST_SOURCES = ("deb http://deb.debian.org/debian bookworm main",
-                "deb http://deb.debian.org/debian-security bookworm-security main")
+#: Where a target's standard library (libstd-rust-web-dev, Multi-Arch: same) of the host's rustc's
+#: release is looked for, in this order of versions (rust_std): the very build of the host's
+#: rustc-web (bookworm-security: amd64, arm64, armhf, i386 and ppc64el alone, Debian 12's security
+#: archive having dropped s390x), else another Debian build of the same upstream release (trixie
+#: builds rustc-web 1.96.0 for s390x and riscv64 too). rustc takes a standard library whose metadata
+#: names its own version ("rustc 1.96.0 (ac68faa20 2026-05-25)"), which rust_std checks.
+RUST_STD_SUITE = "bookworm"
+RUST_STD_SOURCES = ("deb http://deb.debian.org/debian bookworm main",
+                    "deb http://deb.debian.org/debian-security bookworm-security main",
+                    "deb http://deb.debian.org/debian trixie main")
 
 
 def package_version(pkg: str) -> str:
@@ -153,45 +191,63 @@ def package_version(pkg: str) -> str:
     return r.stdout.strip() if r.returncode == 0 else ""
 
 
-def rust_std(b: ArchBuild, version: str, say) -> Path:
-    """The target's standard library of Debian's rustc `version`, extracted (mmdebstrap, nothing
-    installed on the host) into <arch build>/rust-std once; the folder rustc takes as --sysroot."""
+def rustc_release() -> str:
+    """The host rustc's upstream release (`rustc -vV`'s `release:`), e.g. "1.96.0"."""
+    r = subprocess.run([RUSTC, "-vV"], capture_output=True, text=True)
+    return next((ln.split(":", 1)[1].strip() for ln in r.stdout.splitlines() if ln.startswith("release:")), "")
+
+
+def rust_std(b: ArchBuild, version: str, say) -> tuple[Path, str]:
+    """The target's standard library for Debian's rustc `version` (the host's rustc-web), unpacked
+    once into <arch build>/rust-std (extract_alone: its rlibs, nothing installed on the host); the
+    folder rustc takes as --sysroot, and the package's version."""
     root = b.root / "rust-std"
-    stamp = root / "VERSION"
-    if stamp.is_file() and stamp.read_text().strip() == version:
-        return root / "usr"
-    if b.arch.suite != "bookworm":
-        raise ArchError(f"Debian 12 has no {b.arch.value} port, so no {RUST_STD} for it to match this host's "
-                        f"{RUST_PACKAGE} {version}, and no registry this machine reaches ships a Rust "
-                        f"standard library for {rust_target(b.arch)}")
-    shutil.rmtree(root, ignore_errors=True)
+    stamp = root / "RUSTC"
+    if stamp.is_file() and stamp.read_text().strip() == version and (root / VERSION_FILE).is_file():
+        return root / "usr", (root / VERSION_FILE).read_text().strip()
     log = b.root / "rust-std.log"
-    say(f"{b.arch.value}: extracting {RUST_STD} {version} for {b.arch.value} (mmdebstrap, log: {log})")
-    with open(log, "wb") as f:
-        r = subprocess.run(["nice", "-n", "19", "mmdebstrap", "--variant=extract", f"--architectures={b.arch.value}",
-                            f"--include={RUST_STD}={version}", '--aptopt=Acquire::Check-Valid-Until "false"',
-                            "bookworm", str(root), *RUST_SOURCES], stdout=f, stderr=subprocess.STDOUT,
-                           stdin=subprocess.DEVNULL)
-    if r.returncode != 0 or not (root / "usr/lib/rustlib" / rust_target(b.arch) / "lib").is_dir():
+    release = rustc_release()
+    say(f"{b.arch.value}: extracting {RUST_STD} {release} for {b.arch.value} (mmdebstrap, log: {log})")
+    std = extract_alone(root, b.arch, RUST_STD_SUITE, RUST_STD_SOURCES, RUST_STD, (version, f"{release}+*"), log)
+    sysroot = root / "usr"
+    refused = std_refused(b.arch, sysroot)
+    if refused:
         shutil.rmtree(root, ignore_errors=True)
-        first = next((ln for ln in log.read_text(errors="replace").splitlines() if ln.startswith("E: ")), tail(log))
-        raise ArchError(f"Debian's {RUST_STD} {version} (the build of this host's {RUST_PACKAGE}, which "
-                        f"rustc needs) could not be had for {b.arch.value}: {first} (whole log: {log})")
+        raise ArchError(f"rustc {release} does not take Debian's {RUST_STD} {std} for {b.arch.value}: {refused}")
     stamp.write_text(version + "\n")
-    return root / "usr"
+    return sysroot, std
 
 
-def build_rust(b: ArchBuild, say) -> RuntimeRecord:
+def std_refused(arch: Arch, sysroot: Path) -> str:
+    """'' when rustc compiles a crate using std for the architecture against `sysroot`, else its
+    first error (E0514 for a standard library of another compiler, E0463 for none). Its output goes
+    to a folder of its own: rustc replaces an output file by renaming over it (given /dev/null, it
+    leaves a plain file there)."""
+    with tempfile.TemporaryDirectory(prefix="cipherbench-rust-std-") as out:
+        r = subprocess.run([RUSTC, "--edition=2021", "--crate-type=lib", "--emit=metadata", "--crate-name=probe",
+                            "--target", rust_target(arch), "--sysroot", str(sysroot), "--out-dir", out, "-"],
+                           input="pub fn probe() -> String { std::env::args().collect() }\n",
+                           capture_output=True, text=True)
+    if r.returncode == 0:
+        return ""
+    return next((ln for ln in r.stderr.splitlines() if ln.startswith("error")), r.stderr.strip()[:200])
+
+
+def build_rust(b: ArchBuild, say, old: RuntimeRecord | None) -> RuntimeRecord:
     version = package_version(RUST_PACKAGE)
     if not version or not Path(RUSTC).is_file() or not Path(CARGO).is_file():
         raise ArchError(f"cross-building it takes Debian's Rust, whose standard library Debian ships for "
                         f"{b.arch.value}: install {RUST_PACKAGE} and cargo-web (runners/rust/manifest.toml)")
-    sysroot = rust_std(b, version, say)
+    sysroot, std = rust_std(b, version, say)
+    compiler = subprocess.run([RUSTC, "--version"], capture_output=True, text=True).stdout.strip()
+    key = sources_key(Runtime.RUST, (rust_target(b.arch), compiler, version, std, compiler_of(b.arch)))
+    if old is not None and fresh(b, Runtime.RUST, key, old, say):
+        return old
     check_toolchain(b.arch, install=True, say=say)
     run_build(b, Runtime.RUST, {"CB_RUST_TARGET": rust_target(b.arch), "CB_RUST_SYSROOT": str(sysroot),
                                 "CB_CARGO": CARGO, "RUSTC": RUSTC, "CB_CROSS_PREFIX": b.arch.triplet}, say)
-    compiler = subprocess.run([RUSTC, "--version"], capture_output=True, text=True).stdout.strip()
-    return RuntimeRecord(Runtime.RUST.value, b.arch.value, compiler=compiler, sysroot=str(toolchain_sysroot(b.arch)))
+    return RuntimeRecord(Runtime.RUST.value, b.arch.value, compiler=compiler, sysroot=str(toolchain_sysroot(b.arch)),
+                         library=f"{RUST_STD} {std}", sources=key)
 
 
 BUILDERS = {Runtime.GO: build_go, Runtime.RUST: build_rust}

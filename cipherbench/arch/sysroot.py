@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import time
@@ -125,3 +126,36 @@ def merged_usr_links(tree: Path) -> None:
         top, usr = tree / name, tree / "usr" / name
         if usr.is_dir() and not top.exists() and not top.is_symlink():
             top.symlink_to(Path("usr") / name)
+
+
+def extract_alone(root: Path, arch: Arch, suite: str, sources: tuple[str, ...], package: str,
+                  versions: tuple[str, ...], log: Path) -> str:
+    """`package` alone, without its dependencies, unpacked into `root`: the first of `versions`
+    (apt's `=VERSION`, `*` allowed) that `sources` (deb lines) hold for `arch`; its version is
+    returned. mmdebstrap sets up apt for the architecture as for extract(), and its extract hook
+    downloads the one .deb with that apt (MMDEBSTRAP_APT_CONFIG): a package whose files alone are
+    wanted (a Rust target's rlibs) would otherwise bring its dependencies, which the mirror may
+    not have (trixie's libc6 and libllvm22 for s390x are missing from it, 2026-11)."""
+    if shutil.which("mmdebstrap") is None:
+        raise ArchError("mmdebstrap is not installed: 'cipherbench arch add' installs it, or "
+                        "scripts/install-system-deps --axis arch")
+    tries = " || ".join(f"apt-get download {shlex.quote(f'{package}={v}')}" for v in versions)
+    hook = (f'cd "$1" && export APT_CONFIG="$MMDEBSTRAP_APT_CONFIG" && {{ {tries}; }} && f=$(ls ./*.deb) && '
+            f'dpkg-deb --field "$f" Version > {VERSION_FILE} && dpkg-deb --extract "$f" . && rm "$f"')
+    shutil.rmtree(root, ignore_errors=True)
+    with open(log, "wb") as f:
+        r = subprocess.run(["nice", "-n", "10", "mmdebstrap", "--variant=extract", f"--architectures={arch.value}",
+                            '--aptopt=Acquire::Check-Valid-Until "false"', f"--extract-hook={hook}",
+                            suite, str(root), *sources], stdout=f, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+    got = root / VERSION_FILE
+    if r.returncode != 0 or not got.is_file():
+        shutil.rmtree(root, ignore_errors=True)
+        text = log.read_text(errors="replace").splitlines()
+        first = next((ln for ln in text if ln.startswith("E: ")), tail(log))
+        raise ArchError(f"{package} ({' or '.join(versions)}) could not be had for {arch.value} from "
+                        f"{'; '.join(sources)}: {first} (whole log: {log})")
+    return got.read_text().strip()
+
+
+#: Where extract_alone() leaves the version of the package it unpacked, in the tree.
+VERSION_FILE = ".deb-version"

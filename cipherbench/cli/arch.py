@@ -63,7 +63,8 @@ def add_runtimes(a: Arch) -> None:
     """The language runners cross-built beside the engine (arch/runtimes.py), each in one line."""
     for rt, rec in runtimes.add(a, say=say).items():
         if not rec.problem:
-            say(f"{a.value}: the {rt.value} runner cross-built with {rec.compiler}")
+            say(f"{a.value}: the {rt.value} runner cross-built with {rec.compiler}"
+                + (f" and {rec.library}" if rec.library else ""))
 
 
 @arch_group.command("verify")

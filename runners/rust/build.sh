@@ -29,7 +29,7 @@ if [ -n "${CB_RUST_TARGET:-}" ]; then
   # For another CPU (cipherbench/arch/runtimes.py, which sets these): cargo --target
   # CB_RUST_TARGET with CB_CARGO and RUSTC (Debian's), that target's standard library under
   # CB_RUST_SYSROOT (lib/rustlib/TARGET: Debian's libstd-rust-web-dev of that architecture, the
-  # same version as the rustc), linked and its C parts (ring, aws-lc-sys) compiled by the cross
+  # same Rust release as the rustc), linked and its C parts (ring, aws-lc-sys) compiled by the cross
   # compilers CB_CROSS_PREFIX-gcc; a target folder of its own, beside the host's.
   T=$CB_RUST_TARGET
   U=$(printf '%s' "$T" | tr 'a-z-' 'A-Z_')
