@@ -126,6 +126,56 @@ def test_a_point_whose_one_call_outlasts_a_batch_gets_the_time_of_the_batches_in
     assert _timed(big2) == 4
 
 
+class BreakSession(RecordingSession):
+    """As RecordingSession, but from `fast_from` bytes on every byte costs 0.25 ns: a path
+    whose line through its smaller sizes overestimates its large ones twentyfold."""
+
+    def __init__(self, ns_per_byte, fast_from):
+        super().__init__(ns_per_byte)
+        self.fast_from = fast_from
+
+    def ask(self, impl, req, replica=None):
+        if req["size"] < self.fast_from:
+            return super().ask(impl, req, replica)
+        self.requests.append(req)
+        return {"status": "ok", "ns": [(50 + 0.25 * req["size"]) * req["loops"]] * req.get("batches", 1)}
+
+
+@pytest.mark.parametrize("ns_per_byte", [4.0, 10.0, 40.0])
+def test_a_point_whose_one_call_outlasts_two_batches_by_its_line_is_not_calibrated(ns_per_byte):
+    """A point whose path's line (two calibrated sizes or more) puts one call beyond two
+    batches gets no calibration request: one call a batch is all a probe could say. Its first
+    request is timed; every request asks one call; the call's time is the point's cost."""
+    p = registry.load()["aes-128-cbc"]
+    pts = [Point("x", p, "encrypt", "bulk", n) for n in (1024, 4096, 1 << 20)]
+    fake = RecordingSession(ns_per_byte=ns_per_byte)
+    m = Measurer(fake, batch_ms=1, sub_batches=4, batches=3, warmup_batches=1, long_call_batches=3, extra_share=0)
+    m.run(pts)
+    big = [r for r in fake.requests if r["size"] == 1 << 20]
+    assert [r["loops"] * r.get("batches", 1) for r in big] == [1, 1, 1] and all(not r.get("warmup") for r in big)
+    assert not [s for s in pts[2].raw if s["warmup"]] and _timed(pts[2]) == 3
+    assert {s["ns"] for s in pts[2].raw} == {50 + ns_per_byte * (1 << 20)}
+    assert all([s for s in pt.raw if s["warmup"]] for pt in pts[:2])  # those two were calibrated
+    # below two batches a call is calibrated as before
+    short = Point("x", p, "encrypt", "bulk", 256)
+    fake2 = RecordingSession(ns_per_byte=ns_per_byte)
+    Measurer(fake2, batch_ms=1, sub_batches=4, batches=3, warmup_batches=1, long_call_batches=3,
+             extra_share=0).run([Point("x", p, "encrypt", "bulk", n) for n in (16, 64)] + [short])
+    assert [s for s in short.raw if s["warmup"]]
+
+
+def test_a_line_that_overestimates_a_large_size_costs_one_short_request_then_full_batches():
+    p = registry.load()["aes-128-cbc"]
+    pts = [Point("x", p, "encrypt", "bulk", n) for n in (1024, 4096, 1 << 20)]
+    fake = BreakSession(ns_per_byte=10.0, fast_from=1 << 20)  # the line says 10.5 ms, a call is 0.26 ms
+    Measurer(fake, batch_ms=1, sub_batches=4, batches=3, warmup_batches=1, long_call_batches=3,
+             extra_share=0).run(pts)
+    big = [r["loops"] * r.get("batches", 1) for r in fake.requests if r["size"] == 1 << 20]  # calls a request
+    assert big[0] == 1 and all(n > 1 for n in big[1:]), big
+    per_request = [sum(s["ns"] for s in pts[2].raw if s["request"] == k) for k in range(1, _timed(pts[2]))]
+    assert all(0.5e6 <= ns <= 2e6 for ns in per_request), per_request  # about batch_ms from the second on
+
+
 def test_jit_warm_up_only_at_a_paths_first_size_when_the_preset_says_so():
     p = registry.load()["aes-128-cbc"]
     pts = [Point("x", p, "encrypt", "bulk", n) for n in (16, 1024, 16384)]

@@ -204,7 +204,7 @@ def test_the_profiles_set_the_target_and_the_floor_and_a_plan_may_turn_stopping_
     assert RunPlan.from_preset("quick", stopping=False).stop_rule is None
     assert RunPlan.from_preset("quick", extra_rounds=False).stop_rule is None  # exactly --batches
     assert RunPlan.from_preset("quick", batches=2).stop_rule == StopRule(within=0.01, floor=2)
-    assert RunPlan.from_preset("standard").stop_rule == StopRule(within=0.01, floor=2, line_floor=2)
+    assert RunPlan.from_preset("standard").stop_rule == StopRule(within=0.015, floor=2, line_floor=2)
     bad = tmp_path / "experiments.toml"
     bad.write_text('[profiles.x]\ntitle = "x"\nsizes = [16]\nstop_within = 0.01\n')
     with pytest.raises(UsageError, match=r"\[profiles.x\].*stop_within and min_batches go together"):

@@ -61,6 +61,7 @@ PROBE_SHARE = 0.25  # a calibration probe whose loop count was predicted lasts t
 RESCALE_BELOW = 1 / 3  # a timed request this much shorter than batch_ms gets its calls scaled up (_rescale)
 RESCALE_MOST = 100  # ... by at most this factor at once
 STACK_STRIDE = 97  # timed batch k of a point runs at stack offset 16 x (97 k mod 256): see stack_offset()
+LONG_CALL = 2  # a point whose one call lasts this many batch_ms by its path's line gets no calibration
 SUB_BATCHES = 8  # batches a timed request is split into, unless a preset says otherwise (Measurer)
 
 
@@ -128,6 +129,7 @@ class Measurer:
         self._cost: dict[int, float] = {}  # id(point) -> ms one of its batches takes
         self._first_size: dict[tuple, int] = {}  # path -> the size it was first calibrated at
         self._seen: dict[tuple, dict[int, float]] = {}  # path -> {size: ns per call} from calibration
+        self._call_ns: dict[int, float] = {}  # id(point) -> ns per call, where calibration was not needed
         self._widths: dict[int, tuple[tuple, float]] = {}  # id(point) -> (what it was judged on, half_width)
 
     def _batch(self, pt: Point, loops: int, warmup: bool, replica: int | None = None) -> float | None:
@@ -208,6 +210,12 @@ class Measurer:
         request that settles it is kept as the point's first warm-up batch (it ran the code
         path just before; timing it again would buy nothing)."""
         guess = self._predict(pt)
+        if guess is not None and self._outlasts(pt, guess):
+            # one call lasts longer than LONG_CALL requests: a probe could only confirm one
+            # call a batch, at the cost of a call (at 1 MiB, a third of such a point's time)
+            pt.loops = 1
+            self._call_ns[id(pt)] = guess
+            return
         # With a prediction, the probe is a quarter batch: it only has to confirm the guess
         # (the path is already warm), and 60,000 points' worth of full-length probes were a
         # sixth of the standard profile's time. A first size gets a full one.
@@ -230,6 +238,19 @@ class Measurer:
         pt.loops = max(1, round(loops * self.target_ns / max(ns, 1.0)))
         self._seen.setdefault(self._path(pt), {})[pt.size] = ns / loops
 
+    def _outlasts(self, pt: Point, guess: float) -> bool:
+        """Whether the path's line through at least two calibrated sizes puts one call at this
+        size beyond LONG_CALL batches. A guess that was too long only costs a short first
+        request, which _rescale corrects at once."""
+        return len(self._seen.get(self._path(pt), {})) >= 2 and guess >= LONG_CALL * self.target_ns
+
+    def _per_call_ns(self, pt: Point) -> float:
+        """ns per call as calibration found it, or as the path's line put it (_outlasts)."""
+        if pt.raw:
+            w = pt.raw[-1]
+            return w["ns"] / w["loops"]
+        return self._call_ns[id(pt)]
+
     def _warmup_ms(self, pt: Point) -> int | None:
         if self.jit_warmup_ms is None or self.jit_size_warmup:
             return self.jit_warmup_ms
@@ -240,10 +261,9 @@ class Measurer:
         """Timed batches this point gets: `batches`, or with long_call_batches, fewer where one
         batch is longer than batch_ms (at large sizes a single call can be), so that it gets
         about the time `batches` batches were meant to have, in at least long_call_batches."""
-        if not self.long_call_batches or not pt.raw:
+        if not self.long_call_batches or not (pt.raw or id(pt) in self._call_ns):
             return self.batches
-        w = pt.raw[-1]
-        batch_ns = w["ns"] / w["loops"] * pt.loops
+        batch_ns = self._per_call_ns(pt) * pt.loops
         if batch_ns <= self.target_ns:
             return self.batches
         return max(min(self.long_call_batches, self.batches),
@@ -323,8 +343,7 @@ class Measurer:
         live = self._calibrate_each(points)
         for p in live:
             plan[id(p)] = self.planned(p)
-            w = p.raw[-1]
-            self._cost[id(p)] = w["ns"] / w["loops"] * p.loops / 1e6
+            self._cost[id(p)] = self._per_call_ns(p) * p.loops / 1e6
         self._grow(sum(self._batches_after_calibration(plan[id(p)]) * self._cost[id(p)] for p in live)
                    - len(points) * self._batches_after_calibration(self.batches) * self.target_ns / 1e6)
         for pt in live:
