@@ -18,6 +18,7 @@ import json
 import types
 import typing
 from dataclasses import dataclass
+from datetime import datetime, timezone
 from enum import Enum, StrEnum
 from pathlib import Path
 from typing import Any, Generic, TypeVar
@@ -60,9 +61,19 @@ class AxisRecord:
     def line(self) -> str:
         """The one line `list` and the reports show of it."""
         text = f"{self.name}  {self.status.value}"
-        for part in (self.source, self.version, self.made_at and f"made {self.made_at}", self.note):
+        for part in (self.source, self.version, self.made_at and f"made {made_when(self.made_at)}", self.note):
             text += f", {part}" if part else ""
         return text
+
+
+def made_when(iso: str) -> str:
+    """A record's UTC ISO 8601 time as the tables write times ("2026-11-27 10:00 UTC"); a
+    text that is no such time, as it stands."""
+    try:
+        t = datetime.fromisoformat(iso)
+    except ValueError:
+        return iso
+    return (t.astimezone(timezone.utc) if t.tzinfo else t).strftime("%Y-%m-%d %H:%M UTC")
 
 
 class UnreadableRecord(Exception):
