@@ -18,7 +18,7 @@ import json
 import types
 import typing
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from enum import Enum, StrEnum
 from pathlib import Path
 from typing import Any, Generic, TypeVar
@@ -73,7 +73,7 @@ def made_when(iso: str) -> str:
         t = datetime.fromisoformat(iso)
     except ValueError:
         return iso
-    return (t.astimezone(timezone.utc) if t.tzinfo else t).strftime("%Y-%m-%d %H:%M UTC")
+    return (t.astimezone(UTC) if t.tzinfo else t).strftime("%Y-%m-%d %H:%M UTC")
 
 
 class UnreadableRecord(Exception):
