@@ -299,3 +299,14 @@ def test_the_store_reads_back_what_it_wrote(tmp_path):
     line = AxisRecord(VariantAxis.RELEASE, parse("ring==0.17.8"), "/r", "crates ring", "0.17.8",
                       "2026-11-29T06:00:00+00:00", RecordStatus.MADE).line
     assert line == "ring==0.17.8  made, crates ring, 0.17.8, made 2026-11-29 06:00 UTC"
+
+
+@pytest.mark.parametrize("iso,text", [
+    ("2026-11-29T06:00:00+00:00", "2026-11-29 06:00 UTC"),
+    ("2026-11-29T07:30:59+01:30", "2026-11-29 06:00 UTC"),  # another zone, written in UTC
+    ("2026-11-29T06:00:00", "2026-11-29 06:00 UTC"),  # records without a zone were written in UTC
+    ("not a time", "not a time"),
+])
+def test_a_making_time_is_written_as_the_tables_write_times(iso, text):
+    from cipherbench.axis_store import made_when
+    assert made_when(iso) == text

@@ -20,6 +20,7 @@ from pathlib import Path
 
 from cipherbench.arch.architecture import Arch, ArchBuild, ArchError, ArchRecord, BuildOptions, arch_build
 from cipherbench.arch.sysroot import Sysroot, extract, toolchain_sysroot
+from cipherbench.axis_store import made_when
 from cipherbench.engine_build import (
     TOOLCHAIN,
     BuildRequest,
@@ -123,14 +124,14 @@ def add(arch: Arch, options: BuildOptions | None = None, mirror: str = DEFAULT_M
     if old is not None and old.mirror == mirror and old.options == json.loads(json.dumps(asdict(options))) \
             and (not wanted or b.sysroot_dir.is_dir()):
         sysroot = Sysroot(Path(old.sysroot), old.packages, old.skipped, old.sysroot_seconds)
-        say(f"{b.name}: sysroot as extracted at {old.built_at}")
+        say(f"{b.name}: sysroot as extracted at {made_when(old.built_at)}")
     elif wanted:
         sysroot = extract(b, arch.suite, mirror, wanted, say)
     else:
         sysroot = Sysroot(toolchain_sysroot(arch))
     key = build_key(arch, options, compiler, sysroot.packages)
     if old is not None and old.engine_sources == key and b.engine.exists():
-        say(f"{b.name}: up to date (engine built {old.built_at} in {old.engine_seconds:.0f} s)")
+        say(f"{b.name}: up to date (engine built {made_when(old.built_at)} in {old.engine_seconds:.0f} s)")
         return old
     rec = ArchRecord(arch=arch.value, triplet=arch.triplet, compiler=compiler, qemu=qemu_of(arch), suite=arch.suite,
                      mirror=mirror, options=asdict(options), sysroot=str(sysroot.path), packages=sysroot.packages,

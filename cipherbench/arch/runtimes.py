@@ -26,6 +26,7 @@ from pathlib import Path
 from cipherbench.arch.architecture import Arch, ArchBuild, ArchError, arch_build
 from cipherbench.arch.build import check_toolchain, compiler_of
 from cipherbench.arch.sysroot import VERSION_FILE, extract_alone, toolchain_sysroot
+from cipherbench.axis_store import made_when
 from cipherbench.envs.build import now, tail
 from cipherbench.paths import REPO
 from cipherbench.variant import VariantName
@@ -140,7 +141,7 @@ def fresh(b: ArchBuild, rt: Runtime, key: str, old: RuntimeRecord, say) -> bool:
     """The runner there was built from `key` and is still there: it is kept."""
     if old.problem or old.sources != key or not program(b, rt).is_file():
         return False
-    say(f"{b.arch.value}: the {rt.value} runner is up to date (built {old.built_at} in {old.seconds:.0f} s)")
+    say(f"{b.arch.value}: the {rt.value} runner is up to date (built {made_when(old.built_at)} in {old.seconds:.0f} s)")
     return True
 
 

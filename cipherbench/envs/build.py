@@ -17,6 +17,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from cipherbench import engine_build
+from cipherbench.axis_store import made_when
 from cipherbench.engine_build import tail
 from cipherbench.envs import sandbox
 from cipherbench.envs.environment import (
@@ -188,7 +189,7 @@ def refresh_engine(env: Env, rec: EnvRecord, say) -> EnvRecord:
     """An existing environment: rebuild the engine only when its sources changed."""
     if rec.engine_sources == engine_build.inputs_digest() and not rec.engine_problem \
             and (env.rootfs / ENGINE_BIN.lstrip("/")).exists():
-        say(f"{env.name}: up to date ({rec.release}, built {rec.built_at})")
+        say(f"{env.name}: up to date ({rec.release}, built {made_when(rec.built_at)})")
         return rec
     if os.geteuid() != 0:
         raise EnvError("rebuilding an environment's engine needs root (its tree belongs to root)")
