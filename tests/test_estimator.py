@@ -94,40 +94,53 @@ def test_the_figure_is_a_real_batch_at_the_quantile():
 
 
 class MixedSession:
-    """Points of three kinds: 'steady' (every batch alike), 'spread' (batches spread evenly over
-    20 %), 'long' (one call outlasts a batch: a request holds one batch of one call)."""
+    """Points of four kinds: 'steady' (every batch alike), 'spread' (batches spread evenly over
+    20 %), 'long' (one call outlasts a batch: a request holds one batch of one call), and
+    'long-spread' (such a call, spread over 20 %)."""
 
     def __init__(self, seed: int):
         self.rng = random.Random(seed)
 
     def ask(self, impl, req, replica=None):
         n = req.get("batches", 1)
-        if impl == "long":
-            return {"status": "ok", "ns": [5e6 * req["loops"]] * n}
-        spread = 0.2 if impl == "spread" else 0.0
-        return {"status": "ok", "ns": [1000.0 * (1 + spread * self.rng.random()) * req["loops"] for _ in range(n)]}
+        spread = 0.2 if impl.endswith("spread") else 0.0
+        call = 5e6 if impl.startswith("long") else 1000.0
+        return {"status": "ok", "ns": [call * (1 + spread * self.rng.random()) * req["loops"] for _ in range(n)]}
+
+
+KINDS = ("steady", "spread", "long", "long-spread")
 
 
 @pytest.mark.parametrize("sub", [1, 2, 4, 8])
 @pytest.mark.parametrize("floor", [2, 4])
-def test_the_stopping_rule_never_leaves_a_point_short_of_its_own_interval(sub, floor):
-    """Every point that stopped before its cap has its floor of requests and an interval of
-    at least INTERVAL_CONFIDENCE: none stops on batches too few for its figure's interval."""
+@pytest.mark.parametrize("long_cap", [None, 5])
+def test_the_stopping_rule_never_leaves_a_point_short_of_its_own_interval(sub, floor, long_cap):
+    """Every point that stopped before its cap has its floor of requests, and an interval of at
+    least INTERVAL_CONFIDENCE, or, where one call fills a request and the cap could never give
+    that interval its 22 batches, its two fastest batches within the target of each other
+    (figures.fastest_gap): none stops on batches too few for what its figure stands on."""
     p = registry.load()["aes-128-cbc"]
     for seed in range(3):
-        pts = [Point(kind, p, "encrypt", "bulk", size) for kind in ("steady", "spread", "long")
-               for size in (64, 1024)]
+        pts = [Point(kind, p, "encrypt", "bulk", size) for kind in KINDS for size in (64, 1024)]
         m = Measurer(MixedSession(seed), batch_ms=1, batches=7, warmup_batches=1, sub_batches=sub, extra_share=0,
-                     stop=StopRule(within=0.01, floor=floor))
+                     stop=StopRule(within=0.01, floor=floor), long_call_batches=long_cap)
         m.run(pts)
         for pt in pts:
             timed = [s for s in pt.raw if not s["warmup"]]
-            n_req = timed_batches(pt)
-            if n_req < 7:  # stopped by the rule, not by its cap
-                assert n_req >= floor
-                assert summarize([s["ns"] / s["loops"] for s in timed]).confidence >= INTERVAL_CONFIDENCE
-        # 'long' is one call a request: its figure cannot reach an interval before the cap
-        assert all(timed_batches(pt) == 7 for pt in pts if pt.impl == "long")
+            n_req, cap = timed_batches(pt), m._plan[id(pt)]
+            assert floor <= n_req <= cap
+            assert cap == (long_cap if long_cap and pt.impl.startswith("long") else 7)
+            if n_req == cap:
+                continue
+            ns = sorted(s["ns"] / s["loops"] for s in timed)
+            if pt.impl.startswith("long") and sub > 1:  # one batch a request, never 22 in all
+                assert len(ns) == n_req and ns[1] / ns[0] - 1 <= 0.01
+            else:
+                assert summarize(ns).confidence >= INTERVAL_CONFIDENCE
+        # a steady one-call point stops at its floor; one with sub_batches 1 is no long call by
+        # its requests (every point's is one batch there), so it runs to its cap as the rest
+        long = [pt for pt in pts if pt.impl == "long"]
+        assert all(timed_batches(pt) == (floor if sub > 1 else m._plan[id(pt)]) for pt in long)
 
 
 KAT_LINE = f"rc6 {bytes(16).hex()} {bytes(16).hex()}\n"  # RC6's first test vector (Rivest et al., 1998)

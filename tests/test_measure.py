@@ -126,6 +126,59 @@ def test_a_point_whose_one_call_outlasts_a_batch_gets_the_time_of_the_batches_in
     assert _timed(big2) == 4
 
 
+class NeighbourSession(RecordingSession):
+    """As RecordingSession, but each request at `big` bytes takes its call's time times the next
+    of `slowdowns` (a neighbour on the core only ever adds time), in the order they come."""
+
+    def __init__(self, ns_per_byte, big, slowdowns):
+        super().__init__(ns_per_byte)
+        self.big, self.slowdowns = big, list(slowdowns)
+
+    def ask(self, impl, req, replica=None):
+        r = super().ask(impl, req, replica)
+        if req["size"] == self.big:
+            r["ns"] = [ns * self.slowdowns.pop(0) for ns in r["ns"]]
+        return r
+
+
+ONE_MIB = 1 << 20
+
+
+@pytest.mark.parametrize("slowdowns, requests", [
+    ([1.0, 1.008], 2),  # the two fastest agree at the floor: it stops there
+    ([1.3, 1.0, 1.006], 3),  # the first met the neighbour: the third confirms the second
+    ([1.3, 1.1, 1.5, 1.0, 1.2, 1.0], 5),  # never two alike within the target: the cap
+    ([1.25, 1.25, 1.0], 2),  # two alike on a shared core read as settled: the rule's known limit
+])
+def test_a_one_call_point_stands_once_its_two_fastest_batches_agree(slowdowns, requests):
+    """Under a stopping rule a point whose one call fills its request (1 MiB of a slow cipher)
+    can never hold the 22 batches of its figure's interval: it stops once its two fastest
+    batches are within the target of each other, after the floor, or at long_call_batches."""
+    p = registry.load()["aes-128-cbc"]
+    pts = [Point("x", p, "encrypt", "bulk", n) for n in (1024, 4096, ONE_MIB)]
+    fake = NeighbourSession(10.0, ONE_MIB, slowdowns + [1.0] * 10)
+    m = Measurer(fake, batch_ms=1, sub_batches=4, batches=3, warmup_batches=1, long_call_batches=5,
+                 extra_share=0, stop=StopRule(within=0.01, floor=2))
+    m.run(pts)
+    assert pts[2].loops == 1 and _timed(pts[2]) == requests
+    call = 50 + 10.0 * ONE_MIB
+    assert sorted(s["ns"] for s in pts[2].raw) == sorted(call * f for f in slowdowns[:requests])
+
+
+@pytest.mark.parametrize("ns_per_byte, cap", [(10.0, 5), (100.0, 2), (60.0, 4)])
+def test_a_one_call_points_cap_is_cut_to_long_call_ms_but_never_below_the_floor(ns_per_byte, cap):
+    """long_call_ms: at 1 MiB a slow path's call lasts 10 ms (5 fit in 60 ms), 105 ms (the
+    floor of 2 stands) or 63 ms (60 ms of calls would be 0: the floor; 300 ms hold 4)."""
+    p = registry.load()["aes-128-cbc"]
+    pts = [Point("x", p, "encrypt", "bulk", n) for n in (1024, 4096, ONE_MIB)]
+    fake = NeighbourSession(ns_per_byte, ONE_MIB, [1.3, 1.1, 1.5, 1.2, 1.4, 1.25])
+    budget = 60.0 if ns_per_byte == 10.0 else 300.0
+    m = Measurer(fake, batch_ms=1, sub_batches=4, batches=3, warmup_batches=1, long_call_batches=5,
+                 long_call_ms=budget, extra_share=0, stop=StopRule(within=0.01, floor=2))
+    m.run(pts)
+    assert m._plan[id(pts[2])] == cap and _timed(pts[2]) == cap  # no two alike: each runs to its cap
+
+
 class BreakSession(RecordingSession):
     """As RecordingSession, but from `fast_from` bytes on every byte costs 0.25 ns: a path
     whose line through its smaller sizes overestimates its large ones twentyfold."""
@@ -557,12 +610,12 @@ def test_progress_counts_expected_work_learned_from_calibration_and_grows_before
     # calibration found 'slow' at 50 ms a batch: the estimate grew by its 6 batches' 49 ms
     # extra each, before any of them ran (the others' batches land within a loop of 1 ms);
     # then one grow per extra round, by the batches of the points it goes to: 'noisy' until its
-    # low quantile is within +-1.5 % (3 rounds), 'slow' (one call a batch: 5 batches give its
-    # low quantile no interval) until the budget (half the 15 planned batches) is spent
+    # low quantile is within +-1.5 % (3 rounds); 'slow' (one call a batch: 5 batches give its
+    # low quantile no interval) stands on its two fastest batches, which agree: none
     first, *extra = seen["grows"]
     assert first[0] == pytest.approx(6 * 49.0, abs=0.1) and first[1] is None
-    assert [(round(ms), note) for ms, note in extra] == [(51, "extra rounds")] * 3 + [(50, "extra rounds")]
-    assert (pts[1].extra_batches, pts[2].extra_batches) == (3, 4)
+    assert [(round(ms), note) for ms, note in extra] == [(1, "extra rounds")] * 3
+    assert (pts[1].extra_batches, pts[2].extra_batches) == (3, 0)
     # the bar ends exactly full, and never ran past full on the way
     assert seen["done"] == pytest.approx(seen["total"])
     assert seen["most"] <= 1 + 1e-9

@@ -9,11 +9,12 @@ from __future__ import annotations
 import math
 import statistics
 from dataclasses import dataclass
+from functools import cache
 
 from cipherbench.kinds import CycleSource, Operation
 from cipherbench.measure.clock import CoreClock, alone, enough_alone
 from cipherbench.measure.point import Point, requests_of
-from cipherbench.measure.stats import Summary, summarize
+from cipherbench.measure.stats import QUANTILE, Summary, quantile_interval, summarize
 
 MIN_BATCH_NS = 1_000_000  # below 1 ms a batch says more about the timer than the cipher
 
@@ -38,6 +39,31 @@ def half_width(pt: Point, usual: float | None = None, clock: CoreClock | None = 
 
 #: The confidence a figure's interval must reach before its point may stop getting rounds.
 INTERVAL_CONFIDENCE = 0.9
+
+
+@cache
+def batches_for_interval() -> int:
+    """The fewest batches whose figure's interval can reach INTERVAL_CONFIDENCE (22 for the
+    tenth quantile: the lowest of n batches is below it with confidence 1 - 0.9^n)."""
+    return next(n for n in range(2, 10_000) if quantile_interval(n, QUANTILE)[2] >= INTERVAL_CONFIDENCE)
+
+
+def fastest_gap(pt: Point, usual: float | None = None, clock: CoreClock | None = None) -> float:
+    """For a point that can never hold batches_for_interval() (one or a few calls a request at a
+    large size of a slow cipher, and a cap of a few requests): how far its second-fastest batch
+    is above its fastest, relative, among the batches figures() would stand on; infinite below
+    two. Its figure is then its fastest batch (the tenth quantile of under ten), and a neighbour
+    or a preemption only ever adds time, so two batches from two requests, minutes apart, that
+    agree at the bottom say the point's own speed was reached: on the developers' shared host one
+    1 MiB call of a slow cipher read up to twice its speed in one run's three requests, and
+    three batches put 73 % of those points within 3 % over two runs (benchmarks/README.md)."""
+    timed = [s for s in pt.raw if not s["warmup"]]
+    if len(timed) < 2:
+        return math.inf
+    timed, _, _, _ = _standing(timed, clock or CoreClock(None, "", usual_adds=usual))
+    cycles = all(s.get("core_cycles") or s.get("core_ghz") for s in timed)
+    values = sorted(_cycles_of(s) if cycles else s["ns"] / s["loops"] for s in timed)
+    return values[1] / values[0] - 1 if len(values) >= 2 and values[0] > 0 else math.inf
 
 
 @dataclass

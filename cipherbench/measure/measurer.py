@@ -49,7 +49,7 @@ from collections.abc import Callable
 from cipherbench.errors import RunnerError
 from cipherbench.kinds import Operation, PrimitiveKind
 from cipherbench.measure.clock import PROBE_THOUSANDS, bench_samples, usual_adds
-from cipherbench.measure.figures import half_width
+from cipherbench.measure.figures import batches_for_interval, fastest_gap, half_width
 from cipherbench.measure.point import IGNORED, Point, requests_of
 from cipherbench.measure.stopping import SizeTime, Skipped, Standing, StopRule, line_of, next_round
 from cipherbench.measure.warmup import warmed_elsewhere
@@ -70,6 +70,7 @@ class Measurer:
                  seed: int = 1, progress=None, extra_share: float = EXTRA_SHARE,
                  jit_warmup_ms: int | None = None, jit_size_warmup: bool = True,
                  long_call_batches: int | None = None, batch_clock=None, place_stack: bool = True,
+                 long_call_ms: float | None = None,
                  clock_every: int = 1, runner_of: Callable[[str], str] | None = None,
                  stop: StopRule | None = None, planned_sizes: bool = False, sub_batches: int = SUB_BATCHES):
         self.s = session
@@ -112,8 +113,12 @@ class Measurer:
         # the tenth they give a further size (the calibration probe still runs it first)
         self.jit_size_warmup = jit_size_warmup
         # A number: a point whose one batch is longer than batch_ms (a single call can be) gets
-        # the time of `batches` batches of batch_ms, in no fewer than this many batches
+        # the time of `batches` batches of batch_ms, in no fewer than this many batches; with a
+        # stopping rule, at most this many, fewer once its two fastest agree (_judged)
         self.long_call_batches = long_call_batches
+        # with a stopping rule: such a point's cap, cut to this many ms of its calls (never below
+        # the rule's floor): at 1 MiB a slow path's one call can last 0.2 s
+        self.long_call_ms = long_call_ms
         # implementation -> its runner, whose other points stop when it is lost (None: each
         # implementation stands alone)
         self.runner_of = runner_of
@@ -130,7 +135,8 @@ class Measurer:
         self._first_size: dict[tuple, int] = {}  # path -> the size it was first calibrated at
         self._seen: dict[tuple, dict[int, float]] = {}  # path -> {size: ns per call} from calibration
         self._call_ns: dict[int, float] = {}  # id(point) -> ns per call, where calibration was not needed
-        self._widths: dict[int, tuple[tuple, float]] = {}  # id(point) -> (what it was judged on, half_width)
+        self._widths: dict[int, tuple[tuple, float]] = {}  # id(point) -> (what it was judged on, _judged)
+        self._plan: dict[int, int] = {}  # id(point) -> its planned timed requests (planned()), in this run
 
     def _batch(self, pt: Point, loops: int, warmup: bool, replica: int | None = None) -> float | None:
         runner = self._runner_of(pt)
@@ -258,14 +264,23 @@ class Measurer:
         return self.jit_warmup_ms if pt.size == first else 0
 
     def planned(self, pt: Point) -> int:
-        """Timed batches this point gets: `batches`, or with long_call_batches, fewer where one
-        batch is longer than batch_ms (at large sizes a single call can be), so that it gets
-        about the time `batches` batches were meant to have, in at least long_call_batches."""
+        """Timed batches this point gets: `batches`, or with long_call_batches, where one batch
+        is longer than batch_ms (at large sizes a single call can be): under a stopping rule,
+        long_call_batches as its cap (it stops sooner once its two fastest batches agree,
+        _judged); without one, fewer than `batches`, so that it gets about the time `batches`
+        batches were meant to have, in at least long_call_batches."""
         if not self.long_call_batches or not (pt.raw or id(pt) in self._call_ns):
             return self.batches
         batch_ns = self._per_call_ns(pt) * pt.loops
         if batch_ns <= self.target_ns:
             return self.batches
+        if self.stop is not None:  # its cap: it stops sooner once its two fastest agree (_judged)
+            if self._per_call_ns(pt) <= self.target_ns:  # a batch a little long, not a long call
+                return self.batches
+            most = self.long_call_batches
+            if self.long_call_ms:
+                most = min(most, int(self.long_call_ms * 1e6 // batch_ns))
+            return max(self.stop.floor, most)
         return max(min(self.long_call_batches, self.batches),
                    min(self.batches, math.ceil(self.batches * self.target_ns / batch_ns)))
 
@@ -314,6 +329,7 @@ class Measurer:
         self._on_line, self.skipped = set(), {}
         self._rounds = 0
         plan: dict[int, int] = {}
+        self._plan = plan
         # The points of JIT runners come last, and their warm-ups run meanwhile on the other
         # CPUs (measure/warmup.py), while the others are calibrated and get their first rounds.
         jit = [p for p in points if p.parallel == 1 and hasattr(self.s, "jit") and self.s.jit(p.impl)]
@@ -412,7 +428,10 @@ class Measurer:
                     timed_batches(p) >= min(rule.on_line_floor, plan[id(p)]) for p in ok):
                 self._on_line = {id(p) for p in on_line_points(live)}
             usual = self._usual_adds(live)
-            cap = [min(plan[id(p)], rule.on_line_floor) if id(p) in self._on_line else plan[id(p)] for p in ok]
+            # a point of one or a few calls a request is not cut to the line's floor: two such
+            # batches may both have met the neighbour, and the line cannot tell (_judged)
+            cap = [min(plan[id(p)], rule.on_line_floor) if id(p) in self._on_line and not self._few_batches(p)
+                   else plan[id(p)] for p in ok]
             due = next_round([self._standing(p, usual, c, rule) for p, c in zip(ok, cap)], rule)
             if not due:
                 break
@@ -427,15 +446,31 @@ class Measurer:
         return Standing(timed, self._width(pt, usual) if judged else math.inf, cap)
 
     def _width(self, pt: Point, usual: float | None) -> float:
-        """half_width(), computed again only once the point has new batches or the run's usual
+        """_judged(), computed again only once the point has new batches or the run's usual
         level has moved: a standard profile's 32,000 points are judged every round, and the
         interval of a point that got no round since is the one it had."""
         key = (len(pt.raw), None if usual is None else round(usual, 3))
         known = self._widths.get(id(pt))
         if known is None or known[0] != key:
-            known = (key, half_width(pt, usual))
+            known = (key, self._judged(pt, usual))
             self._widths[id(pt)] = known
         return known[1]
+
+    def _judged(self, pt: Point, usual: float | None) -> float:
+        """How unsure the point's figure still is, for stopping and extra rounds: the half-width
+        of its interval, or, for a point whose planned requests can never hold the batches that
+        interval needs (_few_batches), the gap between its two fastest batches (fastest_gap)."""
+        return fastest_gap(pt, usual) if self._few_batches(pt) else half_width(pt, usual)
+
+    def _few_batches(self, pt: Point) -> bool:
+        """Whether the point's calls are too long for its planned requests ever to hold the
+        batches its figure's interval needs (figures.batches_for_interval): a request of fewer
+        calls than sub_batches is split into one batch a call (split()), and at the cap that is
+        still too few. A profile that asks for few batches with short calls is not such a point:
+        its points run to their cap, as the interval says."""
+        per_request = split(pt.loops, self.sub_batches)[1]
+        planned = self._plan.get(id(pt), self.batches)
+        return per_request < self.sub_batches and per_request * planned < batches_for_interval()
 
     def _count_skipped(self, live: list[Point], plan: dict[int, int]) -> None:
         """The planned timed batches that stopping left out, per primitive, with their

@@ -219,7 +219,7 @@ def measurer_for(s: Session, plan: RunPlan, seed: int = 1) -> Measurer:
     return Measurer(s, plan.batch_ms, plan.batches, plan.warmup_batches, seed=seed,
                     extra_share=plan.effective_extra_share,
                     jit_warmup_ms=plan.jit_warmup_ms, jit_size_warmup=plan.jit_size_warmup,
-                    long_call_batches=plan.long_call_batches,
+                    long_call_batches=plan.long_call_batches, long_call_ms=plan.long_call_ms,
                     batch_clock=BatchClock(native) if native else None, clock_every=plan.clock_every_batches,
                     runner_of=lambda impl: s.impls[impl].runner,
                     stop=plan.stop_rule, planned_sizes=plan.planned_sizes and plan.stop_rule is not None,

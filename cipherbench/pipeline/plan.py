@@ -74,6 +74,9 @@ class Knobs(BaseModel):
     jit_warmup_ms: int | None = Field(None, ge=0, le=600_000)  # None: the runner's default
     jit_size_warmup: bool = True  # False: JIT warm-up at a code path's first size only
     long_call_batches: int | None = Field(None, ge=1)
+    # with stopping and long_call_batches: a point whose one batch outlasts batch_ms gets at most
+    # this long in timed requests (never fewer than min_batches of them)
+    long_call_ms: float | None = Field(None, gt=0, le=600_000, allow_inf_nan=False)
     clock_every_batches: int = Field(1, ge=1, le=1000)  # batches between two core-clock readings
     processes: int = Field(3, ge=1, le=16)  # processes per runner without a JIT
     # > 1: every point also timed on this many CPUs at once (per-CPU and total throughput,
@@ -95,6 +98,8 @@ class Knobs(BaseModel):
     def _stopping_whole(self) -> Knobs:
         if (self.stop_within is None) != (self.min_batches is None):
             raise ValueError("stop_within and min_batches go together (a target and a floor of rounds)")
+        if self.long_call_ms is not None and (self.long_call_batches is None or self.stop_within is None):
+            raise ValueError("long_call_ms needs long_call_batches and a stopping rule (stop_within, min_batches)")
         if self.planned_sizes and self.stop_within is None:
             raise ValueError("planned_sizes needs stop_within and min_batches")
         if self.line_batches is not None and not self.planned_sizes:
