@@ -45,13 +45,38 @@ def test_only_uncertain_points_get_more_rounds_and_never_past_the_cap():
     assert _timed(noisy) <= 5 * MAX_FACTOR
 
 
-def test_extra_rounds_stop_when_the_budget_cannot_cover_every_uncertain_point():
+def test_extra_rounds_end_with_the_budget_and_a_partial_round_goes_to_the_most_unsure():
     p = registry.load()["aes-128-cbc"]
     pts = [Point("noisy", p, "encrypt", "bulk", n) for n in (1024, 2048)]
     Measurer(FakeSession(), batch_ms=1, batches=3, warmup_batches=0).run(pts)
-    # 3 rounds planned for 2 points: a budget of 3 extra batches covers one more round of
-    # both, and then too few are left for another
-    assert [pt.extra_batches for pt in pts] == [1, 1]
+    # 3 rounds planned for 2 points: a budget of 3 extra requests covers one more round of
+    # both, and then one more for one of them, never more
+    assert sorted(pt.extra_batches for pt in pts) == [1, 2]
+
+
+class SpreadCallSession(FakeSession):
+    """'slow' is one 50 ms call a request, each a tenth slower than the last (its two fastest
+    never agree); the others as FakeSession."""
+
+    def __init__(self):
+        super().__init__()
+        self.calls = 0
+
+    def ask(self, impl, req, replica=None):
+        if impl != "slow":
+            return super().ask(impl, req, replica)
+        self.calls += 1
+        return {"status": "ok", "ns": [50e6 * (1 + 0.1 * self.calls) * req["loops"]] * req.get("batches", 1)}
+
+
+def test_a_budget_short_of_every_unsure_point_goes_first_to_the_least_settled():
+    """'slow' (its two fastest 10 % apart) is less settled than 'noisy' (+-1.7 %): a budget of
+    one extra request goes to it; a budget of three covers both, then 'slow' again."""
+    p = registry.load()["aes-128-cbc"]
+    for share, extra in ((0.1, (1, 0)), (0.3, (2, 1))):
+        noisy, slow = Point("noisy", p, "encrypt", "bulk", 1024), Point("slow", p, "encrypt", "bulk", 1024)
+        Measurer(SpreadCallSession(), batch_ms=1, batches=5, warmup_batches=1, extra_share=share).run([noisy, slow])
+        assert (slow.extra_batches, noisy.extra_batches) == extra
 
 
 class LinearSession:
