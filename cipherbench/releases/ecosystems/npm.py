@@ -11,7 +11,8 @@ import re
 
 from cipherbench.paths import BUILD, REPO
 from cipherbench.releases.client import Client, finals, run
-from cipherbench.releases.release import Ecosystem, Package, Release, ReleaseError
+from cipherbench.releases.ecosystems import npm_runtime
+from cipherbench.releases.release import Ecosystem, Package, Release, ReleaseError, Role
 
 #: npm's options for a quiet, reproducible install: no audit, no funding notes, no package's
 #: install scripts (the packages taken are plain JavaScript), the version written exactly.
@@ -31,6 +32,8 @@ def reason(text: str) -> str:
 
 
 def install(r: Release) -> str:
+    if r.package.role is Role.RUNTIME:
+        return npm_runtime.install(r)
     run(["npm", "install", "--prefix", str(r.root), *QUIET, f"{r.package.coordinate}@{r.version}"],
         f"{r.name}: npm install", reason=reason)
     if not (r.root / "node_modules" / r.package.coordinate / "package.json").is_file():
@@ -39,6 +42,8 @@ def install(r: Release) -> str:
 
 
 def argv(r: Release) -> tuple[list[str], str | None]:
+    if r.package.role is Role.RUNTIME:
+        return npm_runtime.argv(r)
     registry = BUILD / "runners" / "node" / "registry.json"
     return ([str(REPO / "runners" / "node" / "run"), "--modules", str(r.root)],
             None if registry.exists() else f"the node runner is not built ({registry} is missing; run 'make runners')")
