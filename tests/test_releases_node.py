@@ -111,3 +111,19 @@ def test_node16_gives_botans_known_answers(node16, answers):
     wrong = [(a.primitive, a.where, g) for a, g in zip(asked, got, strict=True)
              if (g.get("authentic") is not False if a.expect_reject else g.get("output") != a.output.hex())]
     assert not wrong and len(got) == len(asked)
+
+
+def test_a_timeline_orders_node_crypto_by_node_and_names_its_openssl():
+    """The runner's own build (the machine's Node) and a release, as a run stores them: both
+    are placed by Node's version, and each runs the OpenSSL its notes name."""
+    from cipherbench.analysis.history import release_of
+    from cipherbench.analysis.versions import Code
+    from cipherbench.results.run import Implementation
+    own = Implementation("node-crypto", "node", "node:crypto (OpenSSL 3.0.19, bundled in Node)", "3.0.19",
+                         notes={"node": "v20.20.2", "openssl": "3.0.19"})
+    old = Implementation(f"node-crypto=={NODE}", f"node-crypto=={NODE}", "node:crypto", "1.1.1v+quic",
+                         notes={"node": f"v{NODE}", "openssl": "1.1.1v+quic"})
+    a, b = release_of(own), release_of(old)
+    assert a is not None and b is not None
+    assert (a.version, a.code, a.code_text, a.label) == ("20.20.2", Code("openssl", "3.0.19"), "OpenSSL 3.0.19", "Node.js 20.20.2")
+    assert (b.version, b.code, b.code_text) == (NODE, Code("openssl", "1.1.1v"), "OpenSSL 1.1.1v+quic")

@@ -127,11 +127,12 @@ def release_of(impl: Implementation) -> Release | None:
     pkg = axes.releases().package(base)
     if pkg is None or (impl.runner or "") not in (pkg.runner, impl.impl):
         return None
-    version = version or str(impl.version or "")
+    notes = impl.notes if isinstance(impl.notes, dict) else {}
+    # the runner's own build at its own version: Node's for node-crypto, not its OpenSSL's
+    version = version or pkg.release_version(str(impl.version or ""), notes)
     if not version:
         return None
-    notes = impl.notes if isinstance(impl.notes, dict) else {}
-    bundled = " ".join(str(notes.get(pkg.code_note, "")).split()) if pkg.code_note else ""
+    bundled = pkg.code_text(notes)
     code = code_of(impl) if bundled else None
     if code is None:
         code, bundled = Code(pkg.impl, version), f"{pkg.library} {version}"
