@@ -127,3 +127,15 @@ def test_a_timeline_orders_node_crypto_by_node_and_names_its_openssl():
     assert a is not None and b is not None
     assert (a.version, a.code, a.code_text, a.label) == ("20.20.2", Code("openssl", "3.0.19"), "OpenSSL 3.0.19", "Node.js 20.20.2")
     assert (b.version, b.code, b.code_text) == (NODE, Code("openssl", "1.1.1v"), "OpenSSL 1.1.1v+quic")
+
+
+def test_the_answer_names_the_openssl_a_release_runs():
+    from cipherbench.analysis.recommend import Figure, bundled_code
+    from cipherbench.report.answer import label
+    from cipherbench.results.run import Implementation
+    notes = {"node": f"v{NODE}", "openssl": "1.1.1v+quic"}
+    assert bundled_code(Implementation(f"node-crypto=={NODE}", notes=notes)) == "OpenSSL 1.1.1v+quic"
+    assert bundled_code(Implementation("node-crypto", notes=notes)) == ""  # the runner's own build: not a release
+    assert bundled_code(Implementation("noble-ciphers==1.3.0", notes={"package": "@noble/ciphers"})) == ""
+    f = Figure(f"node-crypto=={NODE}", "aes-128-gcm", 16384, 2500.0, None, None, 6.5, "", "node", code="OpenSSL 1.1.1v+quic")
+    assert label(f) == f"node-crypto=={NODE} (OpenSSL 1.1.1v+quic) aes-128-gcm {f.ct.symbol()}"

@@ -36,6 +36,7 @@ from cipherbench.results.rules import (
     standing_workload,
 )
 from cipherbench.results.run import Implementation, Measurement
+from cipherbench.variant import VariantAxis, apart
 
 #: The ciphers kept for compatibility with old systems and formats.
 LEGACY_FAMILIES = frozenset({"3des", "des", "blowfish", "cast5", "idea", "rc2"})
@@ -161,6 +162,7 @@ class Figure:
     ties_best: bool = False  # its interval overlaps the fastest one's
     ct: CtMark = NOT_CHECKED  # the latest constant-time verdict of this build (analysis/constant_time.py)
     features: tuple[CodeFeature, ...] | None = None  # the code path as data; None: not announced
+    code: str = ""  # a release's bundled code, as it names it ("OpenSSL 3.0.13+quic"); "" for any other
 
     @property
     def path_label(self) -> str:
@@ -213,6 +215,17 @@ class _Pair:
     runner: str
     library: str
     points: list[Measurement] = field(default_factory=list)
+    code: str = ""  # bundled_code
+
+
+def bundled_code(i: Implementation) -> str:
+    """The code a release of a package that bundles another library runs, in its notes' words
+    (node-crypto==18.20.4: "OpenSSL 3.0.13+quic"; releases/release.py Package.code_text); ""
+    for anything else."""
+    from cipherbench import axes
+    base, release = apart(i.impl, VariantAxis.RELEASE)
+    pkg = axes.releases().package(base) if release is not None else None
+    return pkg.code_text(i.notes if isinstance(i.notes, dict) else {}) if pkg is not None else ""
 
 
 def _workload(spec: UseCaseSpec, points: Iterable[Measurement]) -> Workload:
@@ -232,7 +245,7 @@ def _pairs(spec: UseCaseSpec, measurements: Iterable[Measurement],
             continue
         i = info.get(m.impl) or Implementation(m.impl)
         pair = pairs.setdefault((m.impl, p.name), _Pair(m.impl, p, str(i.runner or ""),
-                                                            str(i.library or "")))
+                                                            str(i.library or ""), code=bundled_code(i)))
         pair.points.append(m)
     return list(pairs.values())
 
@@ -313,7 +326,7 @@ def _figure(pair: _Pair, m: Measurement, ct: CtMark = NOT_CHECKED) -> Figure:
                   mb_low=size / hi * 1e3 if hi else None, mb_high=size / lo * 1e3 if lo else None,
                   ns_per_call=float(m.ns_per_call), provider=str(m.provider or ""),
                   features=tuple(m.features) if m.features is not None else None,
-                  runner=pair.runner, reference=is_reference(pair.impl, pair.library), ct=ct)
+                  runner=pair.runner, reference=is_reference(pair.impl, pair.library), ct=ct, code=pair.code)
 
 
 def ranked_with_ties(figures: Iterable[Figure]) -> list[Figure]:

@@ -234,10 +234,13 @@ def release_gap(rows: list[tuple[int, Implementation, Measurement]], impl: str, 
         base, release = apart(im.impl, VariantAxis.RELEASE)
         if base != package.impl or m.verified != Verdict.PASSED or is_parallel(m) or not m.mb_per_s:
             continue
-        version = release or str(im.version or "")
+        notes = im.notes if isinstance(im.notes, dict) else {}
+        # the runner's own build at the package's own version (node-crypto's: Node's, not its OpenSSL's)
+        version = release or package.release_version(str(im.version or ""), notes)
+        bundled = package.code_text(notes)  # the code it runs, named beside it: "OpenSSL 3.5.9"
         # one runner's code either way: a release runs in the runner its package's build runs in
         f = replace(_figure(rid, im, m, Code(package.impl, version)),
-                    runner=package.runner, where=package.runner)
+                    runner=package.runner, where=f"{package.runner}; {bundled}" if bundled else package.runner)
         if rid == run_id and im.impl == impl:
             winner = f
         if version:

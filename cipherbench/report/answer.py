@@ -34,8 +34,10 @@ def interval(f: Figure) -> str:
 
 
 def label(f: Figure) -> str:
-    """The implementation and primitive, with the build's constant-time mark."""
-    return f"{f.impl} {f.primitive} {f.ct.symbol()}"
+    """The implementation and primitive, with the build's constant-time mark; a release that
+    bundles another library names it ("node-crypto==18.20.4 (OpenSSL 3.0.13+quic) aes-128-gcm")."""
+    code = f" ({f.code})" if f.code else ""
+    return f"{f.impl}{code} {f.primitive} {f.ct.symbol()}"
 
 
 def _gap_short(g: VersionGap) -> str:
