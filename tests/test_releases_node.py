@@ -103,6 +103,16 @@ def _request(a: KnownAnswer) -> dict:
     return q
 
 
+def test_node16_offers_the_legacy_ciphers_without_a_provider(node16):
+    """OpenSSL 1.1.1 has them built in: offered, and not said to come from a legacy provider."""
+    r, _ = node16
+    hello = _ask(r, [{"op": "hello"}])[0]
+    nc = next(i for i in hello["implementations"] if i["name"] == "node-crypto")
+    words = {p["name"]: p["provider"] for p in nc["primitives"]}
+    assert nc["notes"]["providers"].startswith("none") and nc["version"].startswith("1.1.1")
+    assert words["blowfish-128-ecb"].endswith("(EVP), portable C") and "des-56-ecb" in words and "idea-128-ecb" in words
+
+
 def test_node16_gives_botans_known_answers(node16, answers):
     r, _ = node16
     asked = [a for p in PRIMITIVES for a in answers.get(p, [])]

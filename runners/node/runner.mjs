@@ -13,7 +13,8 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.resolve(HERE, '..', '..');
-const subtle = crypto.webcrypto.subtle;
+// WebCrypto came in Node 15.0.0: on 14 and before it is announced unavailable, with the reason
+const subtle = crypto.webcrypto?.subtle;
 
 class Fail extends Error {}        // status "error"
 class Unsupported extends Error {} // status "unsupported"
@@ -123,6 +124,9 @@ function opensslWords(f) {
   return '';
 }
 
+// OpenSSL 1.1.1 (Node 16 and before) has no providers: its legacy ciphers are built in, and
+// its Node refuses --openssl-legacy-provider (cipherbench/releases/ecosystems/npm_runtime.py)
+const PROVIDERS = Number(process.versions.openssl.split('.')[0]) >= 3;
 function buildImplementations(reg) {
   const ossl = `bundled OpenSSL ${process.versions.openssl}`;
   const aesni = cpuHas('aes');
@@ -132,7 +136,7 @@ function buildImplementations(reg) {
   const nc = { name: 'node-crypto', library: `node:crypto (OpenSSL ${process.versions.openssl}, bundled in Node)`,
     version: process.versions.openssl, entries: new Map(),
     notes: { node: process.version, openssl: process.versions.openssl,
-      providers: 'default + legacy (node --openssl-legacy-provider)',
+      providers: PROVIDERS ? 'default + legacy (node --openssl-legacy-provider)' : 'none (OpenSSL 1.x): legacy ciphers built in',
       api: 'createCipheriv/createHash: key and IV are set together; update() returns a new Buffer' } };
   for (const p of reg.values()) {
     const name = nodeName(p);
@@ -142,7 +146,7 @@ function buildImplementations(reg) {
     const features = opensslFeatures(p, fam);
     let provider = `${ossl} (EVP)${opensslWords(features)}`;
     if (fam === 'aes' && !aesni) provider += ', no AES-NI';
-    if (legacy.has(fam)) provider += ', legacy provider';
+    if (legacy.has(fam) && PROVIDERS) provider += ', legacy provider';
     const e = nodeEntry(p, name, provider);
     e.features = features;
     if (probe(e)) nc.entries.set(p.name, e);
@@ -151,6 +155,7 @@ function buildImplementations(reg) {
     version: process.version.replace(/^v/, ''), entries: new Map(),
     notes: { openssl: process.versions.openssl,
       api: 'one awaited promise per call; importKey is the key setup; AES-CBC always pads (see provider)' } };
+  if (!subtle) return [nc, { ...wc, available: false, reason: `Node ${process.version} has no crypto.webcrypto (Node 15 on)` }];
   for (const p of reg.values()) {
     if (p.kind === 'hash' && WEB_HASHES[p.name]) {
       const features = opensslFeatures(p, p.name);
