@@ -10,10 +10,12 @@ that differs most: it bundles OpenSSL 1.1.1, which has no providers and whose No
 from __future__ import annotations
 
 import json
+import os
 import subprocess
+import sys
 
 import pytest
-from conftest import BUILD, RELEASES_DIR, environ, locked
+from conftest import BUILD, RELEASES_DIR, REPO, environ, locked
 
 from cipherbench.kat.collect import CorpusMissing
 from cipherbench.kat.vectors import KnownAnswer
@@ -149,3 +151,13 @@ def test_the_answer_names_the_openssl_a_release_runs():
     assert bundled_code(Implementation("noble-ciphers==1.3.0", notes={"package": "@noble/ciphers"})) == ""
     f = Figure(f"node-crypto=={NODE}", "aes-128-gcm", 16384, 2500.0, None, None, 6.5, "", "node", code="OpenSSL 1.1.1v+quic")
     assert label(f) == f"node-crypto=={NODE} (OpenSSL 1.1.1v+quic) aes-128-gcm {f.ct.symbol()}"
+
+
+@pytest.mark.parametrize("args, says", [
+    (("pynacl", "--picked"), "pynacl has no rule of its own for --picked (packages with one: node-crypto)"),
+    (("node-crypto", "18.20.8", "--picked"), "name versions, or give --all, --since or --picked, not both"),
+])
+def test_picked_is_refused_in_one_line_where_it_cannot_apply(tmp_path, args, says):
+    r = subprocess.run([sys.executable, "-m", "cipherbench", "versions", "add", *args], capture_output=True, text=True,
+                       cwd=REPO, env=dict(os.environ, CIPHERBENCH_RELEASES_DIR=str(tmp_path)), timeout=120)
+    assert r.returncode == 2 and r.stderr.count("\n") == 1 and says in r.stderr and not list(tmp_path.iterdir())
