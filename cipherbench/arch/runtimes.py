@@ -175,16 +175,31 @@ def build_go(b: ArchBuild, say, old: RuntimeRecord | None) -> RuntimeRecord:
 
 #: Debian's Rust: rustc-web and cargo-web, Debian 12's from bookworm-security (runners/rust/manifest.toml).
 RUSTC, CARGO, RUST_PACKAGE, RUST_STD = "/usr/bin/rustc", "/usr/bin/cargo", "rustc-web", "libstd-rust-web-dev"
+
+
+@dataclass(frozen=True)
+class StdPlace:
+    """A Debian release whose archive a target's standard library is looked for in (rust_std)."""
+
+    suite: str
+    sources: tuple[str, ...]  # its deb lines, for mmdebstrap
+    exact: bool  # True: the very build of the host's rustc-web alone; False: any of its upstream release
+
+
 #: Where a target's standard library (libstd-rust-web-dev, Multi-Arch: same) of the host's rustc's
-#: release is looked for, in this order of versions (rust_std): the very build of the host's
-#: rustc-web (bookworm-security: amd64, arm64, armhf, i386 and ppc64el alone, Debian 12's security
-#: archive having dropped s390x), else another Debian build of the same upstream release (trixie
-#: builds rustc-web 1.96.0 for s390x and riscv64 too). rustc takes a standard library whose metadata
-#: names its own version ("rustc 1.96.0 (ac68faa20 2026-05-25)"), which rust_std checks.
-RUST_STD_SUITE = "bookworm"
-RUST_STD_SOURCES = ("deb http://deb.debian.org/debian bookworm main",
-                    "deb http://deb.debian.org/debian-security bookworm-security main",
-                    "deb http://deb.debian.org/debian trixie main")
+#: release is looked for, in this order (rust_std), each release alone: the very build of the
+#: host's rustc-web (bookworm-security: amd64, arm64, armhf, i386 and ppc64el alone, Debian 12's
+#: security archive having dropped s390x), else another Debian build of the same upstream release
+#: (trixie builds rustc-web 1.96.0 for s390x, ppc64el and riscv64 too). One at a time, so that an
+#: index apt refuses in one (the mirror's bookworm-security ppc64el Packages.xz, 2026-11-29: 343384
+#: bytes where its signed InRelease says 365968, "Mirror sync in progress?") leaves the other.
+#: rustc takes a standard library whose metadata names its own version ("rustc 1.96.0 (ac68faa20
+#: 2026-05-25)"), which rust_std checks.
+RUST_STD_PLACES = (
+    StdPlace("bookworm", ("deb http://deb.debian.org/debian bookworm main",
+                          "deb http://deb.debian.org/debian-security bookworm-security main"), exact=True),
+    StdPlace("trixie", ("deb http://deb.debian.org/debian trixie main",), exact=False),
+)
 
 
 def package_version(pkg: str) -> str:
@@ -206,17 +221,36 @@ def rust_std(b: ArchBuild, version: str, say) -> tuple[Path, str]:
     stamp = root / "RUSTC"
     if stamp.is_file() and stamp.read_text().strip() == version and (root / VERSION_FILE).is_file():
         return root / "usr", (root / VERSION_FILE).read_text().strip()
-    log = b.root / "rust-std.log"
-    release = rustc_release()
-    say(f"{b.arch.value}: extracting {RUST_STD} {release} for {b.arch.value} (mmdebstrap, log: {log})")
-    std = extract_alone(root, b.arch, RUST_STD_SUITE, RUST_STD_SOURCES, RUST_STD, (version, f"{release}+*"), log)
+    std = std_extracted(b, root, version, say)
     sysroot = root / "usr"
     refused = std_refused(b.arch, sysroot)
     if refused:
         shutil.rmtree(root, ignore_errors=True)
-        raise ArchError(f"rustc {release} does not take Debian's {RUST_STD} {std} for {b.arch.value}: {refused}")
+        raise ArchError(f"rustc {rustc_release()} does not take Debian's {RUST_STD} {std} for {b.arch.value}: {refused}")
     stamp.write_text(version + "\n")
     return sysroot, std
+
+
+def std_extracted(b: ArchBuild, root: Path, version: str, say) -> str:
+    """RUST_STD of the host rustc's release unpacked into `root` from the first of RUST_STD_PLACES
+    that has it for the architecture; its version. A place that has not is said in one line, its
+    log kept (rust-std-SUITE.log), and the next tried; none: the last one's reason."""
+    release = rustc_release()
+
+    def extract_from(place: StdPlace) -> str:
+        log = b.root / f"rust-std-{place.suite}.log"
+        wanted = version if place.exact else f"{release}+*"
+        say(f"{b.arch.value}: extracting {RUST_STD} {wanted} for {b.arch.value} from {place.suite} "
+            f"(mmdebstrap, log: {log})")
+        return extract_alone(root, b.arch, place.suite, place.sources, RUST_STD, (wanted,), log)
+
+    *first, last = RUST_STD_PLACES
+    for place in first:
+        try:
+            return extract_from(place)
+        except ArchError as e:
+            say(f"{b.arch.value}: not from {place.suite}: {e}")
+    return extract_from(last)
 
 
 def std_refused(arch: Arch, sysroot: Path) -> str:
