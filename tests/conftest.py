@@ -454,13 +454,7 @@ def arm64_go_runner():
     """The Go runner cross-built for arm64 (cipherbench/arch/runtimes.py: GOARCH, cgo off) under
     ARCH_DIR once a machine (go's cache makes it seconds after), under the same lock.
     (ArchBuild, RuntimeRecord). Skipped without go."""
-    if shutil.which("go") is None:
-        pytest.skip("needs go (runners/go/manifest.toml)")
-    from cipherbench.arch import runtimes
-    from cipherbench.arch.architecture import Arch, arch_build
-    with locked(ARCH_DIR / ".lock"), environ("CIPHERBENCH_ARCH_DIR", str(ARCH_DIR)):
-        recs = runtimes.add(Arch.ARM64, say=lambda s: None, runtimes=(runtimes.Runtime.GO,))
-        return arch_build(Arch.ARM64), recs[runtimes.Runtime.GO]
+    return cross_built("arm64", "go")
 
 
 @pytest.fixture(scope="session")
@@ -469,13 +463,38 @@ def s390x_rust_runner():
     s390x standard library of its release from trixie) under ARCH_DIR once a machine, as
     arm64_go_runner; cargo's cross target folder makes it about a minute after the first (thin LTO
     of the runner's crate). (ArchBuild, RuntimeRecord). Skipped without Debian's rustc-web."""
+    return cross_built("s390x", "rust")
+
+
+def cross_built(arch_name: str, runtime_name: str):
+    """A language runner cross-built for an architecture (cipherbench/arch/runtimes.py) under
+    ARCH_DIR once a machine (kept while its sources, compiler and library are the same:
+    RuntimeRecord.sources), under the lock on that folder; (ArchBuild, RuntimeRecord). Skipped
+    without the compiler it takes: go, or Debian's rustc-web."""
     from cipherbench.arch import runtimes
     from cipherbench.arch.architecture import Arch, arch_build
-    if not runtimes.package_version(runtimes.RUST_PACKAGE):
+    rt = runtimes.Runtime(runtime_name)
+    if rt is runtimes.Runtime.GO and shutil.which("go") is None:
+        pytest.skip("needs go (runners/go/manifest.toml)")
+    if rt is runtimes.Runtime.RUST and not runtimes.package_version(runtimes.RUST_PACKAGE):
         pytest.skip("needs Debian's rustc-web and cargo-web (runners/rust/manifest.toml)")
     with locked(ARCH_DIR / ".lock"), environ("CIPHERBENCH_ARCH_DIR", str(ARCH_DIR)):
-        recs = runtimes.add(Arch.S390X, say=lambda s: None, runtimes=(runtimes.Runtime.RUST,))
-        return arch_build(Arch.S390X), recs[runtimes.Runtime.RUST]
+        recs = runtimes.add(Arch(arch_name), say=lambda s: None, runtimes=(rt,))
+        return arch_build(Arch(arch_name)), recs[rt]
+
+
+@pytest.fixture(scope="session")
+def ppc64el_go_runner():
+    """The Go runner cross-built for ppc64el (GOARCH ppc64le), as arm64_go_runner."""
+    return cross_built("ppc64el", "go")
+
+
+@pytest.fixture(scope="session")
+def ppc64el_rust_runner():
+    """The Rust runner cross-built for ppc64el: Debian's rustc-web with the ppc64el standard library
+    of its release (bookworm-security's very build, else trixie's: runtimes.RUST_STD_PLACES), as
+    s390x_rust_runner. (ArchBuild, RuntimeRecord)."""
+    return cross_built("ppc64el", "rust")
 
 
 @pytest.fixture(scope="session")
