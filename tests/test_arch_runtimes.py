@@ -83,7 +83,10 @@ def test_go_runner_passes_on(arch, request, shared_vectors):
     with environ("CIPHERBENCH_ARCH_DIR", str(ARCH_DIR)):
         specs = [s for s in runtime_specs(b) if s.name == str(VariantName("go", architecture=arch))]
         assert [s.architecture for s in specs] == [arch]
-        got = verify_on(specs, list(pairs), [p for ps in pairs.values() for p in ps])
+        # the listed pairs alone, long answers to 1 KiB, as the Rust runner's below: this is the
+        # cross build's check under qemu, not the gate (`arch verify` is)
+        got = verify_on(specs, list(pairs), [p for ps in pairs.values() for p in ps],
+                        only={(i, p) for i, ps in pairs.items() for p in ps}, depth=1024)
     assert sorted((r.impl, r.primitive, r.status) for r in got.results) == sorted(
         (i, p, "passed") for i, ps in pairs.items() for p in ps)
 
