@@ -325,6 +325,18 @@ def test_runners_build_side_by_side_as_many_as_there_are_cpus(tmp_path):
     assert "    never met" in r.stdout and r.stdout.splitlines()[-1] == f"  runners not built: {failed} (their logs are above)"
 
 
+def test_each_runners_line_says_its_builds_cpu(tmp_path):
+    """A build's CPU is its own processes' (bash's `times` in the build's subshell): the one that
+    sleeps used none while the one counting to a million in a child shell beside it did."""
+    tree = runner_tree(tmp_path / "t", {"idle": "sleep 1\n",
+                                        "busy": "bash -c 'i=0; while [ $i -lt 1000000 ]; do i=$((i+1)); done'\n"})
+    r = build_runners(tree, ",".join(str(c) for c in sorted(os.sched_getaffinity(0))[:2]))
+    lines = dict(line.split(": ", 1) for line in r.stdout.splitlines())
+    assert re.fullmatch(r"built \(\d+ s, CPU 0 s\)", lines["  runner idle"]), r.stdout
+    assert re.fullmatch(r"built \(\d+ s, CPU [1-9]\d* s\)", lines["  runner busy"]), r.stdout
+    assert not list((tree / "build" / "runners").glob("*.times"))
+
+
 def test_the_longest_build_here_goes_first(tmp_path):
     order = tmp_path / "order"
     tree = runner_tree(tmp_path / "t", {lang: f'echo {lang} >> "{order}"\n' for lang in ("a", "b", "c")})
