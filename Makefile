@@ -57,7 +57,7 @@ test:
 	$(STEP) --since $(START) "make test"; exit $$status
 
 test-deps: runner-deps
-	@$(STEP) "the axes' Debian packages the tests use" scripts/install-system-deps $(APT_IO) $(TEST_AXES:%=--axis %)
+	@$(STEP) "the axes' Debian packages the tests use" scripts/install-system-deps $(APT_IO) --since $(START) $(TEST_AXES:%=--axis %)
 
 # The orchestrator's static checks: ruff (pyflakes, style, import order, bugbear) and mypy
 # (strict for the run pipeline, the store and the analysis layer; pyproject.toml).
@@ -75,17 +75,18 @@ deps: system-deps $(VENV)/.installed
 # The Debian packages of the default path in three parts, one apt at a time: the core's and the
 # adapters' (the engine's build and the venv need only those), then the longest runner's build's
 # (a fresh machine's Rust toolchain: that build starts beside the engine's compile), then the
-# other runners', which install while those two compile.
+# other runners', which install while those two compile. apt's lists are updated by the first
+# of them alone (--since: the steps after it find them updated since make started).
 system-deps: engine-deps longest-runner-deps runner-deps
 
 engine-deps:
-	@$(STEP) "Debian packages: the core's and the adapters'" scripts/install-system-deps $(APT_IO) --engine
+	@$(STEP) "Debian packages: the core's and the adapters'" scripts/install-system-deps $(APT_IO) --since $(START) --engine
 
 longest-runner-deps: engine-deps
-	@$(STEP) "Debian packages: the longest runner build's" scripts/install-system-deps $(APT_IO) --longest-runner
+	@$(STEP) "Debian packages: the longest runner build's" scripts/install-system-deps $(APT_IO) --since $(START) --longest-runner
 
 runner-deps: longest-runner-deps
-	@$(STEP) "Debian packages: the runners'" scripts/install-system-deps $(APT_IO) --runners
+	@$(STEP) "Debian packages: the runners'" scripts/install-system-deps $(APT_IO) --since $(START) --runners
 
 $(VENV)/.installed: pyproject.toml | engine-deps
 	@$(STEP) "Python environment" $(MAKE) -s --no-print-directory venv

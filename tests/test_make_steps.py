@@ -241,6 +241,22 @@ def test_dpkg_unpacks_without_syncing_only_when_asked(tmp_path):
     assert apt_command(installer, "--unsafe-io", "bash") == ""  # installed: no command at all
 
 
+def test_one_update_of_apts_lists_a_make_not_one_a_step(tmp_path):
+    """--since EPOCH: lists this script updated after EPOCH (build/apt-updated) are not updated again."""
+    installer = installer_in(tmp_path)
+    update = "apt-get -o DPkg::Lock::Timeout=600 update -q"
+    assert apt_command(installer, "--engine", "--since", "1000").splitlines()[0].endswith(update)
+    (tmp_path / "build").mkdir()
+    (tmp_path / "build" / "apt-updated").touch()
+    os.utime(tmp_path / "build" / "apt-updated", (2000, 2000))
+    assert apt_command(installer, "--engine", "--since", "1000").splitlines()[0].endswith(" install -y -q "
+                                                                                          "--no-install-recommends "
+                                                                                          "cipherbench-test-core-a "
+                                                                                          "cipherbench-test-core-b")
+    assert apt_command(installer, "--engine", "--since", "3000").splitlines()[0].endswith(update)  # before make began
+    assert apt_command(installer, "--engine").splitlines()[0].endswith(update)  # no --since: always
+
+
 def make_dry(*goals: str, fresh: str | None) -> list[str]:
     """The commands `make -n GOALS` would run here, CB_FRESH_MACHINE as given (None: judged by make)."""
     env = {k: v for k, v in os.environ.items() if k != "CB_FRESH_MACHINE"}
