@@ -18,11 +18,20 @@ STEP  := scripts/step
 #: runners/rust/build.sh), mypy's cache (each module's by the hash of its source). Each checks
 #: its own key, so a changed source, compiler or flag is built again.
 CACHE_HOME := $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/cipherbench
+#: A fresh machine (none of the default path's packages but Debian's Essential ones: a bare
+#: Debian 12, scripts/install-system-deps --fresh), judged once, when the first make starts, and
+#: passed to the sub-makes: its packages are unpacked without dpkg's sync of every file
+#: (--force-unsafe-io, what container images set for every install). A crash during that install loses only the install, on a machine that held nothing else.
+ifndef CB_FRESH_MACHINE
+CB_FRESH_MACHINE := $(shell scripts/install-system-deps --fresh >/dev/null 2>&1 && echo yes || echo no)
+export CB_FRESH_MACHINE
+endif
+APT_IO := $(if $(filter yes,$(CB_FRESH_MACHINE)),--unsafe-io)
 #: packages.txt's sections the tests use (the axes' packages, installed on an axis's first use
 #: otherwise): make test installs them, so no test goes without
 TEST_AXES := builds env arch fleet test
 
-.PHONY: bench test test-deps lint lint-checks venv engine-build deps engine-deps runner-deps system-deps engine runners runners-ready vectors tools fidelity noise sanitize compilers clean
+.PHONY: bench test test-deps lint lint-checks venv engine-build deps engine-deps longest-runner-deps runner-deps system-deps engine runners runners-ready vectors tools fidelity noise sanitize compilers clean
 
 # As many make jobs as CPUs, and two more: the venv's downloads, the engine's compile, the runners'
 # packages and the runners that need none of them (Rust) go side by side (each compile itself
@@ -48,7 +57,7 @@ test:
 	$(STEP) --since $(START) "make test"; exit $$status
 
 test-deps: runner-deps
-	@$(STEP) "the axes' Debian packages the tests use" scripts/install-system-deps $(TEST_AXES:%=--axis %)
+	@$(STEP) "the axes' Debian packages the tests use" scripts/install-system-deps $(APT_IO) --since $(START) $(TEST_AXES:%=--axis %)
 
 # The orchestrator's static checks: ruff (pyflakes, style, import order, bugbear) and mypy
 # (strict for the run pipeline, the store and the analysis layer; pyproject.toml).
@@ -63,16 +72,21 @@ lint-checks:
 
 deps: system-deps $(VENV)/.installed
 
-# The Debian packages of the default path in two parts, one apt at a time: the core's and the
-# adapters' (the engine's build and the venv need only those), then the runners', which
-# install while the engine compiles.
-system-deps: engine-deps runner-deps
+# The Debian packages of the default path in three parts, one apt at a time: the core's and the
+# adapters' (the engine's build and the venv need only those), then the longest runner's build's
+# (a fresh machine's Rust toolchain: that build starts beside the engine's compile), then the
+# other runners', which install while those two compile. apt's lists are updated by the first
+# of them alone (--since: the steps after it find them updated since make started).
+system-deps: engine-deps longest-runner-deps runner-deps
 
 engine-deps:
-	@$(STEP) "Debian packages: the core's and the adapters'" scripts/install-system-deps --engine
+	@$(STEP) "Debian packages: the core's and the adapters'" scripts/install-system-deps $(APT_IO) --since $(START) --engine
 
-runner-deps: engine-deps
-	@$(STEP) "Debian packages: the runners'" scripts/install-system-deps --runners
+longest-runner-deps: engine-deps
+	@$(STEP) "Debian packages: the longest runner build's" scripts/install-system-deps $(APT_IO) --since $(START) --longest-runner
+
+runner-deps: longest-runner-deps
+	@$(STEP) "Debian packages: the runners'" scripts/install-system-deps $(APT_IO) --since $(START) --runners
 
 $(VENV)/.installed: pyproject.toml | engine-deps
 	@$(STEP) "Python environment" $(MAKE) -s --no-print-directory venv
@@ -104,14 +118,14 @@ engine-build:
 	@grep -h "adapter .*:" $(BUILD)/engine-configure.log | sed 's/^-- /  /' || true
 	cmake --build $(BUILD)/engine
 
-# The runners whose Debian packages are the core's (a fresh machine's Rust, the longest, needs
-# only gcc) build beside the engine from the start, while the others' packages install; then
-# the rest. Each runner once: what the first call built since make started, or is building, the
-# second skips (scripts/build-runners).
+# The runners whose Debian packages are in once the core's and the longest runner's are (a
+# fresh machine's Rust, the longest build, and Python) build beside the engine, while the
+# others' packages install; then the rest. Each runner once: what the first call built since
+# make started, or is building, the second skips (scripts/build-runners).
 runners: runner-deps
 	@$(STEP) "runners" scripts/build-runners --since $(START)
 
-runners-ready: engine-deps
+runners-ready: longest-runner-deps
 	@$(STEP) "runners that need only the core's packages" scripts/build-runners --ready --since $(START)
 
 # Known-answer corpora fetched rather than installed by pip: Project Wycheproof, pinned in

@@ -157,12 +157,14 @@ class StepEnd(StrEnum):
     TOTAL = "total"
 
 
-def step_line(label: str, seconds: float, end: StepEnd = StepEnd.DONE) -> str:
+def step_line(label: str, seconds: float, end: StepEnd = StepEnd.DONE, cpu: float | None = None) -> str:
     """The line each step of `make bench` and `make test` ends with (scripts/step, `cipherbench
-    bench`): "== engine: 52 s", "== engine: failed after 52 s", "== make bench: 5 min 41 s in all"."""
+    bench`): "== engine: 52 s", "== engine: failed after 52 s", "== make bench: 5 min 41 s in all";
+    with `cpu` (the step's processes' user and system seconds), ", CPU 1 min 40 s" after: on a
+    shared host the wall time says little of what a step costs, its CPU says it."""
     took = duration(seconds)
     return f"== {label}: " + {StepEnd.DONE: took, StepEnd.FAILED: f"failed after {took}",
-                              StepEnd.TOTAL: f"{took} in all"}[end]
+                              StepEnd.TOTAL: f"{took} in all"}[end] + ("" if cpu is None else f", CPU {duration(cpu)}")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -172,11 +174,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("seconds", type=float)
     ap.add_argument("--step", metavar="LABEL", help="print the step's line (step_line)")
     ap.add_argument("--end", choices=[e.value for e in StepEnd], default=StepEnd.DONE.value)
+    ap.add_argument("--cpu", type=float, metavar="SECONDS", help="the step's CPU seconds, said after its time")
     args = ap.parse_args(argv)
-    if not math.isfinite(args.seconds):
-        ap.error(f"not a number of seconds: {args.seconds}")
+    for given in (args.seconds, args.cpu):
+        if given is not None and not math.isfinite(given):
+            ap.error(f"not a number of seconds: {given}")
     seconds = max(args.seconds, 0.0)
-    sys.stdout.write((step_line(args.step, seconds, StepEnd(args.end)) if args.step else duration(seconds)) + "\n")
+    cpu = None if args.cpu is None else max(args.cpu, 0.0)
+    sys.stdout.write((step_line(args.step, seconds, StepEnd(args.end), cpu) if args.step else duration(seconds)) + "\n")
     return 0
 
 

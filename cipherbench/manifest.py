@@ -263,6 +263,15 @@ def runners() -> list[Manifest]:
     return [read(p, FolderKind.RUNNER) for p in runner_folders()]
 
 
+def longest_runner(runners: list[Manifest]) -> list[Manifest]:
+    """The runner whose build from nothing its manifest states longest (ties: by name), alone:
+    make installs its packages right after the engine's, before the other runners', so that a
+    fresh machine's longest build (Rust's) starts beside the engine's compile rather than after
+    every runner's packages. None where none states its time."""
+    stated = [m for m in runners if m.build_seconds > 0]
+    return [min(stated, key=lambda m: (-m.build_seconds, m.name))] if stated else []
+
+
 # ---------------------------------------------------------------- rendering for the engine's build
 
 def _cmake_str(s: str) -> str:
@@ -331,9 +340,10 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description="Read the adapters' and runners' manifests.")
     ap.add_argument("--cmake", metavar="DIR", type=Path,
                     help="write each adapter's facts for CMake and its names.inc under DIR")
-    ap.add_argument("--packages", nargs="?", const="all", choices=("all", "adapters", "runners"),
+    ap.add_argument("--packages", nargs="?", const="all", choices=("all", "adapters", "runners", "longest-runner"),
                     help="print the Debian packages (Debian 12's) of every adapter and runner, or of the "
-                         "adapters or the runners alone, one a line")
+                         "adapters or the runners alone, or of the runner whose first build is the longest "
+                         "(longest_runner), one a line")
     ap.add_argument("--runner-packages", action="store_true",
                     help="print each runner's Debian packages (Debian 12's): NAME PACKAGE..., one runner a line")
     ap.add_argument("--build-seconds", action="store_true",
@@ -344,7 +354,8 @@ def main(argv: list[str] | None = None) -> int:
         if args.cmake:
             render(args.cmake)
         if args.packages:
-            folders = {"all": adapters() + runners(), "adapters": adapters(), "runners": runners()}[args.packages]
+            folders = {"all": lambda: adapters() + runners(), "adapters": adapters, "runners": runners,
+                       "longest-runner": lambda: longest_runner(runners())}[args.packages]()
             for p in sorted({p for m in folders for p in m.packages.default}):
                 print(p)
         if args.runner_packages:

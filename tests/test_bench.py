@@ -100,8 +100,9 @@ def test_a_correct_pair_is_timed_and_the_gate_after_remembers_it(cb, db):
     prim = "aes-128-ctr"
     r = cb(*mutant("correct"), "bench", "--primitive", prim, "--primitive", REST, "--since", str(time.time() - 3600))
     assert r.returncode == 0, r.stderr
-    # the answer's line says how long it took, and how long since the moment make bench passes
-    assert re.search(r"^== the answer \(profile quick\): [\d.]+ s \(6\d min since the start\)$", r.stdout, re.M)
+    # the answer's line says how long it took, its CPU, and how long since the moment make bench passes
+    assert re.search(r"^== the answer \(profile quick\): [\d.]+ s, CPU [\d.]+ s \(6\d min since the start\)$",
+                     r.stdout, re.M)
     rows = timed_rows(db, prim)
     assert rows and all(err is None and n > 0 for err, n in rows), rows
     out = r.stdout

@@ -1,6 +1,7 @@
 """The steps of `make bench` and `make test`: the Debian packages of the default path and of
 each axis (packages.txt's sections, scripts/install-system-deps, cipherbench/system_packages.py),
 the runners built side by side (scripts/build-runners), and each step's time (scripts/step)."""
+import dataclasses
 import os
 import re
 import shutil
@@ -159,6 +160,17 @@ def test_a_step_line_writes_its_time_as_every_duration_is_written(seconds, end, 
                                                          StepEnd.TOTAL: " in all"}[end])
 
 
+def test_a_step_line_says_its_cpu_after_its_time():
+    assert step_line("engine", 52.4, StepEnd.DONE, 100.2) == "== engine: 52 s, CPU 1 min 40 s"
+    assert step_line("engine", 3.24, StepEnd.FAILED, 0.0) == "== engine: failed after 3.2 s, CPU 0.0 s"
+    r = subprocess.run([system_python(), "-m", "cipherbench.durations", "--step", "vectors", "--cpu", "9.94", "75.2"],
+                       capture_output=True, text=True, cwd=REPO)
+    assert (r.returncode, r.stdout) == (0, "== vectors: 75 s, CPU 9.9 s\n")
+    r = subprocess.run([system_python(), "-m", "cipherbench.durations", "--step", "v", "--cpu", "nan", "1"],
+                       capture_output=True, text=True, cwd=REPO)
+    assert r.returncode == 2 and r.stderr.strip().splitlines()[-1].endswith("not a number of seconds: nan")
+
+
 def system_python() -> str:
     """The system's python3, as scripts/step finds it before the virtual environment exists."""
     found = shutil.which("python3", path="/usr/bin:/bin")
@@ -180,11 +192,110 @@ def test_scripts_step_runs_the_command_and_says_how_long_it_took(tmp_path):
     step = str(REPO / "scripts" / "step")
     r = subprocess.run([step, "a step", "sh", "-c", "echo inside; exit 0"], capture_output=True, text=True)
     assert r.returncode == 0 and r.stdout.splitlines()[0] == "inside"
-    assert re.fullmatch(r"== a step: \d\.\d s", r.stdout.splitlines()[1])
+    assert re.fullmatch(r"== a step: \d\.\d s, CPU \d\.\d s", r.stdout.splitlines()[1])
     r = subprocess.run([step, "a step", "sh", "-c", "exit 7"], capture_output=True, text=True)
-    assert r.returncode == 7 and re.fullmatch(r"== a step: failed after \d\.\d s\n", r.stdout)
+    assert r.returncode == 7 and re.fullmatch(r"== a step: failed after \d\.\d s, CPU \d\.\d s\n", r.stdout)
     r = subprocess.run([step, "--since", "0", "make bench"], capture_output=True, text=True)
     assert r.returncode == 0 and re.fullmatch(r"== make bench: \d+\.\d h in all\n", r.stdout)  # since 1970
+
+
+def test_scripts_step_counts_the_cpu_of_the_commands_processes_not_their_waiting():
+    """The CPU is the command's processes' (a grandchild's too), from bash's `times`: a command
+    that only sleeps used none, one that hashes 200 MB in a child of a child used some."""
+    step = str(REPO / "scripts" / "step")
+    r = subprocess.run([step, "waits", "sleep", "0.3"], capture_output=True, text=True)
+    assert r.returncode == 0 and re.fullmatch(r"== waits: 0\.\d s, CPU 0\.0 s\n", r.stdout), r.stdout
+    r = subprocess.run([step, "works", "sh", "-c", "head -c 200000000 /dev/zero | sha256sum >/dev/null"],
+                       capture_output=True, text=True)
+    assert r.returncode == 0 and not re.search(r", CPU 0\.0 s$", r.stdout.strip()), r.stdout
+
+
+# ---------------------------------------------------------------------------- a fresh machine's installs
+def test_a_fresh_machine_is_one_without_the_default_paths_packages_but_essential_ones(tmp_path):
+    """--fresh: none of packages.txt's default-path lines installed, Debian's Essential packages
+    (bash, util-linux: every Debian has them) aside; one that is installed and not Essential
+    (python3, make test's) and the machine is not fresh."""
+    def fresh(core: str) -> int:
+        (tmp_path / str(len(core))).mkdir()
+        installer = installer_in(tmp_path / str(len(core)), core + "\n[builds]\npython3\n")
+        return subprocess.run([str(installer), "--fresh"], capture_output=True, text=True).returncode
+    assert fresh("util-linux\nbash\ncipherbench-test-core-a") == 0
+    assert fresh("util-linux\npython3\ncipherbench-test-core-a") == 1
+    assert subprocess.run([str(INSTALLER), "--fresh"]).returncode == 1  # this host: the tests' packages
+
+
+def apt_command(installer: Path, *args: str) -> str:
+    r = subprocess.run([str(installer), "--print-command", *args], capture_output=True, text=True, check=True,
+                       env=dict(os.environ, PYTHONPATH=str(REPO)))
+    return r.stdout.strip()
+
+
+def test_dpkg_unpacks_without_syncing_only_when_asked(tmp_path):
+    installer = installer_in(tmp_path)
+    assert apt_command(installer, "--engine").endswith(
+        "apt-get -o DPkg::Lock::Timeout=600 install -y -q --no-install-recommends "
+        "cipherbench-test-core-a cipherbench-test-core-b")
+    assert apt_command(installer, "--unsafe-io", "--axis", "builds").endswith(
+        "apt-get -o DPkg::Lock::Timeout=600 -o DPkg::Options::=--force-unsafe-io install -y -q "
+        "--no-install-recommends cipherbench-test-builds")
+    assert apt_command(installer, "--unsafe-io", "bash") == ""  # installed: no command at all
+
+
+def test_one_update_of_apts_lists_a_make_not_one_a_step(tmp_path):
+    """--since EPOCH: lists this script updated after EPOCH (build/apt-updated) are not updated again."""
+    installer = installer_in(tmp_path)
+    update = "apt-get -o DPkg::Lock::Timeout=600 update -q"
+    assert apt_command(installer, "--engine", "--since", "1000").splitlines()[0].endswith(update)
+    (tmp_path / "build").mkdir()
+    (tmp_path / "build" / "apt-updated").touch()
+    os.utime(tmp_path / "build" / "apt-updated", (2000, 2000))
+    assert apt_command(installer, "--engine", "--since", "1000").splitlines()[0].endswith(" install -y -q "
+                                                                                          "--no-install-recommends "
+                                                                                          "cipherbench-test-core-a "
+                                                                                          "cipherbench-test-core-b")
+    assert apt_command(installer, "--engine", "--since", "3000").splitlines()[0].endswith(update)  # before make began
+    assert apt_command(installer, "--engine").splitlines()[0].endswith(update)  # no --since: always
+
+
+def make_dry(*goals: str, fresh: str | None) -> list[str]:
+    """The commands `make -n GOALS` would run here, CB_FRESH_MACHINE as given (None: judged by make)."""
+    env = {k: v for k, v in os.environ.items() if k != "CB_FRESH_MACHINE"}
+    if fresh is not None:
+        env["CB_FRESH_MACHINE"] = fresh
+    r = subprocess.run(["make", "-n", "--no-print-directory", *goals], capture_output=True, text=True, cwd=REPO,
+                       env=env, check=True)
+    return r.stdout.splitlines()
+
+
+def test_make_installs_without_dpkgs_sync_on_a_fresh_machine_alone():
+    goals = ("engine-deps", "longest-runner-deps", "runner-deps", "test-deps")
+    for fresh, unsafe in (("yes", True), ("no", False), (None, False)):  # None: this host, not fresh
+        installs = [line for line in make_dry(*goals, fresh=fresh) if "scripts/install-system-deps" in line]
+        assert len(installs) == 4 and all(("--unsafe-io" in line) == unsafe for line in installs), (fresh, installs)
+
+
+def test_the_longest_runner_builds_packages_come_second_and_its_build_does_not_wait_for_the_others():
+    """make runners-ready installs the core's, then the longest runner build's packages (Rust's
+    toolchain), and starts the ready runners then, without the other runners' packages."""
+    lines = make_dry("runners-ready", fresh="no")
+    steps = [line.split('"')[1] for line in lines if line.startswith("scripts/step ")]
+    assert steps == ["Debian packages: the core's and the adapters'", "Debian packages: the longest runner build's",
+                     "runners that need only the core's packages"]
+    r = subprocess.run([system_python(), "-m", "cipherbench.manifest", "--packages", "longest-runner"],
+                       capture_output=True, text=True, cwd=REPO, check=True)
+    from cipherbench import manifest
+    rust = manifest.read(REPO / "runners" / "rust", manifest.FolderKind.RUNNER)
+    assert r.stdout.split() == sorted(rust.packages.default)
+
+
+def test_the_longest_runner_is_the_one_stating_the_longest_first_build():
+    from cipherbench import manifest
+    rust, go = (manifest.read(REPO / "runners" / n, manifest.FolderKind.RUNNER) for n in ("rust", "go"))
+    assert manifest.longest_runner([go, rust]) == [rust]
+    assert manifest.longest_runner([go]) == [go]
+    assert manifest.longest_runner([dataclasses.replace(go, build_seconds=0)]) == []
+    tie = dataclasses.replace(go, build_seconds=rust.build_seconds)
+    assert manifest.longest_runner([rust, tie]) == [tie]  # a tie: by name, go before rust
 
 
 # ---------------------------------------------------------------------------- runners side by side
@@ -228,6 +339,18 @@ def test_runners_build_side_by_side_as_many_as_there_are_cpus(tmp_path):
     [failed] = {"a", "b"} - set(ok)
     assert len(ok) == 1 and f"  runner {failed}: BUILD FAILED after " in r.stdout
     assert "    never met" in r.stdout and r.stdout.splitlines()[-1] == f"  runners not built: {failed} (their logs are above)"
+
+
+def test_each_runners_line_says_its_builds_cpu(tmp_path):
+    """A build's CPU is its own processes' (bash's `times` in the build's subshell): the one that
+    sleeps used none while the one counting to a million in a child shell beside it did."""
+    tree = runner_tree(tmp_path / "t", {"idle": "sleep 1\n",
+                                        "busy": "bash -c 'i=0; while [ $i -lt 1000000 ]; do i=$((i+1)); done'\n"})
+    r = build_runners(tree, ",".join(str(c) for c in sorted(os.sched_getaffinity(0))[:2]))
+    lines = dict(line.split(": ", 1) for line in r.stdout.splitlines())
+    assert re.fullmatch(r"built \(\d+ s, CPU 0 s\)", lines["  runner idle"]), r.stdout
+    assert re.fullmatch(r"built \(\d+ s, CPU [1-9]\d* s\)", lines["  runner busy"]), r.stdout
+    assert not list((tree / "build" / "runners").glob("*.times"))
 
 
 def test_the_longest_build_here_goes_first(tmp_path):

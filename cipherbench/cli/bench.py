@@ -10,8 +10,10 @@ checked, not after all the thousands the answer never uses.
 """
 from __future__ import annotations
 
+import resource
 import sys
 import time
+from dataclasses import dataclass
 
 import click
 
@@ -37,9 +39,30 @@ def answer_status(c: Ctx, profile: str, impls: tuple[str, ...], primitives: tupl
     return 0
 
 
-def said(label: str, start: float, status: int, since: float | None = None) -> None:
-    """The step's line (durations.step_line); `since`: also how long since that moment (epoch seconds)."""
-    line = step_line(label, time.monotonic() - start, StepEnd.DONE if status == 0 else StepEnd.FAILED)
+def cpu_seconds() -> float:
+    """User and system seconds of this process and of its children that ended (the engine and
+    the runners the step started), as scripts/step counts a step's."""
+    mine, theirs = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return mine.ru_utime + mine.ru_stime + theirs.ru_utime + theirs.ru_stime
+
+
+@dataclass(frozen=True)
+class Began:
+    """When a step began: its wall clock (monotonic) and the CPU seconds used so far."""
+
+    wall: float
+    cpu: float
+
+    @classmethod
+    def now(cls) -> Began:
+        return cls(time.monotonic(), cpu_seconds())
+
+
+def said(label: str, start: Began, status: int, since: float | None = None) -> None:
+    """The step's line (durations.step_line) with its CPU; `since`: also how long since that
+    moment (epoch seconds)."""
+    line = step_line(label, time.monotonic() - start.wall, StepEnd.DONE if status == 0 else StepEnd.FAILED,
+                     cpu_seconds() - start.cpu)
     if since is not None:
         line += f" ({duration(max(time.time() - since, 0.0))} since the start)"
     out.print(line, markup=False, highlight=False)
@@ -80,10 +103,10 @@ def bench(ctx: click.Context, profile, impls, primitives, since):
     else:
         out.print(f"the answer first: profile {profile}, each of its pairs through the whole gate before it is "
                   "timed; every other pair after it", markup=False, highlight=False)
-        start = time.monotonic()
+        start = Began.now()
         answer = answer_status(c, profile, run_impls, run_prims)
         said(f"the answer (profile {profile})", start, answer, since)
-    start = time.monotonic()
+    start = Began.now()
     gate = whole_gate(c, impls, primitives, reverify=False, depth=depth, profile=profile, lines=True)
     said("the whole gate", start, gate)
     sys.exit(max(answer, gate))
