@@ -11,13 +11,10 @@ from pathlib import Path
 from cipherbench.analysis.constant_time import ct_checks, rows_beside
 from cipherbench.analysis.recommend import recommend
 from cipherbench.analysis.versions import version_gaps
-from cipherbench.report import html, markdown, results_csv, results_json
 from cipherbench.results import run as results_run
 from cipherbench.results.run import ReportData
 from cipherbench.store.db import Store
 from cipherbench.store.sql_schema import CT_FIELDS
-
-EXPORTERS = (html, markdown, results_csv, results_json)
 
 
 def load(store: Store, run_ids: Iterable[int] = (), with_samples: bool = True) -> ReportData:
@@ -36,11 +33,15 @@ def load(store: Store, run_ids: Iterable[int] = (), with_samples: bool = True) -
 
 
 def write_all(data: ReportData, out: Path) -> list[tuple[Path, str]]:
+    # The exporters are imported here, not with the package: the commands that only read the
+    # answer from it (show, recommend, the end of run: report.answer) would otherwise load
+    # plotly and every table's module, about half a second of CPU each time they start.
+    from cipherbench.report import html, markdown, results_csv, results_json
     out.mkdir(parents=True, exist_ok=True)
     written = []
-    for exporter in EXPORTERS:
+    for exporter in (html, markdown, results_csv, results_json):
         written += exporter.write(data, out)
     return written
 
 
-__all__ = ["EXPORTERS", "ReportData", "load", "write_all"]
+__all__ = ["ReportData", "load", "write_all"]
