@@ -78,6 +78,21 @@ def _store_environment():
             os.environ[k] = v
 
 
+@pytest.fixture(autouse=True)
+def _remembered_secrets():
+    """The secrets a command run in this process remembered (cli.main: redact.remember, a set
+    of the process's, which every message is searched for) are forgotten after the test: the
+    tests share two worker processes, and a later test's `hide` would search each message for
+    every secret of every earlier test, one expression compiled of all their forms per call.
+    A hypothesis test that runs cli.main leaves dozens of them, and the carrier test after it
+    took about 30 s of CPU instead of 2."""
+    from cipherbench import redact
+    before = set(redact._known)
+    yield
+    redact._known.clear()
+    redact._known.update(before)
+
+
 @pytest.fixture(scope="session")
 def engine():
     """The native engine, for tests that talk to runners; without it they are skipped, and
