@@ -114,3 +114,93 @@ def test_every_corpus_package_the_fingerprint_names_is_installed():
     from cipherbench.kat.cache import CORPUS_PACKAGES
     for dist in CORPUS_PACKAGES:
         assert metadata.version(dist), dist
+
+
+def _entry(corpus: str, depth: int, when: str):
+    from cipherbench.kat.cache import Entry
+    return Entry(when, corpus, "runner", {"status": "passed"}, depth)
+
+
+def test_two_commands_saving_one_results_file_keep_each_others_results(tmp_path):
+    """A command that read the file before another saved (a study begun before a whole gate
+    ended) writes back the other's results as well, not only what it read: every interleaving
+    of two readers and their saves keeps every key."""
+    import itertools
+
+    from cipherbench.kat.cache import VerifyCache, corpus_fingerprint
+    fp = corpus_fingerprint()
+    for order in itertools.permutations(["read a", "read b", "save a", "save b"]):
+        if order.index("read a") > order.index("save a") or order.index("read b") > order.index("save b"):
+            continue
+        path = tmp_path / f"{'-'.join(o.replace(' ', '') for o in order)}.json"
+        seen: dict[str, VerifyCache] = {}
+        for step in order:
+            verb, who = step.split()
+            if verb == "read":
+                seen[who] = VerifyCache(path)
+            else:
+                seen[who].entries[f"key-{who}"] = _entry(fp, 1 << 20, "2026-11-29T12:00:00+00:00")
+                seen[who].save({})
+        assert set(VerifyCache(path).entries) == {"key-a", "key-b"}, order
+
+
+def test_of_two_results_for_a_pair_the_deeper_then_the_later_then_todays_corpus_stands(tmp_path):
+    from datetime import UTC, datetime, timedelta
+
+    from cipherbench.kat.cache import STALE_DAYS, Entry, corpus_fingerprint, merged
+    fp = corpus_fingerprint()
+    now = datetime.now(UTC)
+    at = [(now - timedelta(hours=h)).isoformat(timespec="seconds") for h in (3, 2, 1)]
+    old = (now - timedelta(days=STALE_DAYS + 1)).isoformat(timespec="seconds")
+    deep, shallow = _entry(fp, 1 << 20, at[0]), _entry(fp, 16384, at[2])
+    early, late = _entry(fp, 16384, at[0]), _entry(fp, 16384, at[1])
+    other, other_stale = _entry("another", 1 << 22, at[2]), _entry("another", 16384, old)
+    cases: list[tuple[dict[str, Entry], dict[str, Entry], dict[str, Entry]]] = [
+        ({"k": deep}, {"k": shallow}, {"k": deep}),
+        ({"k": shallow}, {"k": deep}, {"k": deep}),
+        ({"k": early}, {"k": late}, {"k": late}),
+        ({"k": late}, {"k": early}, {"k": late}),
+        ({"k": other}, {"k": shallow}, {"k": shallow}),  # deeper, later, but another corpus's
+        ({"o": other}, {"k": shallow}, {"o": other, "k": shallow}),  # another checkout's stays...
+        ({"o": other_stale}, {"k": shallow}, {"k": shallow}),  # ...while under STALE_DAYS old
+    ]
+    for disk, mine, want in cases:
+        assert merged(disk, mine) == want
+
+
+def test_a_runners_identity_is_its_program_not_what_it_says_of_itself(tmp_path, monkeypatch):
+    """A runner under runners/ is known by its files; its README's words are not its program."""
+    from cipherbench.kat import identity
+    lang = tmp_path / "runners" / "toy"
+    lang.mkdir(parents=True)
+    (lang / "runner.mjs").write_text("answer(1)\n")
+    (lang / "README.md").write_text("the toy runner\n")
+    monkeypatch.setattr(identity, "REPO", tmp_path)
+    argv = ("node", str(lang / "runner.mjs"))
+
+    def ident():
+        identity._runner_identity.cache_clear()
+        return identity._runner_identity(argv, "{}")
+
+    first = ident()
+    (lang / "README.md").write_text("the toy runner, now documented at length\n")
+    assert ident() == first
+    (lang / "runner.mjs").write_text("answer(2)\n")
+    assert ident() != first
+
+
+def test_the_modules_left_out_of_the_gates_fingerprint_exist_and_check_nothing():
+    """NOT_CHECKS names modules of kat/ (a rename would leave a name that excludes nothing), and
+    none of them is imported by the modules that check pairs."""
+    import ast
+
+    from cipherbench.kat.cache import NOT_CHECKS
+    from cipherbench.paths import REPO
+    kat = REPO / "cipherbench" / "kat"
+    assert NOT_CHECKS <= {p.name for p in kat.glob("*.py")}
+    for p in kat.rglob("*.py"):
+        if p.name in NOT_CHECKS:
+            continue
+        for node in ast.walk(ast.parse(p.read_text())):
+            if isinstance(node, ast.ImportFrom) and node.module:
+                assert node.module.rsplit(".", 1)[-1] + ".py" not in NOT_CHECKS or p.name == "__init__.py", (p, node.module)

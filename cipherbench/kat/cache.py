@@ -10,6 +10,7 @@ simply not found. Each entry says when it was obtained and against what.
 """
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import json
 import os
@@ -40,14 +41,19 @@ CORPUS_LOCATIONS = ("CIPHERBENCH_WYCHEPROOF_DIR", "CIPHERBENCH_SHARED_VECTORS", 
 SHARED_VECTORS = REPO.parent / "shared" / "vectors"
 
 
+#: The gate's modules that keep and name its results, not check pairs: a change to them changes
+#: no result, and must not send 3,578 pairs through the gate again (an hour at 1 MiB).
+NOT_CHECKS = frozenset({"cache.py", "identity.py"})
+
+
 @lru_cache(maxsize=1)
 def corpus_fingerprint() -> str:
-    """Every input of the gate but the runners: its code (kat/), the registry, the project's
+    """Every input of the gate but the runners: its checking code (kat/ but NOT_CHECKS), the registry, the project's
     vector files, the shared vector files (by name, size and time: they are large), the
     corpus packages' versions and the fetched Wycheproof pin."""
     h = hashlib.sha256()
-    for p in files_under(REPO / "cipherbench" / "kat", "*.py") + files_under(REPO / "vectors") + [
-            REPO / "registry" / "primitives.toml"]:
+    for p in [p for p in files_under(REPO / "cipherbench" / "kat", "*.py") if p.name not in NOT_CHECKS] + files_under(
+            REPO / "vectors") + [REPO / "registry" / "primitives.toml"]:
         digest_file(h, p)
     if SHARED_VECTORS.is_dir():
         for p in files_under(SHARED_VECTORS):
@@ -93,18 +99,51 @@ class Entry:
     depth: int  # the message length its long answers reached (corpora/long_answers.py, long_size)
 
 
+#: Results of another corpus fingerprint than the reading command's are dropped this long after
+#: they were obtained: two checkouts of different gate code (a branch beside main) keep each other's.
+STALE_DAYS = 7
+
+
+def _read(path: Path) -> tuple[dict[str, Entry], dict[str, dict[str, str]]]:
+    """The entries and missing corpora a results file holds; a file that cannot be read holds none."""
+    try:
+        raw = json.loads(path.read_text())
+        return ({k: Entry(**v) for k, v in raw.get("entries", {}).items()},
+                {c: dict(m) for c, m in raw.get("missing_corpora", {}).items()})
+    except (OSError, ValueError, TypeError, AttributeError):
+        return {}, {}
+
+
+def merged(on_disk: dict[str, Entry], mine: dict[str, Entry]) -> dict[str, Entry]:
+    """Two commands' results as one: every key of either, the deeper result where both have one,
+    then the later; another fingerprint's results only while under STALE_DAYS old."""
+    fp = corpus_fingerprint()
+    now = datetime.now(UTC)
+    out: dict[str, Entry] = {}
+    for k, e in list(on_disk.items()) + list(mine.items()):
+        if e.corpus != fp and not _recent(e.obtained_at, now):
+            continue
+        kept = out.get(k)
+        if kept is None or (e.corpus == fp, e.depth, e.obtained_at) > (kept.corpus == fp, kept.depth, kept.obtained_at):
+            out[k] = e
+    return out
+
+
+def _recent(obtained_at: str, now: datetime) -> bool:
+    try:
+        when = datetime.fromisoformat(obtained_at)
+    except ValueError:
+        return False
+    return (now - when.astimezone(UTC)).days < STALE_DAYS
+
+
 class VerifyCache:
     """The results of earlier verifications, read from and written back to one JSON file
     (atomically: a file renamed into place). A file that cannot be read is an empty cache."""
 
     def __init__(self, path: Path | None = None):
         self.path = path or cache_file()
-        try:
-            raw = json.loads(self.path.read_text())
-            self.entries = {k: Entry(**v) for k, v in raw.get("entries", {}).items()}
-            self.missing: dict[str, dict[str, str]] = dict(raw.get("missing_corpora", {}))
-        except (OSError, ValueError, TypeError):
-            self.entries, self.missing = {}, {}
+        self.entries, self.missing = _read(self.path)
 
     def get(self, key: str, depth: int = LARGEST) -> tuple[PairResult, Entry] | None:
         """The pair's result, when it was obtained against today's corpora with long answers
@@ -124,15 +163,26 @@ class VerifyCache:
                                   runner, to_json(r), long_size(depth))
 
     def save(self, missing_corpora: dict[str, str]) -> None:
-        self.missing[corpus_fingerprint()] = dict(missing_corpora)
+        """Write the results back, merged with what the file holds now: another command may
+        have saved since this one read it (a study's hour-long run, begun before a whole gate
+        that ended first, once wrote back the 303 results it had read over the gate's 3,578).
+        Of two results for one key the deeper stands, then the later. Results of another
+        corpus fingerprint (another checkout's gate code) stay while under STALE_DAYS old."""
         fp = corpus_fingerprint()
-        live = {k: asdict(e) for k, e in self.entries.items() if e.corpus == fp}  # older corpora's are dead
+        self.missing[fp] = dict(missing_corpora)
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".verify-cache")
-            with os.fdopen(fd, "w") as f:
-                json.dump({"entries": live, "missing_corpora": {fp: self.missing[fp]}}, f)
-            os.replace(tmp, self.path)
+            with open(self.path.with_name(self.path.name + ".lock"), "a") as lock:
+                fcntl.flock(lock, fcntl.LOCK_EX)  # held until the new file is in place
+                on_disk, missing = _read(self.path)
+                self.entries = merged(on_disk, self.entries)
+                missing[fp] = self.missing[fp]
+                fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".verify-cache")
+                with os.fdopen(fd, "w") as f:
+                    json.dump({"entries": {k: asdict(e) for k, e in self.entries.items()},
+                               "missing_corpora": {c: m for c, m in missing.items()
+                                                   if any(e.corpus == c for e in self.entries.values())}}, f)
+                os.replace(tmp, self.path)
         except OSError:
             pass  # a cache that cannot be written is only slower next time
 
