@@ -154,6 +154,34 @@ def test_rust_std_is_taken_from_the_next_release_when_one_cannot_give_it(tmp_pat
         runtimes.std_extracted(b, tmp_path / "rust-std", "1.96.0+dfsg1-1~deb12u2", said.append)
 
 
+def test_a_machine_without_the_cross_compiler_gets_it_before_the_rust_runner_s_key(tmp_path, monkeypatch):
+    """The Rust runner's key holds the cross C compiler's version (ring's and AWS-LC's C): on a
+    machine that never built for the CPU, the compiler is installed first and its version read
+    after (a fresh machine's make test once stopped here on a missing powerpc64le-linux-gnu-g++);
+    asking a program that is not there for its version is '?', never a traceback."""
+    from cipherbench.arch import build, runtimes
+    assert build.tool_version(["cipherbench-no-such-compiler", "--version"]) == "?"
+    done: list[str] = []
+
+    class Stop(Exception):
+        pass
+
+    def key(rt, parts):
+        done.append(f"key {parts[-1]}")
+        raise Stop
+
+    monkeypatch.setattr(runtimes, "package_version", lambda name: "1.96.0+dfsg1-1~deb12u2")
+    monkeypatch.setattr(runtimes, "RUSTC", "/bin/true")
+    monkeypatch.setattr(runtimes, "CARGO", "/bin/true")
+    monkeypatch.setattr(runtimes, "rust_std", lambda b, version, say: (tmp_path, "1.96.0"))
+    monkeypatch.setattr(runtimes, "check_toolchain", lambda arch, install, say: done.append(f"install {install}"))
+    monkeypatch.setattr(runtimes, "compiler_of", lambda arch: f"{arch.triplet}-g++ 12")
+    monkeypatch.setattr(runtimes, "sources_key", key)
+    with pytest.raises(Stop):
+        runtimes.build_rust(ArchBuild(Arch.PPC64EL, BuildOptions(), tmp_path), lambda s: None, None)
+    assert done == ["install True", "key powerpc64le-linux-gnu-g++ 12"]
+
+
 def test_rustc_refuses_a_sysroot_without_the_targets_std(tmp_path):
     """rust_std's check, on a folder without s390x's standard library: rustc's own error, one line."""
     from cipherbench.arch.runtimes import RUSTC, std_refused

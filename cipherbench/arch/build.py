@@ -86,7 +86,12 @@ def check_toolchain(arch: Arch, install: bool = True, say=print) -> None:
 
 
 def tool_version(argv: list[str]) -> str:
-    r = subprocess.run(argv, capture_output=True, text=True)
+    """The first line a tool prints of its version, '?' where it prints none or is not there
+    (a cross compiler not installed yet: check_toolchain installs it)."""
+    try:
+        r = subprocess.run(argv, capture_output=True, text=True)
+    except OSError:
+        return "?"
     return (r.stdout or r.stderr).strip().splitlines()[0] if r.returncode == 0 and (r.stdout or r.stderr) else "?"
 
 

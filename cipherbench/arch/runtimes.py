@@ -275,10 +275,12 @@ def build_rust(b: ArchBuild, say, old: RuntimeRecord | None) -> RuntimeRecord:
                         f"{b.arch.value}: install {RUST_PACKAGE} and cargo-web (runners/rust/manifest.toml)")
     sysroot, std = rust_std(b, version, say)
     compiler = subprocess.run([RUSTC, "--version"], capture_output=True, text=True).stdout.strip()
+    # the cross C compiler (ring's and AWS-LC's C) is part of the key: installed first, on a
+    # machine that has never built for this CPU
+    check_toolchain(b.arch, install=True, say=say)
     key = sources_key(Runtime.RUST, (rust_target(b.arch), compiler, version, std, compiler_of(b.arch)))
     if old is not None and fresh(b, Runtime.RUST, key, old, say):
         return old
-    check_toolchain(b.arch, install=True, say=say)
     run_build(b, Runtime.RUST, {"CB_RUST_TARGET": rust_target(b.arch), "CB_RUST_SYSROOT": str(sysroot),
                                 "CB_CARGO": CARGO, "RUSTC": RUSTC, "CB_CROSS_PREFIX": b.arch.triplet}, say)
     return RuntimeRecord(Runtime.RUST.value, b.arch.value, compiler=compiler, sysroot=str(toolchain_sysroot(b.arch)),
