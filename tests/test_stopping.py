@@ -258,3 +258,69 @@ def test_a_size_off_its_series_line_is_timed_on_its_own_and_flagged_among_its_wa
     f = figures(kinked, CoreClock.of_run(None, None, pts))
     assert f.summary.median == pytest.approx((100 + 1.5 * 1024) * 1.10)  # its own median, never the line's
     assert f.warnings == [kinked.off_line] and kinked.off_line.startswith("+9.4% from the straight line")
+
+
+class ClockedSession(ShakySession):
+    """ShakySession on a clock of its own: each request moves it on by its batches' time and
+    0.5 ms more (the request's cost beyond its batches)."""
+
+    def __init__(self):
+        super().__init__()
+        self.now = 0.0
+
+    def ask(self, impl, req, replica=None):
+        answer = super().ask(impl, req, replica)
+        self.now += sum(answer["ns"]) / 1e9 + 0.0005
+        return answer
+
+
+def test_a_time_budget_cuts_only_rounds_beyond_the_floor_and_says_how_many_points_it_cut(monkeypatch):
+    """Six sizes of a wobbly path (wide through all seven requests) and of a steady one (settled
+    at the floor of four): with no budget the wobbly ones get seven requests and extra rounds;
+    with a budget halfway between the floor's time and that, the run ends within it (to one
+    request), every point keeps its floor, and the points left short are counted, not credited
+    to stopping. The cost of a request beyond its batches is learnt from the rounds: 0.5 ms."""
+    from types import SimpleNamespace
+
+    from cipherbench.measure import measurer
+    from cipherbench.pipeline.notes import WarningKind, budget_warning
+    p = registry.load()["aes-128-cbc"]
+
+    def run(batches: int, budget_s: float | None):
+        fake = ClockedSession()
+        monkeypatch.setattr(measurer, "time", SimpleNamespace(monotonic=lambda: fake.now, perf_counter=lambda: fake.now))
+        pts = [Point(impl, p, "encrypt", "bulk", n) for impl in ("wobbly", "steady")
+               for n in (16, 64, 256, 1024, 4096, 16384)]
+        m = Measurer(fake, batch_ms=1, batches=batches, warmup_batches=1, extra_share=0.5,
+                     stop=StopRule(within=0.01, floor=4), budget_s=budget_s)
+        m.run(pts)
+        return m, pts, fake.now
+
+    _, _, floor_s = run(4, None)  # calibration and the floor alone
+    _, free, free_s = run(7, None)
+    assert [_timed(pt) for pt in free] == [7 + pt.extra_batches for pt in free[:6]] + [4] * 6
+    budget = (floor_s + free_s) / 2
+    m, pts, took = run(7, budget)
+    assert took <= budget + 0.0015
+    assert all(_timed(pt) >= 4 for pt in pts) and [_timed(pt) for pt in pts[6:]] == [4] * 6
+    assert sum(map(_timed, pts)) < sum(map(_timed, free))
+    short = [pt for pt in pts if id(pt) in m.cut]
+    assert short and all(pt.impl == "wobbly" and _timed(pt) < 7 for pt in short)
+    assert m.budget.per_request_s() == pytest.approx(0.0005)
+    # what stopping saved: the steady points' three each, never the rounds the budget cut
+    assert sum(sk.rounds for sk in m.skipped.values()) == sum(
+        7 - _timed(pt) for pt in pts if id(pt) not in m.cut and _timed(pt) < 7) == 18
+    w = budget_warning(budget, len(m.cut), len(pts))
+    assert w.kind is WarningKind.TIME_BUDGET and w.value == len(short) and f"{len(short):,} of 12 points" in w.message
+    assert budget_warning(budget, 0, 12) is None
+
+
+def test_a_time_budget_fits_the_requests_most_needed_first_in_what_is_left():
+    from cipherbench.measure.stopping import TimeBudget
+    b = TimeBudget(seconds=1.0, started=10.0)
+    assert b.per_request_s() == 0.0 and b.fitting([0.3, 0.3, 0.3, 0.3], now=10.0) == 3
+    b.saw(wall_s=0.5, batches_s=0.3, requests=4)  # 50 ms a request beyond its batches
+    assert b.per_request_s() == pytest.approx(0.05)
+    assert b.fitting([0.3, 0.3, 0.3], now=10.2) == 2  # 0.8 s left: 0.35 + 0.35
+    assert b.fitting([0.9, 0.01], now=10.2) == 0  # the most needed first, never past it
+    assert b.fitting([0.1], now=11.5) == 0

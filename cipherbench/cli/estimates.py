@@ -53,6 +53,8 @@ def run_seconds(p: Preset | RunPlan) -> float:
     timed = p.batches if p.min_batches is None else (p.batches + min(p.min_batches, p.batches)) / 2
     batches = p.warmup_batches + timed * (1 + p.extra_share)
     timing = points * batches * p.batch_ms / 1000 * (1 + OVERHEAD_SHARE)
+    if p.budget_s is not None:  # the rounds beyond the floor end with the profile's budget
+        timing = min(timing, p.budget_s)
     return START_S + pairs * VERIFY_S_PER_PAIR + timing
 
 

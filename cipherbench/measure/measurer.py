@@ -51,7 +51,7 @@ from cipherbench.kinds import Operation, PrimitiveKind
 from cipherbench.measure.clock import PROBE_THOUSANDS, bench_samples, usual_adds
 from cipherbench.measure.figures import batches_for_interval, fastest_gap, half_width
 from cipherbench.measure.point import IGNORED, Point, requests_of
-from cipherbench.measure.stopping import SizeTime, Skipped, Standing, StopRule, line_of, next_round
+from cipherbench.measure.stopping import SizeTime, Skipped, Standing, StopRule, TimeBudget, line_of, next_round
 from cipherbench.measure.warmup import warmed_elsewhere
 
 UNSURE = 0.015  # half-width of the figure's interval, relative, above which a point gets more rounds
@@ -72,7 +72,8 @@ class Measurer:
                  long_call_batches: int | None = None, batch_clock=None, place_stack: bool = True,
                  long_call_ms: float | None = None,
                  clock_every: int = 1, runner_of: Callable[[str], str] | None = None,
-                 stop: StopRule | None = None, planned_sizes: bool = False, sub_batches: int = SUB_BATCHES):
+                 stop: StopRule | None = None, planned_sizes: bool = False, sub_batches: int = SUB_BATCHES,
+                 budget_s: float | None = None):
         self.s = session
         # timed batches per timed request (protocol `bench` field `batches`): a request of about
         # batch_ms is split into this many back-to-back batches, each timed and stored alone, so
@@ -83,6 +84,12 @@ class Measurer:
         self.stop = stop
         # with `stop`: the large sizes of a series on a straight line stop at the line's floor
         self.planned_sizes = planned_sizes
+        # with `stop`: the seconds timing may take; rounds beyond a point's floor go only where
+        # they fit (stopping.TimeBudget), the least settled first
+        self.budget_s = budget_s
+        self.budget: TimeBudget | None = None
+        self.cut: set[int] = set()  # id(point) of those a round beyond its floor left out for time
+        self._last_s: dict[int, float] = {}  # id(point) -> its last timed request's batches, seconds
         self._on_line: set[int] = set()  # id(point) of those
         self.skipped: dict[str, Skipped] = {}  # primitive -> the planned batches stopping left out
         # True: timed batches carry stack_offset (stack_offset()); runners that cannot place
@@ -328,6 +335,8 @@ class Measurer:
     def run(self, points: list[Point]) -> list[Point]:
         self._on_line, self.skipped = set(), {}
         self._rounds = 0
+        if self.budget_s is not None and self.stop is not None:
+            self.budget = TimeBudget(self.budget_s, time.monotonic())
         plan: dict[int, int] = {}
         self._plan = plan
         # The points of JIT runners come last, and their warm-ups run meanwhile on the other
@@ -402,12 +411,24 @@ class Measurer:
             width = {id(p): self._width(p, usual) for p in live if p.error is None and id(p) not in self._on_line
                      and not (self.stop is not None and self._few_batches(p))}
             unsure = sorted((p for p in live if width.get(id(p), 0.0) > within), key=lambda p: -width[id(p)])[:budget]
+            unsure = unsure[:self._affordable(unsure)]
             if not unsure:
                 break
             budget -= len(unsure)
             self._grow(sum(self._cost[id(p)] for p in unsure), "extra rounds")
             self._round(unsure, extra=True)
             self._rounded(unsure)
+
+    def _affordable(self, wanted: list[Point]) -> int:
+        """How many of the points wanting a round beyond their floor (the most needed first)
+        get it: those whose requests fit in the time budget (stopping.TimeBudget); all without
+        one. Those left out are remembered (`cut`) until a later round reaches them."""
+        if self.budget is None:
+            return len(wanted)
+        n = self.budget.fitting([self._last_s.get(id(p), self._cost.get(id(p), 0.0) / 1e3) for p in wanted],
+                                time.monotonic())
+        self.cut.update(id(p) for p in wanted[n:])
+        return n
 
     def _calibrate_each(self, points: list[Point]) -> list[Point]:
         live = []
@@ -439,7 +460,12 @@ class Measurer:
             # batches may both have met the neighbour, and the line cannot tell (_judged)
             cap = [min(plan[id(p)], rule.on_line_floor) if id(p) in self._on_line and not self._few_batches(p)
                    else plan[id(p)] for p in ok]
-            due = next_round([self._standing(p, usual, c, rule) for p, c in zip(ok, cap)], rule)
+            standing = [self._standing(p, usual, c, rule) for p, c in zip(ok, cap)]
+            due = next_round(standing, rule)
+            if self.budget is not None:  # the floor always; beyond it, the least settled first
+                beyond = sorted((i for i in due if standing[i].timed >= rule.floor), key=lambda i: -standing[i].half_width)
+                keep = set(beyond[:self._affordable([ok[i] for i in beyond])])
+                due = [i for i in due if standing[i].timed < rule.floor or i in keep]
             if not due:
                 break
             self._round([ok[i] for i in due])
@@ -481,15 +507,19 @@ class Measurer:
 
     def _count_skipped(self, live: list[Point], plan: dict[int, int]) -> None:
         """The planned timed batches that stopping left out, per primitive, with their
-        estimated time (each point's calibrated batch); the progress bar loses them."""
+        estimated time (each point's calibrated batch); the progress bar loses them, and those
+        the time budget left out (`cut`: not counted as stopping's)."""
+        cut_ms = 0.0
         for p in live:
-            if p.error is not None:
-                continue
             left = plan[id(p)] - timed_batches(p)
-            if left > 0:
-                sk = self.skipped.setdefault(p.primitive.name, Skipped())
-                sk.add(left, left * self._cost[id(p)], on_line=id(p) in self._on_line)
-        self._grow(-sum(sk.ms for sk in self.skipped.values()))
+            if p.error is not None or left <= 0:
+                continue
+            if id(p) in self.cut:
+                cut_ms += left * self._cost[id(p)]
+                continue
+            sk = self.skipped.setdefault(p.primitive.name, Skipped())
+            sk.add(left, left * self._cost[id(p)], on_line=id(p) in self._on_line)
+        self._grow(-sum(sk.ms for sk in self.skipped.values()) - cut_ms)
 
     def _flag_off_line(self, live: list[Point]) -> None:
         """Each size of a series on a line is checked against it once timing ends; a size
@@ -520,10 +550,14 @@ class Measurer:
         # the samples of each request timed since the reading `before`; requests since it
         pending: list[list[dict]] = []
         since = 0
+        began, batches_ns = time.monotonic(), 0.0
         for i, pt in enumerate(order):
             had = len(pt.raw)
             ns = self._batch(pt, pt.loops, warmup=False, replica=r)
             if ns is not None:
+                self._last_s[id(pt)] = ns / 1e9
+                self.cut.discard(id(pt))
+                batches_ns += ns
                 self._rescale(pt, ns)
             since += 1
             if ns is not None and before:
@@ -546,6 +580,8 @@ class Measurer:
             if extra:
                 pt.extra_batches += 1
             self._advance(self._cost.get(id(pt), self.target_ns / 1e6), pt.label)
+        if self.budget is not None:
+            self.budget.saw(time.monotonic() - began, batches_ns / 1e9, len(order))
 
     def _rescale(self, pt: Point, ns: float) -> None:
         """A timed request far shorter than batch_ms: its calibration read the code path slower

@@ -141,3 +141,48 @@ class Skipped:
         self.rounds += rounds
         self.on_line += rounds if on_line else 0
         self.ms += ms
+
+
+@dataclass
+class TimeBudget:
+    """A profile's time for timing (`budget_s`): the rounds a point needs for its own figure,
+    calibration and the floor, always run; the rounds beyond the floor (while an interval is
+    wider than the target, and the extra rounds) go, the least settled first, only to the
+    points whose next request fits in what is left. On a host whose core is shared more, each
+    batch runs longer and more points stay wide: without a limit the standard profile took
+    13.9 and 15.7 minutes on one host, shared at 28 and 35 % (benchmarks/README.md).
+
+    A request's time is foreseen from what the run has seen: the point's last timed request
+    (its batches, as long as they ran, shared core and all) plus the run's own cost per
+    request beyond its batches (the probes, the pipe, the orchestrator, storing each round):
+    the wall time of the rounds so far, less their batches, per request."""
+
+    seconds: float
+    started: float  # time.monotonic() when timing began
+    wall_s: float = 0.0  # of the rounds timed so far
+    batches_s: float = 0.0  # their batches' own time
+    requests: int = 0  # their requests
+
+    def left(self, now: float) -> float:
+        return self.seconds - (now - self.started)
+
+    def per_request_s(self) -> float:
+        """The run's cost of a request beyond its batches, so far (0 before any round)."""
+        return max(0.0, self.wall_s - self.batches_s) / self.requests if self.requests else 0.0
+
+    def saw(self, wall_s: float, batches_s: float, requests: int) -> None:
+        """A round ended: its wall time, its batches' own time and its requests."""
+        self.wall_s += wall_s
+        self.batches_s += batches_s
+        self.requests += requests
+
+    def fitting(self, costs_s: Sequence[float], now: float) -> int:
+        """How many of the requests foreseen (seconds each, most needed first) fit in what is
+        left."""
+        left, extra, n = self.left(now), self.per_request_s(), 0
+        for c in costs_s:
+            if left < c + extra:
+                break
+            left -= c + extra
+            n += 1
+        return n

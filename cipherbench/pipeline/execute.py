@@ -34,6 +34,7 @@ from cipherbench.pipeline.interrupts import sigterm_as_interrupt
 from cipherbench.pipeline.notes import (
     RunWarning,
     WarningKind,
+    budget_warning,
     clock_warnings,
     machine_warnings,
 )
@@ -223,7 +224,7 @@ def measurer_for(s: Session, plan: RunPlan, seed: int = 1) -> Measurer:
                     batch_clock=BatchClock(native) if native else None, clock_every=plan.clock_every_batches,
                     runner_of=lambda impl: s.impls[impl].runner,
                     stop=plan.stop_rule, planned_sizes=plan.planned_sizes and plan.stop_rule is not None,
-                    sub_batches=plan.sub_batches)
+                    sub_batches=plan.sub_batches, budget_s=plan.budget_s)
 
 
 def time_points(s: Session, plan: RunPlan, points: list[Point], seed: int = 1) -> list[Figures | None]:
@@ -264,6 +265,8 @@ def measure_points(s: Session, plan: RunPlan, timed: list[Point], recorder: Reco
     warnings += [RunWarning(WarningKind.RUNNER_RESTARTED, f"runner {r}'s process died and was started again, once; "
                             "the point it died on was not timed") for r in sorted(m.restarts)]
     warnings += [RunWarning(WarningKind.RUNNER_LOST, f"runner {r} was lost: {why}") for r, why in m.lost.items()]
+    if m.budget is not None and (note := budget_warning(m.budget.seconds, len(m.cut), len(timed))):
+        warnings.append(note)
     warnings += [RunWarning(WarningKind.PARALLEL_SMT, f"CPUs {', '.join(map(str, g))} are hardware threads of one "
                             "core: the parallel figures measure threads sharing its execution units, not cores")
                  for g in shared_cores(s.parallel_cpus)]

@@ -30,6 +30,7 @@ class WarningKind(StrEnum):
     RUNNER_RESTARTED = "runner-restarted"  # a runner's process died and was started again
     POINTS_FAILED = "points-failed"  # points that could not be timed
     PARALLEL_SMT = "parallel-smt"  # run --parallel on CPUs that are hardware threads of one core
+    TIME_BUDGET = "time-budget"  # the profile's time for timing ran out before every round it wanted
 
 
 @dataclass(frozen=True)
@@ -76,3 +77,15 @@ def machine_warnings(busy: dict[str, float], layout_ok: bool, layout_text: str,
         out.append(RunWarning(WarningKind.GOVERNOR,
                               f"CPU governor is '{governor}', not 'performance': clock speed may vary"))
     return out
+
+
+def budget_warning(budget_s: float, cut: int, timed: int) -> RunWarning | None:
+    """The profile's time budget left `cut` of the `timed` points without a round their
+    interval still wanted (measure/stopping.py, TimeBudget); None where it left none out."""
+    if not cut:
+        return None
+    return RunWarning(
+        WarningKind.TIME_BUDGET,
+        f"the profile's {budget_s / 60:.1f} minutes of timing ran out: {cut:,} of {timed:,} points did not get "
+        "every round beyond their floor that their interval asked for (each still has its floor; its interval "
+        "is stored: show --long)", budget_s, float(cut))

@@ -93,6 +93,11 @@ class Knobs(BaseModel):
     # with planned_sizes: those large sizes stop at this many timed batches instead (at most
     # min_batches; None: min_batches)
     line_batches: int | None = Field(None, ge=1, le=1000)
+    # with stopping: the seconds timing may take. Calibration and every point's floor always
+    # run; the rounds beyond the floor go, the least settled first, to the points whose next
+    # request fits in what is left (measure/stopping.py, TimeBudget), and the run says how many
+    # it left out
+    budget_s: float | None = Field(None, gt=0, le=86_400, allow_inf_nan=False)
 
     @model_validator(mode="after")
     def _stopping_whole(self) -> Knobs:
@@ -104,6 +109,8 @@ class Knobs(BaseModel):
             raise ValueError("planned_sizes needs stop_within and min_batches")
         if self.line_batches is not None and not self.planned_sizes:
             raise ValueError("line_batches needs planned_sizes")
+        if self.budget_s is not None and self.stop_within is None:
+            raise ValueError("budget_s needs a stopping rule (stop_within, min_batches): it cuts only rounds beyond the floor")
         return self
 
 
