@@ -99,3 +99,34 @@ def test_a_narrowed_plan_is_remembered_as_itself_not_as_every_narrowed_plan(tmp_
     # two statistical checks, each REPEATS batches of 1000 calls and as many of the noise floor's reference
     rough = 2 * 2 * REPEATS * 1000 / 1000 * estimates.STAT_S_PER_1000
     assert one.estimate().seconds == 7.0 and two.estimate() == durations.Estimate(rough, False)
+
+
+def test_a_plan_whose_pairs_the_gate_holds_is_not_announced_with_their_verification(tmp_path, monkeypatch):
+    """The standard profile's first run with every pair's gate cached at 1 MiB was announced at
+    40 minutes (half a second a pair verified) and took 12: a pair the results file holds as
+    deep as the plan's largest size costs no verification in the estimate, one held less deep
+    still does."""
+    from cipherbench.cli import estimates
+    from cipherbench.kat.cache import Entry, VerifyCache, corpus_fingerprint
+    from cipherbench.kat.corpora.long_answers import long_size
+    from cipherbench.pipeline import RunPlan
+    path = tmp_path / "verify-cache.json"
+    monkeypatch.setenv("CIPHERBENCH_VERIFY_CACHE", str(path))
+    plan = RunPlan.from_preset("quick", implementations=["openssl"], primitives=["sha-256", "aes-128-cbc"])
+    plan_deep = long_size(max(plan.sizes))
+
+    def estimate_with(depths: list[int]) -> float:
+        cache = VerifyCache(path)
+        cache.entries = {f"pair-{i}": Entry("2026-11-29T12:00:00+00:00", corpus_fingerprint(), "r", {}, d)
+                         for i, d in enumerate(depths)}
+        cache.save({})
+        estimates._held.cache_clear()
+        return estimates.run_seconds(plan)
+
+    none, shallow = estimate_with([]), estimate_with([long_size(16)] * 2)
+    assert shallow == none
+    assert none - estimate_with([plan_deep]) == estimates.VERIFY_S_PER_PAIR
+    # the rough figure's pairs are the plan's primitives over the usual implementations: 24,
+    # whatever more the file holds
+    assert none - estimate_with([plan_deep] * 5) == 5 * estimates.VERIFY_S_PER_PAIR
+    assert none - estimate_with([plan_deep] * 100) == 24 * estimates.VERIFY_S_PER_PAIR

@@ -153,6 +153,12 @@ class VerifyCache:
             return None
         return from_json(e.result), e
 
+    def held(self, depth: int = LARGEST) -> int:
+        """How many pairs' results it holds that get() would give at `depth` (today's corpora,
+        long answers at least that deep), of whatever runner builds."""
+        fp, size = corpus_fingerprint(), long_size(depth)
+        return sum(1 for e in self.entries.values() if e.corpus == fp and e.depth >= size)
+
     def put(self, key: str, runner: str, r: PairResult, depth: int) -> None:
         """Keep a result, unless one as deep is kept already: a shallower check does not
         replace a deeper one."""
