@@ -86,6 +86,7 @@ def budget_warning(budget_s: float, cut: int, timed: int) -> RunWarning | None:
         return None
     return RunWarning(
         WarningKind.TIME_BUDGET,
-        f"the profile's {budget_s / 60:.1f} minutes of timing ran out: {cut:,} of {timed:,} points did not get "
+        f"the profile's {f'{budget_s:.0f} s' if budget_s < 120 else f'{budget_s / 60:.1f} minutes'} of timing ran "
+        f"out: {cut:,} of {timed:,} points did not get "
         "every round beyond their floor that their interval asked for (each still has its floor; its interval "
         "is stored: show --long)", budget_s, float(cut))
