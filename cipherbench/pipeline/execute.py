@@ -265,7 +265,8 @@ def measure_points(s: Session, plan: RunPlan, timed: list[Point], recorder: Reco
     warnings += [RunWarning(WarningKind.RUNNER_RESTARTED, f"runner {r}'s process died and was started again, once; "
                             "the point it died on was not timed") for r in sorted(m.restarts)]
     warnings += [RunWarning(WarningKind.RUNNER_LOST, f"runner {r} was lost: {why}") for r, why in m.lost.items()]
-    if m.budget is not None and (note := budget_warning(m.budget.seconds, len(m.cut), len(timed))):
+    answered = sum(1 for pt in timed if pt.error is None)  # not those unsupported by design, nor failed
+    if m.budget is not None and (note := budget_warning(m.budget.seconds, len(m.cut), answered)):
         warnings.append(note)
     warnings += [RunWarning(WarningKind.PARALLEL_SMT, f"CPUs {', '.join(map(str, g))} are hardware threads of one "
                             "core: the parallel figures measure threads sharing its execution units, not cores")
